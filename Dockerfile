@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# Shiftwork: build with the Swift toolchain image, run on a slim Debian with only the runtime libraries.
+ARG SWIFT_VERSION=6.1
+
+FROM swift:${SWIFT_VERSION}-bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libzmq3-dev libprotobuf-c-dev libjpeg62-turbo-dev libpng-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Resolve dependencies in their own layer so source edits do not refetch them.
+COPY Package.swift ./
+RUN swift package resolve
+COPY Sources ./Sources
+COPY Tests ./Tests
+COPY Benchmarks ./Benchmarks
+COPY proto ./proto
+RUN swift build -c release --product shiftwork --static-swift-stdlib \
+ && install -D "$(swift build -c release --show-bin-path)/shiftwork" /out/shiftwork
+
+FROM debian:bookworm-slim AS runtime
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libzmq5 libprotobuf-c1 libjpeg62-turbo libpng16-16 libstdc++6 ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /var/lib/shiftwork --create-home shiftwork
+COPY --from=build /out/shiftwork /usr/local/bin/shiftwork
+USER shiftwork
+WORKDIR /var/lib/shiftwork
+EXPOSE 5570
+# tini forwards SIGTERM so that `docker compose stop` drains workers gracefully.
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/shiftwork"]
+CMD ["--help"]

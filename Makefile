@@ -1,0 +1,33 @@
+# Shiftwork: the two commands a newcomer needs are `make demo` and `make test`.
+SWIFT ?= swift
+OUT ?= out/demo
+
+.PHONY: setup build release demo test test-unit test-tsan proto bench clean
+
+## Installs the Debian packages the build needs (only those missing).
+setup:
+	@scripts/setup
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release --product shiftwork
+
+## Sets up, builds and runs the embedded default over the sample photos; outputs land in $(OUT).
+demo: release
+	"$$($(SWIFT) build -c release --show-bin-path)/shiftwork" run samples/*.jpg samples/*.png --out $(OUT)
+	@echo "tilt-shifted images are in $(OUT)/"
+
+## Sets up, then runs every test (and the engine's tests under ThreadSanitizer).
+test: setup
+	$(SWIFT) build --build-tests
+	timeout 30m $(SWIFT) test --skip-build
+	@if [ -x scripts/test-operations-tsan ]; then timeout 30m scripts/test-operations-tsan; fi
+
+## Regenerates Sources/CShiftworkProto from proto/ (commit the result).
+proto: setup
+	scripts/generate-proto
+
+clean:
+	rm -rf .build .build-* out

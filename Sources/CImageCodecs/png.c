@@ -1,0 +1,228 @@
+/* PNG decode/encode through libpng. Every libpng call happens below a setjmp in this file. */
+#include "CImageCodecs.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+typedef struct sw_png_error {
+    jmp_buf jump;
+    char message[256];
+} sw_png_error;
+
+typedef struct sw_png_source {
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+} sw_png_source;
+
+struct sw_png_decoder {
+    png_structp png;
+    png_infop info;
+    sw_png_error error;
+    sw_png_source source;
+    int height;
+};
+
+static void sw_copy(char *err, size_t errlen, const char *message) {
+    if (err == NULL || errlen == 0) return;
+    snprintf(err, errlen, "%s", message);
+}
+
+static void sw_png_error_fn(png_structp png, png_const_charp message) {
+    sw_png_error *error = (sw_png_error *)png_get_error_ptr(png);
+    snprintf(error->message, sizeof error->message, "%s", message ? message : "unknown libpng error");
+    longjmp(error->jump, 1);
+}
+
+static void sw_png_warning_fn(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+static void sw_png_read_fn(png_structp png, png_bytep out, png_size_t length) {
+    sw_png_source *source = (sw_png_source *)png_get_io_ptr(png);
+    if (length > source->size - source->offset) {
+        png_error(png, "truncated PNG data (premature end of file)");
+    }
+    memcpy(out, source->data + source->offset, length);
+    source->offset += length;
+}
+
+sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+    memset(info, 0, sizeof *info);
+    if (size < 8 || png_sig_cmp((png_const_bytep)data, 0, 8) != 0) {
+        sw_copy(err, errlen, "not a PNG file (bad signature)");
+        return NULL;
+    }
+    sw_png_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        sw_copy(err, errlen, "out of memory");
+        return NULL;
+    }
+    decoder->source.data = data;
+    decoder->source.size = size;
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &decoder->error, sw_png_error_fn, sw_png_warning_fn);
+    if (decoder->png == NULL) {
+        sw_copy(err, errlen, "cannot create the PNG decoder");
+        free(decoder);
+        return NULL;
+    }
+    decoder->info = png_create_info_struct(decoder->png);
+    if (decoder->info == NULL) {
+        sw_copy(err, errlen, "cannot create the PNG decoder");
+        png_destroy_read_struct(&decoder->png, NULL, NULL);
+        free(decoder);
+        return NULL;
+    }
+    if (setjmp(decoder->error.jump)) {
+        sw_copy(err, errlen, decoder->error.message);
+        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+        free(decoder);
+        return NULL;
+    }
+    png_set_read_fn(decoder->png, &decoder->source, sw_png_read_fn);
+    /* The caller enforces its own pixel limit; lift libpng's 1M x 1M default only as far as ints allow. */
+    png_set_user_limits(decoder->png, 0x7FFFFFFF, 0x7FFFFFFF);
+    png_read_info(decoder->png, decoder->info);
+
+    png_uint_32 width = 0, height = 0;
+    int bit_depth = 0, color_type = 0, interlace = 0;
+    png_get_IHDR(decoder->png, decoder->info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+
+    int has_trns = png_get_valid(decoder->png, decoder->info, PNG_INFO_tRNS) != 0;
+    /* Palette -> RGB, gray < 8 bits -> 8 bits, tRNS -> alpha. */
+    png_set_expand(decoder->png);
+    /* 16 -> 8 bits with rounding (png_set_strip_16 would truncate). */
+    if (bit_depth == 16) png_set_scale_16(decoder->png);
+    int alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
+    int gray = (color_type & PNG_COLOR_MASK_COLOR) == 0;
+    /* Gray with alpha has no place in our buffers (1, 3 or 4 channels): make it RGBA. */
+    if (gray && alpha) png_set_gray_to_rgb(decoder->png);
+    if (interlace != PNG_INTERLACE_NONE) png_set_interlace_handling(decoder->png);
+    png_read_update_info(decoder->png, decoder->info);
+
+    int channels = (int)png_get_channels(decoder->png, decoder->info);
+    if (channels != 1 && channels != 3 && channels != 4) {
+        snprintf(decoder->error.message, sizeof decoder->error.message, "unexpected PNG channel count %d", channels);
+        sw_copy(err, errlen, decoder->error.message);
+        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+        free(decoder);
+        return NULL;
+    }
+    decoder->height = (int)height;
+    info->width = (int)width;
+    info->height = (int)height;
+    info->channels = channels;
+    info->orientation = 1;
+    info->interlaced = interlace != PNG_INTERLACE_NONE;
+    info->source_bit_depth = bit_depth;
+    return decoder;
+}
+
+int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, char *err, size_t errlen) {
+    png_bytep *volatile rows = malloc(sizeof(png_bytep) * (size_t)(decoder->height > 0 ? decoder->height : 1));
+    if (rows == NULL) {
+        sw_copy(err, errlen, "out of memory");
+        return SW_CODEC_ERROR;
+    }
+    for (int y = 0; y < decoder->height; y++) rows[y] = pixels + (size_t)y * stride;
+    if (setjmp(decoder->error.jump)) {
+        free(rows);
+        sw_copy(err, errlen, decoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    /* Handles interlacing (all passes) when png_set_interlace_handling was requested. */
+    png_read_image(decoder->png, rows);
+    png_read_end(decoder->png, NULL);
+    free(rows);
+    return SW_CODEC_OK;
+}
+
+void sw_png_close(sw_png_decoder *decoder) {
+    if (decoder == NULL) return;
+    png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+    free(decoder);
+}
+
+typedef struct sw_png_sink {
+    uint8_t *data;
+    size_t size;
+    size_t capacity;
+    int failed;
+} sw_png_sink;
+
+static void sw_png_write_fn(png_structp png, png_bytep bytes, png_size_t length) {
+    sw_png_sink *sink = (sw_png_sink *)png_get_io_ptr(png);
+    if (sink->size + length > sink->capacity) {
+        size_t capacity = sink->capacity ? sink->capacity : 65536;
+        while (capacity < sink->size + length) capacity *= 2;
+        uint8_t *grown = realloc(sink->data, capacity);
+        if (grown == NULL) {
+            sink->failed = 1;
+            png_error(png, "out of memory while encoding PNG");
+        }
+        sink->data = grown;
+        sink->capacity = capacity;
+    }
+    memcpy(sink->data + sink->size, bytes, length);
+    sink->size += length;
+}
+
+static void sw_png_flush_fn(png_structp png) { (void)png; }
+
+int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int level, int filters,
+                  uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    int color_type;
+    switch (channels) {
+    case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
+    case 2: color_type = PNG_COLOR_TYPE_GRAY_ALPHA; break;
+    case 3: color_type = PNG_COLOR_TYPE_RGB; break;
+    case 4: color_type = PNG_COLOR_TYPE_RGB_ALPHA; break;
+    default:
+        sw_copy(err, errlen, "PNG encoding needs 1 to 4 channels");
+        return SW_CODEC_ERROR;
+    }
+    if (width <= 0 || height <= 0) {
+        sw_copy(err, errlen, "PNG dimensions must be positive");
+        return SW_CODEC_ERROR;
+    }
+    sw_png_error error;
+    sw_png_sink sink = { NULL, 0, 0, 0 };
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, sw_png_error_fn, sw_png_warning_fn);
+    if (png == NULL) {
+        sw_copy(err, errlen, "cannot create the PNG encoder");
+        return SW_CODEC_ERROR;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        sw_copy(err, errlen, "cannot create the PNG encoder");
+        return SW_CODEC_ERROR;
+    }
+    if (setjmp(error.jump)) {
+        sw_copy(err, errlen, error.message);
+        png_destroy_write_struct(&png, &info);
+        free(sink.data);
+        return SW_CODEC_ERROR;
+    }
+    png_set_write_fn(png, &sink, sw_png_write_fn, sw_png_flush_fn);
+    png_set_compression_level(png, level < 0 ? 0 : (level > 9 ? 9 : level));
+    if (filters != 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int y = 0; y < height; y++) {
+        png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    *out = sink.data;
+    *out_size = sink.size;
+    return SW_CODEC_OK;
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Imaging
+import Wire
+
+/// The outcome of one item of a finished batch, as the client saw it.
+public struct ItemOutcome: Sendable {
+    /// Position of the item in the batch.
+    public let index: Int
+    /// The input URL or path.
+    public let source: String
+    /// Where the output image was written; `nil` when the item failed.
+    public let outputPath: String?
+    /// Why the item failed; `nil` when it succeeded.
+    public let error: String?
+}
+
+/// What `BatchSubmission.run` reports as items finish.
+public enum BatchProgress: Sendable {
+    /// The coordinator accepted the batch.
+    case accepted(batchID: String, itemCount: Int)
+    /// One item finished (written, or failed).
+    case item(ItemOutcome, done: Int, total: Int)
+}
+
+/// The summary of a batch once every item finished.
+public struct BatchSummary: Sendable {
+    /// The coordinator's ID of the batch.
+    public let batchID: String
+    /// Every item's outcome, in input order.
+    public let items: [ItemOutcome]
+    /// Items whose output was written.
+    public var succeeded: Int { items.filter { $0.error == nil }.count }
+    /// Items that failed or were cancelled.
+    public var failed: Int { items.count - succeeded }
+}
+
+/// Submits a batch of inputs through a `ClusterClient` and writes each output image into a directory
+/// as it arrives. Shared by `shiftwork submit` (a remote coordinator) and `shiftwork run` (embedded).
+public struct BatchSubmission: Sendable {
+    /// Input URLs (`http`, `https`, `file`) or paths.
+    public let inputs: [String]
+    /// Directory the outputs are written into (created if missing).
+    public let outputDirectory: URL
+    /// Filter settings.
+    public let parameters: TiltShiftParameters
+    /// Output format and quality.
+    public let encoding: EncodingOptions
+
+    /// Describes a submission.
+    public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
+                encoding: EncodingOptions = EncodingOptions()) {
+        self.inputs = inputs
+        self.outputDirectory = outputDirectory
+        self.parameters = parameters
+        self.encoding = encoding
+    }
+
+    /// Submits, writes outputs as they arrive, and returns once every item is done.
+    ///
+    /// - Throws: `ClusterClientError` when the coordinator does not answer or refuses the batch; a file
+    ///   system error when the output directory cannot be created.
+    public func run(
+        with client: ClusterClient, progress: @Sendable (BatchProgress) -> Void = { _ in }
+    ) async throws -> BatchSummary {
+        try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        var naming = OutputNaming()
+        let items = inputs.map { BatchItem(source: $0, outputName: naming.stem(for: $0)) }
+        let request = SubmitBatch(
+            requestID: UUID().uuidString, items: items,
+            parameters: WireTiltShiftParameters(parameters, encoding: encoding))
+        var outcomes: [ItemOutcome?] = Array(repeating: nil, count: items.count)
+        var batchID = ""
+        var done = 0
+        for try await event in await client.submit(request) {
+            switch event {
+            case .accepted(let id, let count):
+                batchID = id
+                progress(.accepted(batchID: id, itemCount: count))
+            case .itemFinished(let finished):
+                let index = Int(finished.itemIndex)
+                guard items.indices.contains(index), outcomes[index] == nil else { continue }
+                let outcome = write(finished, item: items[index], index: index)
+                outcomes[index] = outcome
+                done += 1
+                progress(.item(outcome, done: done, total: items.count))
+            case .finished:
+                break
+            }
+        }
+        let summary = outcomes.enumerated().map { index, outcome in
+            outcome ?? ItemOutcome(index: index, source: items[index].source, outputPath: nil,
+                                   error: "no result arrived before the batch ended")
+        }
+        return BatchSummary(batchID: batchID, items: summary)
+    }
+
+    private func write(_ finished: ItemFinished, item: BatchItem, index: Int) -> ItemOutcome {
+        switch finished.outcome {
+        case .failure(let failure):
+            return ItemOutcome(index: index, source: item.source, outputPath: nil, error: failure.message)
+        case .output(let output):
+            let format = ImageFormat(sniffing: output.data) ?? .jpeg
+            let url = outputDirectory.appendingPathComponent("\(item.outputName).\(format.fileExtension)")
+            do {
+                try Data(output.data).write(to: url, options: .atomic)
+                return ItemOutcome(index: index, source: item.source, outputPath: url.path, error: nil)
+            } catch {
+                return ItemOutcome(index: index, source: item.source, outputPath: nil,
+                                   error: "could not write \(url.path): \(error.localizedDescription)")
+            }
+        }
+    }
+}

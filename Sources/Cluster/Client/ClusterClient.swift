@@ -1,0 +1,175 @@
+import Foundation
+import Messaging
+import Wire
+
+/// What happens to a submitted batch, in order: accepted, then one `itemFinished` per item, then `finished`.
+public enum BatchEvent: Sendable {
+    /// The coordinator took the batch and gave it an ID.
+    case accepted(batchID: String, itemCount: Int)
+    /// One item is done: its output image or its error.
+    case itemFinished(ItemFinished)
+    /// Every item is done.
+    case finished(BatchFinished)
+}
+
+/// Why a client request did not succeed.
+public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
+    /// Nothing answered at the endpoint in time.
+    case noAnswer(endpoint: String, waited: Duration)
+    /// The coordinator answered with a refusal.
+    case refused(String)
+    /// The client was closed while waiting.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .noAnswer(let endpoint, let waited):
+            "no answer from a coordinator at \(endpoint) within \(waited). Is one running there? Start one with "
+                + "`shiftwork coordinator --listen tcp://0.0.0.0:5570`, or point to it with --coordinator or "
+                + "SHIFTWORK_COORDINATOR; `shiftwork run` needs no coordinator at all."
+        case .refused(let reason):
+            "the coordinator refused the request: \(reason)"
+        case .closed:
+            "the client was closed before the coordinator answered"
+        }
+    }
+}
+
+/// A client of the coordinator: submits batches, asks for status, cancels.
+///
+/// One DEALER socket carries every request; a reader task routes each answer to whoever waits for it
+/// (by request ID, then by batch ID).
+public actor ClusterClient {
+    private let endpoint: String
+    private let channel: SocketChannel
+    private let responseTimeout: Duration
+    private var reader: Task<Void, Never>?
+    private var pendingSubmissions: [String: AsyncThrowingStream<BatchEvent, any Error>.Continuation] = [:]
+    private var batches: [String: AsyncThrowingStream<BatchEvent, any Error>.Continuation] = [:]
+    private var pendingStatus: [String: CheckedContinuation<StatusReply, any Error>] = [:]
+    private var isClosed = false
+
+    /// Connects to the coordinator at `endpoint`. ZeroMQ connects lazily: an absent coordinator shows as
+    /// `ClusterClientError.noAnswer` on the first request, after `responseTimeout`.
+    public init(
+        endpoint: String, context: MessagingContext, responseTimeout: Duration = .seconds(10),
+        socketOptions: SocketOptions = SocketOptions()
+    ) async throws {
+        var options = socketOptions
+        options.lingerMilliseconds = min(options.lingerMilliseconds, 200)
+        self.endpoint = endpoint
+        self.responseTimeout = responseTimeout
+        self.channel = try await SocketChannel.open(
+            context: context, kind: .dealer, options: options, connect: [endpoint], name: "client")
+        let channel = self.channel
+        self.reader = Task { await self.read(channel) }
+    }
+
+    /// Submits a batch. The stream yields `.accepted`, then each item as it finishes, then `.finished`,
+    /// and then ends. It throws `ClusterClientError.noAnswer` if the coordinator does not accept the
+    /// batch within the response timeout.
+    public func submit(_ batch: SubmitBatch) -> AsyncThrowingStream<BatchEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
+        let requestID = batch.requestID.isEmpty ? UUID().uuidString : batch.requestID
+        var batch = batch
+        batch.requestID = requestID
+        pendingSubmissions[requestID] = continuation
+        send(.submitBatch(batch))
+        let timeout = responseTimeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            self.expireSubmission(requestID)
+        }
+        return stream
+    }
+
+    /// Asks for the cluster's status, or one batch's with its items when `batchID` is given.
+    public func status(batchID: String = "") async throws -> StatusReply {
+        let requestID = UUID().uuidString
+        let timeout = responseTimeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            self.expireStatus(requestID)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            pendingStatus[requestID] = continuation
+            send(.statusRequest(StatusRequest(requestID: requestID, batchID: batchID)))
+        }
+    }
+
+    /// Cancels a batch, or some of its items.
+    public func cancel(batchID: String, itemIndexes: [UInt32] = []) {
+        send(.cancelBatch(CancelBatch(batchID: batchID, itemIndexes: itemIndexes)))
+    }
+
+    /// Closes the socket; waiting requests fail with `ClusterClientError.closed`.
+    public func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        await channel.close()
+        reader?.cancel()
+        failEverything(ClusterClientError.closed)
+    }
+
+    // MARK: Routing answers
+
+    private func read(_ channel: SocketChannel) async {
+        for await frames in channel.messages {
+            guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+            route(message)
+        }
+        failEverything(ClusterClientError.closed)
+    }
+
+    private func route(_ message: Message) {
+        switch message {
+        case .batchAccepted(let accepted):
+            guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
+            batches[accepted.batchID] = continuation
+            continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
+        case .itemFinished(let item):
+            batches[item.batchID]?.yield(.itemFinished(item))
+        case .batchFinished(let finished):
+            guard let continuation = batches.removeValue(forKey: finished.batchID) else { return }
+            continuation.yield(.finished(finished))
+            continuation.finish()
+        case .statusReply(let reply):
+            pendingStatus.removeValue(forKey: reply.requestID)?.resume(returning: reply)
+        case .refusal(let refusal):
+            let error = ClusterClientError.refused(refusal.reason)
+            if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
+                continuation.finish(throwing: error)
+            } else if let continuation = pendingStatus.removeValue(forKey: refusal.requestID) {
+                continuation.resume(throwing: error)
+            } else if refusal.requestID.isEmpty {
+                // A refusal of something without a request ID (a cancel, another protocol version): tell everyone.
+                failEverything(error)
+            }
+        default:
+            break
+        }
+    }
+
+    private func expireSubmission(_ requestID: String) {
+        pendingSubmissions.removeValue(forKey: requestID)?
+            .finish(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout))
+    }
+
+    private func expireStatus(_ requestID: String) {
+        pendingStatus.removeValue(forKey: requestID)?
+            .resume(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout))
+    }
+
+    private func failEverything(_ error: ClusterClientError) {
+        for continuation in pendingSubmissions.values { continuation.finish(throwing: error) }
+        for continuation in batches.values { continuation.finish(throwing: error) }
+        for continuation in pendingStatus.values { continuation.resume(throwing: error) }
+        pendingSubmissions = [:]
+        batches = [:]
+        pendingStatus = [:]
+    }
+
+    private func send(_ message: Message) {
+        channel.send([WireCodec.encode(message)])
+    }
+}

@@ -1,0 +1,11 @@
+/// Defaults shared by the coordinator, workers and clients.
+public enum ClusterDefaults {
+    /// Where `shiftwork coordinator` listens when `--listen` is not given.
+    public static let listenEndpoint = "tcp://0.0.0.0:5570"
+    /// Where workers and clients look for the coordinator when neither a flag nor `SHIFTWORK_COORDINATOR` says.
+    public static let coordinatorEndpoint = "tcp://127.0.0.1:5570"
+    /// How often workers send a heartbeat.
+    public static let heartbeatInterval: Duration = .seconds(1)
+    /// How long a worker may stay silent before the coordinator declares it dead and requeues its tasks.
+    public static let workerTimeout: Duration = .seconds(5)
+}

@@ -1,0 +1,17 @@
+/// What the coordinator knows of one connected worker.
+struct WorkerRecord {
+    let peer: PeerIdentity
+    let workerID: String
+    let hostname: String
+    let version: String
+    /// The worker's credit: it is sent at most this many tasks at once.
+    let slots: Int
+    /// Tasks sent to it whose result (or cancel confirmation) has not come back. A slot is free only
+    /// once the worker has answered for the task that held it.
+    var running: Set<String> = []
+    var completed: UInt64 = 0
+    var failed: UInt64 = 0
+    var lastSeen: ContinuousClock.Instant
+
+    var freeSlots: Int { max(0, slots - running.count) }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Imaging
+import Logging
+import Messaging
+
+/// A coordinator and its workers in one process, over `inproc://`: the embedded default behind
+/// `shiftwork run`. It runs the same `Coordinator`, `Worker` and `ClusterClient` code as a real cluster;
+/// only the transport differs.
+public final class EmbeddedCluster: Sendable {
+    /// The in-process endpoint the coordinator is bound to.
+    public let endpoint: String
+    /// The client connected to the embedded coordinator.
+    public let client: ClusterClient
+    private let context: MessagingContext
+    private let coordinator: Coordinator
+    private let workers: [Worker]
+    private let workerTasks: [Task<Void, any Error>]
+
+    /// Starts a coordinator and `workerCount` workers, each with `slotsPerWorker` slots.
+    ///
+    /// Workers may read local paths and `file://` URLs: everything runs with the user's own rights.
+    public static func start(
+        workerCount: Int = 1,
+        slotsPerWorker: Int = ProcessInfo.processInfo.activeProcessorCount,
+        fetch: FetchConfiguration = FetchConfiguration(allowLocalFiles: true),
+        logger: Logger
+    ) async throws -> EmbeddedCluster {
+        let context = try MessagingContext()
+        let endpoint = "inproc://shiftwork-\(UUID().uuidString.lowercased())"
+        let coordinator = Coordinator(
+            configuration: CoordinatorConfiguration(listen: [endpoint]), context: context, logger: logger)
+        try await coordinator.start()
+        var workers: [Worker] = []
+        var workerTasks: [Task<Void, any Error>] = []
+        for index in 0..<max(1, workerCount) {
+            let worker = Worker(
+                configuration: WorkerConfiguration(
+                    coordinator: endpoint, slots: slotsPerWorker, workerID: "embedded-worker-\(index + 1)",
+                    fetch: fetch),
+                context: context, logger: logger)
+            workers.append(worker)
+            workerTasks.append(Task { try await worker.run() })
+        }
+        let client = try await ClusterClient(endpoint: endpoint, context: context)
+        return EmbeddedCluster(
+            endpoint: endpoint, client: client, context: context, coordinator: coordinator,
+            workers: workers, workerTasks: workerTasks)
+    }
+
+    private init(
+        endpoint: String, client: ClusterClient, context: MessagingContext, coordinator: Coordinator,
+        workers: [Worker], workerTasks: [Task<Void, any Error>]
+    ) {
+        self.endpoint = endpoint
+        self.client = client
+        self.context = context
+        self.coordinator = coordinator
+        self.workers = workers
+        self.workerTasks = workerTasks
+    }
+
+    /// Stops the client, the workers and the coordinator, and releases the context.
+    public func shutdown() async {
+        await client.close()
+        for worker in workers { await worker.stop() }
+        for task in workerTasks { _ = try? await task.value }
+        await coordinator.stop()
+        await context.terminate()
+    }
+}

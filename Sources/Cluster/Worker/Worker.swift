@@ -1,0 +1,188 @@
+import Foundation
+import Imaging
+import Logging
+import Messaging
+import Wire
+
+/// Settings of a worker.
+public struct WorkerConfiguration: Sendable {
+    /// The coordinator's endpoint, e.g. `tcp://coordinator:5570` or `inproc://shiftwork`.
+    public var coordinator: String
+    /// Tasks run at once; the coordinator never sends more.
+    public var slots: Int
+    /// The worker's name in status and logs; also its ZeroMQ identity. Unique per worker.
+    public var workerID: String
+    /// Download limits and whether local paths and `file://` URLs may be read.
+    public var fetch: FetchConfiguration
+    /// Threads the filter may use for one image.
+    public var filterThreads: Int
+    /// Socket options (frame size limit, linger, queue bounds).
+    public var socketOptions: SocketOptions
+
+    /// Creates a configuration for a worker of `coordinator`.
+    public init(
+        coordinator: String,
+        slots: Int = ProcessInfo.processInfo.activeProcessorCount,
+        workerID: String = WorkerConfiguration.defaultWorkerID(),
+        fetch: FetchConfiguration = FetchConfiguration(),
+        filterThreads: Int = 1,
+        socketOptions: SocketOptions = SocketOptions()
+    ) {
+        self.coordinator = coordinator
+        self.slots = max(1, slots)
+        self.workerID = workerID
+        self.fetch = fetch
+        self.filterThreads = max(1, filterThreads)
+        self.socketOptions = socketOptions
+    }
+
+    /// `HOSTNAME-PID-RANDOM`: unique across restarts and across containers of one host.
+    public static func defaultWorkerID() -> String {
+        let random = UUID().uuidString.lowercased().prefix(6)
+        return "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)-\(random)"
+    }
+}
+
+/// A worker: connects to the coordinator, says hello with its slots, heartbeats, runs the download and
+/// tilt-shift tasks it is sent and answers each with its result.
+///
+/// A worker the coordinator does not know (after a coordinator restart, or after it was declared dead)
+/// is told so on its next heartbeat and registers again by itself.
+public actor Worker {
+    private let configuration: WorkerConfiguration
+    private let context: MessagingContext
+    private let logger: Logger
+    private let runner: TaskRunner
+    private let fetcher: ImageFetcher
+    private var channel: SocketChannel?
+    private var running: [String: Task<Void, Never>] = [:]
+    private var heartbeatInterval = ClusterDefaults.heartbeatInterval
+    private var heartbeatTask: Task<Void, Never>?
+    private var isStopping = false
+
+    /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
+    public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+        self.fetcher = ImageFetcher(configuration: configuration.fetch)
+        self.runner = TaskRunner(fetcher: fetcher, filterThreads: configuration.filterThreads)
+    }
+
+    /// Connects, registers and serves tasks until `stop()` is called or the surrounding task is cancelled.
+    ///
+    /// - Throws: `ZeroMQError` when the endpoint is malformed; `WorkerError` when the coordinator
+    ///   refuses this worker for good (another protocol version).
+    public func run() async throws {
+        var options = configuration.socketOptions
+        options.identity = Array(configuration.workerID.utf8)
+        let channel = try await SocketChannel.open(
+            context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
+            name: "worker")
+        self.channel = channel
+        logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinator)",
+                                                    "worker": "\(configuration.workerID)",
+                                                    "slots": "\(configuration.slots)"])
+        sayHello()
+        heartbeatTask = Task { await self.heartbeat() }
+        defer { heartbeatTask?.cancel() }
+        try await withTaskCancellationHandler {
+            for await frames in channel.messages {
+                try handle(frames)
+            }
+        } onCancel: {
+            Task { await self.stop() }
+        }
+    }
+
+    /// Leaves the cluster: tells the coordinator, cancels running tasks and closes the socket.
+    public func stop() async {
+        guard !isStopping else { return }
+        isStopping = true
+        heartbeatTask?.cancel()
+        for task in running.values { task.cancel() }
+        send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
+        await channel?.close()
+        try? await fetcher.shutdown()
+    }
+
+    private func handle(_ frames: [[UInt8]]) throws {
+        guard let payload = frames.last else { return }
+        let message: Message
+        do {
+            message = try WireCodec.decode(payload)
+        } catch {
+            logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
+            return
+        }
+        switch message {
+        case .welcome(let welcome):
+            // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
+            for task in running.values { task.cancel() }
+            running = [:]
+            if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
+            logger.info("registered with the coordinator", metadata: ["coordinator": "\(welcome.coordinatorID)"])
+        case .taskAssignment(let assignment):
+            start(assignment)
+        case .cancelTask(let cancel):
+            running[cancel.taskID]?.cancel()
+        case .refusal(let refusal):
+            if refusal.reason == CoordinatorState.unknownWorkerReason {
+                logger.info("the coordinator does not know this worker (it restarted?): registering again")
+                sayHello()
+            } else {
+                logger.error("the coordinator refused this worker", metadata: ["reason": "\(refusal.reason)"])
+                throw WorkerError.refused(refusal.reason)
+            }
+        default:
+            logger.debug("ignored a message meant for clients")
+        }
+    }
+
+    private func start(_ assignment: TaskAssignment) {
+        let runner = self.runner
+        let logger = self.logger
+        running[assignment.taskID] = Task {
+            var taskLogger = logger
+            taskLogger[metadataKey: "task"] = "\(assignment.taskID)"
+            taskLogger.debug("task started", metadata: ["attempt": "\(assignment.attempt)"])
+            let result = await runner.run(assignment)
+            self.finished(result)
+        }
+    }
+
+    private func finished(_ result: TaskResult) {
+        guard running.removeValue(forKey: result.taskID) != nil else { return }
+        send(.taskResult(result))
+    }
+
+    private func sayHello() {
+        send(.workerHello(WorkerHello(
+            workerID: configuration.workerID, slots: UInt32(configuration.slots),
+            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName)))
+    }
+
+    private func heartbeat() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: heartbeatInterval)
+            guard !Task.isCancelled else { return }
+            send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count))))
+        }
+    }
+
+    private func send(_ message: Message) {
+        channel?.send([WireCodec.encode(message)])
+    }
+}
+
+/// Why a worker stopped on its own.
+public enum WorkerError: Error, CustomStringConvertible {
+    /// The coordinator refused this worker and retrying will not help.
+    case refused(String)
+
+    public var description: String {
+        switch self {
+        case .refused(let reason): "the coordinator refused this worker: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads local files with a size limit, with errors that name the file and the cause.
+enum LocalFileReader {
+    /// Reads the whole file at `path`, refusing files larger than `maxBytes` before reading them.
+    static func read(path: String, maxBytes: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            throw ImagingError(.download, "\(path): \(errnoMessage(errno))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 {
+            throw ImagingError(.download, "\(path): \(errnoMessage(errno))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw ImagingError(.download, "\(path): is a directory, not an image file")
+        }
+        let size = Int(info.st_size)
+        if size > maxBytes {
+            throw ImagingError(
+                .limit,
+                "\(path): file is \(ImageLimits.mebibytes(size)) MiB, over the limit of \(ImageLimits.mebibytes(maxBytes)) MiB; "
+                    + "raise it with --max-bytes or FetchConfiguration.maxBytes")
+        }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(size)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ImagingError(.download, "\(path): \(errnoMessage(errno))")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > maxBytes {
+                throw ImagingError(
+                    .limit,
+                    "\(path): file is larger than the limit of \(ImageLimits.mebibytes(maxBytes)) MiB; "
+                        + "raise it with --max-bytes or FetchConfiguration.maxBytes")
+            }
+        }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` (replacing it).
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            throw ImagingError(.processing, "cannot write \(path): \(errnoMessage(errno))")
+        }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(fd, base + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ImagingError(.processing, "cannot write \(path): \(errnoMessage(errno))")
+            }
+            offset += written
+        }
+    }
+
+    static func errnoMessage(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: return "no such file"
+        case EACCES: return "permission denied"
+        default:
+            if let text = strerror(code) { return String(cString: text).lowercased() }
+            return "error \(code)"
+        }
+    }
+
+    /// Decodes `%XX` escapes of a `file://` URL path.
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let h = iterator.next(), let l = iterator.next(),
+               let hv = hexValue(h), let lv = hexValue(l) {
+                bytes.append(hv << 4 | lv)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

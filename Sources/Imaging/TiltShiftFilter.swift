@@ -1,0 +1,11 @@
+/// The tilt-shift filter on decoded pixels: Gaussian blur blended over the original through `TiltShiftMask`.
+public enum TiltShiftFilter {
+    /// Applies the tilt-shift to `image`. `threads` > 1 splits large images across cores (the result is the
+    /// same). Throws `ImagingError` `.processing` for invalid parameters and `.cancelled` when the current
+    /// Task is cancelled (checked between blocks of rows).
+    public static func apply(to image: ImageBuffer, parameters: TiltShiftParameters = .coreImage, threads: Int = 1) throws -> ImageBuffer {
+        let parameters = try parameters.validated()
+        let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
+        return try GaussianBlur.blend(image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads)
+    }
+}

@@ -1,0 +1,73 @@
+/// The tilt-shift recipe: a Gaussian blur blended over the original through a vertical mask that is 0 on
+/// the focus line (and within the sharp band around it) and rises linearly to 1 over `transition`.
+///
+/// With the defaults this is Core Image's recipe: blur radius 10, mask 0 at mid-height, 1 at the top and
+/// bottom quarters: m(y) = clamp(4·|y/h − 0.5|, 0, 1).
+public struct TiltShiftParameters: Sendable, Equatable {
+    /// The focus line, as a fraction of the height from the top (0…1). Default 0.5.
+    public var focusPosition: Double
+    /// The height kept fully sharp around the focus line, as a fraction of the image height (0…1). Default 0.
+    public var sharpBand: Double
+    /// The height over which the mask rises from 0 to 1, as a fraction of the image height (0…1; 0 gives a
+    /// hard edge). Default 0.25.
+    public var transition: Double
+    /// The Gaussian's standard deviation σ, in pixels (0 for no blur, else 0.5…500). Default 10.
+    public var blurRadius: Double
+
+    public init(focusPosition: Double = 0.5, sharpBand: Double = 0, transition: Double = 0.25, blurRadius: Double = 10) {
+        self.focusPosition = focusPosition
+        self.sharpBand = sharpBand
+        self.transition = transition
+        self.blurRadius = blurRadius
+    }
+
+    /// Core Image's recipe (the defaults).
+    public static let coreImage = TiltShiftParameters()
+
+    /// The largest accepted blur radius.
+    public static let maxBlurRadius = 500.0
+
+    /// Returns the parameters unchanged if every value is in range, or throws an `ImagingError` of kind
+    /// `.processing` that names the bad value and its range.
+    public func validated() throws -> TiltShiftParameters {
+        func check(_ value: Double, _ name: String, _ range: ClosedRange<Double>) throws {
+            guard value.isFinite, range.contains(value) else {
+                throw ImagingError(.processing, "\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
+            }
+        }
+        try check(focusPosition, "focus position", 0...1)
+        try check(sharpBand, "sharp band", 0...1)
+        try check(transition, "transition", 0...1)
+        guard blurRadius.isFinite, blurRadius == 0 || (0.5...Self.maxBlurRadius).contains(blurRadius) else {
+            throw ImagingError(.processing, "blur radius must be 0 (no blur) or between 0.5 and \(Self.maxBlurRadius) pixels (got \(blurRadius))")
+        }
+        return self
+    }
+}
+
+/// How to encode the result.
+public struct EncodingOptions: Sendable, Equatable {
+    /// The output format; nil keeps the input's format.
+    public var format: ImageFormat?
+    /// JPEG quality, 1…100. Default 90.
+    public var jpegQuality: Int
+    /// zlib level for PNG output, 0…9. Default `PNGCodec.defaultCompressionLevel` (3).
+    public var pngCompressionLevel: Int
+
+    public init(format: ImageFormat? = nil, jpegQuality: Int = 90, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel) {
+        self.format = format
+        self.jpegQuality = jpegQuality
+        self.pngCompressionLevel = pngCompressionLevel
+    }
+
+    /// Throws an `ImagingError` of kind `.processing` for an out-of-range quality or level.
+    public func validated() throws -> EncodingOptions {
+        guard (1...100).contains(jpegQuality) else {
+            throw ImagingError(.processing, "JPEG quality must be between 1 and 100 (got \(jpegQuality))")
+        }
+        guard (0...9).contains(pngCompressionLevel) else {
+            throw ImagingError(.processing, "PNG compression level must be between 0 and 9 (got \(pngCompressionLevel))")
+        }
+        return self
+    }
+}

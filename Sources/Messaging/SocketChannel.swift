@@ -1,0 +1,272 @@
+import CZeroMQ
+import Foundation
+import Synchronization
+
+/// A ZeroMQ socket that lives on a thread of its own, with an async interface any task may use.
+///
+/// - Sending (`send(_:)`) never blocks: frames go into an outbox and the socket's thread is woken
+///   through an `eventfd` that it polls next to the socket.
+/// - Received multipart messages arrive, in order, on `messages`.
+/// - `close()` flushes what it can within the socket's linger, closes the socket on its own thread and
+///   finishes `messages`.
+///
+/// The socket itself never leaves its thread, as libzmq requires; Swift's cooperative pool never
+/// blocks on ZeroMQ.
+public final class SocketChannel: Sendable {
+    /// Received messages, one element per multipart message (for a ROUTER the first frame is the peer's identity).
+    public let messages: AsyncStream<[[UInt8]]>
+    /// The endpoint of the first `bind`, with a wildcard port resolved (`tcp://127.0.0.1:*` → `tcp://127.0.0.1:41231`).
+    public let boundEndpoint: String?
+    private let shared: SocketThreadState
+
+    /// Opens a socket on a new thread, applies `options`, binds and connects it.
+    ///
+    /// - Throws: `ZeroMQError` when the socket cannot be created, an option is refused, or an endpoint
+    ///   cannot be bound (in use, malformed) or connected (malformed).
+    public static func open(
+        context: MessagingContext,
+        kind: SocketKind,
+        options: SocketOptions = SocketOptions(),
+        bind: [String] = [],
+        connect: [String] = [],
+        name: String
+    ) async throws -> SocketChannel {
+        let (stream, continuation) = AsyncStream<[[UInt8]]>.makeStream()
+        let shared = try SocketThreadState(inbound: continuation)
+        let endpoint: String? = try await withCheckedThrowingContinuation { opened in
+            let thread = Thread {
+                runSocketThread(
+                    context: context, kind: kind, options: options,
+                    bind: bind, connect: connect, shared: shared, opened: opened)
+            }
+            thread.name = "zmq-\(name)"
+            thread.start()
+        }
+        return SocketChannel(messages: stream, boundEndpoint: endpoint, shared: shared)
+    }
+
+    private init(messages: AsyncStream<[[UInt8]]>, boundEndpoint: String?, shared: SocketThreadState) {
+        self.messages = messages
+        self.boundEndpoint = boundEndpoint
+        self.shared = shared
+    }
+
+    deinit {
+        shared.requestClose()
+    }
+
+    /// Queues a multipart message for sending. Never blocks; after `close()` the message is dropped
+    /// and counted in `droppedMessages`.
+    public func send(_ frames: [[UInt8]]) {
+        shared.enqueue(frames)
+    }
+
+    /// Messages dropped on the sending side: unroutable (a ROUTER peer that is gone) or sent after close.
+    public var droppedMessages: Int {
+        shared.dropped.load(ordering: .relaxed)
+    }
+
+    /// Flushes what the linger allows, closes the socket and waits for its thread to end. Idempotent.
+    public func close() async {
+        await shared.close()
+    }
+}
+
+/// What a socket's thread shares with the tasks that use it. All mutable state is behind `outbox`'s
+/// mutex or atomic; the socket is not here: it lives only on its thread.
+final class SocketThreadState: Sendable {
+    struct Outbox {
+        var pending: [[[UInt8]]] = []
+        var closing = false
+        var finished = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let outbox = Mutex(Outbox())
+    let dropped = Atomic<Int>(0)
+    let inbound: AsyncStream<[[UInt8]]>.Continuation
+    let wakeDescriptor: Int32
+
+    init(inbound: AsyncStream<[[UInt8]]>.Continuation) throws {
+        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard descriptor >= 0 else { throw ZeroMQError(code: errno, operation: "eventfd") }
+        self.wakeDescriptor = descriptor
+        self.inbound = inbound
+    }
+
+    deinit {
+        Glibc.close(wakeDescriptor)
+    }
+
+    func enqueue(_ frames: [[UInt8]]) {
+        let shouldWake: Bool? = outbox.withLock { box in
+            if box.closing { return nil }
+            box.pending.append(frames)
+            return box.pending.count == 1
+        }
+        switch shouldWake {
+        case nil: dropped.add(1, ordering: .relaxed)
+        case true?: wake()
+        case false?: break  // the thread has been woken for an earlier message and will take this one too
+        }
+    }
+
+    func wake() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeDescriptor, &one, 8)
+    }
+
+    func clearWake() {
+        var value: UInt64 = 0
+        _ = Glibc.read(wakeDescriptor, &value, 8)
+    }
+
+    func requestClose() {
+        let first = outbox.withLock { box in
+            defer { box.closing = true }
+            return !box.closing
+        }
+        if first { wake() }
+    }
+
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let alreadyFinished = outbox.withLock { box in
+                box.closing = true
+                if box.finished { return true }
+                box.closeWaiters.append(continuation)
+                return false
+            }
+            if alreadyFinished { continuation.resume() } else { wake() }
+        }
+    }
+
+    /// Called by the thread as its last act.
+    func markFinished() {
+        let waiters = outbox.withLock { box in
+            box.finished = true
+            box.closing = true
+            defer { box.closeWaiters = [] }
+            return box.closeWaiters
+        }
+        inbound.finish()
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// The body of a socket's thread: create, bind, connect, then poll until closed.
+private func runSocketThread(
+    context: MessagingContext,
+    kind: SocketKind,
+    options: SocketOptions,
+    bind: [String],
+    connect: [String],
+    shared: SocketThreadState,
+    opened: CheckedContinuation<String?, any Error>
+) {
+    let socket: Socket
+    var endpoint: String?
+    do {
+        socket = try Socket(context: context, kind: kind, options: options)
+        for address in bind {
+            try socket.bind(address)
+            if endpoint == nil { endpoint = socket.lastEndpoint() }
+        }
+        for address in connect { try socket.connect(address) }
+    } catch {
+        shared.markFinished()
+        opened.resume(throwing: error)
+        return
+    }
+    opened.resume(returning: endpoint)
+    var loop = SocketLoop(socket: socket, shared: shared)
+    loop.run()
+    socket.close()
+    shared.markFinished()
+}
+
+/// The poll loop of one socket's thread.
+private struct SocketLoop {
+    let socket: Socket
+    let shared: SocketThreadState
+    /// Messages taken from the outbox that the socket has not accepted yet (high-water mark reached).
+    var backlog: [[[UInt8]]] = []
+    var backlogStart = 0
+    /// At most this many messages are received per wake-up before sends get their turn.
+    let receiveBurst = 4_096
+
+    init(socket: Socket, shared: SocketThreadState) {
+        self.socket = socket
+        self.shared = shared
+    }
+
+    mutating func run() {
+        var items = [zmq_pollitem_t](repeating: zmq_pollitem_t(), count: 2)
+        items[0].socket = socket.handle
+        items[1].fd = shared.wakeDescriptor
+        items[1].events = Int16(ZMQ_POLLIN)
+        while true {
+            let blocked = backlogStart < backlog.count
+            items[0].events = Int16(ZMQ_POLLIN) | (blocked ? Int16(ZMQ_POLLOUT) : 0)
+            items[0].revents = 0
+            items[1].revents = 0
+            if zmq_poll(&items, 2, -1) < 0 {
+                if zmq_errno() == EINTR { continue }
+                return  // ETERM: the context is shutting down
+            }
+            if items[1].revents != 0 { shared.clearWake() }
+            do {
+                try receiveAvailable()
+                let closing = try sendAvailable()
+                if closing { return }
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func receiveAvailable() throws {
+        var count = 0
+        while count < receiveBurst, let frames = try socket.receive() {
+            shared.inbound.yield(frames)
+            count += 1
+        }
+    }
+
+    /// Sends what the socket accepts; returns true when the channel is closing.
+    private mutating func sendAvailable() throws -> Bool {
+        let (taken, closing) = shared.outbox.withLock { box -> ([[[UInt8]]], Bool) in
+            defer { box.pending = [] }
+            return (box.pending, box.closing)
+        }
+        if backlogStart == backlog.count {
+            backlog = taken
+            backlogStart = 0
+        } else {
+            backlog.append(contentsOf: taken)
+        }
+        while backlogStart < backlog.count {
+            switch try socket.send(backlog[backlogStart]) {
+            case .sent:
+                backlogStart += 1
+            case .unroutable:
+                shared.dropped.add(1, ordering: .relaxed)
+                backlogStart += 1
+            case .wouldBlock:
+                if closing {
+                    // The linger bounds how long what was queued may still take; the rest is dropped.
+                    shared.dropped.add(backlog.count - backlogStart, ordering: .relaxed)
+                    return true
+                }
+                if backlogStart > 1_024 {
+                    backlog.removeFirst(backlogStart)
+                    backlogStart = 0
+                }
+                return false
+            }
+        }
+        backlog.removeAll(keepingCapacity: true)
+        backlogStart = 0
+        return closing
+    }
+}

@@ -1,0 +1,31 @@
+import CZeroMQ
+
+/// Options applied to a socket before it binds or connects.
+public struct SocketOptions: Sendable, Equatable {
+    /// How long unsent messages may delay closing, in milliseconds. Finite, so shutdown never hangs.
+    public var lingerMilliseconds: Int32 = 500
+    /// Queue limits in messages, per peer. They are a memory bound, not flow control: Shiftwork's
+    /// scheduler sends a worker only as many tasks as it has free slots.
+    public var sendHighWaterMark: Int32 = 100_000
+    /// See `sendHighWaterMark`.
+    public var receiveHighWaterMark: Int32 = 100_000
+    /// The largest message frame accepted, in bytes; a peer that sends a larger one is disconnected
+    /// by libzmq. `-1` means no limit.
+    public var maxMessageSize: Int64 = 256 << 20
+    /// A stable identity for a DEALER (the coordinator's ROUTER sees it as the peer's first frame).
+    public var identity: [UInt8]? = nil
+    /// For a ROUTER: report unroutable messages (the peer is gone) instead of dropping them silently.
+    public var routerMandatory: Bool = true
+    /// For a ROUTER: a new peer with an identity already in use takes it over (a restarted worker).
+    public var routerHandover: Bool = true
+    /// ZMTP heartbeat interval in milliseconds (0: off). Detects dead TCP links; application liveness is
+    /// the coordinator's job.
+    public var heartbeatIntervalMilliseconds: Int32 = 0
+    /// Reconnect back-off for connecting sockets, in milliseconds.
+    public var reconnectIntervalMilliseconds: Int32 = 100
+    /// Upper bound of the reconnect back-off, in milliseconds.
+    public var reconnectIntervalMaxMilliseconds: Int32 = 2_000
+
+    /// The defaults described on each property.
+    public init() {}
+}

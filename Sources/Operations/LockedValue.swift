@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value protected by a `pthread_mutex_t`: the lock behind every operation, queue and group.
+///
+/// It is a small, public utility for subclasses of ``AsyncOperation`` that keep mutable state (the class
+/// is `@unchecked Sendable`, so that state must be locked). Why not `Synchronization.Mutex`? On Linux its
+/// futex-based implementation is invisible to ThreadSanitizer, which then reports false data races on
+/// everything it protects; a pthread mutex is understood by TSan, works on every platform the package
+/// supports, and costs the same when uncontended. The value and the mutex share one allocation.
+///
+/// Never `await` (or block for long) inside ``withLock(_:)``: the lock is not reentrant and is held by a
+/// thread of Swift's cooperative pool.
+public struct LockedValue<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the value is only reached through withLock, under the mutex.
+    @usableFromInline let storage: LockedValueStorage<Value>
+
+    /// Creates the lock around `value`.
+    public init(_ value: Value) {
+        storage = LockedValueStorage<Value>.make(value)
+    }
+
+    /// Runs `body` with exclusive access to the value and returns its result.
+    @inlinable
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withLockedValue(body)
+    }
+}
+
+/// The single allocation behind a ``LockedValue``: the value in the header, the mutex as the one element.
+@usableFromInline
+final class LockedValueStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> LockedValueStorage<Value> {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            _ = pthread_mutex_init(mutex, nil)
+        }
+        // `create` is declared to return ManagedBuffer; it returns an instance of the class it was called on.
+        return unsafeDowncast(buffer, to: LockedValueStorage<Value>.self)
+    }
+
+    @inlinable
+    func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            _ = pthread_mutex_destroy(mutex)
+            _ = mutex.deinitialize(count: 1)
+        }
+    }
+}

@@ -1,0 +1,279 @@
+
+/// Runs ``AsyncOperation``s: the engine's counterpart of Foundation's `OperationQueue` (named
+/// `WorkQueue` so it never clashes with Foundation's type).
+///
+/// An operation added to a queue starts when all its dependencies have finished (they may live in other
+/// queues), a slot is free (``maxConcurrentOperationCount``) and its conditions hold. Among ready
+/// operations waiting for a slot, higher ``OperationPriority`` first, then first-ready first-served.
+/// Each executing operation runs on its own Swift task; the queue itself never blocks a thread and has no
+/// actor: its bookkeeping sits behind one lock, held only for O(1) steps.
+///
+/// ```swift
+/// let queue = WorkQueue(name: "images", maxConcurrentOperationCount: 8)
+/// try queue.addOperations([download, tiltShift])
+/// await queue.waitUntilAllOperationsAreFinished()
+/// ```
+public final class WorkQueue: Sendable, CustomStringConvertible {
+    /// The queue's name, for diagnostics.
+    public let name: String
+    private let core: LockedValue<QueueCore>
+
+    /// Creates a queue.
+    /// - Parameters:
+    ///   - name: a name for diagnostics.
+    ///   - maxConcurrentOperationCount: the most operations executing at once (at least 1). The default,
+    ///     `Int.max`, means no limit, which suits operations that mostly wait (network, remote tasks); use a
+    ///     small number for CPU-bound work. An operation that waits for a ``MutualExclusion`` slot holds
+    ///     its queue slot meanwhile. A ``GroupOperation`` gives its slot back once it has started its
+    ///     children (they run on its own ``GroupOperation/childQueue``), so a group never starves the
+    ///     operations its children wait for; limit concurrent groups with a ``MutualExclusion`` if needed.
+    public init(name: String = "WorkQueue", maxConcurrentOperationCount: Int = .max) {
+        self.name = name
+        core = LockedValue(QueueCore(maxConcurrent: max(1, maxConcurrentOperationCount)))
+    }
+
+    /// The most operations executing at once. Raising it starts waiting operations at once.
+    public var maxConcurrentOperationCount: Int {
+        get { core.withLock { $0.maxConcurrent } }
+        set {
+            core.withLock { $0.maxConcurrent = max(1, newValue) }
+            drain(releasing: 0, startAll: true)
+        }
+    }
+
+    /// The number of operations added to this queue that have not finished yet.
+    public var operationCount: Int { core.withLock { $0.unfinished } }
+
+    /// The operations added to this queue that have not finished yet, in no particular order.
+    public var operations: [AsyncOperation] { core.withLock { $0.members.compactMap { $0 } } }
+
+    /// A description with the name and counts, for logs.
+    public var description: String {
+        core.withLock { "WorkQueue(\(name), unfinished: \($0.unfinished), executing: \($0.running))" }
+    }
+
+    // MARK: - Adding
+
+    /// Adds an operation. It starts once its dependencies have finished and a slot is free. An operation
+    /// that has already finished (for example, cancelled before being added) is ignored.
+    /// - Throws: ``OperationUsageError/alreadyEnqueued(operation:)`` if the operation was already given to
+    ///   a queue or a group: an operation runs once.
+    public func addOperation(_ operation: AsyncOperation) throws {
+        try enqueue(operation, fromGroup: false)
+    }
+
+    /// Adds several operations, in order (see ``addOperation(_:)``). Stops at the first one that was
+    /// already enqueued and throws; the ones before it stay added.
+    public func addOperations(_ operations: [AsyncOperation]) throws {
+        for operation in operations { try enqueue(operation, fromGroup: false) }
+    }
+
+    /// Creates an ``AsyncBlockOperation`` from `block`, adds it and returns it.
+    @discardableResult
+    public func addOperation(
+        name: String? = nil, priority: OperationPriority = .normal,
+        _ block: @escaping @Sendable () async throws -> Void
+    ) -> AsyncOperation {
+        let operation = AsyncBlockOperation(name: name, priority: priority, block)
+        // A fresh operation cannot have been enqueued elsewhere.
+        try? enqueue(operation, fromGroup: false)
+        return operation
+    }
+
+    func enqueue(_ operation: AsyncOperation, fromGroup: Bool) throws {
+        let slot = core.withLock { s -> Int in
+            s.unfinished += 1
+            if let free = s.freeSlots.popLast() {
+                s.members[free] = operation
+                return free
+            }
+            s.members.append(operation)
+            return s.members.count - 1
+        }
+        switch operation.attach(to: self, slot: slot, fromGroup: fromGroup) {
+        case .rejected:
+            operationDidFinish(slot: slot, heldSlot: false)
+            throw OperationUsageError.alreadyEnqueued(operation: operation.name)
+        case .terminal:
+            operationDidFinish(slot: slot, heldSlot: false)
+        case .pending:
+            break
+        case .ready(let priority):
+            enqueueReady(operation, priority: priority)
+        }
+    }
+
+    // MARK: - Cancelling and waiting
+
+    /// Cancels every operation of the queue that has not finished (see ``AsyncOperation/cancel(error:)``).
+    /// Operations added afterwards are not affected.
+    public func cancelAll(error: (any Error)? = nil) {
+        let snapshot = core.withLock { s -> [AsyncOperation] in
+            s.members.compactMap { $0 }
+        }
+        for operation in snapshot { operation.cancel(error: error) }
+    }
+
+    /// Suspends until every operation added to the queue has finished (returns at once if none is left).
+    /// Never blocks a thread. Returns early, without waiting, if the waiting task is cancelled.
+    public func waitUntilAllOperationsAreFinished() async {
+        let waiterID = core.withLock { s -> UInt64 in
+            s.nextWaiterID &+= 1
+            return s.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = core.withLock { s -> Bool in
+                    if s.unfinished == 0 || Task.isCancelled { return true }
+                    s.waiters.append((waiterID, continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = core.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard let index = s.waiters.firstIndex(where: { $0.0 == waiterID }) else { return nil }
+                return s.waiters.remove(at: index).1
+            }
+            continuation?.resume()
+        }
+    }
+
+    /// Like ``waitUntilAllOperationsAreFinished()``, but gives up after `timeout`.
+    /// - Returns: `true` if every operation finished in time.
+    public func waitUntilAllOperationsAreFinished(timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.waitUntilAllOperationsAreFinished()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first && operationCount == 0
+        }
+    }
+
+    // MARK: - Scheduling
+
+    /// Called by an operation that became ready.
+    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority) {
+        let startNow = core.withLock { s -> Bool in
+            if s.running < s.maxConcurrent {
+                s.running += 1
+                return true
+            }
+            s.buckets[priority.rawValue].push(operation)
+            s.readyCount += 1
+            return false
+        }
+        if startNow && !operation.launch() { drain(releasing: 1, startAll: false) }
+    }
+
+    /// Called by a running operation that gives its slot back early (a group waiting for its children).
+    func slotReleased() { drain(releasing: 1, startAll: false) }
+
+    /// Called by an operation of this queue when it finished.
+    func operationDidFinish(slot: Int, heldSlot: Bool) {
+        let (waiters, next) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], AsyncOperation?) in
+            if slot >= 0 && slot < s.members.count {
+                s.members[slot] = nil
+                s.freeSlots.append(slot)
+            }
+            s.unfinished -= 1
+            var waiters: [(UInt64, CheckedContinuation<Void, Never>)] = []
+            if s.unfinished == 0 && !s.waiters.isEmpty {
+                waiters = s.waiters
+                s.waiters = []
+            }
+            var next: AsyncOperation?
+            if heldSlot {
+                s.running -= 1
+                if s.running < s.maxConcurrent, let candidate = s.popReady() {
+                    s.running += 1
+                    next = candidate
+                }
+            }
+            return (waiters, next)
+        }
+        if let next, !next.launch() { drain(releasing: 1, startAll: false) }
+        for waiter in waiters { waiter.1.resume() }
+    }
+
+    /// Releases `releasing` slots and starts waiting operations while slots are free. Operations that
+    /// finished (cancelled) while waiting are skipped. With `startAll == false` it stops after one
+    /// successful start (enough when a single slot was released).
+    private func drain(releasing: Int, startAll: Bool) {
+        var release = releasing
+        while true {
+            let next = core.withLock { s -> AsyncOperation? in
+                s.running -= release
+                release = 0
+                guard s.running < s.maxConcurrent, let candidate = s.popReady() else { return nil }
+                s.running += 1
+                return candidate
+            }
+            guard let next else { return }
+            if next.launch() {
+                if !startAll { return }
+            } else {
+                release = 1
+            }
+        }
+    }
+}
+
+/// A FIFO of ready operations of one priority.
+struct ReadyBucket {
+    private var items: [AsyncOperation?] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    mutating func push(_ operation: AsyncOperation) { items.append(operation) }
+
+    mutating func pop() -> AsyncOperation? {
+        guard head < items.count else { return nil }
+        let operation = items[head]
+        items[head] = nil
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 && head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return operation
+    }
+}
+
+/// The mutable state of a ``WorkQueue``, guarded by its lock.
+struct QueueCore {
+    var maxConcurrent: Int
+    var running = 0
+    var unfinished = 0
+    var buckets = [ReadyBucket](repeating: ReadyBucket(), count: OperationPriority.allCases.count)
+    var readyCount = 0
+    /// Unfinished members, for `cancelAll`; each operation remembers its slot, so removal is O(1).
+    var members: [AsyncOperation?] = []
+    var freeSlots: [Int] = []
+    var waiters: [(UInt64, CheckedContinuation<Void, Never>)] = []
+    var nextWaiterID: UInt64 = 0
+
+    init(maxConcurrent: Int) { self.maxConcurrent = maxConcurrent }
+
+    mutating func popReady() -> AsyncOperation? {
+        guard readyCount > 0 else { return nil }
+        for index in buckets.indices.reversed() where !buckets[index].isEmpty {
+            if let operation = buckets[index].pop() {
+                readyCount -= 1
+                return operation
+            }
+        }
+        return nil
+    }
+}

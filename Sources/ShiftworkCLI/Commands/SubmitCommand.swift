@@ -1,0 +1,47 @@
+import ArgumentParser
+import Cluster
+import Foundation
+import Messaging
+
+/// `shiftwork submit`: sends a batch to a running coordinator and writes the outputs as they arrive.
+struct SubmitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "submit",
+        abstract: "Send a batch of images to a coordinator and write the results into a directory.",
+        discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine).")
+
+    @Argument(help: "Images to process: URLs or paths.")
+    var inputs: [String]
+
+    @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
+    var outputDirectory: String?
+
+    @Option(help: "Seconds to wait for the coordinator to accept the batch (env SHIFTWORK_TIMEOUT; default 10).")
+    var timeout: Int?
+
+    @OptionGroup var coordinator: CoordinatorEndpointOption
+    @OptionGroup var filter: FilterOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        _ = try logging.makeLogger(label: "shiftwork.submit", defaultLevel: .warning)
+        let submission = BatchSubmission(
+            inputs: try InputList.normalize(inputs),
+            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
+            parameters: try filter.parameters(), encoding: try filter.encoding())
+        let context = try MessagingContext()
+        let client = try await ClusterClient(
+            endpoint: coordinator.endpoint, context: context,
+            responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10)))
+        let result: Result<BatchSummary, any Error>
+        do {
+            result = .success(try await submission.run(with: client, progress: BatchReporter.report))
+        } catch {
+            result = .failure(error)
+        }
+        await client.close()
+        await context.terminate()
+        let summary = try result.get()
+        if !BatchReporter.summarize(summary) { throw ExitCode(1) }
+    }
+}

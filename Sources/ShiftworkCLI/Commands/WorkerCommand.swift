@@ -1,0 +1,51 @@
+import ArgumentParser
+import Cluster
+import Foundation
+import Imaging
+import Messaging
+
+/// `shiftwork worker`: runs download and tilt-shift tasks for a coordinator.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run a worker: connect to a coordinator and process the tasks it sends.")
+
+    @OptionGroup var coordinator: CoordinatorEndpointOption
+
+    @Option(help: "Tasks run at once (env SHIFTWORK_SLOTS; default: the number of cores).")
+    var slots: Int?
+
+    @Option(help: "The worker's name in status and logs; unique per worker (env SHIFTWORK_WORKER_ID; default HOST-PID-RANDOM).")
+    var workerID: String?
+
+    @Flag(help: "Let tasks read local paths and file:// URLs on this machine (env SHIFTWORK_ALLOW_LOCAL_FILES=1).")
+    var allowLocalFiles = false
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
+        let allowLocal = allowLocalFiles || ["1", "true", "yes"].contains(Environment.value("ALLOW_LOCAL_FILES")?.lowercased() ?? "")
+        let configuration = WorkerConfiguration(
+            coordinator: coordinator.endpoint,
+            slots: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
+            workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
+            fetch: FetchConfiguration(allowLocalFiles: allowLocal))
+        let context = try MessagingContext()
+        let worker = Worker(configuration: configuration, context: context, logger: logger)
+        let serving = Task { try await worker.run() }
+        let stopper = Task {
+            let signal = await TerminationSignal.wait()
+            logger.info("shutting down", metadata: ["signal": "\(signal)"])
+            await worker.stop()
+        }
+        defer { stopper.cancel() }
+        do {
+            try await serving.value
+        } catch {
+            await context.terminate()
+            throw CommandError("\(error)")
+        }
+        await context.terminate()
+    }
+}

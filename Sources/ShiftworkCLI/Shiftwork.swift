@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// The `shiftwork` command: tilt-shift image batches on one machine or across a ZeroMQ cluster.
+@main
+struct Shiftwork: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shiftwork",
+        abstract: "Tilt-shift image batches, on this machine or across a cluster.",
+        discussion: """
+            Start with `shiftwork run IMAGE... --out DIR`: it needs no set-up. For a cluster, start \
+            `shiftwork coordinator`, any number of `shiftwork worker`, then `shiftwork submit`.
+            Every option can also be set through an environment variable named SHIFTWORK_<OPTION> \
+            (for example SHIFTWORK_COORDINATOR).
+            """,
+        version: "0.1.0",
+        subcommands: [
+            RunCommand.self,
+            CoordinatorCommand.self,
+            WorkerCommand.self,
+            SubmitCommand.self,
+            StatusCommand.self,
+            CancelCommand.self,
+            TiltShiftCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Reads `SHIFTWORK_*` environment variables, the fallback for every command-line option.
+enum Environment {
+    /// The value of `SHIFTWORK_<NAME>`, if set and not empty.
+    static func value(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment["SHIFTWORK_\(name)"], !value.isEmpty else {
+            return nil
+        }
+        return value
+    }
+
+    /// The option's value, else `SHIFTWORK_<NAME>`, else `fallback`.
+    static func resolve(_ option: String?, _ name: String, default fallback: String) -> String {
+        option ?? value(name) ?? fallback
+    }
+
+    /// The option's value, else `SHIFTWORK_<NAME>` parsed as an integer, else `fallback`.
+    static func resolve(_ option: Int?, _ name: String, default fallback: Int) throws -> Int {
+        if let option { return option }
+        guard let text = value(name) else { return fallback }
+        guard let number = Int(text) else {
+            throw CommandError("SHIFTWORK_\(name)=\(text) is not a whole number")
+        }
+        return number
+    }
+}

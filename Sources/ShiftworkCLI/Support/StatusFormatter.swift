@@ -1,0 +1,56 @@
+import Foundation
+import Wire
+
+/// Formats a status reply as a table for people or JSON for scripts.
+enum StatusFormatter {
+    static func text(_ reply: StatusReply, batchRequested: Bool) -> String {
+        var lines: [String] = []
+        if batchRequested, let batch = reply.batches.first {
+            lines.append("batch \(batch.batchID): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
+            for item in batch.items {
+                let error = item.error.isEmpty ? "" : "  \(item.error)"
+                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(item.state.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.source)\(error)")
+            }
+            return lines.joined(separator: "\n")
+        }
+        lines.append("workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   dropped messages: \(reply.droppedMessages)")
+        if !reply.workers.isEmpty {
+            lines.append("WORKER                                   SLOTS  RUNNING  DONE    FAILED  LAST SEEN")
+            for worker in reply.workers {
+                lines.append("\(worker.workerID.padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(worker.lastSeenMsAgo) ms ago")
+            }
+        }
+        if !reply.batches.isEmpty {
+            lines.append("BATCH        ITEMS  SUCCEEDED  FAILED  CANCELLED")
+            for batch in reply.batches {
+                lines.append("\(batch.batchID.padding(toLength: 12, withPad: " ", startingAt: 0)) \(pad(batch.itemCount, 6)) \(pad(batch.succeeded, 10)) \(pad(batch.failed, 7)) \(pad(batch.cancelled, 9))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func pad(_ value: some BinaryInteger, _ width: Int) -> String {
+        String(value).padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+
+    static func json(_ reply: StatusReply) -> String {
+        let object: [String: Any] = [
+            "queued_tasks": reply.queuedTasks, "running_tasks": reply.runningTasks,
+            "completed_tasks": reply.completedTasks, "failed_tasks": reply.failedTasks,
+            "dropped_messages": reply.droppedMessages,
+            "workers": reply.workers.map { worker -> [String: Any] in
+                ["id": worker.workerID, "hostname": worker.hostname, "slots": worker.slots, "running": worker.running,
+                 "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo]
+            },
+            "batches": reply.batches.map { batch -> [String: Any] in
+                ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
+                 "cancelled": batch.cancelled,
+                 "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
+            },
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

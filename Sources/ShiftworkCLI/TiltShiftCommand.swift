@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import Imaging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `shiftwork tiltshift INPUT OUTPUT [options]`: applies the tilt-shift to one image, locally.
+struct TiltShiftCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tiltshift",
+        abstract: "Apply a tilt-shift (miniature) effect to one image.",
+        discussion: """
+            INPUT is a JPEG or PNG file, a file:// URL or an http(s):// URL; its format is recognised by \
+            its content. The output format is --format if given, else OUTPUT's extension (.jpg, .jpeg, \
+            .png), else the input's format. The defaults are Core Image's recipe: sharp at mid-height, \
+            blurred (σ = 10 px) from the top and bottom quarters outwards.
+            """)
+
+    @Argument(help: "The image to read: a path, file:// URL or http(s):// URL.")
+    var input: String
+
+    @Argument(help: "Where to write the result ('-' for standard output).")
+    var output: String
+
+    @Option(help: "Focus line, as a fraction of the height from the top (0…1).")
+    var focus: Double = TiltShiftParameters.coreImage.focusPosition
+
+    @Option(help: "Height kept fully sharp around the focus line, as a fraction of the height (0…1).")
+    var band: Double = TiltShiftParameters.coreImage.sharpBand
+
+    @Option(help: "Height over which the blur fades in, as a fraction of the height (0…1).")
+    var transition: Double = TiltShiftParameters.coreImage.transition
+
+    @Option(help: "Blur radius: the Gaussian's σ in pixels (0, or 0.5…500).")
+    var radius: Double = TiltShiftParameters.coreImage.blurRadius
+
+    @Option(help: "Output format: jpeg or png (default: OUTPUT's extension, else the input's format).")
+    var format: String?
+
+    @Option(help: "JPEG quality, 1…100.")
+    var quality: Int = 90
+
+    @Option(help: "zlib level for PNG output, 0…9 (3 is fast and nearly as small as 6).")
+    var pngLevel: Int = PNGCodec.defaultCompressionLevel
+
+    @Option(help: "Threads for the filter (0: one per core).")
+    var threads: Int = 1
+
+    @Option(help: "Largest accepted image, in megapixels (decompression bombs).")
+    var maxMegapixels: Double = Double(ImageLimits.default.maxPixels) / 1_000_000
+
+    @Option(help: "Largest accepted input, in MiB.")
+    var maxBytes: Double = Double(ImageLimits.default.maxBytes) / 1_048_576
+
+    @Option(name: .customLong("repeat"), help: "Run the whole pipeline this many times and report the fastest (benchmarking).")
+    var repetitions: Int = 1
+
+    @Flag(help: "Print the time spent decoding, filtering and encoding, and megapixels per second, to standard error.")
+    var timing = false
+
+    func validate() throws {
+        if let format, ImageFormat(name: format) == nil {
+            throw ValidationError("--format must be jpeg or png (got '\(format)')")
+        }
+        guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 (one per core) or more") }
+        guard maxMegapixels > 0, maxBytes > 0 else { throw ValidationError("--max-megapixels and --max-bytes must be positive") }
+    }
+
+    func run() async throws {
+        do {
+            try await execute()
+        } catch let error as ImagingError {
+            throw ValidationErrorless(message: "shiftwork tiltshift: \(error.message)")
+        }
+    }
+
+    private func execute() async throws {
+        let parameters = try TiltShiftParameters(focusPosition: focus, sharpBand: band, transition: transition, blurRadius: radius).validated()
+        let limits = ImageLimits(maxPixels: Int(maxMegapixels * 1_000_000), maxBytes: Int(maxBytes * 1_048_576))
+        let fetcher = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes))
+        let fetched: FetchedImage
+        do {
+            fetched = try await fetcher.fetch(input)
+            try await fetcher.shutdown()
+        } catch {
+            try? await fetcher.shutdown()
+            throw error
+        }
+        let outputFormat = format.flatMap(ImageFormat.init(name:)) ?? Self.format(ofPath: output) ?? fetched.format
+        let encoding = try EncodingOptions(format: outputFormat, jpegQuality: quality, pngCompressionLevel: pngLevel).validated()
+        let threadCount = threads == 0 ? Self.coreCount : threads
+
+        var best: (decode: Duration, filter: Duration, encode: Duration)?
+        var result: [UInt8] = []
+        var size = (0, 0)
+        let clock = ContinuousClock()
+        for _ in 0..<repetitions {
+            let t0 = clock.now
+            let image = try ImageCodec.decode(fetched.data, limits: limits).image
+            let t1 = clock.now
+            let filtered = try TiltShiftFilter.apply(to: image, parameters: parameters, threads: threadCount)
+            let t2 = clock.now
+            result = try ImageCodec.encode(filtered, as: encoding.format ?? fetched.format, jpegQuality: encoding.jpegQuality,
+                                           pngCompressionLevel: encoding.pngCompressionLevel)
+            let t3 = clock.now
+            size = (image.width, image.height)
+            let run = (t1 - t0, t2 - t1, t3 - t2)
+            if let current = best {
+                if run.0 + run.1 + run.2 < current.decode + current.filter + current.encode { best = run }
+            } else {
+                best = run
+            }
+        }
+        try Self.write(result, to: output)
+        if timing, let best {
+            let megapixels = Double(size.0 * size.1) / 1_000_000
+            func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+            let total = ms(best.decode) + ms(best.filter) + ms(best.encode)
+            let line = String(
+                format: "%dx%d %.2f MP: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s), threads %d\n",
+                size.0, size.1, megapixels, ms(best.decode), ms(best.filter), megapixels / ms(best.filter) * 1000,
+                ms(best.encode), total, megapixels / total * 1000, threadCount)
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    private static var coreCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    private static func format(ofPath path: String) -> ImageFormat? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        return ImageFormat(name: String(path[path.index(after: dot)...]))
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String) throws {
+        if path == "-" {
+            FileHandle.standardOutput.write(Data(bytes))
+            return
+        }
+        guard let file = fopen(path, "wb") else {
+            throw ImagingError(.processing, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        let closed = fclose(file)
+        guard written == bytes.count, closed == 0 else {
+            throw ImagingError(.processing, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// An error whose message is printed as is (no usage text), with exit code 1.
+private struct ValidationErrorless: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -1,0 +1,138 @@
+// Messages between a client (`shiftwork submit`, `status`, `cancel`, `results`) and the coordinator.
+
+/// One image of a ``SubmitBatch``.
+public struct BatchItem: Sendable, Equatable {
+    /// The URL (http, https, file) or path of the input image.
+    public var source: String
+    /// The file name the client will write; the coordinator echoes it in ``ItemFinished``.
+    public var outputName: String
+
+    /// Creates an item.
+    public init(source: String, outputName: String = "") {
+        self.source = source
+        self.outputName = outputName
+    }
+}
+
+/// Sent by a client to the coordinator to submit a batch of images to tilt-shift. The coordinator
+/// answers with ``BatchAccepted`` (or a ``Refusal``), then one ``ItemFinished`` per item and a
+/// ``BatchFinished``.
+public struct SubmitBatch: Sendable, Equatable {
+    /// The client's correlation id, echoed in ``BatchAccepted``.
+    public var requestID: String
+    /// The images, in order; their indexes identify them in later messages.
+    public var items: [BatchItem]
+    /// The filter's parameters for every item; `nil` when not sent (the coordinator's defaults).
+    public var parameters: WireTiltShiftParameters?
+
+    /// Creates a submission.
+    public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil) {
+        self.requestID = requestID
+        self.items = items
+        self.parameters = parameters
+    }
+}
+
+/// Sent by the coordinator to a client in answer to ``SubmitBatch``: the batch is accepted (and
+/// journaled) under `batchID`.
+public struct BatchAccepted: Sendable, Equatable {
+    /// The client's correlation id, from ``SubmitBatch``.
+    public var requestID: String
+    /// The batch's identity, for `status`, `cancel` and `results`.
+    public var batchID: String
+    /// How many items the batch has.
+    public var itemCount: UInt32
+
+    /// Creates an acceptance.
+    public init(requestID: String, batchID: String, itemCount: UInt32) {
+        self.requestID = requestID
+        self.batchID = batchID
+        self.itemCount = itemCount
+    }
+}
+
+/// Sent by the coordinator to a client for each item of its batch that finishes: the output image,
+/// or why there is none.
+public struct ItemFinished: Sendable, Equatable {
+    /// The batch.
+    public var batchID: String
+    /// The item's index in ``SubmitBatch/items``.
+    public var itemIndex: UInt32
+    /// The item's output name, from ``BatchItem/outputName``.
+    public var outputName: String
+    /// The output or the failure.
+    public var outcome: TaskOutcome
+
+    /// Creates a finished item.
+    public init(batchID: String, itemIndex: UInt32, outputName: String = "", outcome: TaskOutcome) {
+        self.batchID = batchID
+        self.itemIndex = itemIndex
+        self.outputName = outputName
+        self.outcome = outcome
+    }
+}
+
+/// Sent by the coordinator to a client after the last ``ItemFinished`` of its batch.
+public struct BatchFinished: Sendable, Equatable {
+    /// The batch.
+    public var batchID: String
+    /// How many items succeeded.
+    public var succeeded: UInt32
+    /// How many items failed.
+    public var failed: UInt32
+    /// How many items were cancelled.
+    public var cancelled: UInt32
+
+    /// Creates a batch summary.
+    public init(batchID: String, succeeded: UInt32, failed: UInt32 = 0, cancelled: UInt32 = 0) {
+        self.batchID = batchID
+        self.succeeded = succeeded
+        self.failed = failed
+        self.cancelled = cancelled
+    }
+}
+
+/// Sent by a client to the coordinator to ask for the state of the cluster or of one batch; the
+/// coordinator answers with ``StatusReply``.
+public struct StatusRequest: Sendable, Equatable {
+    /// The client's correlation id, echoed in ``StatusReply``.
+    public var requestID: String
+    /// The batch to report on; empty: the whole cluster.
+    public var batchID: String
+
+    /// Creates a status request.
+    public init(requestID: String, batchID: String = "") {
+        self.requestID = requestID
+        self.batchID = batchID
+    }
+}
+
+/// Sent by a client to the coordinator to cancel a batch, or some of its items. Queued tasks are
+/// dropped at once; running ones are stopped with ``CancelTask``.
+public struct CancelBatch: Sendable, Equatable {
+    /// The batch.
+    public var batchID: String
+    /// The items to cancel; empty: every item.
+    public var itemIndexes: [UInt32]
+
+    /// Creates a cancellation.
+    public init(batchID: String, itemIndexes: [UInt32] = []) {
+        self.batchID = batchID
+        self.itemIndexes = itemIndexes
+    }
+}
+
+/// Sent in either direction to refuse a request or a peer (for example a worker or client speaking
+/// another major version, or a batch that exceeds a limit).
+public struct Refusal: Sendable, Equatable {
+    /// The correlation id of the refused request, if it had one.
+    public var requestID: String
+    /// Why, for the user.
+    public var reason: String
+
+    /// Creates a refusal.
+    public init(requestID: String = "", reason: String) {
+        self.requestID = requestID
+        self.reason = reason
+    }
+}

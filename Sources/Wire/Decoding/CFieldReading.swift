@@ -1,0 +1,40 @@
+import CShiftworkProto
+
+// Copying fields out of unpacked protobuf-c structs. Everything is copied into Swift values before
+// the caller frees the unpacked tree; no pointer read here is kept.
+
+/// A Swift copy of a C string field (`nil` reads as empty). Invalid UTF-8 is repaired, not rejected.
+func readString(_ pointer: UnsafePointer<CChar>?) -> String {
+    guard let pointer else { return "" }
+    return String(cString: pointer)
+}
+
+/// A Swift copy of a `bytes` field: the one copy made on decoding.
+func readBytes(_ data: ProtobufCBinaryData) -> [UInt8] {
+    guard data.len > 0, let base = data.data else { return [] }
+    return [UInt8](UnsafeBufferPointer(start: base, count: data.len))
+}
+
+/// The elements of a repeated message field, converted one by one; a null element is malformed.
+func readRepeated<C, T>(
+    _ count: Int,
+    _ elements: UnsafeMutablePointer<UnsafeMutablePointer<C>?>?,
+    field: String,
+    _ convert: (UnsafeMutablePointer<C>) throws(WireError) -> T
+) throws(WireError) -> [T] {
+    guard count > 0 else { return [] }
+    guard let elements else { throw .malformed("\(field): \(count) elements but no storage") }
+    var result: [T] = []
+    result.reserveCapacity(count)
+    for index in 0..<count {
+        guard let element = elements[index] else { throw .malformed("\(field)[\(index)] is null") }
+        result.append(try convert(element))
+    }
+    return result
+}
+
+/// The pointer of a set message field, or a `malformed` error naming it.
+func required<C>(_ pointer: UnsafeMutablePointer<C>?, _ field: String) throws(WireError) -> UnsafeMutablePointer<C> {
+    guard let pointer else { throw .malformed("\(field) is set but null") }
+    return pointer
+}

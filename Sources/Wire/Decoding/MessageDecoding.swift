@@ -1,0 +1,290 @@
+import CShiftworkProto
+
+// Conversions from unpacked protobuf-c structs to the Swift value types. They only read: the caller
+// owns the unpacked tree and frees it afterwards.
+
+extension Message {
+    /// The message in an unpacked envelope whose major version has been checked.
+    init(envelope e: Shiftwork__V1__Envelope) throws(WireError) {
+        switch e.body_case {
+        case SHIFTWORK__V1__ENVELOPE__BODY_WORKER_HELLO:
+            self = .workerHello(WorkerHello(try required(e.worker_hello, "Envelope.worker_hello").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_HEARTBEAT:
+            self = .heartbeat(Heartbeat(try required(e.heartbeat, "Envelope.heartbeat").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULT:
+            self = .taskResult(try TaskResult(try required(e.task_result, "Envelope.task_result").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_WORKER_GOODBYE:
+            self = .workerGoodbye(WorkerGoodbye(try required(e.worker_goodbye, "Envelope.worker_goodbye").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_WELCOME:
+            self = .welcome(Welcome(try required(e.welcome, "Envelope.welcome").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENT:
+            self = .taskAssignment(try TaskAssignment(try required(e.task_assignment, "Envelope.task_assignment").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK:
+            self = .cancelTask(CancelTask(try required(e.cancel_task, "Envelope.cancel_task").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH:
+            self = .submitBatch(try SubmitBatch(try required(e.submit_batch, "Envelope.submit_batch").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST:
+            self = .statusRequest(StatusRequest(try required(e.status_request, "Envelope.status_request").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH:
+            self = .cancelBatch(CancelBatch(try required(e.cancel_batch, "Envelope.cancel_batch").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_BATCH_ACCEPTED:
+            self = .batchAccepted(BatchAccepted(try required(e.batch_accepted, "Envelope.batch_accepted").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED:
+            self = .itemFinished(try ItemFinished(try required(e.item_finished, "Envelope.item_finished").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED:
+            self = .batchFinished(BatchFinished(try required(e.batch_finished, "Envelope.batch_finished").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY:
+            self = .statusReply(try StatusReply(try required(e.status_reply, "Envelope.status_reply").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
+            self = .refusal(Refusal(try required(e.refusal, "Envelope.refusal").pointee))
+        default:
+            // Not set, or a body field of a newer minor version (kept by protobuf-c as unknown).
+            throw .missingBody
+        }
+    }
+}
+
+// MARK: Enumerations
+
+extension TaskKind {
+    init(_ c: Shiftwork__V1__TaskKind, field: String) throws(WireError) {
+        guard let kind = TaskKind(rawValue: c.rawValue) else {
+            throw .invalidField("\(field): unknown task kind \(c.rawValue)")
+        }
+        self = kind
+    }
+}
+
+extension WireImageFormat {
+    init(_ c: Shiftwork__V1__ImageFormat, field: String) throws(WireError) {
+        guard let format = WireImageFormat(rawValue: c.rawValue) else {
+            throw .invalidField("\(field): unknown image format \(c.rawValue)")
+        }
+        self = format
+    }
+}
+
+extension FailureCode {
+    /// Unknown codes (from a newer peer) read as ``FailureCode/unspecified``: the failure itself still counts.
+    init(_ c: Shiftwork__V1__FailureCode) {
+        self = FailureCode(rawValue: c.rawValue) ?? .unspecified
+    }
+}
+
+// MARK: Worker messages
+
+extension WorkerHello {
+    init(_ c: Shiftwork__V1__WorkerHello) {
+        self.init(
+            workerID: readString(c.worker_id), slots: c.slots,
+            version: readString(c.version), hostname: readString(c.hostname))
+    }
+}
+
+extension Welcome {
+    init(_ c: Shiftwork__V1__Welcome) {
+        self.init(heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: readString(c.coordinator_id))
+    }
+}
+
+extension Heartbeat {
+    init(_ c: Shiftwork__V1__Heartbeat) {
+        self.init(workerID: readString(c.worker_id), running: c.running)
+    }
+}
+
+extension WorkerGoodbye {
+    init(_ c: Shiftwork__V1__WorkerGoodbye) {
+        self.init(workerID: readString(c.worker_id))
+    }
+}
+
+// MARK: Task messages
+
+extension WireTiltShiftParameters {
+    init(_ c: Shiftwork__V1__TiltShiftParameters, field: String) throws(WireError) {
+        self.init(
+            focusPosition: c.focus_position, sharpBand: c.sharp_band, transition: c.transition,
+            blurRadius: c.blur_radius,
+            outputFormat: try WireImageFormat(c.output_format, field: "\(field).output_format"),
+            jpegQuality: c.jpeg_quality)
+    }
+}
+
+extension InjectedInput {
+    init(_ c: Shiftwork__V1__InjectedInput) {
+        self.init(fromTaskID: readString(c.from_task_id), data: readBytes(c.data), mediaType: readString(c.media_type))
+    }
+}
+
+extension TaskAssignment {
+    init(_ c: Shiftwork__V1__TaskAssignment) throws(WireError) {
+        self.init(
+            taskID: readString(c.task_id),
+            batchID: readString(c.batch_id),
+            attempt: c.attempt,
+            kind: try TaskKind(c.kind, field: "TaskAssignment.kind"),
+            source: readString(c.source),
+            inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { InjectedInput($0.pointee) },
+            parameters: try c.parameters.map { (p) throws(WireError) in
+                try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
+            })
+    }
+}
+
+extension TaskOutput {
+    init(_ c: Shiftwork__V1__TaskOutput) {
+        self.init(data: readBytes(c.data), mediaType: readString(c.media_type), width: c.width, height: c.height)
+    }
+}
+
+extension TaskFailure {
+    init(_ c: Shiftwork__V1__TaskFailure) {
+        self.init(code: FailureCode(c.code), message: readString(c.message))
+    }
+}
+
+extension TaskOutcome {
+    /// The outcome of a `oneof outcome` whose case number is `output` or `failure`; else `invalidField`.
+    init(
+        isOutput: Bool, isFailure: Bool,
+        output: UnsafeMutablePointer<Shiftwork__V1__TaskOutput>?,
+        failure: UnsafeMutablePointer<Shiftwork__V1__TaskFailure>?,
+        field: String
+    ) throws(WireError) {
+        if isOutput {
+            self = .output(TaskOutput(try required(output, "\(field).output").pointee))
+        } else if isFailure {
+            self = .failure(TaskFailure(try required(failure, "\(field).failure").pointee))
+        } else {
+            throw .invalidField("\(field) is not set")
+        }
+    }
+}
+
+extension TaskResult {
+    init(_ c: Shiftwork__V1__TaskResult) throws(WireError) {
+        self.init(
+            taskID: readString(c.task_id),
+            attempt: c.attempt,
+            outcome: try TaskOutcome(
+                isOutput: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT,
+                isFailure: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_FAILURE,
+                output: c.output, failure: c.failure, field: "TaskResult.outcome"))
+    }
+}
+
+extension CancelTask {
+    init(_ c: Shiftwork__V1__CancelTask) {
+        self.init(taskID: readString(c.task_id), reason: readString(c.reason))
+    }
+}
+
+// MARK: Client messages
+
+extension BatchItem {
+    init(_ c: Shiftwork__V1__BatchItem) {
+        self.init(source: readString(c.source), outputName: readString(c.output_name))
+    }
+}
+
+extension SubmitBatch {
+    init(_ c: Shiftwork__V1__SubmitBatch) throws(WireError) {
+        self.init(
+            requestID: readString(c.request_id),
+            items: try readRepeated(c.n_items, c.items, field: "SubmitBatch.items") { BatchItem($0.pointee) },
+            parameters: try c.parameters.map { (p) throws(WireError) in
+                try WireTiltShiftParameters(p.pointee, field: "SubmitBatch.parameters")
+            })
+    }
+}
+
+extension BatchAccepted {
+    init(_ c: Shiftwork__V1__BatchAccepted) {
+        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id), itemCount: c.item_count)
+    }
+}
+
+extension ItemFinished {
+    init(_ c: Shiftwork__V1__ItemFinished) throws(WireError) {
+        self.init(
+            batchID: readString(c.batch_id),
+            itemIndex: c.item_index,
+            outputName: readString(c.output_name),
+            outcome: try TaskOutcome(
+                isOutput: c.outcome_case == SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_OUTPUT,
+                isFailure: c.outcome_case == SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_FAILURE,
+                output: c.output, failure: c.failure, field: "ItemFinished.outcome"))
+    }
+}
+
+extension BatchFinished {
+    init(_ c: Shiftwork__V1__BatchFinished) {
+        self.init(batchID: readString(c.batch_id), succeeded: c.succeeded, failed: c.failed, cancelled: c.cancelled)
+    }
+}
+
+extension StatusRequest {
+    init(_ c: Shiftwork__V1__StatusRequest) {
+        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id))
+    }
+}
+
+extension CancelBatch {
+    init(_ c: Shiftwork__V1__CancelBatch) {
+        var indexes: [UInt32] = []
+        if c.n_item_indexes > 0, let base = c.item_indexes {
+            indexes = [UInt32](UnsafeBufferPointer(start: base, count: c.n_item_indexes))
+        }
+        self.init(batchID: readString(c.batch_id), itemIndexes: indexes)
+    }
+}
+
+extension Refusal {
+    init(_ c: Shiftwork__V1__Refusal) {
+        self.init(requestID: readString(c.request_id), reason: readString(c.reason))
+    }
+}
+
+// MARK: Status
+
+extension WorkerStatus {
+    init(_ c: Shiftwork__V1__WorkerStatus) {
+        self.init(
+            workerID: readString(c.worker_id), hostname: readString(c.hostname), slots: c.slots,
+            running: c.running, completed: c.completed, failed: c.failed, lastSeenMsAgo: c.last_seen_ms_ago)
+    }
+}
+
+extension ItemStatus {
+    init(_ c: Shiftwork__V1__ItemStatus) {
+        self.init(
+            itemIndex: c.item_index, source: readString(c.source), state: readString(c.state),
+            error: readString(c.error))
+    }
+}
+
+extension BatchStatus {
+    init(_ c: Shiftwork__V1__BatchStatus) throws(WireError) {
+        self.init(
+            batchID: readString(c.batch_id), itemCount: c.item_count, succeeded: c.succeeded,
+            failed: c.failed, cancelled: c.cancelled,
+            items: try readRepeated(c.n_items, c.items, field: "BatchStatus.items") { ItemStatus($0.pointee) })
+    }
+}
+
+extension StatusReply {
+    init(_ c: Shiftwork__V1__StatusReply) throws(WireError) {
+        self.init(
+            requestID: readString(c.request_id),
+            workers: try readRepeated(c.n_workers, c.workers, field: "StatusReply.workers") { WorkerStatus($0.pointee) },
+            queuedTasks: c.queued_tasks,
+            runningTasks: c.running_tasks,
+            completedTasks: c.completed_tasks,
+            failedTasks: c.failed_tasks,
+            batches: try readRepeated(c.n_batches, c.batches, field: "StatusReply.batches") {
+                (b) throws(WireError) in try BatchStatus(b.pointee)
+            },
+            droppedMessages: c.dropped_messages)
+    }
+}

@@ -1,0 +1,388 @@
+import CShiftworkProto
+
+/// Builds the protobuf-c struct tree of an `Envelope` from a ``Message``.
+///
+/// Every struct, string and small array lives in the ``EncodingArena``; `bytes` fields point into the
+/// ``PinnedPayloads`` (the Swift arrays' own storage). The tree is valid only inside the scopes that
+/// own those two, which is where ``WireCodec`` packs it.
+struct CMessageBuilder: ~Copyable {
+    private var arena: EncodingArena
+    private let pinned: PinnedPayloads
+    private var nextPinned = 0
+
+    /// Runs `body` with the envelope of `message`, built in scoped memory that is freed afterwards.
+    static func withEnvelope<R>(
+        of message: Message,
+        _ body: (UnsafePointer<Shiftwork__V1__Envelope>) -> R
+    ) -> R {
+        PinnedPayloads.with(message) { pinned in
+            var builder = CMessageBuilder(pinned: pinned)
+            let envelope = builder.envelope(message)
+            let result = body(envelope)
+            builder.end()
+            return result
+        }
+    }
+
+    private init(pinned: PinnedPayloads) {
+        self.arena = EncodingArena()
+        self.pinned = pinned
+    }
+
+    /// Ends the builder, and with it the arena: everything the C tree used is freed here, after packing.
+    private consuming func end() {}
+
+    // MARK: Envelope
+
+    private mutating func envelope(_ message: Message) -> UnsafeMutablePointer<Shiftwork__V1__Envelope> {
+        let envelope = arena.make(Shiftwork__V1__Envelope.self)
+        shiftwork__v1__envelope__init(envelope)
+        envelope.pointee.major = WireProtocol.major
+        envelope.pointee.minor = WireProtocol.minor
+        switch message {
+        case .workerHello(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_WORKER_HELLO
+            envelope.pointee.worker_hello = workerHello(m)
+        case .heartbeat(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_HEARTBEAT
+            envelope.pointee.heartbeat = heartbeat(m)
+        case .taskResult(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULT
+            envelope.pointee.task_result = taskResult(m)
+        case .workerGoodbye(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_WORKER_GOODBYE
+            envelope.pointee.worker_goodbye = workerGoodbye(m)
+        case .welcome(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_WELCOME
+            envelope.pointee.welcome = welcome(m)
+        case .taskAssignment(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENT
+            envelope.pointee.task_assignment = taskAssignment(m)
+        case .cancelTask(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK
+            envelope.pointee.cancel_task = cancelTask(m)
+        case .submitBatch(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH
+            envelope.pointee.submit_batch = submitBatch(m)
+        case .statusRequest(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST
+            envelope.pointee.status_request = statusRequest(m)
+        case .cancelBatch(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH
+            envelope.pointee.cancel_batch = cancelBatch(m)
+        case .batchAccepted(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_BATCH_ACCEPTED
+            envelope.pointee.batch_accepted = batchAccepted(m)
+        case .itemFinished(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED
+            envelope.pointee.item_finished = itemFinished(m)
+        case .batchFinished(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED
+            envelope.pointee.batch_finished = batchFinished(m)
+        case .statusReply(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY
+            envelope.pointee.status_reply = statusReply(m)
+        case .refusal(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
+            envelope.pointee.refusal = refusal(m)
+        }
+        return envelope
+    }
+
+    // MARK: Fields
+
+    private mutating func string(_ value: String) -> UnsafeMutablePointer<CChar> {
+        arena.cString(value)
+    }
+
+    /// A `bytes` field: the next pinned payload when it is this one, else a copy in the arena.
+    private mutating func bytes(_ value: [UInt8]) -> ProtobufCBinaryData {
+        if nextPinned < pinned.buffers.count {
+            let buffer = pinned.buffers[nextPinned]
+            nextPinned += 1
+            assert(buffer.count == value.count, "payload visited out of order")
+            if buffer.count == value.count {
+                return ProtobufCBinaryData(len: buffer.count, data: UnsafeMutablePointer(mutating: buffer.baseAddress))
+            }
+        }
+        return ProtobufCBinaryData(len: value.count, data: arena.copy(value))
+    }
+
+    /// An array of `count` pointers for a repeated message field.
+    private mutating func pointers<T>(to type: T.Type, count: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<T>?>? {
+        count == 0 ? nil : arena.array(of: UnsafeMutablePointer<T>?.self, count: count)
+    }
+
+    // MARK: Worker messages
+
+    private mutating func workerHello(_ m: WorkerHello) -> UnsafeMutablePointer<Shiftwork__V1__WorkerHello> {
+        let c = arena.make(Shiftwork__V1__WorkerHello.self)
+        shiftwork__v1__worker_hello__init(c)
+        c.pointee.worker_id = string(m.workerID)
+        c.pointee.slots = m.slots
+        c.pointee.version = string(m.version)
+        c.pointee.hostname = string(m.hostname)
+        return c
+    }
+
+    private mutating func welcome(_ m: Welcome) -> UnsafeMutablePointer<Shiftwork__V1__Welcome> {
+        let c = arena.make(Shiftwork__V1__Welcome.self)
+        shiftwork__v1__welcome__init(c)
+        c.pointee.heartbeat_interval_ms = m.heartbeatIntervalMs
+        c.pointee.coordinator_id = string(m.coordinatorID)
+        return c
+    }
+
+    private mutating func heartbeat(_ m: Heartbeat) -> UnsafeMutablePointer<Shiftwork__V1__Heartbeat> {
+        let c = arena.make(Shiftwork__V1__Heartbeat.self)
+        shiftwork__v1__heartbeat__init(c)
+        c.pointee.worker_id = string(m.workerID)
+        c.pointee.running = m.running
+        return c
+    }
+
+    private mutating func workerGoodbye(_ m: WorkerGoodbye) -> UnsafeMutablePointer<Shiftwork__V1__WorkerGoodbye> {
+        let c = arena.make(Shiftwork__V1__WorkerGoodbye.self)
+        shiftwork__v1__worker_goodbye__init(c)
+        c.pointee.worker_id = string(m.workerID)
+        return c
+    }
+
+    // MARK: Task messages
+
+    private mutating func parameters(_ m: WireTiltShiftParameters) -> UnsafeMutablePointer<Shiftwork__V1__TiltShiftParameters> {
+        let c = arena.make(Shiftwork__V1__TiltShiftParameters.self)
+        shiftwork__v1__tilt_shift_parameters__init(c)
+        c.pointee.focus_position = m.focusPosition
+        c.pointee.sharp_band = m.sharpBand
+        c.pointee.transition = m.transition
+        c.pointee.blur_radius = m.blurRadius
+        c.pointee.output_format = Shiftwork__V1__ImageFormat(rawValue: m.outputFormat.rawValue)
+        c.pointee.jpeg_quality = m.jpegQuality
+        return c
+    }
+
+    private mutating func injectedInput(_ m: InjectedInput) -> UnsafeMutablePointer<Shiftwork__V1__InjectedInput> {
+        let c = arena.make(Shiftwork__V1__InjectedInput.self)
+        shiftwork__v1__injected_input__init(c)
+        c.pointee.from_task_id = string(m.fromTaskID)
+        c.pointee.data = bytes(m.data)
+        c.pointee.media_type = string(m.mediaType)
+        return c
+    }
+
+    private mutating func taskAssignment(_ m: TaskAssignment) -> UnsafeMutablePointer<Shiftwork__V1__TaskAssignment> {
+        let c = arena.make(Shiftwork__V1__TaskAssignment.self)
+        shiftwork__v1__task_assignment__init(c)
+        c.pointee.task_id = string(m.taskID)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.attempt = m.attempt
+        c.pointee.kind = Shiftwork__V1__TaskKind(rawValue: m.kind.rawValue)
+        c.pointee.source = string(m.source)
+        let inputs = pointers(to: Shiftwork__V1__InjectedInput.self, count: m.inputs.count)
+        for (index, input) in m.inputs.enumerated() {
+            inputs?[index] = injectedInput(input)
+        }
+        c.pointee.n_inputs = m.inputs.count
+        c.pointee.inputs = inputs
+        if let parameters = m.parameters {
+            c.pointee.parameters = self.parameters(parameters)
+        }
+        return c
+    }
+
+    private mutating func taskOutput(_ m: TaskOutput) -> UnsafeMutablePointer<Shiftwork__V1__TaskOutput> {
+        let c = arena.make(Shiftwork__V1__TaskOutput.self)
+        shiftwork__v1__task_output__init(c)
+        c.pointee.data = bytes(m.data)
+        c.pointee.media_type = string(m.mediaType)
+        c.pointee.width = m.width
+        c.pointee.height = m.height
+        return c
+    }
+
+    private mutating func taskFailure(_ m: TaskFailure) -> UnsafeMutablePointer<Shiftwork__V1__TaskFailure> {
+        let c = arena.make(Shiftwork__V1__TaskFailure.self)
+        shiftwork__v1__task_failure__init(c)
+        c.pointee.code = Shiftwork__V1__FailureCode(rawValue: m.code.rawValue)
+        c.pointee.message = string(m.message)
+        return c
+    }
+
+    private mutating func taskResult(_ m: TaskResult) -> UnsafeMutablePointer<Shiftwork__V1__TaskResult> {
+        let c = arena.make(Shiftwork__V1__TaskResult.self)
+        shiftwork__v1__task_result__init(c)
+        c.pointee.task_id = string(m.taskID)
+        c.pointee.attempt = m.attempt
+        switch m.outcome {
+        case .output(let output):
+            c.pointee.outcome_case = SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT
+            c.pointee.output = taskOutput(output)
+        case .failure(let failure):
+            c.pointee.outcome_case = SHIFTWORK__V1__TASK_RESULT__OUTCOME_FAILURE
+            c.pointee.failure = taskFailure(failure)
+        }
+        return c
+    }
+
+    private mutating func cancelTask(_ m: CancelTask) -> UnsafeMutablePointer<Shiftwork__V1__CancelTask> {
+        let c = arena.make(Shiftwork__V1__CancelTask.self)
+        shiftwork__v1__cancel_task__init(c)
+        c.pointee.task_id = string(m.taskID)
+        c.pointee.reason = string(m.reason)
+        return c
+    }
+
+    // MARK: Client messages
+
+    private mutating func batchItem(_ m: BatchItem) -> UnsafeMutablePointer<Shiftwork__V1__BatchItem> {
+        let c = arena.make(Shiftwork__V1__BatchItem.self)
+        shiftwork__v1__batch_item__init(c)
+        c.pointee.source = string(m.source)
+        c.pointee.output_name = string(m.outputName)
+        return c
+    }
+
+    private mutating func submitBatch(_ m: SubmitBatch) -> UnsafeMutablePointer<Shiftwork__V1__SubmitBatch> {
+        let c = arena.make(Shiftwork__V1__SubmitBatch.self)
+        shiftwork__v1__submit_batch__init(c)
+        c.pointee.request_id = string(m.requestID)
+        let items = pointers(to: Shiftwork__V1__BatchItem.self, count: m.items.count)
+        for (index, item) in m.items.enumerated() {
+            items?[index] = batchItem(item)
+        }
+        c.pointee.n_items = m.items.count
+        c.pointee.items = items
+        if let parameters = m.parameters {
+            c.pointee.parameters = self.parameters(parameters)
+        }
+        return c
+    }
+
+    private mutating func batchAccepted(_ m: BatchAccepted) -> UnsafeMutablePointer<Shiftwork__V1__BatchAccepted> {
+        let c = arena.make(Shiftwork__V1__BatchAccepted.self)
+        shiftwork__v1__batch_accepted__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.item_count = m.itemCount
+        return c
+    }
+
+    private mutating func itemFinished(_ m: ItemFinished) -> UnsafeMutablePointer<Shiftwork__V1__ItemFinished> {
+        let c = arena.make(Shiftwork__V1__ItemFinished.self)
+        shiftwork__v1__item_finished__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.item_index = m.itemIndex
+        c.pointee.output_name = string(m.outputName)
+        switch m.outcome {
+        case .output(let output):
+            c.pointee.outcome_case = SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_OUTPUT
+            c.pointee.output = taskOutput(output)
+        case .failure(let failure):
+            c.pointee.outcome_case = SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_FAILURE
+            c.pointee.failure = taskFailure(failure)
+        }
+        return c
+    }
+
+    private mutating func batchFinished(_ m: BatchFinished) -> UnsafeMutablePointer<Shiftwork__V1__BatchFinished> {
+        let c = arena.make(Shiftwork__V1__BatchFinished.self)
+        shiftwork__v1__batch_finished__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.succeeded = m.succeeded
+        c.pointee.failed = m.failed
+        c.pointee.cancelled = m.cancelled
+        return c
+    }
+
+    private mutating func statusRequest(_ m: StatusRequest) -> UnsafeMutablePointer<Shiftwork__V1__StatusRequest> {
+        let c = arena.make(Shiftwork__V1__StatusRequest.self)
+        shiftwork__v1__status_request__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        return c
+    }
+
+    private mutating func cancelBatch(_ m: CancelBatch) -> UnsafeMutablePointer<Shiftwork__V1__CancelBatch> {
+        let c = arena.make(Shiftwork__V1__CancelBatch.self)
+        shiftwork__v1__cancel_batch__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.n_item_indexes = m.itemIndexes.count
+        c.pointee.item_indexes = arena.copy(m.itemIndexes)
+        return c
+    }
+
+    private mutating func refusal(_ m: Refusal) -> UnsafeMutablePointer<Shiftwork__V1__Refusal> {
+        let c = arena.make(Shiftwork__V1__Refusal.self)
+        shiftwork__v1__refusal__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.reason = string(m.reason)
+        return c
+    }
+
+    // MARK: Status
+
+    private mutating func workerStatus(_ m: WorkerStatus) -> UnsafeMutablePointer<Shiftwork__V1__WorkerStatus> {
+        let c = arena.make(Shiftwork__V1__WorkerStatus.self)
+        shiftwork__v1__worker_status__init(c)
+        c.pointee.worker_id = string(m.workerID)
+        c.pointee.hostname = string(m.hostname)
+        c.pointee.slots = m.slots
+        c.pointee.running = m.running
+        c.pointee.completed = m.completed
+        c.pointee.failed = m.failed
+        c.pointee.last_seen_ms_ago = m.lastSeenMsAgo
+        return c
+    }
+
+    private mutating func itemStatus(_ m: ItemStatus) -> UnsafeMutablePointer<Shiftwork__V1__ItemStatus> {
+        let c = arena.make(Shiftwork__V1__ItemStatus.self)
+        shiftwork__v1__item_status__init(c)
+        c.pointee.item_index = m.itemIndex
+        c.pointee.source = string(m.source)
+        c.pointee.state = string(m.state)
+        c.pointee.error = string(m.error)
+        return c
+    }
+
+    private mutating func batchStatus(_ m: BatchStatus) -> UnsafeMutablePointer<Shiftwork__V1__BatchStatus> {
+        let c = arena.make(Shiftwork__V1__BatchStatus.self)
+        shiftwork__v1__batch_status__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.item_count = m.itemCount
+        c.pointee.succeeded = m.succeeded
+        c.pointee.failed = m.failed
+        c.pointee.cancelled = m.cancelled
+        let items = pointers(to: Shiftwork__V1__ItemStatus.self, count: m.items.count)
+        for (index, item) in m.items.enumerated() {
+            items?[index] = itemStatus(item)
+        }
+        c.pointee.n_items = m.items.count
+        c.pointee.items = items
+        return c
+    }
+
+    private mutating func statusReply(_ m: StatusReply) -> UnsafeMutablePointer<Shiftwork__V1__StatusReply> {
+        let c = arena.make(Shiftwork__V1__StatusReply.self)
+        shiftwork__v1__status_reply__init(c)
+        c.pointee.request_id = string(m.requestID)
+        let workers = pointers(to: Shiftwork__V1__WorkerStatus.self, count: m.workers.count)
+        for (index, worker) in m.workers.enumerated() {
+            workers?[index] = workerStatus(worker)
+        }
+        c.pointee.n_workers = m.workers.count
+        c.pointee.workers = workers
+        c.pointee.queued_tasks = m.queuedTasks
+        c.pointee.running_tasks = m.runningTasks
+        c.pointee.completed_tasks = m.completedTasks
+        c.pointee.failed_tasks = m.failedTasks
+        let batches = pointers(to: Shiftwork__V1__BatchStatus.self, count: m.batches.count)
+        for (index, batch) in m.batches.enumerated() {
+            batches?[index] = batchStatus(batch)
+        }
+        c.pointee.n_batches = m.batches.count
+        c.pointee.batches = batches
+        c.pointee.dropped_messages = m.droppedMessages
+        return c
+    }
+}

@@ -1,0 +1,21 @@
+/// Why a task failed, carried by ``TaskFailure``.
+///
+/// A numeric value that this version does not know (sent by a newer peer) decodes as ``unspecified``.
+public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
+    /// No particular reason given, or a reason this version does not know.
+    case unspecified = 0
+    /// The source could not be fetched.
+    case download = 1
+    /// The bytes are not an image that can be read.
+    case decode = 2
+    /// Filtering or encoding failed.
+    case processing = 3
+    /// The task was cancelled.
+    case cancelled = 4
+    /// A dependency failed or was cancelled.
+    case dependency = 5
+    /// A size limit was exceeded.
+    case limit = 6
+    /// An internal error.
+    case `internal` = 7
+}

@@ -1,0 +1,35 @@
+/// Every message of the Shiftwork wire protocol: one case per body of the proto's `Envelope`.
+///
+/// Encode and decode with ``WireCodec``; the envelope's version numbers are handled there.
+public enum Message: Sendable, Equatable {
+    /// Worker → coordinator, on connecting.
+    case workerHello(WorkerHello)
+    /// Worker → coordinator, periodically.
+    case heartbeat(Heartbeat)
+    /// Worker → coordinator, when a task finishes.
+    case taskResult(TaskResult)
+    /// Worker → coordinator, on an orderly shutdown.
+    case workerGoodbye(WorkerGoodbye)
+    /// Coordinator → worker, in answer to a hello.
+    case welcome(Welcome)
+    /// Coordinator → worker, when the worker has a free slot.
+    case taskAssignment(TaskAssignment)
+    /// Coordinator → worker, to stop a running task.
+    case cancelTask(CancelTask)
+    /// Client → coordinator, to submit a batch.
+    case submitBatch(SubmitBatch)
+    /// Client → coordinator, to ask for status.
+    case statusRequest(StatusRequest)
+    /// Client → coordinator, to cancel a batch or some of its items.
+    case cancelBatch(CancelBatch)
+    /// Coordinator → client, in answer to a submission.
+    case batchAccepted(BatchAccepted)
+    /// Coordinator → client, for each finished item.
+    case itemFinished(ItemFinished)
+    /// Coordinator → client, after the last item of a batch.
+    case batchFinished(BatchFinished)
+    /// Coordinator → client, in answer to a status request.
+    case statusReply(StatusReply)
+    /// Either direction: a request or a peer is refused.
+    case refusal(Refusal)
+}

@@ -1,0 +1,133 @@
+// The coordinator's answer to a StatusRequest and its parts.
+
+/// The state of one worker, in a ``StatusReply``.
+public struct WorkerStatus: Sendable, Equatable {
+    /// The worker's identity.
+    public var workerID: String
+    /// The worker's host name.
+    public var hostname: String
+    /// How many tasks it can run at once.
+    public var slots: UInt32
+    /// How many tasks it is running now.
+    public var running: UInt32
+    /// How many tasks it has completed successfully.
+    public var completed: UInt64
+    /// How many tasks it has failed.
+    public var failed: UInt64
+    /// How long ago the coordinator last heard from it, in milliseconds.
+    public var lastSeenMsAgo: UInt64
+
+    /// Creates a worker status.
+    public init(
+        workerID: String,
+        hostname: String = "",
+        slots: UInt32,
+        running: UInt32 = 0,
+        completed: UInt64 = 0,
+        failed: UInt64 = 0,
+        lastSeenMsAgo: UInt64 = 0
+    ) {
+        self.workerID = workerID
+        self.hostname = hostname
+        self.slots = slots
+        self.running = running
+        self.completed = completed
+        self.failed = failed
+        self.lastSeenMsAgo = lastSeenMsAgo
+    }
+}
+
+/// The state of one item of a batch, in a ``BatchStatus``.
+public struct ItemStatus: Sendable, Equatable {
+    /// The item's index in its batch.
+    public var itemIndex: UInt32
+    /// The item's source URL or path.
+    public var source: String
+    /// One of `queued`, `running`, `succeeded`, `failed`, `cancelled`.
+    public var state: String
+    /// Why it failed; empty otherwise.
+    public var error: String
+
+    /// Creates an item status.
+    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "") {
+        self.itemIndex = itemIndex
+        self.source = source
+        self.state = state
+        self.error = error
+    }
+}
+
+/// The state of one batch, in a ``StatusReply``.
+public struct BatchStatus: Sendable, Equatable {
+    /// The batch.
+    public var batchID: String
+    /// How many items it has.
+    public var itemCount: UInt32
+    /// How many items succeeded so far.
+    public var succeeded: UInt32
+    /// How many items failed so far.
+    public var failed: UInt32
+    /// How many items were cancelled so far.
+    public var cancelled: UInt32
+    /// Per-item states (sent when one batch was asked for).
+    public var items: [ItemStatus]
+
+    /// Creates a batch status.
+    public init(
+        batchID: String,
+        itemCount: UInt32,
+        succeeded: UInt32 = 0,
+        failed: UInt32 = 0,
+        cancelled: UInt32 = 0,
+        items: [ItemStatus] = []
+    ) {
+        self.batchID = batchID
+        self.itemCount = itemCount
+        self.succeeded = succeeded
+        self.failed = failed
+        self.cancelled = cancelled
+        self.items = items
+    }
+}
+
+/// Sent by the coordinator to a client in answer to ``StatusRequest``: the cluster (workers, load,
+/// throughput counters) and the batches asked for.
+public struct StatusReply: Sendable, Equatable {
+    /// The client's correlation id, from ``StatusRequest``.
+    public var requestID: String
+    /// Every connected worker.
+    public var workers: [WorkerStatus]
+    /// Tasks waiting for a free slot.
+    public var queuedTasks: UInt32
+    /// Tasks running on workers.
+    public var runningTasks: UInt32
+    /// Tasks completed successfully since the coordinator started.
+    public var completedTasks: UInt64
+    /// Tasks failed since the coordinator started.
+    public var failedTasks: UInt64
+    /// The batch asked for, or every known batch.
+    public var batches: [BatchStatus]
+    /// Messages the coordinator dropped (malformed, oversized, from unknown peers).
+    public var droppedMessages: UInt64
+
+    /// Creates a status reply.
+    public init(
+        requestID: String,
+        workers: [WorkerStatus] = [],
+        queuedTasks: UInt32 = 0,
+        runningTasks: UInt32 = 0,
+        completedTasks: UInt64 = 0,
+        failedTasks: UInt64 = 0,
+        batches: [BatchStatus] = [],
+        droppedMessages: UInt64 = 0
+    ) {
+        self.requestID = requestID
+        self.workers = workers
+        self.queuedTasks = queuedTasks
+        self.runningTasks = runningTasks
+        self.completedTasks = completedTasks
+        self.failedTasks = failedTasks
+        self.batches = batches
+        self.droppedMessages = droppedMessages
+    }
+}

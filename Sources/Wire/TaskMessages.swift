@@ -1,0 +1,131 @@
+// Messages between the coordinator and a worker about tasks.
+
+/// A dependency's result injected into its dependent task (sent inside a ``TaskAssignment``).
+public struct InjectedInput: Sendable, Equatable {
+    /// The task that produced the data.
+    public var fromTaskID: String
+    /// The produced bytes (for a download, the image file); may be several megabytes.
+    public var data: [UInt8]
+    /// The media type of `data`, for example `image/jpeg`; empty if unknown.
+    public var mediaType: String
+
+    /// Creates an injected input.
+    public init(fromTaskID: String, data: [UInt8], mediaType: String = "") {
+        self.fromTaskID = fromTaskID
+        self.data = data
+        self.mediaType = mediaType
+    }
+}
+
+/// Sent by the coordinator to a worker that has a free slot: run this task and answer with a
+/// ``TaskResult`` that echoes `taskID` and `attempt`.
+public struct TaskAssignment: Sendable, Equatable {
+    /// The task's identity.
+    public var taskID: String
+    /// The batch the task belongs to.
+    public var batchID: String
+    /// The attempt number: a result must echo it; results of older attempts are ignored.
+    public var attempt: UInt32
+    /// What to do.
+    public var kind: TaskKind
+    /// For a download: the URL or path to fetch.
+    public var source: String
+    /// The results of the task's dependencies, injected (for a tilt-shift: the downloaded image).
+    public var inputs: [InjectedInput]
+    /// For a tilt-shift: the filter's parameters; `nil` when not sent.
+    public var parameters: WireTiltShiftParameters?
+
+    /// Creates an assignment.
+    public init(
+        taskID: String,
+        batchID: String,
+        attempt: UInt32,
+        kind: TaskKind,
+        source: String = "",
+        inputs: [InjectedInput] = [],
+        parameters: WireTiltShiftParameters? = nil
+    ) {
+        self.taskID = taskID
+        self.batchID = batchID
+        self.attempt = attempt
+        self.kind = kind
+        self.source = source
+        self.inputs = inputs
+        self.parameters = parameters
+    }
+}
+
+/// What a successful task produced.
+public struct TaskOutput: Sendable, Equatable {
+    /// The produced bytes (an image file); may be several megabytes.
+    public var data: [UInt8]
+    /// The media type of `data`, for example `image/png`; empty if unknown.
+    public var mediaType: String
+    /// The image width in pixels, 0 if unknown (a download does not decode).
+    public var width: UInt32
+    /// The image height in pixels, 0 if unknown.
+    public var height: UInt32
+
+    /// Creates an output.
+    public init(data: [UInt8], mediaType: String = "", width: UInt32 = 0, height: UInt32 = 0) {
+        self.data = data
+        self.mediaType = mediaType
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Why a task failed.
+public struct TaskFailure: Sendable, Equatable {
+    /// The kind of failure.
+    public var code: FailureCode
+    /// A human-readable explanation.
+    public var message: String
+
+    /// Creates a failure.
+    public init(code: FailureCode, message: String = "") {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// How a task ended: exactly one of an output and a failure (the proto's `oneof outcome`).
+public enum TaskOutcome: Sendable, Equatable {
+    /// The task succeeded and produced this output.
+    case output(TaskOutput)
+    /// The task failed (or was cancelled: ``FailureCode/cancelled``).
+    case failure(TaskFailure)
+}
+
+/// Sent by a worker to the coordinator when a task it was assigned finishes, successfully or not.
+public struct TaskResult: Sendable, Equatable {
+    /// The task's identity, echoed from its ``TaskAssignment``.
+    public var taskID: String
+    /// The attempt number, echoed from its ``TaskAssignment``.
+    public var attempt: UInt32
+    /// The output or the failure.
+    public var outcome: TaskOutcome
+
+    /// Creates a result.
+    public init(taskID: String, attempt: UInt32, outcome: TaskOutcome) {
+        self.taskID = taskID
+        self.attempt = attempt
+        self.outcome = outcome
+    }
+}
+
+/// Sent by the coordinator to the worker running a task that must stop (its batch or item was
+/// cancelled, or a dependency failed). The worker answers with a ``TaskResult`` whose failure code is
+/// ``FailureCode/cancelled``, unless the task has already finished.
+public struct CancelTask: Sendable, Equatable {
+    /// The task to cancel.
+    public var taskID: String
+    /// Why, for logs.
+    public var reason: String
+
+    /// Creates a cancellation.
+    public init(taskID: String, reason: String = "") {
+        self.taskID = taskID
+        self.reason = reason
+    }
+}

@@ -1,0 +1,64 @@
+// Messages between a worker and the coordinator about the worker itself (not its tasks).
+
+/// Sent by a worker to the coordinator right after it connects: who it is and how many tasks it can
+/// run at once (its credit). The coordinator answers with ``Welcome`` or a ``Refusal``.
+public struct WorkerHello: Sendable, Equatable {
+    /// Stable for the life of the worker process.
+    public var workerID: String
+    /// How many tasks the worker runs at once: its credit.
+    public var slots: UInt32
+    /// The worker's software version, for status.
+    public var version: String
+    /// The worker's host name, for status.
+    public var hostname: String
+
+    /// Creates a hello.
+    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "") {
+        self.workerID = workerID
+        self.slots = slots
+        self.version = version
+        self.hostname = hostname
+    }
+}
+
+/// Sent by the coordinator to a worker in answer to its ``WorkerHello``: the worker is registered and
+/// must send a ``Heartbeat`` at the given interval.
+public struct Welcome: Sendable, Equatable {
+    /// How often the worker must send a ``Heartbeat``, in milliseconds.
+    public var heartbeatIntervalMs: UInt32
+    /// The coordinator's identity, for logs and status.
+    public var coordinatorID: String
+
+    /// Creates a welcome.
+    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "") {
+        self.heartbeatIntervalMs = heartbeatIntervalMs
+        self.coordinatorID = coordinatorID
+    }
+}
+
+/// Sent periodically by a worker to the coordinator to show that it is alive; a worker that misses
+/// heartbeats is declared dead and its tasks are queued again.
+public struct Heartbeat: Sendable, Equatable {
+    /// The worker's identity, as in its ``WorkerHello``.
+    public var workerID: String
+    /// How many tasks the worker is running now.
+    public var running: UInt32
+
+    /// Creates a heartbeat.
+    public init(workerID: String, running: UInt32 = 0) {
+        self.workerID = workerID
+        self.running = running
+    }
+}
+
+/// Sent by a worker to the coordinator when it shuts down in an orderly way, so that its tasks are
+/// queued again at once rather than after missed heartbeats.
+public struct WorkerGoodbye: Sendable, Equatable {
+    /// The worker's identity, as in its ``WorkerHello``.
+    public var workerID: String
+
+    /// Creates a goodbye.
+    public init(workerID: String) {
+        self.workerID = workerID
+    }
+}

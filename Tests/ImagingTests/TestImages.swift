@@ -1,0 +1,154 @@
+import Foundation
+import XCTest
+@testable import Imaging
+
+/// Helpers shared by the Imaging tests: generated images, fixtures, measures of sharpness and error.
+enum TestImages {
+    /// A smooth, deterministic test pattern (gradients and low-frequency waves) with `channels` channels.
+    static func pattern(width: Int, height: Int, channels: Int, seed: Int = 0) -> ImageBuffer {
+        var image = ImageBuffer(width: width, height: height, channels: channels)
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<channels {
+                    let fx = Double(x) / Double(max(1, width - 1)), fy = Double(y) / Double(max(1, height - 1))
+                    var v = 40 + 150 * (0.5 * fx + 0.3 * fy) + 30 * sin(Double(x + 3 * c + seed) / 9) * cos(Double(y - c) / 13)
+                    if c == 3 { v = 255 - 120 * fx }  // alpha: a gradient
+                    image[x, y, c] = UInt8(max(0, min(255, v.rounded())))
+                }
+            }
+        }
+        return image
+    }
+
+    /// Pseudo-random noise (a fixed linear congruential sequence): the worst case for lossless codecs.
+    static func noise(width: Int, height: Int, channels: Int, seed: UInt64 = 1) -> ImageBuffer {
+        var state = seed &* 6364136223846793005 &+ 1442695040888963407
+        var image = ImageBuffer(width: width, height: height, channels: channels)
+        for i in 0..<image.pixels.count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            image.pixels[i] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        return image
+    }
+
+    static var fixturesURL: URL {
+        get throws {
+            guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+                throw XCTSkip("Fixtures folder missing from the test bundle")
+            }
+            return url
+        }
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let url = try fixturesURL.appendingPathComponent(name)
+        return [UInt8](try Data(contentsOf: url))
+    }
+
+    static func fixturePath(_ name: String) throws -> String {
+        try fixturesURL.appendingPathComponent(name).path
+    }
+
+    /// Sum of squared differences between horizontally adjacent samples in rows `rows`: high-frequency energy.
+    static func horizontalEnergy(_ image: ImageBuffer, rows: Range<Int>) -> Double {
+        var total = 0.0
+        let c = image.channels
+        image.pixels.withUnsafeBufferPointer { p in
+            for y in rows {
+                let base = y * image.width * c
+                for i in 0..<(image.width - 1) * c {
+                    let d = Double(p[base + i + c]) - Double(p[base + i])
+                    total += d * d
+                }
+            }
+        }
+        return total
+    }
+
+    /// Peak signal-to-noise ratio in dB between two images of the same geometry (∞ when equal).
+    static func psnr(_ a: ImageBuffer, _ b: ImageBuffer) -> Double {
+        precondition(a.pixels.count == b.pixels.count)
+        var sum = 0.0
+        for i in 0..<a.pixels.count {
+            let d = Double(a.pixels[i]) - Double(b.pixels[i])
+            sum += d * d
+        }
+        if sum == 0 { return .infinity }
+        let mse = sum / Double(a.pixels.count)
+        return 10 * log10(255 * 255 / mse)
+    }
+
+    static func maxDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Int {
+        zip(a.pixels, b.pixels).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+    }
+
+    static func meanDifference(_ a: ImageBuffer, _ b: ImageBuffer) -> Double {
+        Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
+    }
+
+    /// The exact Gaussian (sampled kernel out to 5σ, normalised, edges repeated), separable, in Double, then
+    /// blended by the row weights exactly as the filter does: the reference the recursive filter is held to.
+    static func exactTiltShift(_ image: ImageBuffer, sigma: Double, weights: [Float]) -> ImageBuffer {
+        let w = image.width, h = image.height, c = image.channels
+        let radius = Int((5 * sigma).rounded(.up))
+        var kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        let total = kernel.reduce(0, +)
+        kernel = kernel.map { $0 / total }
+        var source = [Double](repeating: 0, count: w * h * c)
+        for i in 0..<source.count { source[i] = Double(image.pixels[i]) }
+        if c == 4 {  // premultiplied
+            for i in 0..<(w * h) {
+                let a = source[4 * i + 3] / 255
+                for k in 0..<3 { source[4 * i + k] *= a }
+            }
+        }
+        var horizontal = [Double](repeating: 0, count: source.count)
+        var vertical = [Double](repeating: 0, count: source.count)
+        kernel.withUnsafeBufferPointer { kp in
+            source.withUnsafeBufferPointer { s in
+                horizontal.withUnsafeMutableBufferPointer { out in
+                    for y in 0..<h {
+                        for x in 0..<w {
+                            for ch in 0..<c {
+                                var acc = 0.0
+                                for k in -radius...radius {
+                                    let xx = min(w - 1, max(0, x + k))
+                                    acc += kp[k + radius] * s[(y * w + xx) * c + ch]
+                                }
+                                out[(y * w + x) * c + ch] = acc
+                            }
+                        }
+                    }
+                }
+            }
+            horizontal.withUnsafeBufferPointer { s in
+                vertical.withUnsafeMutableBufferPointer { out in
+                    for y in 0..<h {
+                        for x in 0..<(w * c) {
+                            var acc = 0.0
+                            for k in -radius...radius {
+                                let yy = min(h - 1, max(0, y + k))
+                                acc += kp[k + radius] * s[yy * w * c + x]
+                            }
+                            out[y * w * c + x] = acc
+                        }
+                    }
+                }
+            }
+        }
+        var result = image
+        for y in 0..<h {
+            let m = Double(weights[y])
+            for x in 0..<w {
+                let base = (y * w + x) * c
+                var values = (0..<c).map { source[base + $0] + m * (vertical[base + $0] - source[base + $0]) }
+                if c == 4 {
+                    let a = values[3]
+                    for k in 0..<3 { values[k] = a > 1e-6 ? values[k] * 255 / a : 0 }
+                }
+                for k in 0..<c { result.pixels[base + k] = UInt8(max(0, min(255, values[k])).rounded()) }
+            }
+        }
+        return result
+    }
+}

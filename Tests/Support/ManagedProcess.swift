@@ -1,0 +1,118 @@
+import Foundation
+
+/// A child process a test starts and is responsible for stopping.
+///
+/// Standard output and error are captured into a buffer that the test can read or wait on (e.g. for
+/// "listening on …"). `stop()` sends SIGTERM, then SIGKILL after a grace period; `deinit` kills a
+/// process the test forgot, so no test leaves one behind.
+public final class ManagedProcess: @unchecked Sendable {
+    // `lock` guards `output`; `process` is configured before launch and only read afterwards.
+    private let process = Process()
+    private let lock = NSLock()
+    private var output = Data()
+    /// A short name for failure messages.
+    public let name: String
+
+    /// Launches `executable` with `arguments` and `environment` added to the current environment.
+    public init(_ name: String, executable: URL, arguments: [String], environment: [String: String] = [:],
+                currentDirectory: URL? = nil) throws {
+        self.name = name
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.output.append(data)
+            self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The process ID.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Whether the process is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    /// Everything the process wrote to standard output and error so far.
+    public var outputText: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Waits until the output contains a line matching `predicate`, the process exits, or `timeout`
+    /// passes; returns the first matching line.
+    public func waitForLine(timeout: Duration = .seconds(30), where predicate: (String) -> Bool) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = outputText.split(separator: "\n").map(String.init).first(where: predicate) { return line }
+            if !process.isRunning { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Waits for the process to exit by itself; returns its exit status, or nil after `timeout`.
+    public func waitForExit(timeout: Duration = .seconds(120)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    /// Sends SIGTERM, waits up to `grace` for the process to exit, then SIGKILL. Returns the exit status.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(5)) async -> Int32 {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            if await waitForExit(timeout: grace) == nil {
+                kill(process.processIdentifier, SIGKILL)
+            }
+        }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        return process.terminationStatus
+    }
+
+    /// Kills the process at once (SIGKILL), as a crash would.
+    public func kill9() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
+/// Locates the `shiftwork` executable built next to the test bundle (or at `SHIFTWORK_BINARY`).
+public enum ShiftworkBinary {
+    /// The executable's URL.
+    public static var url: URL {
+        if let path = ProcessInfo.processInfo.environment["SHIFTWORK_BINARY"] {
+            return URL(fileURLWithPath: path)
+        }
+        let testBundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBundle.deletingLastPathComponent()
+        // On Linux the test binary is `.build/<triple>/debug/<Package>PackageTests.xctest`.
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("shiftwork")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return testBundle.deletingLastPathComponent().appendingPathComponent("shiftwork")
+    }
+}

@@ -1,0 +1,309 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real HTTP/1.1 server on 127.0.0.1 (an ephemeral port) for tests: serves registered routes and
+/// directories of files, and simulates the failures a downloader must survive (404, 5xx, redirects,
+/// slow or stalled bodies, dropped connections).
+///
+/// Thread-safe: routes can be registered while requests are served; connections are concurrent and
+/// keep-alive is honoured (or not, as the client asks).
+///
+/// ```swift
+/// let server = try TestHTTPServer()
+/// defer { server.shutdown() }
+/// server.serve(path: "/a.jpg", body: bytes, contentType: "image/jpeg")
+/// let url = server.baseURL + "/a.jpg"
+/// ```
+public final class TestHTTPServer: Sendable {
+    /// What the server answers on a path.
+    public indirect enum Response: Sendable {
+        /// A complete response.
+        case content(status: HTTPResponseStatus, contentType: String, body: [UInt8])
+        /// A redirect (302 by default) to `location` (absolute URL or path).
+        case redirect(location: String, status: HTTPResponseStatus)
+        /// Sends the head after `initialDelay`, then the body in chunks of `chunkSize` bytes every `interval`.
+        case slow(contentType: String, body: [UInt8], chunkSize: Int, interval: TimeAmount, initialDelay: TimeAmount)
+        /// Accepts the request and never answers (until the server shuts down).
+        case stall
+        /// Closes the connection without answering.
+        case drop
+        /// Answers with `failures` once each (in order) before answering with `then` forever.
+        case sequence([Response], then: Response)
+    }
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let state: Mutex<State>
+
+    private struct State {
+        var routes: [String: Response] = [:]
+        var directories: [(prefix: String, path: String)] = []
+        var counts: [String: Int] = [:]
+        var shutDown = false
+    }
+
+    /// The port the server listens on.
+    public let port: Int
+
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The absolute URL of `path` (which starts with "/").
+    public func url(_ path: String) -> String { baseURL + path }
+
+    /// Starts the server on 127.0.0.1 with an ephemeral port, on `threads` event-loop threads.
+    public init(threads: Int = 2) throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+        let state = Mutex(State())
+        self.group = group
+        self.state = state
+        let box = StateBox(server: nil)
+        do {
+            let channel = try ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(RequestHandler(box: box))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .wait()
+            self.channel = channel
+            self.port = channel.localAddress?.port ?? 0
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        box.set(self)
+    }
+
+    // MARK: Routes
+
+    /// Serves `body` on `path` (exact match, query ignored).
+    public func serve(path: String, body: [UInt8], contentType: String = "application/octet-stream", status: HTTPResponseStatus = .ok) {
+        set(path, .content(status: status, contentType: contentType, body: body))
+    }
+
+    /// Serves `response` on `path`.
+    public func serve(path: String, response: Response) {
+        set(path, response)
+    }
+
+    /// Redirects `path` to `location` (an absolute URL, or a path on this server).
+    public func redirect(path: String, to location: String, status: HTTPResponseStatus = .found) {
+        set(path, .redirect(location: location, status: status))
+    }
+
+    /// Serves `body` slowly: the head after `initialDelay`, then `chunkSize` bytes every `interval`.
+    public func serveSlowly(path: String, body: [UInt8], contentType: String = "application/octet-stream",
+                            chunkSize: Int = 1024, interval: TimeAmount = .milliseconds(100), initialDelay: TimeAmount = .zero) {
+        set(path, .slow(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval, initialDelay: initialDelay))
+    }
+
+    /// Answers `status` (503 by default) `failures` times, then serves `body`.
+    public func serveAfterFailures(path: String, failures: Int, status: HTTPResponseStatus = .serviceUnavailable,
+                                   body: [UInt8], contentType: String = "application/octet-stream") {
+        let failure = Response.content(status: status, contentType: "text/plain", body: Array("\(status.code) \(status.reasonPhrase)\n".utf8))
+        set(path, .sequence(Array(repeating: failure, count: failures), then: .content(status: .ok, contentType: contentType, body: body)))
+    }
+
+    /// Serves the files under the local directory `directory` at URL paths starting with `prefix`
+    /// (e.g. "/files/"): `prefix + "a/b.jpg"` reads `directory/a/b.jpg`. The content type follows the
+    /// extension (jpg, png, html, txt; else application/octet-stream).
+    public func serveDirectory(_ directory: String, at prefix: String = "/files/") {
+        let prefix = prefix.hasSuffix("/") ? prefix : prefix + "/"
+        state.withLock { $0.directories.append((prefix, directory)) }
+    }
+
+    /// Removes the route on `path`.
+    public func remove(path: String) {
+        _ = state.withLock { $0.routes.removeValue(forKey: path) }
+    }
+
+    /// How many requests arrived for `path` (whatever the answer).
+    public func requestCount(path: String) -> Int {
+        state.withLock { $0.counts[path, default: 0] }
+    }
+
+    /// Stops listening, closes the connections and stops the event-loop threads. Blocks until done;
+    /// idempotent.
+    public func shutdown() {
+        let first = state.withLock { state -> Bool in
+            defer { state.shutDown = true }
+            return !state.shutDown
+        }
+        guard first else { return }
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    private func set(_ path: String, _ response: Response) {
+        state.withLock { $0.routes[path] = response }
+    }
+
+    /// Looks up the answer to a request on `path` (and counts the request).
+    fileprivate func resolve(path rawPath: String) -> Response {
+        let path = String(rawPath.prefix { $0 != "?" })
+        return state.withLock { state -> Response in
+            state.counts[path, default: 0] += 1
+            if let response = state.routes[path] {
+                if case .sequence(var steps, let then) = response {
+                    guard !steps.isEmpty else { return then }
+                    let next = steps.removeFirst()
+                    state.routes[path] = .sequence(steps, then: then)
+                    return next
+                }
+                return response
+            }
+            for (prefix, directory) in state.directories where path.hasPrefix(prefix) {
+                let relative = String(path.dropFirst(prefix.count))
+                if relative.split(separator: "/").contains("..") || relative.isEmpty { continue }
+                if let body = Self.readFile(directory + "/" + relative) {
+                    return .content(status: .ok, contentType: Self.contentType(of: relative), body: body)
+                }
+            }
+            return .content(status: .notFound, contentType: "text/plain", body: Array("not found: \(path)\n".utf8))
+        }
+    }
+
+    private static func contentType(of name: String) -> String {
+        let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "html", "htm": return "text/html"
+        case "txt": return "text/plain"
+        default: return "application/octet-stream"
+        }
+    }
+
+    private static func readFile(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
+            if count < chunk.count { break }
+        }
+        return ferror(file) == 0 ? bytes : nil
+    }
+}
+
+/// Lets the channel handlers find the server once it is initialised (a weak reference: the handlers
+/// must not keep a shut-down server alive).
+private final class StateBox: Sendable {
+    private let server: Mutex<WeakServer>
+    private struct WeakServer { weak var value: TestHTTPServer? }
+    init(server: TestHTTPServer?) { self.server = Mutex(WeakServer(value: server)) }
+    func set(_ server: TestHTTPServer) { self.server.withLock { $0.value = server } }
+    var value: TestHTTPServer? { server.withLock { $0.value } }
+}
+
+private final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let box: StateBox
+    private var head: HTTPRequestHead?
+
+    init(box: StateBox) { self.box = box }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body:
+            break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let response = box.value?.resolve(path: head.uri) ?? .drop
+            respond(context: context, head: head, response: response)
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, head: HTTPRequestHead, response: TestHTTPServer.Response) {
+        let keepAlive = head.isKeepAlive
+        switch response {
+        case .content(let status, let contentType, let body):
+            writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
+                          headers: [("Content-Type", contentType)], body: body)
+        case .redirect(let location, let status):
+            writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
+                          headers: [("Location", location), ("Content-Type", "text/plain")], body: Array("redirect\n".utf8))
+        case .slow(let contentType, let body, let chunkSize, let interval, let initialDelay):
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let version = head.version
+            context.eventLoop.scheduleTask(in: initialDelay) {
+                let context = loopBound.value
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Type", value: contentType)
+                headers.add(name: "Content-Length", value: String(body.count))
+                headers.add(name: "Connection", value: "close")
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .ok, headers: headers))), promise: nil)
+                Self.sendChunks(loopBound: loopBound, body: body, offset: 0, chunkSize: chunkSize, interval: interval)
+            }
+        case .stall:
+            break
+        case .drop:
+            context.close(promise: nil)
+        case .sequence(_, let then):
+            // resolve() unrolls sequences; this is only reached for an exhausted one.
+            respond(context: context, head: head, response: then)
+        }
+    }
+
+    private static func sendChunks(loopBound: NIOLoopBound<ChannelHandlerContext>, body: [UInt8], offset: Int, chunkSize: Int, interval: TimeAmount) {
+        let context = loopBound.value
+        guard context.channel.isActive else { return }
+        if offset >= body.count {
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
+                loopBound.value.close(promise: nil)
+            }
+            return
+        }
+        let end = min(body.count, offset + chunkSize)
+        let buffer = context.channel.allocator.buffer(bytes: body[offset..<end])
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
+        context.eventLoop.scheduleTask(in: interval) {
+            sendChunks(loopBound: loopBound, body: body, offset: end, chunkSize: chunkSize, interval: interval)
+        }
+    }
+
+    private func writeComplete(context: ChannelHandlerContext, version: HTTPVersion, status: HTTPResponseStatus, keepAlive: Bool,
+                               headers extra: [(String, String)], body: [UInt8]) {
+        var headers = HTTPHeaders()
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        headers.add(name: "Content-Length", value: String(body.count))
+        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+        if !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { loopBound.value.close(promise: nil) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
