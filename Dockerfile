@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Shiftwork: build with the Swift toolchain image, run on a slim Debian with only the runtime libraries.
-ARG SWIFT_VERSION=6.1
+# The toolchain the project is built and tested with (Swift 6.3).
+ARG SWIFT_VERSION=6.3
 
 FROM swift:${SWIFT_VERSION}-bookworm AS build
 RUN apt-get update \

@@ -43,6 +43,7 @@ let package = Package(
             name: "Imaging",
             dependencies: [
                 "CImageCodecs",
+                "Operations",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -52,7 +53,7 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "Wire", "Messaging", "Imaging",
+                "Operations", "Wire", "Messaging", "Imaging",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

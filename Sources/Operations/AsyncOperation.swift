@@ -227,12 +227,13 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
 
     /// Records the cancellation; returns the finish to perform for an operation that has not started.
     func requestCancel(errors: [any Error]) -> PendingFinish? {
-        enum Action { case none, finishNow, cancelTask(Task<Void, Never>?) }
+        enum Action { case none, finishNow, cancelTask(Worker?) }
         let (action, observers) = core.withLock { s -> (Action, [any OperationObserver]) in
             if s.state.isTerminal || s.stop != nil { return (.none, []) }
             s.stop = .cancelled(errors)
             if !s.launched { return (.finishNow, s.observers) }
-            return (.cancelTask(s.task), s.observers)
+            s.worker?.cancellationWillBegin()
+            return (.cancelTask(s.worker), s.observers)
         }
         switch action {
         case .none:
@@ -241,10 +242,10 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
             for observer in observers { observer.operationDidCancel(self, errors: errors) }
             cancellationRequested(errors: errors)
             return PendingFinish(operation: self, state: .cancelled, errors: errors)
-        case .cancelTask(let task):
+        case .cancelTask(let worker):
             for observer in observers { observer.operationDidCancel(self, errors: errors) }
             cancellationRequested(errors: errors)
-            task?.cancel()
+            worker?.cancelTask()
             return nil
         }
     }
@@ -296,9 +297,10 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Starts the task that runs the operation. Returns `false` if the operation finished meanwhile
-    /// (then it did not take the queue slot).
-    func launch() -> Bool {
+    /// Starts running the operation: handed to `worker` (the task that is finishing a previous
+    /// operation, which then runs this one next instead of ending), or on a new task. Returns `false` if
+    /// the operation finished meanwhile (then it did not take the queue slot).
+    func launch(worker: Worker?) -> Bool {
         let priority = core.withLock { s -> OperationPriority? in
             guard !s.state.isTerminal, !s.launched else { return nil }
             s.launched = true
@@ -306,22 +308,47 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
             return s.priority
         }
         guard let priority else { return false }
-        let task = Task.detached(priority: priority.taskPriority) { await self.run() }
-        let cancelNow = core.withLock { s -> Bool in
-            if s.state.isTerminal { return false }
-            s.task = task
-            return s.stop != nil
+        if let worker, worker.offer(self) {
+            core.withLock { $0.worker = worker }
+        } else {
+            startOnNewTask(priority: priority)
         }
-        if cancelNow { task.cancel() }
         return true
     }
 
-    private func run() async {
+    /// Runs the operation on a new task with its own worker.
+    private func startOnNewTask(priority: OperationPriority) {
+        let worker = Worker()
+        core.withLock { $0.worker = worker }
+        let task = Task.detached(priority: priority.taskPriority) { await AsyncOperation.work(self, worker) }
+        worker.attach(task)
+        let cancelNow = core.withLock { s in !s.state.isTerminal && s.stop != nil }
+        if cancelNow { task.cancel() }
+    }
+
+    /// The body of a task: runs `first`, then each operation handed over while finishing the previous
+    /// one, as long as nobody cancelled the task (cancellation is sticky: a cancelled task is never reused).
+    private static func work(_ first: AsyncOperation, _ worker: Worker) async {
+        var operation = first
+        while true {
+            await operation.run(worker: worker)
+            guard let next = worker.takeNext() else { break }
+            if Task.isCancelled || worker.hasCancellationInFlight {
+                let priority = next.core.withLock { $0.priority }
+                next.startOnNewTask(priority: priority)
+                break
+            }
+            operation = next
+        }
+        worker.detach()
+    }
+
+    private func run(worker: Worker) async {
         let conditions = core.withLock { s -> [any OperationCondition]? in
             if s.state.isTerminal || s.stop != nil { return nil }
             return s.conditions
         }
-        guard let conditions else { return finishFromStop() }
+        guard let conditions else { return finishFromStop(worker: worker) }
         if !conditions.isEmpty {
             let exclusions = conditions.compactMap { $0 as? MutualExclusion }.sorted { $0.category < $1.category }
             let ordered = conditions.filter { !($0 is MutualExclusion) } + exclusions.map { $0 as any OperationCondition }
@@ -329,9 +356,9 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
                 do {
                     try await condition.evaluate(for: self)
                 } catch {
-                    if stopRequested || Task.isCancelled { return finishFromStop() }
+                    if stopRequested || Task.isCancelled { return finishFromStop(worker: worker) }
                     let failure = ConditionFailedError(condition: condition.name, operation: name, underlyingError: error)
-                    return AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure]))
+                    return AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure]), worker: worker)
                 }
             }
         }
@@ -341,7 +368,7 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
             s.attempt = 1
             return (s.observers, s.timeout, s.retryPolicy)
         }
-        guard let start else { return finishFromStop() }
+        guard let start else { return finishFromStop(worker: worker) }
         for observer in start.observers { observer.operationWillExecute(self) }
 
         var timer: Task<Void, Never>?
@@ -384,53 +411,57 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
             }
         }
         timer?.cancel()
-        if stopRequested { return finishFromStop() }
+        if stopRequested { return finishFromStop(worker: worker) }
         if let failure {
             let cancelled = failure.count == 1 && failure[0] is CancellationError
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: cancelled ? .cancelled : .failed, errors: cancelled ? [] : failure))
+            AsyncOperation.finishAll(
+                PendingFinish(operation: self, state: cancelled ? .cancelled : .failed, errors: cancelled ? [] : failure), worker: worker)
         } else {
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .finished, errors: []))
+            AsyncOperation.finishAll(PendingFinish(operation: self, state: .finished, errors: []), worker: worker)
         }
     }
 
     private var stopRequested: Bool { core.withLock { $0.stop != nil } }
 
-    private func finishFromStop() {
+    private func finishFromStop(worker: Worker) {
         let stop = core.withLock { $0.stop }
         switch stop {
         case .timedOut(let error):
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [error]))
+            AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [error]), worker: worker)
         case .cancelled(let errors):
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .cancelled, errors: errors))
+            AsyncOperation.finishAll(PendingFinish(operation: self, state: .cancelled, errors: errors), worker: worker)
         case nil:
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .cancelled, errors: []))
+            AsyncOperation.finishAll(PendingFinish(operation: self, state: .cancelled, errors: []), worker: worker)
         }
     }
 
     private func timeoutElapsed(_ timeout: Duration) {
         let error = OperationTimeoutError(operation: name, timeout: timeout)
-        let task = core.withLock { s -> Task<Void, Never>?? in
+        let worker = core.withLock { s -> Worker?? in
             guard s.state == .executing, s.stop == nil else { return nil }
             s.stop = .timedOut(error)
-            return .some(s.task)
+            s.worker?.cancellationWillBegin()
+            return .some(s.worker)
         }
-        guard let task else { return }
+        guard let worker else { return }
         cancellationRequested(errors: [error])
-        task?.cancel()
+        worker?.cancelTask()
     }
 
     // MARK: - Finishing
 
     /// Finishes `first` and, iteratively, every dependent that must be cancelled as a consequence (so a
     /// cancellation cascading down a long chain never recurses deeply).
-    static func finishAll(_ first: PendingFinish) {
+    /// `worker`, if given, is the task finishing the operation; it may take over a dependent that
+    /// becomes ready.
+    static func finishAll(_ first: PendingFinish, worker: Worker? = nil) {
         var work = [first]
         while let item = work.popLast() {
-            item.operation.commitFinish(state: item.state, errors: item.errors, cascade: &work)
+            item.operation.commitFinish(state: item.state, errors: item.errors, cascade: &work, worker: worker)
         }
     }
 
-    private func commitFinish(state final: OperationState, errors: [any Error], cascade: inout [PendingFinish]) {
+    private func commitFinish(state final: OperationState, errors: [any Error], cascade: inout [PendingFinish], worker: Worker?) {
         let snapshot = core.withLock { s -> FinishSnapshot? in
             guard !s.state.isTerminal else { return nil }
             s.state = final
@@ -448,7 +479,7 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
             s.conditions = []
             s.queue = nil
             s.parent = nil
-            s.task = nil
+            s.worker = nil
             if s.hasInjections {
                 for index in s.edges.indices { s.edges[index].injection = nil }
                 s.hasInjections = false
@@ -468,12 +499,12 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
         for observer in snapshot.observers { observer.operationDidFinish(self, state: final, errors: errors) }
         for completion in snapshot.completions { completion(self) }
         for link in snapshot.dependents {
-            if let next = link.operation.dependencyDidFinish(slot: link.slot, dependency: self, state: final, errors: errors) {
+            if let next = link.operation.dependencyDidFinish(slot: link.slot, dependency: self, state: final, errors: errors, worker: worker) {
                 cascade.append(next)
             }
         }
         snapshot.parent?.childFinished(self, state: final, errors: errors)
-        snapshot.queue?.operationDidFinish(slot: snapshot.queueSlot, heldSlot: snapshot.holdsSlot)
+        snapshot.queue?.operationDidFinish(slot: snapshot.queueSlot, heldSlot: snapshot.holdsSlot, worker: worker)
         for waiter in snapshot.waiters { waiter.1.resume() }
     }
 }
@@ -559,7 +590,7 @@ struct OperationCore {
     var parent: GroupOperation?
     var launched = false
     var holdsSlot = false
-    var task: Task<Void, Never>?
+    var worker: Worker?
     var stop: StopReason?
 
     var observers: [any OperationObserver] = []
@@ -573,4 +604,65 @@ struct OperationCore {
         self.name = name
         self.priority = priority
     }
+}
+
+/// The task that runs operations, one after another: when an operation finishes and makes a dependent
+/// ready, the same task runs that dependent next instead of a new task being created (the cheap path for
+/// chains). A cancellation of the operation it runs cancels the task; a cancelled task, or one with a
+/// cancellation in flight, is never reused.
+final class Worker: Sendable {
+    private struct State {
+        var task: Task<Void, Never>?
+        var next: AsyncOperation?
+        /// A cancellation arrived before the task handle was attached.
+        var cancelRequested = false
+    }
+
+    private let state = LockedValue(State())
+    /// Cancellations that have decided to cancel this task but may not have done it yet.
+    private let cancellationsInFlight = Atomic<Int>(0)
+
+    func attach(_ task: Task<Void, Never>) {
+        let cancelNow = state.withLock { s -> Bool in
+            s.task = task
+            return s.cancelRequested
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Drops the task handle (which refers back to this worker) when the task ends.
+    func detach() { state.withLock { $0.task = nil } }
+
+    /// Takes `operation` to run next, if the worker has no other one yet.
+    func offer(_ operation: AsyncOperation) -> Bool {
+        state.withLock { s in
+            guard s.next == nil else { return false }
+            s.next = operation
+            return true
+        }
+    }
+
+    func takeNext() -> AsyncOperation? {
+        state.withLock { s in
+            let next = s.next
+            s.next = nil
+            return next
+        }
+    }
+
+    /// Called under the operation's lock before `cancelTask()`, so that the worker, which checks
+    /// ``hasCancellationInFlight`` after the operation finished (under the same lock), never reuses a
+    /// task that is about to be cancelled.
+    func cancellationWillBegin() { cancellationsInFlight.add(1, ordering: .sequentiallyConsistent) }
+
+    func cancelTask() {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            if s.task == nil { s.cancelRequested = true }
+            return s.task
+        }
+        task?.cancel()
+        cancellationsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    var hasCancellationInFlight: Bool { cancellationsInFlight.load(ordering: .sequentiallyConsistent) > 0 }
 }

@@ -66,10 +66,8 @@ extension AsyncOperation {
             throw DependencyCycleError(cycle: [name, name], operationIDs: [id, id])
         }
         let slot = try graphLock.withLock { _ -> Int? in
-            let startedName: String? = core.withLock { s in
-                (s.state == .pending && !s.launched) ? nil : (s.name ?? "")
-            }
-            if startedName != nil { throw OperationUsageError.alreadyStarted(operation: name) }
+            let notStarted = core.withLock { s in s.state == .pending && !s.launched }
+            guard notStarted else { throw OperationUsageError.alreadyStarted(operation: name) }
             if injection == nil {
                 // The same plain edge twice is one edge; a second one that requires success upgrades an
                 // unsatisfied first one.
@@ -91,13 +89,14 @@ extension AsyncOperation {
             if let cycle = AsyncOperation.findCycle(dependent: self, dependency: dependency) {
                 throw DependencyCycleError(cycle: cycle.map(\.name), operationIDs: cycle.map(\.id))
             }
-            let slot = try core.withLock { s -> Int in
-                guard s.state == .pending, !s.launched else { throw OperationUsageError.alreadyStarted(operation: s.name ?? "") }
+            let slot = core.withLock { s -> Int? in
+                guard s.state == .pending, !s.launched else { return nil }
                 s.edges.append(DependencyEdge(operation: dependency, policy: policy, injection: injection, satisfied: false, removed: false))
                 s.unsatisfied += 1
                 if injection != nil { s.hasInjections = true }
                 return s.edges.count - 1
             }
+            guard let slot else { throw OperationUsageError.alreadyStarted(operation: name) }
             return slot
         }
         guard let slot else { return }
@@ -115,7 +114,9 @@ extension AsyncOperation {
 
     /// Called by a dependency when it finishes. Runs the injection (outside any lock), then counts the
     /// edge as satisfied; returns the dependent's own cancellation if the edge's policy demands it.
-    func dependencyDidFinish(slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error]) -> PendingFinish? {
+    func dependencyDidFinish(
+        slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error], worker: Worker? = nil
+    ) -> PendingFinish? {
         let edge = core.withLock { s -> (DependencyPolicy, Injection?)? in
             guard slot < s.edges.count, s.edges[slot].operation === dependency,
                 !s.edges[slot].removed, !s.edges[slot].satisfied
@@ -151,7 +152,7 @@ extension AsyncOperation {
             return (queue, s.priority)
         }
         if let cancelError { return requestCancel(errors: [cancelError]) }
-        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority) }
+        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, worker: worker) }
         return nil
     }
 
@@ -176,6 +177,9 @@ extension AsyncOperation {
                 return previous
             }
         }
+        // The common case first, without allocating: nothing waits for the dependent yet.
+        let nothingWaits = dependent.core.withLock { s in s.dependents.isEmpty && s.parent == nil }
+        if nothingWaits { return nil }
         let firstForward = forward(dependency)
         if firstForward.isEmpty { return nil }
         let firstBackward = backward(dependent)

@@ -14,6 +14,8 @@ import Darwin
 /// everything it protects; a pthread mutex is understood by TSan, works on every platform the package
 /// supports, and costs the same when uncontended. The value and the mutex share one allocation.
 ///
+/// Avoid zero-sized values (`Void`): their address coincides with the mutex and confuses TSan.
+///
 /// Never `await` (or block for long) inside ``withLock(_:)``: the lock is not reentrant and is held by a
 /// thread of Swift's cooperative pool.
 public struct LockedValue<Value>: @unchecked Sendable {

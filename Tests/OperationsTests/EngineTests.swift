@@ -141,6 +141,32 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(operation.errors.first as? TestError, TestError("abort"))
     }
 
+    func testCancellingAnOperationNeverCancelsTheNextOneOnTheSameTask() async throws {
+        // A finishing operation hands a dependent that becomes ready to its own task; a cancelled task is
+        // never reused, so the dependent of a cancelled operation runs on a fresh, uncancelled task.
+        for _ in 0..<50 {
+            let first = AsyncBlockOperation(name: "first") {}
+            let remote = CompletableOperation<Int>(name: "remote")
+            let sawCancelledTask = Gauge()
+            let ran = Gauge()
+            let next = AsyncBlockOperation(name: "next") {
+                ran.enter()
+                if Task.isCancelled { sawCancelledTask.enter() }
+            }
+            try remote.addDependency(first)
+            try next.addDependency(remote)
+            let queue = WorkQueue()
+            try queue.addOperations([first, remote, next])
+            await eventually { remote.isExecuting }
+            remote.cancel()
+            await waitForQueue(queue)
+            XCTAssertEqual(remote.state, .cancelled)
+            XCTAssertEqual(next.state, .finished)
+            XCTAssertEqual(ran.total, 1)
+            XCTAssertEqual(sawCancelledTask.total, 0)
+        }
+    }
+
     func testCancelAllAndPendingCancellation() async throws {
         let queue = WorkQueue(maxConcurrentOperationCount: 2)
         let operations = (0..<10).map { index in

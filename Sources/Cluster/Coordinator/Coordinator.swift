@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Messaging
+import Operations
 import Wire
 
 /// Settings of a coordinator.
@@ -28,30 +29,39 @@ public struct CoordinatorConfiguration: Sendable {
     }
 }
 
-/// The coordinator: accepts batches from clients, splits them into download and tilt-shift tasks, sends
-/// those to workers as they have free slots, injects each download's bytes into its tilt-shift task, and
-/// streams every item's result back to its client.
+/// The coordinator: accepts batches from clients, models each as a group operation of remote
+/// operations (per item a download, and a tilt-shift into which the download's bytes are injected), hands
+/// their tasks to workers as they have free slots, and streams every item's result to its client.
 ///
-/// One ROUTER socket serves clients and workers alike; the message type tells them apart. The socket
-/// lives on its own thread (`SocketChannel`); the scheduling rules live in `CoordinatorState`, which
-/// this actor drives one message at a time.
+/// The operations engine applies the same dependency, injection and cancellation rules as it does
+/// locally; the `Dispatcher` decides which worker runs what. One ROUTER socket serves clients and
+/// workers alike; the message type tells them apart.
 public actor Coordinator {
     private let configuration: CoordinatorConfiguration
     private let context: MessagingContext
     private let logger: Logger
-    private var state: CoordinatorState
+    private var dispatcher: Dispatcher
     private var channel: SocketChannel?
-    private var tasks: [Task<Void, Never>] = []
+    private var background: [Task<Void, Never>] = []
+    /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
+    private let engine = WorkQueue(name: "coordinator batches")
+    /// Remote operations waiting for their task's result, by task ID.
+    private var waiters: [String: CheckedContinuation<TaskOutput, any Error>] = [:]
+    private var batches: [String: BatchOperation] = [:]
+    private var finishedItems: [String: Int] = [:]
+    /// Finished batches, oldest first, kept for `status` until there are more than `finishedBatchesKept`.
+    private var finishedBatches: [String] = []
+    private let finishedBatchesKept = 100
+    /// Messages that could not be decoded or came from the wrong kind of peer.
+    private var droppedMessages: UInt64 = 0
 
     /// Creates a coordinator that will bind within `context` (share it with workers for `inproc://`).
     public init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger) {
         self.configuration = configuration
         self.context = context
         self.logger = logger
-        self.state = CoordinatorState(
-            coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
-            heartbeatInterval: configuration.heartbeatInterval,
-            workerTimeout: configuration.workerTimeout)
+        self.dispatcher = Dispatcher(
+            heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout)
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -64,20 +74,26 @@ public actor Coordinator {
             context: context, kind: .router, options: configuration.socketOptions,
             bind: configuration.listen, name: "coordinator")
         self.channel = channel
-        logger.info("coordinator listening", metadata: ["endpoints": "\(configuration.listen)",
-                                                         "bound": "\(channel.boundEndpoint ?? "-")"])
-        tasks.append(Task { await self.receive(from: channel) })
-        tasks.append(Task { await self.watchWorkers() })
+        logger.info("coordinator listening", metadata: [
+            "endpoints": "\(configuration.listen)", "bound": "\(channel.boundEndpoint ?? "-")",
+        ])
+        background.append(Task { await self.receive(from: channel) })
+        background.append(Task { await self.watchWorkers() })
         return channel.boundEndpoint
     }
 
-    /// Stops serving and closes the socket. Work in flight is abandoned.
+    /// Stops serving: cancels every batch, closes the socket.
     public func stop() async {
-        for task in tasks { task.cancel() }
-        tasks = []
+        for task in background { task.cancel() }
+        background = []
+        engine.cancelAll()
+        for waiter in waiters.values { waiter.resume(throwing: CancellationError()) }
+        waiters = [:]
         await channel?.close()
         channel = nil
     }
+
+    // MARK: Messages
 
     private func receive(from channel: SocketChannel) async {
         for await frames in channel.messages {
@@ -87,7 +103,7 @@ public actor Coordinator {
 
     private func handle(_ frames: [[UInt8]]) {
         guard frames.count == 2 else {
-            state.droppedMessages += 1
+            droppedMessages += 1
             logger.debug("dropped a message with \(frames.count) frames (expected identity + envelope)")
             return
         }
@@ -96,27 +112,38 @@ public actor Coordinator {
         do {
             message = try WireCodec.decode(frames[1])
         } catch {
-            state.droppedMessages += 1
+            droppedMessages += 1
             logger.warning("dropped a malformed message", metadata: ["peer": "\(peer)", "error": "\(error)"])
             if case .unsupportedMajorVersion = error {
                 send([Outbound(peer: peer, message: .refusal(Refusal(reason: error.description)))])
             }
             return
         }
-        log(message, from: peer)
-        send(state.handle(message, from: peer, now: .now))
-    }
-
-    private func watchWorkers() async {
-        let interval = configuration.heartbeatInterval
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
-            let before = Set(state.workers.keys)
-            send(state.expireWorkers(now: .now))
-            for peer in before.subtracting(state.workers.keys) {
-                logger.warning("worker declared dead; its tasks are queued again",
-                               metadata: ["worker": "\(peer)", "silence": "> \(configuration.workerTimeout)"])
-            }
+        let now = ContinuousClock.now
+        switch message {
+        case .workerHello(let hello):
+            logger.info("worker joined", metadata: [
+                "worker": "\(hello.workerID)", "slots": "\(hello.slots)", "host": "\(hello.hostname)",
+            ])
+            send(dispatcher.register(hello, peer: peer, now: now))
+        case .heartbeat:
+            send(dispatcher.heartbeat(from: peer, now: now))
+        case .workerGoodbye(let goodbye):
+            logger.info("worker left", metadata: ["worker": "\(goodbye.workerID)"])
+            send(dispatcher.workerLeft(peer))
+        case .taskResult(let result):
+            let (current, out) = dispatcher.complete(result, from: peer, now: now)
+            if let current { deliver(current) }
+            send(out)
+        case .submitBatch(let submit):
+            accept(submit, from: peer)
+        case .statusRequest(let request):
+            send([Outbound(peer: peer, message: .statusReply(status(for: request, now: now)))])
+        case .cancelBatch(let request):
+            cancel(request, from: peer)
+        case .welcome, .taskAssignment, .cancelTask, .batchAccepted, .itemFinished, .batchFinished,
+            .statusReply, .refusal:
+            droppedMessages += 1  // only the coordinator sends these
         }
     }
 
@@ -127,23 +154,206 @@ public actor Coordinator {
         }
     }
 
-    private func log(_ message: Message, from peer: PeerIdentity) {
-        switch message {
-        case .workerHello(let hello):
-            logger.info("worker joined", metadata: ["worker": "\(hello.workerID)", "slots": "\(hello.slots)",
-                                                   "host": "\(hello.hostname)"])
-        case .workerGoodbye(let goodbye):
-            logger.info("worker left", metadata: ["worker": "\(goodbye.workerID)"])
-        case .submitBatch(let submit):
-            logger.info("batch submitted", metadata: ["client": "\(peer)", "items": "\(submit.items.count)"])
-        case .taskResult(let result):
-            if case .failure(let failure) = result.outcome {
-                logger.info("task failed", metadata: ["task": "\(result.taskID)", "error": "\(failure.message)"])
-            } else {
-                logger.debug("task done", metadata: ["task": "\(result.taskID)"])
+    // MARK: Remote operations
+
+    /// Queues a task and suspends until a worker's result arrives (see `RemoteTaskRunning`).
+    fileprivate func run(_ assignment: TaskAssignment, priority: Int) async throws -> TaskOutput {
+        let taskID = assignment.taskID
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                waiters[taskID] = continuation
+                send(dispatcher.enqueue(assignment, priority: priority))
             }
-        default:
-            logger.trace("message", metadata: ["peer": "\(peer)"])
+        } onCancel: {
+            Task { await self.withdraw(taskID) }
         }
+    }
+
+    /// Withdraws a cancelled remote operation's task from the cluster.
+    private func withdraw(_ taskID: String) {
+        waiters.removeValue(forKey: taskID)?.resume(throwing: CancellationError())
+        send(dispatcher.cancel(taskID: taskID, reason: "cancelled"))
+    }
+
+    private func deliver(_ result: TaskResult) {
+        guard let waiter = waiters.removeValue(forKey: result.taskID) else { return }
+        switch result.outcome {
+        case .output(let output): waiter.resume(returning: output)
+        case .failure(let failure): waiter.resume(throwing: RemoteTaskError(failure: failure))
+        }
+    }
+
+    // MARK: Batches
+
+    private func accept(_ submit: SubmitBatch, from client: PeerIdentity) {
+        guard !submit.items.isEmpty else {
+            send([Outbound(peer: client, message: .refusal(Refusal(
+                requestID: submit.requestID, reason: "the batch has no items: give at least one image URL or path")))])
+            return
+        }
+        let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
+        let parameters = submit.parameters ?? WireTiltShiftParameters(
+            focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10)
+        let batch: BatchOperation
+        do {
+            batch = try BatchOperation(
+                batchID: batchID, client: client, sources: submit.items, parameters: parameters,
+                runner: CoordinatorTaskRunner(coordinator: self))
+        } catch {
+            send([Outbound(peer: client, message: .refusal(Refusal(
+                requestID: submit.requestID, reason: "the batch could not be planned: \(error)")))])
+            return
+        }
+        for item in batch.items {
+            item.tiltShift.onCompletion(isolatedTo: self) { coordinator, _ in
+                coordinator.itemFinished(item, of: batch)
+            }
+        }
+        batches[batchID] = batch
+        finishedItems[batchID] = 0
+        logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(batch.items.count)"])
+        send([Outbound(peer: client, message: .batchAccepted(BatchAccepted(
+            requestID: submit.requestID, batchID: batchID, itemCount: UInt32(batch.items.count))))])
+        do {
+            try engine.addOperation(batch)
+        } catch {
+            batch.cancel(error: error)
+        }
+    }
+
+    /// Streams one finished item to its client; after the last item, the batch summary.
+    private func itemFinished(_ item: BatchOperation.Item, of batch: BatchOperation) {
+        let outcome: TaskOutcome
+        if item.tiltShift.state == .finished, let output = item.tiltShift.takeOutput() {
+            outcome = .output(output)
+        } else {
+            let failure = BatchOperation.failure(of: item)
+            outcome = .failure(failure)
+            logger.info("item failed", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(failure.message)"])
+        }
+        item.download.releasePayloads()
+        item.tiltShift.releasePayloads()
+        var out = [Outbound(peer: batch.client, message: .itemFinished(ItemFinished(
+            batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)))]
+        let finished = (finishedItems[batch.batchID] ?? 0) + 1
+        finishedItems[batch.batchID] = finished
+        if finished == batch.items.count {
+            let counts = summary(of: batch)
+            out.append(Outbound(peer: batch.client, message: .batchFinished(BatchFinished(
+                batchID: batch.batchID, succeeded: counts.succeeded, failed: counts.failed, cancelled: counts.cancelled))))
+            logger.info("batch finished", metadata: [
+                "batch": "\(batch.batchID)", "succeeded": "\(counts.succeeded)", "failed": "\(counts.failed)",
+                "cancelled": "\(counts.cancelled)",
+            ])
+            retire(batch.batchID)
+        }
+        send(out)
+    }
+
+    private func summary(of batch: BatchOperation) -> (succeeded: UInt32, failed: UInt32, cancelled: UInt32) {
+        var counts: (succeeded: UInt32, failed: UInt32, cancelled: UInt32) = (0, 0, 0)
+        for item in batch.items {
+            switch batch.itemState(item, dispatcher: dispatcher).state {
+            case "succeeded": counts.succeeded += 1
+            case "cancelled": counts.cancelled += 1
+            case "failed": counts.failed += 1
+            default: break
+            }
+        }
+        return counts
+    }
+
+    /// Keeps a finished batch for `status` until newer ones push it out.
+    private func retire(_ batchID: String) {
+        finishedBatches.append(batchID)
+        if finishedBatches.count > finishedBatchesKept {
+            let oldest = finishedBatches.removeFirst()
+            batches[oldest] = nil
+            finishedItems[oldest] = nil
+        }
+    }
+
+    private func cancel(_ request: CancelBatch, from peer: PeerIdentity) {
+        guard let batch = batches[request.batchID] else {
+            send([Outbound(peer: peer, message: .refusal(Refusal(
+                reason: "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows")))])
+            return
+        }
+        let reason = BatchCancelledError(batchID: batch.batchID)
+        logger.info("cancelling", metadata: ["batch": "\(batch.batchID)", "items": "\(request.itemIndexes.isEmpty ? "all" : "\(request.itemIndexes)")"])
+        if request.itemIndexes.isEmpty {
+            batch.cancel(error: reason)
+            return
+        }
+        for index in request.itemIndexes where batch.items.indices.contains(Int(index)) {
+            let item = batch.items[Int(index)]
+            item.download.cancel(error: reason)
+            item.tiltShift.cancel(error: reason)
+        }
+    }
+
+    // MARK: Status and liveness
+
+    private func status(for request: StatusRequest, now: ContinuousClock.Instant) -> StatusReply {
+        let workerStatuses = dispatcher.workers.values
+            .sorted { $0.workerID < $1.workerID }
+            .map { worker in
+                WorkerStatus(
+                    workerID: worker.workerID, hostname: worker.hostname, slots: UInt32(worker.slots),
+                    running: UInt32(worker.running.count), completed: worker.completed, failed: worker.failed,
+                    lastSeenMsAgo: Self.milliseconds(now - worker.lastSeen))
+            }
+        let selected: [BatchOperation]
+        if request.batchID.isEmpty {
+            selected = batches.values.sorted { $0.batchID < $1.batchID }
+        } else {
+            selected = batches[request.batchID].map { [$0] } ?? []
+        }
+        let batchStatuses = selected.map { batch in
+            let counts = summary(of: batch)
+            return BatchStatus(
+                batchID: batch.batchID, itemCount: UInt32(batch.items.count), succeeded: counts.succeeded,
+                failed: counts.failed, cancelled: counts.cancelled,
+                items: request.batchID.isEmpty ? [] : batch.items.map { item in
+                    let (state, error) = batch.itemState(item, dispatcher: dispatcher)
+                    return ItemStatus(itemIndex: UInt32(item.index), source: item.source, state: state, error: error)
+                })
+        }
+        return StatusReply(
+            requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(dispatcher.queuedTaskCount),
+            runningTasks: UInt32(dispatcher.runningTaskCount), completedTasks: dispatcher.completedTasks,
+            failedTasks: dispatcher.failedTasks, batches: batchStatuses,
+            droppedMessages: droppedMessages + dispatcher.staleResults)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> UInt64 {
+        let parts = duration.components
+        return UInt64(max(0, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000))
+    }
+
+    private func watchWorkers() async {
+        let interval = configuration.heartbeatInterval
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            let (dead, out) = dispatcher.expireWorkers(now: .now)
+            for worker in dead {
+                logger.warning("worker declared dead; its tasks are queued again", metadata: [
+                    "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",
+                ])
+            }
+            send(out)
+        }
+    }
+}
+
+/// The coordinator as its remote operations see it.
+private struct CoordinatorTaskRunner: RemoteTaskRunning {
+    let coordinator: Coordinator
+    func run(_ assignment: TaskAssignment, priority: Int) async throws -> TaskOutput {
+        try await coordinator.run(assignment, priority: priority)
     }
 }

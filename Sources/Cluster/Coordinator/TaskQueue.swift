@@ -1,26 +1,68 @@
-/// A first-in first-out queue of task IDs with O(1) amortised push and pop at both useful ends.
-struct TaskQueue {
-    private var storage: [String] = []
-    private var head = 0
-    /// Tasks put back at the front (requeued after a worker died) go before the rest.
-    private var front: [String] = []
+/// Task IDs waiting for a slot: higher priorities first, first-in first-out within a priority.
+/// Push, pop and remove are O(1) amortised (removal is lazy: a removed ID is skipped when popped).
+struct PriorityTaskQueue {
+    private var levels: [Int: Level] = [:]
+    private var priorities: [Int] = []  // descending
+    private var removed: Set<String> = []
+    private(set) var count = 0
 
-    var count: Int { storage.count - head + front.count }
+    private struct Level {
+        var storage: [String] = []
+        var head = 0
+        var front: [String] = []
+        var isEmpty: Bool { head == storage.count && front.isEmpty }
+
+        mutating func pop() -> String? {
+            if let id = front.popLast() { return id }
+            guard head < storage.count else { return nil }
+            let id = storage[head]
+            head += 1
+            if head > 1_024 && head * 2 > storage.count {
+                storage.removeFirst(head)
+                head = 0
+            }
+            return id
+        }
+    }
+
     var isEmpty: Bool { count == 0 }
 
-    mutating func pushBack(_ id: String) { storage.append(id) }
+    /// Adds `id` at the back of its priority.
+    mutating func push(_ id: String, priority: Int) {
+        ensureLevel(priority)
+        levels[priority]?.storage.append(id)
+        count += 1
+    }
 
-    mutating func pushFront(_ id: String) { front.append(id) }
+    /// Adds `id` at the front of its priority (a task whose worker died goes before the rest).
+    mutating func pushFront(_ id: String, priority: Int) {
+        ensureLevel(priority)
+        levels[priority]?.front.append(id)
+        count += 1
+    }
 
-    mutating func popFront() -> String? {
-        if let id = front.popLast() { return id }
-        guard head < storage.count else { return nil }
-        let id = storage[head]
-        head += 1
-        if head > 1_024 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
+    /// Removes `id` wherever it is (lazily).
+    mutating func remove(_ id: String) {
+        removed.insert(id)
+        count -= 1
+    }
+
+    /// The next ID to dispatch.
+    mutating func pop() -> String? {
+        for priority in priorities {
+            while let id = levels[priority]?.pop() {
+                if removed.remove(id) != nil { continue }
+                count -= 1
+                return id
+            }
         }
-        return id
+        return nil
+    }
+
+    private mutating func ensureLevel(_ priority: Int) {
+        guard levels[priority] == nil else { return }
+        levels[priority] = Level()
+        priorities.append(priority)
+        priorities.sort(by: >)
     }
 }

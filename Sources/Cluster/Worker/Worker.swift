@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Logging
 import Messaging
+import Operations
 import Wire
 
 /// Settings of a worker.
@@ -52,10 +53,11 @@ public actor Worker {
     private let configuration: WorkerConfiguration
     private let context: MessagingContext
     private let logger: Logger
-    private let runner: TaskRunner
     private let fetcher: ImageFetcher
+    /// Runs the assigned tasks, at most `slots` at once (the coordinator never sends more).
+    private let queue: WorkQueue
     private var channel: SocketChannel?
-    private var running: [String: Task<Void, Never>] = [:]
+    private var running: [String: AssignedTask] = [:]
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
@@ -66,7 +68,7 @@ public actor Worker {
         self.context = context
         self.logger = logger
         self.fetcher = ImageFetcher(configuration: configuration.fetch)
-        self.runner = TaskRunner(fetcher: fetcher, filterThreads: configuration.filterThreads)
+        self.queue = WorkQueue(name: "worker tasks", maxConcurrentOperationCount: configuration.slots)
     }
 
     /// Connects, registers and serves tasks until `stop()` is called or the surrounding task is cancelled.
@@ -100,7 +102,7 @@ public actor Worker {
         guard !isStopping else { return }
         isStopping = true
         heartbeatTask?.cancel()
-        for task in running.values { task.cancel() }
+        for task in running.values { task.operation.cancel() }
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
         try? await fetcher.shutdown()
@@ -118,16 +120,16 @@ public actor Worker {
         switch message {
         case .welcome(let welcome):
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
-            for task in running.values { task.cancel() }
+            for task in running.values { task.operation.cancel() }
             running = [:]
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
             logger.info("registered with the coordinator", metadata: ["coordinator": "\(welcome.coordinatorID)"])
         case .taskAssignment(let assignment):
             start(assignment)
         case .cancelTask(let cancel):
-            running[cancel.taskID]?.cancel()
+            running[cancel.taskID]?.operation.cancel()
         case .refusal(let refusal):
-            if refusal.reason == CoordinatorState.unknownWorkerReason {
+            if refusal.reason == Dispatcher.unknownWorkerReason {
                 logger.info("the coordinator does not know this worker (it restarted?): registering again")
                 sayHello()
             } else {
@@ -140,20 +142,33 @@ public actor Worker {
     }
 
     private func start(_ assignment: TaskAssignment) {
-        let runner = self.runner
-        let logger = self.logger
-        running[assignment.taskID] = Task {
-            var taskLogger = logger
-            taskLogger[metadataKey: "task"] = "\(assignment.taskID)"
-            taskLogger.debug("task started", metadata: ["attempt": "\(assignment.attempt)"])
-            let result = await runner.run(assignment)
-            self.finished(result)
+        let task: AssignedTask
+        do {
+            task = try AssignedTask(assignment, fetcher: fetcher, filterThreads: configuration.filterThreads)
+        } catch {
+            send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure))))
+            return
+        }
+        let operation = task.operation
+        operation.onCompletion(isolatedTo: self) { worker, _ in
+            worker.finished(task)
+        }
+        running[assignment.taskID] = task
+        do {
+            try queue.addOperation(operation)
+            logger.debug("task started", metadata: ["task": "\(assignment.taskID)", "attempt": "\(assignment.attempt)"])
+        } catch {
+            running[assignment.taskID] = nil
+            send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
+                TaskFailure(code: .internal, message: "\(operation.name) could not be queued: \(error)")))))
         }
     }
 
-    private func finished(_ result: TaskResult) {
-        guard running.removeValue(forKey: result.taskID) != nil else { return }
-        send(.taskResult(result))
+    /// Sends the result of a finished task, unless the task was dropped meanwhile (re-registration).
+    private func finished(_ task: AssignedTask) {
+        guard let current = running[task.assignment.taskID], current.operation === task.operation else { return }
+        running[task.assignment.taskID] = nil
+        send(.taskResult(task.result))
     }
 
     private func sayHello() {

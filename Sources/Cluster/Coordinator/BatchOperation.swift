@@ -1,0 +1,106 @@
+import Operations
+import Wire
+
+/// A submitted batch as a group operation: per item, a remote download and a remote tilt-shift into
+/// which the download's bytes are injected. The group finishes after every item, items added while it
+/// runs included; cancelling it cancels every item, on whichever worker it runs.
+final class BatchOperation: GroupOperation, @unchecked Sendable {
+    /// One input image: its two remote tasks and where its output goes.
+    struct Item: Sendable {
+        let index: Int
+        let source: String
+        let outputName: String
+        let download: RemoteTaskOperation
+        let tiltShift: RemoteTaskOperation
+    }
+
+    let batchID: String
+    /// The client that submitted the batch; results are streamed there.
+    let client: PeerIdentity
+    let parameters: WireTiltShiftParameters
+    /// Items in submission order (index = position).
+    let items: [Item]
+
+    init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
+         runner: any RemoteTaskRunning) throws {
+        self.batchID = batchID
+        self.client = client
+        self.parameters = parameters
+        var items: [Item] = []
+        var children: [AsyncOperation] = []
+        items.reserveCapacity(sources.count)
+        children.reserveCapacity(sources.count * 2)
+        for (index, source) in sources.enumerated() {
+            let download = RemoteTaskOperation(
+                TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: 1,
+                               kind: .download, source: source.source),
+                runner: runner)
+            let tiltShift = RemoteTaskOperation(
+                TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: 1,
+                               kind: .tiltShift, source: source.source, parameters: parameters),
+                runner: runner, priority: 1)  // finish started items before starting new ones
+            // Injection: requires the download's success; a failed or cancelled download cancels the
+            // tilt-shift with an InjectionError that carries the download's error as its cause.
+            try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
+                tiltShift.inject(from: download)
+            }
+            items.append(Item(
+                index: index, source: source.source,
+                outputName: source.outputName.isEmpty ? "item-\(index)" : source.outputName,
+                download: download, tiltShift: tiltShift))
+            children += [download, tiltShift]
+        }
+        self.items = items
+        super.init(name: "batch \(batchID)", operations: children)
+    }
+
+    /// The state of one item as `shiftwork status BATCH` shows it.
+    func itemState(_ item: Item, dispatcher: Dispatcher) -> (state: String, error: String) {
+        switch item.tiltShift.state {
+        case .finished:
+            return ("succeeded", "")
+        case .failed, .cancelled:
+            let failure = Self.failure(of: item)
+            return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
+        case .pending, .ready, .executing:
+            for task in [item.download, item.tiltShift] {
+                switch dispatcher.state(of: task.template.taskID) {
+                case .running?, .cancelling?: return ("running", "")
+                case .queued?, nil: continue
+                }
+            }
+            return ("queued", "")
+        }
+    }
+
+    /// Why an item did not succeed: the root cause, from the worker when there is one.
+    static func failure(of item: Item) -> TaskFailure {
+        var errors = item.tiltShift.errors
+        // Unwrap injection and dependency errors down to the download's own failure.
+        while let error = errors.first {
+            if let remote = error as? RemoteTaskError { return remote.failure }
+            if let injection = error as? InjectionError, !injection.underlyingErrors.isEmpty {
+                errors = injection.underlyingErrors
+                continue
+            }
+            if let dependency = error as? DependencyFailedError, !dependency.underlyingErrors.isEmpty {
+                errors = dependency.underlyingErrors
+                continue
+            }
+            if let cancelled = error as? BatchCancelledError {
+                return TaskFailure(code: .cancelled, message: cancelled.description)
+            }
+            return TaskFailure(code: .internal, message: "\(error)")
+        }
+        if item.download.state == .cancelled || item.tiltShift.state == .cancelled {
+            return TaskFailure(code: .cancelled, message: "cancelled")
+        }
+        return TaskFailure(code: .internal, message: "\(item.tiltShift.name) did not succeed")
+    }
+}
+
+/// The error with which items cancelled by a client's request finish.
+struct BatchCancelledError: Error, CustomStringConvertible {
+    let batchID: String
+    var description: String { "cancelled by request (batch \(batchID))" }
+}

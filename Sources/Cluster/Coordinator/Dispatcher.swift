@@ -1,0 +1,198 @@
+import Wire
+
+/// A message the coordinator sends to one peer.
+struct Outbound {
+    let peer: PeerIdentity
+    let message: Message
+}
+
+/// The coordinator's dispatch state and rules, free of I/O: which worker holds which task, which tasks
+/// wait for a slot, and who is alive. Each event goes in; the messages to send come out.
+///
+/// Rules:
+/// - Credit-based flow control: a worker holds at most `slots` tasks. A slot is freed only by the
+///   worker's answer for the task that held it (a result, or its confirmation of a cancel).
+/// - A worker silent for longer than `workerTimeout` is dead: its tasks are queued again, first in
+///   line, with a new attempt number; a late result from the old attempt is ignored.
+/// - Higher priorities are dispatched first; within a priority, in the order tasks became ready.
+struct Dispatcher {
+    /// Where a task is in its life on the cluster.
+    enum EntryState: Equatable {
+        /// Waiting for a free slot.
+        case queued
+        /// Sent to a worker; its result is awaited.
+        case running(worker: PeerIdentity)
+        /// Cancelled while running: the worker was told, and its slot stays taken until it confirms.
+        case cancelling(worker: PeerIdentity)
+    }
+
+    struct Entry {
+        var assignment: TaskAssignment
+        var state: EntryState
+        let priority: Int
+    }
+
+    let heartbeatInterval: Duration
+    let workerTimeout: Duration
+    private(set) var workers: [PeerIdentity: WorkerRecord] = [:]
+    private(set) var entries: [String: Entry] = [:]
+    private var readyQueue = PriorityTaskQueue()
+
+    private(set) var completedTasks: UInt64 = 0
+    private(set) var failedTasks: UInt64 = 0
+    /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
+    private(set) var staleResults: UInt64 = 0
+
+    init(heartbeatInterval: Duration, workerTimeout: Duration) {
+        self.heartbeatInterval = heartbeatInterval
+        self.workerTimeout = workerTimeout
+    }
+
+    var queuedTaskCount: Int { readyQueue.count }
+    var runningTaskCount: Int { workers.values.reduce(0) { $0 + $1.running.count } }
+
+    /// The reason sent to a worker the coordinator does not know; the worker answers with a new hello.
+    static let unknownWorkerReason = "unknown worker: send hello"
+
+    // MARK: Tasks
+
+    /// Queues a task for the next free slot.
+    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0) -> [Outbound] {
+        entries[assignment.taskID] = Entry(assignment: assignment, state: .queued, priority: priority)
+        readyQueue.push(assignment.taskID, priority: priority)
+        return dispatch()
+    }
+
+    /// Handles a worker's result. Returns the result when it answers the current attempt of a task
+    /// that is still wanted, `nil` when it is stale (and counted); either way the worker's slot is freed.
+    mutating func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) -> (TaskResult?, [Outbound]) {
+        workers[peer]?.lastSeen = now
+        let heldSlot = workers[peer]?.running.remove(result.taskID) != nil
+        guard let entry = entries[result.taskID], entry.assignment.attempt == result.attempt else {
+            staleResults += 1
+            return (nil, heldSlot ? dispatch() : [])
+        }
+        switch entry.state {
+        case .running(let worker) where worker == peer:
+            entries[result.taskID] = nil
+            if case .output = result.outcome {
+                workers[peer]?.completed += 1
+                completedTasks += 1
+            } else {
+                workers[peer]?.failed += 1
+                failedTasks += 1
+            }
+            return (result, dispatch())
+        case .cancelling(let worker) where worker == peer:
+            // The worker confirmed (or finished anyway): nobody waits for it any more.
+            entries[result.taskID] = nil
+            return (nil, dispatch())
+        default:
+            staleResults += 1
+            return (nil, heldSlot ? dispatch() : [])
+        }
+    }
+
+    /// Withdraws a task: a queued one is dropped at once, a running one is cancelled on its worker
+    /// (its slot stays taken until the worker confirms).
+    mutating func cancel(taskID: String, reason: String) -> [Outbound] {
+        guard let entry = entries[taskID] else { return [] }
+        switch entry.state {
+        case .queued:
+            entries[taskID] = nil
+            readyQueue.remove(taskID)
+            return []
+        case .running(let worker):
+            entries[taskID]?.state = .cancelling(worker: worker)
+            return [Outbound(peer: worker, message: .cancelTask(CancelTask(taskID: taskID, reason: reason)))]
+        case .cancelling:
+            return []
+        }
+    }
+
+    /// Where a task is, or `nil` when the dispatcher does not hold it.
+    func state(of taskID: String) -> EntryState? { entries[taskID]?.state }
+
+    // MARK: Workers
+
+    /// Registers a worker (again): it is given its slots as credit.
+    mutating func register(_ hello: WorkerHello, peer: PeerIdentity, now: ContinuousClock.Instant) -> [Outbound] {
+        // A worker that says hello again has forgotten its tasks (it cancels them on welcome).
+        removeWorker(peer)
+        workers[peer] = WorkerRecord(
+            peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID,
+            hostname: hello.hostname, version: hello.version,
+            slots: Int(max(1, hello.slots)), lastSeen: now)
+        let interval = heartbeatInterval.components
+        let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
+        let welcome = Outbound(peer: peer, message: .welcome(Welcome(
+            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: "")))
+        return [welcome] + dispatch()
+    }
+
+    /// Notes a heartbeat; a worker the dispatcher does not know is asked to register again.
+    mutating func heartbeat(from peer: PeerIdentity, now: ContinuousClock.Instant) -> [Outbound] {
+        guard workers[peer] != nil else {
+            return [Outbound(peer: peer, message: .refusal(Refusal(reason: Self.unknownWorkerReason)))]
+        }
+        workers[peer]?.lastSeen = now
+        return []
+    }
+
+    /// A worker left on purpose: its tasks go back to the queue.
+    mutating func workerLeft(_ peer: PeerIdentity) -> [Outbound] {
+        removeWorker(peer)
+        return dispatch()
+    }
+
+    /// Declares workers silent for longer than the timeout dead and requeues their tasks. Returns the
+    /// IDs of the dead workers and the messages to send.
+    mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], out: [Outbound]) {
+        let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }
+        for worker in dead { removeWorker(worker.peer) }
+        return (dead.map(\.workerID), dispatch())
+    }
+
+    /// Forgets a worker and queues its running tasks again, first in line, with a new attempt number.
+    private mutating func removeWorker(_ peer: PeerIdentity) {
+        guard let worker = workers.removeValue(forKey: peer) else { return }
+        for taskID in worker.running.sorted() {
+            guard var entry = entries[taskID] else { continue }
+            switch entry.state {
+            case .running:
+                entry.assignment.attempt += 1
+                entry.state = .queued
+                entries[taskID] = entry
+                readyQueue.pushFront(taskID, priority: entry.priority)
+            case .cancelling:
+                entries[taskID] = nil  // its cancel can no longer be confirmed; nobody waits for it
+            case .queued:
+                break
+            }
+        }
+    }
+
+    // MARK: Dispatch
+
+    /// Sends ready tasks to workers with free slots, filling the least loaded first.
+    private mutating func dispatch() -> [Outbound] {
+        guard !readyQueue.isEmpty else { return [] }
+        var free = workers.values.filter { $0.freeSlots > 0 }.map { ($0.peer, $0.freeSlots) }
+        guard !free.isEmpty else { return [] }
+        free.sort { $0.1 > $1.1 }
+        var out: [Outbound] = []
+        var next = 0
+        while !free.isEmpty, let taskID = readyQueue.pop() {
+            guard var entry = entries[taskID], entry.state == .queued else { continue }
+            if next >= free.count { next = 0 }
+            let peer = free[next].0
+            entry.state = .running(worker: peer)
+            entries[taskID] = entry
+            workers[peer]?.running.insert(taskID)
+            out.append(Outbound(peer: peer, message: .taskAssignment(entry.assignment)))
+            free[next].1 -= 1
+            if free[next].1 == 0 { free.remove(at: next) } else { next += 1 }
+        }
+        return out
+    }
+}

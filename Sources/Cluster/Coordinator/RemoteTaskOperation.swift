@@ -1,0 +1,91 @@
+import Operations
+import Synchronization
+import Wire
+
+/// Runs a task on some worker of the cluster: what the coordinator's operations call to get work done.
+protocol RemoteTaskRunning: Sendable {
+    /// Queues `assignment` for a worker and suspends until its result arrives. Throws `RemoteTaskError`
+    /// when the worker reports a failure, `CancellationError` when the calling task is cancelled (the
+    /// task is then withdrawn from the cluster).
+    func run(_ assignment: TaskAssignment, priority: Int) async throws -> TaskOutput
+}
+
+/// A task that failed on a worker, with the worker's code and message.
+struct RemoteTaskError: Error, CustomStringConvertible {
+    let failure: TaskFailure
+    var description: String { failure.message }
+}
+
+/// An operation whose execution is "send a task to a worker, await its result": the coordinator's
+/// children of a batch. Dependencies, injection and cancellation follow the engine's rules, as for any
+/// local operation; cancelling one withdraws its task from the cluster (a running task is cancelled on
+/// its worker).
+///
+/// It consumes and produces a `TaskOutput`, so a download's output can be injected into the
+/// tilt-shift that depends on it.
+final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsuming, @unchecked Sendable {
+    typealias Output = TaskOutput
+    typealias Input = TaskOutput
+
+    /// The assignment to send (its `inputs` are filled from `input` when it executes).
+    let template: TaskAssignment
+    private let runner: any RemoteTaskRunning
+    private let dispatchPriority: Int
+    // Guards the payloads, which are handed over between threads by the engine.
+    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String)>((nil, nil, ""))
+
+    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
+        self.template = template
+        self.runner = runner
+        self.dispatchPriority = priority
+        super.init(name: template.taskID)
+    }
+
+    /// The injected input (a download's bytes, for a tilt-shift).
+    var input: TaskOutput? {
+        get { payloads.withLock { $0.input } }
+        set { payloads.withLock { $0.input = newValue } }
+    }
+
+    /// The worker's output, once the task succeeded (until `takeOutput()` hands it over).
+    var output: TaskOutput? { payloads.withLock { $0.output } }
+
+    /// Hands the output over and forgets it, so that a payload is held once in the coordinator.
+    func takeOutput() -> TaskOutput? {
+        payloads.withLock { state in
+            defer { state.output = nil }
+            return state.output
+        }
+    }
+
+    /// Sets the input taken from `dependency` (manual injection that moves the payload).
+    func inject(from dependency: RemoteTaskOperation) {
+        let moved = dependency.takeOutput()
+        payloads.withLock {
+            $0.input = moved
+            $0.inputFrom = dependency.template.taskID
+        }
+    }
+
+    /// Forgets input and output once the item's result has been delivered.
+    func releasePayloads() {
+        payloads.withLock {
+            $0.input = nil
+            $0.output = nil
+        }
+    }
+
+    override func execute() async throws {
+        var assignment = template
+        let (input, from) = payloads.withLock { ($0.input, $0.inputFrom) }
+        if let input {
+            assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
+        }
+        let result = try await runner.run(assignment, priority: dispatchPriority)
+        payloads.withLock {
+            $0.output = result
+            // The worker has consumed the input: keep it only while a re-run could still need it.
+            $0.input = nil
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Imaging
+import Operations
+import Wire
+
+/// Turns a task assignment into an operation of the engine, and the finished operation into the
+/// `TaskResult` the coordinator expects.
+///
+/// Every failure becomes a `TaskFailure` with a code and a message that says what went wrong, so a
+/// broken image fails its own item and nothing else.
+struct AssignedTask: Sendable {
+    let assignment: TaskAssignment
+    let operation: AsyncOperation
+
+    /// Builds the operation for `assignment`: a `DownloadOperation`, or a `TiltShiftOperation` whose
+    /// input is the image injected into the assignment by the coordinator.
+    init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int) throws(TaskRejection) {
+        self.assignment = assignment
+        switch assignment.kind {
+        case .download:
+            operation = DownloadOperation(source: assignment.source, fetcher: fetcher)
+        case .tiltShift:
+            guard let injected = assignment.inputs.first else {
+                throw TaskRejection(TaskFailure(
+                    code: .dependency, message: "tilt-shift task \(assignment.taskID) arrived without its input image"))
+            }
+            guard let format = ImageFormat(sniffing: injected.data) else {
+                throw TaskRejection(TaskFailure(
+                    code: .decode, message: "\(assignment.source): the downloaded bytes are not a JPEG or PNG image"))
+            }
+            let parameters = assignment.parameters ?? WireTiltShiftParameters(
+                TiltShiftParameters.coreImage, encoding: EncodingOptions())
+            let tiltShift = TiltShiftOperation(
+                name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
+                encoding: parameters.encodingOptions, threads: filterThreads)
+            tiltShift.input = FetchedImage(data: injected.data, format: format)
+            operation = tiltShift
+        case .unspecified:
+            throw TaskRejection(TaskFailure(
+                code: .internal, message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
+        }
+    }
+
+    /// The result to send once the operation has finished.
+    var result: TaskResult {
+        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation))
+    }
+
+    static func outcome(of operation: AsyncOperation) -> TaskOutcome {
+        switch operation.state {
+        case .finished:
+            if let download = operation as? DownloadOperation, let fetched = download.output {
+                return .output(TaskOutput(data: fetched.data, mediaType: fetched.format.mediaType))
+            }
+            if let tiltShift = operation as? TiltShiftOperation, let image = tiltShift.output {
+                return .output(TaskOutput(
+                    data: image.data, mediaType: image.format.mediaType,
+                    width: UInt32(image.width), height: UInt32(image.height)))
+            }
+            return .failure(TaskFailure(code: .internal, message: "\(operation.name) finished without an output"))
+        case .cancelled:
+            return .failure(TaskFailure(code: .cancelled, message: "\(operation.name) was cancelled"))
+        case .failed:
+            return .failure(failure(from: operation.errors, operation: operation.name))
+        case .pending, .ready, .executing:
+            return .failure(TaskFailure(code: .internal, message: "\(operation.name) has not finished"))
+        }
+    }
+
+    private static func failure(from errors: [any Error], operation: String) -> TaskFailure {
+        guard let error = errors.first else {
+            return TaskFailure(code: .internal, message: "\(operation) failed without an error")
+        }
+        if let imaging = error as? ImagingError {
+            return TaskFailure(code: FailureCode(imaging.kind), message: imaging.message)
+        }
+        if error is CancellationError {
+            return TaskFailure(code: .cancelled, message: "\(operation) was cancelled")
+        }
+        return TaskFailure(code: .internal, message: "\(operation): \(error)")
+    }
+}
+
+/// A task the worker refuses before running it, with the failure to report.
+struct TaskRejection: Error {
+    let failure: TaskFailure
+    init(_ failure: TaskFailure) { self.failure = failure }
+}
+
+extension FailureCode {
+    init(_ kind: ImagingError.Kind) {
+        switch kind {
+        case .download: self = .download
+        case .decode: self = .decode
+        case .processing: self = .processing
+        case .limit: self = .limit
+        case .cancelled: self = .cancelled
+        }
+    }
+}

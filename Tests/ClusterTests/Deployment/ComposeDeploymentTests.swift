@@ -1,0 +1,312 @@
+import Foundation
+import ShiftworkTestSupport
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// compose.yaml without Docker (no engine exists where the tests run): the file is read with PyYAML,
+/// and each service's `command` runs as a local process of the `shiftwork` binary (the image's
+/// ENTRYPOINT) with the service's `environment`; service names become 127.0.0.1 and container ports
+/// free loopback ports. The checks of what `docker compose up --scale worker=N` relies on are in
+/// `testComposeFileSupportsScalingWorkers`.
+final class ComposeDeploymentTests: DeploymentTestCase {
+    /// What `docker compose up --scale worker=3` would start.
+    private let replicas = ["worker": 3]
+
+    // MARK: The file itself
+
+    func testComposeFileSupportsScalingWorkers() async throws {
+        let compose = try await ComposeFile.load()
+        let coordinator = try compose.service("coordinator")
+        let worker = try compose.service("worker")
+
+        // `--scale` creates containers named after the project; a fixed name or host port collides.
+        XCTAssertNil(worker.definition["container_name"], "worker: a container_name makes `--scale worker=N` fail")
+        XCTAssertTrue(worker.ports.isEmpty, "worker: published ports make `--scale worker=N` fail: \(worker.ports)")
+        XCTAssertEqual(worker.dependsOn["coordinator"], "service_healthy",
+                       "worker: must wait for the coordinator's health check (depends_on.coordinator.condition)")
+        XCTAssertNotNil(coordinator.healthcheck, "coordinator: workers wait for a health check it does not have")
+
+        // Graceful stop: the signal must be one the CLI handles, and the grace period must be stated.
+        for service in [coordinator, worker] {
+            XCTAssertTrue(["SIGTERM", "SIGINT"].contains(service.string("stop_signal") ?? ""),
+                          "\(service.name): stop_signal must be SIGTERM or SIGINT (the signals shiftwork handles), not \(service.string("stop_signal") ?? "missing")")
+            let grace = try service.duration("stop_grace_period")
+            XCTAssertNotNil(grace, "\(service.name): stop_grace_period is missing")
+            XCTAssertGreaterThan(grace ?? .zero, .zero, "\(service.name): stop_grace_period")
+        }
+
+        // One image, built from this repository's Dockerfile, runs both services.
+        let image = try XCTUnwrap(coordinator.string("image"), "coordinator: no image name to share with the workers")
+        let build = try XCTUnwrap(coordinator.definition["build"], "coordinator: no build section")
+        let context = (build as? String) ?? ((build as? [String: Any])?["context"] as? String) ?? ""
+        let dockerfileName = ((build as? [String: Any])?["dockerfile"] as? String) ?? "Dockerfile"
+        XCTAssertEqual(URL(fileURLWithPath: context, relativeTo: Repository.root).standardizedFileURL.path,
+                       Repository.root.standardizedFileURL.path, "coordinator: build context must be the repository")
+        XCTAssertEqual(dockerfileName, "Dockerfile")
+        XCTAssertTrue(worker.definition["build"] != nil || worker.string("image") == image,
+                      "worker: must use the coordinator's image \(image) (or build it), not \(worker.string("image") ?? "none")")
+
+        // Endpoints: the coordinator listens on every interface of its container, on the port it
+        // publishes and workers connect to by service name.
+        let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"], "coordinator: SHIFTWORK_LISTEN is not set")
+        let listenMatch = try XCTUnwrap(listen.wholeMatch(of: try Regex(#"tcp://(0\.0\.0\.0|\*):([0-9]+)"#)),
+                                        "coordinator: SHIFTWORK_LISTEN=\(listen) must listen on tcp://0.0.0.0:PORT, or other containers cannot reach it")
+        let port = try XCTUnwrap(Int(listenMatch.output[2].substring ?? ""))
+        XCTAssertEqual(coordinator.ports.map(\.target), [port], "coordinator: must publish exactly its listen port \(port)")
+        XCTAssertNotNil(coordinator.ports.first?.published, "coordinator: the port must be published for `shiftwork submit` from the host")
+        XCTAssertEqual(worker.environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator:\(port)")
+        let check = coordinator.healthcheck ?? []
+        XCTAssertEqual(check.prefix(3), ["CMD", "shiftwork", "status"], "coordinator: health check \(check)")
+        XCTAssertTrue(check.contains("tcp://127.0.0.1:\(port)"), "coordinator: health check must ask the coordinator in its own container: \(check)")
+
+        // The Dockerfile builds the `shiftwork` product and runs it under tini (which forwards SIGTERM).
+        let dockerfile = try Repository.text(dockerfileName)
+        let package = try Repository.text("Package.swift")
+        XCTAssertTrue(package.contains(#".executable(name: "shiftwork""#), "Package.swift has no `shiftwork` executable product")
+        XCTAssertTrue(dockerfile.contains("swift build -c release --product shiftwork"), "the Dockerfile does not build the shiftwork product")
+        let entrypoint = try dockerEntrypoint(dockerfile)
+        XCTAssertTrue(entrypoint.first?.hasSuffix("/tini") == true && entrypoint.dropFirst().first == "--",
+                      "ENTRYPOINT \(entrypoint) must start with tini --, so that stop signals reach shiftwork")
+        let binary = try XCTUnwrap(entrypoint.last)
+        XCTAssertEqual((binary as NSString).lastPathComponent, "shiftwork")
+        XCTAssertTrue(dockerfile.contains("COPY --from=build /out/shiftwork \(binary)"), "the image does not install the built binary at \(binary)")
+        XCTAssertTrue(dockerfile.range(of: "EXPOSE \(port)") != nil, "the Dockerfile does not EXPOSE \(port)")
+
+        // Every directory the package manifest needs is copied into the build stage and not ignored.
+        let copied = dockerfile.split(separator: "\n").filter { $0.hasPrefix("COPY ") && !$0.contains("--from") }
+            .flatMap { $0.split(separator: " ").dropFirst().dropLast().map(String.init) }
+        let ignored = Set(try Repository.text(".dockerignore").split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        })
+        let pathPattern = try Regex(#"path: "([^/"]+)"#)
+        let needed = Set(["Package.swift", "Sources", "Tests"] + package.matches(of: pathPattern).compactMap { $0.output[1].substring.map(String.init) })
+        for directory in needed.sorted() {
+            XCTAssertTrue(copied.contains(directory), "the Dockerfile's build stage does not COPY \(directory), which Package.swift needs")
+            XCTAssertFalse(ignored.contains(directory), ".dockerignore excludes \(directory), which Package.swift needs")
+        }
+    }
+
+    // MARK: Running it
+
+    func testComposeServicesRunAsLocalProcessesWithThreeWorkers() async throws {
+        let compose = try await ComposeFile.load()
+        let program = try (dockerEntrypoint(try Repository.text("Dockerfile")).last.map { ($0 as NSString).lastPathComponent })
+        XCTAssertEqual(program, "shiftwork", "the image's entrypoint is not shiftwork; this test runs services as shiftwork processes")
+        var network = LoopbackNetwork(serviceNames: compose.services.keys)
+        var started: [(service: ComposeService, processes: [ManagedProcess])] = []
+
+        // Start in dependency order, honouring `condition: service_healthy` as compose does.
+        for name in try compose.startOrder() {
+            let service = try compose.service(name)
+            for (dependency, condition) in service.dependsOn.sorted(by: { $0.key < $1.key }) where condition == "service_healthy" {
+                try await waitUntilHealthy(try compose.service(dependency), network: &network)
+            }
+            var replicasOfService: [ManagedProcess] = []
+            let count = replicas[name] ?? 1
+            for replica in 1...count {
+                let arguments = try service.command.map { try network.rewrite($0, inside: name) }
+                var environment: [String: String] = [:]
+                for (key, value) in service.environment { environment[key] = try network.rewrite(value, inside: name) }
+                replicasOfService.append(try launch(count == 1 ? name : "\(name)-\(replica)", arguments,
+                                                    environment: blankingInheritedShiftworkVariables(except: environment)))
+            }
+            started.append((service, replicasOfService))
+        }
+
+        // "From the host": the coordinator's published port.
+        let coordinator = try compose.service("coordinator")
+        let published = try XCTUnwrap(coordinator.ports.first, "the coordinator publishes no port")
+        let endpoint = "tcp://127.0.0.1:\(try network.port(of: "coordinator", containerPort: published.target))"
+        let workerCount = replicas["worker"] ?? 1
+        let registered = try await waitForStatus(endpoint) { $0.workers.count == workerCount }
+        XCTAssertEqual(registered?.workers.count, workerCount, "the workers did not all register:\n\(allOutput)")
+
+        // A batch, submitted with the CLI from the host.
+        let images = try serveImages(6)
+        let out = scratch.appendingPathComponent("out")
+        let submit = try launch("submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint])
+        let submitted = await submit.waitForExit(timeout: .seconds(180))
+        XCTAssertEqual(submitted, 0, "submit failed:\n\(allOutput)")
+        XCTAssertTrue(submit.outputText.contains("6 items: 6 succeeded, 0 failed"), submit.outputText)
+        for image in images { assertOutput(of: image, in: out, allOutput) }
+
+        // Every replica took part, and the coordinator still answers its health check.
+        let after = try await waitForStatus(endpoint) { status in status.batches.contains { $0.succeeded == images.count } }
+        XCTAssertEqual(after?.workers.count, workerCount, allOutput)
+        for worker in after?.workers ?? [] {
+            XCTAssertGreaterThan(worker.completed, 0, "worker \(worker.id) ran no task: scaling did not spread the batch\n\(allOutput)")
+        }
+        let (health, healthOutput) = try await runHealthcheck(coordinator, network: &network)
+        XCTAssertEqual(health, 0, "the coordinator's health check failed:\n\(healthOutput)")
+        XCTAssertTrue(healthOutput.contains("workers: \(workerCount)"), healthOutput)
+
+        // Graceful stop, as `docker compose stop` does it: dependents first, each with its stop signal,
+        // each expected to exit by itself (status 0) within its stop_grace_period (else Docker kills it).
+        for (service, group) in started.reversed() {
+            let signalName = service.string("stop_signal") ?? "SIGTERM"
+            let number: Int32 = switch signalName {
+            case "SIGTERM": SIGTERM
+            case "SIGINT": SIGINT
+            default: throw DeploymentTestError("\(service.name): unsupported stop_signal \(signalName)")
+            }
+            let grace = try service.duration("stop_grace_period") ?? .seconds(10)
+            for process in group { kill(process.pid, number) }
+            for process in group {
+                let status = await process.waitForExit(timeout: grace)
+                XCTAssertNotNil(status, "\(process.name) did not stop within its stop_grace_period \(grace) after \(signalName):\n\(process.outputText)")
+                if let status {
+                    XCTAssertEqual(status, 0, "\(process.name) did not exit cleanly after \(signalName):\n\(process.outputText)")
+                }
+            }
+            if service.name == "worker", let coordinatorProcess = started.first(where: { $0.service.name == "coordinator" })?.processes.first {
+                // Each worker said goodbye, so its tasks would be requeued at once rather than after a timeout.
+                let left = await waitForCount(of: "worker left", in: coordinatorProcess, atLeast: group.count)
+                XCTAssertEqual(left, group.count,
+                               "the coordinator did not see every worker leave (SHIFTWORK_LOG_LEVEL must be info or lower to log it):\n\(coordinatorProcess.outputText)")
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The exec-form ENTRYPOINT of the Dockerfile's last stage.
+    private func dockerEntrypoint(_ dockerfile: String) throws -> [String] {
+        guard let line = dockerfile.split(separator: "\n").last(where: { $0.hasPrefix("ENTRYPOINT ") }),
+              let array = try JSONSerialization.jsonObject(with: Data(line.dropFirst("ENTRYPOINT ".count).utf8)) as? [String]
+        else { throw DeploymentTestError("the Dockerfile has no exec-form ENTRYPOINT [\"…\"]") }
+        return array
+    }
+
+    /// Runs `service`'s health check command once, as Docker would inside its container.
+    private func runHealthcheck(_ service: ComposeService, network: inout LoopbackNetwork) async throws -> (Int32?, String) {
+        guard let test = service.healthcheck, let form = test.first else {
+            throw DeploymentTestError("\(service.name) has no health check")
+        }
+        let check = service.definition["healthcheck"] as? [String: Any] ?? [:]
+        let timeout = try (check["timeout"] as? String).map(ComposeDuration.parse) ?? .seconds(30)
+        let arguments = try test.dropFirst().map { try network.rewrite($0, inside: service.name) }
+        let binaryDirectory = ShiftworkBinary.url.deletingLastPathComponent().path
+        switch form {
+        case "CMD":
+            guard let program = arguments.first, (program as NSString).lastPathComponent == "shiftwork" else {
+                throw DeploymentTestError("\(service.name): the health check runs \(arguments.first ?? "nothing"), not shiftwork")
+            }
+            return try await runToCompletion("\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()),
+                                             environment: blankingInheritedShiftworkVariables(except: [:]), timeout: timeout)
+        case "CMD-SHELL":
+            let path = "\(binaryDirectory):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+            return try await runToCompletion("\(service.name) health check", URL(fileURLWithPath: "/bin/sh"), ["-c"] + arguments,
+                                             environment: blankingInheritedShiftworkVariables(except: ["PATH": path]), timeout: timeout)
+        default:
+            throw DeploymentTestError("\(service.name): unsupported health check form \(form)")
+        }
+    }
+
+    /// Runs the health check until it succeeds, within compose's budget (start_period + retries × interval).
+    private func waitUntilHealthy(_ service: ComposeService, network: inout LoopbackNetwork) async throws {
+        let check = service.definition["healthcheck"] as? [String: Any] ?? [:]
+        let interval = try (check["interval"] as? String).map(ComposeDuration.parse) ?? .seconds(30)
+        let startPeriod = try (check["start_period"] as? String).map(ComposeDuration.parse) ?? .zero
+        let retries = (check["retries"] as? NSNumber)?.intValue ?? 3
+        let deadline = ContinuousClock.now + startPeriod + interval * retries
+        var last = ""
+        while ContinuousClock.now < deadline {
+            let (status, output) = try await runHealthcheck(service, network: &network)
+            if status == 0 { return }
+            last = output
+            if processes.contains(where: { !$0.isRunning && $0.name.hasPrefix(service.name) }) { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        throw DeploymentTestError("\(service.name) never became healthy; last health check output:\n\(last)\n\(allOutput)")
+    }
+
+    /// Asks `shiftwork status --json` until `done` holds (or 30 s pass); returns the last status.
+    private func waitForStatus(_ endpoint: String, until done: (ClusterStatus) -> Bool) async throws -> ClusterStatus? {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var last: ClusterStatus?
+        while ContinuousClock.now < deadline {
+            let (status, output) = try await runToCompletion(
+                "status", ShiftworkBinary.url, ["status", "--json", "--coordinator", endpoint],
+                environment: blankingInheritedShiftworkVariables(except: [:]))
+            if status == 0 {
+                last = try ClusterStatus(json: output)
+                if let last, done(last) { return last }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return last
+    }
+
+    /// Waits (up to 10 s) until `text` occurs `count` times in the output of `process`; returns how often it did.
+    private func waitForCount(of text: String, in process: ManagedProcess, atLeast count: Int) async -> Int {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var seen = 0
+        while ContinuousClock.now < deadline {
+            seen = process.outputText.components(separatedBy: text).count - 1
+            if seen >= count { break }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return seen
+    }
+}
+
+/// The helpers the compose tests rely on, on known inputs.
+final class ComposeReadingDeploymentTests: XCTestCase {
+    func testDurationsInComposeSyntax() throws {
+        XCTAssertEqual(try ComposeDuration.parse("10s"), .seconds(10))
+        XCTAssertEqual(try ComposeDuration.parse("1m30s"), .seconds(90))
+        XCTAssertEqual(try ComposeDuration.parse("500ms"), .milliseconds(500))
+        XCTAssertEqual(try ComposeDuration.parse("1h"), .seconds(3600))
+        XCTAssertThrowsError(try ComposeDuration.parse("ten seconds"))
+        XCTAssertThrowsError(try ComposeDuration.parse("10"))
+    }
+
+    func testPortMappingsInShortAndLongSyntax() throws {
+        typealias Mapping = ComposeService.PortMapping
+        XCTAssertEqual(try ComposeService.portMapping("5570:5570", service: "s"), Mapping(hostIP: nil, published: 5570, target: 5570))
+        XCTAssertEqual(try ComposeService.portMapping("127.0.0.1:6000:5570/tcp", service: "s"),
+                       Mapping(hostIP: "127.0.0.1", published: 6000, target: 5570))
+        XCTAssertEqual(try ComposeService.portMapping("5570", service: "s"), Mapping(hostIP: nil, published: nil, target: 5570))
+        XCTAssertEqual(try ComposeService.portMapping(["target": 5570, "published": "6000", "host_ip": "127.0.0.1"] as [String: Any], service: "s"),
+                       Mapping(hostIP: "127.0.0.1", published: 6000, target: 5570))
+        XCTAssertThrowsError(try ComposeService.portMapping("5570-5580:5570-5580", service: "s"))
+    }
+
+    func testEndpointsAreRewrittenOntoLoopbackConsistently() throws {
+        var network = LoopbackNetwork(serviceNames: ["coordinator", "worker"])
+        let listen = try network.rewrite("tcp://0.0.0.0:5570", inside: "coordinator")
+        let fromWorker = try network.rewrite("tcp://coordinator:5570", inside: "worker")
+        let health = try network.rewrite("tcp://127.0.0.1:5570", inside: "coordinator")
+        XCTAssertEqual(listen, fromWorker)
+        XCTAssertEqual(listen, health)
+        XCTAssertTrue(listen.hasPrefix("tcp://127.0.0.1:"), listen)
+        XCTAssertNotEqual(listen, "tcp://127.0.0.1:5570", "the container port must become a free loopback port")
+        XCTAssertEqual(try network.rewrite("log level info", inside: "worker"), "log level info")
+        XCTAssertNotEqual(try network.rewrite("tcp://worker:7000", inside: "coordinator"), listen)
+        XCTAssertThrowsError(try network.rewrite("tcp://db.example.org:5432", inside: "worker"))
+    }
+
+    func testComposeJSONInEveryAcceptedForm() throws {
+        let json = #"""
+        {"services": {
+          "a": {"command": "worker --slots 2", "environment": ["X=1", "Y=a=b"], "depends_on": ["b"],
+                "stop_grace_period": "1m"},
+          "b": {"command": ["coordinator"], "environment": {"N": 5, "S": "text", "U": null},
+                "healthcheck": {"test": "shiftwork status"}, "ports": ["5570:5570"]}
+        }}
+        """#
+        let compose = try ComposeFile(json: Data(json.utf8))
+        let a = try compose.service("a"), b = try compose.service("b")
+        XCTAssertEqual(a.command, ["worker", "--slots", "2"])
+        XCTAssertEqual(a.environment, ["X": "1", "Y": "a=b"])
+        XCTAssertEqual(a.dependsOn, ["b": "service_started"])
+        XCTAssertEqual(try a.duration("stop_grace_period"), .seconds(60))
+        XCTAssertEqual(b.environment, ["N": "5", "S": "text"])
+        XCTAssertEqual(b.healthcheck, ["CMD-SHELL", "shiftwork status"])
+        XCTAssertEqual(try compose.startOrder(), ["b", "a"])
+        XCTAssertThrowsError(try compose.service("c"))
+    }
+}

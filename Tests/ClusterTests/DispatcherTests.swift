@@ -1,0 +1,95 @@
+@testable import Cluster
+import Wire
+import XCTest
+
+/// The dispatch rules, driven directly (no sockets).
+final class DispatcherTests: XCTestCase {
+    private let worker = PeerIdentity(Array("w1".utf8))
+    private let other = PeerIdentity(Array("w2".utf8))
+    private let now = ContinuousClock.now
+
+    private func makeDispatcher() -> Dispatcher {
+        Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(5))
+    }
+
+    private func assignments(_ out: [Outbound]) -> [TaskAssignment] {
+        out.compactMap { if case .taskAssignment(let a) = $0.message { return a } else { return nil } }
+    }
+
+    private func task(_ id: String) -> TaskAssignment {
+        TaskAssignment(taskID: id, batchID: "b", attempt: 1, kind: .download, source: "http://x/\(id).jpg")
+    }
+
+    func testAWorkerIsSentAtMostItsSlotsAndASlotFreesOnlyWithItsResult() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2), peer: worker, now: now)
+        var sent: [TaskAssignment] = []
+        for index in 0..<5 { sent += assignments(dispatcher.enqueue(task("t\(index)"))) }
+        XCTAssertEqual(sent.map(\.taskID), ["t0", "t1"], "a worker with 2 slots holds 2 tasks")
+        XCTAssertEqual(dispatcher.queuedTaskCount, 3)
+
+        let (result, out) = dispatcher.complete(
+            TaskResult(taskID: "t0", attempt: 1, outcome: .output(TaskOutput(data: [1]))), from: worker, now: now)
+        XCTAssertEqual(result?.taskID, "t0")
+        XCTAssertEqual(assignments(out).map(\.taskID), ["t2"], "one slot freed, one task sent")
+    }
+
+    func testHigherPriorityTasksGoFirst() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.enqueue(task("low"), priority: 0)
+        _ = dispatcher.enqueue(task("high"), priority: 1)
+        let out = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
+        XCTAssertEqual(assignments(out).map(\.taskID), ["high"])
+    }
+
+    func testCancellingARunningTaskKeepsItsSlotUntilTheWorkerConfirms() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
+        _ = dispatcher.enqueue(task("a"))
+        _ = dispatcher.enqueue(task("b"))
+        let cancel = dispatcher.cancel(taskID: "a", reason: "batch cancelled")
+        XCTAssertEqual(cancel.first?.message, .cancelTask(CancelTask(taskID: "a", reason: "batch cancelled")))
+        XCTAssertEqual(dispatcher.runningTaskCount, 1, "the slot stays taken until the worker confirms")
+        XCTAssertTrue(dispatcher.cancel(taskID: "b", reason: "x").isEmpty, "a queued task is dropped at once")
+        XCTAssertEqual(dispatcher.queuedTaskCount, 0)
+
+        let (result, out) = dispatcher.complete(
+            TaskResult(taskID: "a", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled))), from: worker, now: now)
+        XCTAssertNil(result, "nobody waits for a cancelled task")
+        XCTAssertTrue(out.isEmpty)
+        XCTAssertEqual(dispatcher.runningTaskCount, 0)
+    }
+
+    func testADeadWorkersTasksAreRequeuedWithANewAttemptAndItsLateResultIsIgnored() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
+        let first = assignments(dispatcher.enqueue(task("t")))
+        XCTAssertEqual(first.map(\.attempt), [1])
+
+        let later = now + .seconds(6)
+        _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1), peer: other, now: later)
+        let (dead, out) = dispatcher.expireWorkers(now: later)
+        XCTAssertEqual(dead, ["w1"])
+        let requeued = assignments(out)
+        XCTAssertEqual(requeued.map(\.taskID), ["t"])
+        XCTAssertEqual(requeued.first?.attempt, 2)
+        XCTAssertEqual(out.first?.peer, other)
+
+        let stale = dispatcher.staleResults
+        let (late, lateOut) = dispatcher.complete(
+            TaskResult(taskID: "t", attempt: 1, outcome: .output(TaskOutput(data: [1]))), from: worker, now: later)
+        XCTAssertNil(late, "a late result of an old attempt changes nothing")
+        XCTAssertTrue(lateOut.isEmpty)
+        XCTAssertEqual(dispatcher.staleResults, stale + 1)
+
+        let (current, _) = dispatcher.complete(
+            TaskResult(taskID: "t", attempt: 2, outcome: .output(TaskOutput(data: [2]))), from: other, now: later)
+        XCTAssertEqual(current?.attempt, 2)
+    }
+
+    func testAnUnknownWorkersHeartbeatAsksItToRegisterAgain() {
+        var dispatcher = makeDispatcher()
+        let out = dispatcher.heartbeat(from: worker, now: now)
+        XCTAssertEqual(out.first?.message, .refusal(Refusal(reason: Dispatcher.unknownWorkerReason)))
+    }
+}
