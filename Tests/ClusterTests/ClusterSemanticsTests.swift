@@ -1,0 +1,126 @@
+import Foundation
+import Imaging
+import ShiftworkTestSupport
+import XCTest
+
+/// What users trust a cluster with, over real processes on loopback: cancels reach running work, a
+/// killed worker loses nothing, a failed download fails only its own item, and status tells the truth.
+final class ClusterSemanticsTests: XCTestCase {
+    private var harness: ClusterHarness!
+    private var server: TestHTTPServer!
+
+    override func setUp() async throws {
+        harness = try ClusterHarness()
+        server = try TestHTTPServer()
+    }
+
+    override func tearDown() async throws {
+        await harness.stopAll()
+        server.shutdown()
+    }
+
+    private func serveImages(_ count: Int, prefix: String, response: (_ bytes: [UInt8], _ format: ImageFormat) -> TestHTTPServer.Response?) throws -> [String] {
+        try (0..<count).map { index in
+            let format: ImageFormat = index % 2 == 0 ? .jpeg : .png
+            let bytes = try SyntheticImages.make(width: 120, height: 90, format: format, seed: UInt64(index))
+            let path = "/\(prefix)/image-\(index).\(format.fileExtension)"
+            if let custom = response(bytes, format) {
+                server.serve(path: path, response: custom)
+            } else {
+                server.serve(path: path, body: bytes, contentType: format.mediaType)
+            }
+            return server.url(path)
+        }
+    }
+
+    func testCancellingARunningBatchCancelsEveryTaskAndFreesEverySlot() async throws {
+        let endpoint = try await harness.startCoordinator()
+        try harness.startWorker("worker-a", endpoint: endpoint, slots: 2)
+        try harness.startWorker("worker-b", endpoint: endpoint, slots: 2)
+        // Every download stalls: the tasks stay running on the workers until cancelled.
+        let urls = try serveImages(8, prefix: "stalled") { _, _ in .stall }
+        let out = harness.scratch.appendingPathComponent("cancelled")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+
+        let busy = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 4 }
+        XCTAssertEqual(busy.int("running_tasks"), 4, "4 slots should be busy:\n\(harness.allOutput)")
+        XCTAssertEqual(busy.int("queued_tasks"), 4)
+        let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
+        let batchID = try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
+
+        let (cancelStatus, cancelOutput) = try await harness.run(["cancel", String(batchID), "--coordinator", endpoint])
+        XCTAssertEqual(cancelStatus, 0, cancelOutput)
+        let cancelled = ContinuousClock.now
+        let idle = try await harness.waitForStatus(endpoint, timeout: .seconds(10)) {
+            $0.int("running_tasks") == 0 && $0.int("queued_tasks") == 0
+        }
+        let elapsed = ContinuousClock.now - cancelled
+        XCTAssertEqual(idle.int("running_tasks"), 0, "slots still busy after cancel:\n\(harness.allOutput)")
+        XCTAssertLessThan(elapsed, .seconds(1), "every slot must be free within a second of the cancel (took \(elapsed))")
+
+        let submitStatus = await submit.waitForExit(timeout: .seconds(10))
+        XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
+        XCTAssertTrue(submit.outputText.contains("8 items: 0 succeeded, 8 failed"), submit.outputText)
+        let batch = try await harness.status(endpoint, batch: String(batchID))
+        let items = batch.objects("batches").first?.objects("item_states") ?? []
+        XCTAssertEqual(items.count, 8)
+        XCTAssertTrue(items.allSatisfy { ($0["state"] as? String) == "cancelled" }, "\(items)")
+
+        // The workers are free and healthy: a new batch runs.
+        let fresh = try serveImages(2, prefix: "fresh") { _, _ in nil }
+        let (status, output) = try await harness.run(["submit"] + fresh + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, output)
+    }
+
+    func testKillingAWorkerMidBatchLosesNoItem() async throws {
+        let endpoint = try await harness.startCoordinator(["--worker-timeout", "2"])
+        let victim = try harness.startWorker("victim", endpoint: endpoint, slots: 2)
+        try harness.startWorker("survivor", endpoint: endpoint, slots: 2)
+        // Slow downloads (about a second each) keep tasks in flight on both workers.
+        let urls = try serveImages(8, prefix: "slow") { bytes, format in
+            .slow(contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 10),
+                  interval: .milliseconds(100), initialDelay: .zero)
+        }
+        let out = harness.scratch.appendingPathComponent("survived")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        let busy = try await harness.waitForStatus(endpoint) { status in
+            status.objects("workers").filter { $0.int("running") > 0 }.count == 2
+        }
+        XCTAssertEqual(busy.objects("workers").filter { $0.int("running") > 0 }.count, 2, harness.allOutput)
+        await victim.kill9()
+
+        let status = await submit.waitForExit(timeout: .seconds(60))
+        XCTAssertEqual(status, 0, "every item must complete after a worker died:\n\(harness.allOutput)")
+        XCTAssertTrue(submit.outputText.contains("8 items: 8 succeeded, 0 failed"), submit.outputText)
+        let files = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        XCTAssertEqual(files.count, 8, "exactly one output per item: \(files)")
+        for file in files {
+            let data = try Data(contentsOf: out.appendingPathComponent(file))
+            let (image, _) = try ImageCodec.decode([UInt8](data))
+            XCTAssertEqual(image.width, 120, file)
+        }
+        let cluster = try await harness.status(endpoint)
+        XCTAssertEqual(cluster.objects("workers").compactMap { $0["id"] as? String }, ["survivor"],
+                       "the killed worker is declared dead")
+    }
+
+    func testA404FailsOnlyItsItemWithTheCauseAndStatusSaysSo() async throws {
+        let endpoint = try await harness.startCoordinator()
+        try harness.startWorker("worker", endpoint: endpoint, slots: 2)
+        var urls = try serveImages(3, prefix: "ok") { _, _ in nil }
+        urls.insert(server.url("/missing/nothing-here.jpg"), at: 1)
+        let out = harness.scratch.appendingPathComponent("partial")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 1, "a failed item makes the exit status non-zero:\n\(output)")
+        XCTAssertTrue(output.contains("4 items: 3 succeeded, 1 failed"), output)
+        let failedLine = output.split(separator: "\n").first { $0.contains("FAILED") } ?? ""
+        XCTAssertTrue(failedLine.contains("nothing-here.jpg") && failedLine.contains("404"), String(failedLine))
+
+        let batchID = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
+            .split(separator: " ")[1].dropLast())
+        let batch = try await harness.status(endpoint, batch: String(batchID))
+        let items = batch.objects("batches").first?.objects("item_states") ?? []
+        XCTAssertEqual(items.map { $0["state"] as? String }, ["succeeded", "failed", "succeeded", "succeeded"])
+        XCTAssertTrue((items[1]["error"] as? String ?? "").contains("404"), "\(items[1])")
+    }
+}

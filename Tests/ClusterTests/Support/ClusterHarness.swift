@@ -1,0 +1,87 @@
+import Foundation
+import ShiftworkTestSupport
+import XCTest
+
+/// Starts `shiftwork` processes for a test (coordinator, workers, CLI commands) on loopback TCP and
+/// stops every one of them in `stopAll()`.
+final class ClusterHarness {
+    private(set) var processes: [ManagedProcess] = []
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    func launch(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ManagedProcess {
+        let process = try ManagedProcess(name, executable: ShiftworkBinary.url, arguments: arguments, environment: environment)
+        processes.append(process)
+        return process
+    }
+
+    /// Starts a coordinator on a free loopback port and returns its endpoint.
+    func startCoordinator(_ extraArguments: [String] = []) async throws -> String {
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"] + extraArguments)
+        let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
+        guard let endpoint = line?.components(separatedBy: "listening on ").last else {
+            throw HarnessError("the coordinator did not start:\n\(coordinator.outputText)")
+        }
+        return endpoint.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Starts a worker of `endpoint`.
+    @discardableResult
+    func startWorker(_ id: String, endpoint: String, slots: Int = 2) throws -> ManagedProcess {
+        try launch(id, ["worker", "--slots", String(slots), "--worker-id", id, "--coordinator", endpoint])
+    }
+
+    /// Runs a CLI command to completion; returns its exit status and output.
+    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32?, output: String) {
+        let process = try launch(arguments.first ?? "cli", arguments)
+        let status = await process.waitForExit(timeout: timeout)
+        return (status, process.outputText)
+    }
+
+    /// `shiftwork status [BATCH] --json`, parsed.
+    func status(_ endpoint: String, batch: String? = nil) async throws -> [String: Any] {
+        let (status, output) = try await run(["status"] + (batch.map { [$0] } ?? []) + ["--json", "--coordinator", endpoint])
+        guard status == 0, let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+            throw HarnessError("status failed (\(String(describing: status))):\n\(output)")
+        }
+        return object
+    }
+
+    /// Polls the cluster status until `condition` holds or `timeout` passes; returns the last status.
+    func waitForStatus(_ endpoint: String, batch: String? = nil, timeout: Duration = .seconds(30),
+                       until condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + timeout
+        var last: [String: Any] = [:]
+        while ContinuousClock.now < deadline {
+            last = try await status(endpoint, batch: batch)
+            if condition(last) { return last }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return last
+    }
+
+    /// Everything the processes printed, for failure messages.
+    var allOutput: String {
+        processes.map { "--- \($0.name):\n\($0.outputText)" }.joined(separator: "\n")
+    }
+
+    func stopAll() async {
+        for process in processes.reversed() { await process.stop() }
+        processes = []
+        try? FileManager.default.removeItem(at: scratch)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    func int(_ key: String) -> Int { (self[key] as? NSNumber)?.intValue ?? -1 }
+    func objects(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
+}
