@@ -208,5 +208,6 @@ for workload in workloads {
     print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s  foundation \(format(foundationRate)) ops/s  ratio \(String(format: "%.2f", ratio))")
 }
 let geometricMean = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
-print("overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s, foundation \(format(Double(totalOperations) / foundationTotal)) ops/s, overall ratio \(String(format: "%.2f", foundationTotal / engineTotal))")
-print("engine/foundation throughput ratio: \(String(format: "%.2f", geometricMean)) (geometric mean of the per-workload ratios)")
+let overallRatio = foundationTotal / engineTotal
+print("overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s, foundation \(format(Double(totalOperations) / foundationTotal)) ops/s; geometric mean of the per-workload ratios \(String(format: "%.2f", geometricMean))")
+print("engine/foundation throughput ratio: \(String(format: "%.2f", overallRatio)) (overall: all \(totalOperations) operations, total time on Foundation / total time on the engine)")

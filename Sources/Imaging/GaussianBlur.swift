@@ -46,15 +46,25 @@ struct CancellationToken: @unchecked Sendable {
 
 /// The two passes over one image.
 ///
-/// 1. Horizontal, row by row, into `horizontal` (Float, row-major, `n` samples a row). Each step of the
-///    recursion handles one pixel (its channels in the lanes of a SIMD4) of four rows at once (a SIMD16),
-///    so that four independent recursions keep the FPU busy; gray images put four rows in a SIMD4, sixteen
-///    rows a step. RGBA is premultiplied on the way in.
-/// 2. Vertical, in strips of 32 columns: forward into a scratch strip that stays in cache, then backward,
-///    blending with the original row by row and writing the 8-bit output, 16 samples at a time.
+/// 1. Horizontal, row by row, into an intermediate Float image (`stride` floats a row). Each step of the
+///    recursion handles one pixel (its channels in the lanes of a SIMD4) of two rows at once (a SIMD8), so
+///    that two independent recursions keep the FPU busy; gray images put eight rows in a SIMD8. RGBA is
+///    premultiplied on the way in.
+/// 2. Vertical, over whole rows, 16 samples a step: the forward recursion in place (on one thread it follows
+///    the horizontal pass a group of rows at a time, while they are in cache), then the backward recursion
+///    from the bottom, keeping three rows, blending each finished row with the original and writing the
+///    8-bit output. With several threads, rows are split among them for pass 1 and columns for pass 2.
+///
+/// Memory is walked in order (whole rows) everywhere: an earlier version that ran the vertical pass down
+/// narrow strips of columns spent most of its time in cache and TLB misses.
 private final class BlurEngine: @unchecked Sendable {
     typealias V16 = SIMD16<Float>
     typealias V4 = SIMD4<Float>
+    /// The vector of the horizontal pass: two RGB(A) pixels of two rows, or one gray pixel of eight rows.
+    /// (Two independent recursions are enough to keep the FPU busy; four would not fit in the registers.)
+    typealias HV = SIMD8<Float>
+    /// Rows per horizontal group.
+    var rowsPerGroup: Int { channels == 1 ? 8 : 2 }
 
     let source: UnsafePointer<UInt8>
     let width: Int
@@ -92,7 +102,7 @@ private final class BlurEngine: @unchecked Sendable {
         let edges = UnsafeMutablePointer<Float>.allocate(capacity: 2 * stride)
         defer { edges.deallocate() }
         let shared = Shared(rows: rows, top: edges, bottom: edges + stride)
-        let rowsPerGroup = channels == 1 ? 16 : 4
+        let rowsPerGroup = self.rowsPerGroup
         let groups = (height + rowsPerGroup - 1) / rowsPerGroup
         // Columns are independent in the vertical pass: one chunk (a multiple of 16 samples) per thread.
         let vectors = stride / 16
@@ -104,7 +114,7 @@ private final class BlurEngine: @unchecked Sendable {
         if chunks == 1 {
             // One thread: the forward vertical pass follows the horizontal pass group by group, while the
             // rows are still in cache.
-            let scratch = UnsafeMutablePointer<V16>.allocate(capacity: width)
+            let scratch = UnsafeMutablePointer<HV>.allocate(capacity: width)
             defer { scratch.deallocate() }
             for group in 0..<groups {
                 if token.isCancelled { throw ImagingError.cancelledError }
@@ -114,7 +124,7 @@ private final class BlurEngine: @unchecked Sendable {
             }
         } else {
             try parallel(count: groups) { range in
-                let scratch = UnsafeMutablePointer<V16>.allocate(capacity: self.width)
+                let scratch = UnsafeMutablePointer<HV>.allocate(capacity: self.width)
                 defer { scratch.deallocate() }
                 for group in range {
                     if self.token.isCancelled { throw ImagingError.cancelledError }
@@ -160,15 +170,14 @@ private final class BlurEngine: @unchecked Sendable {
 
     // MARK: - Horizontal pass
 
-    private func horizontalGroup(y0: Int, scratch: UnsafeMutablePointer<V16>, output: UnsafeMutablePointer<Float>) {
+    private func horizontalGroup(y0: Int, scratch: UnsafeMutablePointer<HV>, output: UnsafeMutablePointer<Float>) {
         switch channels {
         case 1: horizontalGray(y0: y0, scratch: scratch, output: output)
         case 3: horizontalColor(y0: y0, channels: 3, scratch: scratch, output: output)
         default: horizontalColor(y0: y0, channels: 4, scratch: scratch, output: output)
         }
         // The padding at the end of each row goes through the vertical pass too: keep it finite.
-        let rows = channels == 1 ? 16 : 4
-        for y in y0..<min(height, y0 + rows) {
+        for y in y0..<min(height, y0 + rowsPerGroup) {
             (output + y * stride + n).initialize(repeating: 0, count: stride - n)
         }
     }
@@ -176,7 +185,7 @@ private final class BlurEngine: @unchecked Sendable {
     /// The recursion along one row for four sequences at once; `load(x)` gives the input of pixel x,
     /// `store(x, y)` receives the result, called for x from w−1 down to 0.
     @inline(__always)
-    private func recurse(scratch f: UnsafeMutablePointer<V16>, load: (Int) -> V16, store: (Int, V16) -> Void) {
+    private func recurse(scratch f: UnsafeMutablePointer<HV>, load: (Int) -> HV, store: (Int, HV) -> Void) {
         let w = width
         let b = g.b, a1 = g.a1, a2 = g.a2, a3 = g.a3
         let x0 = load(0)
@@ -200,13 +209,12 @@ private final class BlurEngine: @unchecked Sendable {
         }
     }
 
-    /// RGB or RGBA: a pixel's channels in a SIMD4, four rows in a SIMD16.
+    /// RGB or RGBA: a pixel's channels in a SIMD4, two rows in a SIMD8.
     @inline(__always)
-    private func horizontalColor(y0: Int, channels c: Int, scratch: UnsafeMutablePointer<V16>, output: UnsafeMutablePointer<Float>) {
+    private func horizontalColor(y0: Int, channels c: Int, scratch: UnsafeMutablePointer<HV>, output: UnsafeMutablePointer<Float>) {
         let w = width, n = self.n
-        let rows = min(4, height - y0)
-        let s0 = source + (y0 + min(0, rows - 1)) * n, s1 = source + (y0 + min(1, rows - 1)) * n
-        let s2 = source + (y0 + min(2, rows - 1)) * n, s3 = source + (y0 + min(3, rows - 1)) * n
+        let rows = min(2, height - y0)
+        let s0 = source + y0 * n, s1 = source + (y0 + min(1, rows - 1)) * n
         let o0 = output + y0 * stride
         let premultiply = c == 4
         @inline(__always) func pixel(_ row: UnsafePointer<UInt8>, _ x: Int) -> V4 {
@@ -225,8 +233,7 @@ private final class BlurEngine: @unchecked Sendable {
             return v
         }
         recurse(scratch: scratch, load: { x in
-            let a = pixel(s0, x), b = pixel(s1, x), cc = pixel(s2, x), d = pixel(s3, x)
-            return V16(lowHalf: SIMD8(lowHalf: a, highHalf: b), highHalf: SIMD8(lowHalf: cc, highHalf: d))
+            HV(lowHalf: pixel(s0, x), highHalf: pixel(s1, x))
         }, store: { x, y in
             @inline(__always) func put(_ r: Int, _ v: V4) {
                 let p = o0 + r * self.stride + c * x
@@ -236,24 +243,21 @@ private final class BlurEngine: @unchecked Sendable {
                     p[0] = v[0]; p[1] = v[1]; p[2] = v[2]
                 }
             }
-            put(0, y.lowHalf.lowHalf)
-            if rows > 1 { put(1, y.lowHalf.highHalf) }
-            if rows > 2 { put(2, y.highHalf.lowHalf) }
-            if rows > 3 { put(3, y.highHalf.highHalf) }
+            put(0, y.lowHalf)
+            if rows > 1 { put(1, y.highHalf) }
         })
     }
 
-    /// Gray: four rows in a SIMD4, sixteen rows in a SIMD16.
-    private func horizontalGray(y0: Int, scratch: UnsafeMutablePointer<V16>, output: UnsafeMutablePointer<Float>) {
+    /// Gray: eight rows in a SIMD8.
+    private func horizontalGray(y0: Int, scratch: UnsafeMutablePointer<HV>, output: UnsafeMutablePointer<Float>) {
         let n = self.n, stride = self.stride
-        let rows = min(16, height - y0)
+        let rows = min(8, height - y0)
         var sources = [UnsafePointer<UInt8>]()
-        for r in 0..<16 { sources.append(source + (y0 + min(r, rows - 1)) * n) }
+        for r in 0..<8 { sources.append(source + (y0 + min(r, rows - 1)) * n) }
         sources.withUnsafeBufferPointer { s in
             recurse(scratch: scratch, load: { x in
-                var v = V16()
-                for r in 0..<16 { v[r] = Float(s[r][x]) }
-                return v
+                HV(Float(s[0][x]), Float(s[1][x]), Float(s[2][x]), Float(s[3][x]),
+                   Float(s[4][x]), Float(s[5][x]), Float(s[6][x]), Float(s[7][x]))
             }, store: { x, y in
                 for r in 0..<rows { output[(y0 + r) * stride + x] = y[r] }
             })

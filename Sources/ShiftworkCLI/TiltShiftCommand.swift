@@ -75,7 +75,8 @@ struct TiltShiftCommand: AsyncParsableCommand {
         do {
             try await execute()
         } catch let error as ImagingError {
-            throw ValidationErrorless(message: "shiftwork tiltshift: \(error.message)")
+            FileHandle.standardError.write(Data("shiftwork tiltshift: \(error.message)\n".utf8))
+            throw ExitCode.failure
         }
     }
 
@@ -152,10 +153,4 @@ struct TiltShiftCommand: AsyncParsableCommand {
             throw ImagingError(.processing, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
-}
-
-/// An error whose message is printed as is (no usage text), with exit code 1.
-private struct ValidationErrorless: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }

@@ -56,9 +56,13 @@ public struct Heartbeat: Sendable, Equatable {
 public struct WorkerGoodbye: Sendable, Equatable {
     /// The worker's identity, as in its ``WorkerHello``.
     public var workerID: String
+    /// `true`: the worker takes no new tasks and finishes those it holds (a graceful stop, e.g. on
+    /// SIGTERM); a final goodbye with `false` follows. `false`: the worker is gone now.
+    public var draining: Bool
 
     /// Creates a goodbye.
-    public init(workerID: String) {
+    public init(workerID: String, draining: Bool = false) {
         self.workerID = workerID
+        self.draining = draining
     }
 }

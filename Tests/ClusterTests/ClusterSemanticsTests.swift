@@ -124,3 +124,28 @@ final class ClusterSemanticsTests: XCTestCase {
         XCTAssertTrue((items[1]["error"] as? String ?? "").contains("404"), "\(items[1])")
     }
 }
+
+extension ClusterSemanticsTests {
+    func testSIGTERMDrainsAWorkerItFinishesWhatItRunsAndTakesNothingNew() async throws {
+        let endpoint = try await harness.startCoordinator()
+        let leaving = try harness.startWorker("leaving", endpoint: endpoint, slots: 2)
+        let urls = try serveImages(6, prefix: "drain") { bytes, format in
+            .slow(contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 8),
+                  interval: .milliseconds(100), initialDelay: .zero)
+        }
+        let out = harness.scratch.appendingPathComponent("drained")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        _ = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 2 }
+        // Only now does a second worker join: whatever the first one does not finish must go there.
+        try harness.startWorker("staying", endpoint: endpoint, slots: 2)
+        kill(leaving.pid, SIGTERM)
+
+        let exit = await leaving.waitForExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, "a drained worker exits cleanly:\n\(leaving.outputText)")
+        XCTAssertTrue(leaving.outputText.contains("finished=2"), "it finishes the 2 tasks it held:\n\(leaving.outputText)")
+        XCTAssertTrue(leaving.outputText.contains("abandoned=0"), leaving.outputText)
+        let status = await submit.waitForExit(timeout: .seconds(60))
+        XCTAssertEqual(status, 0, harness.allOutput)
+        XCTAssertTrue(submit.outputText.contains("6 items: 6 succeeded, 0 failed"), submit.outputText)
+    }
+}

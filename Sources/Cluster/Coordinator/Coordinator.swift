@@ -129,8 +129,8 @@ public actor Coordinator {
         case .heartbeat:
             send(dispatcher.heartbeat(from: peer, now: now))
         case .workerGoodbye(let goodbye):
-            logger.info("worker left", metadata: ["worker": "\(goodbye.workerID)"])
-            send(dispatcher.workerLeft(peer))
+            logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
+            send(dispatcher.workerLeft(peer, draining: goodbye.draining))
         case .taskResult(let result):
             let (current, out) = dispatcher.complete(result, from: peer, now: now)
             if let current { deliver(current) }

@@ -139,8 +139,13 @@ struct Dispatcher {
         return []
     }
 
-    /// A worker left on purpose: its tasks go back to the queue.
-    mutating func workerLeft(_ peer: PeerIdentity) -> [Outbound] {
+    /// A worker says goodbye. Draining, it keeps its tasks and gets no new ones; leaving, whatever it
+    /// still holds goes back to the queue.
+    mutating func workerLeft(_ peer: PeerIdentity, draining: Bool) -> [Outbound] {
+        if draining {
+            workers[peer]?.draining = true
+            return []
+        }
         removeWorker(peer)
         return dispatch()
     }

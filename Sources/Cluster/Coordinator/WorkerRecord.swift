@@ -12,6 +12,8 @@ struct WorkerRecord {
     var completed: UInt64 = 0
     var failed: UInt64 = 0
     var lastSeen: ContinuousClock.Instant
+    /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
+    var draining = false
 
-    var freeSlots: Int { max(0, slots - running.count) }
+    var freeSlots: Int { draining ? 0 : max(0, slots - running.count) }
 }

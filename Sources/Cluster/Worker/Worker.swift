@@ -61,6 +61,7 @@ public actor Worker {
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
+    private var isDraining = false
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -97,7 +98,28 @@ public actor Worker {
         }
     }
 
-    /// Leaves the cluster: tells the coordinator, cancels running tasks and closes the socket.
+    /// Stops gracefully: takes no new tasks, finishes those it runs (for at most `timeout`), then
+    /// leaves. Tasks still running at the deadline are cancelled and the coordinator queues them again.
+    /// Returns how many tasks finished while draining.
+    @discardableResult
+    public func drain(timeout: Duration) async -> Int {
+        guard !isStopping, !isDraining else { return 0 }
+        isDraining = true
+        let holding = running.count
+        logger.info("draining: finishing running tasks, taking no new ones", metadata: ["running": "\(holding)"])
+        send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID, draining: true)))
+        let deadline = ContinuousClock.now + timeout
+        while !running.isEmpty, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let unfinished = running.count
+        logger.info("drained", metadata: ["finished": "\(holding - unfinished)", "abandoned": "\(unfinished)"])
+        await stop()
+        return holding - unfinished
+    }
+
+    /// Leaves the cluster now: cancels running tasks, tells the coordinator (which queues them again
+    /// elsewhere) and closes the socket.
     public func stop() async {
         guard !isStopping else { return }
         isStopping = true
@@ -129,7 +151,7 @@ public actor Worker {
         case .cancelTask(let cancel):
             running[cancel.taskID]?.operation.cancel()
         case .refusal(let refusal):
-            if refusal.reason == Dispatcher.unknownWorkerReason {
+            if refusal.reason == Dispatcher.unknownWorkerReason, !isDraining {
                 logger.info("the coordinator does not know this worker (it restarted?): registering again")
                 sayHello()
             } else {

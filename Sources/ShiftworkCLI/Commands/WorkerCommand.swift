@@ -21,6 +21,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Let tasks read local paths and file:// URLs on this machine (env SHIFTWORK_ALLOW_LOCAL_FILES=1).")
     var allowLocalFiles = false
 
+    @Option(help: "Seconds to finish running tasks after SIGTERM before leaving (env SHIFTWORK_DRAIN_TIMEOUT; default 60).")
+    var drainTimeout: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -34,10 +37,12 @@ struct WorkerCommand: AsyncParsableCommand {
         let context = try MessagingContext()
         let worker = Worker(configuration: configuration, context: context, logger: logger)
         let serving = Task { try await worker.run() }
+        let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
         let stopper = Task {
+            // SIGTERM (docker stop, compose scale down) drains: running tasks finish, nothing new starts.
             let signal = await TerminationSignal.wait()
-            logger.info("shutting down", metadata: ["signal": "\(signal)"])
-            await worker.stop()
+            logger.info("stopping", metadata: ["signal": "\(signal)"])
+            await worker.drain(timeout: .seconds(drainTimeout))
         }
         defer { stopper.cancel() }
         do {

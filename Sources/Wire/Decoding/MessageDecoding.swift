@@ -95,7 +95,7 @@ extension Heartbeat {
 
 extension WorkerGoodbye {
     init(_ c: Shiftwork__V1__WorkerGoodbye) {
-        self.init(workerID: readString(c.worker_id))
+        self.init(workerID: readString(c.worker_id), draining: c.draining != 0)
     }
 }
 

@@ -145,6 +145,7 @@ struct CMessageBuilder: ~Copyable {
         let c = arena.make(Shiftwork__V1__WorkerGoodbye.self)
         shiftwork__v1__worker_goodbye__init(c)
         c.pointee.worker_id = string(m.workerID)
+        c.pointee.draining = m.draining ? 1 : 0
         return c
     }
 

@@ -122,15 +122,21 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let endpoint = "tcp://127.0.0.1:\(try network.port(of: "coordinator", containerPort: published.target))"
         let workerCount = replicas["worker"] ?? 1
         let registered = try await waitForStatus(endpoint) { $0.workers.count == workerCount }
-        XCTAssertEqual(registered?.workers.count, workerCount, "the workers did not all register:\n\(allOutput)")
+        guard registered?.workers.count == workerCount else {
+            throw DeploymentTestError("\(registered?.workers.count ?? 0) of \(workerCount) workers registered with the coordinator:\n\(allOutput)")
+        }
 
-        // A batch, submitted with the CLI from the host.
-        let images = try serveImages(6)
+        // A batch, submitted with the CLI from the host: at least as many downloads as the workers have
+        // slots together (a worker's default is one per core), so that every replica must take part
+        // whatever order the coordinator fills them in.
+        let images = try serveImages(max(6, workerCount * ProcessInfo.processInfo.activeProcessorCount))
         let out = scratch.appendingPathComponent("out")
         let submit = try launch("submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint])
-        let submitted = await submit.waitForExit(timeout: .seconds(180))
-        XCTAssertEqual(submitted, 0, "submit failed:\n\(allOutput)")
-        XCTAssertTrue(submit.outputText.contains("6 items: 6 succeeded, 0 failed"), submit.outputText)
+        let submitted = await submit.waitForExit(timeout: .seconds(120))
+        guard submitted == 0 else {
+            throw DeploymentTestError("submit \(submitted.map { "exited with status \($0)" } ?? "did not finish in 120 s"):\n\(allOutput)")
+        }
+        XCTAssertTrue(submit.outputText.contains("\(images.count) items: \(images.count) succeeded, 0 failed"), submit.outputText)
         for image in images { assertOutput(of: image, in: out, allOutput) }
 
         // Every replica took part, and the coordinator still answers its health check.

@@ -24,7 +24,7 @@ enum SampleMessages {
                 outcome: .output(TaskOutput(data: payload(300, seed: 1), mediaType: "image/jpeg", width: 640, height: 480)))),
             .taskResult(TaskResult(
                 taskID: "task-8", attempt: 5, outcome: .failure(TaskFailure(code: .dependency, message: unicode)))),
-            .workerGoodbye(WorkerGoodbye(workerID: "worker-\(unicode)")),
+            .workerGoodbye(WorkerGoodbye(workerID: "worker-\(unicode)", draining: true)),
             .welcome(Welcome(heartbeatIntervalMs: 1500, coordinatorID: "coordinator-α")),
             .taskAssignment(TaskAssignment(
                 taskID: "task-9", batchID: "batch-1", attempt: 3, kind: .tiltShift, source: "https://example.com/a.jpg",

@@ -1517,7 +1517,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__heartbeat__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__heartbeat__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__worker_goodbye__field_descriptors[1] =
+static const ProtobufCFieldDescriptor shiftwork__v1__worker_goodbye__field_descriptors[2] =
 {
   {
     "worker_id",
@@ -1531,14 +1531,27 @@ static const ProtobufCFieldDescriptor shiftwork__v1__worker_goodbye__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "draining",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__WorkerGoodbye, draining),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__worker_goodbye__field_indices_by_name[] = {
+  1,   /* field[1] = draining */
   0,   /* field[0] = worker_id */
 };
 static const ProtobufCIntRange shiftwork__v1__worker_goodbye__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__worker_goodbye__descriptor =
 {
@@ -1548,7 +1561,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_goodbye__descriptor =
   "Shiftwork__V1__WorkerGoodbye",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__WorkerGoodbye),
-  1,
+  2,
   shiftwork__v1__worker_goodbye__field_descriptors,
   shiftwork__v1__worker_goodbye__field_indices_by_name,
   1,  shiftwork__v1__worker_goodbye__number_ranges,

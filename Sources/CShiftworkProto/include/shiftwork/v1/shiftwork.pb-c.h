@@ -207,14 +207,20 @@ struct  Shiftwork__V1__Heartbeat
     , (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * A worker leaving. With `draining` it takes no new tasks, finishes those it holds (their results
+ * follow), then sends a final goodbye without `draining` and disconnects; the coordinator requeues
+ * whatever a worker still held when it said its final goodbye.
+ */
 struct  Shiftwork__V1__WorkerGoodbye
 {
   ProtobufCMessage base;
   char *worker_id;
+  protobuf_c_boolean draining;
 };
 #define SHIFTWORK__V1__WORKER_GOODBYE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__worker_goodbye__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__TiltShiftParameters
