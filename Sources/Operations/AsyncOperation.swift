@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A unit of asynchronous work with a lifecycle, dependencies, conditions, observers and cancellation.
 ///
 /// This is the engine's counterpart of Foundation's `Operation`, built on Swift concurrency (it is
@@ -34,7 +32,10 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     ///   - name: a name for diagnostics (cycle errors, logs); defaults to `"<TypeName>#<id>"`.
     ///   - priority: the scheduling priority inside its queue.
     public init(name: String? = nil, priority: OperationPriority = .normal) {
-        id = operationIDCounter.add(1, ordering: .relaxed).newValue
+        id = operationIDCounter.withLock { counter in
+            counter += 1
+            return counter
+        }
         core = LockedValue(OperationCore(name: name, priority: priority))
     }
 
@@ -510,7 +511,7 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// The process-wide counter behind ``AsyncOperation/id``.
-let operationIDCounter = Atomic<UInt64>(0)
+let operationIDCounter = LockedValue<UInt64>(0)
 
 /// A finish to perform (see ``AsyncOperation/finishAll(_:)``).
 struct PendingFinish {
@@ -616,11 +617,12 @@ final class Worker: Sendable {
         var next: AsyncOperation?
         /// A cancellation arrived before the task handle was attached.
         var cancelRequested = false
+        /// Cancellations that have decided to cancel this task but may not have done it yet.
+        var cancellationsInFlight = 0
     }
 
+    // Lock order: an operation's lock, then a worker's lock (never the other way round).
     private let state = LockedValue(State())
-    /// Cancellations that have decided to cancel this task but may not have done it yet.
-    private let cancellationsInFlight = Atomic<Int>(0)
 
     func attach(_ task: Task<Void, Never>) {
         let cancelNow = state.withLock { s -> Bool in
@@ -653,7 +655,7 @@ final class Worker: Sendable {
     /// Called under the operation's lock before `cancelTask()`, so that the worker, which checks
     /// ``hasCancellationInFlight`` after the operation finished (under the same lock), never reuses a
     /// task that is about to be cancelled.
-    func cancellationWillBegin() { cancellationsInFlight.add(1, ordering: .sequentiallyConsistent) }
+    func cancellationWillBegin() { state.withLock { $0.cancellationsInFlight += 1 } }
 
     func cancelTask() {
         let task = state.withLock { s -> Task<Void, Never>? in
@@ -661,8 +663,8 @@ final class Worker: Sendable {
             return s.task
         }
         task?.cancel()
-        cancellationsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+        state.withLock { $0.cancellationsInFlight -= 1 }
     }
 
-    var hasCancellationInFlight: Bool { cancellationsInFlight.load(ordering: .sequentiallyConsistent) > 0 }
+    var hasCancellationInFlight: Bool { state.withLock { $0.cancellationsInFlight > 0 } }
 }

@@ -149,3 +149,26 @@ extension ClusterSemanticsTests {
         XCTAssertTrue(submit.outputText.contains("6 items: 6 succeeded, 0 failed"), submit.outputText)
     }
 }
+
+extension ClusterSemanticsTests {
+    func testWorkersRegisterAgainByThemselvesAfterACoordinatorRestart() async throws {
+        let port = try freeLoopbackPort()
+        let endpoint = "tcp://127.0.0.1:\(port)"
+        let first = try harness.launch("coordinator-1", ["coordinator", "--listen", endpoint])
+        _ = await first.waitForLine { $0.contains("listening on") }
+        try harness.startWorker("loyal", endpoint: endpoint, slots: 2)
+        _ = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 1 }
+        await first.kill9()
+
+        let second = try harness.launch("coordinator-2", ["coordinator", "--listen", endpoint])
+        let listening = await second.waitForLine { $0.contains("listening on") }
+        XCTAssertNotNil(listening, second.outputText)
+        let rejoined = try await harness.waitForStatus(endpoint, timeout: .seconds(15)) { $0.objects("workers").count == 1 }
+        XCTAssertEqual(rejoined.objects("workers").compactMap { $0["id"] as? String }, ["loyal"], harness.allOutput)
+
+        let urls = try serveImages(2, prefix: "after-restart") { _, _ in nil }
+        let out = harness.scratch.appendingPathComponent("after-restart")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, output)
+    }
+}

@@ -68,7 +68,7 @@ final class DispatcherTests: XCTestCase {
 
         let later = now + .seconds(6)
         _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1), peer: other, now: later)
-        let (dead, out) = dispatcher.expireWorkers(now: later)
+        let (dead, _, out) = dispatcher.expireWorkers(now: later)
         XCTAssertEqual(dead, ["w1"])
         let requeued = assignments(out)
         XCTAssertEqual(requeued.map(\.taskID), ["t"])
@@ -85,6 +85,33 @@ final class DispatcherTests: XCTestCase {
         let (current, _) = dispatcher.complete(
             TaskResult(taskID: "t", attempt: 2, outcome: .output(TaskOutput(data: [2]))), from: other, now: later)
         XCTAssertEqual(current?.attempt, 2)
+    }
+
+    func testATaskThatKilledThreeWorkersFailsInsteadOfKillingMore() {
+        var dispatcher = makeDispatcher()
+        var clock = now
+        var deaths: [String] = []
+        for index in 1...3 {
+            let peer = PeerIdentity(Array("w\(index)".utf8))
+            let out = dispatcher.register(WorkerHello(workerID: "w\(index)", slots: 1), peer: peer, now: clock)
+            if index == 1 { _ = dispatcher.enqueue(task("deadly")) } else {
+                XCTAssertEqual(assignments(out).map(\.taskID), ["deadly"], "requeued after death \(index - 1)")
+            }
+            clock += .seconds(6)
+            let (dead, poisoned, _) = dispatcher.expireWorkers(now: clock)
+            deaths += dead
+            if index < 3 {
+                XCTAssertTrue(poisoned.isEmpty)
+            } else {
+                XCTAssertEqual(poisoned.count, 1)
+                guard case .failure(let failure)? = poisoned.first?.outcome else { return XCTFail("expected a failure") }
+                XCTAssertTrue(failure.message.contains("3 workers that died"), failure.message)
+                XCTAssertTrue(failure.message.contains("http://x/deadly.jpg"), failure.message)
+            }
+        }
+        XCTAssertEqual(deaths, ["w1", "w2", "w3"])
+        XCTAssertEqual(dispatcher.queuedTaskCount, 0)
+        XCTAssertNil(dispatcher.state(of: "deadly"))
     }
 
     func testAnUnknownWorkersHeartbeatAsksItToRegisterAgain() {

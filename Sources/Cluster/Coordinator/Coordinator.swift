@@ -339,7 +339,8 @@ public actor Coordinator {
         let interval = configuration.heartbeatInterval
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            let (dead, out) = dispatcher.expireWorkers(now: .now)
+            let (dead, poisoned, out) = dispatcher.expireWorkers(now: .now)
+            for result in poisoned { deliver(result) }
             for worker in dead {
                 logger.warning("worker declared dead; its tasks are queued again", metadata: [
                     "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",

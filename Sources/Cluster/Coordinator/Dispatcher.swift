@@ -30,10 +30,15 @@ struct Dispatcher {
         var assignment: TaskAssignment
         var state: EntryState
         let priority: Int
+        /// Workers that died while running this task.
+        var workerDeaths = 0
+        var lastDeadWorker = ""
     }
 
     let heartbeatInterval: Duration
     let workerTimeout: Duration
+    /// A task that was running on this many workers when they died fails instead of killing more.
+    let maxWorkerDeaths: Int
     private(set) var workers: [PeerIdentity: WorkerRecord] = [:]
     private(set) var entries: [String: Entry] = [:]
     private var readyQueue = PriorityTaskQueue()
@@ -43,9 +48,10 @@ struct Dispatcher {
     /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
     private(set) var staleResults: UInt64 = 0
 
-    init(heartbeatInterval: Duration, workerTimeout: Duration) {
+    init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3) {
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
+        self.maxWorkerDeaths = max(1, maxWorkerDeaths)
     }
 
     var queuedTaskCount: Int { readyQueue.count }
@@ -151,20 +157,41 @@ struct Dispatcher {
     }
 
     /// Declares workers silent for longer than the timeout dead and requeues their tasks. Returns the
-    /// IDs of the dead workers and the messages to send.
-    mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], out: [Outbound]) {
+    /// IDs of the dead workers, the failures of tasks that have now killed `maxWorkerDeaths` workers
+    /// (to deliver to whoever waits for them), and the messages to send.
+    mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], poisoned: [TaskResult], out: [Outbound]) {
         let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }
-        for worker in dead { removeWorker(worker.peer) }
-        return (dead.map(\.workerID), dispatch())
+        var poisoned: [TaskResult] = []
+        for worker in dead { poisoned += removeWorker(worker.peer, died: true) }
+        return (dead.map(\.workerID), poisoned, dispatch())
     }
 
     /// Forgets a worker and queues its running tasks again, first in line, with a new attempt number.
-    private mutating func removeWorker(_ peer: PeerIdentity) {
-        guard let worker = workers.removeValue(forKey: peer) else { return }
+    /// When the worker `died`, a task that has now been on `maxWorkerDeaths` dying workers fails instead;
+    /// its failure is returned.
+    @discardableResult
+    private mutating func removeWorker(_ peer: PeerIdentity, died: Bool = false) -> [TaskResult] {
+        guard let worker = workers.removeValue(forKey: peer) else { return [] }
+        var poisoned: [TaskResult] = []
         for taskID in worker.running.sorted() {
             guard var entry = entries[taskID] else { continue }
             switch entry.state {
             case .running:
+                if died {
+                    entry.workerDeaths += 1
+                    entry.lastDeadWorker = worker.workerID
+                    if entry.workerDeaths >= maxWorkerDeaths {
+                        entries[taskID] = nil
+                        failedTasks += 1
+                        poisoned.append(TaskResult(
+                            taskID: taskID, attempt: entry.assignment.attempt,
+                            outcome: .failure(TaskFailure(code: .internal, message:
+                                "\(entry.assignment.source): its \(entry.assignment.kind == .download ? "download" : "tilt-shift") "
+                                + "was running on \(entry.workerDeaths) workers that died (the last: \(entry.lastDeadWorker)); "
+                                + "it fails now instead of killing more. Check this input, and the workers' logs."))))
+                        continue
+                    }
+                }
                 entry.assignment.attempt += 1
                 entry.state = .queued
                 entries[taskID] = entry
@@ -175,6 +202,7 @@ struct Dispatcher {
                 break
             }
         }
+        return poisoned
     }
 
     // MARK: Dispatch

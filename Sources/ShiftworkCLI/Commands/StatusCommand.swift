@@ -16,23 +16,41 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
+    @Flag(help: "Follow: print the status again every --interval seconds until interrupted.")
+    var watch = false
+
+    @Option(help: "Seconds between updates with --watch.")
+    var interval: Double = 2
+
     @OptionGroup var coordinator: CoordinatorEndpointOption
+
+    func validate() throws {
+        if watch && !(interval > 0) { throw ValidationError("--interval must be a positive number of seconds") }
+    }
 
     func run() async throws {
         let context = try MessagingContext()
         let client = try await ClusterClient(endpoint: coordinator.endpoint, context: context, responseTimeout: .seconds(5))
-        let result: Result<StatusReply, any Error>
+        let result: Result<Void, any Error>
         do {
-            result = .success(try await client.status(batchID: batch ?? ""))
+            repeat {
+                let reply = try await client.status(batchID: batch ?? "")
+                if let batch, reply.batches.isEmpty {
+                    throw CommandError("the coordinator knows no batch '\(batch)': `shiftwork status` lists the batches it knows")
+                }
+                if watch && !json && isatty(STDOUT_FILENO) != 0 {
+                    print("\u{1B}[H\u{1B}[2J", terminator: "")  // clear the screen, as `watch` does
+                }
+                print(json ? StatusFormatter.json(reply, compact: watch) : StatusFormatter.text(reply, batchRequested: batch != nil))
+                fflush(nil)
+                if watch { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
+            } while watch
+            result = .success(())
         } catch {
             result = .failure(error)
         }
         await client.close()
         await context.terminate()
-        let reply = try result.get()
-        if let batch, reply.batches.isEmpty {
-            throw CommandError("the coordinator knows no batch '\(batch)': `shiftwork status` lists the batches it knows")
-        }
-        print(json ? StatusFormatter.json(reply) : StatusFormatter.text(reply, batchRequested: batch != nil))
+        try result.get()
     }
 }

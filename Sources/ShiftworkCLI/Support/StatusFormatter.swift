@@ -33,7 +33,8 @@ enum StatusFormatter {
         String(value).padding(toLength: width, withPad: " ", startingAt: 0)
     }
 
-    static func json(_ reply: StatusReply) -> String {
+    /// The reply as JSON: pretty-printed, or one line per reply when `compact` (for `--watch`).
+    static func json(_ reply: StatusReply, compact: Bool = false) -> String {
         let object: [String: Any] = [
             "queued_tasks": reply.queuedTasks, "running_tasks": reply.runningTasks,
             "completed_tasks": reply.completedTasks, "failed_tasks": reply.failedTasks,
@@ -48,7 +49,7 @@ enum StatusFormatter {
                  "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
             },
         ]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) else {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]) else {
             return "{}"
         }
         return String(decoding: data, as: UTF8.self)
