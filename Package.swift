@@ -75,6 +75,12 @@ let package = Package(
             path: "Benchmarks/OperationsBenchmark"
         ),
 
+        .executableTarget(
+            name: "ClusterBenchmark",
+            dependencies: ["Cluster", "Messaging", "Wire"],
+            path: "Benchmarks/ClusterBenchmark"
+        ),
+
         // MARK: Test support (a real HTTP server on 127.0.0.1, process helpers); used only by tests
         .target(
             name: "ShiftworkTestSupport",

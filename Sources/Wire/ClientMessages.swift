@@ -24,12 +24,17 @@ public struct SubmitBatch: Sendable, Equatable {
     public var items: [BatchItem]
     /// The filter's parameters for every item; `nil` when not sent (the coordinator's defaults).
     public var parameters: WireTiltShiftParameters?
+    /// What each item is: `.unspecified` for an image (download, then tilt-shift), `.noop` for one
+    /// no-op task (benchmarks).
+    public var kind: TaskKind
 
     /// Creates a submission.
-    public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil) {
+    public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil,
+                kind: TaskKind = .unspecified) {
         self.requestID = requestID
         self.items = items
         self.parameters = parameters
+        self.kind = kind
     }
 }
 

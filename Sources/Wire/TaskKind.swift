@@ -6,4 +6,6 @@ public enum TaskKind: UInt32, Sendable, Equatable, CaseIterable {
     case download = 1
     /// Decode the injected input, apply the tilt-shift filter, encode the result.
     case tiltShift = 2
+    /// Do nothing and succeed: measures the cluster's own per-task overhead.
+    case noop = 3
 }

@@ -81,21 +81,29 @@ final class MalformedInputTests: XCTestCase {
         assertThrows(ProtobufWriter.envelope(bodyField: 99) { $0.string(1, "from a newer peer") }, .missingBody)
     }
 
-    func testUnknownTaskKindIsAnInvalidField() {
-        let bytes = ProtobufWriter.envelope(bodyField: BodyField.taskAssignment) {
-            $0.string(1, "task")
-            $0.uint(4, 9)
-        }
-        XCTAssertThrowsError(try WireCodec.decode(bytes)) { error in
-            XCTAssertEqual(error as? WireError, .invalidField("TaskAssignment.kind: unknown task kind 9"))
+    func testAnAssignmentOfAnUnknownTaskKindDecodesAsUnspecifiedSoTheWorkerCanAnswerIt() throws {
+        // A newer coordinator may send kinds this worker does not know: it must still learn the task ID
+        // to answer with a failure (and free the slot), so the assignment decodes with kind `.unspecified`.
+        for raw in [UInt64(9), UInt64.max] {
+            let bytes = ProtobufWriter.envelope(bodyField: BodyField.taskAssignment) {
+                $0.string(1, "task")
+                $0.uint(4, raw)
+            }
+            guard case .taskAssignment(let assignment) = try WireCodec.decode(bytes) else {
+                return XCTFail("expected a task assignment")
+            }
+            XCTAssertEqual(assignment.taskID, "task")
+            XCTAssertEqual(assignment.kind, .unspecified)
         }
     }
 
-    func testNegativeEnumValueIsAnInvalidField() {
-        // int32 -1 is sent as a ten-byte varint.
-        let bytes = ProtobufWriter.envelope(bodyField: BodyField.taskAssignment) { $0.uint(4, UInt64.max) }
+    func testASubmissionOfAnUnknownKindIsAnInvalidField() {
+        let bytes = ProtobufWriter.envelope(bodyField: BodyField.submitBatch) {
+            $0.string(1, "request")
+            $0.uint(4, 9)
+        }
         XCTAssertThrowsError(try WireCodec.decode(bytes)) { error in
-            guard case .invalidField = error as? WireError else { return XCTFail("got \(error)") }
+            XCTAssertEqual(error as? WireError, .invalidField("SubmitBatch.kind: unknown task kind 9"))
         }
     }
 

@@ -2,16 +2,19 @@ import Operations
 import Wire
 
 /// A submitted batch as a group operation: per item, a remote download and a remote tilt-shift into
-/// which the download's bytes are injected. The group finishes after every item, items added while it
-/// runs included; cancelling it cancels every item, on whichever worker it runs.
+/// which the download's bytes are injected (or, for a benchmark batch, one remote no-op). The group
+/// finishes after every item, items added while it runs included; cancelling it cancels every item, on
+/// whichever worker it runs.
 final class BatchOperation: GroupOperation, @unchecked Sendable {
-    /// One input image: its two remote tasks and where its output goes.
+    /// One input: its remote tasks, in dependency order, and where its output goes.
     struct Item: Sendable {
         let index: Int
         let source: String
         let outputName: String
-        let download: RemoteTaskOperation
-        let tiltShift: RemoteTaskOperation
+        /// The item's tasks; each depends on the one before.
+        let tasks: [RemoteTaskOperation]
+        /// The task whose result is the item's result.
+        var last: RemoteTaskOperation { tasks[tasks.count - 1] }
     }
 
     let batchID: String
@@ -22,7 +25,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     let items: [Item]
 
     init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
-         runner: any RemoteTaskRunning) throws {
+         kind: TaskKind = .unspecified, runner: any RemoteTaskRunning) throws {
         self.batchID = batchID
         self.client = client
         self.parameters = parameters
@@ -31,6 +34,16 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         items.reserveCapacity(sources.count)
         children.reserveCapacity(sources.count * 2)
         for (index, source) in sources.enumerated() {
+            let outputName = source.outputName.isEmpty ? "item-\(index)" : source.outputName
+            if kind == .noop {
+                let noop = RemoteTaskOperation(
+                    TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: 1, kind: .noop,
+                                   source: source.source),
+                    runner: runner)
+                items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [noop]))
+                children.append(noop)
+                continue
+            }
             let download = RemoteTaskOperation(
                 TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: 1,
                                kind: .download, source: source.source),
@@ -44,10 +57,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
                 tiltShift.inject(from: download)
             }
-            items.append(Item(
-                index: index, source: source.source,
-                outputName: source.outputName.isEmpty ? "item-\(index)" : source.outputName,
-                download: download, tiltShift: tiltShift))
+            items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [download, tiltShift]))
             children += [download, tiltShift]
         }
         self.items = items
@@ -56,14 +66,14 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
 
     /// The state of one item as `shiftwork status BATCH` shows it.
     func itemState(_ item: Item, dispatcher: Dispatcher) -> (state: String, error: String) {
-        switch item.tiltShift.state {
+        switch item.last.state {
         case .finished:
             return ("succeeded", "")
         case .failed, .cancelled:
             let failure = Self.failure(of: item)
             return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
         case .pending, .ready, .executing:
-            for task in [item.download, item.tiltShift] {
+            for task in item.tasks {
                 switch dispatcher.state(of: task.template.taskID) {
                 case .running?, .cancelling?: return ("running", "")
                 case .queued?, nil: continue
@@ -75,7 +85,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
 
     /// Why an item did not succeed: the root cause, from the worker when there is one.
     static func failure(of item: Item) -> TaskFailure {
-        var errors = item.tiltShift.errors
+        var errors = item.last.errors
         // Unwrap injection and dependency errors down to the download's own failure.
         while let error = errors.first {
             if let remote = error as? RemoteTaskError { return remote.failure }
@@ -92,10 +102,10 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             }
             return TaskFailure(code: .internal, message: "\(error)")
         }
-        if item.download.state == .cancelled || item.tiltShift.state == .cancelled {
+        if item.tasks.contains(where: { $0.state == .cancelled }) {
             return TaskFailure(code: .cancelled, message: "cancelled")
         }
-        return TaskFailure(code: .internal, message: "\(item.tiltShift.name) did not succeed")
+        return TaskFailure(code: .internal, message: "\(item.last.name) did not succeed")
     }
 }
 

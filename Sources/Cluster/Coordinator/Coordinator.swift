@@ -190,6 +190,11 @@ public actor Coordinator {
     // MARK: Batches
 
     private func accept(_ submit: SubmitBatch, from client: PeerIdentity) {
+        guard submit.kind == .unspecified || submit.kind == .noop else {
+            send([Outbound(peer: client, message: .refusal(Refusal(
+                requestID: submit.requestID, reason: "batches of \(submit.kind) tasks are not supported: submit images")))])
+            return
+        }
         guard !submit.items.isEmpty else {
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, reason: "the batch has no items: give at least one image URL or path")))])
@@ -202,14 +207,14 @@ public actor Coordinator {
         do {
             batch = try BatchOperation(
                 batchID: batchID, client: client, sources: submit.items, parameters: parameters,
-                runner: CoordinatorTaskRunner(coordinator: self))
+                kind: submit.kind, runner: CoordinatorTaskRunner(coordinator: self))
         } catch {
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, reason: "the batch could not be planned: \(error)")))])
             return
         }
         for item in batch.items {
-            item.tiltShift.onCompletion(isolatedTo: self) { coordinator, _ in
+            item.last.onCompletion(isolatedTo: self) { coordinator, _ in
                 coordinator.itemFinished(item, of: batch)
             }
         }
@@ -228,15 +233,14 @@ public actor Coordinator {
     /// Streams one finished item to its client; after the last item, the batch summary.
     private func itemFinished(_ item: BatchOperation.Item, of batch: BatchOperation) {
         let outcome: TaskOutcome
-        if item.tiltShift.state == .finished, let output = item.tiltShift.takeOutput() {
+        if item.last.state == .finished, let output = item.last.takeOutput() {
             outcome = .output(output)
         } else {
             let failure = BatchOperation.failure(of: item)
             outcome = .failure(failure)
             logger.info("item failed", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(failure.message)"])
         }
-        item.download.releasePayloads()
-        item.tiltShift.releasePayloads()
+        for task in item.tasks { task.releasePayloads() }
         var out = [Outbound(peer: batch.client, message: .itemFinished(ItemFinished(
             batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)))]
         let finished = (finishedItems[batch.batchID] ?? 0) + 1
@@ -290,9 +294,7 @@ public actor Coordinator {
             return
         }
         for index in request.itemIndexes where batch.items.indices.contains(Int(index)) {
-            let item = batch.items[Int(index)]
-            item.download.cancel(error: reason)
-            item.tiltShift.cancel(error: reason)
+            for task in batch.items[Int(index)].tasks { task.cancel(error: reason) }
         }
     }
 

@@ -73,13 +73,14 @@ struct Dispatcher {
     /// that is still wanted, `nil` when it is stale (and counted); either way the worker's slot is freed.
     mutating func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) -> (TaskResult?, [Outbound]) {
         workers[peer]?.lastSeen = now
-        let heldSlot = workers[peer]?.running.remove(result.taskID) != nil
+        // Only the answer to the current attempt, from the worker that holds it, frees a slot.
         guard let entry = entries[result.taskID], entry.assignment.attempt == result.attempt else {
             staleResults += 1
-            return (nil, heldSlot ? dispatch() : [])
+            return (nil, [])
         }
         switch entry.state {
         case .running(let worker) where worker == peer:
+            workers[peer]?.running.remove(result.taskID)
             entries[result.taskID] = nil
             if case .output = result.outcome {
                 workers[peer]?.completed += 1
@@ -91,11 +92,12 @@ struct Dispatcher {
             return (result, dispatch())
         case .cancelling(let worker) where worker == peer:
             // The worker confirmed (or finished anyway): nobody waits for it any more.
+            workers[peer]?.running.remove(result.taskID)
             entries[result.taskID] = nil
             return (nil, dispatch())
         default:
             staleResults += 1
-            return (nil, heldSlot ? dispatch() : [])
+            return (nil, [])
         }
     }
 

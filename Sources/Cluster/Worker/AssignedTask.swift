@@ -34,6 +34,8 @@ struct AssignedTask: Sendable {
                 encoding: parameters.encodingOptions, threads: filterThreads)
             tiltShift.input = FetchedImage(data: injected.data, format: format)
             operation = tiltShift
+        case .noop:
+            operation = NoOpOperation(name: assignment.taskID)
         case .unspecified:
             throw TaskRejection(TaskFailure(
                 code: .internal, message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
@@ -56,6 +58,7 @@ struct AssignedTask: Sendable {
                     data: image.data, mediaType: image.format.mediaType,
                     width: UInt32(image.width), height: UInt32(image.height)))
             }
+            if operation is NoOpOperation { return .output(TaskOutput(data: [])) }
             return .failure(TaskFailure(code: .internal, message: "\(operation.name) finished without an output"))
         case .cancelled:
             return .failure(TaskFailure(code: .cancelled, message: "\(operation.name) was cancelled"))
@@ -97,3 +100,6 @@ extension FailureCode {
         }
     }
 }
+
+/// The operation of a no-op task: it succeeds at once. Measures the cluster's own overhead.
+final class NoOpOperation: AsyncOperation, @unchecked Sendable {}

@@ -123,7 +123,7 @@ extension TaskAssignment {
             taskID: readString(c.task_id),
             batchID: readString(c.batch_id),
             attempt: c.attempt,
-            kind: try TaskKind(c.kind, field: "TaskAssignment.kind"),
+            kind: TaskKind(rawValue: c.kind.rawValue) ?? .unspecified,
             source: readString(c.source),
             inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { InjectedInput($0.pointee) },
             parameters: try c.parameters.map { (p) throws(WireError) in
@@ -195,7 +195,8 @@ extension SubmitBatch {
             items: try readRepeated(c.n_items, c.items, field: "SubmitBatch.items") { BatchItem($0.pointee) },
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "SubmitBatch.parameters")
-            })
+            },
+            kind: try TaskKind(c.kind, field: "SubmitBatch.kind"))
     }
 }
 

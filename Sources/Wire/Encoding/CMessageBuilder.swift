@@ -257,6 +257,7 @@ struct CMessageBuilder: ~Copyable {
         if let parameters = m.parameters {
             c.pointee.parameters = self.parameters(parameters)
         }
+        c.pointee.kind = Shiftwork__V1__TaskKind(rawValue: m.kind.rawValue)
         return c
     }
 

@@ -38,6 +38,19 @@ final class ComposeDeploymentTests: DeploymentTestCase {
             XCTAssertGreaterThan(grace ?? .zero, .zero, "\(service.name): stop_grace_period")
         }
 
+        // A worker that drains on SIGTERM must be done (and have said goodbye) before Docker's SIGKILL.
+        let (helpStatus, help) = try await runToCompletion("worker --help", ShiftworkBinary.url, ["worker", "--help"])
+        XCTAssertEqual(helpStatus, 0, help)
+        let flatHelp = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        if let drainDefault = flatHelp.firstMatch(of: try Regex(#"SHIFTWORK_DRAIN_TIMEOUT; default ([0-9]+)"#)) {
+            let configured = worker.environment["SHIFTWORK_DRAIN_TIMEOUT"]
+            let drain = try XCTUnwrap(Int(configured ?? String(drainDefault.output[1].substring ?? "")),
+                                      "worker: SHIFTWORK_DRAIN_TIMEOUT=\(configured ?? "") is not a number of seconds")
+            let grace = try worker.duration("stop_grace_period") ?? .seconds(10)
+            XCTAssertLessThan(Duration.seconds(drain), grace,
+                              "worker: its drain timeout (\(drain) s) must be shorter than stop_grace_period (\(grace)), or Docker kills draining workers")
+        }
+
         // One image, built from this repository's Dockerfile, runs both services.
         let image = try XCTUnwrap(coordinator.string("image"), "coordinator: no image name to share with the workers")
         let build = try XCTUnwrap(coordinator.definition["build"], "coordinator: no build section")

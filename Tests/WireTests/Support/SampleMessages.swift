@@ -43,7 +43,7 @@ enum SampleMessages {
                     BatchItem(source: "/photos/\(unicode).png", outputName: "\(unicode).png"),
                 ],
                 parameters: parameters)),
-            .submitBatch(SubmitBatch(requestID: "request-2", items: [])),
+            .submitBatch(SubmitBatch(requestID: "request-2", items: [], kind: .noop)),
             .statusRequest(StatusRequest(requestID: "request-3", batchID: "batch-1")),
             .cancelBatch(CancelBatch(batchID: "batch-1", itemIndexes: [0, 5, 300, UInt32.max])),
             .cancelBatch(CancelBatch(batchID: "batch-2")),

@@ -2158,7 +2158,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[3] =
+static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[4] =
 {
   {
     "request_id",
@@ -2196,16 +2196,29 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "kind",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, kind),
+    &shiftwork__v1__task_kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
   1,   /* field[1] = items */
+  3,   /* field[3] = kind */
   2,   /* field[2] = parameters */
   0,   /* field[0] = request_id */
 };
 static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
 {
@@ -2215,7 +2228,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   "Shiftwork__V1__SubmitBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__SubmitBatch),
-  3,
+  4,
   shiftwork__v1__submit_batch__field_descriptors,
   shiftwork__v1__submit_batch__field_indices_by_name,
   1,  shiftwork__v1__submit_batch__number_ranges,
@@ -3031,18 +3044,20 @@ const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__refusal__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue shiftwork__v1__task_kind__enum_values_by_number[3] =
+static const ProtobufCEnumValue shiftwork__v1__task_kind__enum_values_by_number[4] =
 {
   { "TASK_KIND_UNSPECIFIED", "SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED", 0 },
   { "TASK_KIND_DOWNLOAD", "SHIFTWORK__V1__TASK_KIND__TASK_KIND_DOWNLOAD", 1 },
   { "TASK_KIND_TILT_SHIFT", "SHIFTWORK__V1__TASK_KIND__TASK_KIND_TILT_SHIFT", 2 },
+  { "TASK_KIND_NOOP", "SHIFTWORK__V1__TASK_KIND__TASK_KIND_NOOP", 3 },
 };
 static const ProtobufCIntRange shiftwork__v1__task_kind__value_ranges[] = {
-{0, 0},{0, 3}
+{0, 0},{0, 4}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__task_kind__enum_values_by_name[3] =
+static const ProtobufCEnumValueIndex shiftwork__v1__task_kind__enum_values_by_name[4] =
 {
   { "TASK_KIND_DOWNLOAD", 1 },
+  { "TASK_KIND_NOOP", 3 },
   { "TASK_KIND_TILT_SHIFT", 2 },
   { "TASK_KIND_UNSPECIFIED", 0 },
 };
@@ -3053,9 +3068,9 @@ const ProtobufCEnumDescriptor shiftwork__v1__task_kind__descriptor =
   "TaskKind",
   "Shiftwork__V1__TaskKind",
   "shiftwork.v1",
-  3,
+  4,
   shiftwork__v1__task_kind__enum_values_by_number,
-  3,
+  4,
   shiftwork__v1__task_kind__enum_values_by_name,
   1,
   shiftwork__v1__task_kind__value_ranges,

@@ -52,7 +52,11 @@ typedef enum _Shiftwork__V1__TaskKind {
   /*
    * decode the injected input, filter, encode
    */
-  SHIFTWORK__V1__TASK_KIND__TASK_KIND_TILT_SHIFT = 2
+  SHIFTWORK__V1__TASK_KIND__TASK_KIND_TILT_SHIFT = 2,
+  /*
+   * do nothing and succeed: measures the cluster's own overhead
+   */
+  SHIFTWORK__V1__TASK_KIND__TASK_KIND_NOOP = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__TASK_KIND)
 } Shiftwork__V1__TaskKind;
 typedef enum _Shiftwork__V1__ImageFormat {
@@ -376,10 +380,15 @@ struct  Shiftwork__V1__SubmitBatch
   size_t n_items;
   Shiftwork__V1__BatchItem **items;
   Shiftwork__V1__TiltShiftParameters *parameters;
+  /*
+   * UNSPECIFIED: each item is an image (download, then tilt-shift). NOOP: each item is one no-op task
+   * (benchmarks). Other kinds are refused.
+   */
+  Shiftwork__V1__TaskKind kind;
 };
 #define SHIFTWORK__V1__SUBMIT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__submit_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED }
 
 
 struct  Shiftwork__V1__BatchAccepted

@@ -1,0 +1,1 @@
+print("cluster benchmark: see scripts/bench-cluster")
