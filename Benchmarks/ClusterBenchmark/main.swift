@@ -1,1 +1,258 @@
-print("cluster benchmark: see scripts/bench-cluster")
+// The cluster benchmark: no-op tasks through a running coordinator and its workers, over ZeroMQ.
+//
+// A measurement, never a test: `scripts/bench-cluster` starts a coordinator and workers on loopback,
+// runs this program against them, and compares with Dask. Figures go to docs/benchmarks.md ("Cluster").
+//
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5590 [--tasks 100000] [--batch-size 25000]
+//                    [--latency-rounds 2000] [--warmup 2000]
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5591 --memory-tasks 1000000 --coordinator-pid PID
+//
+// Modes:
+// - throughput (default when --tasks > 0): `--tasks` no-op tasks as batches of `--batch-size`, all
+//   submitted at once; the clock runs from the first submit to the last `BatchFinished`.
+// - latency (when --latency-rounds > 0): single-task batches, one at a time; each round trip runs from
+//   `submit` to its `ItemFinished`. Prints p50, p99 and the mean.
+// - memory (when --memory-tasks > 0, against a coordinator with no workers): reads the coordinator's
+//   VmRSS from /proc/PID/status, submits the tasks, waits until its status shows all of them queued,
+//   reads VmRSS again and prints the growth per queued task.
+import Cluster
+import Foundation
+import Messaging
+import Wire
+
+struct Arguments {
+    var coordinator = "tcp://127.0.0.1:5570"
+    var tasks = 100_000
+    var batchSize = 25_000
+    var latencyRounds = 2_000
+    var warmup = 2_000
+    var memoryTasks = 0
+    var memoryBatchSize = 100_000
+    var coordinatorPID: Int32 = 0
+    var expectWorkers = 0
+
+    static let usage = """
+        usage: ClusterBenchmark --coordinator ENDPOINT [--tasks N] [--batch-size N] [--latency-rounds N]
+                                [--warmup N] [--expect-workers N]
+                                [--memory-tasks N --coordinator-pid PID [--memory-batch-size N]]
+        """
+
+    init(_ argv: [String]) {
+        var index = 1
+        func value(_ name: String) -> String {
+            index += 1
+            guard index < argv.count else { Self.fail("\(name) needs a value") }
+            return argv[index]
+        }
+        func number(_ name: String) -> Int {
+            let text = value(name).replacingOccurrences(of: "_", with: "")
+            guard let n = Int(text), n >= 0 else { Self.fail("\(name) needs a non-negative integer, not \(text)") }
+            return n
+        }
+        while index < argv.count {
+            switch argv[index] {
+            case "--coordinator": coordinator = value("--coordinator")
+            case "--tasks": tasks = number("--tasks")
+            case "--batch-size": batchSize = max(1, number("--batch-size"))
+            case "--latency-rounds": latencyRounds = number("--latency-rounds")
+            case "--warmup": warmup = number("--warmup")
+            case "--memory-tasks": memoryTasks = number("--memory-tasks")
+            case "--memory-batch-size": memoryBatchSize = max(1, number("--memory-batch-size"))
+            case "--coordinator-pid": coordinatorPID = Int32(number("--coordinator-pid"))
+            case "--expect-workers": expectWorkers = number("--expect-workers")
+            case "-h", "--help":
+                print(Self.usage)
+                exit(0)
+            default: Self.fail("unknown argument \(argv[index])")
+            }
+            index += 1
+        }
+        if memoryTasks > 0 && coordinatorPID <= 0 { Self.fail("--memory-tasks needs --coordinator-pid") }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("ClusterBenchmark: \(message)\n\(usage)\n".utf8))
+        exit(2)
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+}
+
+func noopBatch(_ count: Int) -> SubmitBatch {
+    SubmitBatch(requestID: "", items: [BatchItem](repeating: BatchItem(source: "noop"), count: count), kind: .noop)
+}
+
+/// Runs one batch to its end; returns how many items succeeded.
+func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int {
+    var succeeded = 0
+    var items = 0
+    for try await event in await client.submit(batch) {
+        switch event {
+        case .accepted: break
+        case .itemFinished: items += 1
+        case .finished(let finished):
+            succeeded = Int(finished.succeeded)
+            guard items == batch.items.count else {
+                throw BenchmarkError(description: "batch \(finished.batchID): \(items) ItemFinished for \(batch.items.count) items")
+            }
+        }
+    }
+    return succeeded
+}
+
+/// All batches at once; returns (seconds, succeeded).
+func throughput(_ client: ClusterClient, tasks: Int, batchSize: Int) async throws -> (Double, Int) {
+    var sizes: [Int] = []
+    var left = tasks
+    while left > 0 {
+        sizes.append(min(batchSize, left))
+        left -= sizes.last!
+    }
+    let batches = sizes.map(noopBatch)  // built before the clock starts
+    let clock = ContinuousClock()
+    let start = clock.now
+    let succeeded = try await withThrowingTaskGroup(of: Int.self) { group in
+        for batch in batches { group.addTask { try await runBatch(client, batch) } }
+        return try await group.reduce(0, +)
+    }
+    let elapsed = clock.now - start
+    return (seconds(elapsed), succeeded)
+}
+
+/// Single-task batches one at a time; returns the round trips in seconds (submit → ItemFinished).
+func latency(_ client: ClusterClient, rounds: Int) async throws -> [Double] {
+    var samples: [Double] = []
+    samples.reserveCapacity(rounds)
+    let clock = ContinuousClock()
+    let batch = noopBatch(1)
+    for _ in 0..<rounds {
+        let start = clock.now
+        var sample: Double?
+        for try await event in await client.submit(batch) {
+            if case .itemFinished = event, sample == nil { sample = seconds(clock.now - start) }
+        }
+        guard let sample else { throw BenchmarkError(description: "a single-task batch ended without its ItemFinished") }
+        samples.append(sample)
+    }
+    return samples
+}
+
+func seconds(_ duration: Duration) -> Double {
+    let parts = duration.components
+    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+}
+
+/// VmRSS of a process in bytes, from /proc/PID/status.
+func residentBytes(pid: Int32) throws -> Int {
+    let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        if fields.count >= 2, let kib = Int(fields[1]) { return kib * 1024 }
+    }
+    throw BenchmarkError(description: "no VmRSS in /proc/\(pid)/status")
+}
+
+/// Submits `tasks` no-op tasks to a coordinator without workers and waits until all are queued.
+func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) async throws {
+    let initial = try await client.status()
+    guard initial.workers.isEmpty else {
+        throw BenchmarkError(description: "the memory measurement needs a coordinator without workers; it has \(initial.workers.count)")
+    }
+    let before = try residentBytes(pid: pid)
+    let clock = ContinuousClock()
+    let start = clock.now
+    var accepted = 0
+    var left = tasks
+    // The submitted batches' streams stay open (nothing finishes without workers) until the end.
+    var streams: [AsyncThrowingStream<BatchEvent, any Error>.Iterator] = []
+    while left > 0 {
+        let size = min(batchSize, left)
+        left -= size
+        var iterator = await client.submit(noopBatch(size)).makeAsyncIterator()
+        guard case .accepted(_, let count)? = try await iterator.next() else {
+            throw BenchmarkError(description: "a batch was not accepted")
+        }
+        accepted += count
+        streams.append(iterator)
+    }
+    let acceptedAfter = seconds(clock.now - start)
+    // Acceptance answers before the engine has queued the tasks: wait until the dispatcher holds them all.
+    var queued = 0
+    for _ in 0..<600 {
+        let status = try await client.status()
+        queued = Int(status.queuedTasks)
+        if queued >= accepted { break }
+        try await Task.sleep(for: .milliseconds(500))
+    }
+    let queuedAfter = seconds(clock.now - start)
+    // Settle, then read.
+    try await Task.sleep(for: .seconds(1))
+    let after = try residentBytes(pid: pid)
+    let perTask = Double(after - before) / Double(max(queued, 1))
+    print("coordinator queued tasks: \(queued) of \(accepted) accepted (accepted in \(format(acceptedAfter, 2)) s, all queued after \(format(queuedAfter, 2)) s)")
+    print("coordinator RSS before: \(before / 1024) KiB, after: \(after / 1024) KiB")
+    print("coordinator memory per queued task: \(Int(perTask.rounded())) bytes")
+    if queued < accepted {
+        throw BenchmarkError(description: "only \(queued) of \(accepted) tasks were queued within 300 s")
+    }
+    streams.removeAll()
+}
+
+func format(_ value: Double, _ digits: Int) -> String {
+    String(format: "%.\(digits)f", value)
+}
+
+let arguments = Arguments(CommandLine.arguments)
+let context = try MessagingContext()
+let client = try await ClusterClient(endpoint: arguments.coordinator, context: context, responseTimeout: .seconds(120))
+do {
+    if arguments.expectWorkers > 0 {
+        // Wait (at most 30 s) until the workers have registered.
+        var workers = 0
+        for _ in 0..<300 {
+            workers = try await client.status().workers.count
+            if workers >= arguments.expectWorkers { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        guard workers >= arguments.expectWorkers else {
+            throw BenchmarkError(description: "\(workers) of \(arguments.expectWorkers) workers registered within 30 s")
+        }
+    }
+    if arguments.memoryTasks > 0 {
+        try await memory(client, tasks: arguments.memoryTasks, batchSize: arguments.memoryBatchSize,
+                         pid: arguments.coordinatorPID)
+    }
+    if arguments.tasks > 0 {
+        if arguments.warmup > 0 {
+            _ = try await throughput(client, tasks: arguments.warmup, batchSize: arguments.batchSize)
+        }
+        let (elapsed, succeeded) = try await throughput(client, tasks: arguments.tasks, batchSize: arguments.batchSize)
+        guard succeeded == arguments.tasks else {
+            throw BenchmarkError(description: "\(succeeded) of \(arguments.tasks) no-op tasks succeeded")
+        }
+        let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
+        print("shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s")
+        print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
+    }
+    if arguments.latencyRounds > 0 {
+        _ = try await latency(client, rounds: min(100, arguments.latencyRounds))  // warm-up
+        let samples = try await latency(client, rounds: arguments.latencyRounds).sorted()
+        let mean = samples.reduce(0, +) / Double(samples.count)
+        print("shiftwork no-op latency p50: \(format(percentile(samples, 50) * 1000, 3)) ms p99: \(format(percentile(samples, 99) * 1000, 3)) ms "
+              + "(mean \(format(mean * 1000, 3)) ms, \(samples.count) single-task batches)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("ClusterBenchmark: \(error)\n".utf8))
+    await client.close()
+    exit(1)
+}
+await client.close()
+await context.terminate()

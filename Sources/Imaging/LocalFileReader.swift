@@ -33,7 +33,7 @@ enum LocalFileReader {
         bytes.reserveCapacity(size)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ImagingError(.download, "\(path): \(errnoMessage(errno))")
@@ -50,25 +50,14 @@ enum LocalFileReader {
         return bytes
     }
 
-    /// Writes `bytes` to `path` (replacing it).
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            throw ImagingError(.processing, "cannot write \(path): \(errnoMessage(errno))")
-        }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Glibc.write(fd, base + offset, raw.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw ImagingError(.processing, "cannot write \(path): \(errnoMessage(errno))")
-            }
-            offset += written
-        }
+    private static func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(fd, buffer, count)
+        #elseif canImport(Musl)
+        Musl.read(fd, buffer, count)
+        #else
+        Darwin.read(fd, buffer, count)
+        #endif
     }
 
     static func errnoMessage(_ code: Int32) -> String {

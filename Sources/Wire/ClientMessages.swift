@@ -1,4 +1,4 @@
-// Messages between a client (`shiftwork submit`, `status`, `cancel`, `results`) and the coordinator.
+// Messages between a client (`shiftwork submit`, `status`, `cancel`) and the coordinator.
 
 /// One image of a ``SubmitBatch``.
 public struct BatchItem: Sendable, Equatable {
@@ -38,12 +38,12 @@ public struct SubmitBatch: Sendable, Equatable {
     }
 }
 
-/// Sent by the coordinator to a client in answer to ``SubmitBatch``: the batch is accepted (and
-/// journaled) under `batchID`.
+/// Sent by the coordinator to a client in answer to ``SubmitBatch``: the batch is accepted
+/// under `batchID`.
 public struct BatchAccepted: Sendable, Equatable {
     /// The client's correlation id, from ``SubmitBatch``.
     public var requestID: String
-    /// The batch's identity, for `status`, `cancel` and `results`.
+    /// The batch's identity, for `status` and `cancel`.
     public var batchID: String
     /// How many items the batch has.
     public var itemCount: UInt32
@@ -128,7 +128,7 @@ public struct CancelBatch: Sendable, Equatable {
 }
 
 /// Sent in either direction to refuse a request or a peer (for example a worker or client speaking
-/// another major version, or a batch that exceeds a limit).
+/// another major version).
 public struct Refusal: Sendable, Equatable {
     /// The correlation id of the refused request, if it had one.
     public var requestID: String

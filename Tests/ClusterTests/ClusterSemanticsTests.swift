@@ -172,3 +172,24 @@ extension ClusterSemanticsTests {
         XCTAssertEqual(status, 0, output)
     }
 }
+
+extension ClusterSemanticsTests {
+    func testDownloadsPerOriginHostAreCappedAcrossWorkers() async throws {
+        let endpoint = try await harness.startCoordinator(["--max-downloads-per-host", "2"])
+        try harness.startWorker("worker-a", endpoint: endpoint, slots: 3)
+        try harness.startWorker("worker-b", endpoint: endpoint, slots: 3)
+        let urls = try serveImages(6, prefix: "polite") { _, _ in .stall }
+        let out = harness.scratch.appendingPathComponent("polite")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        _ = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") >= 2 }
+        // Six free slots, six downloads from one host: only two may run.
+        try await Task.sleep(for: .milliseconds(500))
+        let status = try await harness.status(endpoint)
+        XCTAssertEqual(status.int("running_tasks"), 2, harness.allOutput)
+        let requests = (0..<6).map { index in
+            server.requestCount(path: "/polite/image-\(index).\(index % 2 == 0 ? "jpg" : "png")")
+        }
+        XCTAssertEqual(requests.reduce(0, +), 2, "the origin saw \(requests)")
+        await submit.stop()
+    }
+}

@@ -459,6 +459,36 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(recorder.events, ["veryHigh", "high", "normal", "normal", "low", "veryLow"])
     }
 
+    func testEdgesAcrossQueuesAndRaisingTheLimit() async throws {
+        let recorder = Recorder()
+        let network = WorkQueue(name: "network")
+        let cpu = WorkQueue(name: "cpu", maxConcurrentOperationCount: 1)
+        let download = CompletableOperation<[UInt8]>(name: "download")
+        let filter = TransformOperation<[UInt8], Int>(name: "filter") { bytes in
+            recorder.record("filter")
+            return bytes.count
+        }
+        try filter.injectResult(from: download)
+        try cpu.addOperation(filter)
+        try network.addOperation(download)
+        try await Task.sleep(for: .milliseconds(5))
+        XCTAssertEqual(filter.state, .pending, "waits for an operation of another queue")
+        download.complete(with: [1, 2])
+        await waitForQueue(cpu)
+        XCTAssertEqual(filter.output, 2)
+
+        // Raising the limit starts waiting operations at once.
+        let blockers = (0..<3).map { CompletableOperation<Int>(name: "blocker\($0)") }
+        try cpu.addOperations(blockers)
+        await eventually { blockers[0].isExecuting }
+        XCTAssertEqual(blockers.filter(\.isExecuting).count, 1)
+        cpu.maxConcurrentOperationCount = 3
+        await eventually { blockers.allSatisfy(\.isExecuting) }
+        for blocker in blockers { blocker.complete(with: 0) }
+        await waitForQueue(cpu)
+        await waitForQueue(network)
+    }
+
     func testAlreadyEnqueuedIsRejected() throws {
         let operation = CompletableOperation<Int>(name: "once")
         let first = WorkQueue(), second = WorkQueue()

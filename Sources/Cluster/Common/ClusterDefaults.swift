@@ -8,4 +8,6 @@ public enum ClusterDefaults {
     public static let heartbeatInterval: Duration = .seconds(1)
     /// How long a worker may stay silent before the coordinator declares it dead and requeues its tasks.
     public static let workerTimeout: Duration = .seconds(5)
+    /// Downloads from one origin host that may run at once across the cluster (browsers use 6).
+    public static let maxDownloadsPerHost = 6
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Operations
 import Wire
 
@@ -25,7 +26,8 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     let items: [Item]
 
     init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
-         kind: TaskKind = .unspecified, runner: any RemoteTaskRunning) throws {
+         kind: TaskKind = .unspecified, maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
+         runner: any RemoteTaskRunning) throws {
         self.batchID = batchID
         self.client = client
         self.parameters = parameters
@@ -48,6 +50,11 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
                 TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: 1,
                                kind: .download, source: source.source),
                 runner: runner)
+            if let host = Self.originHost(of: source.source) {
+                // Taken when the download starts, released when it finishes: a cluster-wide cap, since
+                // every remote download of the cluster is an operation of this process.
+                download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
+            }
             let tiltShift = RemoteTaskOperation(
                 TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: 1,
                                kind: .tiltShift, source: source.source, parameters: parameters),
@@ -62,6 +69,14 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         }
         self.items = items
         super.init(name: "batch \(batchID)", operations: children)
+    }
+
+    /// The host (and port) an `http(s)` source is downloaded from; `nil` for local files.
+    static func originHost(of source: String) -> String? {
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        return url.port.map { "\(host):\($0)" } ?? host
     }
 
     /// The state of one item as `shiftwork status BATCH` shows it.

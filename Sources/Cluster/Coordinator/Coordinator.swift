@@ -14,18 +14,23 @@ public struct CoordinatorConfiguration: Sendable {
     public var workerTimeout: Duration
     /// Socket options (frame size limit, linger, queue bounds).
     public var socketOptions: SocketOptions
+    /// At most this many downloads from one origin host run at once, across all workers (politeness
+    /// towards the servers the images come from).
+    public var maxDownloadsPerHost: Int
 
     /// Creates a configuration listening on `listen`.
     public init(
         listen: [String] = [ClusterDefaults.listenEndpoint],
         heartbeatInterval: Duration = ClusterDefaults.heartbeatInterval,
         workerTimeout: Duration = ClusterDefaults.workerTimeout,
-        socketOptions: SocketOptions = SocketOptions()
+        socketOptions: SocketOptions = SocketOptions(),
+        maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost
     ) {
         self.listen = listen
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
         self.socketOptions = socketOptions
+        self.maxDownloadsPerHost = max(1, maxDownloadsPerHost)
     }
 }
 
@@ -61,7 +66,8 @@ public actor Coordinator {
         self.context = context
         self.logger = logger
         self.dispatcher = Dispatcher(
-            heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout)
+            heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
+            coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8))
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -207,7 +213,8 @@ public actor Coordinator {
         do {
             batch = try BatchOperation(
                 batchID: batchID, client: client, sources: submit.items, parameters: parameters,
-                kind: submit.kind, runner: CoordinatorTaskRunner(coordinator: self))
+                kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
+                runner: CoordinatorTaskRunner(coordinator: self))
         } catch {
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, reason: "the batch could not be planned: \(error)")))])

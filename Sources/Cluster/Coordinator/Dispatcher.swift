@@ -48,7 +48,11 @@ struct Dispatcher {
     /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
     private(set) var staleResults: UInt64 = 0
 
-    init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3) {
+    /// Sent in `Welcome`, so that a worker's log says which coordinator (instance) it joined.
+    let coordinatorID: String
+
+    init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3, coordinatorID: String = "") {
+        self.coordinatorID = coordinatorID
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
         self.maxWorkerDeaths = max(1, maxWorkerDeaths)
@@ -134,7 +138,7 @@ struct Dispatcher {
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
         let welcome = Outbound(peer: peer, message: .welcome(Welcome(
-            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: "")))
+            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID)))
         return [welcome] + dispatch()
     }
 

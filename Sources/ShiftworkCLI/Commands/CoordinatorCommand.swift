@@ -15,6 +15,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds without a heartbeat before a worker is declared dead (env SHIFTWORK_WORKER_TIMEOUT; default 5).")
     var workerTimeout: Int?
 
+    @Option(help: "Downloads from one origin host running at once across all workers (env SHIFTWORK_MAX_DOWNLOADS_PER_HOST; default \(ClusterDefaults.maxDownloadsPerHost)).")
+    var maxDownloadsPerHost: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -24,7 +27,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let coordinator = Coordinator(
             configuration: CoordinatorConfiguration(
                 listen: [endpoint],
-                workerTimeout: .seconds(try Environment.resolve(workerTimeout, "WORKER_TIMEOUT", default: 5))),
+                workerTimeout: .seconds(try Environment.resolve(workerTimeout, "WORKER_TIMEOUT", default: 5)),
+                maxDownloadsPerHost: try Environment.resolve(
+                    maxDownloadsPerHost, "MAX_DOWNLOADS_PER_HOST", default: ClusterDefaults.maxDownloadsPerHost)),
             context: context, logger: logger)
         let bound: String?
         do {

@@ -124,7 +124,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
                 var environment: [String: String] = [:]
                 for (key, value) in service.environment { environment[key] = try network.rewrite(value, inside: name) }
                 replicasOfService.append(try launch(count == 1 ? name : "\(name)-\(replica)", arguments,
-                                                    environment: blankingInheritedShiftworkVariables(except: environment)))
+                                                    environment: environment))
             }
             started.append((service, replicasOfService))
         }
@@ -213,12 +213,11 @@ final class ComposeDeploymentTests: DeploymentTestCase {
             guard let program = arguments.first, (program as NSString).lastPathComponent == "shiftwork" else {
                 throw DeploymentTestError("\(service.name): the health check runs \(arguments.first ?? "nothing"), not shiftwork")
             }
-            return try await runToCompletion("\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()),
-                                             environment: blankingInheritedShiftworkVariables(except: [:]), timeout: timeout)
+            return try await runToCompletion("\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()), timeout: timeout)
         case "CMD-SHELL":
             let path = "\(binaryDirectory):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
             return try await runToCompletion("\(service.name) health check", URL(fileURLWithPath: "/bin/sh"), ["-c"] + arguments,
-                                             environment: blankingInheritedShiftworkVariables(except: ["PATH": path]), timeout: timeout)
+                                             environment: ["PATH": path], timeout: timeout)
         default:
             throw DeploymentTestError("\(service.name): unsupported health check form \(form)")
         }
@@ -248,8 +247,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         var last: ClusterStatus?
         while ContinuousClock.now < deadline {
             let (status, output) = try await runToCompletion(
-                "status", ShiftworkBinary.url, ["status", "--json", "--coordinator", endpoint],
-                environment: blankingInheritedShiftworkVariables(except: [:]))
+                "status", ShiftworkBinary.url, ["status", "--json", "--coordinator", endpoint])
             if status == 0 {
                 last = try ClusterStatus(json: output)
                 if let last, done(last) { return last }

@@ -65,12 +65,14 @@ actor PythonEnvironment {
     }
 }
 
-/// Runs `executable` to completion and returns its exit status and output.
+/// Runs `executable` to completion and returns its exit status and output. Like every process these
+/// tests start, it sees only the `SHIFTWORK_*` variables given in `environment`.
 func runToCompletion(
     _ name: String, _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
     timeout: Duration = .seconds(60)
 ) async throws -> (status: Int32?, output: String) {
-    let process = try ManagedProcess(name, executable: executable, arguments: arguments, environment: environment,
+    let process = try ManagedProcess(name, executable: executable, arguments: arguments,
+                                     environment: blankingInheritedShiftworkVariables(except: environment),
                                      currentDirectory: Repository.root)
     let status = await process.waitForExit(timeout: timeout)
     if status == nil { await process.stop() }
@@ -416,10 +418,12 @@ class DeploymentTestCase: XCTestCase {
         try? FileManager.default.removeItem(at: scratch)
     }
 
-    /// Starts `executable` (the `shiftwork` binary unless given); the test stops it at the latest in tearDown.
+    /// Starts `executable` (the `shiftwork` binary unless given), with only the `SHIFTWORK_*` variables
+    /// of `environment`; the test stops it at the latest in tearDown.
     func launch(_ name: String, _ arguments: [String], executable: URL = ShiftworkBinary.url,
                 environment: [String: String] = [:]) throws -> ManagedProcess {
-        let process = try ManagedProcess(name, executable: executable, arguments: arguments, environment: environment,
+        let process = try ManagedProcess(name, executable: executable, arguments: arguments,
+                                         environment: blankingInheritedShiftworkVariables(except: environment),
                                          currentDirectory: Repository.root)
         processes.append(process)
         return process
