@@ -21,6 +21,7 @@ demo: release
 
 ## Sets up, then runs every test (and the engine's tests under ThreadSanitizer).
 test: setup
+	scripts/setup-python
 	$(SWIFT) build --build-tests
 	timeout 30m $(SWIFT) test --skip-build
 	@if [ -x scripts/test-operations-tsan ]; then timeout 30m scripts/test-operations-tsan; fi

@@ -24,4 +24,14 @@ enum Environment {
         }
         return number
     }
+
+    /// The option's value, else `SHIFTWORK_<NAME>` parsed as a number, else `fallback`.
+    static func resolve(_ option: Double?, _ name: String, default fallback: Double) throws -> Double {
+        if let option { return option }
+        guard let text = value(name) else { return fallback }
+        guard let number = Double(text), number.isFinite else {
+            throw CommandError("SHIFTWORK_\(name)=\(text) is not a number")
+        }
+        return number
+    }
 }
