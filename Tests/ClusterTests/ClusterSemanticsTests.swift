@@ -194,3 +194,19 @@ extension ClusterSemanticsTests {
         await submit.stop()
     }
 }
+
+extension ClusterSemanticsTests {
+    func testSubmitNoticesACoordinatorThatWentAwayInsteadOfWaitingForever() async throws {
+        let endpoint = try await harness.startCoordinator()
+        try harness.startWorker("worker", endpoint: endpoint, slots: 1)
+        let urls = try serveImages(2, prefix: "orphaned") { _, _ in .stall }
+        let out = harness.scratch.appendingPathComponent("orphaned")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint,
+                                                                        "--timeout", "2"])
+        _ = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 1 }
+        await harness.processes[0].kill9()  // the coordinator
+        let status = await submit.waitForExit(timeout: .seconds(30))
+        XCTAssertEqual(status, 1, submit.outputText)
+        XCTAssertTrue(submit.outputText.contains("lost contact with the coordinator at \(endpoint)"), submit.outputText)
+    }
+}

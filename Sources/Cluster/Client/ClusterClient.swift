@@ -20,6 +20,8 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
     case refused(String)
     /// The client was closed while waiting.
     case closed
+    /// The coordinator stopped answering while a batch was running.
+    case lostContact(endpoint: String, batchID: String, waited: Duration)
 
     public var description: String {
         switch self {
@@ -31,6 +33,9 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
             "the coordinator refused the request: \(reason)"
         case .closed:
             "the client was closed before the coordinator answered"
+        case .lostContact(let endpoint, let batchID, let waited):
+            "lost contact with the coordinator at \(endpoint): no answer for \(waited) while batch \(batchID) was running. "
+                + "Check that it is still up; `shiftwork status \(batchID)` shows the batch once it is back."
         }
     }
 }
@@ -48,13 +53,18 @@ public actor ClusterClient {
     private var batches: [String: AsyncThrowingStream<BatchEvent, any Error>.Continuation] = [:]
     private var pendingStatus: [String: CheckedContinuation<StatusReply, any Error>] = [:]
     private var isClosed = false
+    private var watchdog: Task<Void, Never>?
+    /// While a batch runs, the client asks the coordinator for its status this often, to notice a
+    /// coordinator that went away instead of waiting for results forever.
+    private let livenessInterval: Duration
 
     /// Connects to the coordinator at `endpoint`. ZeroMQ connects lazily: an absent coordinator shows as
     /// `ClusterClientError.noAnswer` on the first request, after `responseTimeout`.
     public init(
         endpoint: String, context: MessagingContext, responseTimeout: Duration = .seconds(10),
-        socketOptions: SocketOptions = SocketOptions()
+        socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
     ) async throws {
+        self.livenessInterval = livenessInterval
         var options = socketOptions
         options.lingerMilliseconds = min(options.lingerMilliseconds, 200)
         self.endpoint = endpoint
@@ -108,6 +118,7 @@ public actor ClusterClient {
         isClosed = true
         await channel.close()
         reader?.cancel()
+        watchdog?.cancel()
         failEverything(ClusterClientError.closed)
     }
 
@@ -127,6 +138,7 @@ public actor ClusterClient {
             guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
             batches[accepted.batchID] = continuation
             continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
+            startWatchdog()
         case .itemFinished(let item):
             batches[item.batchID]?.yield(.itemFinished(item))
         case .batchFinished(let finished):
@@ -148,6 +160,38 @@ public actor ClusterClient {
         default:
             break
         }
+    }
+
+    /// Checks, while batches run, that the coordinator still answers; fails them if it does not.
+    private func startWatchdog() {
+        guard watchdog == nil else { return }
+        watchdog = Task { [livenessInterval, responseTimeout, endpoint] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: livenessInterval)
+                guard let batchID = self.anyRunningBatch() else { break }
+                do {
+                    _ = try await self.status(batchID: batchID)
+                } catch ClusterClientError.noAnswer {
+                    self.failRunningBatches(.lostContact(endpoint: endpoint, batchID: batchID, waited: responseTimeout))
+                    break
+                } catch {
+                    break
+                }
+            }
+            self.watchdogEnded()
+        }
+    }
+
+    private func anyRunningBatch() -> String? { batches.keys.first }
+
+    private func watchdogEnded() {
+        watchdog = nil
+        if !batches.isEmpty && !isClosed { startWatchdog() }
+    }
+
+    private func failRunningBatches(_ error: ClusterClientError) {
+        for continuation in batches.values { continuation.finish(throwing: error) }
+        batches = [:]
     }
 
     private func expireSubmission(_ requestID: String) {
