@@ -210,3 +210,23 @@ extension ClusterSemanticsTests {
         XCTAssertTrue(submit.outputText.contains("lost contact with the coordinator at \(endpoint)"), submit.outputText)
     }
 }
+
+extension ClusterSemanticsTests {
+    func testSubmitWithJSONPrintsOneDocumentWithEveryItem() async throws {
+        let endpoint = try await harness.startCoordinator()
+        try harness.startWorker("worker", endpoint: endpoint, slots: 2)
+        var urls = try serveImages(2, prefix: "json") { _, _ in nil }
+        urls.append(server.url("/json/missing.png"))
+        let out = harness.scratch.appendingPathComponent("json")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
+        XCTAssertEqual(status, 1, output)
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+                                     "not one JSON document:\n\(output)")
+        XCTAssertEqual(document.int("succeeded"), 2)
+        XCTAssertEqual(document.int("failed"), 1)
+        let items = document.objects("items")
+        XCTAssertEqual(items.map { $0.int("index") }, [0, 1, 2])
+        XCTAssertNotNil(items[0]["output"] as? String)
+        XCTAssertTrue((items[2]["error"] as? String ?? "").contains("404"), "\(items[2])")
+    }
+}

@@ -22,11 +22,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Slots per worker: images processed at once (env SHIFTWORK_SLOTS; default: the number of cores).")
     var slots: Int?
 
+    @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
+    var json = false
+
     @OptionGroup var filter: FilterOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.run", defaultLevel: .warning)
+        let reporter = BatchReporter(json: json)
         let submission = BatchSubmission(
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
@@ -37,12 +41,12 @@ struct RunCommand: AsyncParsableCommand {
             logger: logger)
         let summary: BatchSummary
         do {
-            summary = try await submission.run(with: cluster.client, progress: BatchReporter.report)
+            summary = try await submission.run(with: cluster.client, progress: { reporter.report($0) })
         } catch {
             await cluster.shutdown()
             throw error
         }
         await cluster.shutdown()
-        if !BatchReporter.summarize(summary) { throw ExitCode(1) }
+        if !reporter.summarize(summary) { throw ExitCode(1) }
     }
 }

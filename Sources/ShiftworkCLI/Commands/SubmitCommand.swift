@@ -20,11 +20,15 @@ struct SubmitCommand: AsyncParsableCommand {
     var timeout: Int?
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
+    @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
+    var json = false
+
     @OptionGroup var filter: FilterOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         _ = try logging.makeLogger(label: "shiftwork.submit", defaultLevel: .warning)
+        let reporter = BatchReporter(json: json)
         let submission = BatchSubmission(
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
@@ -35,13 +39,13 @@ struct SubmitCommand: AsyncParsableCommand {
             responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10)))
         let result: Result<BatchSummary, any Error>
         do {
-            result = .success(try await submission.run(with: client, progress: BatchReporter.report))
+            result = .success(try await submission.run(with: client, progress: { reporter.report($0) }))
         } catch {
             result = .failure(error)
         }
         await client.close()
         await context.terminate()
         let summary = try result.get()
-        if !BatchReporter.summarize(summary) { throw ExitCode(1) }
+        if !reporter.summarize(summary) { throw ExitCode(1) }
     }
 }

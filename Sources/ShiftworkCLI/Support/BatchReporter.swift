@@ -1,37 +1,112 @@
 import Cluster
 import Foundation
+import Glibc
 
-/// Prints a batch's progress, one line per finished item, and its summary.
-enum BatchReporter {
-    /// Prints one progress event to standard output.
-    @Sendable static func report(_ progress: BatchProgress) {
+/// Shows a batch's progress and its summary, in one of three styles:
+/// - on a terminal, a progress bar with counts, rate and ETA, failures printed above it;
+/// - otherwise, one plain line per finished item (logs, CI);
+/// - with `--json`, nothing while running and one JSON document at the end (scripts).
+final class BatchReporter: @unchecked Sendable {
+    enum Style { case bar, lines, json }
+
+    // `lock` guards the mutable state below; progress events arrive from the client's task.
+    private let lock = NSLock()
+    private let style: Style
+    private var started = ContinuousClock.now
+    private var failures = 0
+    private var batchID = ""
+
+    /// Chooses the style: JSON when asked, a bar when standard output is a terminal, lines otherwise.
+    init(json: Bool) {
+        style = json ? .json : (isatty(STDOUT_FILENO) != 0 ? .bar : .lines)
+    }
+
+    /// Handles one progress event.
+    func report(_ progress: BatchProgress) {
+        lock.lock()
+        defer { lock.unlock() }
         switch progress {
         case .accepted(let batchID, let count):
-            print("batch \(batchID): \(count) item\(count == 1 ? "" : "s")")
+            self.batchID = batchID
+            started = .now
+            if style != .json { print("batch \(batchID): \(count) item\(count == 1 ? "" : "s")") }
+            if style == .bar { drawBar(done: 0, total: count) }
         case .item(let outcome, let done, let total):
-            let width = String(total).count
-            let counter = "[\(String(done).leftPadded(to: width))/\(total)]"
-            if let path = outcome.outputPath {
-                print("\(counter) ok      \(outcome.source) -> \(path)")
-            } else {
-                let error = outcome.error ?? "unknown error"
-                // Errors usually name their input already; do not say it twice.
-                let message = error.hasPrefix(outcome.source) ? error : "\(outcome.source): \(error)"
-                print("\(counter) FAILED  \(message)")
+            if outcome.error != nil { failures += 1 }
+            switch style {
+            case .json:
+                break
+            case .lines:
+                print(Self.line(for: outcome, done: done, total: total))
+            case .bar:
+                if outcome.error != nil {
+                    print("\r\u{1B}[2K" + Self.line(for: outcome, done: done, total: total))
+                }
+                drawBar(done: done, total: total)
             }
         }
         fflush(nil)
     }
 
-    /// Prints the summary; returns whether every item succeeded.
-    static func summarize(_ summary: BatchSummary) -> Bool {
-        print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed")
+    /// Prints the summary (or the JSON document); returns whether every item succeeded.
+    func summarize(_ summary: BatchSummary) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let elapsed = Self.seconds(ContinuousClock.now - started)
+        switch style {
+        case .json:
+            print(Self.json(summary, seconds: elapsed))
+        case .bar, .lines:
+            if style == .bar { print("") }
+            let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
+            print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed (\(String(format: "%.1f", elapsed)) s\(rate))")
+        }
+        fflush(nil)
         return summary.failed == 0
     }
-}
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
+    private func drawBar(done: Int, total: Int) {
+        let width = 30
+        let filled = total > 0 ? width * done / total : width
+        let elapsed = Self.seconds(ContinuousClock.now - started)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = rate > 0 && done < total ? String(format: "ETA %.0fs", Double(total - done) / rate) : ""
+        let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
+        let failed = failures > 0 ? "  \(failures) failed" : ""
+        print("\r\u{1B}[2K[\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate)) img/s  \(eta)\(failed)", terminator: "")
+    }
+
+    private static func line(for outcome: ItemOutcome, done: Int, total: Int) -> String {
+        let width = String(total).count
+        let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
+        if let path = outcome.outputPath {
+            return "\(counter) ok      \(outcome.source) -> \(path)"
+        }
+        let error = outcome.error ?? "unknown error"
+        // Errors usually name their input already; do not say it twice.
+        let message = error.hasPrefix(outcome.source) ? error : "\(outcome.source): \(error)"
+        return "\(counter) FAILED  \(message)"
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    private static func json(_ summary: BatchSummary, seconds: Double) -> String {
+        let object: [String: Any] = [
+            "batch": summary.batchID, "succeeded": summary.succeeded, "failed": summary.failed,
+            "seconds": (seconds * 1000).rounded() / 1000,
+            "items": summary.items.map { item -> [String: Any] in
+                var entry: [String: Any] = ["index": item.index, "source": item.source]
+                if let path = item.outputPath { entry["output"] = path }
+                if let error = item.error { entry["error"] = error }
+                return entry
+            },
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }
