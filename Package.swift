@@ -93,8 +93,8 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "OperationsTests", dependencies: ["Operations"]),
-        .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
         .testTarget(
             name: "ImagingTests",

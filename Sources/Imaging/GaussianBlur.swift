@@ -19,20 +19,29 @@ public enum GaussianBlur {
         try blend(image, sigma: sigma, rowWeights: [Float](repeating: 1, count: image.height), threads: threads)
     }
 
-    /// out = orig + w[y]·(blur − orig) for every row y. Checks Task cancellation between blocks of rows
-    /// and strips of columns, throwing `ImagingError` of kind `.cancelled`.
+    /// out = orig + w[y]·(blur − orig) for every row y, into a new image. Checks Task cancellation between
+    /// blocks of rows, throwing `ImagingError` of kind `.cancelled`.
     static func blend(_ image: ImageBuffer, sigma: Double, rowWeights: [Float], threads: Int) throws -> ImageBuffer {
+        var copy = image
+        try blendInPlace(&copy, sigma: sigma, rowWeights: rowWeights, threads: threads)
+        return copy
+    }
+
+    /// The same, overwriting `image`: no second image buffer is allocated when `image`'s pixels are not
+    /// shared (the output row y is written after row y of the original has been read for the last time).
+    /// On error `image` is left partly filtered.
+    static func blendInPlace(_ image: inout ImageBuffer, sigma: Double, rowWeights: [Float], threads: Int) throws {
         precondition(rowWeights.count == image.height)
-        if sigma <= 0 || rowWeights.allSatisfy({ $0 == 0 }) { return image }
-        return try withUnsafeCurrentTask { task in
+        if sigma <= 0 || rowWeights.allSatisfy({ $0 == 0 }) { return }
+        let (width, height, channels) = (image.width, image.height, image.channels)
+        try withUnsafeCurrentTask { task in
             let token = CancellationToken(task: task)
-            return try image.pixels.withUnsafeBufferPointer { source in
-                guard let base = source.baseAddress else { return image }
+            try image.pixels.withUnsafeMutableBufferPointer { pixels in
+                guard let base = pixels.baseAddress else { return }
                 let engine = BlurEngine(
-                    source: base, width: image.width, height: image.height, channels: image.channels,
+                    source: UnsafePointer(base), width: width, height: height, channels: channels,
                     sigma: sigma, rowWeights: rowWeights, threads: max(1, threads), token: token)
-                let pixels = try engine.run()
-                return try ImageBuffer(width: image.width, height: image.height, channels: image.channels, pixels: pixels)
+                try engine.run(output: base)
             }
         }
     }
@@ -93,7 +102,8 @@ private final class BlurEngine: @unchecked Sendable {
         self.token = token
     }
 
-    func run() throws -> [UInt8] {
+    /// Filters into `output` (`n * height` bytes), which may be the source itself.
+    func run(output outBase: UnsafeMutablePointer<UInt8>) throws {
         let stride = self.stride
         // The image after the horizontal pass, then (in place) after the forward vertical pass.
         let rows = LargeBuffer.take(floats: stride * height)
@@ -140,15 +150,11 @@ private final class BlurEngine: @unchecked Sendable {
                 }
             }
         }
-        return try [UInt8](unsafeUninitializedCapacity: n * height) { buffer, initialized in
-            guard let outBase = buffer.baseAddress else { return }
-            let output = SharedBytes(base: outBase)
-            try parallel(count: chunks) { range in
-                for chunk in range {
-                    try self.backward(columns: columns(chunk), shared: shared, output: output.base)
-                }
+        let output = SharedBytes(base: outBase)
+        try parallel(count: chunks) { range in
+            for chunk in range {
+                try self.backward(columns: columns(chunk), shared: shared, output: output.base)
             }
-            initialized = n * height
         }
     }
 

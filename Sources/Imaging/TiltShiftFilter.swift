@@ -8,4 +8,12 @@ public enum TiltShiftFilter {
         let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
         return try GaussianBlur.blend(image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads)
     }
+
+    /// Applies the tilt-shift to `image` in place: no second image buffer is allocated (when `image`'s pixels
+    /// are not shared with another copy). On error `image` may be left partly filtered.
+    public static func applyInPlace(_ image: inout ImageBuffer, parameters: TiltShiftParameters = .coreImage, threads: Int = 1) throws {
+        let parameters = try parameters.validated()
+        let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
+        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads)
+    }
 }

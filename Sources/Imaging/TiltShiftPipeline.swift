@@ -27,9 +27,9 @@ public enum TiltShiftPipeline {
         let parameters = try parameters.validated()
         let encoding = try encoding.validated()
         try checkCancellation()
-        let (image, inputFormat) = try ImageCodec.decode(data, limits: limits)
+        var (filtered, inputFormat) = try ImageCodec.decode(data, limits: limits)
         try checkCancellation()
-        let filtered = try TiltShiftFilter.apply(to: image, parameters: parameters, threads: threads)
+        try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threads)
         try checkCancellation()
         let format = encoding.format ?? inputFormat
         let bytes = try ImageCodec.encode(filtered, as: format, jpegQuality: encoding.jpegQuality,

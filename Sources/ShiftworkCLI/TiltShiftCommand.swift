@@ -102,14 +102,14 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         for _ in 0..<repetitions {
             let t0 = clock.now
-            let image = try ImageCodec.decode(fetched.data, limits: limits).image
+            var filtered = try ImageCodec.decode(fetched.data, limits: limits).image
             let t1 = clock.now
-            let filtered = try TiltShiftFilter.apply(to: image, parameters: parameters, threads: threadCount)
+            try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threadCount)
             let t2 = clock.now
             result = try ImageCodec.encode(filtered, as: encoding.format ?? fetched.format, jpegQuality: encoding.jpegQuality,
                                            pngCompressionLevel: encoding.pngCompressionLevel)
             let t3 = clock.now
-            size = (image.width, image.height)
+            size = (filtered.width, filtered.height)
             let run = (t1 - t0, t2 - t1, t3 - t2)
             if let current = best {
                 if run.0 + run.1 + run.2 < current.decode + current.filter + current.encode { best = run }

@@ -47,3 +47,18 @@ final class GoldenTests: XCTestCase {
         XCTAssertEqual(try TiltShiftFilter.apply(to: input, threads: 1), try TiltShiftFilter.apply(to: input, threads: 4))
     }
 }
+
+final class InPlaceTests: XCTestCase {
+    func testInPlaceEqualsCopyForEveryChannelCount() throws {
+        for name in ["photo.jpg", "gray.png", "rgba.png", "photo.png"] {
+            let image = try ImageCodec.decode(TestImages.fixture(name)).image
+            for threads in [1, 3] {
+                let copy = try TiltShiftFilter.apply(to: image, parameters: .coreImage, threads: threads)
+                var inPlace = image
+                try TiltShiftFilter.applyInPlace(&inPlace, parameters: .coreImage, threads: threads)
+                XCTAssertEqual(inPlace, copy, "\(name), \(threads) threads")
+                XCTAssertNotEqual(inPlace, image)
+            }
+        }
+    }
+}

@@ -1,19 +1,7 @@
 import Foundation
 import Operations
+import ShiftworkTestSupport
 import XCTest
-
-/// SplitMix64: a small, fast, seedable generator, so every run with a seed is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Counts starts and finishes per operation and collects invariant violations.
 final class StressTracker: Sendable {
@@ -88,7 +76,7 @@ final class StressTests: XCTestCase {
     }
 
     private func runRound(seed: UInt64, operationCount: Int) async throws -> [WeakBox] {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let tracker = StressTracker()
         let queues = [
             WorkQueue(name: "unlimited"), WorkQueue(name: "four", maxConcurrentOperationCount: 4),
@@ -246,7 +234,7 @@ final class StressTests: XCTestCase {
     /// graph acyclic (checked against a model), and the accepted graph then runs to completion.
     func testRandomCycleDetection() async throws {
         let seed = baseSeed &+ 100
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let count = 400
         let operations = (0..<count).map { AsyncOperation(name: "n\($0)") }
         var model = Array(repeating: Set<Int>(), count: count)  // model[a] = what a waits for

@@ -1,4 +1,5 @@
 import Wire
+import ShiftworkTestSupport
 import XCTest
 
 /// Deterministic fuzzing: random bytes and mutations of valid encodings never crash the decoder, and

@@ -18,23 +18,14 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var coordinator: CoordinatorEndpointOption
 
     func run() async throws {
-        let context = try MessagingContext()
-        let client = try await ClusterClient(endpoint: coordinator.endpoint, context: context, responseTimeout: .seconds(5))
-        let result: Result<Void, any Error>
-        do {
+        try await withCoordinator(at: coordinator.endpoint) { client in
             // Confirm the batch exists (and the coordinator answers) before asking to cancel it.
             let status = try await client.status(batchID: batch)
             if status.batches.isEmpty {
                 throw CommandError("the coordinator knows no batch '\(batch)': `shiftwork status` lists the batches it knows")
             }
             await client.cancel(batchID: batch, itemIndexes: items)
-            result = .success(())
-        } catch {
-            result = .failure(error)
         }
-        await client.close()
-        await context.terminate()
-        try result.get()
         print(items.isEmpty ? "cancelling batch \(batch)" : "cancelling items \(items.map(String.init).joined(separator: ", ")) of batch \(batch)")
     }
 }

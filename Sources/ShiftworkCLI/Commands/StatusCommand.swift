@@ -29,10 +29,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try MessagingContext()
-        let client = try await ClusterClient(endpoint: coordinator.endpoint, context: context, responseTimeout: .seconds(5))
-        let result: Result<Void, any Error>
-        do {
+        try await withCoordinator(at: coordinator.endpoint) { client in
             repeat {
                 let reply = try await client.status(batchID: batch ?? "")
                 if let batch, reply.batches.isEmpty {
@@ -45,12 +42,6 @@ struct StatusCommand: AsyncParsableCommand {
                 fflush(nil)
                 if watch { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
             } while watch
-            result = .success(())
-        } catch {
-            result = .failure(error)
         }
-        await client.close()
-        await context.terminate()
-        try result.get()
     }
 }

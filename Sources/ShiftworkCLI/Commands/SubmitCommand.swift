@@ -33,19 +33,10 @@ struct SubmitCommand: AsyncParsableCommand {
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
             parameters: try filter.parameters(), encoding: try filter.encoding())
-        let context = try MessagingContext()
-        let client = try await ClusterClient(
-            endpoint: coordinator.endpoint, context: context,
-            responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10)))
-        let result: Result<BatchSummary, any Error>
-        do {
-            result = .success(try await submission.run(with: client, progress: { reporter.report($0) }))
-        } catch {
-            result = .failure(error)
+        let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
+        let summary = try await withCoordinator(at: coordinator.endpoint, responseTimeout: .seconds(timeout)) { client in
+            try await submission.run(with: client, progress: { reporter.report($0) })
         }
-        await client.close()
-        await context.terminate()
-        let summary = try result.get()
         if !reporter.summarize(summary) { throw ExitCode(1) }
     }
 }

@@ -1,4 +1,5 @@
 import Wire
+import ShiftworkTestSupport
 
 /// One message of every case with non-default values in every field, plus edge cases (empty and
 /// multi-megabyte bytes, unicode, many repeated elements).

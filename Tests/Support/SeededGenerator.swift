@@ -1,12 +1,15 @@
-/// A deterministic random number generator (SplitMix64), so that fuzz runs are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
+/// A deterministic random number generator (SplitMix64): every test run with the same seed sees the
+/// same numbers, so a failure can be replayed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    /// Creates a generator whose sequence is fixed by `seed`.
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    /// The next 64 pseudo-random bits.
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,7 +18,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// `count` pseudo-random bytes.
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(count)
         while result.count < count {
