@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
-                "Cluster", "Imaging", "ShiftworkCLI", "ShiftworkTestSupport",
+                "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
             ]
         ),
     ],
