@@ -184,6 +184,7 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
         streams.append(iterator)
     }
     let acceptedAfter = seconds(clock.now - start)
+    let atAcceptance = try residentBytes(pid: pid)
     // Acceptance answers before the engine has queued the tasks: wait until the dispatcher holds them all.
     var queued = 0
     for _ in 0..<600 {
@@ -198,7 +199,8 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
     let after = try residentBytes(pid: pid)
     let perTask = Double(after - before) / Double(max(queued, 1))
     print("coordinator queued tasks: \(queued) of \(accepted) accepted (accepted in \(format(acceptedAfter, 2)) s, all queued after \(format(queuedAfter, 2)) s)")
-    print("coordinator RSS before: \(before / 1024) KiB, after: \(after / 1024) KiB")
+    print("coordinator RSS before: \(before / 1024) KiB, when the last batch was accepted: \(atAcceptance / 1024) KiB, "
+          + "all queued: \(after / 1024) KiB")
     print("coordinator memory per queued task: \(Int(perTask.rounded())) bytes")
     if queued < accepted {
         throw BenchmarkError(description: "only \(queued) of \(accepted) tasks were queued within 300 s")
