@@ -109,6 +109,8 @@ public struct StatusReply: Sendable, Equatable {
     public var batches: [BatchStatus]
     /// Messages the coordinator dropped (malformed, oversized, from unknown peers).
     public var droppedMessages: UInt64
+    /// Tasks finished (succeeded or failed) per second over the last 10 seconds.
+    public var tasksPerSecond: Double
 
     /// Creates a status reply.
     public init(
@@ -119,7 +121,8 @@ public struct StatusReply: Sendable, Equatable {
         completedTasks: UInt64 = 0,
         failedTasks: UInt64 = 0,
         batches: [BatchStatus] = [],
-        droppedMessages: UInt64 = 0
+        droppedMessages: UInt64 = 0,
+        tasksPerSecond: Double = 0
     ) {
         self.requestID = requestID
         self.workers = workers
@@ -129,5 +132,6 @@ public struct StatusReply: Sendable, Equatable {
         self.failedTasks = failedTasks
         self.batches = batches
         self.droppedMessages = droppedMessages
+        self.tasksPerSecond = tasksPerSecond
     }
 }

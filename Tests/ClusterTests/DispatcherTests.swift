@@ -120,3 +120,15 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(out.first?.message, .refusal(Refusal(reason: Dispatcher.unknownWorkerReason)))
     }
 }
+
+extension DispatcherTests {
+    func testThroughputCountsFinishedTasksOverTheLastTenSeconds() {
+        var meter = ThroughputMeter()
+        let start = ContinuousClock.now
+        for second in 0..<10 {
+            for _ in 0..<50 { meter.record(at: start + .seconds(second) + .milliseconds(10)) }
+        }
+        XCTAssertEqual(meter.rate(at: start + .seconds(10) + .milliseconds(500)), 50, accuracy: 0.001)
+        XCTAssertEqual(meter.rate(at: start + .seconds(30)), 0, "old events fall out of the window")
+    }
+}

@@ -336,7 +336,8 @@ public actor Coordinator {
             requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(dispatcher.queuedTaskCount),
             runningTasks: UInt32(dispatcher.runningTaskCount), completedTasks: dispatcher.completedTasks,
             failedTasks: dispatcher.failedTasks, batches: batchStatuses,
-            droppedMessages: droppedMessages + dispatcher.staleResults)
+            droppedMessages: droppedMessages + dispatcher.staleResults,
+            tasksPerSecond: dispatcher.tasksPerSecond(now: now))
     }
 
     private static func milliseconds(_ duration: Duration) -> UInt64 {

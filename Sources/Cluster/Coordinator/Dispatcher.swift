@@ -47,6 +47,8 @@ struct Dispatcher {
     private(set) var failedTasks: UInt64 = 0
     /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
     private(set) var staleResults: UInt64 = 0
+    /// Finished tasks per second, for the throughput in status.
+    private var throughput = ThroughputMeter()
 
     /// Sent in `Welcome`, so that a worker's log says which coordinator (instance) it joined.
     let coordinatorID: String
@@ -86,6 +88,7 @@ struct Dispatcher {
         case .running(let worker) where worker == peer:
             workers[peer]?.running.remove(result.taskID)
             entries[result.taskID] = nil
+            throughput.record(at: now)
             if case .output = result.outcome {
                 workers[peer]?.completed += 1
                 completedTasks += 1
@@ -121,6 +124,9 @@ struct Dispatcher {
             return []
         }
     }
+
+    /// Tasks finished per second over the last 10 seconds.
+    func tasksPerSecond(now: ContinuousClock.Instant) -> Double { throughput.rate(at: now) }
 
     /// Where a task is, or `nil` when the dispatcher does not hold it.
     func state(of taskID: String) -> EntryState? { entries[taskID]?.state }

@@ -13,7 +13,7 @@ enum StatusFormatter {
             }
             return lines.joined(separator: "\n")
         }
-        lines.append("workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   dropped messages: \(reply.droppedMessages)")
+        lines.append("workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   throughput: \(String(format: "%.1f", reply.tasksPerSecond)) tasks/s   dropped messages: \(reply.droppedMessages)")
         if !reply.workers.isEmpty {
             lines.append("WORKER                                   SLOTS  RUNNING  DONE    FAILED  LAST SEEN")
             for worker in reply.workers {
@@ -38,7 +38,7 @@ enum StatusFormatter {
         let object: [String: Any] = [
             "queued_tasks": reply.queuedTasks, "running_tasks": reply.runningTasks,
             "completed_tasks": reply.completedTasks, "failed_tasks": reply.failedTasks,
-            "dropped_messages": reply.droppedMessages,
+            "dropped_messages": reply.droppedMessages, "tasks_per_second": reply.tasksPerSecond,
             "workers": reply.workers.map { worker -> [String: Any] in
                 ["id": worker.workerID, "hostname": worker.hostname, "slots": worker.slots, "running": worker.running,
                  "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo]

@@ -286,6 +286,7 @@ extension StatusReply {
             batches: try readRepeated(c.n_batches, c.batches, field: "StatusReply.batches") {
                 (b) throws(WireError) in try BatchStatus(b.pointee)
             },
-            droppedMessages: c.dropped_messages)
+            droppedMessages: c.dropped_messages,
+            tasksPerSecond: c.tasks_per_second.isFinite ? c.tasks_per_second : 0)
     }
 }

@@ -385,6 +385,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.n_batches = m.batches.count
         c.pointee.batches = batches
         c.pointee.dropped_messages = m.droppedMessages
+        c.pointee.tasks_per_second = m.tasksPerSecond
         return c
     }
 }

@@ -77,7 +77,8 @@ enum SampleMessages {
                         ]),
                     BatchStatus(batchID: "batch-2", itemCount: 9, succeeded: 9),
                 ],
-                droppedMessages: 42)),
+                droppedMessages: 42,
+                tasksPerSecond: 1234.5)),
             .refusal(Refusal(requestID: "request-4", reason: "unsupported major version 2")),
         ]
     }

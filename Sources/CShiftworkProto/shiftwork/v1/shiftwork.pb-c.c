@@ -2864,7 +2864,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[8] =
+static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[9] =
 {
   {
     "request_id",
@@ -2962,6 +2962,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "tasks_per_second",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__StatusReply, tasks_per_second),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
   6,   /* field[6] = batches */
@@ -2971,12 +2983,13 @@ static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
   2,   /* field[2] = queued_tasks */
   0,   /* field[0] = request_id */
   3,   /* field[3] = running_tasks */
+  8,   /* field[8] = tasks_per_second */
   1,   /* field[1] = workers */
 };
 static const ProtobufCIntRange shiftwork__v1__status_reply__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
 {
@@ -2986,7 +2999,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
   "Shiftwork__V1__StatusReply",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__StatusReply),
-  8,
+  9,
   shiftwork__v1__status_reply__field_descriptors,
   shiftwork__v1__status_reply__field_indices_by_name,
   1,  shiftwork__v1__status_reply__number_ranges,

@@ -530,10 +530,14 @@ struct  Shiftwork__V1__StatusReply
   size_t n_batches;
   Shiftwork__V1__BatchStatus **batches;
   uint64_t dropped_messages;
+  /*
+   * tasks finished per second over the last 10 seconds
+   */
+  double tasks_per_second;
 };
 #define SHIFTWORK__V1__STATUS_REPLY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__status_reply__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0 }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0 }
 
 
 struct  Shiftwork__V1__Refusal
