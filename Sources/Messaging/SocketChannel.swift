@@ -21,6 +21,9 @@ public final class SocketChannel: Sendable {
 
     /// Opens a socket on a new thread, applies `options`, binds and connects it.
     ///
+    /// `onUnroutable`, for a ROUTER, is called on the socket's thread with the identity of a peer a
+    /// message could not be sent to because it is no longer connected (keep it short).
+    ///
     /// - Throws: `ZeroMQError` when the socket cannot be created, an option is refused, or an endpoint
     ///   cannot be bound (in use, malformed) or connected (malformed).
     public static func open(
@@ -29,10 +32,11 @@ public final class SocketChannel: Sendable {
         options: SocketOptions = SocketOptions(),
         bind: [String] = [],
         connect: [String] = [],
-        name: String
+        name: String,
+        onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil
     ) async throws -> SocketChannel {
         let (stream, continuation) = AsyncStream<[[UInt8]]>.makeStream()
-        let shared = try SocketThreadState(inbound: continuation)
+        let shared = try SocketThreadState(inbound: continuation, onUnroutable: onUnroutable)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
             let thread = Thread {
                 runSocketThread(
@@ -86,8 +90,10 @@ final class SocketThreadState: Sendable {
     let dropped = Atomic<Int>(0)
     let inbound: AsyncStream<[[UInt8]]>.Continuation
     let wakeDescriptor: Int32
+    let onUnroutable: (@Sendable ([UInt8]) -> Void)?
 
-    init(inbound: AsyncStream<[[UInt8]]>.Continuation) throws {
+    init(inbound: AsyncStream<[[UInt8]]>.Continuation, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil) throws {
+        self.onUnroutable = onUnroutable
         let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard descriptor >= 0 else { throw ZeroMQError(code: errno, operation: "eventfd") }
         self.wakeDescriptor = descriptor
@@ -251,6 +257,7 @@ private struct SocketLoop {
                 backlogStart += 1
             case .unroutable:
                 shared.dropped.add(1, ordering: .relaxed)
+                shared.onUnroutable?(backlog[backlogStart].first ?? [])
                 backlogStart += 1
             case .wouldBlock:
                 if closing {

@@ -132,3 +132,19 @@ extension DispatcherTests {
         XCTAssertEqual(meter.rate(at: start + .seconds(30)), 0, "old events fall out of the window")
     }
 }
+
+extension DispatcherTests {
+    func testAnUnreachableWorkerIsDeadAtOnce() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
+        _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1), peer: other, now: now)
+        let sent = assignments(dispatcher.enqueue(task("a")))
+        let holder = dispatcher.workers.values.first { $0.running.contains("a") }?.peer
+        XCTAssertEqual(sent.count, 1)
+        let (wasWorker, poisoned, out) = dispatcher.workerUnreachable(holder ?? worker)
+        XCTAssertTrue(wasWorker)
+        XCTAssertTrue(poisoned.isEmpty)
+        XCTAssertEqual(assignments(out).map(\.attempt), [2], "requeued on the other worker at once")
+        XCTAssertFalse(dispatcher.workerUnreachable(PeerIdentity(Array("client".utf8))).wasWorker)
+    }
+}

@@ -78,7 +78,11 @@ public actor Coordinator {
     public func start() async throws -> String? {
         let channel = try await SocketChannel.open(
             context: context, kind: .router, options: configuration.socketOptions,
-            bind: configuration.listen, name: "coordinator")
+            bind: configuration.listen, name: "coordinator",
+            onUnroutable: { [weak self] identity in
+                guard let self else { return }
+                Task { await self.peerUnreachable(PeerIdentity(identity)) }
+            })
         self.channel = channel
         logger.info("coordinator listening", metadata: [
             "endpoints": "\(configuration.listen)", "bound": "\(channel.boundEndpoint ?? "-")",
@@ -343,6 +347,15 @@ public actor Coordinator {
     private static func milliseconds(_ duration: Duration) -> UInt64 {
         let parts = duration.components
         return UInt64(max(0, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// A message could not be delivered to `peer`: if it is a worker, its connection is gone.
+    private func peerUnreachable(_ peer: PeerIdentity) {
+        let (wasWorker, poisoned, out) = dispatcher.workerUnreachable(peer)
+        guard wasWorker else { return }
+        logger.warning("worker unreachable (connection gone); its tasks are queued again", metadata: ["worker": "\(peer)"])
+        for result in poisoned { deliver(result) }
+        send(out)
     }
 
     private func watchWorkers() async {

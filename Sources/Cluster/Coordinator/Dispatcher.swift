@@ -168,6 +168,14 @@ struct Dispatcher {
         return dispatch()
     }
 
+    /// A worker the socket can no longer reach (its connection is gone): dead now, without waiting for
+    /// the heartbeat timeout. Returns the failures of tasks that have now killed too many workers.
+    mutating func workerUnreachable(_ peer: PeerIdentity) -> (wasWorker: Bool, poisoned: [TaskResult], out: [Outbound]) {
+        guard workers[peer] != nil else { return (false, [], []) }
+        let poisoned = removeWorker(peer, died: true)
+        return (true, poisoned, dispatch())
+    }
+
     /// Declares workers silent for longer than the timeout dead and requeues their tasks. Returns the
     /// IDs of the dead workers, the failures of tasks that have now killed `maxWorkerDeaths` workers
     /// (to deliver to whoever waits for them), and the messages to send.
