@@ -68,8 +68,15 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             children += [download, tiltShift]
         }
         self.items = items
-        super.init(name: "batch \(batchID)", operations: children)
+        // At most `maxStartedTasks` children execute at once: a started remote operation holds a suspended
+        // Swift task (about 5 KB), a waiting one only its object, which keeps a million queued tasks
+        // within about 1.3 KB each (docs/benchmarks.md).
+        super.init(name: "batch \(batchID)", operations: children, maxConcurrentChildren: Self.maxStartedTasks)
     }
+
+    /// Children of one batch that may execute at once, i.e. be queued in the dispatcher or run on a
+    /// worker. Far above any cluster's slot count, far below a large batch.
+    static let maxStartedTasks = 4_096
 
     /// The host (and port) an `http(s)` source is downloaded from; `nil` for local files.
     static func originHost(of source: String) -> String? {

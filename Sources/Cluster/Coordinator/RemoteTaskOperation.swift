@@ -38,7 +38,9 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         self.template = template
         self.runner = runner
         self.dispatchPriority = priority
-        super.init(name: template.taskID)
+        // The engine's priority follows the dispatch priority: a tilt-shift whose download finished goes
+        // before downloads still waiting for a place in their batch.
+        super.init(name: template.taskID, priority: priority > 0 ? .high : .normal)
     }
 
     /// The injected input (a download's bytes, for a tilt-shift).
