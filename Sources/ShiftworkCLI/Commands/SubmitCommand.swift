@@ -10,29 +10,17 @@ struct SubmitCommand: AsyncParsableCommand {
         abstract: "Send a batch of images to a coordinator and write the results into a directory.",
         discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine).")
 
-    @Argument(help: "Images to process: URLs or paths.")
-    var inputs: [String]
-
-    @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
-    var outputDirectory: String?
-
     @Option(help: "Seconds to wait for the coordinator to accept the batch (env SHIFTWORK_TIMEOUT; default 10).")
     var timeout: Int?
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
-    @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
-    var json = false
-
-    @OptionGroup var filter: FilterOptions
+    @OptionGroup var batch: BatchOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         _ = try logging.makeLogger(label: "shiftwork.submit", defaultLevel: .warning)
-        let reporter = BatchReporter(json: json)
-        let submission = BatchSubmission(
-            inputs: try InputList.normalize(inputs),
-            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
-            parameters: try filter.parameters(), encoding: try filter.encoding())
+        let reporter = BatchReporter(json: batch.json)
+        let submission = try batch.submission()
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
         let summary = try await withCoordinator(at: coordinator.endpoint, responseTimeout: .seconds(timeout)) { client in
             try await submission.run(with: client, progress: { reporter.report($0) })

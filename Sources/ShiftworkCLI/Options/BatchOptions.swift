@@ -1,0 +1,25 @@
+import ArgumentParser
+import Cluster
+import Foundation
+
+/// The inputs, output directory, filter and report style of a batch: shared by `run` and `submit`.
+struct BatchOptions: ParsableArguments {
+    @Argument(help: "Images to process: http(s) or file URLs, or paths.")
+    var inputs: [String]
+
+    @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
+    var outputDirectory: String?
+
+    @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
+    var json = false
+
+    @OptionGroup var filter: FilterOptions
+
+    /// The submission these options describe, validated.
+    func submission() throws -> BatchSubmission {
+        BatchSubmission(
+            inputs: try InputList.normalize(inputs),
+            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
+            parameters: try filter.parameters(), encoding: try filter.encoding())
+    }
+}
