@@ -55,6 +55,9 @@ let package = Package(
             dependencies: [
                 "Operations", "Wire", "Messaging", "Imaging",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
 
@@ -107,6 +110,7 @@ let package = Package(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],

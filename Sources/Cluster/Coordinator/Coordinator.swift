@@ -59,6 +59,7 @@ public actor Coordinator {
     private let finishedBatchesKept = 100
     /// Messages that could not be decoded or came from the wrong kind of peer.
     private var droppedMessages: UInt64 = 0
+    private var batchesAccepted: UInt64 = 0
 
     /// Creates a coordinator that will bind within `context` (share it with workers for `inproc://`).
     public init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger) {
@@ -231,6 +232,7 @@ public actor Coordinator {
         }
         batches[batchID] = batch
         finishedItems[batchID] = 0
+        batchesAccepted += 1
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(batch.items.count)"])
         send([Outbound(peer: client, message: .batchAccepted(BatchAccepted(
             requestID: submit.requestID, batchID: batchID, itemCount: UInt32(batch.items.count))))])
@@ -307,6 +309,39 @@ public actor Coordinator {
         for index in request.itemIndexes where batch.items.indices.contains(Int(index)) {
             for task in batch.items[Int(index)].tasks { task.cancel(error: reason) }
         }
+    }
+
+    // MARK: Metrics
+
+    /// Counters and gauges in Prometheus' text format, for `MetricsServer` (`--metrics-listen`).
+    public func metrics() -> String {
+        let now = ContinuousClock.now
+        let workers = dispatcher.workers.values.sorted { $0.workerID < $1.workerID }
+        var page = PrometheusText()
+        page.single("shiftwork_workers", "gauge", "Workers connected to the coordinator.", Double(workers.count))
+        page.family("shiftwork_worker_slots", "gauge", "Tasks a worker runs at once.",
+                    workers.map { ([("worker", $0.workerID)], Double($0.slots)) })
+        page.family("shiftwork_worker_running_tasks", "gauge", "Tasks a worker holds now (its load).",
+                    workers.map { ([("worker", $0.workerID)], Double($0.running.count)) })
+        page.family("shiftwork_worker_tasks_completed_total", "counter", "Tasks a worker completed.",
+                    workers.map { ([("worker", $0.workerID)], Double($0.completed)) })
+        page.family("shiftwork_worker_tasks_failed_total", "counter", "Tasks that failed on a worker.",
+                    workers.map { ([("worker", $0.workerID)], Double($0.failed)) })
+        page.single("shiftwork_tasks_queued", "gauge", "Tasks waiting for a worker slot (the queue depth).",
+                    Double(dispatcher.queuedTaskCount))
+        page.single("shiftwork_tasks_running", "gauge", "Tasks sent to workers and not answered yet.",
+                    Double(dispatcher.runningTaskCount))
+        page.single("shiftwork_tasks_completed_total", "counter", "Tasks completed.", Double(dispatcher.completedTasks))
+        page.single("shiftwork_tasks_failed_total", "counter", "Tasks failed.", Double(dispatcher.failedTasks))
+        page.single("shiftwork_tasks_per_second", "gauge", "Tasks finished per second over the last 10 seconds.",
+                    dispatcher.tasksPerSecond(now: now))
+        page.single("shiftwork_batches_accepted_total", "counter", "Batches accepted.", Double(batchesAccepted))
+        page.single("shiftwork_batches_running", "gauge", "Batches with unfinished items.",
+                    Double(batches.count - finishedBatches.filter { batches[$0] != nil }.count))
+        page.single("shiftwork_messages_dropped_total", "counter",
+                    "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
+                    Double(droppedMessages + dispatcher.staleResults))
+        return page.text
     }
 
     // MARK: Status and liveness

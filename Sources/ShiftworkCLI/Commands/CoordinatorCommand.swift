@@ -18,7 +18,25 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Downloads from one origin host running at once across all workers (env SHIFTWORK_MAX_DOWNLOADS_PER_HOST; default \(ClusterDefaults.maxDownloadsPerHost)).")
     var maxDownloadsPerHost: Int?
 
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (env SHIFTWORK_METRICS_LISTEN; default: off; port 0 picks a free one).")
+    var metricsListen: String?
+
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if let metricsListen { _ = try Self.hostAndPort(metricsListen) }
+    }
+
+    /// Splits `HOST:PORT` (or `[IPv6]:PORT`).
+    static func hostAndPort(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port), colon != text.startIndex
+        else {
+            throw ValidationError("--metrics-listen wants HOST:PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
+        }
+        let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return (host, port)
+    }
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.coordinator", defaultLevel: .info)
@@ -38,9 +56,23 @@ struct CoordinatorCommand: AsyncParsableCommand {
             throw CommandError("cannot listen on \(endpoint): \(error). Choose another endpoint with --listen.")
         }
         print("coordinator listening on \(bound ?? endpoint)")
+        var metricsServer: MetricsServer?
+        if let address = metricsListen ?? Environment.value("METRICS_LISTEN") {
+            let (host, port) = try Self.hostAndPort(address)
+            do {
+                let server = try await MetricsServer.start(host: host, port: port) { await coordinator.metrics() }
+                metricsServer = server
+                print("metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/metrics")
+            } catch {
+                await coordinator.stop()
+                await context.terminate()
+                throw CommandError("cannot serve metrics on \(address): \(error). Choose another address with --metrics-listen.")
+            }
+        }
         fflush(nil)
         let signal = await TerminationSignal.wait()
         logger.info("shutting down", metadata: ["signal": "\(signal)"])
+        await metricsServer?.shutdown()
         await coordinator.stop()
         await context.terminate()
     }
