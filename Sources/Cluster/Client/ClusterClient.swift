@@ -53,6 +53,8 @@ public actor ClusterClient {
     private var batches: [String: AsyncThrowingStream<BatchEvent, any Error>.Continuation] = [:]
     private var pendingStatus: [String: CheckedContinuation<StatusReply, any Error>] = [:]
     private var isClosed = false
+    /// One timer per submission awaiting acceptance; cancelled when the answer comes.
+    private var acceptanceTimers: [String: Task<Void, Never>] = [:]
     private var watchdog: Task<Void, Never>?
     /// While a batch runs, the client asks the coordinator for its status this often, to notice a
     /// coordinator that went away instead of waiting for results forever.
@@ -86,8 +88,9 @@ public actor ClusterClient {
         pendingSubmissions[requestID] = continuation
         send(.submitBatch(batch))
         let timeout = responseTimeout
-        Task {
+        acceptanceTimers[requestID] = Task {
             try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
             self.expireSubmission(requestID)
         }
         return stream
@@ -119,6 +122,8 @@ public actor ClusterClient {
         await channel.close()
         reader?.cancel()
         watchdog?.cancel()
+        for timer in acceptanceTimers.values { timer.cancel() }
+        acceptanceTimers = [:]
         failEverything(ClusterClientError.closed)
     }
 
@@ -135,6 +140,7 @@ public actor ClusterClient {
     private func route(_ message: Message) {
         switch message {
         case .batchAccepted(let accepted):
+            acceptanceTimers.removeValue(forKey: accepted.requestID)?.cancel()
             guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
             batches[accepted.batchID] = continuation
             continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
@@ -150,6 +156,7 @@ public actor ClusterClient {
         case .refusal(let refusal):
             let error = ClusterClientError.refused(refusal.reason)
             if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
+                acceptanceTimers.removeValue(forKey: refusal.requestID)?.cancel()
                 continuation.finish(throwing: error)
             } else if let continuation = pendingStatus.removeValue(forKey: refusal.requestID) {
                 continuation.resume(throwing: error)
@@ -195,6 +202,7 @@ public actor ClusterClient {
     }
 
     private func expireSubmission(_ requestID: String) {
+        acceptanceTimers[requestID] = nil
         pendingSubmissions.removeValue(forKey: requestID)?
             .finish(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout))
     }
