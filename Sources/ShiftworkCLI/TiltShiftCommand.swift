@@ -34,11 +34,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
     @Option(help: "Threads for the filter (0: one per core).")
     var threads: Int = 1
 
-    @Option(help: "Largest accepted image, in megapixels (decompression bombs).")
-    var maxMegapixels: Double = Double(ImageLimits.default.maxPixels) / 1_000_000
-
-    @Option(help: "Largest accepted input, in MiB.")
-    var maxBytes: Double = Double(ImageLimits.default.maxBytes) / 1_048_576
+    @OptionGroup var limitOptions: LimitOptions
 
     @Option(name: .customLong("repeat"), help: "Run the whole pipeline this many times and report the fastest (benchmarking).")
     var repetitions: Int = 1
@@ -49,7 +45,6 @@ struct TiltShiftCommand: AsyncParsableCommand {
     func validate() throws {
         guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 (one per core) or more") }
-        guard maxMegapixels > 0, maxBytes > 0 else { throw ValidationError("--max-megapixels and --max-bytes must be positive") }
     }
 
     func run() async throws {
@@ -64,7 +59,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
     private func execute() async throws {
         let parameters = try filter.parameters()
         let chosen = try filter.encoding()
-        let limits = ImageLimits(maxPixels: Int(maxMegapixels * 1_000_000), maxBytes: Int(maxBytes * 1_048_576))
+        let limits = try limitOptions.limits()
         let fetcher = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes))
         let fetched: FetchedImage
         do {

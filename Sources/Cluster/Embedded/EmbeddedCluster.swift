@@ -23,6 +23,7 @@ public final class EmbeddedCluster: Sendable {
         workerCount: Int = 1,
         slotsPerWorker: Int = ProcessInfo.processInfo.activeProcessorCount,
         fetch: FetchConfiguration = FetchConfiguration(allowLocalFiles: true),
+        limits: ImageLimits = .default,
         logger: Logger
     ) async throws -> EmbeddedCluster {
         let context = try MessagingContext()
@@ -36,7 +37,7 @@ public final class EmbeddedCluster: Sendable {
             let worker = Worker(
                 configuration: WorkerConfiguration(
                     coordinator: endpoint, slots: slotsPerWorker, workerID: "embedded-worker-\(index + 1)",
-                    fetch: fetch),
+                    fetch: fetch, limits: limits),
                 context: context, logger: logger)
             workers.append(worker)
             workerTasks.append(Task { try await worker.run() })

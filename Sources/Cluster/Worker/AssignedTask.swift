@@ -13,7 +13,7 @@ struct AssignedTask: Sendable {
 
     /// Builds the operation for `assignment`: a `DownloadOperation`, or a `TiltShiftOperation` whose
     /// input is the image injected into the assignment by the coordinator.
-    init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int) throws(TaskRejection) {
+    init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits) throws(TaskRejection) {
         self.assignment = assignment
         switch assignment.kind {
         case .download:
@@ -31,7 +31,7 @@ struct AssignedTask: Sendable {
                 TiltShiftParameters.coreImage, encoding: EncodingOptions())
             let tiltShift = TiltShiftOperation(
                 name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
-                encoding: parameters.encodingOptions, threads: filterThreads)
+                encoding: parameters.encodingOptions, threads: filterThreads, limits: limits)
             tiltShift.input = FetchedImage(data: injected.data, format: format)
             operation = tiltShift
         case .noop:

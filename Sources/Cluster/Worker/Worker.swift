@@ -17,6 +17,8 @@ public struct WorkerConfiguration: Sendable {
     public var fetch: FetchConfiguration
     /// Threads the filter may use for one image.
     public var filterThreads: Int
+    /// Pixel and byte limits for the images this worker decodes.
+    public var limits: ImageLimits
     /// Socket options (frame size limit, linger, queue bounds).
     public var socketOptions: SocketOptions
 
@@ -27,6 +29,7 @@ public struct WorkerConfiguration: Sendable {
         workerID: String = WorkerConfiguration.defaultWorkerID(),
         fetch: FetchConfiguration = FetchConfiguration(),
         filterThreads: Int = 1,
+        limits: ImageLimits = .default,
         socketOptions: SocketOptions = SocketOptions()
     ) {
         self.coordinator = coordinator
@@ -34,6 +37,7 @@ public struct WorkerConfiguration: Sendable {
         self.workerID = workerID
         self.fetch = fetch
         self.filterThreads = max(1, filterThreads)
+        self.limits = limits
         self.socketOptions = socketOptions
     }
 
@@ -166,7 +170,8 @@ public actor Worker {
     private func start(_ assignment: TaskAssignment) {
         let task: AssignedTask
         do {
-            task = try AssignedTask(assignment, fetcher: fetcher, filterThreads: configuration.filterThreads)
+            task = try AssignedTask(
+                assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits)
         } catch {
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure))))
             return

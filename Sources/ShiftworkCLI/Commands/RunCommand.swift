@@ -17,15 +17,19 @@ struct RunCommand: AsyncParsableCommand {
     var slots: Int?
 
     @OptionGroup var batch: BatchOptions
+    @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.run", defaultLevel: .warning)
         let reporter = BatchReporter(json: batch.json)
         let submission = try batch.submission()
+        let limits = try limitOptions.limits()
         let cluster = try await EmbeddedCluster.start(
             workerCount: try Environment.resolve(workers, "WORKERS", default: 1),
             slotsPerWorker: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
+            fetch: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes),
+            limits: limits,
             logger: logger)
         let summary: BatchSummary
         do {

@@ -24,16 +24,19 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds to finish running tasks after SIGTERM before leaving (env SHIFTWORK_DRAIN_TIMEOUT; default 60).")
     var drainTimeout: Int?
 
+    @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
+        let limits = try limitOptions.limits()
         let allowLocal = allowLocalFiles || ["1", "true", "yes"].contains(Environment.value("ALLOW_LOCAL_FILES")?.lowercased() ?? "")
         let configuration = WorkerConfiguration(
             coordinator: coordinator.endpoint,
             slots: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
-            fetch: FetchConfiguration(allowLocalFiles: allowLocal))
+            fetch: FetchConfiguration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
+            limits: limits)
         let context = try MessagingContext()
         let worker = Worker(configuration: configuration, context: context, logger: logger)
         let serving = Task { try await worker.run() }
