@@ -186,8 +186,8 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
     let acceptedAfter = seconds(clock.now - start)
     let atAcceptance = try residentBytes(pid: pid)
     // Acceptance answers before the engine has started the tasks. A batch starts at most a few thousand
-    // of its tasks (they enter the dispatcher's queue); the rest wait as operations. Every accepted task
-    // is queued in the coordinator either way: wait until the dispatcher's count stops growing.
+    // of its tasks (they enter the dispatcher's queue); the rest wait as operations. Wait until the
+    // queue count is stable, then a second for the started ones to settle.
     var queued = -1
     var stablePolls = 0
     for _ in 0..<600 {
@@ -202,7 +202,7 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
     try await Task.sleep(for: .seconds(1))
     let after = try residentBytes(pid: pid)
     let perTask = Double(after - before) / Double(max(accepted, 1))
-    print("coordinator holds \(accepted) queued tasks (\(queued) of them in the dispatcher, the rest waiting as operations; "
+    print("coordinator holds \(accepted) queued tasks (status: \(queued) queued; "
           + "accepted in \(format(acceptedAfter, 2)) s, settled after \(format(settledAfter, 2)) s)")
     print("coordinator RSS before: \(before / 1024) KiB, when the last batch was accepted: \(atAcceptance / 1024) KiB, "
           + "settled: \(after / 1024) KiB")

@@ -44,8 +44,9 @@ final class ClusterSemanticsTests: XCTestCase {
 
         let busy = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 4 }
         XCTAssertEqual(busy.int("running_tasks"), 4, "4 slots should be busy:\n\(harness.allOutput)")
-        // The other 4 downloads wait: 2 for a worker slot, 2 for the per-host download cap (6).
-        XCTAssertEqual(busy.int("queued_tasks"), 2)
+        // 16 tasks (a download and a tilt-shift per item): 4 downloads run, the other 12 are queued (2 for
+        // a worker slot, 2 for the per-host download cap, 8 tilt-shifts for their download).
+        XCTAssertEqual(busy.int("queued_tasks"), 12)
         let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
         let batchID = try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
 
@@ -123,6 +124,9 @@ final class ClusterSemanticsTests: XCTestCase {
         let items = batch.objects("batches").first?.objects("item_states") ?? []
         XCTAssertEqual(items.map { $0["state"] as? String }, ["succeeded", "failed", "succeeded", "succeeded"])
         XCTAssertTrue((items[1]["error"] as? String ?? "").contains("404"), "\(items[1])")
+        // The failed item's tilt-shift never ran and is not left counted as queued.
+        XCTAssertEqual(batch.int("queued_tasks"), 0)
+        XCTAssertEqual(batch.int("running_tasks"), 0)
     }
 }
 

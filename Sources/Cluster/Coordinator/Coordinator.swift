@@ -60,6 +60,12 @@ public actor Coordinator {
     /// Messages that could not be decoded or came from the wrong kind of peer.
     private var droppedMessages: UInt64 = 0
     private var batchesAccepted: UInt64 = 0
+    /// Tasks of accepted batches that have not reached the dispatcher yet: waiting for their dependency,
+    /// the per-host download cap, or their batch's limit of started tasks.
+    private var waitingTasks = 0
+
+    /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
+    private var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
 
     /// Creates a coordinator that will bind within `context` (share it with workers for `inproc://`).
     public init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger) {
@@ -168,8 +174,9 @@ public actor Coordinator {
     // MARK: Remote operations
 
     /// Queues a task and suspends until a worker's result arrives (see `RemoteTaskRunning`).
-    fileprivate func run(_ assignment: TaskAssignment, priority: Int) async throws -> TaskOutput {
+    fileprivate func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
         let taskID = assignment.taskID
+        if wasWaiting { waitingTasks -= 1 }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if Task.isCancelled {
@@ -233,6 +240,7 @@ public actor Coordinator {
         batches[batchID] = batch
         finishedItems[batchID] = 0
         batchesAccepted += 1
+        waitingTasks += batch.items.reduce(0) { $0 + $1.tasks.count }
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(batch.items.count)"])
         send([Outbound(peer: client, message: .batchAccepted(BatchAccepted(
             requestID: submit.requestID, batchID: batchID, itemCount: UInt32(batch.items.count))))])
@@ -253,7 +261,10 @@ public actor Coordinator {
             outcome = .failure(failure)
             logger.info("item failed", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(failure.message)"])
         }
-        for task in item.tasks { task.releasePayloads() }
+        for task in item.tasks {
+            task.releasePayloads()
+            if task.claimStart() { waitingTasks -= 1 }  // it never ran (cancelled, or its download failed)
+        }
         var out = [Outbound(peer: batch.client, message: .itemFinished(ItemFinished(
             batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)))]
         let finished = (finishedItems[batch.batchID] ?? 0) + 1
@@ -327,8 +338,8 @@ public actor Coordinator {
                     workers.map { ([("worker", $0.workerID)], Double($0.completed)) })
         page.family("shiftwork_worker_tasks_failed_total", "counter", "Tasks that failed on a worker.",
                     workers.map { ([("worker", $0.workerID)], Double($0.failed)) })
-        page.single("shiftwork_tasks_queued", "gauge", "Tasks waiting for a worker slot (the queue depth).",
-                    Double(dispatcher.queuedTaskCount))
+        page.single("shiftwork_tasks_queued", "gauge", "Tasks accepted and not started: the queue depth.",
+                    Double(queuedTaskCount))
         page.single("shiftwork_tasks_running", "gauge", "Tasks sent to workers and not answered yet.",
                     Double(dispatcher.runningTaskCount))
         page.single("shiftwork_tasks_completed_total", "counter", "Tasks completed.", Double(dispatcher.completedTasks))
@@ -372,7 +383,7 @@ public actor Coordinator {
                 })
         }
         return StatusReply(
-            requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(dispatcher.queuedTaskCount),
+            requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(clamping: queuedTaskCount),
             runningTasks: UInt32(dispatcher.runningTaskCount), completedTasks: dispatcher.completedTasks,
             failedTasks: dispatcher.failedTasks, batches: batchStatuses,
             droppedMessages: droppedMessages + dispatcher.staleResults,
@@ -412,7 +423,7 @@ public actor Coordinator {
 /// The coordinator as its remote operations see it.
 private struct CoordinatorTaskRunner: RemoteTaskRunning {
     let coordinator: Coordinator
-    func run(_ assignment: TaskAssignment, priority: Int) async throws -> TaskOutput {
-        try await coordinator.run(assignment, priority: priority)
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
+        try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting)
     }
 }

@@ -7,7 +7,8 @@ protocol RemoteTaskRunning: Sendable {
     /// Queues `assignment` for a worker and suspends until its result arrives. Throws `RemoteTaskError`
     /// when the worker reports a failure, `CancellationError` when the calling task is cancelled (the
     /// task is then withdrawn from the cluster).
-    func run(_ assignment: TaskAssignment, priority: Int) async throws -> TaskOutput
+    /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput
 }
 
 /// A task that failed on a worker, with the worker's code and message.
@@ -33,6 +34,8 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     private let dispatchPriority: Int
     // Guards the payloads, which are handed over between threads by the engine.
     private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String)>((nil, nil, ""))
+    /// Whether the task still counts as waiting to start (see `claimStart()`).
+    private let waiting = Mutex(true)
 
     init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
         self.template = template
@@ -69,6 +72,15 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         }
     }
 
+    /// Takes the task out of the "waiting to start" count: returns `true` once, to whoever asks first
+    /// (its first dispatch, or its item's end if it never ran).
+    func claimStart() -> Bool {
+        waiting.withLock { isWaiting in
+            defer { isWaiting = false }
+            return isWaiting
+        }
+    }
+
     /// Forgets input and output once the item's result has been delivered.
     func releasePayloads() {
         payloads.withLock {
@@ -83,7 +95,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         if let input {
             assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
         }
-        let result = try await runner.run(assignment, priority: dispatchPriority)
+        let result = try await runner.run(assignment, priority: dispatchPriority, wasWaiting: claimStart())
         payloads.withLock {
             $0.output = result
             // The worker has consumed the input: keep it only while a re-run could still need it.
