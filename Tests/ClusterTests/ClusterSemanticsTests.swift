@@ -234,3 +234,18 @@ extension ClusterSemanticsTests {
         XCTAssertTrue((items[2]["error"] as? String ?? "").contains("404"), "\(items[2])")
     }
 }
+
+extension ClusterSemanticsTests {
+    func testStatusAndCancelOfAnUnknownBatchSayWhatToDo() async throws {
+        let endpoint = try await harness.startCoordinator()
+        for command in [["status", "b-nothing"], ["cancel", "b-nothing"]] {
+            let (status, output) = try await harness.run(command + ["--coordinator", endpoint])
+            XCTAssertEqual(status, 1, output)
+            XCTAssertTrue(output.contains("the coordinator knows no batch 'b-nothing'"), output)
+            XCTAssertTrue(output.contains("`shiftwork status` lists the batches it knows"), output)
+        }
+        let (status, output) = try await harness.run(["status", "--coordinator", "tcp://127.0.0.1:9"], timeout: .seconds(30))
+        XCTAssertEqual(status, 1, output)
+        XCTAssertTrue(output.contains("no answer from a coordinator at tcp://127.0.0.1:9"), output)
+    }
+}
