@@ -65,6 +65,12 @@ public final class SocketChannel: Sendable {
         shared.enqueue(frames)
     }
 
+    /// Messages waiting for the socket's thread to hand them to libzmq: a sender that produces many
+    /// (replaying stored results, say) waits while this is high, so that memory stays bounded.
+    public var queuedOutboundMessages: Int {
+        shared.outbox.withLock { $0.pending.count }
+    }
+
     /// Messages dropped on the sending side: unroutable (a ROUTER peer that is gone) or sent after close.
     public var droppedMessages: Int {
         shared.dropped.load(ordering: .relaxed)

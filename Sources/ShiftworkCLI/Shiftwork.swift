@@ -19,6 +19,7 @@ struct Shiftwork: AsyncParsableCommand {
             WorkerCommand.self,
             SubmitCommand.self,
             StatusCommand.self,
+            ResultsCommand.self,
             CancelCommand.self,
             TiltShiftCommand.self,
         ]

@@ -47,12 +47,16 @@ public struct BatchAccepted: Sendable, Equatable {
     public var batchID: String
     /// How many items the batch has.
     public var itemCount: UInt32
+    /// The coordinator instance that answered; a client that later sees another one (the coordinator
+    /// restarted) re-attaches with ``FetchResults``.
+    public var coordinatorID: String
 
     /// Creates an acceptance.
-    public init(requestID: String, batchID: String, itemCount: UInt32) {
+    public init(requestID: String, batchID: String, itemCount: UInt32, coordinatorID: String = "") {
         self.requestID = requestID
         self.batchID = batchID
         self.itemCount = itemCount
+        self.coordinatorID = coordinatorID
     }
 }
 
@@ -107,6 +111,23 @@ public struct StatusRequest: Sendable, Equatable {
 
     /// Creates a status request.
     public init(requestID: String, batchID: String = "") {
+        self.requestID = requestID
+        self.batchID = batchID
+    }
+}
+
+/// Sent by a client to the coordinator to (re-)attach to a batch: after the client or the coordinator
+/// restarted, or from another process (`shiftwork results`). The coordinator answers with
+/// ``BatchAccepted``, an ``ItemFinished`` for every item finished so far, the others as they finish,
+/// then ``BatchFinished``; or with a ``Refusal`` when it does not know the batch.
+public struct FetchResults: Sendable, Equatable {
+    /// The client's correlation id, echoed in ``BatchAccepted`` or ``Refusal``.
+    public var requestID: String
+    /// The batch.
+    public var batchID: String
+
+    /// Creates a fetch request.
+    public init(requestID: String, batchID: String) {
         self.requestID = requestID
         self.batchID = batchID
     }

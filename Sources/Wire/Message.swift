@@ -22,6 +22,8 @@ public enum Message: Sendable, Equatable {
     case statusRequest(StatusRequest)
     /// Client → coordinator, to cancel a batch or some of its items.
     case cancelBatch(CancelBatch)
+    /// Client → coordinator, to (re-)attach to a batch and receive its results.
+    case fetchResults(FetchResults)
     /// Coordinator → client, in answer to a submission.
     case batchAccepted(BatchAccepted)
     /// Coordinator → client, for each finished item.

@@ -111,6 +111,8 @@ public struct StatusReply: Sendable, Equatable {
     public var droppedMessages: UInt64
     /// Tasks finished (succeeded or failed) per second over the last 10 seconds.
     public var tasksPerSecond: Double
+    /// The coordinator instance that answered (it changes when the coordinator restarts).
+    public var coordinatorID: String
 
     /// Creates a status reply.
     public init(
@@ -122,7 +124,8 @@ public struct StatusReply: Sendable, Equatable {
         failedTasks: UInt64 = 0,
         batches: [BatchStatus] = [],
         droppedMessages: UInt64 = 0,
-        tasksPerSecond: Double = 0
+        tasksPerSecond: Double = 0,
+        coordinatorID: String = ""
     ) {
         self.requestID = requestID
         self.workers = workers
@@ -133,5 +136,6 @@ public struct StatusReply: Sendable, Equatable {
         self.batches = batches
         self.droppedMessages = droppedMessages
         self.tasksPerSecond = tasksPerSecond
+        self.coordinatorID = coordinatorID
     }
 }

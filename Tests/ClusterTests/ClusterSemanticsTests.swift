@@ -20,17 +20,7 @@ final class ClusterSemanticsTests: XCTestCase {
     }
 
     private func serveImages(_ count: Int, prefix: String, response: (_ bytes: [UInt8], _ format: ImageFormat) -> TestHTTPServer.Response?) throws -> [String] {
-        try (0..<count).map { index in
-            let format: ImageFormat = index % 2 == 0 ? .jpeg : .png
-            let bytes = try SyntheticImages.make(width: 120, height: 90, format: format, seed: UInt64(index))
-            let path = "/\(prefix)/image-\(index).\(format.fileExtension)"
-            if let custom = response(bytes, format) {
-                server.serve(path: path, response: custom)
-            } else {
-                server.serve(path: path, body: bytes, contentType: format.mediaType)
-            }
-            return server.url(path)
-        }
+        try server.serveSyntheticImages(count, prefix: prefix, response: response)
     }
 
     func testCancellingARunningBatchCancelsEveryTaskAndFreesEverySlot() async throws {

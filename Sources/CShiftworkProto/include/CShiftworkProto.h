@@ -2,4 +2,5 @@
 #ifndef SHIFTWORK_CSHIFTWORKPROTO_H
 #define SHIFTWORK_CSHIFTWORKPROTO_H
 #include "shiftwork/v1/shiftwork.pb-c.h"
+#include "shiftwork/v1/journal.pb-c.h"
 #endif

@@ -68,46 +68,7 @@ public struct BatchSubmission: Sendable {
         let request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding))
-        var outcomes: [ItemOutcome?] = Array(repeating: nil, count: items.count)
-        var batchID = ""
-        var done = 0
-        for try await event in await client.submit(request) {
-            switch event {
-            case .accepted(let id, let count):
-                batchID = id
-                progress(.accepted(batchID: id, itemCount: count))
-            case .itemFinished(let finished):
-                let index = Int(finished.itemIndex)
-                guard items.indices.contains(index), outcomes[index] == nil else { continue }
-                let outcome = write(finished, item: items[index], index: index)
-                outcomes[index] = outcome
-                done += 1
-                progress(.item(outcome, done: done, total: items.count))
-            case .finished:
-                break
-            }
-        }
-        let summary = outcomes.enumerated().map { index, outcome in
-            outcome ?? ItemOutcome(index: index, source: items[index].source, outputPath: nil,
-                                   error: "no result arrived before the batch ended")
-        }
-        return BatchSummary(batchID: batchID, items: summary)
-    }
-
-    private func write(_ finished: ItemFinished, item: BatchItem, index: Int) -> ItemOutcome {
-        switch finished.outcome {
-        case .failure(let failure):
-            return ItemOutcome(index: index, source: item.source, outputPath: nil, error: failure.message)
-        case .output(let output):
-            let format = ImageFormat(sniffing: output.data) ?? .jpeg
-            let url = outputDirectory.appendingPathComponent("\(item.outputName).\(format.fileExtension)")
-            do {
-                try Data(output.data).write(to: url, options: .atomic)
-                return ItemOutcome(index: index, source: item.source, outputPath: url.path, error: nil)
-            } catch {
-                return ItemOutcome(index: index, source: item.source, outputPath: nil,
-                                   error: "could not write \(url.path): \(error.localizedDescription)")
-            }
-        }
+        let collector = BatchOutputCollector(outputDirectory: outputDirectory, items: items)
+        return try await collector.collect(await client.submit(request), progress: progress)
     }
 }

@@ -22,6 +22,10 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
     case closed
     /// The coordinator stopped answering while a batch was running.
     case lostContact(endpoint: String, batchID: String, waited: Duration)
+    /// The coordinator restarted and no longer has the batch (it runs without a data directory).
+    case batchForgotten(batchID: String, reason: String)
+    /// The request would be a message larger than peers accept.
+    case messageTooLarge(bytes: Int, limit: Int64)
 
     public var description: String {
         switch self {
@@ -35,22 +39,41 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
             "the client was closed before the coordinator answered"
         case .lostContact(let endpoint, let batchID, let waited):
             "lost contact with the coordinator at \(endpoint): no answer for \(waited) while batch \(batchID) was running. "
-                + "Check that it is still up; `shiftwork status \(batchID)` shows the batch once it is back."
+                + "Check that it is still up; once it is back, `shiftwork results \(batchID) --out DIR` fetches the "
+                + "batch's results (with a coordinator that keeps a --data-dir)."
+        case .messageTooLarge(let bytes, let limit):
+            "the batch would be a message of \(bytes >> 20) MiB, more than the \(limit >> 20) MiB a coordinator accepts "
+                + "by default (its --max-message-mb): split it into smaller batches"
+        case .batchForgotten(let batchID, let reason):
+            "the coordinator restarted and cannot carry on with batch \(batchID): \(reason)"
         }
     }
 }
 
-/// A client of the coordinator: submits batches, asks for status, cancels.
+/// A client of the coordinator: submits batches, attaches to them, asks for status, cancels.
 ///
 /// One DEALER socket carries every request; a reader task routes each answer to whoever waits for it
-/// (by request ID, then by batch ID).
+/// (by request ID, then by batch ID). The socket has a stable identity, so that a restarted coordinator
+/// (with a journal) streams a batch's remaining results to the client that submitted it; when the
+/// client sees another coordinator instance answer, it re-attaches to its running batches
+/// (``FetchResults``) and drops the items it already has.
 public actor ClusterClient {
     private let endpoint: String
     private let channel: SocketChannel
     private let responseTimeout: Duration
+    private let maxMessageSize: Int64
     private var reader: Task<Void, Never>?
     private var pendingSubmissions: [String: AsyncThrowingStream<BatchEvent, any Error>.Continuation] = [:]
     private var batches: [String: AsyncThrowingStream<BatchEvent, any Error>.Continuation] = [:]
+    /// Per running batch: the items already passed on (to drop repeats) and the coordinator instance
+    /// that accepted it.
+    private var received: [String: Set<UInt32>] = [:]
+    private var coordinatorOfBatch: [String: String] = [:]
+    private var itemCounts: [String: Int] = [:]
+    /// Batches that ended with items missing and were asked for again once.
+    private var refetched: Set<String> = []
+    /// Re-attachments in flight: request ID → batch ID.
+    private var reattaching: [String: String] = [:]
     private var pendingStatus: [String: CheckedContinuation<StatusReply, any Error>] = [:]
     private var isClosed = false
     /// One timer per submission awaiting acceptance; cancelled when the answer comes.
@@ -69,8 +92,12 @@ public actor ClusterClient {
         self.livenessInterval = livenessInterval
         var options = socketOptions
         options.lingerMilliseconds = min(options.lingerMilliseconds, 200)
+        if options.identity == nil {
+            options.identity = Array("client-\(UUID().uuidString.lowercased())".utf8)
+        }
         self.endpoint = endpoint
         self.responseTimeout = responseTimeout
+        self.maxMessageSize = options.maxMessageSize
         self.channel = try await SocketChannel.open(
             context: context, kind: .dealer, options: options, connect: [endpoint], name: "client")
         let channel = self.channel
@@ -85,8 +112,31 @@ public actor ClusterClient {
         let requestID = batch.requestID.isEmpty ? UUID().uuidString : batch.requestID
         var batch = batch
         batch.requestID = requestID
+        let message = WireCodec.encode(.submitBatch(batch))
+        guard maxMessageSize < 0 || Int64(message.count) <= maxMessageSize else {
+            continuation.finish(throwing: ClusterClientError.messageTooLarge(bytes: message.count, limit: maxMessageSize))
+            return stream
+        }
         pendingSubmissions[requestID] = continuation
-        send(.submitBatch(batch))
+        channel.send([message])
+        let timeout = responseTimeout
+        acceptanceTimers[requestID] = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self.expireSubmission(requestID)
+        }
+        return stream
+    }
+
+    /// Attaches to a batch the coordinator already has, e.g. one submitted by another process or before
+    /// a restart. The stream yields `.accepted`, then every item finished so far, then the others as
+    /// they finish, then `.finished`. It throws `ClusterClientError.refused` when the coordinator does
+    /// not know the batch or keeps no results (it runs without `--data-dir`).
+    public func results(batchID: String) -> AsyncThrowingStream<BatchEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
+        let requestID = UUID().uuidString
+        pendingSubmissions[requestID] = continuation
+        send(.fetchResults(FetchResults(requestID: requestID, batchID: batchID)))
         let timeout = responseTimeout
         acceptanceTimers[requestID] = Task {
             try? await Task.sleep(for: timeout)
@@ -140,22 +190,45 @@ public actor ClusterClient {
     private func route(_ message: Message) {
         switch message {
         case .batchAccepted(let accepted):
+            if reattaching.removeValue(forKey: accepted.requestID) != nil {
+                coordinatorOfBatch[accepted.batchID] = accepted.coordinatorID
+                return
+            }
             acceptanceTimers.removeValue(forKey: accepted.requestID)?.cancel()
             guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
             batches[accepted.batchID] = continuation
+            received[accepted.batchID] = []
+            coordinatorOfBatch[accepted.batchID] = accepted.coordinatorID
+            itemCounts[accepted.batchID] = Int(accepted.itemCount)
             continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
             startWatchdog()
         case .itemFinished(let item):
-            batches[item.batchID]?.yield(.itemFinished(item))
+            guard let continuation = batches[item.batchID],
+                  received[item.batchID]?.insert(item.itemIndex).inserted == true
+            else { return }
+            continuation.yield(.itemFinished(item))
         case .batchFinished(let finished):
-            guard let continuation = batches.removeValue(forKey: finished.batchID) else { return }
+            let batchID = finished.batchID
+            if (received[batchID]?.count ?? 0) < (itemCounts[batchID] ?? 0), !refetched.contains(batchID),
+               batches[batchID] != nil {
+                // Items went missing (sent just before a coordinator crash): ask for them, once.
+                refetched.insert(batchID)
+                let requestID = UUID().uuidString
+                reattaching[requestID] = batchID
+                send(.fetchResults(FetchResults(requestID: requestID, batchID: batchID)))
+                return
+            }
+            guard let continuation = batches.removeValue(forKey: batchID) else { return }
+            forget(batchID)
             continuation.yield(.finished(finished))
             continuation.finish()
         case .statusReply(let reply):
             pendingStatus.removeValue(forKey: reply.requestID)?.resume(returning: reply)
         case .refusal(let refusal):
             let error = ClusterClientError.refused(refusal.reason)
-            if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
+            if let batchID = reattaching.removeValue(forKey: refusal.requestID) {
+                endBatch(batchID, throwing: .batchForgotten(batchID: batchID, reason: refusal.reason))
+            } else if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
                 acceptanceTimers.removeValue(forKey: refusal.requestID)?.cancel()
                 continuation.finish(throwing: error)
             } else if let continuation = pendingStatus.removeValue(forKey: refusal.requestID) {
@@ -177,7 +250,8 @@ public actor ClusterClient {
                 try? await Task.sleep(for: livenessInterval)
                 guard let batchID = self.anyRunningBatch() else { break }
                 do {
-                    _ = try await self.status(batchID: batchID)
+                    let reply = try await self.status(batchID: batchID)
+                    self.noticeCoordinator(reply.coordinatorID)
                 } catch ClusterClientError.noAnswer {
                     self.failRunningBatches(.lostContact(endpoint: endpoint, batchID: batchID, waited: responseTimeout))
                     break
@@ -191,6 +265,30 @@ public actor ClusterClient {
 
     private func anyRunningBatch() -> String? { batches.keys.first }
 
+    /// A coordinator instance other than the one that accepted a running batch answered: the
+    /// coordinator restarted. Re-attach to each such batch; repeated items are dropped on arrival.
+    private func noticeCoordinator(_ coordinatorID: String) {
+        guard !coordinatorID.isEmpty else { return }
+        for (batchID, accepter) in coordinatorOfBatch where accepter != coordinatorID && batches[batchID] != nil {
+            guard !reattaching.values.contains(batchID) else { continue }
+            let requestID = UUID().uuidString
+            reattaching[requestID] = batchID
+            send(.fetchResults(FetchResults(requestID: requestID, batchID: batchID)))
+        }
+    }
+
+    private func endBatch(_ batchID: String, throwing error: ClusterClientError) {
+        batches.removeValue(forKey: batchID)?.finish(throwing: error)
+        forget(batchID)
+    }
+
+    private func forget(_ batchID: String) {
+        received[batchID] = nil
+        coordinatorOfBatch[batchID] = nil
+        itemCounts[batchID] = nil
+        refetched.remove(batchID)
+    }
+
     private func watchdogEnded() {
         watchdog = nil
         if !batches.isEmpty && !isClosed { startWatchdog() }
@@ -199,6 +297,9 @@ public actor ClusterClient {
     private func failRunningBatches(_ error: ClusterClientError) {
         for continuation in batches.values { continuation.finish(throwing: error) }
         batches = [:]
+        received = [:]
+        coordinatorOfBatch = [:]
+        itemCounts = [:]
     }
 
     private func expireSubmission(_ requestID: String) {
@@ -219,6 +320,10 @@ public actor ClusterClient {
         pendingSubmissions = [:]
         batches = [:]
         pendingStatus = [:]
+        received = [:]
+        coordinatorOfBatch = [:]
+        itemCounts = [:]
+        reattaching = [:]
     }
 
     private func send(_ message: Message) {

@@ -13,7 +13,16 @@ public struct OutputNaming: Sendable {
 
     /// The file stem (no extension) for `source`, distinct from every stem given before.
     public mutating func stem(for source: String) -> String {
-        let base = Self.baseStem(for: source)
+        distinct(Self.baseStem(for: source))
+    }
+
+    /// A safe stem made of `name` (a name the coordinator echoed, say), distinct from every stem given
+    /// before: characters outside `A–Z a–z 0–9 . _ -` become `_`, so it never names another directory.
+    public mutating func stem(forName name: String) -> String {
+        distinct(Self.sanitized(name))
+    }
+
+    private mutating func distinct(_ base: String) -> String {
         var candidate = base
         var counter = 2
         while used.contains(candidate.lowercased()) {
@@ -37,6 +46,12 @@ public struct OutputNaming: Sendable {
         if let dot = component.lastIndex(of: "."), dot != component.startIndex {
             component = String(component[..<dot])
         }
+        return sanitized(component)
+    }
+
+    /// `component` with every character outside `A–Z a–z 0–9 . _ -` replaced, no leading dot, at most
+    /// 100 characters, and never empty.
+    static func sanitized(_ component: String) -> String {
         let allowed = component.unicodeScalars.map { scalar -> Character in
             let value = scalar.value
             let isSafe = (0x30...0x39).contains(value) || (0x41...0x5A).contains(value)

@@ -12,10 +12,13 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         let index: Int
         let source: String
         let outputName: String
-        /// The item's tasks; each depends on the one before.
+        /// The item's tasks; each depends on the one before. Empty for an item that had finished
+        /// before the coordinator restarted (see `recorded`).
         let tasks: [RemoteTaskOperation]
-        /// The task whose result is the item's result.
-        var last: RemoteTaskOperation { tasks[tasks.count - 1] }
+        /// The outcome from the journal of an item that finished before the coordinator restarted.
+        let recorded: TaskOutcome?
+        /// The task whose result is the item's result (`nil` for a recorded item).
+        var last: RemoteTaskOperation? { tasks.last }
     }
 
     let batchID: String
@@ -25,8 +28,12 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     /// Items in submission order (index = position).
     let items: [Item]
 
+    /// Plans a batch. Items in `finished` (recovered from the journal) get no tasks: they keep their
+    /// recorded outcome. Task attempts start at `firstAttempt`, so that those of a restarted coordinator
+    /// never match a late result meant for an earlier one.
     init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
          kind: TaskKind = .unspecified, maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
+         finished: [Int: TaskOutcome] = [:], firstAttempt: UInt32 = 1,
          runner: any RemoteTaskRunning) throws {
         self.batchID = batchID
         self.client = client
@@ -37,17 +44,21 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         children.reserveCapacity(sources.count * 2)
         for (index, source) in sources.enumerated() {
             let outputName = source.outputName.isEmpty ? "item-\(index)" : source.outputName
+            if let recorded = finished[index] {
+                items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [], recorded: recorded))
+                continue
+            }
             if kind == .noop {
                 let noop = RemoteTaskOperation(
-                    TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: 1, kind: .noop,
+                    TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
                                    source: source.source),
                     runner: runner)
-                items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [noop]))
+                items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [noop], recorded: nil))
                 children.append(noop)
                 continue
             }
             let download = RemoteTaskOperation(
-                TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: 1,
+                TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
                                kind: .download, source: source.source),
                 runner: runner)
             if let host = Self.originHost(of: source.source) {
@@ -56,7 +67,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
                 download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
             }
             let tiltShift = RemoteTaskOperation(
-                TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: 1,
+                TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
                                kind: .tiltShift, source: source.source, parameters: parameters),
                 runner: runner, priority: 1)  // finish started items before starting new ones
             // Injection: requires the download's success; a failed or cancelled download cancels the
@@ -64,7 +75,8 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
                 tiltShift.inject(from: download)
             }
-            items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [download, tiltShift]))
+            items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [download, tiltShift],
+                              recorded: nil))
             children += [download, tiltShift]
         }
         self.items = items
@@ -88,7 +100,13 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
 
     /// The state of one item as `shiftwork status BATCH` shows it.
     func itemState(_ item: Item, dispatcher: Dispatcher) -> (state: String, error: String) {
-        switch item.last.state {
+        guard let last = item.last else {
+            switch item.recorded {
+            case .failure(let failure)?: return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
+            case .output?, nil: return ("succeeded", "")
+            }
+        }
+        switch last.state {
         case .finished:
             return ("succeeded", "")
         case .failed, .cancelled:
@@ -107,7 +125,8 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
 
     /// Why an item did not succeed: the root cause, from the worker when there is one.
     static func failure(of item: Item) -> TaskFailure {
-        var errors = item.last.errors
+        if case .failure(let failure)? = item.recorded { return failure }
+        var errors = item.last?.errors ?? []
         // Unwrap injection and dependency errors down to the download's own failure.
         while let error = errors.first {
             if let remote = error as? RemoteTaskError { return remote.failure }
@@ -127,7 +146,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         if item.tasks.contains(where: { $0.state == .cancelled }) {
             return TaskFailure(code: .cancelled, message: "cancelled")
         }
-        return TaskFailure(code: .internal, message: "\(item.last.name) did not succeed")
+        return TaskFailure(code: .internal, message: "\(item.last?.name ?? "item \(item.index)") did not succeed")
     }
 }
 

@@ -17,6 +17,13 @@ public struct CoordinatorConfiguration: Sendable {
     /// At most this many downloads from one origin host run at once, across all workers (politeness
     /// towards the servers the images come from).
     public var maxDownloadsPerHost: Int
+    /// Where the journal and the finished results are kept, so that a restarted coordinator carries on
+    /// with every accepted batch; `nil` keeps everything in memory only.
+    public var dataDirectory: URL?
+    /// Batches with more items are refused.
+    public var maxBatchItems: Int
+    /// A client whose unfinished items would exceed this is refused until some finish.
+    public var maxPendingItemsPerClient: Int
 
     /// Creates a configuration listening on `listen`.
     public init(
@@ -24,13 +31,19 @@ public struct CoordinatorConfiguration: Sendable {
         heartbeatInterval: Duration = ClusterDefaults.heartbeatInterval,
         workerTimeout: Duration = ClusterDefaults.workerTimeout,
         socketOptions: SocketOptions = SocketOptions(),
-        maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost
+        maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
+        dataDirectory: URL? = nil,
+        maxBatchItems: Int = ClusterDefaults.maxBatchItems,
+        maxPendingItemsPerClient: Int = ClusterDefaults.maxPendingItemsPerClient
     ) {
         self.listen = listen
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
         self.socketOptions = socketOptions
         self.maxDownloadsPerHost = max(1, maxDownloadsPerHost)
+        self.dataDirectory = dataDirectory
+        self.maxBatchItems = max(1, maxBatchItems)
+        self.maxPendingItemsPerClient = max(1, maxPendingItemsPerClient)
     }
 }
 
@@ -41,6 +54,10 @@ public struct CoordinatorConfiguration: Sendable {
 /// The operations engine applies the same dependency, injection and cancellation rules as it does
 /// locally; the `Dispatcher` decides which worker runs what. One ROUTER socket serves clients and
 /// workers alike; the message type tells them apart.
+///
+/// With a data directory, accepted batches, finished items and cancellations go into a `Journal`
+/// before anyone is told of them; a coordinator restarted on the same directory runs what was left
+/// and serves the finished results again (`FetchResults`).
 public actor Coordinator {
     private let configuration: CoordinatorConfiguration
     private let context: MessagingContext
@@ -53,7 +70,19 @@ public actor Coordinator {
     /// Remote operations waiting for their task's result, by task ID.
     private var waiters: [String: CheckedContinuation<TaskOutput, any Error>] = [:]
     private var batches: [String: BatchOperation] = [:]
-    private var finishedItems: [String: Int] = [:]
+    /// Which items of each batch have finished (and been announced).
+    private var progress: [String: FinishedItems] = [:]
+    /// Clients attached to a batch besides the one that submitted it (`FetchResults`).
+    private var subscribers: [String: Set<PeerIdentity>] = [:]
+    /// Unfinished items per client, for `maxPendingItemsPerClient`.
+    private var pendingItems: [PeerIdentity: Int] = [:]
+    /// The durable state, with a data directory.
+    private var journal: Journal?
+    /// This start's number on the journal (1 without one); task attempts are numbered from it.
+    private var incarnation: UInt32 = 1
+    /// Clients being sent a batch's finished items again (`FetchResults`); they join the batch's
+    /// audience once they have caught up.
+    private var replaying: [String: Set<PeerIdentity>] = [:]
     /// Finished batches, oldest first, kept for `status` until there are more than `finishedBatchesKept`.
     private var finishedBatches: [String] = []
     private let finishedBatchesKept = 100
@@ -81,8 +110,16 @@ public actor Coordinator {
     /// wildcard port resolved.
     ///
     /// - Throws: `ZeroMQError` when an endpoint cannot be bound (in use, malformed, not a local address).
+    /// - Throws: `JournalFile.Failure` when the data directory cannot be used.
     @discardableResult
     public func start() async throws -> String? {
+        var recovered = RecoveredState(replaying: [])
+        if let directory = configuration.dataDirectory {
+            let (journal, state) = try Journal.open(directory: directory, coordinatorID: dispatcher.coordinatorID)
+            self.journal = journal
+            recovered = state
+            incarnation = state.incarnation
+        }
         let channel = try await SocketChannel.open(
             context: context, kind: .router, options: configuration.socketOptions,
             bind: configuration.listen, name: "coordinator",
@@ -94,6 +131,7 @@ public actor Coordinator {
         logger.info("coordinator listening", metadata: [
             "endpoints": "\(configuration.listen)", "bound": "\(channel.boundEndpoint ?? "-")",
         ])
+        restore(recovered)
         background.append(Task { await self.receive(from: channel) })
         background.append(Task { await self.watchWorkers() })
         return channel.boundEndpoint
@@ -158,6 +196,8 @@ public actor Coordinator {
             send([Outbound(peer: peer, message: .statusReply(status(for: request, now: now)))])
         case .cancelBatch(let request):
             cancel(request, from: peer)
+        case .fetchResults(let request):
+            attach(peer, request)
         case .welcome, .taskAssignment, .cancelTask, .batchAccepted, .itemFinished, .batchFinished,
             .statusReply, .refusal:
             droppedMessages += 1  // only the coordinator sends these
@@ -213,37 +253,75 @@ public actor Coordinator {
                 requestID: submit.requestID, reason: "batches of \(submit.kind) tasks are not supported: submit images")))])
             return
         }
-        guard !submit.items.isEmpty else {
-            send([Outbound(peer: client, message: .refusal(Refusal(
-                requestID: submit.requestID, reason: "the batch has no items: give at least one image URL or path")))])
+        if let reason = refusalReason(for: submit, from: client) {
+            send([Outbound(peer: client, message: .refusal(Refusal(requestID: submit.requestID, reason: reason)))])
             return
         }
         let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
-        let parameters = submit.parameters ?? WireTiltShiftParameters(
-            focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10)
         let batch: BatchOperation
         do {
-            batch = try BatchOperation(
-                batchID: batchID, client: client, sources: submit.items, parameters: parameters,
-                kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
-                runner: CoordinatorTaskRunner(coordinator: self))
+            batch = try plan(batchID: batchID, client: client, submit: submit)
+            try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit)
         } catch {
+            logger.error("batch refused", metadata: ["client": "\(client)", "error": "\(error)"])
             send([Outbound(peer: client, message: .refusal(Refusal(
-                requestID: submit.requestID, reason: "the batch could not be planned: \(error)")))])
+                requestID: submit.requestID, reason: "the batch could not be accepted: \(error)")))])
             return
         }
+        batchesAccepted += 1
+        logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(batch.items.count)"])
+        send([Outbound(peer: client, message: .batchAccepted(BatchAccepted(
+            requestID: submit.requestID, batchID: batchID, itemCount: UInt32(batch.items.count),
+            coordinatorID: dispatcher.coordinatorID)))])
+        run(batch)
+    }
+
+    /// Why a submission is refused, or `nil` when it may be accepted.
+    private func refusalReason(for submit: SubmitBatch, from client: PeerIdentity) -> String? {
+        if submit.items.isEmpty {
+            return "the batch has no items: give at least one image URL or path"
+        }
+        if submit.items.count > configuration.maxBatchItems {
+            return "the batch has \(submit.items.count) items, more than this coordinator accepts in one batch "
+                + "(\(configuration.maxBatchItems), its --max-batch-items): split it into smaller batches"
+        }
+        let pending = pendingItems[client, default: 0]
+        if pending + submit.items.count > configuration.maxPendingItemsPerClient {
+            return "this client already has \(pending) unfinished items and the batch would add \(submit.items.count), "
+                + "more than this coordinator allows a client (\(configuration.maxPendingItemsPerClient), its "
+                + "--max-pending-items-per-client): wait for earlier batches to finish, or submit fewer items"
+        }
+        return nil
+    }
+
+    /// Builds a batch's operations and registers it; `finished` items (from the journal) get none.
+    private func plan(batchID: String, client: PeerIdentity, submit: SubmitBatch,
+                      finished: [Int: ItemFinished] = [:]) throws -> BatchOperation {
+        let parameters = submit.parameters ?? WireTiltShiftParameters(
+            focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10)
+        let batch = try BatchOperation(
+            batchID: batchID, client: client, sources: submit.items, parameters: parameters,
+            kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
+            finished: finished.mapValues(\.outcome), firstAttempt: (incarnation - 1) * 1_000 + 1,
+            runner: CoordinatorTaskRunner(coordinator: self))
+        var batchProgress = FinishedItems(itemCount: batch.items.count)
         for item in batch.items {
-            item.last.onCompletion(isolatedTo: self) { coordinator, _ in
+            guard let last = item.last else {
+                batchProgress.markFinished(item.index)
+                continue
+            }
+            last.onCompletion(isolatedTo: self) { coordinator, _ in
                 coordinator.itemFinished(item, of: batch)
             }
         }
         batches[batchID] = batch
-        finishedItems[batchID] = 0
-        batchesAccepted += 1
+        progress[batchID] = batchProgress
+        pendingItems[client, default: 0] += batch.items.count - batchProgress.finishedCount
         waitingTasks += batch.items.reduce(0) { $0 + $1.tasks.count }
-        logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(batch.items.count)"])
-        send([Outbound(peer: client, message: .batchAccepted(BatchAccepted(
-            requestID: submit.requestID, batchID: batchID, itemCount: UInt32(batch.items.count))))])
+        return batch
+    }
+
+    private func run(_ batch: BatchOperation) {
         do {
             try engine.addOperation(batch)
         } catch {
@@ -251,10 +329,41 @@ public actor Coordinator {
         }
     }
 
+    /// Carries on with the batches a previous run of this coordinator had accepted and not finished.
+    private func restore(_ recovered: RecoveredState) {
+        if recovered.discardedBytes > 0 || recovered.skippedRecords > 0 {
+            logger.warning("the journal had damaged records (a crash while writing?); they were skipped", metadata: [
+                "bytes cut": "\(recovered.discardedBytes)", "records skipped": "\(recovered.skippedRecords)",
+            ])
+        }
+        for saved in recovered.batches {
+            let batch: BatchOperation
+            do {
+                batch = try plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
+                                 finished: saved.finished)
+            } catch {
+                logger.error("a batch of the journal could not be planned again", metadata: [
+                    "batch": "\(saved.batchID)", "error": "\(error)",
+                ])
+                continue
+            }
+            logger.info("batch restored from the journal", metadata: [
+                "batch": "\(saved.batchID)", "items": "\(batch.items.count)", "finished": "\(saved.finished.count)",
+            ])
+            if saved.isComplete {
+                retire(saved.batchID)
+                continue
+            }
+            for request in saved.cancellations { apply(request, to: batch) }
+            run(batch)
+        }
+    }
+
     /// Streams one finished item to its client; after the last item, the batch summary.
     private func itemFinished(_ item: BatchOperation.Item, of batch: BatchOperation) {
+        guard let last = item.last, progress[batch.batchID]?.markFinished(item.index) == true else { return }
         let outcome: TaskOutcome
-        if item.last.state == .finished, let output = item.last.takeOutput() {
+        if last.state == .finished, let output = last.takeOutput() {
             outcome = .output(output)
         } else {
             let failure = BatchOperation.failure(of: item)
@@ -265,21 +374,122 @@ public actor Coordinator {
             task.releasePayloads()
             if task.claimStart() { waitingTasks -= 1 }  // it never ran (cancelled, or its download failed)
         }
-        var out = [Outbound(peer: batch.client, message: .itemFinished(ItemFinished(
-            batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)))]
-        let finished = (finishedItems[batch.batchID] ?? 0) + 1
-        finishedItems[batch.batchID] = finished
-        if finished == batch.items.count {
+        let finished = ItemFinished(
+            batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)
+        do {
+            // Before the client hears of it: what a client was told survives a crash of the coordinator.
+            try journal?.recordFinished(finished)
+        } catch {
+            logger.error("could not record a finished item in the journal; it would run again after a restart",
+                         metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(error)"])
+        }
+        if journal != nil, case .output(let output) = outcome {
+            progress[batch.batchID]?.noteOutput(output, of: item.index)
+        }
+        if let remaining = pendingItems[batch.client] {
+            pendingItems[batch.client] = remaining > 1 ? remaining - 1 : nil
+        }
+        let audience = self.audience(of: batch)
+        var messages: [Message] = [.itemFinished(finished)]
+        if progress[batch.batchID]?.isComplete == true {
             let counts = summary(of: batch)
-            out.append(Outbound(peer: batch.client, message: .batchFinished(BatchFinished(
-                batchID: batch.batchID, succeeded: counts.succeeded, failed: counts.failed, cancelled: counts.cancelled))))
+            messages.append(.batchFinished(BatchFinished(
+                batchID: batch.batchID, succeeded: counts.succeeded, failed: counts.failed, cancelled: counts.cancelled)))
             logger.info("batch finished", metadata: [
                 "batch": "\(batch.batchID)", "succeeded": "\(counts.succeeded)", "failed": "\(counts.failed)",
                 "cancelled": "\(counts.cancelled)",
             ])
             retire(batch.batchID)
         }
-        send(out)
+        send(audience.flatMap { peer in messages.map { Outbound(peer: peer, message: $0) } })
+    }
+
+    /// The clients that receive a batch's results: its submitter and whoever attached since, except
+    /// those still being sent the items finished before they attached.
+    private func audience(of batch: BatchOperation) -> [PeerIdentity] {
+        let catchingUp = replaying[batch.batchID] ?? []
+        var peers = catchingUp.contains(batch.client) ? [] : [batch.client]
+        for peer in subscribers[batch.batchID] ?? [] where peer != batch.client && !catchingUp.contains(peer) {
+            peers.append(peer)
+        }
+        return peers
+    }
+
+    // MARK: Attaching to a batch
+
+    /// A client (re-)attaches to a batch: it is sent every item finished so far, then the rest as they
+    /// finish (`FetchResults`). Needs the results directory of a journal.
+    private func attach(_ peer: PeerIdentity, _ request: FetchResults) {
+        guard let batch = batches[request.batchID] else {
+            send([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, reason:
+                "no batch \(request.batchID): it is unknown to this coordinator (finished long ago, or accepted by a "
+                + "coordinator that ran without --data-dir). `shiftwork status` lists the batches it knows.")))])
+            return
+        }
+        guard journal != nil else {
+            send([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, reason:
+                "this coordinator keeps no results to send again: start it with --data-dir DIR to fetch the results "
+                + "of a batch later, or after a restart")))])
+            return
+        }
+        guard replaying[batch.batchID]?.contains(peer) != true else { return }  // already catching up
+        logger.info("client attached to a batch", metadata: ["batch": "\(batch.batchID)", "client": "\(peer)"])
+        send([Outbound(peer: peer, message: .batchAccepted(BatchAccepted(
+            requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
+            coordinatorID: dispatcher.coordinatorID)))])
+        replaying[batch.batchID, default: []].insert(peer)
+        background.append(Task { await self.catchUp(peer, on: batch) })
+    }
+
+    /// Sends `peer` the batch's finished items (outputs read back from the results directory), a few
+    /// at a time so that the socket's queue stays short, until it has them all; then it joins the
+    /// batch's audience, and gets `BatchFinished` if the batch is done.
+    private func catchUp(_ peer: PeerIdentity, on batch: BatchOperation) async {
+        var sent = [Bool](repeating: false, count: batch.items.count)
+        while let batchProgress = progress[batch.batchID] {
+            let due = batchProgress.finishedIndexes(notIn: sent)
+            if due.isEmpty { break }
+            for index in due {
+                sent[index] = true
+                send([Outbound(peer: peer, message: .itemFinished(storedResult(of: batch.items[index], in: batch)))])
+                while (channel?.queuedOutboundMessages ?? 0) > 64, !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+                if Task.isCancelled { return }
+            }
+        }
+        replaying[batch.batchID]?.remove(peer)
+        if peer != batch.client { subscribers[batch.batchID, default: []].insert(peer) }
+        if progress[batch.batchID]?.isComplete ?? true {
+            let counts = summary(of: batch)
+            send([Outbound(peer: peer, message: .batchFinished(BatchFinished(
+                batchID: batch.batchID, succeeded: counts.succeeded, failed: counts.failed, cancelled: counts.cancelled)))])
+        }
+    }
+
+    /// A finished item as the client was told, its output read back from the results directory.
+    private func storedResult(of item: BatchOperation.Item, in batch: BatchOperation) -> ItemFinished {
+        var outcome: TaskOutcome
+        switch item.recorded {
+        case .some(let recorded):
+            outcome = recorded
+        case nil:
+            if case .finished? = item.last?.state {
+                outcome = .output(progress[batch.batchID]?.output(of: item.index) ?? TaskOutput(data: []))
+            } else {
+                outcome = .failure(BatchOperation.failure(of: item))
+            }
+        }
+        if case .output(var output) = outcome, !output.mediaType.isEmpty {
+            do {
+                output.data = try journal?.storedOutput(batchID: batch.batchID, itemIndex: UInt32(item.index)) ?? []
+                outcome = .output(output)
+            } catch {
+                outcome = .failure(TaskFailure(code: .internal, message:
+                    "the output was made but cannot be read back from the results directory: \(error.localizedDescription)"))
+            }
+        }
+        return ItemFinished(batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)
     }
 
     private func summary(of batch: BatchOperation) -> (succeeded: UInt32, failed: UInt32, cancelled: UInt32) {
@@ -301,7 +511,13 @@ public actor Coordinator {
         if finishedBatches.count > finishedBatchesKept {
             let oldest = finishedBatches.removeFirst()
             batches[oldest] = nil
-            finishedItems[oldest] = nil
+            progress[oldest] = nil
+            subscribers[oldest] = nil
+            do {
+                try journal?.recordRetired(batchID: oldest)
+            } catch {
+                logger.error("could not record a retired batch in the journal", metadata: ["batch": "\(oldest)", "error": "\(error)"])
+            }
         }
     }
 
@@ -311,8 +527,18 @@ public actor Coordinator {
                 reason: "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows")))])
             return
         }
-        let reason = BatchCancelledError(batchID: batch.batchID)
         logger.info("cancelling", metadata: ["batch": "\(batch.batchID)", "items": "\(request.itemIndexes.isEmpty ? "all" : "\(request.itemIndexes)")"])
+        do {
+            try journal?.recordCancelled(request)
+        } catch {
+            logger.error("could not record a cancellation in the journal", metadata: ["batch": "\(batch.batchID)", "error": "\(error)"])
+        }
+        apply(request, to: batch)
+    }
+
+    /// Cancels the batch, or the items the request names.
+    private func apply(_ request: CancelBatch, to batch: BatchOperation) {
+        let reason = BatchCancelledError(batchID: batch.batchID)
         if request.itemIndexes.isEmpty {
             batch.cancel(error: reason)
             return
@@ -387,7 +613,7 @@ public actor Coordinator {
             runningTasks: UInt32(dispatcher.runningTaskCount), completedTasks: dispatcher.completedTasks,
             failedTasks: dispatcher.failedTasks, batches: batchStatuses,
             droppedMessages: droppedMessages + dispatcher.staleResults,
-            tasksPerSecond: dispatcher.tasksPerSecond(now: now))
+            tasksPerSecond: dispatcher.tasksPerSecond(now: now), coordinatorID: dispatcher.coordinatorID)
     }
 
     private static func milliseconds(_ duration: Duration) -> UInt64 {

@@ -27,6 +27,8 @@ extension Message {
             self = .statusRequest(StatusRequest(try required(e.status_request, "Envelope.status_request").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH:
             self = .cancelBatch(CancelBatch(try required(e.cancel_batch, "Envelope.cancel_batch").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_FETCH_RESULTS:
+            self = .fetchResults(FetchResults(try required(e.fetch_results, "Envelope.fetch_results").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_BATCH_ACCEPTED:
             self = .batchAccepted(BatchAccepted(try required(e.batch_accepted, "Envelope.batch_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED:
@@ -202,7 +204,14 @@ extension SubmitBatch {
 
 extension BatchAccepted {
     init(_ c: Shiftwork__V1__BatchAccepted) {
-        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id), itemCount: c.item_count)
+        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id), itemCount: c.item_count,
+                  coordinatorID: readString(c.coordinator_id))
+    }
+}
+
+extension FetchResults {
+    init(_ c: Shiftwork__V1__FetchResults) {
+        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id))
     }
 }
 
@@ -287,6 +296,7 @@ extension StatusReply {
                 (b) throws(WireError) in try BatchStatus(b.pointee)
             },
             droppedMessages: c.dropped_messages,
-            tasksPerSecond: c.tasks_per_second.isFinite ? c.tasks_per_second : 0)
+            tasksPerSecond: c.tasks_per_second.isFinite ? c.tasks_per_second : 0,
+            coordinatorID: readString(c.coordinator_id))
     }
 }

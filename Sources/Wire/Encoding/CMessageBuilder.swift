@@ -6,7 +6,7 @@ import CShiftworkProto
 /// ``PinnedPayloads`` (the Swift arrays' own storage). The tree is valid only inside the scopes that
 /// own those two, which is where ``WireCodec`` packs it.
 struct CMessageBuilder: ~Copyable {
-    private var arena: EncodingArena
+    var arena: EncodingArena
     private let pinned: PinnedPayloads
     private var nextPinned = 0
 
@@ -24,13 +24,13 @@ struct CMessageBuilder: ~Copyable {
         }
     }
 
-    private init(pinned: PinnedPayloads) {
+    init(pinned: PinnedPayloads) {
         self.arena = EncodingArena()
         self.pinned = pinned
     }
 
     /// Ends the builder, and with it the arena: everything the C tree used is freed here, after packing.
-    private consuming func end() {}
+    consuming func end() {}
 
     // MARK: Envelope
 
@@ -70,6 +70,9 @@ struct CMessageBuilder: ~Copyable {
         case .cancelBatch(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH
             envelope.pointee.cancel_batch = cancelBatch(m)
+        case .fetchResults(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_FETCH_RESULTS
+            envelope.pointee.fetch_results = fetchResults(m)
         case .batchAccepted(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_BATCH_ACCEPTED
             envelope.pointee.batch_accepted = batchAccepted(m)
@@ -91,12 +94,12 @@ struct CMessageBuilder: ~Copyable {
 
     // MARK: Fields
 
-    private mutating func string(_ value: String) -> UnsafeMutablePointer<CChar> {
+    mutating func string(_ value: String) -> UnsafeMutablePointer<CChar> {
         arena.cString(value)
     }
 
     /// A `bytes` field: the next pinned payload when it is this one, else a copy in the arena.
-    private mutating func bytes(_ value: [UInt8]) -> ProtobufCBinaryData {
+    mutating func bytes(_ value: [UInt8]) -> ProtobufCBinaryData {
         if nextPinned < pinned.buffers.count {
             let buffer = pinned.buffers[nextPinned]
             nextPinned += 1
@@ -244,7 +247,7 @@ struct CMessageBuilder: ~Copyable {
         return c
     }
 
-    private mutating func submitBatch(_ m: SubmitBatch) -> UnsafeMutablePointer<Shiftwork__V1__SubmitBatch> {
+    mutating func submitBatch(_ m: SubmitBatch) -> UnsafeMutablePointer<Shiftwork__V1__SubmitBatch> {
         let c = arena.make(Shiftwork__V1__SubmitBatch.self)
         shiftwork__v1__submit_batch__init(c)
         c.pointee.request_id = string(m.requestID)
@@ -267,10 +270,19 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.request_id = string(m.requestID)
         c.pointee.batch_id = string(m.batchID)
         c.pointee.item_count = m.itemCount
+        c.pointee.coordinator_id = string(m.coordinatorID)
         return c
     }
 
-    private mutating func itemFinished(_ m: ItemFinished) -> UnsafeMutablePointer<Shiftwork__V1__ItemFinished> {
+    private mutating func fetchResults(_ m: FetchResults) -> UnsafeMutablePointer<Shiftwork__V1__FetchResults> {
+        let c = arena.make(Shiftwork__V1__FetchResults.self)
+        shiftwork__v1__fetch_results__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        return c
+    }
+
+    mutating func itemFinished(_ m: ItemFinished) -> UnsafeMutablePointer<Shiftwork__V1__ItemFinished> {
         let c = arena.make(Shiftwork__V1__ItemFinished.self)
         shiftwork__v1__item_finished__init(c)
         c.pointee.batch_id = string(m.batchID)
@@ -305,7 +317,7 @@ struct CMessageBuilder: ~Copyable {
         return c
     }
 
-    private mutating func cancelBatch(_ m: CancelBatch) -> UnsafeMutablePointer<Shiftwork__V1__CancelBatch> {
+    mutating func cancelBatch(_ m: CancelBatch) -> UnsafeMutablePointer<Shiftwork__V1__CancelBatch> {
         let c = arena.make(Shiftwork__V1__CancelBatch.self)
         shiftwork__v1__cancel_batch__init(c)
         c.pointee.batch_id = string(m.batchID)
@@ -386,6 +398,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.batches = batches
         c.pointee.dropped_messages = m.droppedMessages
         c.pointee.tasks_per_second = m.tasksPerSecond
+        c.pointee.coordinator_id = string(m.coordinatorID)
         return c
     }
 }

@@ -48,7 +48,8 @@ enum SampleMessages {
             .statusRequest(StatusRequest(requestID: "request-3", batchID: "batch-1")),
             .cancelBatch(CancelBatch(batchID: "batch-1", itemIndexes: [0, 5, 300, UInt32.max])),
             .cancelBatch(CancelBatch(batchID: "batch-2")),
-            .batchAccepted(BatchAccepted(requestID: "request-1", batchID: "batch-1", itemCount: 2)),
+            .fetchResults(FetchResults(requestID: "request-4", batchID: "batch-1")),
+            .batchAccepted(BatchAccepted(requestID: "request-1", batchID: "batch-1", itemCount: 2, coordinatorID: "coordinator-1")),
             .itemFinished(ItemFinished(
                 batchID: "batch-1", itemIndex: 1, outputName: "\(unicode).png",
                 outcome: .output(TaskOutput(data: payload(100, seed: 3), mediaType: "image/png", width: 1, height: 2)))),
@@ -78,7 +79,7 @@ enum SampleMessages {
                     BatchStatus(batchID: "batch-2", itemCount: 9, succeeded: 9),
                 ],
                 droppedMessages: 42,
-                tasksPerSecond: 1234.5)),
+                tasksPerSecond: 1234.5, coordinatorID: "coordinator-\(unicode)")),
             .refusal(Refusal(requestID: "request-4", reason: "unsupported major version 2")),
         ]
     }

@@ -817,6 +817,51 @@ void   shiftwork__v1__status_request__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__status_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__fetch_results__init
+                     (Shiftwork__V1__FetchResults         *message)
+{
+  static const Shiftwork__V1__FetchResults init_value = SHIFTWORK__V1__FETCH_RESULTS__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__fetch_results__get_packed_size
+                     (const Shiftwork__V1__FetchResults *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__fetch_results__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__fetch_results__pack
+                     (const Shiftwork__V1__FetchResults *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__fetch_results__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__fetch_results__pack_to_buffer
+                     (const Shiftwork__V1__FetchResults *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__fetch_results__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__FetchResults *
+       shiftwork__v1__fetch_results__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__FetchResults *)
+     protobuf_c_message_unpack (&shiftwork__v1__fetch_results__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__fetch_results__free_unpacked
+                     (Shiftwork__V1__FetchResults *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__fetch_results__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__cancel_batch__init
                      (Shiftwork__V1__CancelBatch         *message)
 {
@@ -1087,7 +1132,7 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[17] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[18] =
 {
   {
     "major",
@@ -1234,6 +1279,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "fetch_results",
+    33,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, fetch_results),
+    &shiftwork__v1__fetch_results__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "batch_accepted",
     40,
     PROTOBUF_C_LABEL_NONE,
@@ -1295,16 +1352,17 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
   },
 };
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
-  12,   /* field[12] = batch_accepted */
-  14,   /* field[14] = batch_finished */
+  13,   /* field[13] = batch_accepted */
+  15,   /* field[15] = batch_finished */
   11,   /* field[11] = cancel_batch */
   8,   /* field[8] = cancel_task */
+  12,   /* field[12] = fetch_results */
   3,   /* field[3] = heartbeat */
-  13,   /* field[13] = item_finished */
+  14,   /* field[14] = item_finished */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
-  16,   /* field[16] = refusal */
-  15,   /* field[15] = status_reply */
+  17,   /* field[17] = refusal */
+  16,   /* field[16] = status_reply */
   10,   /* field[10] = status_request */
   9,   /* field[9] = submit_batch */
   7,   /* field[7] = task_assignment */
@@ -1319,9 +1377,9 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[6 + 1] =
   { 10, 2 },
   { 20, 6 },
   { 30, 9 },
-  { 40, 12 },
-  { 50, 16 },
-  { 0, 17 }
+  { 40, 13 },
+  { 50, 17 },
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -1331,7 +1389,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  17,
+  18,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
   6,  shiftwork__v1__envelope__number_ranges,
@@ -2235,7 +2293,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__submit_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[3] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[4] =
 {
   {
     "request_id",
@@ -2273,16 +2331,29 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "coordinator_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchAccepted, coordinator_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_accepted__field_indices_by_name[] = {
   1,   /* field[1] = batch_id */
+  3,   /* field[3] = coordinator_id */
   2,   /* field[2] = item_count */
   0,   /* field[0] = request_id */
 };
 static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
 {
@@ -2292,7 +2363,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
   "Shiftwork__V1__BatchAccepted",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchAccepted),
-  3,
+  4,
   shiftwork__v1__batch_accepted__field_descriptors,
   shiftwork__v1__batch_accepted__field_indices_by_name,
   1,  shiftwork__v1__batch_accepted__number_ranges,
@@ -2515,6 +2586,57 @@ const ProtobufCMessageDescriptor shiftwork__v1__status_request__descriptor =
   shiftwork__v1__status_request__field_indices_by_name,
   1,  shiftwork__v1__status_request__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__status_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__fetch_results__field_descriptors[2] =
+{
+  {
+    "request_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__FetchResults, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__FetchResults, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__fetch_results__field_indices_by_name[] = {
+  1,   /* field[1] = batch_id */
+  0,   /* field[0] = request_id */
+};
+static const ProtobufCIntRange shiftwork__v1__fetch_results__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.FetchResults",
+  "FetchResults",
+  "Shiftwork__V1__FetchResults",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__FetchResults),
+  2,
+  shiftwork__v1__fetch_results__field_descriptors,
+  shiftwork__v1__fetch_results__field_indices_by_name,
+  1,  shiftwork__v1__fetch_results__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__fetch_results__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__cancel_batch__field_descriptors[2] =
@@ -2864,7 +2986,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[9] =
+static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[10] =
 {
   {
     "request_id",
@@ -2974,10 +3096,23 @@ static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "coordinator_id",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__StatusReply, coordinator_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
   6,   /* field[6] = batches */
   4,   /* field[4] = completed_tasks */
+  9,   /* field[9] = coordinator_id */
   7,   /* field[7] = dropped_messages */
   5,   /* field[5] = failed_tasks */
   2,   /* field[2] = queued_tasks */
@@ -2989,7 +3124,7 @@ static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
 static const ProtobufCIntRange shiftwork__v1__status_reply__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
 {
@@ -2999,7 +3134,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
   "Shiftwork__V1__StatusReply",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__StatusReply),
-  9,
+  10,
   shiftwork__v1__status_reply__field_descriptors,
   shiftwork__v1__status_reply__field_indices_by_name,
   1,  shiftwork__v1__status_reply__number_ranges,

@@ -33,6 +33,7 @@ typedef struct Shiftwork__V1__BatchAccepted Shiftwork__V1__BatchAccepted;
 typedef struct Shiftwork__V1__ItemFinished Shiftwork__V1__ItemFinished;
 typedef struct Shiftwork__V1__BatchFinished Shiftwork__V1__BatchFinished;
 typedef struct Shiftwork__V1__StatusRequest Shiftwork__V1__StatusRequest;
+typedef struct Shiftwork__V1__FetchResults Shiftwork__V1__FetchResults;
 typedef struct Shiftwork__V1__CancelBatch Shiftwork__V1__CancelBatch;
 typedef struct Shiftwork__V1__WorkerStatus Shiftwork__V1__WorkerStatus;
 typedef struct Shiftwork__V1__ItemStatus Shiftwork__V1__ItemStatus;
@@ -109,6 +110,7 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH = 30,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST = 31,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH = 32,
+  SHIFTWORK__V1__ENVELOPE__BODY_FETCH_RESULTS = 33,
   SHIFTWORK__V1__ENVELOPE__BODY_BATCH_ACCEPTED = 40,
   SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED = 41,
   SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED = 42,
@@ -146,6 +148,7 @@ struct  Shiftwork__V1__Envelope
     Shiftwork__V1__SubmitBatch *submit_batch;
     Shiftwork__V1__StatusRequest *status_request;
     Shiftwork__V1__CancelBatch *cancel_batch;
+    Shiftwork__V1__FetchResults *fetch_results;
     /*
      * coordinator -> client
      */
@@ -391,16 +394,23 @@ struct  Shiftwork__V1__SubmitBatch
     , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED }
 
 
+/*
+ * The answer to SubmitBatch, and to FetchResults (a client re-attaching to a batch).
+ */
 struct  Shiftwork__V1__BatchAccepted
 {
   ProtobufCMessage base;
   char *request_id;
   char *batch_id;
   uint32_t item_count;
+  /*
+   * the coordinator instance; a client that sees it change re-attaches
+   */
+  char *coordinator_id;
 };
 #define SHIFTWORK__V1__BATCH_ACCEPTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__batch_accepted__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 typedef enum {
@@ -451,6 +461,23 @@ struct  Shiftwork__V1__StatusRequest
 };
 #define SHIFTWORK__V1__STATUS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__status_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * A client (re-)attaching to a batch, e.g. after it or the coordinator restarted. The coordinator
+ * answers with BatchAccepted, then an ItemFinished for every item finished so far (outputs read back
+ * from its results directory), then the rest as they finish, then BatchFinished; or a Refusal when it
+ * does not know the batch.
+ */
+struct  Shiftwork__V1__FetchResults
+{
+  ProtobufCMessage base;
+  char *request_id;
+  char *batch_id;
+};
+#define SHIFTWORK__V1__FETCH_RESULTS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__fetch_results__descriptor) \
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
@@ -534,10 +561,14 @@ struct  Shiftwork__V1__StatusReply
    * tasks finished per second over the last 10 seconds
    */
   double tasks_per_second;
+  /*
+   * the coordinator instance (changes when it restarts)
+   */
+  char *coordinator_id;
 };
 #define SHIFTWORK__V1__STATUS_REPLY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__status_reply__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__Refusal
@@ -893,6 +924,25 @@ Shiftwork__V1__StatusRequest *
 void   shiftwork__v1__status_request__free_unpacked
                      (Shiftwork__V1__StatusRequest *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__FetchResults methods */
+void   shiftwork__v1__fetch_results__init
+                     (Shiftwork__V1__FetchResults         *message);
+size_t shiftwork__v1__fetch_results__get_packed_size
+                     (const Shiftwork__V1__FetchResults   *message);
+size_t shiftwork__v1__fetch_results__pack
+                     (const Shiftwork__V1__FetchResults   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__fetch_results__pack_to_buffer
+                     (const Shiftwork__V1__FetchResults   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__FetchResults *
+       shiftwork__v1__fetch_results__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__fetch_results__free_unpacked
+                     (Shiftwork__V1__FetchResults *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__CancelBatch methods */
 void   shiftwork__v1__cancel_batch__init
                      (Shiftwork__V1__CancelBatch         *message);
@@ -1063,6 +1113,9 @@ typedef void (*Shiftwork__V1__BatchFinished_Closure)
 typedef void (*Shiftwork__V1__StatusRequest_Closure)
                  (const Shiftwork__V1__StatusRequest *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__FetchResults_Closure)
+                 (const Shiftwork__V1__FetchResults *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__CancelBatch_Closure)
                  (const Shiftwork__V1__CancelBatch *message,
                   void *closure_data);
@@ -1108,6 +1161,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descripto
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_finished__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_request__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor;

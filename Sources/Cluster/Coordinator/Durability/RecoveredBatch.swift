@@ -1,0 +1,87 @@
+import Wire
+
+/// A batch as the journal remembers it: enough to run what is left of it after a restart.
+struct RecoveredBatch: Sendable {
+    let batchID: String
+    /// The ZeroMQ identity of the client that submitted it.
+    let client: [UInt8]
+    let submit: SubmitBatch
+    /// When it was accepted (milliseconds since 1970).
+    let acceptedUnixMilliseconds: UInt64
+    /// Items that reached their final outcome, by index. Outputs carry no bytes here (they are in the
+    /// results directory).
+    var finished: [Int: ItemFinished] = [:]
+    /// Cancellations requested and perhaps not yet carried out, in order.
+    var cancellations: [CancelBatch] = []
+
+    /// Whether every item has its outcome.
+    var isComplete: Bool { finished.count >= submit.items.count }
+}
+
+/// What the journal held when the coordinator started.
+struct RecoveredState: Sendable {
+    /// This start's number (1 for the first start on a journal).
+    var incarnation: UInt32 = 1
+    /// Batches not yet retired, in the order they were accepted.
+    var batches: [RecoveredBatch] = []
+    /// Records that could not be decoded (or named an unknown batch) and were skipped.
+    var skippedRecords = 0
+    /// Bytes cut off the end of the file (a record torn by a crash).
+    var discardedBytes = 0
+
+    /// Applies the records of a journal, in order.
+    init(replaying records: [[UInt8]], discardedBytes: Int = 0) {
+        self.discardedBytes = discardedBytes
+        var order: [String] = []
+        var byID: [String: RecoveredBatch] = [:]
+        var lastIncarnation: UInt32 = 0
+        for bytes in records {
+            guard let record = try? JournalCodec.decode(bytes) else {
+                skippedRecords += 1
+                continue
+            }
+            switch record {
+            case .started(_, let incarnation, _):
+                lastIncarnation = max(lastIncarnation, incarnation)
+            case .batchAccepted(let batchID, let client, let submit, let accepted):
+                if byID[batchID] == nil { order.append(batchID) }
+                byID[batchID] = RecoveredBatch(
+                    batchID: batchID, client: client, submit: submit, acceptedUnixMilliseconds: accepted)
+            case .itemFinished(let item):
+                guard byID[item.batchID] != nil, Int(item.itemIndex) < byID[item.batchID]?.submit.items.count ?? 0
+                else {
+                    skippedRecords += 1
+                    continue
+                }
+                byID[item.batchID]?.finished[Int(item.itemIndex)] = item
+            case .batchCancelled(let cancel):
+                guard byID[cancel.batchID] != nil else {
+                    skippedRecords += 1
+                    continue
+                }
+                byID[cancel.batchID]?.cancellations.append(cancel)
+            case .batchRetired(let batchID):
+                byID[batchID] = nil
+            }
+        }
+        incarnation = lastIncarnation + 1
+        batches = order.compactMap { byID[$0] }
+    }
+
+    /// The records that rebuild this state (for compacting the journal), without the retired batches.
+    var compactRecords: [JournalRecord] {
+        var records: [JournalRecord] = []
+        for batch in batches {
+            records.append(.batchAccepted(batchID: batch.batchID, client: batch.client, submit: batch.submit,
+                                          unixMilliseconds: batch.acceptedUnixMilliseconds))
+            for index in batch.finished.keys.sorted() {
+                if let item = batch.finished[index] { records.append(.itemFinished(item)) }
+            }
+            // Cancellations matter only for items still unfinished.
+            if !batch.isComplete {
+                records += batch.cancellations.map { .batchCancelled($0) }
+            }
+        }
+        return records
+    }
+}

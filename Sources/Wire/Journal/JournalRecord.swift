@@ -1,0 +1,15 @@
+/// One record of the coordinator's journal (`proto/shiftwork/v1/journal.proto`): what a restarted
+/// coordinator needs to know to carry on where it stopped. Encode and decode with ``JournalCodec``.
+public enum JournalRecord: Sendable, Equatable {
+    /// A coordinator process started on this journal.
+    case started(coordinatorID: String, incarnation: UInt32, unixMilliseconds: UInt64)
+    /// A batch was accepted from `client` (its ZeroMQ identity).
+    case batchAccepted(batchID: String, client: [UInt8], submit: SubmitBatch, unixMilliseconds: UInt64)
+    /// An item reached its final outcome. An output's bytes are not in the journal (its `data` is
+    /// empty): they are in the coordinator's results directory.
+    case itemFinished(ItemFinished)
+    /// A client cancelled a batch or some of its items.
+    case batchCancelled(CancelBatch)
+    /// A finished batch was forgotten, and its results removed.
+    case batchRetired(batchID: String)
+}
