@@ -90,7 +90,7 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
     var items = 0
     for try await event in await client.submit(batch) {
         switch event {
-        case .accepted: break
+        case .accepted, .itemsAdded: break
         case .itemFinished: items += 1
         case .finished(let finished):
             succeeded = Int(finished.succeeded)

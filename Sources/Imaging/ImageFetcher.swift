@@ -30,6 +30,17 @@ public final class ImageFetcher: Sendable {
     /// not trusted). Throws `ImagingError`: `.download` (HTTP status, network, timeout, missing file),
     /// `.limit` (too large), `.decode` (not an image), `.cancelled`.
     public func fetch(_ source: String) async throws -> FetchedImage {
+        switch try await fetchContent(source) {
+        case .image(let image):
+            return image
+        case .manifest(let manifest):
+            throw ImagingError(.decode, "\(source): not an image but a manifest of \(manifest.entries.count) images "
+                + "(submit it to a batch, which expands it)")
+        }
+    }
+
+    /// Fetches `source` like ``fetch(_:)``, and also accepts a ``Manifest`` (a text list of images).
+    public func fetchContent(_ source: String) async throws -> FetchedContent {
         let data: [UInt8]
         let lower = source.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
@@ -56,10 +67,13 @@ public final class ImageFetcher: Sendable {
             if Task.isCancelled { throw ImagingError.cancelledError }
             data = try LocalFileReader.read(path: path, maxBytes: configuration.maxBytes)
         }
-        guard let format = ImageFormat(sniffing: data) else {
-            throw ImagingError(.decode, "\(source): \(ImageFormat.unrecognisedMessage(data))")
+        if let format = ImageFormat(sniffing: data) {
+            return .image(FetchedImage(data: data, format: format))
         }
-        return FetchedImage(data: data, format: format)
+        if let manifest = Manifest(parsing: data, source: source) {
+            return .manifest(manifest)
+        }
+        throw ImagingError(.decode, "\(source): \(ImageFormat.unrecognisedMessage(data))")
     }
 
     /// Shuts the HTTP client down. Call once, when the process no longer fetches.

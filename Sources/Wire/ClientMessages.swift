@@ -81,6 +81,27 @@ public struct ItemFinished: Sendable, Equatable {
     }
 }
 
+/// Sent by the coordinator to a client when a manifest item's download finished and the batch grew
+/// by the images it lists: before the manifest item's own ``ItemFinished`` and before any of theirs.
+public struct ItemsAdded: Sendable, Equatable {
+    /// The batch.
+    public var batchID: String
+    /// The manifest item.
+    public var parentIndex: UInt32
+    /// The index of the first new item; the others follow in order.
+    public var firstIndex: UInt32
+    /// The new items, with the output names the coordinator gave them.
+    public var items: [BatchItem]
+
+    /// Creates an announcement of new items.
+    public init(batchID: String, parentIndex: UInt32, firstIndex: UInt32, items: [BatchItem]) {
+        self.batchID = batchID
+        self.parentIndex = parentIndex
+        self.firstIndex = firstIndex
+        self.items = items
+    }
+}
+
 /// Sent by the coordinator to a client after the last ``ItemFinished`` of its batch.
 public struct BatchFinished: Sendable, Equatable {
     /// The batch.

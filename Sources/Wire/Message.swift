@@ -28,6 +28,8 @@ public enum Message: Sendable, Equatable {
     case batchAccepted(BatchAccepted)
     /// Coordinator → client, for each finished item.
     case itemFinished(ItemFinished)
+    /// Coordinator → client, when a manifest makes a batch grow.
+    case itemsAdded(ItemsAdded)
     /// Coordinator → client, after the last item of a batch.
     case batchFinished(BatchFinished)
     /// Coordinator → client, in answer to a status request.

@@ -82,6 +82,27 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(again.batches.first?.acceptedUnixMilliseconds, 2)
     }
 
+    func testReplayedExpansionsAddItemsAndCountTheirManifestAsFinished() {
+        let added = ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 2, items: [
+            BatchItem(source: "https://example.com/x.jpg", outputName: "x"), BatchItem(source: "https://example.com/y.jpg", outputName: "y"),
+        ])
+        let records: [JournalRecord] = [
+            .batchAccepted(batchID: "b-1", client: [1], submit: submit(2), unixMilliseconds: 1),
+            .itemsAdded(added),
+            .itemsAdded(ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 9, items: [BatchItem(source: "z.jpg")])),
+            .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 3, outcome: .output(TaskOutput(data: [])))),
+        ]
+        let state = RecoveredState(replaying: records.map(JournalCodec.encode))
+        let batch = state.batches.first
+        XCTAssertEqual(batch?.allItems.map(\.outputName), ["0", "1", "x", "y"])
+        XCTAssertEqual(batch?.finished.keys.sorted(), [0, 3], "the manifest (0) expanded; item 3 finished")
+        XCTAssertEqual(state.skippedRecords, 1, "an expansion that does not follow the last item is damage")
+        XCTAssertEqual(batch?.isComplete, false)
+        let again = RecoveredState(replaying: state.compactRecords.map(JournalCodec.encode))
+        XCTAssertEqual(again.batches.first?.allItems, batch?.allItems)
+        XCTAssertEqual(again.batches.first?.finished.keys.sorted(), [0, 3])
+    }
+
     func testOpeningRecordsEachStartAndServesStoredOutputs() throws {
         do {
             let (journal, first) = try Journal.open(directory: directory, coordinatorID: "c1")

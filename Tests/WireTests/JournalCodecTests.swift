@@ -16,6 +16,7 @@ final class JournalCodecTests: XCTestCase {
                                    outcome: .output(TaskOutput(data: [], mediaType: "image/jpeg", width: 4000, height: 3000)))),
         .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 0, outcome: .failure(TaskFailure(code: .download, message: "HTTP 404")))),
         .batchCancelled(CancelBatch(batchID: "b-1", itemIndexes: [1, 2])),
+        .itemsAdded(ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 1, items: [BatchItem(source: "/x.png", outputName: "x")])),
         .batchRetired(batchID: "b-1"),
     ]
 

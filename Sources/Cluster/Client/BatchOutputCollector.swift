@@ -23,6 +23,7 @@ struct BatchOutputCollector {
         var naming = OutputNaming()
         var batchID = ""
         var done = 0
+        var expansions: [Int: Int] = [:]  // manifest item → images it added
         for try await event in events {
             switch event {
             case .accepted(let id, let count):
@@ -32,9 +33,27 @@ struct BatchOutputCollector {
                     outcomes += Array(repeating: nil, count: count - outcomes.count)
                 }
                 progress(.accepted(batchID: id, itemCount: count))
+            case .itemsAdded(let added):
+                let first = Int(added.firstIndex)
+                if items.count < first + added.items.count {
+                    let missing = first + added.items.count - items.count
+                    items += (0..<missing).map { BatchItem(source: "item \(items.count + $0)") }
+                    outcomes += Array(repeating: nil, count: missing)
+                }
+                for (offset, item) in added.items.enumerated() { items[first + offset] = item }
+                expansions[Int(added.parentIndex), default: 0] += added.items.count
+                progress(.grew(count: added.items.count, total: items.count))
             case .itemFinished(let finished):
                 let index = Int(finished.itemIndex)
                 guard items.indices.contains(index), outcomes[index] == nil else { continue }
+                if case .output(let output) = finished.outcome, output.mediaType == Manifest.mediaType {
+                    let outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
+                                              expandedInto: expansions[index] ?? 0)
+                    outcomes[index] = outcome
+                    done += 1
+                    progress(.item(outcome, done: done, total: items.count))
+                    continue
+                }
                 let stem = naming.stem(forName: items[index].outputName.isEmpty ? finished.outputName : items[index].outputName)
                 let outcome = write(finished, source: items[index].source, stem: stem, index: index)
                 outcomes[index] = outcome

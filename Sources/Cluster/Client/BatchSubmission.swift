@@ -12,6 +12,17 @@ public struct ItemOutcome: Sendable {
     public let outputPath: String?
     /// Why the item failed; `nil` when it succeeded.
     public let error: String?
+    /// For a manifest, how many images it added to the batch (it has no output of its own); else 0.
+    public let expandedInto: Int
+
+    /// Describes an item's outcome.
+    public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0) {
+        self.index = index
+        self.source = source
+        self.outputPath = outputPath
+        self.error = error
+        self.expandedInto = expandedInto
+    }
 }
 
 /// What `BatchSubmission.run` reports as items finish.
@@ -20,6 +31,8 @@ public enum BatchProgress: Sendable {
     case accepted(batchID: String, itemCount: Int)
     /// One item finished (written, or failed).
     case item(ItemOutcome, done: Int, total: Int)
+    /// A manifest added `count` items to the batch, which now has `total`.
+    case grew(count: Int, total: Int)
 }
 
 /// The summary of a batch once every item finished.

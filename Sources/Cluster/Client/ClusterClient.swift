@@ -8,6 +8,8 @@ public enum BatchEvent: Sendable {
     case accepted(batchID: String, itemCount: Int)
     /// One item is done: its output image or its error.
     case itemFinished(ItemFinished)
+    /// A manifest item's images joined the batch (before their own `itemFinished`).
+    case itemsAdded(ItemsAdded)
     /// Every item is done.
     case finished(BatchFinished)
 }
@@ -207,6 +209,11 @@ public actor ClusterClient {
                   received[item.batchID]?.insert(item.itemIndex).inserted == true
             else { return }
             continuation.yield(.itemFinished(item))
+        case .itemsAdded(let added):
+            guard let continuation = batches[added.batchID] else { return }
+            let count = Int(added.firstIndex) + added.items.count
+            itemCounts[added.batchID] = Swift.max(itemCounts[added.batchID] ?? 0, count)
+            continuation.yield(.itemsAdded(added))
         case .batchFinished(let finished):
             let batchID = finished.batchID
             if (received[batchID]?.count ?? 0) < (itemCounts[batchID] ?? 0), !refetched.contains(batchID),

@@ -10,6 +10,8 @@ public enum ClusterDefaults {
     public static let workerTimeout: Duration = .seconds(5)
     /// Downloads from one origin host that may run at once across the cluster (browsers use 6).
     public static let maxDownloadsPerHost = 6
+    /// How deep manifests may nest (a manifest listing manifests listing images is 2).
+    public static let maxManifestDepth = 2
     /// The most items one batch may have (`--max-batch-items`).
     public static let maxBatchItems = 100_000
     /// The most unfinished items one client may have (`--max-pending-items-per-client`).

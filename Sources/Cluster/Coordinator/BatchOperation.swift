@@ -4,8 +4,11 @@ import Wire
 
 /// A submitted batch as a group operation: per item, a remote download and a remote tilt-shift into
 /// which the download's bytes are injected (or, for a benchmark batch, one remote no-op). The group
-/// finishes after every item, items added while it runs included; cancelling it cancels every item, on
-/// whichever worker it runs.
+/// grows while it runs: an item whose download turns out to be a manifest adds the images it lists
+/// (`expand`). It stays open until the coordinator closes it once every item is done; cancelling it
+/// cancels every item, on whichever worker it runs.
+///
+/// `items` is read and grown only on the coordinator's actor.
 final class BatchOperation: GroupOperation, @unchecked Sendable {
     /// One input: its remote tasks, in dependency order, and where its output goes.
     struct Item: Sendable {
@@ -17,6 +20,10 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         let tasks: [RemoteTaskOperation]
         /// The outcome from the journal of an item that finished before the coordinator restarted.
         let recorded: TaskOutcome?
+        /// The manifest item that listed this one (`nil` for a submitted item).
+        let parent: Int?
+        /// How many manifests deep the item is: 0 for a submitted item.
+        let depth: Int
         /// The task whose result is the item's result (`nil` for a recorded item).
         var last: RemoteTaskOperation? { tasks.last }
     }
@@ -25,65 +32,67 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     /// The client that submitted the batch; results are streamed there.
     let client: PeerIdentity
     let parameters: WireTiltShiftParameters
-    /// Items in submission order (index = position).
-    let items: [Item]
+    private let planner: ItemPlanner
+    /// Items in order (index = position): the submitted ones, then those manifests added.
+    private(set) var items: [Item]
+    /// Output names in use, for naming the items manifests add.
+    private var naming: OutputNaming?
 
     /// Plans a batch. Items in `finished` (recovered from the journal) get no tasks: they keep their
-    /// recorded outcome. Task attempts start at `firstAttempt`, so that those of a restarted coordinator
-    /// never match a late result meant for an earlier one.
+    /// recorded outcome. `parents` gives, for items a manifest added (recovered from the journal), the
+    /// manifest item's index. Task attempts start at `firstAttempt`, so that those of a restarted
+    /// coordinator never match a late result meant for an earlier one.
     init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
          kind: TaskKind = .unspecified, maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
-         finished: [Int: TaskOutcome] = [:], firstAttempt: UInt32 = 1,
+         finished: [Int: TaskOutcome] = [:], parents: [Int: Int] = [:], firstAttempt: UInt32 = 1,
          runner: any RemoteTaskRunning) throws {
         self.batchID = batchID
         self.client = client
         self.parameters = parameters
+        let planner = ItemPlanner(
+            batchID: batchID, parameters: parameters, kind: kind, maxDownloadsPerHost: maxDownloadsPerHost,
+            firstAttempt: firstAttempt, runner: runner)
+        self.planner = planner
         var items: [Item] = []
         var children: [AsyncOperation] = []
         items.reserveCapacity(sources.count)
         children.reserveCapacity(sources.count * 2)
         for (index, source) in sources.enumerated() {
-            let outputName = source.outputName.isEmpty ? "item-\(index)" : source.outputName
-            if let recorded = finished[index] {
-                items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [], recorded: recorded))
-                continue
-            }
-            if kind == .noop {
-                let noop = RemoteTaskOperation(
-                    TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
-                                   source: source.source),
-                    runner: runner)
-                items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [noop], recorded: nil))
-                children.append(noop)
-                continue
-            }
-            let download = RemoteTaskOperation(
-                TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
-                               kind: .download, source: source.source),
-                runner: runner)
-            if let host = Self.originHost(of: source.source) {
-                // Taken when the download starts, released when it finishes: a cluster-wide cap, since
-                // every remote download of the cluster is an operation of this process.
-                download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
-            }
-            let tiltShift = RemoteTaskOperation(
-                TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
-                               kind: .tiltShift, source: source.source, parameters: parameters),
-                runner: runner, priority: 1)  // finish started items before starting new ones
-            // Injection: requires the download's success; a failed or cancelled download cancels the
-            // tilt-shift with an InjectionError that carries the download's error as its cause.
-            try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
-                tiltShift.inject(from: download)
-            }
-            items.append(Item(index: index, source: source.source, outputName: outputName, tasks: [download, tiltShift],
-                              recorded: nil))
-            children += [download, tiltShift]
+            let parent = parents[index]
+            let depth = parent.map { items.indices.contains($0) ? items[$0].depth + 1 : 1 } ?? 0
+            let item = try planner.item(index: index, source: source, parent: parent, depth: depth, recorded: finished[index])
+            items.append(item)
+            children += item.tasks
         }
         self.items = items
         // At most `maxStartedTasks` children execute at once: a started remote operation holds a suspended
         // Swift task (about 5 KB), a waiting one only its object, which keeps a million queued tasks
         // within about 1.3 KB each (docs/benchmarks.md).
-        super.init(name: "batch \(batchID)", operations: children, maxConcurrentChildren: Self.maxStartedTasks)
+        super.init(name: "batch \(batchID)", operations: children, maxConcurrentChildren: Self.maxStartedTasks,
+                   keepsRunningUntilClosed: true)
+    }
+
+    /// Adds the images a manifest item listed as new items (their tasks start at once) and returns the
+    /// announcement for clients and the journal.
+    func expand(_ manifestItem: Item, into sources: [String]) throws -> ItemsAdded {
+        if naming == nil {
+            var names = OutputNaming()
+            for item in items { _ = names.stem(forName: item.outputName) }
+            naming = names
+        }
+        let firstIndex = items.count
+        var added: [BatchItem] = []
+        var newItems: [Item] = []
+        for (offset, source) in sources.enumerated() {
+            let batchItem = BatchItem(source: source, outputName: naming?.stem(for: source) ?? "item-\(firstIndex + offset)")
+            added.append(batchItem)
+            newItems.append(try planner.item(
+                index: firstIndex + offset, source: batchItem, parent: manifestItem.index, depth: manifestItem.depth + 1,
+                recorded: nil))
+        }
+        try addChildren(newItems.flatMap(\.tasks))
+        items += newItems
+        return ItemsAdded(batchID: batchID, parentIndex: UInt32(manifestItem.index), firstIndex: UInt32(firstIndex), items: added)
     }
 
     /// Children of one batch that may execute at once, i.e. be queued in the dispatcher or run on a

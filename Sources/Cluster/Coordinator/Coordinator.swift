@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Logging
 import Messaging
 import Operations
@@ -198,7 +199,7 @@ public actor Coordinator {
             cancel(request, from: peer)
         case .fetchResults(let request):
             attach(peer, request)
-        case .welcome, .taskAssignment, .cancelTask, .batchAccepted, .itemFinished, .batchFinished,
+        case .welcome, .taskAssignment, .cancelTask, .batchAccepted, .itemFinished, .itemsAdded, .batchFinished,
             .statusReply, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
@@ -296,29 +297,41 @@ public actor Coordinator {
 
     /// Builds a batch's operations and registers it; `finished` items (from the journal) get none.
     private func plan(batchID: String, client: PeerIdentity, submit: SubmitBatch,
-                      finished: [Int: ItemFinished] = [:]) throws -> BatchOperation {
+                      recovered: RecoveredBatch? = nil) throws -> BatchOperation {
         let parameters = submit.parameters ?? WireTiltShiftParameters(
             focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10)
+        var parents: [Int: Int] = [:]
+        for expansion in recovered?.expansions ?? [] {
+            for offset in expansion.items.indices { parents[Int(expansion.firstIndex) + offset] = Int(expansion.parentIndex) }
+        }
         let batch = try BatchOperation(
-            batchID: batchID, client: client, sources: submit.items, parameters: parameters,
+            batchID: batchID, client: client, sources: recovered?.allItems ?? submit.items, parameters: parameters,
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
-            finished: finished.mapValues(\.outcome), firstAttempt: (incarnation - 1) * 1_000 + 1,
-            runner: CoordinatorTaskRunner(coordinator: self))
-        var batchProgress = FinishedItems(itemCount: batch.items.count)
-        for item in batch.items {
+            finished: recovered?.finished.mapValues(\.outcome) ?? [:], parents: parents,
+            firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self))
+        batches[batchID] = batch
+        progress[batchID] = FinishedItems(itemCount: 0)
+        track(batch.items, of: batch)
+        return batch
+    }
+
+    /// Starts following items of `batch` (new, or added by a manifest): counts, and the hand-over of
+    /// each finished one to `itemFinished`.
+    private func track(_ items: some Collection<BatchOperation.Item>, of batch: BatchOperation) {
+        progress[batch.batchID]?.grow(by: items.count)
+        var unfinished = 0
+        for item in items {
             guard let last = item.last else {
-                batchProgress.markFinished(item.index)
+                progress[batch.batchID]?.markFinished(item.index)
                 continue
             }
+            unfinished += 1
+            waitingTasks += item.tasks.count
             last.onCompletion(isolatedTo: self) { coordinator, _ in
                 coordinator.itemFinished(item, of: batch)
             }
         }
-        batches[batchID] = batch
-        progress[batchID] = batchProgress
-        pendingItems[client, default: 0] += batch.items.count - batchProgress.finishedCount
-        waitingTasks += batch.items.reduce(0) { $0 + $1.tasks.count }
-        return batch
+        pendingItems[batch.client, default: 0] += unfinished
     }
 
     private func run(_ batch: BatchOperation) {
@@ -340,7 +353,7 @@ public actor Coordinator {
             let batch: BatchOperation
             do {
                 batch = try plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
-                                 finished: saved.finished)
+                                 recovered: saved)
             } catch {
                 logger.error("a batch of the journal could not be planned again", metadata: [
                     "batch": "\(saved.batchID)", "error": "\(error)",
@@ -362,7 +375,7 @@ public actor Coordinator {
     /// Streams one finished item to its client; after the last item, the batch summary.
     private func itemFinished(_ item: BatchOperation.Item, of batch: BatchOperation) {
         guard let last = item.last, progress[batch.batchID]?.markFinished(item.index) == true else { return }
-        let outcome: TaskOutcome
+        var outcome: TaskOutcome
         if last.state == .finished, let output = last.takeOutput() {
             outcome = .output(output)
         } else {
@@ -373,6 +386,17 @@ public actor Coordinator {
         for task in item.tasks {
             task.releasePayloads()
             if task.claimStart() { waitingTasks -= 1 }  // it never ran (cancelled, or its download failed)
+        }
+        var messages: [Message] = []
+        if case .output(let output) = outcome, output.mediaType == Manifest.mediaType {
+            // A manifest: the batch grows by the images it lists, announced before the manifest's own result.
+            do {
+                let added = try expand(item, of: batch, listing: output)
+                messages.append(.itemsAdded(added))
+                outcome = .output(TaskOutput(data: [], mediaType: Manifest.mediaType))
+            } catch {
+                outcome = .failure(TaskFailure(code: .limit, message: "\(item.source): \(error)"))
+            }
         }
         let finished = ItemFinished(
             batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)
@@ -390,8 +414,9 @@ public actor Coordinator {
             pendingItems[batch.client] = remaining > 1 ? remaining - 1 : nil
         }
         let audience = self.audience(of: batch)
-        var messages: [Message] = [.itemFinished(finished)]
+        messages.append(.itemFinished(finished))
         if progress[batch.batchID]?.isComplete == true {
+            batch.close()
             let counts = summary(of: batch)
             messages.append(.batchFinished(BatchFinished(
                 batchID: batch.batchID, succeeded: counts.succeeded, failed: counts.failed, cancelled: counts.cancelled)))
@@ -402,6 +427,29 @@ public actor Coordinator {
             retire(batch.batchID)
         }
         send(audience.flatMap { peer in messages.map { Outbound(peer: peer, message: $0) } })
+    }
+
+    /// Adds the images a manifest item lists to its batch, and records that in the journal.
+    ///
+    /// - Throws: `ManifestRefusal` when the manifest is nested too deep or would make the batch larger
+    ///   than `maxBatchItems`; an engine error if the batch can no longer grow.
+    private func expand(_ item: BatchOperation.Item, of batch: BatchOperation, listing manifest: TaskOutput) throws -> ItemsAdded {
+        let entries = String(decoding: manifest.data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        guard item.depth < ClusterDefaults.maxManifestDepth else {
+            throw ManifestRefusal("it is a manifest listed by a manifest \(item.depth) levels deep; manifests may nest "
+                + "\(ClusterDefaults.maxManifestDepth) levels")
+        }
+        guard batch.items.count + entries.count <= configuration.maxBatchItems else {
+            throw ManifestRefusal("this manifest lists \(entries.count) images, which would make the batch larger than "
+                + "\(configuration.maxBatchItems) items (the coordinator's --max-batch-items): split the manifest")
+        }
+        let added = try batch.expand(item, into: entries)
+        try journal?.recordItemsAdded(added)
+        track(batch.items[Int(added.firstIndex)...], of: batch)
+        logger.info("manifest expanded", metadata: [
+            "batch": "\(batch.batchID)", "item": "\(item.index)", "added": "\(entries.count)",
+        ])
+        return added
     }
 
     /// The clients that receive a batch's results: its submitter and whoever attached since, except
@@ -438,15 +486,23 @@ public actor Coordinator {
             requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
             coordinatorID: dispatcher.coordinatorID)))])
         replaying[batch.batchID, default: []].insert(peer)
-        background.append(Task { await self.catchUp(peer, on: batch) })
+        let announced = batch.items.count
+        background.append(Task { await self.catchUp(peer, on: batch, announced: announced) })
     }
 
     /// Sends `peer` the batch's finished items (outputs read back from the results directory), a few
     /// at a time so that the socket's queue stays short, until it has them all; then it joins the
     /// batch's audience, and gets `BatchFinished` if the batch is done.
-    private func catchUp(_ peer: PeerIdentity, on batch: BatchOperation) async {
+    private func catchUp(_ peer: PeerIdentity, on batch: BatchOperation, announced: Int) async {
         var sent = [Bool](repeating: false, count: batch.items.count)
+        var announced = announced
         while let batchProgress = progress[batch.batchID] {
+            if batch.items.count > announced {
+                // Manifests added items since the client was told the batch's size.
+                send(batch.items[announced...].additions(of: batch.batchID).map { Outbound(peer: peer, message: .itemsAdded($0)) })
+                announced = batch.items.count
+                sent += repeatElement(false, count: batch.items.count - sent.count)
+            }
             let due = batchProgress.finishedIndexes(notIn: sent)
             if due.isEmpty { break }
             for index in due {
@@ -651,5 +707,23 @@ private struct CoordinatorTaskRunner: RemoteTaskRunning {
     let coordinator: Coordinator
     func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
         try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting)
+    }
+}
+
+extension Collection where Element == BatchOperation.Item {
+    /// These items as `ItemsAdded` announcements, one per run of items added by the same manifest.
+    func additions(of batchID: String) -> [ItemsAdded] {
+        var result: [ItemsAdded] = []
+        for item in self {
+            let entry = BatchItem(source: item.source, outputName: item.outputName)
+            if let last = result.last, Int(last.parentIndex) == item.parent ?? -1,
+               Int(last.firstIndex) + last.items.count == item.index {
+                result[result.count - 1].items.append(entry)
+            } else {
+                result.append(ItemsAdded(batchID: batchID, parentIndex: UInt32(item.parent ?? 0),
+                                         firstIndex: UInt32(item.index), items: [entry]))
+            }
+        }
+        return result
     }
 }

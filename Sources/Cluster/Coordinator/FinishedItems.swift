@@ -15,6 +15,14 @@ struct FinishedItems {
 
     var isComplete: Bool { finishedCount == finished.count }
 
+    /// How many items the batch has now.
+    var itemCount: Int { finished.count }
+
+    /// Makes room for items a manifest added.
+    mutating func grow(by count: Int) {
+        finished += repeatElement(false, count: count)
+    }
+
     /// Marks an item finished; `false` when it already was (or is out of range).
     @discardableResult
     mutating func markFinished(_ index: Int) -> Bool {

@@ -1,3 +1,4 @@
+import Imaging
 import Operations
 import Synchronization
 import Wire
@@ -92,6 +93,15 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     override func execute() async throws {
         var assignment = template
         let (input, from) = payloads.withLock { ($0.input, $0.inputFrom) }
+        if let input, input.mediaType == Manifest.mediaType {
+            // The download was a manifest: nothing to filter. The list becomes the item's output, and
+            // the coordinator adds the images it names to the batch.
+            payloads.withLock {
+                $0.output = input
+                $0.input = nil
+            }
+            return
+        }
         if let input {
             assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
         }

@@ -17,7 +17,7 @@ struct AssignedTask: Sendable {
         self.assignment = assignment
         switch assignment.kind {
         case .download:
-            operation = DownloadOperation(source: assignment.source, fetcher: fetcher)
+            operation = FetchOperation(source: assignment.source, fetcher: fetcher)
         case .tiltShift:
             guard let injected = assignment.inputs.first else {
                 throw TaskRejection(TaskFailure(
@@ -50,8 +50,13 @@ struct AssignedTask: Sendable {
     static func outcome(of operation: AsyncOperation) -> TaskOutcome {
         switch operation.state {
         case .finished:
-            if let download = operation as? DownloadOperation, let fetched = download.output {
-                return .output(TaskOutput(data: fetched.data, mediaType: fetched.format.mediaType))
+            if let download = operation as? FetchOperation, let fetched = download.output {
+                switch fetched {
+                case .image(let image):
+                    return .output(TaskOutput(data: image.data, mediaType: image.format.mediaType))
+                case .manifest(let manifest):
+                    return .output(TaskOutput(data: Array(manifest.text.utf8), mediaType: Manifest.mediaType))
+                }
             }
             if let tiltShift = operation as? TiltShiftOperation, let image = tiltShift.output {
                 return .output(TaskOutput(

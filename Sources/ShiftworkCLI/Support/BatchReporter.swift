@@ -31,6 +31,12 @@ final class BatchReporter: @unchecked Sendable {
             started = .now
             if style != .json { print("batch \(batchID): \(count) item\(count == 1 ? "" : "s")") }
             if style == .bar { drawBar(done: 0, total: count) }
+        case .grew(let count, let total):
+            switch style {
+            case .json: break
+            case .lines: print("a manifest added \(count) item\(count == 1 ? "" : "s"); the batch has \(total)")
+            case .bar: break  // the bar's total grows with the next item
+            }
         case .item(let outcome, let done, let total):
             if outcome.error != nil { failures += 1 }
             switch style {
@@ -82,6 +88,9 @@ final class BatchReporter: @unchecked Sendable {
         if let path = outcome.outputPath {
             return "\(counter) ok      \(outcome.source) -> \(path)"
         }
+        if outcome.error == nil {
+            return "\(counter) ok      \(outcome.source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
+        }
         let error = outcome.error ?? "unknown error"
         // Errors usually name their input already; do not say it twice.
         let message = error.hasPrefix(outcome.source) ? error : "\(outcome.source): \(error)"
@@ -101,6 +110,7 @@ final class BatchReporter: @unchecked Sendable {
                 var entry: [String: Any] = ["index": item.index, "source": item.source]
                 if let path = item.outputPath { entry["output"] = path }
                 if let error = item.error { entry["error"] = error }
+                if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }
                 return entry
             },
         ]

@@ -33,6 +33,8 @@ extension Message {
             self = .batchAccepted(BatchAccepted(try required(e.batch_accepted, "Envelope.batch_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED:
             self = .itemFinished(try ItemFinished(try required(e.item_finished, "Envelope.item_finished").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED:
+            self = .itemsAdded(try ItemsAdded(try required(e.items_added, "Envelope.items_added").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED:
             self = .batchFinished(BatchFinished(try required(e.batch_finished, "Envelope.batch_finished").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY:
@@ -225,6 +227,14 @@ extension ItemFinished {
                 isOutput: c.outcome_case == SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_OUTPUT,
                 isFailure: c.outcome_case == SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_FAILURE,
                 output: c.output, failure: c.failure, field: "ItemFinished.outcome"))
+    }
+}
+
+extension ItemsAdded {
+    init(_ c: Shiftwork__V1__ItemsAdded) throws(WireError) {
+        self.init(
+            batchID: readString(c.batch_id), parentIndex: c.parent_index, firstIndex: c.first_index,
+            items: try readRepeated(c.n_items, c.items, field: "ItemsAdded.items") { BatchItem($0.pointee) })
     }
 }
 

@@ -79,6 +79,9 @@ struct CMessageBuilder: ~Copyable {
         case .itemFinished(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED
             envelope.pointee.item_finished = itemFinished(m)
+        case .itemsAdded(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED
+            envelope.pointee.items_added = itemsAdded(m)
         case .batchFinished(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED
             envelope.pointee.batch_finished = batchFinished(m)
@@ -239,7 +242,7 @@ struct CMessageBuilder: ~Copyable {
 
     // MARK: Client messages
 
-    private mutating func batchItem(_ m: BatchItem) -> UnsafeMutablePointer<Shiftwork__V1__BatchItem> {
+    mutating func batchItem(_ m: BatchItem) -> UnsafeMutablePointer<Shiftwork__V1__BatchItem> {
         let c = arena.make(Shiftwork__V1__BatchItem.self)
         shiftwork__v1__batch_item__init(c)
         c.pointee.source = string(m.source)
@@ -296,6 +299,21 @@ struct CMessageBuilder: ~Copyable {
             c.pointee.outcome_case = SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_FAILURE
             c.pointee.failure = taskFailure(failure)
         }
+        return c
+    }
+
+    mutating func itemsAdded(_ m: ItemsAdded) -> UnsafeMutablePointer<Shiftwork__V1__ItemsAdded> {
+        let c = arena.make(Shiftwork__V1__ItemsAdded.self)
+        shiftwork__v1__items_added__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.parent_index = m.parentIndex
+        c.pointee.first_index = m.firstIndex
+        let items = pointers(to: Shiftwork__V1__BatchItem.self, count: m.items.count)
+        for (index, item) in m.items.enumerated() {
+            items?[index] = batchItem(item)
+        }
+        c.pointee.n_items = m.items.count
+        c.pointee.items = items
         return c
     }
 

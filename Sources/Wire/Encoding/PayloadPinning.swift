@@ -41,7 +41,7 @@ extension Message {
         case .itemFinished(let item):
             item.outcome.payloads
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .submitBatch,
-            .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .batchFinished, .statusReply, .refusal:
+            .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal:
             []
         }
     }

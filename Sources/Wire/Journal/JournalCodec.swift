@@ -68,6 +68,9 @@ extension CMessageBuilder {
         case .itemFinished(let item):
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED
             c.pointee.item_finished = itemFinished(item)
+        case .itemsAdded(let added):
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED
+            c.pointee.items_added = itemsAdded(added)
         case .batchCancelled(let cancel):
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED
             c.pointee.batch_cancelled = cancelBatch(cancel)
@@ -96,6 +99,8 @@ extension JournalRecord {
                                   submit: try SubmitBatch(submit), unixMilliseconds: accepted.unix_ms)
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED:
             self = .itemFinished(try ItemFinished(try required(c.item_finished, "JournalRecord.item_finished").pointee))
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED:
+            self = .itemsAdded(try ItemsAdded(try required(c.items_added, "JournalRecord.items_added").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED:
             self = .batchCancelled(CancelBatch(try required(c.batch_cancelled, "JournalRecord.batch_cancelled").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED:

@@ -8,6 +8,8 @@ public enum JournalRecord: Sendable, Equatable {
     /// An item reached its final outcome. An output's bytes are not in the journal (its `data` is
     /// empty): they are in the coordinator's results directory.
     case itemFinished(ItemFinished)
+    /// A manifest item expanded into more items.
+    case itemsAdded(ItemsAdded)
     /// A client cancelled a batch or some of its items.
     case batchCancelled(CancelBatch)
     /// A finished batch was forgotten, and its results removed.

@@ -56,6 +56,9 @@ enum SampleMessages {
             .itemFinished(ItemFinished(
                 batchID: "batch-1", itemIndex: 0, outputName: "1-tilt.jpg",
                 outcome: .failure(TaskFailure(code: .download, message: "HTTP 404")))),
+            .itemsAdded(ItemsAdded(batchID: "batch-1", parentIndex: 1, firstIndex: 2, items: [
+                BatchItem(source: "https://example.com/from-manifest.jpg", outputName: "from-manifest"),
+            ])),
             .batchFinished(BatchFinished(batchID: "batch-1", succeeded: 7, failed: 2, cancelled: 1)),
             .statusReply(StatusReply(
                 requestID: "request-3",

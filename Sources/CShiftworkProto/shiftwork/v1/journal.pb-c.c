@@ -187,7 +187,7 @@ void   shiftwork__v1__journal_batch_retired__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retired__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[6] =
 {
   {
     "started",
@@ -249,18 +249,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "items_added",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__JournalRecord, record_case),
+    offsetof(Shiftwork__V1__JournalRecord, items_added),
+    &shiftwork__v1__items_added__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
   1,   /* field[1] = batch_accepted */
   3,   /* field[3] = batch_cancelled */
   4,   /* field[4] = batch_retired */
   2,   /* field[2] = item_finished */
+  5,   /* field[5] = items_added */
   0,   /* field[0] = started */
 };
 static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
 {
@@ -270,7 +283,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
   "Shiftwork__V1__JournalRecord",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__JournalRecord),
-  5,
+  6,
   shiftwork__v1__journal_record__field_descriptors,
   shiftwork__v1__journal_record__field_indices_by_name,
   1,  shiftwork__v1__journal_record__number_ranges,

@@ -727,6 +727,51 @@ void   shiftwork__v1__item_finished__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__item_finished__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__items_added__init
+                     (Shiftwork__V1__ItemsAdded         *message)
+{
+  static const Shiftwork__V1__ItemsAdded init_value = SHIFTWORK__V1__ITEMS_ADDED__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__items_added__get_packed_size
+                     (const Shiftwork__V1__ItemsAdded *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__items_added__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__items_added__pack
+                     (const Shiftwork__V1__ItemsAdded *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__items_added__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__items_added__pack_to_buffer
+                     (const Shiftwork__V1__ItemsAdded *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__items_added__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__ItemsAdded *
+       shiftwork__v1__items_added__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__ItemsAdded *)
+     protobuf_c_message_unpack (&shiftwork__v1__items_added__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__items_added__free_unpacked
+                     (Shiftwork__V1__ItemsAdded *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__items_added__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__batch_finished__init
                      (Shiftwork__V1__BatchFinished         *message)
 {
@@ -1132,7 +1177,7 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[18] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[19] =
 {
   {
     "major",
@@ -1339,6 +1384,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "items_added",
+    44,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, items_added),
+    &shiftwork__v1__items_added__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "refusal",
     50,
     PROTOBUF_C_LABEL_NONE,
@@ -1359,9 +1416,10 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   12,   /* field[12] = fetch_results */
   3,   /* field[3] = heartbeat */
   14,   /* field[14] = item_finished */
+  17,   /* field[17] = items_added */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
-  17,   /* field[17] = refusal */
+  18,   /* field[18] = refusal */
   16,   /* field[16] = status_reply */
   10,   /* field[10] = status_request */
   9,   /* field[9] = submit_batch */
@@ -1378,8 +1436,8 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[6 + 1] =
   { 20, 6 },
   { 30, 9 },
   { 40, 13 },
-  { 50, 17 },
-  { 0, 18 }
+  { 50, 18 },
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -1389,7 +1447,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  18,
+  19,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
   6,  shiftwork__v1__envelope__number_ranges,
@@ -2458,6 +2516,83 @@ const ProtobufCMessageDescriptor shiftwork__v1__item_finished__descriptor =
   shiftwork__v1__item_finished__field_indices_by_name,
   1,  shiftwork__v1__item_finished__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__item_finished__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__items_added__field_descriptors[4] =
+{
+  {
+    "batch_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ItemsAdded, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "parent_index",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ItemsAdded, parent_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "first_index",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ItemsAdded, first_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "items",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__ItemsAdded, n_items),
+    offsetof(Shiftwork__V1__ItemsAdded, items),
+    &shiftwork__v1__batch_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__items_added__field_indices_by_name[] = {
+  0,   /* field[0] = batch_id */
+  2,   /* field[2] = first_index */
+  3,   /* field[3] = items */
+  1,   /* field[1] = parent_index */
+};
+static const ProtobufCIntRange shiftwork__v1__items_added__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__items_added__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.ItemsAdded",
+  "ItemsAdded",
+  "Shiftwork__V1__ItemsAdded",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__ItemsAdded),
+  4,
+  shiftwork__v1__items_added__field_descriptors,
+  shiftwork__v1__items_added__field_indices_by_name,
+  1,  shiftwork__v1__items_added__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__items_added__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__batch_finished__field_descriptors[4] =

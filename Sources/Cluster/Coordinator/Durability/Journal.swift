@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import Wire
 
 /// The coordinator's durable state under `--data-dir`: a journal of accepted batches, finished items
@@ -99,6 +100,11 @@ final class Journal {
         try file.append(JournalCodec.encode(.itemFinished(record)), sync: false)
     }
 
+    /// Records that a manifest added items to a batch (before the manifest item's own record).
+    func recordItemsAdded(_ added: ItemsAdded) throws {
+        try file.append(JournalCodec.encode(.itemsAdded(added)), sync: false)
+    }
+
     /// Records a cancellation request.
     func recordCancelled(_ cancel: CancelBatch) throws {
         try file.append(JournalCodec.encode(.batchCancelled(cancel)), sync: false)
@@ -129,7 +135,9 @@ final class Journal {
     private func droppingMissingOutputs(_ batch: RecoveredBatch) -> RecoveredBatch {
         var batch = batch
         for (index, item) in batch.finished {
-            guard case .output(let output) = item.outcome, !output.mediaType.isEmpty else { continue }  // no-op outputs have no bytes
+            // No-op outputs and expanded manifests have no bytes.
+            guard case .output(let output) = item.outcome, !output.mediaType.isEmpty, output.mediaType != Manifest.mediaType
+            else { continue }
             if !hasStoredOutput(batchID: batch.batchID, itemIndex: UInt32(index)) {
                 batch.finished[index] = nil
             }

@@ -1,3 +1,4 @@
+import Imaging
 import Wire
 
 /// A batch as the journal remembers it: enough to run what is left of it after a restart.
@@ -13,9 +14,17 @@ struct RecoveredBatch: Sendable {
     var finished: [Int: ItemFinished] = [:]
     /// Cancellations requested and perhaps not yet carried out, in order.
     var cancellations: [CancelBatch] = []
+    /// Expansions of manifest items, in order: their items follow the submitted ones.
+    var expansions: [ItemsAdded] = []
+
+    /// The submitted items, then those manifests added.
+    var allItems: [BatchItem] { submit.items + expansions.flatMap(\.items) }
 
     /// Whether every item has its outcome.
-    var isComplete: Bool { finished.count >= submit.items.count }
+    var isComplete: Bool { finished.count >= submit.items.count + expansions.reduce(0) { $0 + $1.items.count } }
+
+    /// The outcome a manifest item has once its expansion is recorded.
+    static let expandedOutcome = TaskOutcome.output(TaskOutput(data: [], mediaType: Manifest.mediaType))
 }
 
 /// What the journal held when the coordinator started.
@@ -47,8 +56,19 @@ struct RecoveredState: Sendable {
                 if byID[batchID] == nil { order.append(batchID) }
                 byID[batchID] = RecoveredBatch(
                     batchID: batchID, client: client, submit: submit, acceptedUnixMilliseconds: accepted)
+            case .itemsAdded(let added):
+                guard let batch = byID[added.batchID], Int(added.firstIndex) == batch.allItems.count,
+                      Int(added.parentIndex) < batch.allItems.count
+                else {
+                    skippedRecords += 1
+                    continue
+                }
+                byID[added.batchID]?.expansions.append(added)
+                byID[added.batchID]?.finished[Int(added.parentIndex)] = ItemFinished(
+                    batchID: added.batchID, itemIndex: added.parentIndex,
+                    outputName: batch.allItems[Int(added.parentIndex)].outputName, outcome: RecoveredBatch.expandedOutcome)
             case .itemFinished(let item):
-                guard byID[item.batchID] != nil, Int(item.itemIndex) < byID[item.batchID]?.submit.items.count ?? 0
+                guard byID[item.batchID] != nil, Int(item.itemIndex) < byID[item.batchID]?.allItems.count ?? 0
                 else {
                     skippedRecords += 1
                     continue
@@ -74,6 +94,7 @@ struct RecoveredState: Sendable {
         for batch in batches {
             records.append(.batchAccepted(batchID: batch.batchID, client: batch.client, submit: batch.submit,
                                           unixMilliseconds: batch.acceptedUnixMilliseconds))
+            records += batch.expansions.map { .itemsAdded($0) }
             for index in batch.finished.keys.sorted() {
                 if let item = batch.finished[index] { records.append(.itemFinished(item)) }
             }

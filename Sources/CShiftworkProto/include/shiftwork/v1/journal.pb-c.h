@@ -33,7 +33,8 @@ typedef enum {
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_ACCEPTED = 2,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED = 3,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED = 4,
-  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED = 5
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED = 5,
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__JOURNAL_RECORD__RECORD__CASE)
 } Shiftwork__V1__JournalRecord__RecordCase;
 
@@ -51,6 +52,10 @@ struct  Shiftwork__V1__JournalRecord
     Shiftwork__V1__ItemFinished *item_finished;
     Shiftwork__V1__CancelBatch *batch_cancelled;
     Shiftwork__V1__JournalBatchRetired *batch_retired;
+    /*
+     * A manifest expanded: written before the manifest item's own ItemFinished.
+     */
+    Shiftwork__V1__ItemsAdded *items_added;
   };
 };
 #define SHIFTWORK__V1__JOURNAL_RECORD__INIT \

@@ -31,6 +31,7 @@ typedef struct Shiftwork__V1__BatchItem Shiftwork__V1__BatchItem;
 typedef struct Shiftwork__V1__SubmitBatch Shiftwork__V1__SubmitBatch;
 typedef struct Shiftwork__V1__BatchAccepted Shiftwork__V1__BatchAccepted;
 typedef struct Shiftwork__V1__ItemFinished Shiftwork__V1__ItemFinished;
+typedef struct Shiftwork__V1__ItemsAdded Shiftwork__V1__ItemsAdded;
 typedef struct Shiftwork__V1__BatchFinished Shiftwork__V1__BatchFinished;
 typedef struct Shiftwork__V1__StatusRequest Shiftwork__V1__StatusRequest;
 typedef struct Shiftwork__V1__FetchResults Shiftwork__V1__FetchResults;
@@ -115,6 +116,7 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED = 41,
   SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED = 42,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY = 43,
+  SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED = 44,
   SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ENVELOPE__BODY__CASE)
 } Shiftwork__V1__Envelope__BodyCase;
@@ -156,6 +158,7 @@ struct  Shiftwork__V1__Envelope
     Shiftwork__V1__ItemFinished *item_finished;
     Shiftwork__V1__BatchFinished *batch_finished;
     Shiftwork__V1__StatusReply *status_reply;
+    Shiftwork__V1__ItemsAdded *items_added;
     /*
      * either direction
      */
@@ -435,6 +438,27 @@ struct  Shiftwork__V1__ItemFinished
 #define SHIFTWORK__V1__ITEM_FINISHED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_finished__descriptor) \
     , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, SHIFTWORK__V1__ITEM_FINISHED__OUTCOME__NOT_SET, {0} }
+
+
+/*
+ * A manifest item's download finished: the batch grew by `items`, indexed from `first_index` on.
+ * Sent before the manifest item's own ItemFinished, and before any ItemFinished of the new items.
+ */
+struct  Shiftwork__V1__ItemsAdded
+{
+  ProtobufCMessage base;
+  char *batch_id;
+  /*
+   * the manifest item
+   */
+  uint32_t parent_index;
+  uint32_t first_index;
+  size_t n_items;
+  Shiftwork__V1__BatchItem **items;
+};
+#define SHIFTWORK__V1__ITEMS_ADDED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__items_added__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
 
 
 struct  Shiftwork__V1__BatchFinished
@@ -886,6 +910,25 @@ Shiftwork__V1__ItemFinished *
 void   shiftwork__v1__item_finished__free_unpacked
                      (Shiftwork__V1__ItemFinished *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__ItemsAdded methods */
+void   shiftwork__v1__items_added__init
+                     (Shiftwork__V1__ItemsAdded         *message);
+size_t shiftwork__v1__items_added__get_packed_size
+                     (const Shiftwork__V1__ItemsAdded   *message);
+size_t shiftwork__v1__items_added__pack
+                     (const Shiftwork__V1__ItemsAdded   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__items_added__pack_to_buffer
+                     (const Shiftwork__V1__ItemsAdded   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__ItemsAdded *
+       shiftwork__v1__items_added__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__items_added__free_unpacked
+                     (Shiftwork__V1__ItemsAdded *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__BatchFinished methods */
 void   shiftwork__v1__batch_finished__init
                      (Shiftwork__V1__BatchFinished         *message);
@@ -1107,6 +1150,9 @@ typedef void (*Shiftwork__V1__BatchAccepted_Closure)
 typedef void (*Shiftwork__V1__ItemFinished_Closure)
                  (const Shiftwork__V1__ItemFinished *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__ItemsAdded_Closure)
+                 (const Shiftwork__V1__ItemsAdded *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__BatchFinished_Closure)
                  (const Shiftwork__V1__BatchFinished *message,
                   void *closure_data);
@@ -1159,6 +1205,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__items_added__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_finished__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_request__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor;
