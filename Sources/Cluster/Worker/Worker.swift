@@ -128,7 +128,10 @@ public actor Worker {
         guard !isStopping else { return }
         isStopping = true
         heartbeatTask?.cancel()
-        for task in running.values { task.operation.cancel() }
+        for task in running.values {
+            task.log.debug("cancelling the task: the worker is stopping")
+            task.operation.cancel()
+        }
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
         try? await fetcher.shutdown()
@@ -146,14 +149,25 @@ public actor Worker {
         switch message {
         case .welcome(let welcome):
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
-            for task in running.values { task.operation.cancel() }
+            let orphaned = running.values
             running = [:]
+            for task in orphaned {
+                task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it; no result will be sent")
+                task.operation.cancel()
+            }
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
-            logger.info("registered with the coordinator", metadata: ["coordinator": "\(welcome.coordinatorID)"])
+            logger.info("registered with the coordinator", metadata: [
+                "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
         case .taskAssignment(let assignment):
             start(assignment)
         case .cancelTask(let cancel):
-            running[cancel.taskID]?.operation.cancel()
+            if let task = running[cancel.taskID] {
+                task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
+                task.operation.cancel()
+            } else {
+                // Its result has gone already, and serves as the confirmation.
+                logger.debug("ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
+            }
         case .refusal(let refusal):
             if refusal.reason == Dispatcher.unknownWorkerReason, !isDraining {
                 logger.info("the coordinator does not know this worker (it restarted?): registering again")
@@ -168,12 +182,17 @@ public actor Worker {
     }
 
     private func start(_ assignment: TaskAssignment) {
+        let log = TaskLogger(logger, assignment: assignment)
+        log.debug("task received")
         let task: AssignedTask
         do {
             task = try AssignedTask(
-                assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits)
+                assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
+                log: log)
         } catch {
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure))))
+            log.info("task rejected, result sent", metadata: [
+                "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
             return
         }
         let operation = task.operation
@@ -183,19 +202,25 @@ public actor Worker {
         running[assignment.taskID] = task
         do {
             try queue.addOperation(operation)
-            logger.debug("task started", metadata: ["task": "\(assignment.taskID)", "attempt": "\(assignment.attempt)"])
         } catch {
             running[assignment.taskID] = nil
+            let message = "\(operation.name) could not be queued: \(error)"
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: "\(operation.name) could not be queued: \(error)")))))
+                TaskFailure(code: .internal, message: message)))))
+            log.error("task could not be queued, failure sent", metadata: ["error": "\(message)"])
         }
     }
 
     /// Sends the result of a finished task, unless the task was dropped meanwhile (re-registration).
     private func finished(_ task: AssignedTask) {
-        guard let current = running[task.assignment.taskID], current.operation === task.operation else { return }
+        guard let current = running[task.assignment.taskID], current.operation === task.operation else {
+            task.log.debug("task ended after it was dropped: no result sent")
+            return
+        }
         running[task.assignment.taskID] = nil
-        send(.taskResult(task.result))
+        let result = task.result
+        send(.taskResult(result))
+        task.logSent(result)
     }
 
     private func sayHello() {
