@@ -66,6 +66,8 @@ public actor Worker {
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
     private var isDraining = false
+    /// When the hello that awaits its welcome was sent; `nil` once welcomed.
+    private var helloSentAt: ContinuousClock.Instant?
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -149,10 +151,11 @@ public actor Worker {
         switch message {
         case .welcome(let welcome):
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
+            helloSentAt = nil
             let orphaned = running.values
             running = [:]
             for task in orphaned {
-                task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it; no result will be sent")
+                task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
                 task.operation.cancel()
             }
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
@@ -170,6 +173,15 @@ public actor Worker {
             }
         case .refusal(let refusal):
             if refusal.reason == Dispatcher.unknownWorkerReason, !isDraining {
+                // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come
+                // after our hello answer heartbeats sent before it (e.g. a burst queued during a network
+                // partition). Registering once is enough; each extra hello would make the coordinator
+                // requeue what it had just sent us. A hello unanswered for two heartbeats may have been
+                // lost with its connection: send it again.
+                if let sent = helloSentAt, ContinuousClock.now - sent < heartbeatInterval * 2 {
+                    logger.debug("the coordinator does not know this worker yet: its hello is on the way")
+                    return
+                }
                 logger.info("the coordinator does not know this worker (it restarted?): registering again")
                 sayHello()
             } else {
@@ -224,6 +236,7 @@ public actor Worker {
     }
 
     private func sayHello() {
+        helloSentAt = .now
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
             version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName)))
