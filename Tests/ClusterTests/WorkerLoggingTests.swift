@@ -48,6 +48,11 @@ final class WorkerLoggingTests: XCTestCase {
                                                    "--log-level", "debug", "--coordinator", endpoint])
         let (good, missing) = try sources(prefix: "debug")
         let batchID = try await submit([good, missing], endpoint: endpoint)
+        // The worker logs a result once it has sent it: its last lines may come after the batch ends.
+        for task in ["\(batchID)/0/tilt-shift", "\(batchID)/1/download"] {
+            let last = await worker.waitForLine(timeout: .seconds(10)) { $0.contains(" task=\(task) ") && $0.contains(", result sent") }
+            XCTAssertNotNil(last, "no result logged for \(task):\n\(worker.outputText)")
+        }
         let output = worker.outputText
 
         let download = lines(about: "\(batchID)/0/download", in: output)
@@ -85,6 +90,9 @@ final class WorkerLoggingTests: XCTestCase {
                                                    "--log-level", "info", "--coordinator", endpoint])
         let (good, missing) = try sources(prefix: "info")
         let batchID = try await submit([good, missing], endpoint: endpoint)
+        // The worker logs a result once it has sent it: its line may come after the batch ends.
+        let logged = await worker.waitForLine(timeout: .seconds(10)) { $0.contains("] task failed, result sent") }
+        XCTAssertNotNil(logged, worker.outputText)
         let output = worker.outputText
 
         let taskLines = output.split(separator: "\n").filter { $0.contains(" task=") }
