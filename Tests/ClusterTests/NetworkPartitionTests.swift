@@ -122,15 +122,18 @@ final class NetworkPartitionTests: XCTestCase {
         let states = batch.objects("batches").first?.objects("item_states").map { $0["state"] as? String } ?? []
         XCTAssertEqual(states, Array(repeating: "succeeded", count: 4))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 4)
-        XCTAssertTrue(cutOff.outputText.contains("the coordinator does not know this worker"), cutOff.outputText)
         // Every heartbeat sent while cut off is refused at once when the link comes back; one hello answers
         // them all (each further hello would make the coordinator requeue what it had just sent).
-        _ = try await harness.status(endpoint)
-        let registrations = cutOff.outputText.split(separator: "\n").filter { $0.hasSuffix("] registered with the coordinator") }
-        XCTAssertEqual(registrations.count, 2, "it registers once more, not once per refused heartbeat:\n\(cutOff.outputText)")
+        let registration: (Substring) -> Bool = { $0.hasSuffix("] registered with the coordinator") }
+        let join: (Substring) -> Bool = { $0.contains(" worker=cut-off ") && $0.hasSuffix("] worker joined") }
         let coordinator = try XCTUnwrap(harness.processes.first)
-        let joins = coordinator.outputText.split(separator: "\n").filter { $0.contains(" worker=cut-off ") && $0.hasSuffix("] worker joined") }
-        XCTAssertEqual(joins.count, 2, coordinator.outputText)
+        _ = await waitForLines(in: cutOff, count: 2, where: registration)
+        _ = await waitForLines(in: coordinator, count: 2, where: join)
+        _ = try await harness.status(endpoint)
+        XCTAssertTrue(cutOff.outputText.contains("the coordinator does not know this worker"), cutOff.outputText)
+        XCTAssertEqual(cutOff.outputText.split(separator: "\n").filter(registration).count, 2,
+                       "it registers once more, not once per refused heartbeat:\n\(cutOff.outputText)")
+        XCTAssertEqual(coordinator.outputText.split(separator: "\n").filter(join).count, 2, coordinator.outputText)
     }
 
     /// Waits (at most 30 s) until `process` has written `count` lines matching `predicate`; returns how
