@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A real HTTP/1.1 server on 127.0.0.1 (an ephemeral port) for tests: serves registered routes and
-/// directories of files, and simulates the failures a downloader must survive (404, 5xx, redirects,
+/// A real HTTP/1.1 server on 127.0.0.1 (or another local address; an ephemeral port) for tests: serves
+/// registered routes and directories of files, and simulates the failures a downloader must survive (404, 5xx, redirects,
 /// slow or stalled bodies, dropped connections).
 ///
 /// Thread-safe: routes can be registered while requests are served; connections are concurrent and
@@ -52,19 +52,23 @@ public final class TestHTTPServer: Sendable {
 
     /// The port the server listens on.
     public let port: Int
+    /// The address the server listens on.
+    public let host: String
 
-    /// `http://127.0.0.1:PORT` (no trailing slash).
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://HOST:PORT` (no trailing slash).
+    public var baseURL: String { "http://\(host):\(port)" }
 
     /// The absolute URL of `path` (which starts with "/").
     public func url(_ path: String) -> String { baseURL + path }
 
-    /// Starts the server on 127.0.0.1 with an ephemeral port, on `threads` event-loop threads.
-    public init(threads: Int = 2) throws {
+    /// Starts the server on `host` (an IPv4 address of this machine, 127.0.0.1 by default) with an
+    /// ephemeral port, on `threads` event-loop threads.
+    public init(threads: Int = 2, host: String = "127.0.0.1") throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
         let state = Mutex(State())
         self.group = group
         self.state = state
+        self.host = host
         let box = StateBox(server: nil)
         do {
             let channel = try ServerBootstrap(group: group)
@@ -77,7 +81,7 @@ public final class TestHTTPServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(RequestHandler(box: box))
                     }
                 }
-                .bind(host: "127.0.0.1", port: 0)
+                .bind(host: host, port: 0)
                 .wait()
             self.channel = channel
             self.port = channel.localAddress?.port ?? 0

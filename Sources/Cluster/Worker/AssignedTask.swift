@@ -10,11 +10,19 @@ import Wire
 struct AssignedTask: Sendable {
     let assignment: TaskAssignment
     let operation: AsyncOperation
+    /// Writes the worker's lines about this task, with its metadata (`batch`, `task`, `attempt`, `kind`).
+    let log: TaskLogger
+    /// When the worker received the assignment.
+    let received: ContinuousClock.Instant
 
     /// Builds the operation for `assignment`: a `DownloadOperation`, or a `TiltShiftOperation` whose
-    /// input is the image injected into the assignment by the coordinator.
-    init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits) throws(TaskRejection) {
+    /// input is the image injected into the assignment by the coordinator. At `debug`, the operation
+    /// logs through `log` when it starts executing.
+    init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits,
+         log: TaskLogger, received: ContinuousClock.Instant = .now) throws(TaskRejection) {
         self.assignment = assignment
+        self.log = log
+        self.received = received
         switch assignment.kind {
         case .download:
             operation = FetchOperation(source: assignment.source, fetcher: fetcher)
@@ -40,11 +48,37 @@ struct AssignedTask: Sendable {
             throw TaskRejection(TaskFailure(
                 code: .internal, message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
         }
+        if log.isEnabled(.debug) {
+            operation.addObserver(BlockObserver(willExecute: { _ in log.debug("task started") }))
+        }
     }
 
     /// The result to send once the operation has finished.
     var result: TaskResult {
         TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation))
+    }
+
+    /// Logs the result the worker has just sent: a success or a cancellation at `debug` (per-task
+    /// lines stay out of `info`, which must stay quiet at thousands of tasks a second), a failure at
+    /// `info` with its code and error.
+    func logSent(_ result: TaskResult) {
+        switch result.outcome {
+        case .output(let output):
+            log.debug("task succeeded, result sent", metadata: [
+                "bytes": "\(output.data.count)", "elapsed_ms": "\(elapsedMilliseconds)"])
+        case .failure(let failure) where failure.code == .cancelled:
+            log.debug("task cancelled, result sent", metadata: [
+                "error": "\(failure.message)", "elapsed_ms": "\(elapsedMilliseconds)"])
+        case .failure(let failure):
+            log.info("task failed, result sent", metadata: [
+                "code": "\(failure.code.logName)", "error": "\(failure.message)", "elapsed_ms": "\(elapsedMilliseconds)"])
+        }
+    }
+
+    /// Milliseconds since the worker received the task.
+    private var elapsedMilliseconds: Int64 {
+        let elapsed = (ContinuousClock.now - received).components
+        return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
     }
 
     static func outcome(of operation: AsyncOperation) -> TaskOutcome {

@@ -66,6 +66,8 @@ public actor Worker {
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
     private var isDraining = false
+    /// When the hello that awaits its welcome was sent; `nil` once welcomed.
+    private var helloSentAt: ContinuousClock.Instant?
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -128,7 +130,10 @@ public actor Worker {
         guard !isStopping else { return }
         isStopping = true
         heartbeatTask?.cancel()
-        for task in running.values { task.operation.cancel() }
+        for task in running.values {
+            task.log.debug("cancelling the task: the worker is stopping")
+            task.operation.cancel()
+        }
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
         try? await fetcher.shutdown()
@@ -146,16 +151,37 @@ public actor Worker {
         switch message {
         case .welcome(let welcome):
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
-            for task in running.values { task.operation.cancel() }
+            helloSentAt = nil
+            let orphaned = running.values
             running = [:]
+            for task in orphaned {
+                task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
+                task.operation.cancel()
+            }
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
-            logger.info("registered with the coordinator", metadata: ["coordinator": "\(welcome.coordinatorID)"])
+            logger.info("registered with the coordinator", metadata: [
+                "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
         case .taskAssignment(let assignment):
             start(assignment)
         case .cancelTask(let cancel):
-            running[cancel.taskID]?.operation.cancel()
+            if let task = running[cancel.taskID] {
+                task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
+                task.operation.cancel()
+            } else {
+                // Its result has gone already, and serves as the confirmation.
+                logger.debug("ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
+            }
         case .refusal(let refusal):
             if refusal.reason == Dispatcher.unknownWorkerReason, !isDraining {
+                // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come
+                // after our hello answer heartbeats sent before it (e.g. a burst queued during a network
+                // partition). Registering once is enough; each extra hello would make the coordinator
+                // requeue what it had just sent us. A hello unanswered for two heartbeats may have been
+                // lost with its connection: send it again.
+                if let sent = helloSentAt, ContinuousClock.now - sent < heartbeatInterval * 2 {
+                    logger.debug("the coordinator does not know this worker yet: its hello is on the way")
+                    return
+                }
                 logger.info("the coordinator does not know this worker (it restarted?): registering again")
                 sayHello()
             } else {
@@ -168,12 +194,17 @@ public actor Worker {
     }
 
     private func start(_ assignment: TaskAssignment) {
+        let log = TaskLogger(logger, assignment: assignment)
+        log.debug("task received")
         let task: AssignedTask
         do {
             task = try AssignedTask(
-                assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits)
+                assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
+                log: log)
         } catch {
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure))))
+            log.info("task rejected, result sent", metadata: [
+                "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
             return
         }
         let operation = task.operation
@@ -183,22 +214,29 @@ public actor Worker {
         running[assignment.taskID] = task
         do {
             try queue.addOperation(operation)
-            logger.debug("task started", metadata: ["task": "\(assignment.taskID)", "attempt": "\(assignment.attempt)"])
         } catch {
             running[assignment.taskID] = nil
+            let message = "\(operation.name) could not be queued: \(error)"
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: "\(operation.name) could not be queued: \(error)")))))
+                TaskFailure(code: .internal, message: message)))))
+            log.error("task could not be queued, failure sent", metadata: ["error": "\(message)"])
         }
     }
 
     /// Sends the result of a finished task, unless the task was dropped meanwhile (re-registration).
     private func finished(_ task: AssignedTask) {
-        guard let current = running[task.assignment.taskID], current.operation === task.operation else { return }
+        guard let current = running[task.assignment.taskID], current.operation === task.operation else {
+            task.log.debug("task ended after it was dropped: no result sent")
+            return
+        }
         running[task.assignment.taskID] = nil
-        send(.taskResult(task.result))
+        let result = task.result
+        send(.taskResult(result))
+        task.logSent(result)
     }
 
     private func sayHello() {
+        helloSentAt = .now
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
             version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName)))

@@ -14,14 +14,20 @@ final class ClusterHarness {
     }
 
     func launch(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ManagedProcess {
-        let process = try ManagedProcess(name, executable: ShiftworkBinary.url, arguments: arguments, environment: environment)
+        try launch(name, executable: ShiftworkBinary.url, arguments, environment: environment)
+    }
+
+    /// Starts `executable` (e.g. `ip netns exec … shiftwork …`), stopped with the others in `stopAll()`.
+    func launch(_ name: String, executable: URL, _ arguments: [String],
+                environment: [String: String] = [:]) throws -> ManagedProcess {
+        let process = try ManagedProcess(name, executable: executable, arguments: arguments, environment: environment)
         processes.append(process)
         return process
     }
 
-    /// Starts a coordinator on a free loopback port and returns its endpoint.
-    func startCoordinator(_ extraArguments: [String] = []) async throws -> String {
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"] + extraArguments)
+    /// Starts a coordinator on a free port of `host` (loopback by default) and returns its endpoint.
+    func startCoordinator(_ extraArguments: [String] = [], host: String = "127.0.0.1") async throws -> String {
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://\(host):*"] + extraArguments)
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
             throw HarnessError("the coordinator did not start:\n\(coordinator.outputText)")
