@@ -16,6 +16,10 @@ public struct WorkerStatus: Sendable, Equatable {
     public var failed: UInt64
     /// How long ago the coordinator last heard from it, in milliseconds.
     public var lastSeenMsAgo: UInt64
+    /// Messages the worker dropped, as its last heartbeat said.
+    public var droppedMessages: UInt64
+    /// The worker's software version.
+    public var version: String
 
     /// Creates a worker status.
     public init(
@@ -25,7 +29,9 @@ public struct WorkerStatus: Sendable, Equatable {
         running: UInt32 = 0,
         completed: UInt64 = 0,
         failed: UInt64 = 0,
-        lastSeenMsAgo: UInt64 = 0
+        lastSeenMsAgo: UInt64 = 0,
+        droppedMessages: UInt64 = 0,
+        version: String = ""
     ) {
         self.workerID = workerID
         self.hostname = hostname
@@ -34,6 +40,8 @@ public struct WorkerStatus: Sendable, Equatable {
         self.completed = completed
         self.failed = failed
         self.lastSeenMsAgo = lastSeenMsAgo
+        self.droppedMessages = droppedMessages
+        self.version = version
     }
 }
 

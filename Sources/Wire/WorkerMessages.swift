@@ -43,11 +43,15 @@ public struct Heartbeat: Sendable, Equatable {
     public var workerID: String
     /// How many tasks the worker is running now.
     public var running: UInt32
+    /// Messages from the coordinator the worker dropped (malformed, or of a kind meant for others),
+    /// since it started: shown per worker in status.
+    public var droppedMessages: UInt64
 
     /// Creates a heartbeat.
-    public init(workerID: String, running: UInt32 = 0) {
+    public init(workerID: String, running: UInt32 = 0, droppedMessages: UInt64 = 0) {
         self.workerID = workerID
         self.running = running
+        self.droppedMessages = droppedMessages
     }
 }
 

@@ -62,13 +62,19 @@ final class MalformedTrafficTests: XCTestCase {
         let hello = await incoming.next()
         let identity = try XCTUnwrap(hello?.first, "the worker never said hello:\n\(worker.outputText)")
         for _ in 0..<3_000 { fake.send([identity] + Self.garbage(&random)) }
-        // The worker still answers: a heartbeat arrives after the storm.
+        // The worker still answers: a heartbeat arrives after the storm, counting what it dropped.
         var sawHeartbeat = false
+        var reportedDrops: UInt64 = 0
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline, let frames = await incoming.next() {
-            if let payload = frames.last, case .heartbeat? = try? WireCodec.decode(payload) { sawHeartbeat = true; break }
+            if let payload = frames.last, case .heartbeat(let heartbeat)? = try? WireCodec.decode(payload) {
+                sawHeartbeat = true
+                reportedDrops = heartbeat.droppedMessages
+                if reportedDrops > 100 { break }
+            }
         }
         XCTAssertTrue(sawHeartbeat, "the worker went silent after garbage:\n\(worker.outputText)")
+        XCTAssertGreaterThan(reportedDrops, 100, "the worker counts what it dropped and says so in its heartbeats")
         XCTAssertTrue(worker.isRunning, worker.outputText)
         await attacker.close()
         await fake.close()

@@ -182,8 +182,8 @@ public actor Coordinator {
                 "worker": "\(hello.workerID)", "slots": "\(hello.slots)", "host": "\(hello.hostname)",
             ])
             send(dispatcher.register(hello, peer: peer, now: now))
-        case .heartbeat:
-            send(dispatcher.heartbeat(from: peer, now: now))
+        case .heartbeat(let heartbeat):
+            send(dispatcher.heartbeat(heartbeat, from: peer, now: now))
         case .workerGoodbye(let goodbye):
             logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
             send(dispatcher.workerLeft(peer, draining: goodbye.draining))
@@ -646,7 +646,8 @@ public actor Coordinator {
                 WorkerStatus(
                     workerID: worker.workerID, hostname: worker.hostname, slots: UInt32(worker.slots),
                     running: UInt32(worker.running.count), completed: worker.completed, failed: worker.failed,
-                    lastSeenMsAgo: Self.milliseconds(now - worker.lastSeen))
+                    lastSeenMsAgo: Self.milliseconds(now - worker.lastSeen), droppedMessages: worker.droppedMessages,
+                    version: worker.version)
             }
         let selected: [BatchOperation]
         if request.batchID.isEmpty {

@@ -149,11 +149,13 @@ struct Dispatcher {
     }
 
     /// Notes a heartbeat; a worker the dispatcher does not know is asked to register again.
-    mutating func heartbeat(from peer: PeerIdentity, now: ContinuousClock.Instant) -> [Outbound] {
+    mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
+                            now: ContinuousClock.Instant) -> [Outbound] {
         guard workers[peer] != nil else {
             return [Outbound(peer: peer, message: .refusal(Refusal(reason: Self.unknownWorkerReason)))]
         }
         workers[peer]?.lastSeen = now
+        workers[peer]?.droppedMessages = heartbeat.droppedMessages
         return []
     }
 

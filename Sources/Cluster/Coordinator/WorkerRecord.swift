@@ -11,6 +11,8 @@ struct WorkerRecord {
     var running: Set<String> = []
     var completed: UInt64 = 0
     var failed: UInt64 = 0
+    /// Messages the worker dropped, as its last heartbeat said.
+    var droppedMessages: UInt64 = 0
     var lastSeen: ContinuousClock.Instant
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
     var draining = false

@@ -62,6 +62,8 @@ public actor Worker {
     private let queue: WorkQueue
     private var channel: SocketChannel?
     private var running: [String: AssignedTask] = [:]
+    /// Messages from the coordinator that were dropped (malformed, or meant for clients); sent in heartbeats.
+    private var droppedMessages: UInt64 = 0
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
@@ -145,6 +147,7 @@ public actor Worker {
         do {
             message = try WireCodec.decode(payload)
         } catch {
+            droppedMessages += 1
             logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
             return
         }
@@ -189,6 +192,7 @@ public actor Worker {
                 throw WorkerError.refused(refusal.reason)
             }
         default:
+            droppedMessages += 1
             logger.debug("ignored a message meant for clients")
         }
     }
@@ -230,8 +234,17 @@ public actor Worker {
             return
         }
         running[task.assignment.taskID] = nil
-        let result = task.result
-        send(.taskResult(result))
+        var result = task.result
+        var encoded = WireCodec.encode(.taskResult(result))
+        let limit = configuration.socketOptions.maxMessageSize
+        if limit >= 0, Int64(encoded.count) > limit {
+            // The coordinator would drop the connection rather than take it: fail the task instead.
+            result.outcome = .failure(TaskFailure(code: .limit, message:
+                "\(task.assignment.source): the output is \(encoded.count >> 20) MiB, more than the largest message "
+                + "(\(limit >> 20) MiB, --max-message-mb): lower --quality, or raise the limit on the coordinator and the workers"))
+            encoded = WireCodec.encode(.taskResult(result))
+        }
+        channel?.send([encoded])
         task.logSent(result)
     }
 
@@ -246,7 +259,8 @@ public actor Worker {
         while !Task.isCancelled {
             try? await Task.sleep(for: heartbeatInterval)
             guard !Task.isCancelled else { return }
-            send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count))))
+            send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
+                                      droppedMessages: droppedMessages)))
         }
     }
 

@@ -15,9 +15,9 @@ enum StatusFormatter {
         }
         lines.append("workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   throughput: \(String(format: "%.1f", reply.tasksPerSecond)) tasks/s   dropped messages: \(reply.droppedMessages)")
         if !reply.workers.isEmpty {
-            lines.append("WORKER                                   SLOTS  RUNNING  DONE    FAILED  LAST SEEN")
+            lines.append("WORKER                                   SLOTS  RUNNING  DONE    FAILED  DROPPED  VERSION  LAST SEEN")
             for worker in reply.workers {
-                lines.append("\(worker.workerID.padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(worker.lastSeenMsAgo) ms ago")
+                lines.append("\(worker.workerID.padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(pad(worker.droppedMessages, 8)) \((worker.version.isEmpty ? "-" : worker.version).padding(toLength: 8, withPad: " ", startingAt: 0)) \(worker.lastSeenMsAgo) ms ago")
             }
         }
         if !reply.batches.isEmpty {
@@ -41,7 +41,8 @@ enum StatusFormatter {
             "dropped_messages": reply.droppedMessages, "tasks_per_second": reply.tasksPerSecond,
             "workers": reply.workers.map { worker -> [String: Any] in
                 ["id": worker.workerID, "hostname": worker.hostname, "slots": worker.slots, "running": worker.running,
-                 "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo]
+                 "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo,
+                 "dropped_messages": worker.droppedMessages, "version": worker.version]
             },
             "batches": reply.batches.map { batch -> [String: Any] in
                 ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,

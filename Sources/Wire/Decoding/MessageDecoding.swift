@@ -93,7 +93,7 @@ extension Welcome {
 
 extension Heartbeat {
     init(_ c: Shiftwork__V1__Heartbeat) {
-        self.init(workerID: readString(c.worker_id), running: c.running)
+        self.init(workerID: readString(c.worker_id), running: c.running, droppedMessages: c.dropped_messages)
     }
 }
 
@@ -272,7 +272,8 @@ extension WorkerStatus {
     init(_ c: Shiftwork__V1__WorkerStatus) {
         self.init(
             workerID: readString(c.worker_id), hostname: readString(c.hostname), slots: c.slots,
-            running: c.running, completed: c.completed, failed: c.failed, lastSeenMsAgo: c.last_seen_ms_ago)
+            running: c.running, completed: c.completed, failed: c.failed, lastSeenMsAgo: c.last_seen_ms_ago,
+            droppedMessages: c.dropped_messages, version: readString(c.version))
     }
 }
 

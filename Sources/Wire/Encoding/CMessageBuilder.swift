@@ -144,6 +144,7 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__heartbeat__init(c)
         c.pointee.worker_id = string(m.workerID)
         c.pointee.running = m.running
+        c.pointee.dropped_messages = m.droppedMessages
         return c
     }
 
@@ -364,6 +365,8 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.completed = m.completed
         c.pointee.failed = m.failed
         c.pointee.last_seen_ms_ago = m.lastSeenMsAgo
+        c.pointee.dropped_messages = m.droppedMessages
+        c.pointee.version = string(m.version)
         return c
     }
 

@@ -19,7 +19,7 @@ enum SampleMessages {
     static var small: [Message] {
         [
             .workerHello(WorkerHello(workerID: "worker-\(unicode)", slots: 4, version: "1.2.3", hostname: "host.example")),
-            .heartbeat(Heartbeat(workerID: "worker-1", running: 3)),
+            .heartbeat(Heartbeat(workerID: "worker-1", running: 3, droppedMessages: 12)),
             .taskResult(TaskResult(
                 taskID: "task-7", attempt: 2,
                 outcome: .output(TaskOutput(data: payload(300, seed: 1), mediaType: "image/jpeg", width: 640, height: 480)))),
@@ -65,7 +65,7 @@ enum SampleMessages {
                 workers: [
                     WorkerStatus(
                         workerID: "worker-1", hostname: "a", slots: 4, running: 2, completed: 1 << 40, failed: 3,
-                        lastSeenMsAgo: 250),
+                        lastSeenMsAgo: 250, droppedMessages: 4, version: "0.1.0"),
                     WorkerStatus(
                         workerID: "worker-\(unicode)", hostname: "b", slots: 1, running: 1, completed: 9, failed: 0,
                         lastSeenMsAgo: UInt64.max),

@@ -1582,7 +1582,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__welcome__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__heartbeat__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__heartbeat__field_descriptors[3] =
 {
   {
     "worker_id",
@@ -1608,15 +1608,28 @@ static const ProtobufCFieldDescriptor shiftwork__v1__heartbeat__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "dropped_messages",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__Heartbeat, dropped_messages),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__heartbeat__field_indices_by_name[] = {
+  2,   /* field[2] = dropped_messages */
   1,   /* field[1] = running */
   0,   /* field[0] = worker_id */
 };
 static const ProtobufCIntRange shiftwork__v1__heartbeat__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__heartbeat__descriptor =
 {
@@ -1626,7 +1639,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__heartbeat__descriptor =
   "Shiftwork__V1__Heartbeat",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Heartbeat),
-  2,
+  3,
   shiftwork__v1__heartbeat__field_descriptors,
   shiftwork__v1__heartbeat__field_indices_by_name,
   1,  shiftwork__v1__heartbeat__number_ranges,
@@ -2825,7 +2838,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__cancel_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__worker_status__field_descriptors[7] =
+static const ProtobufCFieldDescriptor shiftwork__v1__worker_status__field_descriptors[9] =
 {
   {
     "worker_id",
@@ -2911,20 +2924,46 @@ static const ProtobufCFieldDescriptor shiftwork__v1__worker_status__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "dropped_messages",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__WorkerStatus, dropped_messages),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "version",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__WorkerStatus, version),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__worker_status__field_indices_by_name[] = {
   4,   /* field[4] = completed */
+  7,   /* field[7] = dropped_messages */
   5,   /* field[5] = failed */
   1,   /* field[1] = hostname */
   6,   /* field[6] = last_seen_ms_ago */
   3,   /* field[3] = running */
   2,   /* field[2] = slots */
+  8,   /* field[8] = version */
   0,   /* field[0] = worker_id */
 };
 static const ProtobufCIntRange shiftwork__v1__worker_status__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor =
 {
@@ -2934,7 +2973,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor =
   "Shiftwork__V1__WorkerStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__WorkerStatus),
-  7,
+  9,
   shiftwork__v1__worker_status__field_descriptors,
   shiftwork__v1__worker_status__field_indices_by_name,
   1,  shiftwork__v1__worker_status__number_ranges,

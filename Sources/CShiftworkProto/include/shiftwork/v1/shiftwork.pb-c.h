@@ -211,10 +211,14 @@ struct  Shiftwork__V1__Heartbeat
    * tasks it is running now
    */
   uint32_t running;
+  /*
+   * messages from the coordinator it could not decode, since it started
+   */
+  uint64_t dropped_messages;
 };
 #define SHIFTWORK__V1__HEARTBEAT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__heartbeat__descriptor) \
-    , (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -530,10 +534,18 @@ struct  Shiftwork__V1__WorkerStatus
   uint64_t completed;
   uint64_t failed;
   uint64_t last_seen_ms_ago;
+  /*
+   * as the worker's last heartbeat said
+   */
+  uint64_t dropped_messages;
+  /*
+   * the worker's software version, from its hello
+   */
+  char *version;
 };
 #define SHIFTWORK__V1__WORKER_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__worker_status__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__ItemStatus
