@@ -66,6 +66,8 @@ public actor Worker {
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
     private var isDraining = false
+    /// Why the worker stopped on its own, when the coordinator refused its handshake.
+    private var refusal: WorkerError?
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -83,9 +85,16 @@ public actor Worker {
     public func run() async throws {
         var options = configuration.socketOptions
         options.identity = Array(configuration.workerID.utf8)
+        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+        if options.curve != nil {
+            onHandshakeFailure = { [weak self] failure in
+                guard let self else { return }
+                Task { await self.handshakeFailed(failure) }
+            }
+        }
         let channel = try await SocketChannel.open(
             context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
-            name: "worker")
+            name: "worker", onHandshakeFailure: onHandshakeFailure)
         self.channel = channel
         logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinator)",
                                                     "worker": "\(configuration.workerID)",
@@ -100,6 +109,23 @@ public actor Worker {
         } onCancel: {
             Task { await self.stop() }
         }
+        if let refusal { throw refusal }
+    }
+
+    /// The coordinator refused this worker's CurveZMQ handshake: a worker whose key is not listed would
+    /// be refused at every reconnect, so it stops and says why.
+    private func handshakeFailed(_ failure: HandshakeFailure) async {
+        if case .unspecified = failure.reason {
+            // Often a connection that broke mid-handshake (the coordinator restarting): libzmq retries.
+            logger.warning("handshake with the coordinator failed; retrying", metadata: ["failure": "\(failure)"])
+            return
+        }
+        guard refusal == nil, !isStopping else { return }
+        let error = WorkerError.notAuthorized(ClusterSecurityHint.refused(
+            endpoint: configuration.coordinator, failure: failure, peer: "worker"))
+        refusal = error
+        logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
+        await stop()
     }
 
     /// Stops gracefully: takes no new tasks, finishes those it runs (for at most `timeout`), then
@@ -221,10 +247,13 @@ public actor Worker {
 public enum WorkerError: Error, CustomStringConvertible {
     /// The coordinator refused this worker and retrying will not help.
     case refused(String)
+    /// The coordinator refused this worker's CurveZMQ handshake; the text says what to check.
+    case notAuthorized(String)
 
     public var description: String {
         switch self {
         case .refused(let reason): "the coordinator refused this worker: \(reason)"
+        case .notAuthorized(let advice): advice
         }
     }
 }
