@@ -436,7 +436,7 @@ class DeploymentTestCase: XCTestCase {
 
     /// Starts a coordinator on a free loopback port (`tcp://127.0.0.1:*`) and returns its endpoint.
     func startCoordinator() async throws -> String {
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"])
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure"])
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
             throw DeploymentTestError("the coordinator did not start:\n\(coordinator.outputText)")
