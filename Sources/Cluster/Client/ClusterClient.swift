@@ -67,6 +67,8 @@ public actor ClusterClient {
     private let usingKeys: Bool
     /// Set once the coordinator refused the handshake: every request fails at once with it.
     private var handshakeRefusal: ClusterClientError?
+    /// Reads the socket monitor's handshake failures (with CurveZMQ only).
+    private var handshakeWatcher: Task<Void, Never>?
     /// One timer per submission awaiting acceptance; cancelled when the answer comes.
     private var acceptanceTimers: [String: Task<Void, Never>] = [:]
     private var watchdog: Task<Void, Never>?
@@ -106,8 +108,6 @@ public actor ClusterClient {
             reportFailure.finish()
         }
     }
-
-    private var handshakeWatcher: Task<Void, Never>?
 
     /// A refused handshake (not a connection reset) fails everything pending, and every later request.
     private func handshakeFailed(_ failure: HandshakeFailure) {

@@ -68,6 +68,10 @@ public actor Worker {
     private var isDraining = false
     /// Why the worker stopped on its own, when the coordinator refused its handshake.
     private var refusal: WorkerError?
+    /// Whether a `Welcome` arrived since the worker started.
+    private var isRegistered = false
+    /// How long to wait for the first `Welcome` before warning that nothing answers.
+    private let welcomeWarningDelay: Duration = .seconds(10)
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -101,6 +105,13 @@ public actor Worker {
                                                     "slots": "\(configuration.slots)"])
         sayHello()
         heartbeatTask = Task { await self.heartbeat() }
+        let usingKeys = options.curve != nil
+        let welcomeWatch = Task { [welcomeWarningDelay] in
+            try? await Task.sleep(for: welcomeWarningDelay)
+            guard !Task.isCancelled else { return }
+            self.warnIfUnregistered(usingKeys: usingKeys)
+        }
+        defer { welcomeWatch.cancel() }
         defer { heartbeatTask?.cancel() }
         try await withTaskCancellationHandler {
             for await frames in channel.messages {
@@ -110,6 +121,17 @@ public actor Worker {
             Task { await self.stop() }
         }
         if let refusal { throw refusal }
+    }
+
+    /// Says so when no coordinator has answered yet: with keys, a wrong coordinator key looks the same.
+    private func warnIfUnregistered(usingKeys: Bool) {
+        guard !isRegistered, !isStopping else { return }
+        let advice = usingKeys
+            ? "With CurveZMQ: does it run with keys, is this worker's public key on its allow-list, and is --coordinator-key its public key?"
+            : "If it runs with keys (CurveZMQ), give this worker --secret-key and --coordinator-key."
+        logger.warning(
+            "no answer from a coordinator yet: is one running at this endpoint? \(advice)",
+            metadata: ["coordinator": "\(configuration.coordinator)", "waited": "\(welcomeWarningDelay)"])
     }
 
     /// The coordinator refused this worker's CurveZMQ handshake: a worker whose key is not listed would
@@ -175,6 +197,7 @@ public actor Worker {
             for task in running.values { task.operation.cancel() }
             running = [:]
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
+            isRegistered = true
             logger.info("registered with the coordinator", metadata: ["coordinator": "\(welcome.coordinatorID)"])
         case .taskAssignment(let assignment):
             start(assignment)

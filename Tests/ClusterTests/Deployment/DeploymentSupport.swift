@@ -484,9 +484,11 @@ class DeploymentTestCase: XCTestCase {
         processes.map { "--- \($0.name)\($0.isRunning ? "" : " (exited)"):\n\($0.outputText)" }.joined(separator: "\n")
     }
 
-    /// Starts a coordinator on a free loopback port (`tcp://127.0.0.1:*`) and returns its endpoint.
-    func startCoordinator() async throws -> String {
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure"])
+    /// Starts a coordinator on a free loopback port (`tcp://127.0.0.1:*`) and returns its endpoint:
+    /// with CurveZMQ when `keys` are given, else `--insecure`.
+    func startCoordinator(keys: TestKeys? = nil) async throws -> String {
+        let security = keys.map { ["--secret-key", $0.secretKey("coordinator"), "--allow-keys", $0.allowList.path] } ?? ["--insecure"]
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"] + security)
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
             throw DeploymentTestError("the coordinator did not start:\n\(coordinator.outputText)")
