@@ -71,6 +71,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
             if insecure {
                 throw CommandError("--insecure (SHIFTWORK_INSECURE) contradicts --secret-key and --allow-keys: drop one or the other")
             }
+            SecretKeyFile.warnIfExposed(secretKey)
             do {
                 return CoordinatorAuthentication(keyPair: try CurveKeyPair.load(secretKeyFile: secretKey),
                                                  allowedKeys: try CurvePublicKey.loadAllowList(allowKeys))

@@ -26,6 +26,7 @@ struct PeerKeyOptions: ParsableArguments {
         case (nil, _?):
             throw ValidationError("--coordinator-key needs --secret-key (SHIFTWORK_SECRET_KEY): this peer's own secret key file; create one with `shiftwork keygen NAME`")
         case (let secretPath?, let serverPath?):
+            SecretKeyFile.warnIfExposed(secretPath)
             do {
                 return .client(try CurveKeyPair.load(secretKeyFile: secretPath),
                                serverKey: try CurvePublicKey.load(file: serverPath))
