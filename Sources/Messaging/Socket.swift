@@ -44,10 +44,33 @@ final class Socket {
             }
             if status != 0 { throw ZeroMQError.last("set ZMQ_ROUTING_ID") }
         }
+        if let curve = options.curve {
+            try apply(curve)
+        }
         if kind == .router {
             try set(ZMQ_ROUTER_MANDATORY, Int32(options.routerMandatory ? 1 : 0))
             try set(ZMQ_ROUTER_HANDOVER, Int32(options.routerHandover ? 1 : 0))
         }
+    }
+
+    private func apply(_ curve: CurveSecurity) throws {
+        guard Z85Key.isSupported else { throw CurveKeyError.unsupported }
+        switch curve {
+        case .server(let keys):
+            try set(ZMQ_CURVE_SERVER, Int32(1))
+            try setKey(ZMQ_CURVE_SECRETKEY, keys.secretKey, "ZMQ_CURVE_SECRETKEY")
+            try setKey(ZMQ_ZAP_DOMAIN, "shiftwork", "ZMQ_ZAP_DOMAIN")
+        case .client(let keys, let serverKey):
+            try setKey(ZMQ_CURVE_SERVERKEY, serverKey.z85, "ZMQ_CURVE_SERVERKEY")
+            try setKey(ZMQ_CURVE_PUBLICKEY, keys.publicKey.z85, "ZMQ_CURVE_PUBLICKEY")
+            try setKey(ZMQ_CURVE_SECRETKEY, keys.secretKey, "ZMQ_CURVE_SECRETKEY")
+        }
+    }
+
+    /// Sets a string option (a Z85 key is passed as 41 bytes: its 40 characters and a NUL).
+    private func setKey(_ option: Int32, _ text: String, _ name: String) throws {
+        let status = text.withCString { zmq_setsockopt(handle, option, $0, text.utf8.count + (option == ZMQ_ZAP_DOMAIN ? 0 : 1)) }
+        if status != 0 { throw ZeroMQError.last("set \(name)") }
     }
 
     private func set<Value: BitwiseCopyable>(_ option: Int32, _ value: Value) throws {

@@ -24,6 +24,9 @@ public final class SocketChannel: Sendable {
     /// `onUnroutable`, for a ROUTER, is called on the socket's thread with the identity of a peer a
     /// message could not be sent to because it is no longer connected (keep it short).
     ///
+    /// `onHandshakeFailure`, when given, is called on the socket's thread for each connection whose
+    /// handshake failed (libzmq's socket monitor): with CurveZMQ, the server refused this peer's key.
+    ///
     /// - Throws: `ZeroMQError` when the socket cannot be created, an option is refused, or an endpoint
     ///   cannot be bound (in use, malformed) or connected (malformed).
     public static func open(
@@ -33,10 +36,12 @@ public final class SocketChannel: Sendable {
         bind: [String] = [],
         connect: [String] = [],
         name: String,
-        onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil
+        onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil,
+        onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil
     ) async throws -> SocketChannel {
         let (stream, continuation) = AsyncStream<[[UInt8]]>.makeStream()
-        let shared = try SocketThreadState(inbound: continuation, onUnroutable: onUnroutable)
+        let shared = try SocketThreadState(
+            inbound: continuation, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
             let thread = Thread {
                 runSocketThread(
@@ -97,9 +102,12 @@ final class SocketThreadState: Sendable {
     let inbound: AsyncStream<[[UInt8]]>.Continuation
     let wakeDescriptor: Int32
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
+    let onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
 
-    init(inbound: AsyncStream<[[UInt8]]>.Continuation, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil) throws {
+    init(inbound: AsyncStream<[[UInt8]]>.Continuation, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
+         onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil) throws {
         self.onUnroutable = onUnroutable
+        self.onHandshakeFailure = onHandshakeFailure
         let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard descriptor >= 0 else { throw ZeroMQError(code: errno, operation: "eventfd") }
         self.wakeDescriptor = descriptor
@@ -177,22 +185,28 @@ private func runSocketThread(
     opened: CheckedContinuation<String?, any Error>
 ) {
     let socket: Socket
+    var monitor: SocketMonitor?
     var endpoint: String?
     do {
         socket = try Socket(context: context, kind: kind, options: options)
+        if shared.onHandshakeFailure != nil {
+            monitor = try SocketMonitor(watching: socket, context: context)
+        }
         for address in bind {
             try socket.bind(address)
             if endpoint == nil { endpoint = socket.lastEndpoint() }
         }
         for address in connect { try socket.connect(address) }
     } catch {
+        monitor?.close()
         shared.markFinished()
         opened.resume(throwing: error)
         return
     }
     opened.resume(returning: endpoint)
-    var loop = SocketLoop(socket: socket, shared: shared)
+    var loop = SocketLoop(socket: socket, monitor: monitor, shared: shared)
     loop.run()
+    monitor?.close()
     socket.close()
     shared.markFinished()
 }
@@ -200,6 +214,7 @@ private func runSocketThread(
 /// The poll loop of one socket's thread.
 private struct SocketLoop {
     let socket: Socket
+    let monitor: SocketMonitor?
     let shared: SocketThreadState
     /// Messages taken from the outbox that the socket has not accepted yet (high-water mark reached).
     var backlog: [[[UInt8]]] = []
@@ -207,26 +222,33 @@ private struct SocketLoop {
     /// At most this many messages are received per wake-up before sends get their turn.
     let receiveBurst = 4_096
 
-    init(socket: Socket, shared: SocketThreadState) {
+    init(socket: Socket, monitor: SocketMonitor?, shared: SocketThreadState) {
         self.socket = socket
+        self.monitor = monitor
         self.shared = shared
     }
 
     mutating func run() {
-        var items = [zmq_pollitem_t](repeating: zmq_pollitem_t(), count: 2)
+        var items = [zmq_pollitem_t](repeating: zmq_pollitem_t(), count: monitor == nil ? 2 : 3)
         items[0].socket = socket.handle
         items[1].fd = shared.wakeDescriptor
         items[1].events = Int16(ZMQ_POLLIN)
+        if let monitor {
+            items[2].socket = monitor.handle
+            items[2].events = Int16(ZMQ_POLLIN)
+        }
         while true {
             let blocked = backlogStart < backlog.count
             items[0].events = Int16(ZMQ_POLLIN) | (blocked ? Int16(ZMQ_POLLOUT) : 0)
-            items[0].revents = 0
-            items[1].revents = 0
-            if zmq_poll(&items, 2, -1) < 0 {
+            for index in items.indices { items[index].revents = 0 }
+            if zmq_poll(&items, Int32(items.count), -1) < 0 {
                 if zmq_errno() == EINTR { continue }
                 return  // ETERM: the context is shutting down
             }
             if items[1].revents != 0 { shared.clearWake() }
+            if let monitor, items[2].revents != 0, let report = shared.onHandshakeFailure {
+                for failure in monitor.failures() { report(failure) }
+            }
             do {
                 try receiveAvailable()
                 let closing = try sendAvailable()

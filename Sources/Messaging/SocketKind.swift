@@ -8,12 +8,15 @@ public enum SocketKind: Sendable {
     case dealer
     /// One-to-one, mostly for tests.
     case pair
+    /// Answers requests one at a time, in order; the socket of the ZAP handler (`ZAPAuthenticator`).
+    case reply
 
     var rawValue: Int32 {
         switch self {
         case .router: ZMQ_ROUTER
         case .dealer: ZMQ_DEALER
         case .pair: ZMQ_PAIR
+        case .reply: ZMQ_REP
         }
     }
 }

@@ -25,6 +25,8 @@ public struct SocketOptions: Sendable, Equatable {
     public var reconnectIntervalMilliseconds: Int32 = 100
     /// Upper bound of the reconnect back-off, in milliseconds.
     public var reconnectIntervalMaxMilliseconds: Int32 = 2_000
+    /// CurveZMQ authentication and encryption (`nil`: none, ZeroMQ's NULL mechanism).
+    public var curve: CurveSecurity? = nil
 
     /// The defaults described on each property.
     public init() {}

@@ -8,7 +8,8 @@ struct Shiftwork: AsyncParsableCommand {
         abstract: "Tilt-shift image batches, on this machine or across a cluster.",
         discussion: """
             Start with `shiftwork run IMAGE... --out DIR`: it needs no set-up. For a cluster, start \
-            `shiftwork coordinator`, any number of `shiftwork worker`, then `shiftwork submit`.
+            `shiftwork coordinator`, any number of `shiftwork worker`, then `shiftwork submit`; \
+            `shiftwork keygen` creates the CurveZMQ keys that authenticate and encrypt their traffic.
             Every option can also be set through an environment variable named SHIFTWORK_<OPTION> \
             (for example SHIFTWORK_COORDINATOR).
             """,
@@ -21,6 +22,7 @@ struct Shiftwork: AsyncParsableCommand {
             StatusCommand.self,
             ResultsCommand.self,
             CancelCommand.self,
+            KeygenCommand.self,
             TiltShiftCommand.self,
         ]
     )

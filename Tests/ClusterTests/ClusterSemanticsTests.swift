@@ -149,13 +149,13 @@ extension ClusterSemanticsTests {
     func testWorkersRegisterAgainByThemselvesAfterACoordinatorRestart() async throws {
         let port = try freeLoopbackPort()
         let endpoint = "tcp://127.0.0.1:\(port)"
-        let first = try harness.launch("coordinator-1", ["coordinator", "--listen", endpoint])
+        let first = try harness.launch("coordinator-1", ["coordinator", "--listen", endpoint, "--insecure"])
         _ = await first.waitForLine { $0.contains("listening on") }
         try harness.startWorker("loyal", endpoint: endpoint, slots: 2)
         _ = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 1 }
         await first.kill9()
 
-        let second = try harness.launch("coordinator-2", ["coordinator", "--listen", endpoint])
+        let second = try harness.launch("coordinator-2", ["coordinator", "--listen", endpoint, "--insecure"])
         let listening = await second.waitForLine { $0.contains("listening on") }
         XCTAssertNotNil(listening, second.outputText)
         let rejoined = try await harness.waitForStatus(endpoint, timeout: .seconds(15)) { $0.objects("workers").count == 1 }

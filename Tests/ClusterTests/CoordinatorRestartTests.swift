@@ -29,7 +29,7 @@ final class CoordinatorRestartTests: XCTestCase {
 
     private func startCoordinator(_ name: String, endpoint: String, dataDirectory: URL) async throws -> ManagedProcess {
         let coordinator = try harness.launch(name, [
-            "coordinator", "--listen", endpoint, "--data-dir", dataDirectory.path, "--worker-timeout", "2",
+            "coordinator", "--listen", endpoint, "--insecure", "--data-dir", dataDirectory.path, "--worker-timeout", "2",
         ])
         guard await coordinator.waitForLine(where: { $0.contains("listening on") }) != nil else {
             throw HarnessError("\(name) did not start:\n\(coordinator.outputText)")

@@ -17,7 +17,7 @@ final class MetricsTests: XCTestCase {
         let server = try TestHTTPServer()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*",
+            let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
                                                                   "--metrics-listen", "127.0.0.1:0"])
             let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
             let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }

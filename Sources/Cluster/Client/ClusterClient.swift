@@ -16,8 +16,12 @@ public enum BatchEvent: Sendable {
 
 /// Why a client request did not succeed.
 public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
-    /// Nothing answered at the endpoint in time.
-    case noAnswer(endpoint: String, waited: Duration)
+    /// Nothing answered at the endpoint in time. `usingKeys`: the client used CurveZMQ, so the
+    /// coordinator may have refused its key or it may have the wrong coordinator key.
+    case noAnswer(endpoint: String, waited: Duration, usingKeys: Bool = false)
+    /// The coordinator refused this client's CurveZMQ handshake: its public key is not on the
+    /// coordinator's allow-list, or the two disagree on security (`failure` says what libzmq reported).
+    case notAuthorized(endpoint: String, failure: HandshakeFailure)
     /// The coordinator answered with a refusal.
     case refused(String)
     /// The client was closed while waiting.
@@ -31,10 +35,16 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .noAnswer(let endpoint, let waited):
+        case .noAnswer(let endpoint, let waited, false):
             "no answer from a coordinator at \(endpoint) within \(waited). Is one running there? Start one with "
                 + "`shiftwork coordinator --listen tcp://0.0.0.0:5570`, or point to it with --coordinator or "
                 + "SHIFTWORK_COORDINATOR; `shiftwork run` needs no coordinator at all."
+        case .noAnswer(let endpoint, let waited, true):
+            "no answer from a coordinator at \(endpoint) within \(waited). Is one running there, with CurveZMQ on? "
+                + "Is this client's public key on the coordinator's allow-list (--allow-keys), and is --coordinator-key "
+                + "the coordinator's public key? Otherwise the coordinator drops the connection unanswered."
+        case .notAuthorized(let endpoint, let failure):
+            ClusterSecurityHint.refused(endpoint: endpoint, failure: failure, peer: "client")
         case .refused(let reason):
             "the coordinator refused the request: \(reason)"
         case .closed:
@@ -78,6 +88,12 @@ public actor ClusterClient {
     private var reattaching: [String: String] = [:]
     private var pendingStatus: [String: CheckedContinuation<StatusReply, any Error>] = [:]
     private var isClosed = false
+    /// Whether the socket uses CurveZMQ (for the hints of `noAnswer`).
+    private let usingKeys: Bool
+    /// Set once the coordinator refused the handshake: every request fails at once with it.
+    private var handshakeRefusal: ClusterClientError?
+    /// Reads the socket monitor's handshake failures (with CurveZMQ only).
+    private var handshakeWatcher: Task<Void, Never>?
     /// One timer per submission awaiting acceptance; cancelled when the answer comes.
     private var acceptanceTimers: [String: Task<Void, Never>] = [:]
     private var watchdog: Task<Void, Never>?
@@ -100,10 +116,36 @@ public actor ClusterClient {
         self.endpoint = endpoint
         self.responseTimeout = responseTimeout
         self.maxMessageSize = options.maxMessageSize
+        self.usingKeys = options.curve != nil
+        // With CurveZMQ, a refused handshake is reported at once by the socket's monitor (libzmq would
+        // otherwise retry silently until the response timeout).
+        let (failures, reportFailure) = AsyncStream<HandshakeFailure>.makeStream()
+        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+        if options.curve != nil {
+            onHandshakeFailure = { failure in reportFailure.yield(failure) }
+        }
         self.channel = try await SocketChannel.open(
-            context: context, kind: .dealer, options: options, connect: [endpoint], name: "client")
+            context: context, kind: .dealer, options: options, connect: [endpoint], name: "client",
+            onHandshakeFailure: onHandshakeFailure)
         let channel = self.channel
         self.reader = Task { await self.read(channel) }
+        if options.curve != nil {
+            self.handshakeWatcher = Task {
+                for await failure in failures { self.handshakeFailed(failure) }
+            }
+        } else {
+            reportFailure.finish()
+        }
+    }
+
+    /// A refused handshake (not a connection reset) fails everything pending, and every later request.
+    private func handshakeFailed(_ failure: HandshakeFailure) {
+        if case .unspecified = failure.reason { return }  // e.g. the connection broke mid-handshake: retried
+        let error = ClusterClientError.notAuthorized(endpoint: endpoint, failure: failure)
+        handshakeRefusal = error
+        for timer in acceptanceTimers.values { timer.cancel() }
+        acceptanceTimers = [:]
+        failEverything(error)
     }
 
     /// Submits a batch. The stream yields `.accepted`, then each item as it finishes, then `.finished`,
@@ -111,6 +153,10 @@ public actor ClusterClient {
     /// batch within the response timeout.
     public func submit(_ batch: SubmitBatch) -> AsyncThrowingStream<BatchEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
+        if let handshakeRefusal {
+            continuation.finish(throwing: handshakeRefusal)
+            return stream
+        }
         let requestID = batch.requestID.isEmpty ? UUID().uuidString : batch.requestID
         var batch = batch
         batch.requestID = requestID
@@ -150,6 +196,7 @@ public actor ClusterClient {
 
     /// Asks for the cluster's status, or one batch's with its items when `batchID` is given.
     public func status(batchID: String = "") async throws -> StatusReply {
+        if let handshakeRefusal { throw handshakeRefusal }
         let requestID = UUID().uuidString
         let timeout = responseTimeout
         Task {
@@ -173,6 +220,7 @@ public actor ClusterClient {
         isClosed = true
         await channel.close()
         reader?.cancel()
+        handshakeWatcher?.cancel()
         watchdog?.cancel()
         for timer in acceptanceTimers.values { timer.cancel() }
         acceptanceTimers = [:]
@@ -312,12 +360,12 @@ public actor ClusterClient {
     private func expireSubmission(_ requestID: String) {
         acceptanceTimers[requestID] = nil
         pendingSubmissions.removeValue(forKey: requestID)?
-            .finish(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout))
+            .finish(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys))
     }
 
     private func expireStatus(_ requestID: String) {
         pendingStatus.removeValue(forKey: requestID)?
-            .resume(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout))
+            .resume(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys))
     }
 
     private func failEverything(_ error: ClusterClientError) {

@@ -25,6 +25,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxBatchItems: Int
     /// A client whose unfinished items would exceed this is refused until some finish.
     public var maxPendingItemsPerClient: Int
+    /// CurveZMQ: the coordinator's keys and the allow-list (`nil`: no authentication, no encryption).
+    public var authentication: CoordinatorAuthentication?
 
     /// Creates a configuration listening on `listen`.
     public init(
@@ -35,8 +37,10 @@ public struct CoordinatorConfiguration: Sendable {
         maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
         dataDirectory: URL? = nil,
         maxBatchItems: Int = ClusterDefaults.maxBatchItems,
-        maxPendingItemsPerClient: Int = ClusterDefaults.maxPendingItemsPerClient
+        maxPendingItemsPerClient: Int = ClusterDefaults.maxPendingItemsPerClient,
+        authentication: CoordinatorAuthentication? = nil
     ) {
+        self.authentication = authentication
         self.listen = listen
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
@@ -65,6 +69,8 @@ public actor Coordinator {
     private let logger: Logger
     private var dispatcher: Dispatcher
     private var channel: SocketChannel?
+    /// The ZAP handler, when CurveZMQ is on.
+    private var authenticator: ZAPAuthenticator?
     private var background: [Task<Void, Never>] = []
     /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
     private let engine = WorkQueue(name: "coordinator batches")
@@ -110,7 +116,10 @@ public actor Coordinator {
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
     /// wildcard port resolved.
     ///
-    /// - Throws: `ZeroMQError` when an endpoint cannot be bound (in use, malformed, not a local address).
+    /// With `authentication`, the ZAP handler starts first, so that no peer is let in unchecked.
+    ///
+    /// - Throws: `ZeroMQError` when an endpoint cannot be bound (in use, malformed, not a local address)
+    ///   or another ZAP handler runs in the context; `CurveKeyError` when libzmq lacks CurveZMQ.
     /// - Throws: `JournalFile.Failure` when the data directory cannot be used.
     @discardableResult
     public func start() async throws -> String? {
@@ -121,16 +130,38 @@ public actor Coordinator {
             recovered = state
             incarnation = state.incarnation
         }
-        let channel = try await SocketChannel.open(
-            context: context, kind: .router, options: configuration.socketOptions,
-            bind: configuration.listen, name: "coordinator",
-            onUnroutable: { [weak self] identity in
-                guard let self else { return }
-                Task { await self.peerUnreachable(PeerIdentity(identity)) }
-            })
+        var options = configuration.socketOptions
+        if let authentication = configuration.authentication {
+            let logger = self.logger
+            authenticator = try await ZAPAuthenticator.start(
+                context: context, allowedKeys: authentication.allowedKeys,
+                onRefusal: { refusal in
+                    logger.warning("refused a peer: its public key is not on the allow-list", metadata: [
+                        "address": "\(refusal.address)", "key": "\(refusal.publicKey)",
+                        "mechanism": "\(refusal.mechanism)", "refusals": "\(refusal.total)",
+                    ])
+                })
+            options.curve = .server(authentication.keyPair)
+        }
+        let channel: SocketChannel
+        do {
+            channel = try await SocketChannel.open(
+                context: context, kind: .router, options: options,
+                bind: configuration.listen, name: "coordinator",
+                onUnroutable: { [weak self] identity in
+                    guard let self else { return }
+                    Task { await self.peerUnreachable(PeerIdentity(identity)) }
+                })
+        } catch {
+            await authenticator?.stop()
+            authenticator = nil
+            journal = nil  // releases the data directory's lock
+            throw error
+        }
         self.channel = channel
         logger.info("coordinator listening", metadata: [
             "endpoints": "\(configuration.listen)", "bound": "\(channel.boundEndpoint ?? "-")",
+            "security": "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
         ])
         restore(recovered)
         background.append(Task { await self.receive(from: channel) })
@@ -147,7 +178,12 @@ public actor Coordinator {
         waiters = [:]
         await channel?.close()
         channel = nil
+        await authenticator?.stop()
+        authenticator = nil
     }
+
+    /// Peers refused by the ZAP handler since the coordinator started (0 without CurveZMQ).
+    public var authenticationRefusals: Int { authenticator?.refusals ?? 0 }
 
     // MARK: Messages
 
@@ -634,6 +670,11 @@ public actor Coordinator {
         page.single("shiftwork_messages_dropped_total", "counter",
                     "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
                     Double(droppedMessages + dispatcher.staleResults))
+        if let authenticator {
+            page.single("shiftwork_peers_refused_total", "counter",
+                        "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
+                        Double(authenticator.refusals))
+        }
         return page.text
     }
 

@@ -70,6 +70,12 @@ public actor Worker {
     private var isDraining = false
     /// When the hello that awaits its welcome was sent; `nil` once welcomed.
     private var helloSentAt: ContinuousClock.Instant?
+    /// Why the worker stopped on its own, when the coordinator refused its handshake.
+    private var refusal: WorkerError?
+    /// Whether a `Welcome` arrived since the worker started.
+    private var isRegistered = false
+    /// How long to wait for the first `Welcome` before warning that nothing answers.
+    private let welcomeWarningDelay: Duration = .seconds(10)
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -87,15 +93,29 @@ public actor Worker {
     public func run() async throws {
         var options = configuration.socketOptions
         options.identity = Array(configuration.workerID.utf8)
+        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+        if options.curve != nil {
+            onHandshakeFailure = { [weak self] failure in
+                guard let self else { return }
+                Task { await self.handshakeFailed(failure) }
+            }
+        }
         let channel = try await SocketChannel.open(
             context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
-            name: "worker")
+            name: "worker", onHandshakeFailure: onHandshakeFailure)
         self.channel = channel
         logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinator)",
                                                     "worker": "\(configuration.workerID)",
                                                     "slots": "\(configuration.slots)"])
         sayHello()
         heartbeatTask = Task { await self.heartbeat() }
+        let usingKeys = options.curve != nil
+        let welcomeWatch = Task { [welcomeWarningDelay] in
+            try? await Task.sleep(for: welcomeWarningDelay)
+            guard !Task.isCancelled else { return }
+            self.warnIfUnregistered(usingKeys: usingKeys)
+        }
+        defer { welcomeWatch.cancel() }
         defer { heartbeatTask?.cancel() }
         try await withTaskCancellationHandler {
             for await frames in channel.messages {
@@ -104,6 +124,34 @@ public actor Worker {
         } onCancel: {
             Task { await self.stop() }
         }
+        if let refusal { throw refusal }
+    }
+
+    /// Says so when no coordinator has answered yet: with keys, a wrong coordinator key looks the same.
+    private func warnIfUnregistered(usingKeys: Bool) {
+        guard !isRegistered, !isStopping else { return }
+        let advice = usingKeys
+            ? "With CurveZMQ: does it run with keys, is this worker's public key on its allow-list, and is --coordinator-key its public key?"
+            : "If it runs with keys (CurveZMQ), give this worker --secret-key and --coordinator-key."
+        logger.warning(
+            "no answer from a coordinator yet: is one running at this endpoint? \(advice)",
+            metadata: ["coordinator": "\(configuration.coordinator)", "waited": "\(welcomeWarningDelay)"])
+    }
+
+    /// The coordinator refused this worker's CurveZMQ handshake: a worker whose key is not listed would
+    /// be refused at every reconnect, so it stops and says why.
+    private func handshakeFailed(_ failure: HandshakeFailure) async {
+        if case .unspecified = failure.reason {
+            // Often a connection that broke mid-handshake (the coordinator restarting): libzmq retries.
+            logger.warning("handshake with the coordinator failed; retrying", metadata: ["failure": "\(failure)"])
+            return
+        }
+        guard refusal == nil, !isStopping else { return }
+        let error = WorkerError.notAuthorized(ClusterSecurityHint.refused(
+            endpoint: configuration.coordinator, failure: failure, peer: "worker"))
+        refusal = error
+        logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
+        await stop()
     }
 
     /// Stops gracefully: takes no new tasks, finishes those it runs (for at most `timeout`), then
@@ -162,6 +210,7 @@ public actor Worker {
                 task.operation.cancel()
             }
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
+            isRegistered = true
             logger.info("registered with the coordinator", metadata: [
                 "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
         case .taskAssignment(let assignment):
@@ -273,10 +322,13 @@ public actor Worker {
 public enum WorkerError: Error, CustomStringConvertible {
     /// The coordinator refused this worker and retrying will not help.
     case refused(String)
+    /// The coordinator refused this worker's CurveZMQ handshake; the text says what to check.
+    case notAuthorized(String)
 
     public var description: String {
         switch self {
         case .refused(let reason): "the coordinator refused this worker: \(reason)"
+        case .notAuthorized(let advice): advice
         }
     }
 }

@@ -18,7 +18,7 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var coordinator: CoordinatorEndpointOption
 
     func run() async throws {
-        try await withCoordinator(at: coordinator.endpoint) { client in
+        try await withCoordinator(coordinator) { client in
             // Confirm the batch exists (and the coordinator answers) before asking to cancel it.
             let status = try await client.status(batchID: batch)
             if status.batches.isEmpty {

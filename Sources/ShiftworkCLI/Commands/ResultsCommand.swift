@@ -34,7 +34,7 @@ struct ResultsCommand: AsyncParsableCommand {
             batchID: batch,
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")))
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
-        let summary = try await withCoordinator(at: coordinator.endpoint, responseTimeout: .seconds(timeout)) { client in
+        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
             try await results.run(with: client, progress: { reporter.report($0) })
         }
         if !reporter.summarize(summary) { throw ExitCode(1) }

@@ -29,7 +29,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await withCoordinator(at: coordinator.endpoint) { client in
+        try await withCoordinator(coordinator) { client in
             repeat {
                 let reply = try await client.status(batchID: batch ?? "")
                 if let batch, reply.batches.isEmpty {

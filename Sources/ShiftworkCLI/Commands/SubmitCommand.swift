@@ -22,7 +22,7 @@ struct SubmitCommand: AsyncParsableCommand {
         let reporter = BatchReporter(json: batch.json)
         let submission = try batch.submission()
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
-        let summary = try await withCoordinator(at: coordinator.endpoint, responseTimeout: .seconds(timeout)) { client in
+        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
             try await submission.run(with: client, progress: { reporter.report($0) })
         }
         if !reporter.summarize(summary) { throw ExitCode(1) }

@@ -30,13 +30,14 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
         let limits = try limitOptions.limits()
-        let allowLocal = allowLocalFiles || ["1", "true", "yes"].contains(Environment.value("ALLOW_LOCAL_FILES")?.lowercased() ?? "")
+        let allowLocal = Environment.flag(allowLocalFiles, "ALLOW_LOCAL_FILES")
         let configuration = WorkerConfiguration(
             coordinator: coordinator.endpoint,
             slots: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
             fetch: FetchConfiguration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
-            limits: limits)
+            limits: limits,
+            socketOptions: try coordinator.socketOptions())
         let context = try MessagingContext()
         let worker = Worker(configuration: configuration, context: context, logger: logger)
         let serving = Task { try await worker.run() }

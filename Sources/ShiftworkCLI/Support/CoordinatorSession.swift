@@ -1,16 +1,18 @@
 import Cluster
 import Messaging
 
-/// Runs `body` with a client connected to the coordinator at `endpoint`, and always closes the client
-/// and its ZeroMQ context afterwards, whatever `body` did.
+/// Runs `body` with a client connected to the coordinator `option` names (with its CurveZMQ keys, if
+/// given), and always closes the client and its ZeroMQ context afterwards, whatever `body` did.
 func withCoordinator<Result: Sendable>(
-    at endpoint: String, responseTimeout: Duration = .seconds(5),
+    _ option: CoordinatorEndpointOption, responseTimeout: Duration = .seconds(5),
     _ body: (ClusterClient) async throws -> Result
 ) async throws -> Result {
+    let options = try option.socketOptions()
     let context = try MessagingContext()
     let client: ClusterClient
     do {
-        client = try await ClusterClient(endpoint: endpoint, context: context, responseTimeout: responseTimeout)
+        client = try await ClusterClient(endpoint: option.endpoint, context: context, responseTimeout: responseTimeout,
+                                         socketOptions: options)
     } catch {
         await context.terminate()
         throw error

@@ -10,6 +10,16 @@ enum Environment {
         return value
     }
 
+    /// The option's value, else `SHIFTWORK_<NAME>`, else `nil`.
+    static func resolve(_ option: String?, _ name: String) -> String? {
+        option ?? value(name)
+    }
+
+    /// Whether the flag is set, or `SHIFTWORK_<NAME>` is `1`, `true` or `yes`.
+    static func flag(_ option: Bool, _ name: String) -> Bool {
+        option || ["1", "true", "yes"].contains(value(name)?.lowercased() ?? "")
+    }
+
     /// The option's value, else `SHIFTWORK_<NAME>`, else `fallback`.
     static func resolve(_ option: String?, _ name: String, default fallback: String) -> String {
         option ?? value(name) ?? fallback

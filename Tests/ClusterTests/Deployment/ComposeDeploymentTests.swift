@@ -105,7 +105,57 @@ final class ComposeDeploymentTests: DeploymentTestCase {
     // MARK: Running it
 
     func testComposeServicesRunAsLocalProcessesWithThreeWorkers() async throws {
-        let compose = try await ComposeFile.load()
+        try await runServices(of: try await ComposeFile.load(), keys: nil)
+    }
+
+    // MARK: CurveZMQ: compose.curve.yaml
+
+    func testCurveOverrideMountsOnlyTheKeysEachServiceNeedsReadOnly() async throws {
+        let plain = try await ComposeFile.load()
+        XCTAssertEqual(try plain.service("coordinator").environment["SHIFTWORK_INSECURE"], "1",
+                       "compose.yaml alone runs without keys, and must say so (SHIFTWORK_INSECURE)")
+        let compose = try await ComposeFile.load("compose.yaml", "compose.curve.yaml")
+        let coordinator = try compose.service("coordinator")
+        let worker = try compose.service("worker")
+        XCTAssertEqual(coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "", "compose.curve.yaml must clear SHIFTWORK_INSECURE")
+        let needed = [(coordinator, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]),
+                      (worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"])]
+        for (service, variables) in needed {
+            for variable in variables {
+                let path = try XCTUnwrap(service.environment[variable], "\(service.name): \(variable) is not set")
+                let mount = service.volumes.first { path == $0.target || path.hasPrefix($0.target + "/") }
+                XCTAssertNotNil(mount, "\(service.name): \(variable)=\(path) is not inside any mounted volume")
+                XCTAssertEqual(mount?.readOnly, true, "\(service.name): keys must be mounted read-only (\(path))")
+            }
+        }
+        // A worker holds its own secret and the coordinator's public key, never the coordinator's secret.
+        for mount in worker.volumes where mount.isBindMount {
+            XCTAssertTrue(mount.source.hasSuffix(".pub") || mount.source.hasSuffix("worker.key"),
+                          "worker: mounts \(mount.source), more than its own key and the coordinator's public key")
+        }
+        let ignored = try Repository.text(".dockerignore").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertTrue(ignored.contains("keys") || ignored.contains("keys/"), ".dockerignore must keep keys/ out of the image")
+    }
+
+    func testComposeServicesWithCurveRunAsLocalProcesses() async throws {
+        let compose = try await ComposeFile.load("compose.yaml", "compose.curve.yaml")
+        // The keys, made as docs/deployment.md says (in the test's scratch directory instead of ./keys).
+        let keys = scratch.appendingPathComponent("keys")
+        for name in ["coordinator", "worker", "client"] {
+            let (status, output) = try await runToCompletion("keygen \(name)", ShiftworkBinary.url, ["keygen", name, "--out", keys.path])
+            XCTAssertEqual(status, 0, output)
+        }
+        try await runServices(of: compose, keys: keys)
+        let coordinator = try XCTUnwrap(processes.first { $0.name == "coordinator" })
+        XCTAssertTrue(coordinator.outputText.contains("CurveZMQ on: public key"), coordinator.outputText)
+    }
+
+    // MARK: Running services
+
+    /// Runs every service of `compose` as local processes (the workers scaled to `replicas`), submits a
+    /// batch from "the host", runs the health check, and stops everything as `docker compose stop` does.
+    /// With `keys`, bind mounts of `./keys` are that directory, and the client uses its `client` pair.
+    private func runServices(of compose: ComposeFile, keys: URL?) async throws {
         let program = try (dockerEntrypoint(try Repository.text("Dockerfile")).last.map { ($0 as NSString).lastPathComponent })
         XCTAssertEqual(program, "shiftwork", "the image's entrypoint is not shiftwork; this test runs services as shiftwork processes")
         var network = LoopbackNetwork(serviceNames: compose.services.keys)
@@ -115,14 +165,13 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         for name in try compose.startOrder() {
             let service = try compose.service(name)
             for (dependency, condition) in service.dependsOn.sorted(by: { $0.key < $1.key }) where condition == "service_healthy" {
-                try await waitUntilHealthy(try compose.service(dependency), network: &network)
+                try await waitUntilHealthy(try compose.service(dependency), network: &network, keys: keys)
             }
             var replicasOfService: [ManagedProcess] = []
             let count = replicas[name] ?? 1
             for replica in 1...count {
                 let arguments = try service.command.map { try network.rewrite($0, inside: name) }
-                var environment: [String: String] = [:]
-                for (key, value) in service.environment { environment[key] = try network.rewrite(value, inside: name) }
+                let environment = try containerEnvironment(of: service, network: &network, keys: keys)
                 replicasOfService.append(try launch(count == 1 ? name : "\(name)-\(replica)", arguments,
                                                     environment: environment))
             }
@@ -134,7 +183,9 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let published = try XCTUnwrap(coordinator.ports.first, "the coordinator publishes no port")
         let endpoint = "tcp://127.0.0.1:\(try network.port(of: "coordinator", containerPort: published.target))"
         let workerCount = replicas["worker"] ?? 1
-        let registered = try await waitForStatus(endpoint) { $0.workers.count == workerCount }
+        let clientKeys = keys.map { ["--secret-key", $0.appendingPathComponent("client.key").path,
+                                     "--coordinator-key", $0.appendingPathComponent("coordinator.pub").path] } ?? []
+        let registered = try await waitForStatus(endpoint, clientKeys) { $0.workers.count == workerCount }
         guard registered?.workers.count == workerCount else {
             throw DeploymentTestError("\(registered?.workers.count ?? 0) of \(workerCount) workers registered with the coordinator:\n\(allOutput)")
         }
@@ -144,7 +195,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         // whatever order the coordinator fills them in.
         let images = try serveImages(max(6, workerCount * ProcessInfo.processInfo.activeProcessorCount))
         let out = scratch.appendingPathComponent("out")
-        let submit = try launch("submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint])
+        let submit = try launch("submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint] + clientKeys)
         let submitted = await submit.waitForExit(timeout: .seconds(120))
         guard submitted == 0 else {
             throw DeploymentTestError("submit \(submitted.map { "exited with status \($0)" } ?? "did not finish in 120 s"):\n\(allOutput)")
@@ -153,12 +204,12 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         for image in images { assertOutput(of: image, in: out, allOutput) }
 
         // Every replica took part, and the coordinator still answers its health check.
-        let after = try await waitForStatus(endpoint) { status in status.batches.contains { $0.succeeded == images.count } }
+        let after = try await waitForStatus(endpoint, clientKeys) { status in status.batches.contains { $0.succeeded == images.count } }
         XCTAssertEqual(after?.workers.count, workerCount, allOutput)
         for worker in after?.workers ?? [] {
             XCTAssertGreaterThan(worker.completed, 0, "worker \(worker.id) ran no task: scaling did not spread the batch\n\(allOutput)")
         }
-        let (health, healthOutput) = try await runHealthcheck(coordinator, network: &network)
+        let (health, healthOutput) = try await runHealthcheck(coordinator, network: &network, keys: keys)
         XCTAssertEqual(health, 0, "the coordinator's health check failed:\n\(healthOutput)")
         XCTAssertTrue(healthOutput.contains("workers: \(workerCount)"), healthOutput)
 
@@ -199,8 +250,31 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         return array
     }
 
-    /// Runs `service`'s health check command once, as Docker would inside its container.
-    private func runHealthcheck(_ service: ComposeService, network: inout LoopbackNetwork) async throws -> (Int32?, String) {
+    /// The service's `environment` as its container sees it mapped onto this machine: endpoints onto
+    /// loopback ports, and paths inside bind mounts onto the mounted host paths (`./keys` onto `keys`).
+    private func containerEnvironment(of service: ComposeService, network: inout LoopbackNetwork, keys: URL?) throws -> [String: String] {
+        var environment: [String: String] = [:]
+        for (key, value) in service.environment {
+            environment[key] = hostPath(try network.rewrite(value, inside: service.name), in: service, keys: keys)
+        }
+        return environment
+    }
+
+    /// `path` inside `service`'s container, as a path on this machine when a bind mount holds it.
+    private func hostPath(_ path: String, in service: ComposeService, keys: URL?) -> String {
+        for mount in service.volumes.filter(\.isBindMount).sorted(by: { $0.target.count > $1.target.count })
+        where path == mount.target || path.hasPrefix(mount.target + "/") {
+            let rest = path.dropFirst(mount.target.count)
+            if let keys, mount.source == "./keys" || mount.source.hasPrefix("./keys/") {
+                return keys.path + mount.source.dropFirst("./keys".count) + rest
+            }
+            return URL(fileURLWithPath: mount.source, relativeTo: Repository.root).standardizedFileURL.path + rest
+        }
+        return path
+    }
+
+    /// Runs `service`'s health check command once, as Docker would inside its container (with its environment).
+    private func runHealthcheck(_ service: ComposeService, network: inout LoopbackNetwork, keys: URL?) async throws -> (Int32?, String) {
         guard let test = service.healthcheck, let form = test.first else {
             throw DeploymentTestError("\(service.name) has no health check")
         }
@@ -208,23 +282,25 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let timeout = try (check["timeout"] as? String).map(ComposeDuration.parse) ?? .seconds(30)
         let arguments = try test.dropFirst().map { try network.rewrite($0, inside: service.name) }
         let binaryDirectory = ShiftworkBinary.url.deletingLastPathComponent().path
+        let environment = try containerEnvironment(of: service, network: &network, keys: keys)
         switch form {
         case "CMD":
             guard let program = arguments.first, (program as NSString).lastPathComponent == "shiftwork" else {
                 throw DeploymentTestError("\(service.name): the health check runs \(arguments.first ?? "nothing"), not shiftwork")
             }
-            return try await runToCompletion("\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()), timeout: timeout)
+            return try await runToCompletion("\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()),
+                                             environment: environment, timeout: timeout)
         case "CMD-SHELL":
             let path = "\(binaryDirectory):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
             return try await runToCompletion("\(service.name) health check", URL(fileURLWithPath: "/bin/sh"), ["-c"] + arguments,
-                                             environment: ["PATH": path], timeout: timeout)
+                                             environment: environment.merging(["PATH": path]) { $1 }, timeout: timeout)
         default:
             throw DeploymentTestError("\(service.name): unsupported health check form \(form)")
         }
     }
 
     /// Runs the health check until it succeeds, within compose's budget (start_period + retries × interval).
-    private func waitUntilHealthy(_ service: ComposeService, network: inout LoopbackNetwork) async throws {
+    private func waitUntilHealthy(_ service: ComposeService, network: inout LoopbackNetwork, keys: URL?) async throws {
         let check = service.definition["healthcheck"] as? [String: Any] ?? [:]
         let interval = try (check["interval"] as? String).map(ComposeDuration.parse) ?? .seconds(30)
         let startPeriod = try (check["start_period"] as? String).map(ComposeDuration.parse) ?? .zero
@@ -232,7 +308,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let deadline = ContinuousClock.now + startPeriod + interval * retries
         var last = ""
         while ContinuousClock.now < deadline {
-            let (status, output) = try await runHealthcheck(service, network: &network)
+            let (status, output) = try await runHealthcheck(service, network: &network, keys: keys)
             if status == 0 { return }
             last = output
             if processes.contains(where: { !$0.isRunning && $0.name.hasPrefix(service.name) }) { break }
@@ -242,12 +318,12 @@ final class ComposeDeploymentTests: DeploymentTestCase {
     }
 
     /// Asks `shiftwork status --json` until `done` holds (or 30 s pass); returns the last status.
-    private func waitForStatus(_ endpoint: String, until done: (ClusterStatus) -> Bool) async throws -> ClusterStatus? {
+    private func waitForStatus(_ endpoint: String, _ clientKeys: [String], until done: (ClusterStatus) -> Bool) async throws -> ClusterStatus? {
         let deadline = ContinuousClock.now + .seconds(30)
         var last: ClusterStatus?
         while ContinuousClock.now < deadline {
             let (status, output) = try await runToCompletion(
-                "status", ShiftworkBinary.url, ["status", "--json", "--coordinator", endpoint])
+                "status", ShiftworkBinary.url, ["status", "--json", "--coordinator", endpoint] + clientKeys)
             if status == 0 {
                 last = try ClusterStatus(json: output)
                 if let last, done(last) { return last }

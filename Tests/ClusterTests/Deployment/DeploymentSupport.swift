@@ -87,16 +87,40 @@ struct ComposeFile {
     let services: [String: ComposeService]
     let raw: [String: Any]
 
-    /// Reads and converts `compose.yaml` at the repository's root.
-    static func load(_ relativePath: String = "compose.yaml") async throws -> ComposeFile {
+    /// Reads and converts `compose.yaml` at the repository's root, with the override files given after
+    /// it merged in as `docker compose -f compose.yaml -f OVERRIDE` does: mappings (such as
+    /// `environment`) merged key by key, `volumes` merged by container path, `ports` concatenated, any
+    /// other value replaced.
+    static func load(_ relativePaths: String...) async throws -> ComposeFile {
+        let paths = relativePaths.isEmpty ? ["compose.yaml"] : relativePaths
         let python = try await PythonEnvironment.shared.python()
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-compose-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: json) }
-        let program = "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2], 'w'))"
+        let program = """
+            import json, sys, yaml
+            def target(volume):
+                return volume.get("target") if isinstance(volume, dict) else str(volume).split(":")[1 if ":" in str(volume) else 0]
+            def merge(base, override, key=None):
+                if isinstance(base, dict) and isinstance(override, dict):
+                    merged = dict(base)
+                    for k, v in override.items():
+                        merged[k] = merge(base[k], v, k) if k in base else v
+                    return merged
+                if key == "volumes" and isinstance(base, list) and isinstance(override, list):
+                    replaced = {target(v) for v in override}
+                    return [v for v in base if target(v) not in replaced] + override
+                if key == "ports" and isinstance(base, list) and isinstance(override, list):
+                    return base + override
+                return override
+            document = {}
+            for path in sys.argv[2:]:
+                document = merge(document, yaml.safe_load(open(path)))
+            json.dump(document, open(sys.argv[1], "w"))
+            """
         let (status, output) = try await runToCompletion(
-            "yaml-to-json", python, ["-c", program, Repository.file(relativePath).path, json.path])
+            "yaml-to-json", python, ["-c", program, json.path] + paths.map { Repository.file($0).path })
         guard status == 0, let data = FileManager.default.contents(atPath: json.path) else {
-            throw DeploymentTestError("PyYAML could not read \(relativePath) (status \(status.map(String.init) ?? "none")):\n\(output)")
+            throw DeploymentTestError("PyYAML could not read \(paths.joined(separator: " + ")) (status \(status.map(String.init) ?? "none")):\n\(output)")
         }
         return try ComposeFile(json: data)
     }
@@ -157,6 +181,17 @@ struct ComposeService {
     let dependsOn: [String: String]
     /// `healthcheck.test`, e.g. `["CMD", "shiftwork", "status", …]`, or nil.
     let healthcheck: [String]?
+    /// `volumes`: what is mounted where in the container.
+    let volumes: [Mount]
+
+    /// A volume or bind mount: `source` is a host path (bind mount) or a volume name.
+    struct Mount: Equatable {
+        var source: String
+        var target: String
+        var readOnly: Bool
+        /// A bind mount of a host path (relative to the compose file, or absolute), not a named volume.
+        var isBindMount: Bool { source.hasPrefix(".") || source.hasPrefix("/") }
+    }
 
     struct PortMapping: Equatable {
         var hostIP: String?
@@ -204,6 +239,21 @@ struct ComposeService {
         default:
             throw DeploymentTestError("\(name).depends_on is neither a list nor a mapping")
         }
+
+        var volumes: [Mount] = []
+        for entry in definition["volumes"] as? [Any] ?? [] {
+            if let long = entry as? [String: Any], let target = long["target"] as? String {
+                volumes.append(Mount(source: long["source"] as? String ?? "", target: target, readOnly: long["read_only"] as? Bool ?? false))
+            } else if let text = entry as? String {
+                let parts = text.split(separator: ":").map(String.init)
+                guard parts.count >= 2 else { throw DeploymentTestError("\(name).volumes: '\(text)' is not SOURCE:TARGET[:MODE]") }
+                volumes.append(Mount(source: parts[0], target: parts[1],
+                                     readOnly: parts.count > 2 && parts[2].split(separator: ",").contains("ro")))
+            } else {
+                throw DeploymentTestError("\(name).volumes: cannot read \(entry)")
+            }
+        }
+        self.volumes = volumes
 
         if let check = definition["healthcheck"] as? [String: Any], check["disable"] as? Bool != true {
             switch check["test"] {
@@ -434,9 +484,11 @@ class DeploymentTestCase: XCTestCase {
         processes.map { "--- \($0.name)\($0.isRunning ? "" : " (exited)"):\n\($0.outputText)" }.joined(separator: "\n")
     }
 
-    /// Starts a coordinator on a free loopback port (`tcp://127.0.0.1:*`) and returns its endpoint.
-    func startCoordinator() async throws -> String {
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"])
+    /// Starts a coordinator on a free loopback port (`tcp://127.0.0.1:*`) and returns its endpoint:
+    /// with CurveZMQ when `keys` are given, else `--insecure`.
+    func startCoordinator(keys: TestKeys? = nil) async throws -> String {
+        let security = keys.map { ["--secret-key", $0.secretKey("coordinator"), "--allow-keys", $0.allowList.path] } ?? ["--insecure"]
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"] + security)
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
             throw DeploymentTestError("the coordinator did not start:\n\(coordinator.outputText)")

@@ -67,6 +67,23 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         assertOutput(of: images[0], in: out, output)
     }
 
+    func testPythonClientWithCurveKeysIsServedAndAnUnlistedOneIsNot() async throws {
+        let keys = try await TestKeys(in: scratch, allowed: ["worker", "python"], unlisted: ["stranger"])
+        let endpoint = try await startCoordinator(keys: keys)
+        _ = try launch("worker", ["worker", "--slots", "2", "--coordinator", endpoint] + keys.peerArguments("worker"))
+        let images = try serveImages(1)
+        let out = scratch.appendingPathComponent("out")
+        let (status, output) = try await runClient(["--coordinator", endpoint, "--out", out.path, images[0].url,
+                                                    "--secret-key", keys.secretKey("python"), "--coordinator-key", keys.publicKey("coordinator")])
+        XCTAssertEqual(status, 0, "the Python client with keys failed:\n\(output)\n\(allOutput)")
+        assertOutput(of: images[0], in: out, output)
+
+        let (refused, refusedOutput) = try await runClient(["--coordinator", endpoint, "--out", out.path, "--timeout", "2", images[0].url,
+                                                            "--secret-key", keys.secretKey("stranger"), "--coordinator-key", keys.publicKey("coordinator")])
+        XCTAssertEqual(refused, 2, refusedOutput)
+        XCTAssertTrue(refusedOutput.contains("no answer from a coordinator"), refusedOutput)
+    }
+
     func testPythonClientWithoutACoordinatorSaysSo() async throws {
         let port = try freeLoopbackPort()
         let (status, output) = try await runClient(["--coordinator", "tcp://127.0.0.1:\(port)", "--timeout", "1",

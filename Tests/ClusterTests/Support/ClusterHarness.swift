@@ -25,9 +25,11 @@ final class ClusterHarness {
         return process
     }
 
-    /// Starts a coordinator on a free port of `host` (loopback by default) and returns its endpoint.
-    func startCoordinator(_ extraArguments: [String] = [], host: String = "127.0.0.1") async throws -> String {
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://\(host):*"] + extraArguments)
+    /// Starts a coordinator on a free port of `host` (loopback by default) and returns its endpoint: with
+    /// CurveZMQ when `keys` are given (its own pair and the allow-list), else with `--insecure`.
+    func startCoordinator(_ extraArguments: [String] = [], host: String = "127.0.0.1", keys: TestKeys? = nil) async throws -> String {
+        let security = keys.map { ["--secret-key", $0.secretKey("coordinator"), "--allow-keys", $0.allowList.path] } ?? ["--insecure"]
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://\(host):*"] + security + extraArguments)
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
             throw HarnessError("the coordinator did not start:\n\(coordinator.outputText)")
@@ -35,10 +37,11 @@ final class ClusterHarness {
         return endpoint.trimmingCharacters(in: .whitespaces)
     }
 
-    /// Starts a worker of `endpoint`.
+    /// Starts a worker of `endpoint`; with `keys`, it uses the pair named `keyName` (default: `id`).
     @discardableResult
-    func startWorker(_ id: String, endpoint: String, slots: Int = 2) throws -> ManagedProcess {
-        try launch(id, ["worker", "--slots", String(slots), "--worker-id", id, "--coordinator", endpoint])
+    func startWorker(_ id: String, endpoint: String, slots: Int = 2, keys: TestKeys? = nil, keyName: String? = nil) throws -> ManagedProcess {
+        try launch(id, ["worker", "--slots", String(slots), "--worker-id", id, "--coordinator", endpoint]
+                   + (keys?.peerArguments(keyName ?? id) ?? []))
     }
 
     /// Runs a CLI command to completion; returns its exit status and output.

@@ -54,15 +54,29 @@ class CoordinatorError(Exception):
     """The coordinator did not answer in time, or refused a request."""
 
 
+def read_key(path):
+    """The Z85 key in a key file of `shiftwork keygen`: the line that is not blank or a `# ` comment."""
+    with open(path, encoding="utf-8") as file:
+        lines = [line.strip() for line in file if line.strip() and line.strip() != "#" and not line.startswith("# ")]
+    if len(lines) != 1 or len(lines[0].split()[0]) != 40:
+        sys.exit(f"shiftwork_client: {path} does not hold one CurveZMQ key (40 characters of Z85, as `shiftwork keygen` writes)")
+    return lines[0].split()[0].encode()
+
+
 class Client:
     """One DEALER socket to the coordinator; every answer is matched by request ID or batch ID."""
 
-    def __init__(self, endpoint, timeout):
+    def __init__(self, endpoint, timeout, secret_key=None, coordinator_key=None):
         self.endpoint = endpoint
         self.timeout = timeout
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 200)
+        if secret_key:  # CurveZMQ: this client's pair, and the coordinator's public key
+            secret = read_key(secret_key)
+            self.socket.curve_secretkey = secret
+            self.socket.curve_publickey = zmq.curve_public(secret)
+            self.socket.curve_serverkey = read_key(coordinator_key)
         self.socket.connect(endpoint)
 
     def close(self):
@@ -137,7 +151,7 @@ def run(args):
     parameters = pb.TiltShiftParameters(
         focus_position=args.focus, sharp_band=args.band, transition=args.transition,
         blur_radius=args.radius, output_format=pb.IMAGE_FORMAT_SAME_AS_INPUT, jpeg_quality=90)
-    client = Client(args.coordinator, args.timeout)
+    client = Client(args.coordinator, args.timeout, args.secret_key, args.coordinator_key)
     try:
         failed = 0
         for event in client.submit(args.inputs, parameters):
@@ -184,13 +198,20 @@ def main():
     parser.add_argument("inputs", nargs="+", metavar="URL", help="images the workers can fetch (http, https)")
     parser.add_argument("--coordinator", default=os.environ.get("SHIFTWORK_COORDINATOR", "tcp://127.0.0.1:5570"),
                         help="the coordinator's endpoint (env SHIFTWORK_COORDINATOR; default %(default)s)")
+    parser.add_argument("--secret-key", default=os.environ.get("SHIFTWORK_SECRET_KEY") or None,
+                        help="this client's CurveZMQ secret key file, NAME.key (env SHIFTWORK_SECRET_KEY)")
+    parser.add_argument("--coordinator-key", default=os.environ.get("SHIFTWORK_COORDINATOR_KEY") or None,
+                        help="the coordinator's public key file (env SHIFTWORK_COORDINATOR_KEY)")
     parser.add_argument("--out", default="shiftwork-out", help="directory for the results (default %(default)s)")
     parser.add_argument("--timeout", type=float, default=10, help="seconds to wait for an answer (default 10)")
     parser.add_argument("--focus", type=float, default=0.5, help="focus line, fraction of the height from the top")
     parser.add_argument("--band", type=float, default=0.0, help="height of the sharp band, fraction of the height")
     parser.add_argument("--transition", type=float, default=0.25, help="height of the sharp-to-blurred ramp")
     parser.add_argument("--radius", type=float, default=10.0, help="blur radius (Gaussian sigma) in pixels")
-    sys.exit(run(parser.parse_args()))
+    args = parser.parse_args()
+    if bool(args.secret_key) != bool(args.coordinator_key):
+        parser.error("--secret-key and --coordinator-key go together (CurveZMQ), or neither is given")
+    sys.exit(run(args))
 
 
 if __name__ == "__main__":
