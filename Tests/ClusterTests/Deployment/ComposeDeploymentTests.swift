@@ -71,6 +71,11 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         XCTAssertEqual(coordinator.ports.map(\.target), [port], "coordinator: must publish exactly its listen port \(port)")
         XCTAssertNotNil(coordinator.ports.first?.published, "coordinator: the port must be published for `shiftwork submit` from the host")
         XCTAssertEqual(worker.environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator:\(port)")
+        // The coordinator's journal lives in a named volume, so that a restarted container loses nothing.
+        let dataDirectory = try XCTUnwrap(coordinator.environment["SHIFTWORK_DATA_DIR"], "coordinator: SHIFTWORK_DATA_DIR is not set")
+        let dataMount = coordinator.volumes.first { dataDirectory == $0.target || dataDirectory.hasPrefix($0.target + "/") }
+        XCTAssertEqual(dataMount.map { !$0.isBindMount && !$0.readOnly }, true,
+                       "coordinator: \(dataDirectory) must be on a writable named volume")
         let check = coordinator.healthcheck ?? []
         XCTAssertEqual(check.prefix(3), ["CMD", "shiftwork", "status"], "coordinator: health check \(check)")
         XCTAssertTrue(check.contains("tcp://127.0.0.1:\(port)"), "coordinator: health check must ask the coordinator in its own container: \(check)")
@@ -260,11 +265,17 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         return environment
     }
 
-    /// `path` inside `service`'s container, as a path on this machine when a bind mount holds it.
+    /// `path` inside `service`'s container, as a path on this machine when a mount holds it: a bind
+    /// mount's host path, or a scratch directory standing for a named volume.
     private func hostPath(_ path: String, in service: ComposeService, keys: URL?) -> String {
-        for mount in service.volumes.filter(\.isBindMount).sorted(by: { $0.target.count > $1.target.count })
+        for mount in service.volumes.sorted(by: { $0.target.count > $1.target.count })
         where path == mount.target || path.hasPrefix(mount.target + "/") {
             let rest = path.dropFirst(mount.target.count)
+            if !mount.isBindMount {
+                let volume = scratch.appendingPathComponent("volume-\(mount.source)", isDirectory: true)
+                try? FileManager.default.createDirectory(at: volume, withIntermediateDirectories: true)
+                return volume.path + rest
+            }
             if let keys, mount.source == "./keys" || mount.source.hasPrefix("./keys/") {
                 return keys.path + mount.source.dropFirst("./keys".count) + rest
             }
