@@ -5,20 +5,7 @@ import XCTest
 
 /// What users trust a cluster with, over real processes on loopback: cancels reach running work, a
 /// killed worker loses nothing, a failed download fails only its own item, and status tells the truth.
-final class ClusterSemanticsTests: XCTestCase {
-    private var harness: ClusterHarness!
-    private var server: TestHTTPServer!
-
-    override func setUp() async throws {
-        harness = try ClusterHarness()
-        server = try TestHTTPServer()
-    }
-
-    override func tearDown() async throws {
-        await harness.stopAll()
-        server.shutdown()
-    }
-
+final class ClusterSemanticsTests: ClusterTestCase {
     private func serveImages(_ count: Int, prefix: String, response: (_ bytes: [UInt8], _ format: ImageFormat) -> TestHTTPServer.Response?) throws -> [String] {
         try server.serveSyntheticImages(count, prefix: prefix, response: response)
     }

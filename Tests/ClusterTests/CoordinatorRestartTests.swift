@@ -5,20 +5,7 @@ import XCTest
 
 /// Durability over real processes: a coordinator with a data directory killed with `kill -9` in the
 /// middle of a batch and started again loses nothing and runs nothing twice; a client re-attaches.
-final class CoordinatorRestartTests: XCTestCase {
-    private var harness: ClusterHarness!
-    private var server: TestHTTPServer!
-
-    override func setUp() async throws {
-        harness = try ClusterHarness()
-        server = try TestHTTPServer()
-    }
-
-    override func tearDown() async throws {
-        await harness.stopAll()
-        server.shutdown()
-    }
-
+final class CoordinatorRestartTests: ClusterTestCase {
     /// Slow downloads (about a second each) keep a batch running for a while.
     private func serveSlowImages(_ count: Int, prefix: String) throws -> [String] {
         try server.serveSyntheticImages(count, prefix: prefix) { bytes, format in

@@ -5,20 +5,7 @@ import XCTest
 
 /// Batches that grow while they run: an input that is a manifest (a text list of images) expands into
 /// more items once its download finishes. Real coordinator, workers and HTTP server on loopback.
-final class ManifestBatchTests: XCTestCase {
-    private var harness: ClusterHarness!
-    private var server: TestHTTPServer!
-
-    override func setUp() async throws {
-        harness = try ClusterHarness()
-        server = try TestHTTPServer()
-    }
-
-    override func tearDown() async throws {
-        await harness.stopAll()
-        server.shutdown()
-    }
-
+final class ManifestBatchTests: ClusterTestCase {
     private func decodedImages(in directory: URL) throws -> [String: (width: Int, height: Int)] {
         var images: [String: (width: Int, height: Int)] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {

@@ -6,20 +6,7 @@ import XCTest
 /// What a worker process writes about its tasks: every line names the task (`batch`, `task`, `attempt`,
 /// `kind`, and `source` for a download at debug), from receipt to the result sent; per-task lines are
 /// debug, failures info, so that info stays quiet.
-final class WorkerLoggingTests: XCTestCase {
-    private var harness: ClusterHarness!
-    private var server: TestHTTPServer!
-
-    override func setUp() async throws {
-        harness = try ClusterHarness()
-        server = try TestHTTPServer()
-    }
-
-    override func tearDown() async throws {
-        await harness?.stopAll()
-        server?.shutdown()
-    }
-
+final class WorkerLoggingTests: ClusterTestCase {
     /// One image that downloads and one that is missing, as URLs of the test server.
     private func sources(prefix: String) throws -> (good: String, missing: String) {
         let bytes = try SyntheticImages.make(width: 64, height: 48, format: .png, seed: 7)

@@ -165,14 +165,7 @@ public actor ClusterClient {
             continuation.finish(throwing: ClusterClientError.messageTooLarge(bytes: message.count, limit: maxMessageSize))
             return stream
         }
-        pendingSubmissions[requestID] = continuation
-        channel.send([message])
-        let timeout = responseTimeout
-        acceptanceTimers[requestID] = Task {
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            self.expireSubmission(requestID)
-        }
+        awaitAcceptance(requestID, continuation, sending: message)
         return stream
     }
 
@@ -183,15 +176,24 @@ public actor ClusterClient {
     public func results(batchID: String) -> AsyncThrowingStream<BatchEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
         let requestID = UUID().uuidString
+        awaitAcceptance(requestID, continuation,
+                        sending: WireCodec.encode(.fetchResults(FetchResults(requestID: requestID, batchID: batchID))))
+        return stream
+    }
+
+    /// Sends a request answered by `BatchAccepted` (or a refusal), and fails its stream with `noAnswer`
+    /// if neither comes within the response timeout.
+    private func awaitAcceptance(
+        _ requestID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation, sending message: [UInt8]
+    ) {
         pendingSubmissions[requestID] = continuation
-        send(.fetchResults(FetchResults(requestID: requestID, batchID: batchID)))
+        channel.send([message])
         let timeout = responseTimeout
         acceptanceTimers[requestID] = Task {
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }
             self.expireSubmission(requestID)
         }
-        return stream
     }
 
     /// Asks for the cluster's status, or one batch's with its items when `batchID` is given.
