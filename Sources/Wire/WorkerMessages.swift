@@ -28,11 +28,15 @@ public struct Welcome: Sendable, Equatable {
     public var heartbeatIntervalMs: UInt32
     /// The coordinator's identity, for logs and status.
     public var coordinatorID: String
+    /// The largest message the coordinator accepts, in bytes (0: not said). A worker whose result would
+    /// be larger fails the task instead of being disconnected.
+    public var maxMessageBytes: UInt64
 
     /// Creates a welcome.
-    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "") {
+    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "", maxMessageBytes: UInt64 = 0) {
         self.heartbeatIntervalMs = heartbeatIntervalMs
         self.coordinatorID = coordinatorID
+        self.maxMessageBytes = maxMessageBytes
     }
 }
 

@@ -99,3 +99,28 @@ final class LimitsTests: XCTestCase {
         XCTAssertTrue(ClusterClientError.messageTooLarge(bytes: bytes, limit: limit).description.contains("split it"))
     }
 }
+
+/// The message-size limit over real processes: a worker whose result would exceed what the coordinator
+/// accepts fails that task with a clear error instead of being disconnected, and the rest goes on.
+final class MessageSizeLimitTests: ClusterTestCase {
+    func testAnOutputTooLargeForTheCoordinatorFailsItsItemOnly() async throws {
+        let endpoint = try await harness.startCoordinator(["--max-message-mb", "1"])
+        try harness.startWorker("worker", endpoint: endpoint, slots: 2)
+        let small = try server.serveSyntheticImages(1, prefix: "small")
+        // Noise does not compress: a 1000×800 PNG of it is well over 1 MiB.
+        let big = try SyntheticImages.make(width: 1000, height: 800, format: .png, seed: 9)
+        XCTAssertGreaterThan(big.count, 1 << 20)
+        server.serve(path: "/big.png", body: big, contentType: "image/png")
+        let out = harness.scratch.appendingPathComponent("sized")
+        let (status, output) = try await harness.run(
+            ["submit", small[0], server.url("/big.png"), "--out", out.path, "--json", "--coordinator", endpoint])
+        XCTAssertEqual(status, 1, output)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(report.int("succeeded"), 1, output)
+        let error = try XCTUnwrap(report.objects("items").compactMap { $0["error"] as? String }.first, output)
+        XCTAssertTrue(error.contains("more than the largest message the coordinator accepts (1 MiB"), error)
+        // The worker is still connected and serving.
+        let cluster = try await harness.status(endpoint)
+        XCTAssertEqual(cluster.objects("workers").count, 1, harness.allOutput)
+    }
+}

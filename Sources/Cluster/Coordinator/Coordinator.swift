@@ -110,7 +110,8 @@ public actor Coordinator {
         self.logger = logger
         self.dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
-            coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8))
+            coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
+            maxMessageBytes: UInt64(max(0, configuration.socketOptions.maxMessageSize)))
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any

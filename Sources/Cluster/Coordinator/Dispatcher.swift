@@ -53,8 +53,13 @@ struct Dispatcher {
     /// Sent in `Welcome`, so that a worker's log says which coordinator (instance) it joined.
     let coordinatorID: String
 
-    init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3, coordinatorID: String = "") {
+    /// Sent in `Welcome`: the largest message the coordinator accepts (0: not said).
+    let maxMessageBytes: UInt64
+
+    init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3, coordinatorID: String = "",
+         maxMessageBytes: UInt64 = 0) {
         self.coordinatorID = coordinatorID
+        self.maxMessageBytes = maxMessageBytes
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
         self.maxWorkerDeaths = max(1, maxWorkerDeaths)
@@ -144,7 +149,8 @@ struct Dispatcher {
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
         let welcome = Outbound(peer: peer, message: .welcome(Welcome(
-            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID)))
+            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID,
+            maxMessageBytes: maxMessageBytes)))
         return [welcome] + dispatch()
     }
 

@@ -62,6 +62,8 @@ public actor Worker {
     private let queue: WorkQueue
     private var channel: SocketChannel?
     private var running: [String: AssignedTask] = [:]
+    /// The largest message the coordinator accepts, as its welcome said.
+    private var coordinatorMaxMessageBytes: Int64?
     /// Messages from the coordinator that were dropped (malformed, or meant for clients); sent in heartbeats.
     private var droppedMessages: UInt64 = 0
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
@@ -210,6 +212,7 @@ public actor Worker {
                 task.operation.cancel()
             }
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
+            coordinatorMaxMessageBytes = welcome.maxMessageBytes > 0 ? Int64(clamping: welcome.maxMessageBytes) : nil
             isRegistered = true
             logger.info("registered with the coordinator", metadata: [
                 "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
@@ -285,12 +288,12 @@ public actor Worker {
         running[task.assignment.taskID] = nil
         var result = task.result
         var encoded = WireCodec.encode(.taskResult(result))
-        let limit = configuration.socketOptions.maxMessageSize
+        let limit = coordinatorMaxMessageBytes ?? configuration.socketOptions.maxMessageSize
         if limit >= 0, Int64(encoded.count) > limit {
             // The coordinator would drop the connection rather than take it: fail the task instead.
             result.outcome = .failure(TaskFailure(code: .limit, message:
                 "\(task.assignment.source): the output is \(encoded.count >> 20) MiB, more than the largest message "
-                + "(\(limit >> 20) MiB, --max-message-mb): lower --quality, or raise the limit on the coordinator and the workers"))
+                + "the coordinator accepts (\(limit >> 20) MiB, its --max-message-mb): lower --quality, or raise that limit"))
             encoded = WireCodec.encode(.taskResult(result))
         }
         channel?.send([encoded])

@@ -87,7 +87,8 @@ extension WorkerHello {
 
 extension Welcome {
     init(_ c: Shiftwork__V1__Welcome) {
-        self.init(heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: readString(c.coordinator_id))
+        self.init(heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: readString(c.coordinator_id),
+                  maxMessageBytes: c.max_message_bytes)
     }
 }
 

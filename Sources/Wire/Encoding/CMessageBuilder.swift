@@ -136,6 +136,7 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__welcome__init(c)
         c.pointee.heartbeat_interval_ms = m.heartbeatIntervalMs
         c.pointee.coordinator_id = string(m.coordinatorID)
+        c.pointee.max_message_bytes = m.maxMessageBytes
         return c
     }
 

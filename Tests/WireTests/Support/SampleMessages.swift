@@ -26,7 +26,7 @@ enum SampleMessages {
             .taskResult(TaskResult(
                 taskID: "task-8", attempt: 5, outcome: .failure(TaskFailure(code: .dependency, message: unicode)))),
             .workerGoodbye(WorkerGoodbye(workerID: "worker-\(unicode)", draining: true)),
-            .welcome(Welcome(heartbeatIntervalMs: 1500, coordinatorID: "coordinator-α")),
+            .welcome(Welcome(heartbeatIntervalMs: 1500, coordinatorID: "coordinator-α", maxMessageBytes: 1 << 28)),
             .taskAssignment(TaskAssignment(
                 taskID: "task-9", batchID: "batch-1", attempt: 3, kind: .tiltShift, source: "https://example.com/a.jpg",
                 inputs: [

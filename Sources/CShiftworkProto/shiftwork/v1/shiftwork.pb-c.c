@@ -1531,7 +1531,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__worker_hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[3] =
 {
   {
     "heartbeat_interval_ms",
@@ -1557,15 +1557,28 @@ static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_message_bytes",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__Welcome, max_message_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__welcome__field_indices_by_name[] = {
   1,   /* field[1] = coordinator_id */
   0,   /* field[0] = heartbeat_interval_ms */
+  2,   /* field[2] = max_message_bytes */
 };
 static const ProtobufCIntRange shiftwork__v1__welcome__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor =
 {
@@ -1575,7 +1588,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor =
   "Shiftwork__V1__Welcome",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Welcome),
-  2,
+  3,
   shiftwork__v1__welcome__field_descriptors,
   shiftwork__v1__welcome__field_indices_by_name,
   1,  shiftwork__v1__welcome__number_ranges,

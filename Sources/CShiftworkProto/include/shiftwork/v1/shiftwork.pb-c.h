@@ -197,10 +197,14 @@ struct  Shiftwork__V1__Welcome
   ProtobufCMessage base;
   uint32_t heartbeat_interval_ms;
   char *coordinator_id;
+  /*
+   * the largest message the coordinator accepts (0: not said)
+   */
+  uint64_t max_message_bytes;
 };
 #define SHIFTWORK__V1__WELCOME__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__welcome__descriptor) \
-    , 0, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__Heartbeat
