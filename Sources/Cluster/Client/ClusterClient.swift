@@ -37,8 +37,9 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .noAnswer(let endpoint, let waited, false):
             "no answer from a coordinator at \(endpoint) within \(waited). Is one running there? Start one with "
-                + "`shiftwork coordinator --listen tcp://0.0.0.0:5570`, or point to it with --coordinator or "
-                + "SHIFTWORK_COORDINATOR; `shiftwork run` needs no coordinator at all."
+                + "`shiftwork coordinator --listen tcp://0.0.0.0:5570 --insecure` (or with keys, as docs/deployment.md "
+                + "shows; then give this command --secret-key and --coordinator-key), or point to it with --coordinator "
+                + "or SHIFTWORK_COORDINATOR; `shiftwork run` needs no coordinator at all."
         case .noAnswer(let endpoint, let waited, true):
             "no answer from a coordinator at \(endpoint) within \(waited). Is one running there, with CurveZMQ on? "
                 + "Is this client's public key on the coordinator's allow-list (--allow-keys), and is --coordinator-key "
