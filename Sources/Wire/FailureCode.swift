@@ -18,4 +18,7 @@ public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
     case limit = 6
     /// An internal error.
     case `internal` = 7
+    /// An input the coordinator said the worker holds (``InjectedInput/onWorker``) is no longer in its
+    /// cache; the coordinator sends the task again with the bytes.
+    case inputMissing = 8
 }

@@ -8,12 +8,16 @@ public struct InjectedInput: Sendable, Equatable {
     public var data: [UInt8]
     /// The media type of `data`, for example `image/jpeg`; empty if unknown.
     public var mediaType: String
+    /// The bytes are not sent: the receiving worker produced them (it ran `fromTaskID`) and holds them
+    /// in its input cache.
+    public var onWorker: Bool
 
     /// Creates an injected input.
-    public init(fromTaskID: String, data: [UInt8], mediaType: String = "") {
+    public init(fromTaskID: String, data: [UInt8], mediaType: String = "", onWorker: Bool = false) {
         self.fromTaskID = fromTaskID
         self.data = data
         self.mediaType = mediaType
+        self.onWorker = onWorker
     }
 }
 

@@ -10,6 +10,8 @@ public enum ClusterDefaults {
     public static let workerTimeout: Duration = .seconds(5)
     /// Downloads from one origin host that may run at once across the cluster (browsers use 6).
     public static let maxDownloadsPerHost = 6
+    /// Bytes of downloaded images a worker keeps for the tilt-shifts sent to it (`--input-cache-mb`).
+    public static let inputCacheBytes = 256 << 20
     /// How deep manifests may nest (a manifest listing manifests listing images is 2).
     public static let maxManifestDepth = 2
     /// The most items one batch may have (`--max-batch-items`).

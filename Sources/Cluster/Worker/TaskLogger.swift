@@ -80,6 +80,7 @@ extension FailureCode {
         case .dependency: "dependency"
         case .limit: "limit"
         case .internal: "internal"
+        case .inputMissing: "input-missing"
         }
     }
 }

@@ -21,6 +21,9 @@ public struct WorkerConfiguration: Sendable {
     public var limits: ImageLimits
     /// Socket options (frame size limit, linger, queue bounds).
     public var socketOptions: SocketOptions
+    /// Bytes of downloaded images kept for the tilt-shifts the coordinator sends to this worker because
+    /// it holds their input (locality).
+    public var inputCacheBytes: Int
 
     /// Creates a configuration for a worker of `coordinator`.
     public init(
@@ -30,7 +33,8 @@ public struct WorkerConfiguration: Sendable {
         fetch: FetchConfiguration = FetchConfiguration(),
         filterThreads: Int = 1,
         limits: ImageLimits = .default,
-        socketOptions: SocketOptions = SocketOptions()
+        socketOptions: SocketOptions = SocketOptions(),
+        inputCacheBytes: Int = ClusterDefaults.inputCacheBytes
     ) {
         self.coordinator = coordinator
         self.slots = max(1, slots)
@@ -39,6 +43,7 @@ public struct WorkerConfiguration: Sendable {
         self.filterThreads = max(1, filterThreads)
         self.limits = limits
         self.socketOptions = socketOptions
+        self.inputCacheBytes = max(0, inputCacheBytes)
     }
 
     /// `HOSTNAME-PID-RANDOM`: unique across restarts and across containers of one host.
@@ -62,6 +67,8 @@ public actor Worker {
     private let queue: WorkQueue
     private var channel: SocketChannel?
     private var running: [String: AssignedTask] = [:]
+    /// Downloaded images waiting for their tilt-shift on this worker.
+    private var inputCache: InputCache
     /// The largest message the coordinator accepts, as its welcome said.
     private var coordinatorMaxMessageBytes: Int64?
     /// Messages from the coordinator that were dropped (malformed, or meant for clients); sent in heartbeats.
@@ -86,6 +93,7 @@ public actor Worker {
         self.logger = logger
         self.fetcher = ImageFetcher(configuration: configuration.fetch)
         self.queue = WorkQueue(name: "worker tasks", maxConcurrentOperationCount: configuration.slots)
+        self.inputCache = InputCache(capacityBytes: configuration.inputCacheBytes)
     }
 
     /// Connects, registers and serves tasks until `stop()` is called or the surrounding task is cancelled.
@@ -213,6 +221,7 @@ public actor Worker {
             }
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
             coordinatorMaxMessageBytes = welcome.maxMessageBytes > 0 ? Int64(clamping: welcome.maxMessageBytes) : nil
+            inputCache.removeAll()
             isRegistered = true
             logger.info("registered with the coordinator", metadata: [
                 "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
@@ -249,9 +258,16 @@ public actor Worker {
         }
     }
 
-    private func start(_ assignment: TaskAssignment) {
-        let log = TaskLogger(logger, assignment: assignment)
+    private func start(_ received: TaskAssignment) {
+        let log = TaskLogger(logger, assignment: received)
         log.debug("task received")
+        guard let assignment = inputCache.resolve(received) else {
+            let failure = TaskFailure(code: .inputMissing, message:
+                "\(received.source): its input is no longer in this worker's cache; the coordinator sends it again with the bytes")
+            send(.taskResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure))))
+            log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
+            return
+        }
         let task: AssignedTask
         do {
             task = try AssignedTask(
@@ -287,6 +303,10 @@ public actor Worker {
         }
         running[task.assignment.taskID] = nil
         var result = task.result
+        if task.assignment.kind == .download, case .output(let output) = result.outcome, output.mediaType != Manifest.mediaType {
+            // Kept for the tilt-shift, which the coordinator sends here when it can (locality).
+            inputCache.store(task.assignment.taskID, data: output.data, mediaType: output.mediaType)
+        }
         var encoded = WireCodec.encode(.taskResult(result))
         let limit = coordinatorMaxMessageBytes ?? configuration.socketOptions.maxMessageSize
         if limit >= 0, Int64(encoded.count) > limit {

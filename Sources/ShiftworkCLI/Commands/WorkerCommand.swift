@@ -24,6 +24,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds to finish running tasks after SIGTERM before leaving (env SHIFTWORK_DRAIN_TIMEOUT; default 60).")
     var drainTimeout: Int?
 
+    @Option(help: "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); 0 turns locality off).")
+    var inputCacheMb: Int?
+
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -37,7 +40,8 @@ struct WorkerCommand: AsyncParsableCommand {
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
             fetch: FetchConfiguration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
             limits: limits,
-            socketOptions: try coordinator.socketOptions())
+            socketOptions: try coordinator.socketOptions(),
+            inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
         let context = try MessagingContext()
         let worker = Worker(configuration: configuration, context: context, logger: logger)
         let serving = Task { try await worker.run() }

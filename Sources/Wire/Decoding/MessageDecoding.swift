@@ -118,7 +118,8 @@ extension WireTiltShiftParameters {
 
 extension InjectedInput {
     init(_ c: Shiftwork__V1__InjectedInput) {
-        self.init(fromTaskID: readString(c.from_task_id), data: readBytes(c.data), mediaType: readString(c.media_type))
+        self.init(fromTaskID: readString(c.from_task_id), data: readBytes(c.data), mediaType: readString(c.media_type),
+                  onWorker: c.on_worker != 0)
     }
 }
 

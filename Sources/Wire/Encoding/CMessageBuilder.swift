@@ -177,6 +177,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.from_task_id = string(m.fromTaskID)
         c.pointee.data = bytes(m.data)
         c.pointee.media_type = string(m.mediaType)
+        c.pointee.on_worker = m.onWorker ? 1 : 0
         return c
     }
 

@@ -31,7 +31,7 @@ enum SampleMessages {
                 taskID: "task-9", batchID: "batch-1", attempt: 3, kind: .tiltShift, source: "https://example.com/a.jpg",
                 inputs: [
                     InjectedInput(fromTaskID: "task-8", data: payload(200, seed: 2), mediaType: "image/png"),
-                    InjectedInput(fromTaskID: "task-6", data: [], mediaType: "application/octet-stream"),
+                    InjectedInput(fromTaskID: "task-6", data: [], mediaType: "image/jpeg", onWorker: true),
                 ],
                 parameters: parameters)),
             .taskAssignment(TaskAssignment(

@@ -1813,7 +1813,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descripto
   (ProtobufCMessageInit) shiftwork__v1__tilt_shift_parameters__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__injected_input__field_descriptors[3] =
+static const ProtobufCFieldDescriptor shiftwork__v1__injected_input__field_descriptors[4] =
 {
   {
     "from_task_id",
@@ -1851,16 +1851,29 @@ static const ProtobufCFieldDescriptor shiftwork__v1__injected_input__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "on_worker",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__InjectedInput, on_worker),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__injected_input__field_indices_by_name[] = {
   1,   /* field[1] = data */
   0,   /* field[0] = from_task_id */
   2,   /* field[2] = media_type */
+  3,   /* field[3] = on_worker */
 };
 static const ProtobufCIntRange shiftwork__v1__injected_input__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
 {
@@ -1870,7 +1883,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   "Shiftwork__V1__InjectedInput",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__InjectedInput),
-  3,
+  4,
   shiftwork__v1__injected_input__field_descriptors,
   shiftwork__v1__injected_input__field_indices_by_name,
   1,  shiftwork__v1__injected_input__number_ranges,
@@ -3441,7 +3454,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   shiftwork__v1__image_format__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[8] =
+static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[9] =
 {
   { "FAILURE_CODE_UNSPECIFIED", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED", 0 },
   { "FAILURE_CODE_DOWNLOAD", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_DOWNLOAD", 1 },
@@ -3451,16 +3464,18 @@ static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_numb
   { "FAILURE_CODE_DEPENDENCY", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_DEPENDENCY", 5 },
   { "FAILURE_CODE_LIMIT", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_LIMIT", 6 },
   { "FAILURE_CODE_INTERNAL", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL", 7 },
+  { "FAILURE_CODE_INPUT_MISSING", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING", 8 },
 };
 static const ProtobufCIntRange shiftwork__v1__failure_code__value_ranges[] = {
-{0, 0},{0, 8}
+{0, 0},{0, 9}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[8] =
+static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[9] =
 {
   { "FAILURE_CODE_CANCELLED", 4 },
   { "FAILURE_CODE_DECODE", 2 },
   { "FAILURE_CODE_DEPENDENCY", 5 },
   { "FAILURE_CODE_DOWNLOAD", 1 },
+  { "FAILURE_CODE_INPUT_MISSING", 8 },
   { "FAILURE_CODE_INTERNAL", 7 },
   { "FAILURE_CODE_LIMIT", 6 },
   { "FAILURE_CODE_PROCESSING", 3 },
@@ -3473,9 +3488,9 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   "FailureCode",
   "Shiftwork__V1__FailureCode",
   "shiftwork.v1",
-  8,
+  9,
   shiftwork__v1__failure_code__enum_values_by_number,
-  8,
+  9,
   shiftwork__v1__failure_code__enum_values_by_name,
   1,
   shiftwork__v1__failure_code__value_ranges,

@@ -93,7 +93,11 @@ typedef enum _Shiftwork__V1__FailureCode {
    * a size limit was exceeded
    */
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_LIMIT = 6,
-  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL = 7
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL = 7,
+  /*
+   * an `on_worker` input is no longer in the worker's cache: send the bytes
+   */
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING = 8
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FAILURE_CODE)
 } Shiftwork__V1__FailureCode;
 
@@ -272,7 +276,8 @@ struct  Shiftwork__V1__TiltShiftParameters
 
 
 /*
- * A dependency's result injected into its dependent.
+ * A dependency's result injected into its dependent. With `on_worker`, `data` is empty: the receiving
+ * worker produced it (it ran `from_task_id`) and holds it in its input cache (locality).
  */
 struct  Shiftwork__V1__InjectedInput
 {
@@ -280,10 +285,11 @@ struct  Shiftwork__V1__InjectedInput
   char *from_task_id;
   ProtobufCBinaryData data;
   char *media_type;
+  protobuf_c_boolean on_worker;
 };
 #define SHIFTWORK__V1__INJECTED_INPUT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__injected_input__descriptor) \
-    , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__TaskAssignment
