@@ -82,6 +82,32 @@ final class CoordinatorRestartTests: ClusterTestCase {
         XCTAssertTrue(states.values.allSatisfy { $0 == "succeeded" }, "\(states)")
     }
 
+    func testABatchGrownByAManifestSurvivesACoordinatorRestart() async throws {
+        let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        let data = harness.scratch.appendingPathComponent("data")
+        let first = try await startCoordinator("coordinator-1", endpoint: endpoint, dataDirectory: data)
+        try harness.startWorker("worker", endpoint: endpoint, slots: 2)
+        let urls = try serveSlowImages(6, prefix: "listed")
+        server.serve(path: "/listed/all.txt", body: Array(urls.joined(separator: "\n").utf8), contentType: "text/plain")
+        let out = harness.scratch.appendingPathComponent("listed-out")
+        let submit = try harness.launch("submit", ["submit", server.url("/listed/all.txt"), "--out", out.path,
+                                                   "--coordinator", endpoint])
+        let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
+        let batchID = String(try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)"))
+        // Kill once the manifest has expanded and some of its images are done.
+        _ = try await harness.waitForStatus(endpoint, batch: batchID, timeout: .seconds(60)) { status in
+            (status.objects("batches").first?.int("succeeded") ?? 0) >= 3
+        }
+        await first.kill9()
+        _ = try await startCoordinator("coordinator-2", endpoint: endpoint, dataDirectory: data)
+
+        let status = await submit.waitForExit(timeout: .seconds(90))
+        XCTAssertEqual(status, 0, harness.allOutput)
+        XCTAssertTrue(submit.outputText.contains("7 items: 7 succeeded, 0 failed"), submit.outputText)
+        try assertOneDecodableOutputPerItem(in: out, count: 6)
+        XCTAssertEqual(server.requestCount(path: "/listed/all.txt"), 1, "the expansion was journaled: the manifest is not fetched again")
+    }
+
     func testResultsReattachesToABatchFromAnotherProcessAndAfterARestart() async throws {
         let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
         let data = harness.scratch.appendingPathComponent("data")
