@@ -62,7 +62,7 @@ public final class ImageFetcher: Sendable {
                 path = source
             }
             guard configuration.allowLocalFiles else {
-                throw ImagingError(.download, "\(source): reading local files is not allowed here (enable allowLocalFiles, or serve the file over HTTP)")
+                throw ImagingError(.download, "\(source): reading local files is not allowed here (start the worker with --allow-local-files, or serve the file over HTTP)")
             }
             if Task.isCancelled { throw ImagingError.cancelledError }
             data = try LocalFileReader.read(path: path, maxBytes: configuration.maxBytes)

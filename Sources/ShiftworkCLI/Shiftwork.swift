@@ -10,8 +10,9 @@ struct Shiftwork: AsyncParsableCommand {
             Start with `shiftwork run IMAGE... --out DIR`: it needs no set-up. For a cluster, start \
             `shiftwork coordinator`, any number of `shiftwork worker`, then `shiftwork submit`; \
             `shiftwork keygen` creates the CurveZMQ keys that authenticate and encrypt their traffic.
-            Every option can also be set through an environment variable named SHIFTWORK_<OPTION> \
-            (for example SHIFTWORK_COORDINATOR).
+            Options that configure a service or a batch can also be set through an environment variable \
+            named SHIFTWORK_<OPTION> (for example SHIFTWORK_COORDINATOR); each option's help names its \
+            variable.
             """,
         version: "0.1.0",
         subcommands: [

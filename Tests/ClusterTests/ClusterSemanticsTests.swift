@@ -39,7 +39,7 @@ final class ClusterSemanticsTests: ClusterTestCase {
 
         let submitStatus = await submit.waitForExit(timeout: .seconds(10))
         XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
-        XCTAssertTrue(submit.outputText.contains("8 items: 0 succeeded, 8 failed"), submit.outputText)
+        XCTAssertTrue(submit.outputText.contains("8 items: 0 succeeded, 0 failed, 8 cancelled"), submit.outputText)
         let batch = try await harness.status(endpoint, batch: String(batchID))
         let items = batch.objects("batches").first?.objects("item_states") ?? []
         XCTAssertEqual(items.count, 8)

@@ -73,7 +73,8 @@ struct BatchOutputCollector {
     private func write(_ finished: ItemFinished, source: String, stem: String, index: Int) -> ItemOutcome {
         switch finished.outcome {
         case .failure(let failure):
-            return ItemOutcome(index: index, source: source, outputPath: nil, error: failure.message)
+            return ItemOutcome(index: index, source: source, outputPath: nil, error: failure.message,
+                               wasCancelled: failure.code == .cancelled)
         case .output(let output):
             let format = ImageFormat(sniffing: output.data) ?? .jpeg
             let url = outputDirectory.appendingPathComponent("\(stem).\(format.fileExtension)")

@@ -14,14 +14,18 @@ public struct ItemOutcome: Sendable {
     public let error: String?
     /// For a manifest, how many images it added to the batch (it has no output of its own); else 0.
     public let expandedInto: Int
+    /// The item did not succeed because it was cancelled (by a client's request), not because it failed.
+    public let wasCancelled: Bool
 
     /// Describes an item's outcome.
-    public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0) {
+    public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0,
+                wasCancelled: Bool = false) {
         self.index = index
         self.source = source
         self.outputPath = outputPath
         self.error = error
         self.expandedInto = expandedInto
+        self.wasCancelled = wasCancelled
     }
 }
 
@@ -43,8 +47,12 @@ public struct BatchSummary: Sendable {
     public let items: [ItemOutcome]
     /// Items whose output was written.
     public var succeeded: Int { items.filter { $0.error == nil }.count }
-    /// Items that failed or were cancelled.
-    public var failed: Int { items.count - succeeded }
+    /// Items that failed (not counting those cancelled).
+    public var failed: Int { items.filter { $0.error != nil && !$0.wasCancelled }.count }
+    /// Items that were cancelled.
+    public var cancelled: Int { items.filter(\.wasCancelled).count }
+    /// Whether every item succeeded.
+    public var allSucceeded: Bool { succeeded == items.count }
 }
 
 /// Submits a batch of inputs through a `ClusterClient` and writes each output image into a directory

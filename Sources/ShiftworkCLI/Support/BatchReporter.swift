@@ -65,10 +65,10 @@ final class BatchReporter: @unchecked Sendable {
         case .bar, .lines:
             if style == .bar { print("") }
             let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
-            print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed (\(String(format: "%.1f", elapsed)) s\(rate))")
+            print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
         }
         fflush(nil)
-        return summary.failed == 0
+        return summary.allSucceeded
     }
 
     private func drawBar(done: Int, total: Int) {
@@ -94,7 +94,7 @@ final class BatchReporter: @unchecked Sendable {
         let error = outcome.error ?? "unknown error"
         // Errors usually name their input already; do not say it twice.
         let message = error.hasPrefix(outcome.source) ? error : "\(outcome.source): \(error)"
-        return "\(counter) FAILED  \(message)"
+        return "\(counter) \(outcome.wasCancelled ? "CANCELLED" : "FAILED ") \(message)"
     }
 
     private static func seconds(_ duration: Duration) -> Double {
@@ -104,13 +104,14 @@ final class BatchReporter: @unchecked Sendable {
 
     private static func json(_ summary: BatchSummary, seconds: Double) -> String {
         let object: [String: Any] = [
-            "batch": summary.batchID, "succeeded": summary.succeeded, "failed": summary.failed,
+            "batch": summary.batchID, "succeeded": summary.succeeded, "failed": summary.failed, "cancelled": summary.cancelled,
             "seconds": (seconds * 1000).rounded() / 1000,
             "items": summary.items.map { item -> [String: Any] in
                 var entry: [String: Any] = ["index": item.index, "source": item.source]
                 if let path = item.outputPath { entry["output"] = path }
                 if let error = item.error { entry["error"] = error }
                 if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }
+                if item.wasCancelled { entry["cancelled"] = true }
                 return entry
             },
         ]

@@ -67,6 +67,19 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         assertOutput(of: images[0], in: out, output)
     }
 
+    func testPythonClientFollowsAManifest() async throws {
+        let endpoint = try await startCluster()
+        let images = try serveImages(2)
+        let server = try XCTUnwrap(server)
+        server.serve(path: "/images/list.txt", body: Array(images.map(\.url).joined(separator: "\n").utf8), contentType: "text/plain")
+        let out = scratch.appendingPathComponent("out")
+        let (status, output) = try await runClient(["--coordinator", endpoint, "--out", out.path, server.url("/images/list.txt")])
+        XCTAssertEqual(status, 0, "the Python client failed on a manifest:\n\(output)\n\(allOutput)")
+        XCTAssertTrue(output.contains("item 0 is a manifest: 2 items added"), output)
+        XCTAssertTrue(output.contains("item 0 ok \(server.url("/images/list.txt")): a manifest, expanded"), output)
+        for image in images { assertOutput(of: image, in: out, output) }
+    }
+
     func testPythonClientWithCurveKeysIsServedAndAnUnlistedOneIsNot() async throws {
         let keys = try await TestKeys(in: scratch, allowed: ["worker", "python"], unlisted: ["stranger"])
         let endpoint = try await startCoordinator(keys: keys)

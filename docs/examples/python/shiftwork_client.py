@@ -111,7 +111,8 @@ class Client:
         raise CoordinatorError(f"no answer from a coordinator at {self.endpoint} within {self.timeout:g} s")
 
     def submit(self, sources, parameters):
-        """Submits a batch; yields BatchAccepted, then each ItemFinished, then BatchFinished."""
+        """Submits a batch; yields BatchAccepted, then ItemsAdded (a manifest grew the batch) and each
+        ItemFinished as they come, then BatchFinished."""
         request_id = str(uuid.uuid4())
         items = [pb.BatchItem(source=source, output_name=name) for source, name in zip(sources, output_names(sources))]
         self.send(submit_batch=pb.SubmitBatch(request_id=request_id, items=items, parameters=parameters))
@@ -120,7 +121,7 @@ class Client:
         while True:
             envelope = self.receive(None)  # items take as long as they take; `status` shows progress
             body = envelope.WhichOneof("body")
-            if body in ("item_finished", "batch_finished") and getattr(envelope, body).batch_id == accepted.batch_id:
+            if body in ("item_finished", "items_added", "batch_finished") and getattr(envelope, body).batch_id == accepted.batch_id:
                 yield getattr(envelope, body)
                 if body == "batch_finished":
                     return
@@ -154,13 +155,21 @@ def run(args):
     client = Client(args.coordinator, args.timeout, args.secret_key, args.coordinator_key)
     try:
         failed = 0
+        sources = list(args.inputs)  # grows when a manifest adds items
         for event in client.submit(args.inputs, parameters):
             if isinstance(event, pb.BatchAccepted):
                 batch_id = event.batch_id
                 print(f"batch {batch_id} accepted: {event.item_count} items", flush=True)
+            elif isinstance(event, pb.ItemsAdded):
+                sources.extend([None] * (event.first_index + len(event.items) - len(sources)))
+                for offset, item in enumerate(event.items):
+                    sources[event.first_index + offset] = item.source
+                print(f"item {event.parent_index} is a manifest: {len(event.items)} items added", flush=True)
             elif isinstance(event, pb.ItemFinished):
-                source = args.inputs[event.item_index]
-                if event.WhichOneof("outcome") == "output":
+                source = sources[event.item_index] if event.item_index < len(sources) else f"item {event.item_index}"
+                if event.WhichOneof("outcome") == "output" and event.output.media_type == "text/uri-list":
+                    print(f"item {event.item_index} ok {source}: a manifest, expanded", flush=True)
+                elif event.WhichOneof("outcome") == "output":
                     output = event.output
                     path = os.path.join(args.out, f"{event.output_name}.{extension(output.data, output.media_type)}")
                     os.makedirs(args.out, exist_ok=True)
