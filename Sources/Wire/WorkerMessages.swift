@@ -11,13 +11,16 @@ public struct WorkerHello: Sendable, Equatable {
     public var version: String
     /// The worker's host name, for status.
     public var hostname: String
+    /// The worker understands ``Message/taskAssignments(_:)`` (minor 1).
+    public var acceptsBatches: Bool
 
     /// Creates a hello.
-    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "") {
+    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "", acceptsBatches: Bool = false) {
         self.workerID = workerID
         self.slots = slots
         self.version = version
         self.hostname = hostname
+        self.acceptsBatches = acceptsBatches
     }
 }
 
@@ -28,11 +31,14 @@ public struct Welcome: Sendable, Equatable {
     public var heartbeatIntervalMs: UInt32
     /// The coordinator's identity, for logs and status.
     public var coordinatorID: String
+    /// The coordinator understands ``Message/taskResults(_:)`` (minor 1).
+    public var acceptsBatches: Bool
 
     /// Creates a welcome.
-    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "") {
+    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "", acceptsBatches: Bool = false) {
         self.heartbeatIntervalMs = heartbeatIntervalMs
         self.coordinatorID = coordinatorID
+        self.acceptsBatches = acceptsBatches
     }
 }
 

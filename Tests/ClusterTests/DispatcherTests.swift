@@ -148,3 +148,57 @@ extension DispatcherTests {
         XCTAssertFalse(dispatcher.workerUnreachable(PeerIdentity(Array("client".utf8))).wasWorker)
     }
 }
+
+extension DispatcherTests {
+    func testWorkersThatAcceptBatchesGetTheirAssignmentsGroupedAndCreditStillHolds() {
+        var dispatcher = makeDispatcher()
+        let welcome = dispatcher.register(WorkerHello(workerID: "w1", slots: 3, acceptsBatches: true), peer: worker, now: now)
+        guard case .welcome(let w)? = welcome.first?.message else { return XCTFail("\(welcome)") }
+        XCTAssertTrue(w.acceptsBatches, "the coordinator says it takes TaskResultBatch")
+        _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 2), peer: other, now: now)
+        var out: [Outbound] = []
+        for index in 0..<8 { out += dispatcher.enqueue(task("t\(index)")) }
+        XCTAssertEqual(assignments(out).count, 5, "3 + 2 slots")
+        XCTAssertEqual(out.filter { $0.peer == worker }.map(\.batchable), [true, true, true])
+        XCTAssertEqual(out.filter { $0.peer == other }.map(\.batchable), [false, false], "w2 did not say it accepts batches")
+
+        let sent = Outbound.coalesced(out)
+        let toWorker = sent.filter { $0.peer == worker }
+        XCTAssertEqual(toWorker.count, 1)
+        guard case .taskAssignments(let grouped)? = toWorker.first?.message else { return XCTFail("\(toWorker)") }
+        XCTAssertEqual(grouped.count, 3)
+        XCTAssertEqual(sent.filter { $0.peer == other }.count, 2, "plain assignments to the other worker")
+        XCTAssertEqual(Set(sent.flatMap { MessageBatching.unbatched($0.message) }.compactMap { message -> String? in
+            if case .taskAssignment(let a) = message { return a.taskID } else { return nil }
+        }), Set(assignments(out).map(\.taskID)), "nothing lost or added")
+
+        // Several results at once free several slots; nothing beyond the credit is sent.
+        var freed: [Outbound] = []
+        for assignment in grouped.prefix(2) {
+            let (delivered, more) = dispatcher.complete(
+                TaskResult(taskID: assignment.taskID, attempt: 1, outcome: .output(TaskOutput(data: []))), from: worker, now: now)
+            XCTAssertNotNil(delivered)
+            freed += more
+        }
+        XCTAssertEqual(assignments(freed).count, 2)
+        XCTAssertEqual(dispatcher.workers[worker]?.running.count, 3)
+        XCTAssertEqual(dispatcher.queuedTaskCount, 1)
+    }
+
+    func testCoalescingKeepsEachPeersOrderAndNonBatchableMessagesInPlace() {
+        let client = PeerIdentity(Array("client".utf8))
+        func item(_ index: UInt32) -> Outbound {
+            Outbound(peer: client, message: .itemFinished(ItemFinished(
+                batchID: "b", itemIndex: index, outputName: "item-\(index)", outcome: .output(TaskOutput(data: [])))),
+                batchable: true)
+        }
+        let finished = Outbound(peer: client, message: .batchFinished(BatchFinished(batchID: "b", succeeded: 3)))
+        let cancel = Outbound(peer: worker, message: .cancelTask(CancelTask(taskID: "x", reason: "cancelled")))
+        let sent = Outbound.coalesced([item(0), cancel, item(1), item(2), finished])
+        XCTAssertEqual(sent.count, 3)
+        guard case .itemsFinished(let items) = sent[0].message else { return XCTFail("\(sent)") }
+        XCTAssertEqual(items.map(\.itemIndex), [0, 1, 2])
+        XCTAssertEqual(sent[1].message, finished.message, "BatchFinished still follows the batch's items")
+        XCTAssertEqual(sent[2].message, cancel.message)
+    }
+}

@@ -85,6 +85,7 @@ public actor ClusterClient {
         let requestID = batch.requestID.isEmpty ? UUID().uuidString : batch.requestID
         var batch = batch
         batch.requestID = requestID
+        batch.acceptsBatches = true  // route(_:) takes ItemFinishedBatch apart
         pendingSubmissions[requestID] = continuation
         send(.submitBatch(batch))
         let timeout = responseTimeout
@@ -130,9 +131,11 @@ public actor ClusterClient {
     // MARK: Routing answers
 
     private func read(_ channel: SocketChannel) async {
-        for await frames in channel.messages {
-            guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
-            route(message)
+        for await received in channel.messageBatches {
+            for frames in received {
+                guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+                route(message)
+            }
         }
         failEverything(ClusterClientError.closed)
     }
@@ -147,6 +150,8 @@ public actor ClusterClient {
             startWatchdog()
         case .itemFinished(let item):
             batches[item.batchID]?.yield(.itemFinished(item))
+        case .itemsFinished(let items):
+            for item in items { batches[item.batchID]?.yield(.itemFinished(item)) }
         case .batchFinished(let finished):
             guard let continuation = batches.removeValue(forKey: finished.batchID) else { return }
             continuation.yield(.finished(finished))

@@ -24,11 +24,14 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     let parameters: WireTiltShiftParameters
     /// Items in submission order (index = position).
     let items: [Item]
+    /// The client takes several finished items in one message (`SubmitBatch.acceptsBatches`).
+    let clientAcceptsBatches: Bool
 
     init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
          kind: TaskKind = .unspecified, maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
-         runner: any RemoteTaskRunning) throws {
+         runner: any RemoteTaskRunning, clientAcceptsBatches: Bool = false) throws {
         self.batchID = batchID
+        self.clientAcceptsBatches = clientAcceptsBatches
         self.client = client
         self.parameters = parameters
         var items: [Item] = []

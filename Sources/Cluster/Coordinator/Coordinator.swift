@@ -63,6 +63,12 @@ public actor Coordinator {
     /// Tasks of accepted batches that have not reached the dispatcher yet: waiting for their dependency,
     /// the per-host download cap, or their batch's limit of started tasks.
     private var waitingTasks = 0
+    /// While the messages of one socket wake-up are handled: what to send, sent together at the end.
+    private var outbox: [Outbound]?
+    /// Items whose last operation finished, gathered on the engine's threads and finished here in groups.
+    private let finishedItemInbox = CompletionInbox<(BatchOperation.Item, BatchOperation)>()
+    /// Requests of remote operations, posted from the engine's threads (see `run`).
+    private let remoteRequests = CompletionInbox<RemoteRequest>()
 
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
     private var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
@@ -113,8 +119,8 @@ public actor Coordinator {
     // MARK: Messages
 
     private func receive(from channel: SocketChannel) async {
-        for await frames in channel.messages {
-            handle(frames)
+        for await received in channel.messageBatches {
+            sendingTogether { for frames in received { handle(frames) } }
         }
     }
 
@@ -152,42 +158,88 @@ public actor Coordinator {
             let (current, out) = dispatcher.complete(result, from: peer, now: now)
             if let current { deliver(current) }
             send(out)
+        case .taskResults(let results):
+            for result in results {
+                let (current, out) = dispatcher.complete(result, from: peer, now: now)
+                if let current { deliver(current) }
+                send(out)
+            }
         case .submitBatch(let submit):
             accept(submit, from: peer)
         case .statusRequest(let request):
             send([Outbound(peer: peer, message: .statusReply(status(for: request, now: now)))])
         case .cancelBatch(let request):
             cancel(request, from: peer)
-        case .welcome, .taskAssignment, .cancelTask, .batchAccepted, .itemFinished, .batchFinished,
-            .statusReply, .refusal:
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
+            .batchFinished, .statusReply, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
     }
 
+    /// Sends `outbound` (while a wake-up's messages are handled: at its end), batchable messages to one
+    /// peer grouped, with one wake-up of the socket's thread.
     private func send(_ outbound: [Outbound]) {
-        guard let channel else { return }
-        for item in outbound {
-            channel.send([item.peer.bytes, WireCodec.encode(item.message)])
+        guard !outbound.isEmpty else { return }
+        if outbox != nil {
+            outbox! += outbound
+            return
         }
+        guard let channel else { return }
+        channel.send(contentsOf: Outbound.coalesced(outbound).map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+    }
+
+    /// Runs `body` with every `send` in it held back and sent together at its end.
+    private func sendingTogether(_ body: () -> Void) {
+        guard outbox == nil else { return body() }
+        outbox = []
+        body()
+        let out = outbox ?? []
+        outbox = nil
+        send(out)
     }
 
     // MARK: Remote operations
 
     /// Queues a task and suspends until a worker's result arrives (see `RemoteTaskRunning`).
-    fileprivate func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
-        let taskID = assignment.taskID
-        if wasWaiting { waitingTasks -= 1 }
+    ///
+    /// Nonisolated: the request is posted to `remoteRequests` without hopping onto the actor, and the
+    /// result resumes the operation's task directly (not through the actor); `handleRemoteRequests()`
+    /// queues the posted tasks in groups.
+    fileprivate nonisolated func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
+        let call = RemoteCall()
+        let inbox = remoteRequests
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                    return
+                inbox.post(.run(assignment, priority: priority, wasWaiting: wasWaiting, call: call, continuation)) {
+                    Task { await self.handleRemoteRequests() }
                 }
-                waiters[taskID] = continuation
-                send(dispatcher.enqueue(assignment, priority: priority))
             }
         } onCancel: {
-            Task { await self.withdraw(taskID) }
+            // Marked before the withdrawal is posted: a run request handled after this sees it.
+            call.cancel()
+            inbox.post(.withdraw(assignment.taskID)) { Task { await self.handleRemoteRequests() } }
+        }
+    }
+
+    /// Queues the tasks of remote operations and withdraws cancelled ones, in the order posted.
+    private func handleRemoteRequests() {
+        let requests = remoteRequests.drain()
+        guard !requests.isEmpty else { return }
+        sendingTogether {
+            for request in requests {
+                switch request {
+                case .run(let assignment, let priority, let wasWaiting, let call, let continuation):
+                    if wasWaiting { waitingTasks -= 1 }
+                    if call.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                        continue
+                    }
+                    waiters[assignment.taskID] = continuation
+                    send(dispatcher.enqueue(assignment, priority: priority))
+                case .withdraw(let taskID):
+                    withdraw(taskID)
+                }
+            }
         }
     }
 
@@ -226,15 +278,17 @@ public actor Coordinator {
             batch = try BatchOperation(
                 batchID: batchID, client: client, sources: submit.items, parameters: parameters,
                 kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
-                runner: CoordinatorTaskRunner(coordinator: self))
+                runner: CoordinatorTaskRunner(coordinator: self), clientAcceptsBatches: submit.acceptsBatches)
         } catch {
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, reason: "the batch could not be planned: \(error)")))])
             return
         }
+        let inbox = finishedItemInbox
         for item in batch.items {
-            item.last.onCompletion(isolatedTo: self) { coordinator, _ in
-                coordinator.itemFinished(item, of: batch)
+            // Gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
+            item.last.onCompletion { _ in
+                inbox.post((item, batch)) { Task { await self.finishItems() } }
             }
         }
         batches[batchID] = batch
@@ -249,6 +303,13 @@ public actor Coordinator {
         } catch {
             batch.cancel(error: error)
         }
+    }
+
+    /// Finishes the items gathered in `finishedItemInbox`, their messages sent together.
+    private func finishItems() {
+        let finished = finishedItemInbox.drain()
+        guard !finished.isEmpty else { return }
+        sendingTogether { for (item, batch) in finished { itemFinished(item, of: batch) } }
     }
 
     /// Streams one finished item to its client; after the last item, the batch summary.
@@ -266,7 +327,8 @@ public actor Coordinator {
             if task.claimStart() { waitingTasks -= 1 }  // it never ran (cancelled, or its download failed)
         }
         var out = [Outbound(peer: batch.client, message: .itemFinished(ItemFinished(
-            batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)))]
+            batchID: batch.batchID, itemIndex: UInt32(item.index), outputName: item.outputName, outcome: outcome)),
+            batchable: batch.clientAcceptsBatches)]
         let finished = (finishedItems[batch.batchID] ?? 0) + 1
         finishedItems[batch.batchID] = finished
         if finished == batch.items.count {

@@ -4,6 +4,44 @@ import Wire
 struct Outbound {
     let peer: PeerIdentity
     let message: Message
+    /// The peer understands batch messages (minor 1): this message may travel grouped with the next ones
+    /// of its kind to the same peer (`Outbound.coalesced`).
+    var batchable = false
+}
+
+extension Outbound {
+    /// `outbound` as messages to send, in order per peer: consecutive batchable messages to one peer are
+    /// grouped into batch messages (`MessageBatching`). Peers appear in the order of their first message.
+    static func coalesced(_ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()) -> [Outbound] {
+        guard outbound.count > 1, outbound.contains(where: \.batchable) else { return outbound }
+        var order: [PeerIdentity] = []
+        var byPeer: [PeerIdentity: [Outbound]] = [:]
+        for item in outbound {
+            if byPeer[item.peer] == nil { order.append(item.peer) }
+            byPeer[item.peer, default: []].append(item)
+        }
+        var result: [Outbound] = []
+        result.reserveCapacity(outbound.count)
+        for peer in order {
+            var run: [Message] = []
+            func flush() {
+                for message in MessageBatching.coalesce(run, limits: limits) {
+                    result.append(Outbound(peer: peer, message: message))
+                }
+                run = []
+            }
+            for item in byPeer[peer]! {
+                if item.batchable {
+                    run.append(item.message)
+                } else {
+                    flush()
+                    result.append(item)
+                }
+            }
+            flush()
+        }
+        return result
+    }
 }
 
 /// The coordinator's dispatch state and rules, free of I/O: which worker holds which task, which tasks
@@ -87,7 +125,7 @@ struct Dispatcher {
         switch entry.state {
         case .running(let worker) where worker == peer:
             workers[peer]?.running.remove(result.taskID)
-            entries[result.taskID] = nil
+            entries.removeValue(forKey: result.taskID)
             throughput.record(at: now)
             if case .output = result.outcome {
                 workers[peer]?.completed += 1
@@ -140,11 +178,11 @@ struct Dispatcher {
         workers[peer] = WorkerRecord(
             peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID,
             hostname: hello.hostname, version: hello.version,
-            slots: Int(max(1, hello.slots)), lastSeen: now)
+            slots: Int(max(1, hello.slots)), lastSeen: now, acceptsBatches: hello.acceptsBatches)
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
         let welcome = Outbound(peer: peer, message: .welcome(Welcome(
-            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID)))
+            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID, acceptsBatches: true)))
         return [welcome] + dispatch()
     }
 
@@ -230,21 +268,24 @@ struct Dispatcher {
     /// Sends ready tasks to workers with free slots, filling the least loaded first.
     private mutating func dispatch() -> [Outbound] {
         guard !readyQueue.isEmpty else { return [] }
-        var free = workers.values.filter { $0.freeSlots > 0 }.map { ($0.peer, $0.freeSlots) }
+        var free: [(peer: PeerIdentity, slots: Int, batchable: Bool)] = []
+        for (peer, worker) in workers where worker.freeSlots > 0 {
+            free.append((peer, worker.freeSlots, worker.acceptsBatches))
+        }
         guard !free.isEmpty else { return [] }
-        free.sort { $0.1 > $1.1 }
+        if free.count > 1 { free.sort { $0.slots > $1.slots } }
         var out: [Outbound] = []
         var next = 0
         while !free.isEmpty, let taskID = readyQueue.pop() {
-            guard var entry = entries[taskID], entry.state == .queued else { continue }
+            guard let index = entries.index(forKey: taskID), entries.values[index].state == .queued else { continue }
             if next >= free.count { next = 0 }
-            let peer = free[next].0
-            entry.state = .running(worker: peer)
-            entries[taskID] = entry
+            let peer = free[next].peer
+            entries.values[index].state = .running(worker: peer)
             workers[peer]?.running.insert(taskID)
-            out.append(Outbound(peer: peer, message: .taskAssignment(entry.assignment)))
-            free[next].1 -= 1
-            if free[next].1 == 0 { free.remove(at: next) } else { next += 1 }
+            out.append(Outbound(
+                peer: peer, message: .taskAssignment(entries.values[index].assignment), batchable: free[next].batchable))
+            free[next].slots -= 1
+            if free[next].slots == 0 { free.remove(at: next) } else { next += 1 }
         }
         return out
     }

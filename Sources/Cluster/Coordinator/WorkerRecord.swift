@@ -14,6 +14,8 @@ struct WorkerRecord {
     var lastSeen: ContinuousClock.Instant
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
     var draining = false
+    /// The worker understands batch messages (minor 1, `WorkerHello.acceptsBatches`).
+    var acceptsBatches = false
 
     var freeSlots: Int { draining ? 0 : max(0, slots - running.count) }
 }

@@ -66,6 +66,10 @@ public actor Worker {
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
     private var isDraining = false
+    /// Results produced while handling the messages of one wake-up, sent together at its end.
+    private var pendingResults: [TaskResult] = []
+    /// Whether the coordinator takes several results in one message (its `Welcome` said so).
+    private var coordinatorAcceptsBatches = false
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -94,8 +98,9 @@ public actor Worker {
         heartbeatTask = Task { await self.heartbeat() }
         defer { heartbeatTask?.cancel() }
         try await withTaskCancellationHandler {
-            for await frames in channel.messages {
-                try handle(frames)
+            for await received in channel.messageBatches {
+                defer { flushResults() }
+                for frames in received { try handle(frames) }
             }
         } onCancel: {
             Task { await self.stop() }
@@ -143,11 +148,20 @@ public actor Worker {
             logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
             return
         }
+        for message in MessageBatching.unbatched(message) {
+            try handle(message)
+        }
+    }
+
+    private func handle(_ message: Message) throws {
         switch message {
         case .welcome(let welcome):
-            // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
+            // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned,
+            // and results not sent yet answer the old registration.
             for task in running.values { task.operation.cancel() }
             running = [:]
+            pendingResults = []
+            coordinatorAcceptsBatches = welcome.acceptsBatches
             if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
             logger.info("registered with the coordinator", metadata: ["coordinator": "\(welcome.coordinatorID)"])
         case .taskAssignment(let assignment):
@@ -168,6 +182,13 @@ public actor Worker {
     }
 
     private func start(_ assignment: TaskAssignment) {
+        if assignment.kind == .noop {
+            // Nothing to run: answered at once, without an operation (and sent with the other results of
+            // this wake-up).
+            pendingResults.append(TaskResult(
+                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: []))))
+            return
+        }
         let task: AssignedTask
         do {
             task = try AssignedTask(
@@ -198,10 +219,20 @@ public actor Worker {
         send(.taskResult(task.result))
     }
 
+    /// Sends the results gathered while handling one wake-up's messages: several in one message when
+    /// the coordinator accepts that.
+    private func flushResults() {
+        guard !pendingResults.isEmpty else { return }
+        let results = pendingResults.map(Message.taskResult)
+        pendingResults = []
+        let messages = coordinatorAcceptsBatches ? MessageBatching.coalesce(results) : results
+        channel?.send(contentsOf: messages.map { [WireCodec.encode($0)] })
+    }
+
     private func sayHello() {
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
-            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName)))
+            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true)))
     }
 
     private func heartbeat() async {

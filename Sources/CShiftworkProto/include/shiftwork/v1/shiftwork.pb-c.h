@@ -26,11 +26,14 @@ typedef struct Shiftwork__V1__TaskAssignment Shiftwork__V1__TaskAssignment;
 typedef struct Shiftwork__V1__TaskOutput Shiftwork__V1__TaskOutput;
 typedef struct Shiftwork__V1__TaskFailure Shiftwork__V1__TaskFailure;
 typedef struct Shiftwork__V1__TaskResult Shiftwork__V1__TaskResult;
+typedef struct Shiftwork__V1__TaskAssignmentBatch Shiftwork__V1__TaskAssignmentBatch;
+typedef struct Shiftwork__V1__TaskResultBatch Shiftwork__V1__TaskResultBatch;
 typedef struct Shiftwork__V1__CancelTask Shiftwork__V1__CancelTask;
 typedef struct Shiftwork__V1__BatchItem Shiftwork__V1__BatchItem;
 typedef struct Shiftwork__V1__SubmitBatch Shiftwork__V1__SubmitBatch;
 typedef struct Shiftwork__V1__BatchAccepted Shiftwork__V1__BatchAccepted;
 typedef struct Shiftwork__V1__ItemFinished Shiftwork__V1__ItemFinished;
+typedef struct Shiftwork__V1__ItemFinishedBatch Shiftwork__V1__ItemFinishedBatch;
 typedef struct Shiftwork__V1__BatchFinished Shiftwork__V1__BatchFinished;
 typedef struct Shiftwork__V1__StatusRequest Shiftwork__V1__StatusRequest;
 typedef struct Shiftwork__V1__CancelBatch Shiftwork__V1__CancelBatch;
@@ -103,9 +106,11 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_HEARTBEAT = 11,
   SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULT = 12,
   SHIFTWORK__V1__ENVELOPE__BODY_WORKER_GOODBYE = 13,
+  SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULTS = 14,
   SHIFTWORK__V1__ENVELOPE__BODY_WELCOME = 20,
   SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENT = 21,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK = 22,
+  SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS = 23,
   SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH = 30,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST = 31,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH = 32,
@@ -113,6 +118,7 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED = 41,
   SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED = 42,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY = 43,
+  SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED = 44,
   SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ENVELOPE__BODY__CASE)
 } Shiftwork__V1__Envelope__BodyCase;
@@ -135,11 +141,19 @@ struct  Shiftwork__V1__Envelope
     Shiftwork__V1__TaskResult *task_result;
     Shiftwork__V1__WorkerGoodbye *worker_goodbye;
     /*
+     * minor 1: only to a coordinator whose Welcome accepts batches
+     */
+    Shiftwork__V1__TaskResultBatch *task_results;
+    /*
      * coordinator -> worker
      */
     Shiftwork__V1__Welcome *welcome;
     Shiftwork__V1__TaskAssignment *task_assignment;
     Shiftwork__V1__CancelTask *cancel_task;
+    /*
+     * minor 1: only to a worker whose WorkerHello accepts batches
+     */
+    Shiftwork__V1__TaskAssignmentBatch *task_assignments;
     /*
      * client -> coordinator
      */
@@ -153,6 +167,10 @@ struct  Shiftwork__V1__Envelope
     Shiftwork__V1__ItemFinished *item_finished;
     Shiftwork__V1__BatchFinished *batch_finished;
     Shiftwork__V1__StatusReply *status_reply;
+    /*
+     * minor 1: only for a SubmitBatch that accepts batches
+     */
+    Shiftwork__V1__ItemFinishedBatch *items_finished;
     /*
      * either direction
      */
@@ -180,10 +198,14 @@ struct  Shiftwork__V1__WorkerHello
    */
   char *version;
   char *hostname;
+  /*
+   * minor 1: the worker understands TaskAssignmentBatch
+   */
+  protobuf_c_boolean accepts_batches;
 };
 #define SHIFTWORK__V1__WORKER_HELLO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__worker_hello__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__Welcome
@@ -191,10 +213,14 @@ struct  Shiftwork__V1__Welcome
   ProtobufCMessage base;
   uint32_t heartbeat_interval_ms;
   char *coordinator_id;
+  /*
+   * minor 1: the coordinator understands TaskResultBatch
+   */
+  protobuf_c_boolean accepts_batches;
 };
 #define SHIFTWORK__V1__WELCOME__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__welcome__descriptor) \
-    , 0, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__Heartbeat
@@ -342,6 +368,32 @@ struct  Shiftwork__V1__TaskResult
     , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_RESULT__OUTCOME__NOT_SET, {0} }
 
 
+/*
+ * Minor 1: several assignments (or results) in one ZeroMQ message, when several are ready at once. Each
+ * element means exactly what it means alone; they are handled in order.
+ */
+struct  Shiftwork__V1__TaskAssignmentBatch
+{
+  ProtobufCMessage base;
+  size_t n_assignments;
+  Shiftwork__V1__TaskAssignment **assignments;
+};
+#define SHIFTWORK__V1__TASK_ASSIGNMENT_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment_batch__descriptor) \
+    , 0,NULL }
+
+
+struct  Shiftwork__V1__TaskResultBatch
+{
+  ProtobufCMessage base;
+  size_t n_results;
+  Shiftwork__V1__TaskResult **results;
+};
+#define SHIFTWORK__V1__TASK_RESULT_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_result_batch__descriptor) \
+    , 0,NULL }
+
+
 struct  Shiftwork__V1__CancelTask
 {
   ProtobufCMessage base;
@@ -385,10 +437,14 @@ struct  Shiftwork__V1__SubmitBatch
    * (benchmarks). Other kinds are refused.
    */
   Shiftwork__V1__TaskKind kind;
+  /*
+   * minor 1: the client understands ItemFinishedBatch for this batch
+   */
+  protobuf_c_boolean accepts_batches;
 };
 #define SHIFTWORK__V1__SUBMIT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__submit_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0 }
 
 
 struct  Shiftwork__V1__BatchAccepted
@@ -425,6 +481,20 @@ struct  Shiftwork__V1__ItemFinished
 #define SHIFTWORK__V1__ITEM_FINISHED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_finished__descriptor) \
     , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, SHIFTWORK__V1__ITEM_FINISHED__OUTCOME__NOT_SET, {0} }
+
+
+/*
+ * Minor 1: several finished items of one batch in one ZeroMQ message, in order.
+ */
+struct  Shiftwork__V1__ItemFinishedBatch
+{
+  ProtobufCMessage base;
+  size_t n_items;
+  Shiftwork__V1__ItemFinished **items;
+};
+#define SHIFTWORK__V1__ITEM_FINISHED_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_finished_batch__descriptor) \
+    , 0,NULL }
 
 
 struct  Shiftwork__V1__BatchFinished
@@ -760,6 +830,44 @@ Shiftwork__V1__TaskResult *
 void   shiftwork__v1__task_result__free_unpacked
                      (Shiftwork__V1__TaskResult *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__TaskAssignmentBatch methods */
+void   shiftwork__v1__task_assignment_batch__init
+                     (Shiftwork__V1__TaskAssignmentBatch         *message);
+size_t shiftwork__v1__task_assignment_batch__get_packed_size
+                     (const Shiftwork__V1__TaskAssignmentBatch   *message);
+size_t shiftwork__v1__task_assignment_batch__pack
+                     (const Shiftwork__V1__TaskAssignmentBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__task_assignment_batch__pack_to_buffer
+                     (const Shiftwork__V1__TaskAssignmentBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__TaskAssignmentBatch *
+       shiftwork__v1__task_assignment_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__task_assignment_batch__free_unpacked
+                     (Shiftwork__V1__TaskAssignmentBatch *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__TaskResultBatch methods */
+void   shiftwork__v1__task_result_batch__init
+                     (Shiftwork__V1__TaskResultBatch         *message);
+size_t shiftwork__v1__task_result_batch__get_packed_size
+                     (const Shiftwork__V1__TaskResultBatch   *message);
+size_t shiftwork__v1__task_result_batch__pack
+                     (const Shiftwork__V1__TaskResultBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__task_result_batch__pack_to_buffer
+                     (const Shiftwork__V1__TaskResultBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__TaskResultBatch *
+       shiftwork__v1__task_result_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__task_result_batch__free_unpacked
+                     (Shiftwork__V1__TaskResultBatch *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__CancelTask methods */
 void   shiftwork__v1__cancel_task__init
                      (Shiftwork__V1__CancelTask         *message);
@@ -854,6 +962,25 @@ Shiftwork__V1__ItemFinished *
                       const uint8_t       *data);
 void   shiftwork__v1__item_finished__free_unpacked
                      (Shiftwork__V1__ItemFinished *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__ItemFinishedBatch methods */
+void   shiftwork__v1__item_finished_batch__init
+                     (Shiftwork__V1__ItemFinishedBatch         *message);
+size_t shiftwork__v1__item_finished_batch__get_packed_size
+                     (const Shiftwork__V1__ItemFinishedBatch   *message);
+size_t shiftwork__v1__item_finished_batch__pack
+                     (const Shiftwork__V1__ItemFinishedBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__item_finished_batch__pack_to_buffer
+                     (const Shiftwork__V1__ItemFinishedBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__ItemFinishedBatch *
+       shiftwork__v1__item_finished_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__item_finished_batch__free_unpacked
+                     (Shiftwork__V1__ItemFinishedBatch *message,
                       ProtobufCAllocator *allocator);
 /* Shiftwork__V1__BatchFinished methods */
 void   shiftwork__v1__batch_finished__init
@@ -1042,6 +1169,12 @@ typedef void (*Shiftwork__V1__TaskFailure_Closure)
 typedef void (*Shiftwork__V1__TaskResult_Closure)
                  (const Shiftwork__V1__TaskResult *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__TaskAssignmentBatch_Closure)
+                 (const Shiftwork__V1__TaskAssignmentBatch *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__TaskResultBatch_Closure)
+                 (const Shiftwork__V1__TaskResultBatch *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__CancelTask_Closure)
                  (const Shiftwork__V1__CancelTask *message,
                   void *closure_data);
@@ -1056,6 +1189,9 @@ typedef void (*Shiftwork__V1__BatchAccepted_Closure)
                   void *closure_data);
 typedef void (*Shiftwork__V1__ItemFinished_Closure)
                  (const Shiftwork__V1__ItemFinished *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__ItemFinishedBatch_Closure)
+                 (const Shiftwork__V1__ItemFinishedBatch *message,
                   void *closure_data);
 typedef void (*Shiftwork__V1__BatchFinished_Closure)
                  (const Shiftwork__V1__BatchFinished *message,
@@ -1101,11 +1237,14 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descript
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__task_assignment_batch__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__task_result_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_finished__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_request__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor;
