@@ -2,23 +2,27 @@
 import Synchronization
 import XCTest
 
+private final class Counters: Sendable {
+    let schedules = Atomic<Int>(0)
+    let drains = Atomic<Int>(0)
+    let drained = Mutex<[Int]>([])
+}
+
 final class CompletionInboxTests: XCTestCase {
     /// Events posted from many threads are all drained, in groups, with one scheduled drain per group.
     func testEveryEventIsDrainedOnceAndDrainsAreScheduledOncePerGroup() async {
         let inbox = CompletionInbox<Int>()
-        let schedules = Atomic<Int>(0)
-        let drained = Mutex<[Int]>([])
-        let drains = Atomic<Int>(0)
+        let counters = Counters()
         await withTaskGroup(of: Void.self) { group in
             for thread in 0..<8 {
                 group.addTask {
                     for index in 0..<1_000 {
                         inbox.post(thread * 1_000 + index) {
-                            schedules.add(1, ordering: .relaxed)
+                            counters.schedules.add(1, ordering: .relaxed)
                             Task {
                                 let events = inbox.drain()
-                                drains.add(1, ordering: .relaxed)
-                                drained.withLock { $0 += events }
+                                counters.drains.add(1, ordering: .relaxed)
+                                counters.drained.withLock { $0 += events }
                             }
                         }
                     }
@@ -27,14 +31,14 @@ final class CompletionInboxTests: XCTestCase {
         }
         // Whatever was posted after the last scheduled drain ran is picked up by a final drain.
         for _ in 0..<500 {
-            if drained.withLock({ $0.count }) == 8_000, drains.load(ordering: .relaxed) == schedules.load(ordering: .relaxed) { break }
+            if counters.drained.withLock({ $0.count }) == 8_000, counters.drains.load(ordering: .relaxed) == counters.schedules.load(ordering: .relaxed) { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        let all = drained.withLock { $0 } + inbox.drain()
+        let all = counters.drained.withLock { $0 } + inbox.drain()
         XCTAssertEqual(all.count, 8_000)
         XCTAssertEqual(Set(all).count, 8_000, "no event twice")
-        XCTAssertLessThanOrEqual(schedules.load(ordering: .relaxed), 8_000)
-        XCTAssertEqual(schedules.load(ordering: .relaxed), drains.load(ordering: .relaxed), "one drain per schedule")
+        XCTAssertLessThanOrEqual(counters.schedules.load(ordering: .relaxed), 8_000)
+        XCTAssertEqual(counters.schedules.load(ordering: .relaxed), counters.drains.load(ordering: .relaxed), "one drain per schedule")
         // Per posting thread, order is kept.
         for thread in 0..<8 {
             let mine = all.filter { $0 / 1_000 == thread }

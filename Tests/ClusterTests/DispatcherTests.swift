@@ -139,7 +139,7 @@ extension DispatcherTests {
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
         _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1), peer: other, now: now)
         let sent = assignments(dispatcher.enqueue(task("a")))
-        let holder = dispatcher.workers.values.first { $0.running.contains("a") }?.peer
+        let holder = dispatcher.workers.values.first { !$0.running.isEmpty }?.peer
         XCTAssertEqual(sent.count, 1)
         let (wasWorker, poisoned, out) = dispatcher.workerUnreachable(holder ?? worker)
         XCTAssertTrue(wasWorker)
@@ -200,5 +200,43 @@ extension DispatcherTests {
         XCTAssertEqual(items.map(\.itemIndex), [0, 1, 2])
         XCTAssertEqual(sent[1].message, finished.message, "BatchFinished still follows the batch's items")
         XCTAssertEqual(sent[2].message, cancel.message)
+    }
+}
+
+extension DispatcherTests {
+    /// Minor 1: results are found by the key the worker echoes; a minor-0 worker's results (no key) by
+    /// their task ID. A key that names another task, or a result for the wrong ID, is stale.
+    func testResultsAreFoundByTheirKeyOrByTheirIDFromWorkersThatDoNotEchoKeys() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "new", slots: 1, acceptsBatches: true), peer: worker, now: now)
+        _ = dispatcher.register(WorkerHello(workerID: "old", slots: 1), peer: other, now: now)
+        var keyed = task("k")
+        keyed.taskKey = 77
+        var out = dispatcher.enqueue(keyed)
+        out += dispatcher.enqueue(task("plain"))  // no key: the dispatcher makes one up
+        let sent = assignments(out)
+        XCTAssertEqual(Set(sent.map(\.taskID)), ["k", "plain"])
+        XCTAssertTrue(sent.allSatisfy { $0.taskKey != 0 }, "every assignment carries a key")
+        XCTAssertEqual(sent.first { $0.taskID == "k" }?.taskKey, 77)
+        func holder(_ id: String) -> PeerIdentity { out.first { if case .taskAssignment(let a) = $0.message { a.taskID == id } else { false } }!.peer }
+
+        // A key naming another task is stale, whatever the ID says.
+        let plainKey = sent.first { $0.taskID == "plain" }!.taskKey
+        let (wrong, _) = dispatcher.complete(
+            TaskResult(taskID: "k", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: plainKey),
+            from: holder("k"), now: now)
+        XCTAssertNil(wrong)
+        XCTAssertEqual(dispatcher.staleResults, 1)
+
+        // Echoed key, or (from either worker) no key at all: found, delivered with its key.
+        let (first, _) = dispatcher.complete(
+            TaskResult(taskID: "k", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 77), from: holder("k"), now: now)
+        XCTAssertEqual(first?.taskKey, 77)
+        let (second, _) = dispatcher.complete(
+            TaskResult(taskID: "plain", attempt: 1, outcome: .output(TaskOutput(data: []))), from: holder("plain"), now: now)
+        XCTAssertEqual(second?.taskKey, plainKey)
+        XCTAssertEqual(dispatcher.runningTaskCount, 0)
+        XCTAssertNil(dispatcher.state(of: "plain"))
+        XCTAssertNil(dispatcher.state(of: 77))
     }
 }

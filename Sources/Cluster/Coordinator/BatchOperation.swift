@@ -99,7 +99,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
         case .pending, .ready, .executing:
             for task in item.tasks {
-                switch dispatcher.state(of: task.template.taskID) {
+                switch dispatcher.state(of: task.template.taskKey) {
                 case .running?, .cancelling?: return ("running", "")
                 case .queued?, nil: continue
                 }

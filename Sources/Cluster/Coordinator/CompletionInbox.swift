@@ -35,8 +35,8 @@ final class CompletionInbox<Event: Sendable>: Sendable {
 enum RemoteRequest: Sendable {
     /// Queue this task; resume `continuation` with its result.
     case run(TaskAssignment, priority: Int, wasWaiting: Bool, call: RemoteCall, CheckedContinuation<TaskOutput, any Error>)
-    /// The operation was cancelled: withdraw its task.
-    case withdraw(String)
+    /// The operation was cancelled: withdraw its task (by key).
+    case withdraw(TaskKey)
 }
 
 /// One remote operation's call, shared by its request and its cancellation handler.

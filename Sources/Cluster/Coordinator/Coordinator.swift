@@ -51,7 +51,7 @@ public actor Coordinator {
     /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
     private let engine = WorkQueue(name: "coordinator batches")
     /// Remote operations waiting for their task's result, by task ID.
-    private var waiters: [String: CheckedContinuation<TaskOutput, any Error>] = [:]
+    private var waiters: [TaskKey: CheckedContinuation<TaskOutput, any Error>] = [:]
     private var batches: [String: BatchOperation] = [:]
     private var finishedItems: [String: Int] = [:]
     /// Finished batches, oldest first, kept for `status` until there are more than `finishedBatchesKept`.
@@ -206,6 +206,9 @@ public actor Coordinator {
     /// result resumes the operation's task directly (not through the actor); `handleRemoteRequests()`
     /// queues the posted tasks in groups.
     fileprivate nonisolated func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
+        var keyed = assignment
+        if keyed.taskKey == 0 { keyed.taskKey = RemoteTaskOperation.makeKey() }
+        let assignment = keyed
         let call = RemoteCall()
         let inbox = remoteRequests
         return try await withTaskCancellationHandler {
@@ -217,7 +220,7 @@ public actor Coordinator {
         } onCancel: {
             // Marked before the withdrawal is posted: a run request handled after this sees it.
             call.cancel()
-            inbox.post(.withdraw(assignment.taskID)) { Task { await self.handleRemoteRequests() } }
+            inbox.post(.withdraw(assignment.taskKey)) { Task { await self.handleRemoteRequests() } }
         }
     }
 
@@ -234,23 +237,24 @@ public actor Coordinator {
                         continuation.resume(throwing: CancellationError())
                         continue
                     }
-                    waiters[assignment.taskID] = continuation
+                    waiters[assignment.taskKey] = continuation
                     send(dispatcher.enqueue(assignment, priority: priority))
-                case .withdraw(let taskID):
-                    withdraw(taskID)
+                case .withdraw(let key):
+                    withdraw(key)
                 }
             }
         }
     }
 
     /// Withdraws a cancelled remote operation's task from the cluster.
-    private func withdraw(_ taskID: String) {
-        waiters.removeValue(forKey: taskID)?.resume(throwing: CancellationError())
-        send(dispatcher.cancel(taskID: taskID, reason: "cancelled"))
+    private func withdraw(_ key: TaskKey) {
+        waiters.removeValue(forKey: key)?.resume(throwing: CancellationError())
+        send(dispatcher.cancel(key: key, reason: "cancelled"))
     }
 
+    /// Resumes the remote operation waiting for `result` (whose `taskKey` the dispatcher has set).
     private func deliver(_ result: TaskResult) {
-        guard let waiter = waiters.removeValue(forKey: result.taskID) else { return }
+        guard let waiter = waiters.removeValue(forKey: result.taskKey) else { return }
         switch result.outcome {
         case .output(let output): waiter.resume(returning: output)
         case .failure(let failure): waiter.resume(throwing: RemoteTaskError(failure: failure))

@@ -44,7 +44,9 @@ struct AssignedTask: Sendable {
 
     /// The result to send once the operation has finished.
     var result: TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation))
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation),
+            taskKey: assignment.taskKey)
     }
 
     static func outcome(of operation: AsyncOperation) -> TaskOutcome {

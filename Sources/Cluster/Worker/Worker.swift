@@ -186,7 +186,8 @@ public actor Worker {
             // Nothing to run: answered at once, without an operation (and sent with the other results of
             // this wake-up).
             pendingResults.append(TaskResult(
-                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: []))))
+                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [])),
+                taskKey: assignment.taskKey))
             return
         }
         let task: AssignedTask
@@ -194,7 +195,8 @@ public actor Worker {
             task = try AssignedTask(
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits)
         } catch {
-            send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure))))
+            send(.taskResult(TaskResult(
+                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey)))
             return
         }
         let operation = task.operation
@@ -208,7 +210,8 @@ public actor Worker {
         } catch {
             running[assignment.taskID] = nil
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: "\(operation.name) could not be queued: \(error)")))))
+                TaskFailure(code: .internal, message: "\(operation.name) could not be queued: \(error)")),
+                taskKey: assignment.taskKey)))
         }
     }
 

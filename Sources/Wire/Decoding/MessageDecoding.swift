@@ -145,7 +145,8 @@ extension TaskAssignment {
             inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { InjectedInput($0.pointee) },
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
-            })
+            },
+            taskKey: c.task_key)
     }
 }
 
@@ -187,7 +188,8 @@ extension TaskResult {
             outcome: try TaskOutcome(
                 isOutput: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT,
                 isFailure: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_FAILURE,
-                output: c.output, failure: c.failure, field: "TaskResult.outcome"))
+                output: c.output, failure: c.failure, field: "TaskResult.outcome"),
+            taskKey: c.task_key)
     }
 }
 

@@ -218,6 +218,7 @@ struct CMessageBuilder: ~Copyable {
         if let parameters = m.parameters {
             c.pointee.parameters = self.parameters(parameters)
         }
+        c.pointee.task_key = m.taskKey
         return c
     }
 
@@ -244,6 +245,7 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__task_result__init(c)
         c.pointee.task_id = string(m.taskID)
         c.pointee.attempt = m.attempt
+        c.pointee.task_key = m.taskKey
         switch m.outcome {
         case .output(let output):
             c.pointee.outcome_case = SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT

@@ -85,17 +85,17 @@ enum SampleMessages {
             .welcome(Welcome(heartbeatIntervalMs: 1000, acceptsBatches: true)),
             .submitBatch(SubmitBatch(requestID: "request-5", items: [BatchItem(source: "noop")], kind: .noop, acceptsBatches: true)),
             .taskAssignments([
-                TaskAssignment(taskID: "b/0", batchID: "b", attempt: 1, kind: .noop, source: "noop"),
+                TaskAssignment(taskID: "b/0", batchID: "b", attempt: 1, kind: .noop, source: "noop", taskKey: 1),
                 TaskAssignment(
                     taskID: "b/1/tilt-shift", batchID: "b", attempt: 2, kind: .tiltShift, source: unicode,
                     inputs: [InjectedInput(fromTaskID: "b/1/download", data: payload(50, seed: 4), mediaType: "image/png")],
-                    parameters: parameters),
+                    parameters: parameters, taskKey: UInt64.max),
             ]),
             .taskAssignments([]),
             .taskResults([
-                TaskResult(taskID: "b/0", attempt: 1, outcome: .output(TaskOutput(data: []))),
+                TaskResult(taskID: "b/0", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 1),
                 TaskResult(taskID: "b/1", attempt: 3, outcome: .output(TaskOutput(data: payload(70, seed: 5), mediaType: "image/jpeg"))),
-                TaskResult(taskID: "b/2", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled, message: unicode))),
+                TaskResult(taskID: "b/2", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled, message: unicode)), taskKey: 1 << 40),
             ]),
             .itemsFinished([
                 ItemFinished(batchID: "b", itemIndex: 0, outputName: "item-0", outcome: .output(TaskOutput(data: payload(30, seed: 6)))),

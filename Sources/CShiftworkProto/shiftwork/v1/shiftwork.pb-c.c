@@ -1935,7 +1935,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__injected_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[7] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[8] =
 {
   {
     "task_id",
@@ -2021,6 +2021,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "task_key",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = {
   2,   /* field[2] = attempt */
@@ -2030,11 +2042,12 @@ static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = 
   6,   /* field[6] = parameters */
   4,   /* field[4] = source */
   0,   /* field[0] = task_id */
+  7,   /* field[7] = task_key */
 };
 static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
 {
@@ -2044,7 +2057,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
   "Shiftwork__V1__TaskAssignment",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskAssignment),
-  7,
+  8,
   shiftwork__v1__task_assignment__field_descriptors,
   shiftwork__v1__task_assignment__field_indices_by_name,
   1,  shiftwork__v1__task_assignment__number_ranges,
@@ -2179,7 +2192,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__task_failure__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_result__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_result__field_descriptors[5] =
 {
   {
     "task_id",
@@ -2229,17 +2242,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_result__field_descript
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "task_key",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskResult, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_result__field_indices_by_name[] = {
   1,   /* field[1] = attempt */
   3,   /* field[3] = failure */
   2,   /* field[2] = output */
   0,   /* field[0] = task_id */
+  4,   /* field[4] = task_key */
 };
 static const ProtobufCIntRange shiftwork__v1__task_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor =
 {
@@ -2249,7 +2275,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor =
   "Shiftwork__V1__TaskResult",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskResult),
-  4,
+  5,
   shiftwork__v1__task_result__field_descriptors,
   shiftwork__v1__task_result__field_indices_by_name,
   1,  shiftwork__v1__task_result__number_ranges,

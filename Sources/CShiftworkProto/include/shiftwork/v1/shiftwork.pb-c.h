@@ -315,10 +315,14 @@ struct  Shiftwork__V1__TaskAssignment
   size_t n_inputs;
   Shiftwork__V1__InjectedInput **inputs;
   Shiftwork__V1__TiltShiftParameters *parameters;
+  /*
+   * minor 1: the coordinator's number for the task, echoed in the result (0: none)
+   */
+  uint64_t task_key;
 };
 #define SHIFTWORK__V1__TASK_ASSIGNMENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0 }
 
 
 struct  Shiftwork__V1__TaskOutput
@@ -357,6 +361,10 @@ struct  Shiftwork__V1__TaskResult
   ProtobufCMessage base;
   char *task_id;
   uint32_t attempt;
+  /*
+   * minor 1: echoed from the assignment (0 from a minor-0 worker)
+   */
+  uint64_t task_key;
   Shiftwork__V1__TaskResult__OutcomeCase outcome_case;
   union {
     Shiftwork__V1__TaskOutput *output;
@@ -365,7 +373,7 @@ struct  Shiftwork__V1__TaskResult
 };
 #define SHIFTWORK__V1__TASK_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_result__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_RESULT__OUTCOME__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0, 0, SHIFTWORK__V1__TASK_RESULT__OUTCOME__NOT_SET, {0} }
 
 
 /*
