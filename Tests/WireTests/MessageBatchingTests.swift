@@ -60,10 +60,15 @@ final class MessageBatchingTests: XCTestCase {
     func testLargePayloadsTravelAlone() {
         let limits = MessageBatching.Limits(maxCount: 100, maxPayloadBytes: 1_000)
         let messages = [assignment(0, input: 10), assignment(1, input: 5_000), assignment(2, input: 10), assignment(3, input: 990)]
+        let over = MessageBatching.coalesce(
+            [assignment(4, input: 10), assignment(5, input: 991)], limits: limits)
+        XCTAssertEqual(over.count, 2, "10 + 991 is over the limit")
         let batched = MessageBatching.coalesce(messages, limits: limits)
-        XCTAssertEqual(batched.count, 4, "the 5,000-byte input goes alone; 10 + 990 fits, 10 + 990 + 10 would not")
+        XCTAssertEqual(batched.count, 3, "the 5,000-byte input goes alone, and splits the others; 10 + 990 fits in 1,000")
+        guard batched.count == 3 else { return }
+        XCTAssertEqual(batched[0], assignment(0, input: 10))
         XCTAssertEqual(batched[1], assignment(1, input: 5_000))
-        guard case .taskAssignments(let last) = batched[3] else { return XCTFail("\(batched[3])") }
+        guard case .taskAssignments(let last) = batched[2] else { return XCTFail("\(batched[2])") }
         XCTAssertEqual(last.map(\.taskID), ["b/2", "b/3"])
         XCTAssertEqual(flattened(batched), messages)
     }
