@@ -17,7 +17,8 @@ import Synchronization
 public final class SocketChannel: Sendable {
     /// Received messages, in order, in groups: each element holds every message received in one go
     /// (at least one). For a ROUTER the first frame of each message is the peer's identity.
-    /// Iterate either this or ``messages``, not both.
+    /// Iterate either this or ``messages``, not both, and keep one iterator: messages of a group that an
+    /// abandoned ``messages`` iterator had not handed out yet are not seen by the next one.
     public let messageBatches: AsyncStream<[[[UInt8]]]>
     /// Received messages, one element per multipart message (for a ROUTER the first frame is the peer's
     /// identity): ``messageBatches`` taken apart.
