@@ -50,7 +50,7 @@ public actor Coordinator {
     private var background: [Task<Void, Never>] = []
     /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
     private let engine = WorkQueue(name: "coordinator batches")
-    /// Remote operations waiting for their task's result, by task ID.
+    /// Remote operations waiting for their task's result, by task key.
     private var waiters: [TaskKey: CheckedContinuation<TaskOutput, any Error>] = [:]
     private var batches: [String: BatchOperation] = [:]
     private var finishedItems: [String: Int] = [:]
