@@ -6,15 +6,23 @@ import Synchronization
 ///
 /// - Sending (`send(_:)`) never blocks: frames go into an outbox and the socket's thread is woken
 ///   through an `eventfd` that it polls next to the socket.
-/// - Received multipart messages arrive, in order, on `messages`.
+/// - Received multipart messages arrive, in order, on `messageBatches`: every message the thread found
+///   waiting when it woke up, in one element (one hop for the receiving task, however many arrived).
+///   `messages` yields them one by one.
 /// - `close()` flushes what it can within the socket's linger, closes the socket on its own thread and
 ///   finishes `messages`.
 ///
 /// The socket itself never leaves its thread, as libzmq requires; Swift's cooperative pool never
 /// blocks on ZeroMQ.
 public final class SocketChannel: Sendable {
-    /// Received messages, one element per multipart message (for a ROUTER the first frame is the peer's identity).
-    public let messages: AsyncStream<[[UInt8]]>
+    /// Received messages, in order, in groups: each element holds every message received in one go
+    /// (at least one). For a ROUTER the first frame of each message is the peer's identity.
+    /// Iterate either this or ``messages``, not both, and keep one iterator: messages of a group that an
+    /// abandoned ``messages`` iterator had not handed out yet are not seen by the next one.
+    public let messageBatches: AsyncStream<[[[UInt8]]]>
+    /// Received messages, one element per multipart message (for a ROUTER the first frame is the peer's
+    /// identity): ``messageBatches`` taken apart.
+    public var messages: SocketMessages { SocketMessages(batches: messageBatches) }
     /// The endpoint of the first `bind`, with a wildcard port resolved (`tcp://127.0.0.1:*` → `tcp://127.0.0.1:41231`).
     public let boundEndpoint: String?
     private let shared: SocketThreadState
@@ -39,7 +47,7 @@ public final class SocketChannel: Sendable {
         onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil,
         onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil
     ) async throws -> SocketChannel {
-        let (stream, continuation) = AsyncStream<[[UInt8]]>.makeStream()
+        let (stream, continuation) = AsyncStream<[[[UInt8]]]>.makeStream()
         let shared = try SocketThreadState(
             inbound: continuation, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
@@ -51,11 +59,11 @@ public final class SocketChannel: Sendable {
             thread.name = "zmq-\(name)"
             thread.start()
         }
-        return SocketChannel(messages: stream, boundEndpoint: endpoint, shared: shared)
+        return SocketChannel(messageBatches: stream, boundEndpoint: endpoint, shared: shared)
     }
 
-    private init(messages: AsyncStream<[[UInt8]]>, boundEndpoint: String?, shared: SocketThreadState) {
-        self.messages = messages
+    private init(messageBatches: AsyncStream<[[[UInt8]]]>, boundEndpoint: String?, shared: SocketThreadState) {
+        self.messageBatches = messageBatches
         self.boundEndpoint = boundEndpoint
         self.shared = shared
     }
@@ -67,7 +75,14 @@ public final class SocketChannel: Sendable {
     /// Queues a multipart message for sending. Never blocks; after `close()` the message is dropped
     /// and counted in `droppedMessages`.
     public func send(_ frames: [[UInt8]]) {
-        shared.enqueue(frames)
+        shared.enqueue(CollectionOfOne(frames))
+    }
+
+    /// Queues several multipart messages for sending, in order, with at most one wake-up of the socket's
+    /// thread. Never blocks.
+    public func send(contentsOf messages: [[[UInt8]]]) {
+        guard !messages.isEmpty else { return }
+        shared.enqueue(messages)
     }
 
     /// Messages waiting for the socket's thread to hand them to libzmq: a sender that produces many
@@ -99,12 +114,12 @@ final class SocketThreadState: Sendable {
 
     let outbox = Mutex(Outbox())
     let dropped = Atomic<Int>(0)
-    let inbound: AsyncStream<[[UInt8]]>.Continuation
+    let inbound: AsyncStream<[[[UInt8]]]>.Continuation
     let wakeDescriptor: Int32
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
     let onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
 
-    init(inbound: AsyncStream<[[UInt8]]>.Continuation, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
+    init(inbound: AsyncStream<[[[UInt8]]]>.Continuation, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
          onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil) throws {
         self.onUnroutable = onUnroutable
         self.onHandshakeFailure = onHandshakeFailure
@@ -118,14 +133,15 @@ final class SocketThreadState: Sendable {
         Glibc.close(wakeDescriptor)
     }
 
-    func enqueue(_ frames: [[UInt8]]) {
+    func enqueue<Messages: Collection<[[UInt8]]>>(_ messages: Messages) {
         let shouldWake: Bool? = outbox.withLock { box in
             if box.closing { return nil }
-            box.pending.append(frames)
-            return box.pending.count == 1
+            let wasEmpty = box.pending.isEmpty
+            box.pending.append(contentsOf: messages)
+            return wasEmpty
         }
         switch shouldWake {
-        case nil: dropped.add(1, ordering: .relaxed)
+        case nil: dropped.add(messages.count, ordering: .relaxed)
         case true?: wake()
         case false?: break  // the thread has been woken for an earlier message and will take this one too
         }
@@ -259,11 +275,12 @@ private struct SocketLoop {
         }
     }
 
+    /// Hands every message waiting on the socket (up to `receiveBurst`) to the stream in one element.
     private func receiveAvailable() throws {
-        var count = 0
-        while count < receiveBurst, let frames = try socket.receive() {
-            shared.inbound.yield(frames)
-            count += 1
+        var received: [[[UInt8]]] = []
+        defer { if !received.isEmpty { shared.inbound.yield(received) } }
+        while received.count < receiveBurst, let frames = try socket.receive() {
+            received.append(frames)
         }
     }
 
@@ -303,5 +320,44 @@ private struct SocketLoop {
         backlog.removeAll(keepingCapacity: true)
         backlogStart = 0
         return closing
+    }
+}
+
+/// The messages of a ``SocketChannel`` one by one: its ``SocketChannel/messageBatches`` taken apart.
+public struct SocketMessages: AsyncSequence, Sendable {
+    public typealias Element = [[UInt8]]
+    public typealias Failure = Never
+    let batches: AsyncStream<[[[UInt8]]]>
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(batches: batches.makeAsyncIterator())
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Element = [[UInt8]]
+        public typealias Failure = Never
+        var batches: AsyncStream<[[[UInt8]]]>.Iterator
+        var current: [[[UInt8]]] = []
+        var index = 0
+
+        public mutating func next() async -> [[UInt8]]? {
+            while index == current.count {
+                guard let batch = await batches.next() else { return nil }
+                current = batch
+                index = 0
+            }
+            defer { index += 1 }
+            return current[index]
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> [[UInt8]]? {
+            while index == current.count {
+                guard let batch = await batches.next(isolation: actor) else { return nil }
+                current = batch
+                index = 0
+            }
+            defer { index += 1 }
+            return current[index]
+        }
     }
 }

@@ -27,14 +27,18 @@ public struct SubmitBatch: Sendable, Equatable {
     /// What each item is: `.unspecified` for an image (download, then tilt-shift), `.noop` for one
     /// no-op task (benchmarks).
     public var kind: TaskKind
+    /// The client understands ``Message/itemsFinished(_:)`` for this batch (minor 1): the coordinator
+    /// may then send several finished items in one message.
+    public var acceptsBatches: Bool
 
     /// Creates a submission.
     public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil,
-                kind: TaskKind = .unspecified) {
+                kind: TaskKind = .unspecified, acceptsBatches: Bool = false) {
         self.requestID = requestID
         self.items = items
         self.parameters = parameters
         self.kind = kind
+        self.acceptsBatches = acceptsBatches
     }
 }
 

@@ -8,12 +8,18 @@ public enum Message: Sendable, Equatable {
     case heartbeat(Heartbeat)
     /// Worker → coordinator, when a task finishes.
     case taskResult(TaskResult)
+    /// Worker → coordinator, several results at once (minor 1; only to a coordinator whose
+    /// ``Welcome/acceptsBatches`` is set). Each means what it means alone, in order.
+    case taskResults([TaskResult])
     /// Worker → coordinator, on an orderly shutdown.
     case workerGoodbye(WorkerGoodbye)
     /// Coordinator → worker, in answer to a hello.
     case welcome(Welcome)
     /// Coordinator → worker, when the worker has a free slot.
     case taskAssignment(TaskAssignment)
+    /// Coordinator → worker, several assignments at once (minor 1; only to a worker whose
+    /// ``WorkerHello/acceptsBatches`` is set). Each means what it means alone, in order.
+    case taskAssignments([TaskAssignment])
     /// Coordinator → worker, to stop a running task.
     case cancelTask(CancelTask)
     /// Client → coordinator, to submit a batch.
@@ -30,6 +36,9 @@ public enum Message: Sendable, Equatable {
     case itemFinished(ItemFinished)
     /// Coordinator → client, when a manifest makes a batch grow.
     case itemsAdded(ItemsAdded)
+    /// Coordinator → client, several finished items at once (minor 1; only for a batch submitted with
+    /// ``SubmitBatch/acceptsBatches``). Each means what it means alone, in order.
+    case itemsFinished([ItemFinished])
     /// Coordinator → client, after the last item of a batch.
     case batchFinished(BatchFinished)
     /// Coordinator → client, in answer to a status request.

@@ -38,6 +38,9 @@ public struct TaskAssignment: Sendable, Equatable {
     public var inputs: [InjectedInput]
     /// For a tilt-shift: the filter's parameters; `nil` when not sent.
     public var parameters: WireTiltShiftParameters?
+    /// The coordinator's number for the task (minor 1; 0: none): a worker echoes it in the result, so
+    /// that the coordinator finds the task without looking up `taskID`.
+    public var taskKey: UInt64
 
     /// Creates an assignment.
     public init(
@@ -47,7 +50,8 @@ public struct TaskAssignment: Sendable, Equatable {
         kind: TaskKind,
         source: String = "",
         inputs: [InjectedInput] = [],
-        parameters: WireTiltShiftParameters? = nil
+        parameters: WireTiltShiftParameters? = nil,
+        taskKey: UInt64 = 0
     ) {
         self.taskID = taskID
         self.batchID = batchID
@@ -56,6 +60,7 @@ public struct TaskAssignment: Sendable, Equatable {
         self.source = source
         self.inputs = inputs
         self.parameters = parameters
+        self.taskKey = taskKey
     }
 }
 
@@ -109,12 +114,15 @@ public struct TaskResult: Sendable, Equatable {
     public var attempt: UInt32
     /// The output or the failure.
     public var outcome: TaskOutcome
+    /// Echoed from ``TaskAssignment/taskKey`` (minor 1); 0 from a worker that does not echo it.
+    public var taskKey: UInt64
 
     /// Creates a result.
-    public init(taskID: String, attempt: UInt32, outcome: TaskOutcome) {
+    public init(taskID: String, attempt: UInt32, outcome: TaskOutcome, taskKey: UInt64 = 0) {
         self.taskID = taskID
         self.attempt = attempt
         self.outcome = outcome
+        self.taskKey = taskKey
     }
 }
 

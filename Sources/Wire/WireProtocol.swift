@@ -7,5 +7,5 @@ public enum WireProtocol {
     /// The major version: peers with different major versions cannot talk to each other.
     public static let major: UInt32 = 1
     /// The minor version: informational; raised when fields or messages are added compatibly.
-    public static let minor: UInt32 = 0
+    public static let minor: UInt32 = 1
 }

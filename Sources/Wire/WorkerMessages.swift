@@ -11,13 +11,16 @@ public struct WorkerHello: Sendable, Equatable {
     public var version: String
     /// The worker's host name, for status.
     public var hostname: String
+    /// The worker understands ``Message/taskAssignments(_:)`` (minor 1).
+    public var acceptsBatches: Bool
 
     /// Creates a hello.
-    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "") {
+    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "", acceptsBatches: Bool = false) {
         self.workerID = workerID
         self.slots = slots
         self.version = version
         self.hostname = hostname
+        self.acceptsBatches = acceptsBatches
     }
 }
 
@@ -31,11 +34,15 @@ public struct Welcome: Sendable, Equatable {
     /// The largest message the coordinator accepts, in bytes (0: not said). A worker whose result would
     /// be larger fails the task instead of being disconnected.
     public var maxMessageBytes: UInt64
+    /// The coordinator understands ``Message/taskResults(_:)`` (minor 1).
+    public var acceptsBatches: Bool
 
     /// Creates a welcome.
-    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "", maxMessageBytes: UInt64 = 0) {
+    public init(heartbeatIntervalMs: UInt32, coordinatorID: String = "", acceptsBatches: Bool = false,
+                maxMessageBytes: UInt64 = 0) {
         self.heartbeatIntervalMs = heartbeatIntervalMs
         self.coordinatorID = coordinatorID
+        self.acceptsBatches = acceptsBatches
         self.maxMessageBytes = maxMessageBytes
     }
 }

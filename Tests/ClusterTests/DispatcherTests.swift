@@ -139,12 +139,104 @@ extension DispatcherTests {
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
         _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1), peer: other, now: now)
         let sent = assignments(dispatcher.enqueue(task("a")))
-        let holder = dispatcher.workers.values.first { $0.running.contains("a") }?.peer
+        let holder = dispatcher.workers.values.first { !$0.running.isEmpty }?.peer
         XCTAssertEqual(sent.count, 1)
         let (wasWorker, poisoned, out) = dispatcher.workerUnreachable(holder ?? worker)
         XCTAssertTrue(wasWorker)
         XCTAssertTrue(poisoned.isEmpty)
         XCTAssertEqual(assignments(out).map(\.attempt), [2], "requeued on the other worker at once")
         XCTAssertFalse(dispatcher.workerUnreachable(PeerIdentity(Array("client".utf8))).wasWorker)
+    }
+}
+
+extension DispatcherTests {
+    func testWorkersThatAcceptBatchesGetTheirAssignmentsGroupedAndCreditStillHolds() {
+        var dispatcher = makeDispatcher()
+        let welcome = dispatcher.register(WorkerHello(workerID: "w1", slots: 3, acceptsBatches: true), peer: worker, now: now)
+        guard case .welcome(let w)? = welcome.first?.message else { return XCTFail("\(welcome)") }
+        XCTAssertTrue(w.acceptsBatches, "the coordinator says it takes TaskResultBatch")
+        _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 2), peer: other, now: now)
+        var out: [Outbound] = []
+        for index in 0..<8 { out += dispatcher.enqueue(task("t\(index)")) }
+        XCTAssertEqual(assignments(out).count, 5, "3 + 2 slots")
+        XCTAssertEqual(out.filter { $0.peer == worker }.map(\.batchable), [true, true, true])
+        XCTAssertEqual(out.filter { $0.peer == other }.map(\.batchable), [false, false], "w2 did not say it accepts batches")
+
+        let sent = Outbound.coalesced(out)
+        let toWorker = sent.filter { $0.peer == worker }
+        XCTAssertEqual(toWorker.count, 1)
+        guard case .taskAssignments(let grouped)? = toWorker.first?.message else { return XCTFail("\(toWorker)") }
+        XCTAssertEqual(grouped.count, 3)
+        XCTAssertEqual(sent.filter { $0.peer == other }.count, 2, "plain assignments to the other worker")
+        XCTAssertEqual(Set(sent.flatMap { MessageBatching.unbatched($0.message) }.compactMap { message -> String? in
+            if case .taskAssignment(let a) = message { return a.taskID } else { return nil }
+        }), Set(assignments(out).map(\.taskID)), "nothing lost or added")
+
+        // Several results at once free several slots; nothing beyond the credit is sent.
+        var freed: [Outbound] = []
+        for assignment in grouped.prefix(2) {
+            let (delivered, more) = dispatcher.complete(
+                TaskResult(taskID: assignment.taskID, attempt: 1, outcome: .output(TaskOutput(data: []))), from: worker, now: now)
+            XCTAssertNotNil(delivered)
+            freed += more
+        }
+        XCTAssertEqual(assignments(freed).count, 2)
+        XCTAssertEqual(dispatcher.workers[worker]?.running.count, 3)
+        XCTAssertEqual(dispatcher.queuedTaskCount, 1)
+    }
+
+    func testCoalescingKeepsEachPeersOrderAndNonBatchableMessagesInPlace() {
+        let client = PeerIdentity(Array("client".utf8))
+        func item(_ index: UInt32) -> Outbound {
+            Outbound(peer: client, message: .itemFinished(ItemFinished(
+                batchID: "b", itemIndex: index, outputName: "item-\(index)", outcome: .output(TaskOutput(data: [])))),
+                batchable: true)
+        }
+        let finished = Outbound(peer: client, message: .batchFinished(BatchFinished(batchID: "b", succeeded: 3)))
+        let cancel = Outbound(peer: worker, message: .cancelTask(CancelTask(taskID: "x", reason: "cancelled")))
+        let sent = Outbound.coalesced([item(0), cancel, item(1), item(2), finished])
+        XCTAssertEqual(sent.count, 3)
+        guard case .itemsFinished(let items) = sent[0].message else { return XCTFail("\(sent)") }
+        XCTAssertEqual(items.map(\.itemIndex), [0, 1, 2])
+        XCTAssertEqual(sent[1].message, finished.message, "BatchFinished still follows the batch's items")
+        XCTAssertEqual(sent[2].message, cancel.message)
+    }
+}
+
+extension DispatcherTests {
+    /// Minor 1: results are found by the key the worker echoes; a minor-0 worker's results (no key) by
+    /// their task ID. A key that names another task, or a result for the wrong ID, is stale.
+    func testResultsAreFoundByTheirKeyOrByTheirIDFromWorkersThatDoNotEchoKeys() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "new", slots: 1, acceptsBatches: true), peer: worker, now: now)
+        _ = dispatcher.register(WorkerHello(workerID: "old", slots: 1), peer: other, now: now)
+        var keyed = task("k")
+        keyed.taskKey = 77
+        var out = dispatcher.enqueue(keyed)
+        out += dispatcher.enqueue(task("plain"))  // no key: the dispatcher makes one up
+        let sent = assignments(out)
+        XCTAssertEqual(Set(sent.map(\.taskID)), ["k", "plain"])
+        XCTAssertTrue(sent.allSatisfy { $0.taskKey != 0 }, "every assignment carries a key")
+        XCTAssertEqual(sent.first { $0.taskID == "k" }?.taskKey, 77)
+        func holder(_ id: String) -> PeerIdentity { out.first { if case .taskAssignment(let a) = $0.message { a.taskID == id } else { false } }!.peer }
+
+        // A key naming another task is stale, whatever the ID says.
+        let plainKey = sent.first { $0.taskID == "plain" }!.taskKey
+        let (wrong, _) = dispatcher.complete(
+            TaskResult(taskID: "k", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: plainKey),
+            from: holder("k"), now: now)
+        XCTAssertNil(wrong)
+        XCTAssertEqual(dispatcher.staleResults, 1)
+
+        // Echoed key, or (from either worker) no key at all: found, delivered with its key.
+        let (first, _) = dispatcher.complete(
+            TaskResult(taskID: "k", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 77), from: holder("k"), now: now)
+        XCTAssertEqual(first?.taskKey, 77)
+        let (second, _) = dispatcher.complete(
+            TaskResult(taskID: "plain", attempt: 1, outcome: .output(TaskOutput(data: []))), from: holder("plain"), now: now)
+        XCTAssertEqual(second?.taskKey, plainKey)
+        XCTAssertEqual(dispatcher.runningTaskCount, 0)
+        XCTAssertNil(dispatcher.state(of: "plain"))
+        XCTAssertNil(dispatcher.state(of: 77))
     }
 }

@@ -33,6 +33,37 @@ final class SocketChannelTests: XCTestCase {
         await context.terminate()
     }
 
+    func testMessagesSentTogetherArriveInOrderInFewBatches() async throws {
+        let context = try MessagingContext()
+        let router = try await SocketChannel.open(
+            context: context, kind: .router, bind: ["inproc://batch-test"], name: "router")
+        let dealer = try await SocketChannel.open(
+            context: context, kind: .dealer, connect: ["inproc://batch-test"], name: "dealer")
+        let count = 5_000
+        for start in stride(from: 0, to: count, by: 500) {
+            dealer.send(contentsOf: (start..<start + 500).map { [withUnsafeBytes(of: UInt32($0).littleEndian, Array.init)] })
+        }
+        var expected: UInt32 = 0
+        var batches = 0
+        for await batch in router.messageBatches {
+            XCTAssertFalse(batch.isEmpty, "a batch holds at least one message")
+            batches += 1
+            for message in batch {
+                XCTAssertEqual(message.count, 2)
+                let value = message[1].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+                XCTAssertEqual(UInt32(littleEndian: value), expected)
+                expected += 1
+            }
+            if expected == count { break }
+        }
+        XCTAssertEqual(expected, UInt32(count))
+        XCTAssertLessThan(batches, count, "messages waiting together are delivered together")
+        dealer.send(contentsOf: [])
+        await dealer.close()
+        await router.close()
+        await context.terminate()
+    }
+
     func testOrderIsPreservedForManyMessagesOverInproc() async throws {
         let context = try MessagingContext()
         let router = try await SocketChannel.open(

@@ -23,7 +23,7 @@ final class RoundTripTests: XCTestCase {
         }
         // One sample per case at least: a case added to Message must be added to the samples.
         let cases = Set(messages.map { String(describing: $0).prefix { $0 != "(" } })
-        XCTAssertEqual(cases.count, 17, "samples cover \(cases.sorted())")
+        XCTAssertEqual(cases.count, 20, "samples cover \(cases.sorted())")
     }
 
     func testLargePayloadsAndLongRepeatedFieldsRoundTrip() {
@@ -68,15 +68,15 @@ final class RoundTripTests: XCTestCase {
     /// The encoding is the proto's: field numbers and wire types as written in shiftwork.proto.
     func testEncodingMatchesTheProtoByteForByte() {
         let bytes = WireCodec.encode(.heartbeat(Heartbeat(workerID: "w", running: 3)))
-        // major = 1; heartbeat (field 11, length 5) { worker_id = "w"; running = 3 }
-        XCTAssertEqual(bytes, [0x08, 0x01, 0x5A, 0x05, 0x0A, 0x01, 0x77, 0x10, 0x03])
+        // major = 1; minor = 1; heartbeat (field 11, length 5) { worker_id = "w"; running = 3 }
+        XCTAssertEqual(bytes, [0x08, 0x01, 0x10, 0x01, 0x5A, 0x05, 0x0A, 0x01, 0x77, 0x10, 0x03])
     }
 
     func testEncodedEnvelopeCarriesTheVersion() throws {
         let bytes = WireCodec.encode(.refusal(Refusal(reason: "x")))
         XCTAssertEqual(Array(bytes.prefix(2)), [0x08, UInt8(WireProtocol.major)])
         XCTAssertEqual(WireProtocol.major, 1)
-        XCTAssertEqual(WireProtocol.minor, 0)
+        XCTAssertEqual(WireProtocol.minor, 1)
     }
 
     func testStringsEndAtTheFirstNULCharacter() throws {

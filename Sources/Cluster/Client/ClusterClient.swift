@@ -161,6 +161,7 @@ public actor ClusterClient {
         let requestID = batch.requestID.isEmpty ? UUID().uuidString : batch.requestID
         var batch = batch
         batch.requestID = requestID
+        batch.acceptsBatches = true  // route(_:) takes ItemFinishedBatch apart
         let message = WireCodec.encode(.submitBatch(batch))
         guard maxMessageSize < 0 || Int64(message.count) <= maxMessageSize else {
             continuation.finish(throwing: ClusterClientError.messageTooLarge(bytes: message.count, limit: maxMessageSize))
@@ -233,9 +234,11 @@ public actor ClusterClient {
     // MARK: Routing answers
 
     private func read(_ channel: SocketChannel) async {
-        for await frames in channel.messages {
-            guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
-            route(message)
+        for await received in channel.messageBatches {
+            for frames in received {
+                guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+                route(message)
+            }
         }
         failEverything(ClusterClientError.closed)
     }
@@ -256,10 +259,9 @@ public actor ClusterClient {
             continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
             startWatchdog()
         case .itemFinished(let item):
-            guard let continuation = batches[item.batchID],
-                  received[item.batchID]?.insert(item.itemIndex).inserted == true
-            else { return }
-            continuation.yield(.itemFinished(item))
+            receiveItem(item)
+        case .itemsFinished(let items):
+            for item in items { receiveItem(item) }
         case .itemsAdded(let added):
             guard let continuation = batches[added.batchID] else { return }
             let count = Int(added.firstIndex) + added.items.count
@@ -319,6 +321,13 @@ public actor ClusterClient {
             }
             self.watchdogEnded()
         }
+    }
+
+    /// Passes a finished item on, once: a repeat (sent again after a re-attach) is dropped.
+    private func receiveItem(_ item: ItemFinished) {
+        guard let continuation = batches[item.batchID], received[item.batchID]?.insert(item.itemIndex).inserted == true
+        else { return }
+        continuation.yield(.itemFinished(item))
     }
 
     private func anyRunningBatch() -> String? { batches.keys.first }

@@ -37,6 +37,8 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     private(set) var items: [Item]
     /// Output names in use, for naming the items manifests add.
     private var naming: OutputNaming?
+    /// The client takes several finished items in one message (`SubmitBatch.acceptsBatches`).
+    let clientAcceptsBatches: Bool
 
     /// Plans a batch. Items in `finished` (recovered from the journal) get no tasks: they keep their
     /// recorded outcome. `parents` gives, for items a manifest added (recovered from the journal), the
@@ -45,8 +47,9 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
          kind: TaskKind = .unspecified, maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
          finished: [Int: TaskOutcome] = [:], parents: [Int: Int] = [:], firstAttempt: UInt32 = 1,
-         runner: any RemoteTaskRunning) throws {
+         runner: any RemoteTaskRunning, clientAcceptsBatches: Bool = false) throws {
         self.batchID = batchID
+        self.clientAcceptsBatches = clientAcceptsBatches
         self.client = client
         self.parameters = parameters
         let planner = ItemPlanner(
@@ -123,7 +126,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
         case .pending, .ready, .executing:
             for task in item.tasks {
-                switch dispatcher.state(of: task.template.taskID) {
+                switch dispatcher.state(of: task.template.taskKey) {
                 case .running?, .cancelling?: return ("running", "")
                 case .queued?, nil: continue
                 }

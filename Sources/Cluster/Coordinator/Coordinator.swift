@@ -74,8 +74,8 @@ public actor Coordinator {
     private var background: [Task<Void, Never>] = []
     /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
     private let engine = WorkQueue(name: "coordinator batches")
-    /// Remote operations waiting for their task's result, by task ID.
-    private var waiters: [String: CheckedContinuation<TaskOutput, any Error>] = [:]
+    /// Remote operations waiting for their task's result, by task key.
+    private var waiters: [TaskKey: CheckedContinuation<TaskOutput, any Error>] = [:]
     private var batches: [String: BatchOperation] = [:]
     /// Which items of each batch have finished (and been announced).
     private var progress: [String: FinishedItems] = [:]
@@ -99,6 +99,12 @@ public actor Coordinator {
     /// Tasks of accepted batches that have not reached the dispatcher yet: waiting for their dependency,
     /// the per-host download cap, or their batch's limit of started tasks.
     private var waitingTasks = 0
+    /// While the messages of one socket wake-up are handled: what to send, sent together at the end.
+    private var outbox: [Outbound]?
+    /// Items whose last operation finished, gathered on the engine's threads and finished here in groups.
+    private let finishedItemInbox = CompletionInbox<(BatchOperation.Item, BatchOperation)>()
+    /// Requests of remote operations, posted from the engine's threads (see `run`).
+    private let remoteRequests = CompletionInbox<RemoteRequest>()
 
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
     private var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
@@ -189,8 +195,8 @@ public actor Coordinator {
     // MARK: Messages
 
     private func receive(from channel: SocketChannel) async {
-        for await frames in channel.messages {
-            handle(frames)
+        for await received in channel.messageBatches {
+            sendingTogether { for frames in received { handle(frames) } }
         }
     }
 
@@ -228,6 +234,12 @@ public actor Coordinator {
             let (current, out) = dispatcher.complete(result, from: peer, now: now)
             if let current { deliver(current) }
             send(out)
+        case .taskResults(let results):
+            for result in results {
+                let (current, out) = dispatcher.complete(result, from: peer, now: now)
+                if let current { deliver(current) }
+                send(out)
+            }
         case .submitBatch(let submit):
             accept(submit, from: peer)
         case .statusRequest(let request):
@@ -236,47 +248,91 @@ public actor Coordinator {
             cancel(request, from: peer)
         case .fetchResults(let request):
             attach(peer, request)
-        case .welcome, .taskAssignment, .cancelTask, .batchAccepted, .itemFinished, .itemsAdded, .batchFinished,
-            .statusReply, .refusal:
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
+            .itemsAdded, .batchFinished, .statusReply, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
     }
 
+    /// Sends `outbound` (while a wake-up's messages are handled: at its end), batchable messages to one
+    /// peer grouped, with one wake-up of the socket's thread.
     private func send(_ outbound: [Outbound]) {
-        guard let channel else { return }
-        for item in outbound {
-            channel.send([item.peer.bytes, WireCodec.encode(item.message)])
+        guard !outbound.isEmpty else { return }
+        if outbox != nil {
+            outbox! += outbound
+            return
         }
+        guard let channel else { return }
+        channel.send(contentsOf: Outbound.coalesced(outbound).map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+    }
+
+    /// Runs `body` with every `send` in it held back and sent together at its end.
+    private func sendingTogether(_ body: () -> Void) {
+        guard outbox == nil else { return body() }
+        outbox = []
+        body()
+        let out = outbox ?? []
+        outbox = nil
+        send(out)
     }
 
     // MARK: Remote operations
 
     /// Queues a task and suspends until a worker's result arrives (see `RemoteTaskRunning`).
-    fileprivate func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
-        let taskID = assignment.taskID
-        if wasWaiting { waitingTasks -= 1 }
+    ///
+    /// Nonisolated: the request is posted to `remoteRequests` without hopping onto the actor, and the
+    /// result resumes the operation's task directly (not through the actor); `handleRemoteRequests()`
+    /// queues the posted tasks in groups.
+    fileprivate nonisolated func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
+        var keyed = assignment
+        if keyed.taskKey == 0 { keyed.taskKey = RemoteTaskOperation.makeKey() }
+        let assignment = keyed
+        let call = RemoteCall()
+        let inbox = remoteRequests
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                    return
+                inbox.post(.run(assignment, priority: priority, wasWaiting: wasWaiting, call: call, continuation)) {
+                    Task { await self.handleRemoteRequests() }
                 }
-                waiters[taskID] = continuation
-                send(dispatcher.enqueue(assignment, priority: priority))
             }
         } onCancel: {
-            Task { await self.withdraw(taskID) }
+            // Marked before the withdrawal is posted: a run request handled after this sees it.
+            call.cancel()
+            inbox.post(.withdraw(assignment.taskKey)) { Task { await self.handleRemoteRequests() } }
+        }
+    }
+
+    /// Queues the tasks of remote operations and withdraws cancelled ones, in the order posted.
+    private func handleRemoteRequests() {
+        let requests = remoteRequests.drain()
+        guard !requests.isEmpty else { return }
+        sendingTogether {
+            for request in requests {
+                switch request {
+                case .run(let assignment, let priority, let wasWaiting, let call, let continuation):
+                    if wasWaiting { waitingTasks -= 1 }
+                    if call.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                        continue
+                    }
+                    waiters[assignment.taskKey] = continuation
+                    send(dispatcher.enqueue(assignment, priority: priority))
+                case .withdraw(let key):
+                    withdraw(key)
+                }
+            }
         }
     }
 
     /// Withdraws a cancelled remote operation's task from the cluster.
-    private func withdraw(_ taskID: String) {
-        waiters.removeValue(forKey: taskID)?.resume(throwing: CancellationError())
-        send(dispatcher.cancel(taskID: taskID, reason: "cancelled"))
+    private func withdraw(_ key: TaskKey) {
+        waiters.removeValue(forKey: key)?.resume(throwing: CancellationError())
+        send(dispatcher.cancel(key: key, reason: "cancelled"))
     }
 
+    /// Resumes the remote operation waiting for `result` (whose `taskKey` the dispatcher has set).
     private func deliver(_ result: TaskResult) {
-        guard let waiter = waiters.removeValue(forKey: result.taskID) else { return }
+        guard let waiter = waiters.removeValue(forKey: result.taskKey) else { return }
         switch result.outcome {
         case .output(let output): waiter.resume(returning: output)
         case .failure(let failure): waiter.resume(throwing: RemoteTaskError(failure: failure))
@@ -345,7 +401,8 @@ public actor Coordinator {
             batchID: batchID, client: client, sources: recovered?.allItems ?? submit.items, parameters: parameters,
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
             finished: recovered?.finished.mapValues(\.outcome) ?? [:], parents: parents,
-            firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self))
+            firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self),
+            clientAcceptsBatches: submit.acceptsBatches)
         batches[batchID] = batch
         progress[batchID] = FinishedItems(itemCount: 0)
         track(batch.items, of: batch)
@@ -356,6 +413,7 @@ public actor Coordinator {
     /// each finished one to `itemFinished`.
     private func track(_ items: some Collection<BatchOperation.Item>, of batch: BatchOperation) {
         progress[batch.batchID]?.grow(by: items.count)
+        let inbox = finishedItemInbox
         var unfinished = 0
         for item in items {
             guard let last = item.last else {
@@ -364,8 +422,9 @@ public actor Coordinator {
             }
             unfinished += 1
             waitingTasks += item.tasks.count
-            last.onCompletion(isolatedTo: self) { coordinator, _ in
-                coordinator.itemFinished(item, of: batch)
+            // Gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
+            last.onCompletion { _ in
+                inbox.post((item, batch)) { Task { await self.finishItems() } }
             }
         }
         pendingItems[batch.client, default: 0] += unfinished
@@ -407,6 +466,13 @@ public actor Coordinator {
             for request in saved.cancellations { apply(request, to: batch) }
             run(batch)
         }
+    }
+
+    /// Finishes the items gathered in `finishedItemInbox`, their messages sent together.
+    private func finishItems() {
+        let finished = finishedItemInbox.drain()
+        guard !finished.isEmpty else { return }
+        sendingTogether { for (item, batch) in finished { itemFinished(item, of: batch) } }
     }
 
     /// Streams one finished item to its client; after the last item, the batch summary.
@@ -463,7 +529,13 @@ public actor Coordinator {
             ])
             retire(batch.batchID)
         }
-        send(audience.flatMap { peer in messages.map { Outbound(peer: peer, message: $0) } })
+        send(audience.flatMap { peer in
+            messages.map { message in
+                var outbound = Outbound(peer: peer, message: message)
+                if case .itemFinished = message { outbound.batchable = peer == batch.client && batch.clientAcceptsBatches }
+                return outbound
+            }
+        })
     }
 
     /// Adds the images a manifest item lists to its batch, and records that in the journal.

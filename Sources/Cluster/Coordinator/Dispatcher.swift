@@ -1,9 +1,55 @@
 import Wire
 
+/// The coordinator's number for a task (`TaskAssignment.taskKey`): the dispatcher's maps are keyed by
+/// it, not by the task ID string. Unique within the process.
+typealias TaskKey = UInt64
+
 /// A message the coordinator sends to one peer.
 struct Outbound {
     let peer: PeerIdentity
     let message: Message
+    /// The peer understands batch messages (minor 1): this message may travel grouped with the next ones
+    /// of its kind to the same peer (`Outbound.coalesced`).
+    var batchable = false
+}
+
+extension Outbound {
+    /// `outbound` as messages to send, in order per peer: consecutive batchable messages to one peer are
+    /// grouped into batch messages (`MessageBatching`). Peers appear in the order of their first message.
+    static func coalesced(_ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()) -> [Outbound] {
+        guard outbound.count > 1, outbound.contains(where: \.batchable) else { return outbound }
+        // Few peers at a time (the workers and clients of one burst): a linear search beats hashing.
+        var groups: [(peer: PeerIdentity, items: [Outbound])] = []
+        for item in outbound {
+            if let index = groups.firstIndex(where: { $0.peer == item.peer }) {
+                groups[index].items.append(item)
+            } else {
+                groups.append((item.peer, [item]))
+            }
+        }
+        var result: [Outbound] = []
+        result.reserveCapacity(outbound.count)
+        for (peer, items) in groups {
+            var run: [Message] = []
+            func flush() {
+                guard !run.isEmpty else { return }
+                for message in MessageBatching.coalesce(run, limits: limits) {
+                    result.append(Outbound(peer: peer, message: message))
+                }
+                run = []
+            }
+            for item in items {
+                if item.batchable {
+                    run.append(item.message)
+                } else {
+                    flush()
+                    result.append(item)
+                }
+            }
+            flush()
+        }
+        return result
+    }
 }
 
 /// The coordinator's dispatch state and rules, free of I/O: which worker holds which task, which tasks
@@ -33,6 +79,8 @@ struct Dispatcher {
         /// Workers that died while running this task.
         var workerDeaths = 0
         var lastDeadWorker = ""
+        /// Its task ID is in `keysByID` (see there).
+        var mappedByID = false
     }
 
     let heartbeatInterval: Duration
@@ -40,8 +88,13 @@ struct Dispatcher {
     /// A task that was running on this many workers when they died fails instead of killing more.
     let maxWorkerDeaths: Int
     private(set) var workers: [PeerIdentity: WorkerRecord] = [:]
-    private(set) var entries: [String: Entry] = [:]
+    private(set) var entries: [TaskKey: Entry] = [:]
     private var readyQueue = PriorityTaskQueue()
+    /// Keys by task ID, only for the tasks that need it: enqueued without a key (one is made up here), or
+    /// sent to a worker of minor 0, whose results carry no key.
+    private var keysByID: [String: TaskKey] = [:]
+    /// Keys made up for tasks enqueued without one: far above the keys `RemoteTaskOperation` hands out.
+    private var nextLocalKey: TaskKey = 1 << 63
 
     private(set) var completedTasks: UInt64 = 0
     private(set) var failedTasks: UInt64 = 0
@@ -75,37 +128,66 @@ struct Dispatcher {
 
     /// Queues a task for the next free slot.
     mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0) -> [Outbound] {
-        entries[assignment.taskID] = Entry(assignment: assignment, state: .queued, priority: priority)
-        readyQueue.push(assignment.taskID, priority: priority)
+        var assignment = assignment
+        var mapped = false
+        if assignment.taskKey == 0 {
+            nextLocalKey += 1
+            assignment.taskKey = nextLocalKey
+            keysByID[assignment.taskID] = nextLocalKey
+            mapped = true
+        }
+        let key = assignment.taskKey
+        entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped)
+        readyQueue.push(key, priority: priority)
         return dispatch()
     }
 
-    /// Handles a worker's result. Returns the result when it answers the current attempt of a task
-    /// that is still wanted, `nil` when it is stale (and counted); either way the worker's slot is freed.
+    /// Forgets a task (and its ID mapping, if it has one).
+    private mutating func removeEntry(_ key: TaskKey) {
+        if let entry = entries.removeValue(forKey: key), entry.mappedByID {
+            keysByID[entry.assignment.taskID] = nil
+        }
+    }
+
+    /// The key of the task with this ID: from `keysByID`, else by a scan (only for tasks neither made up
+    /// here nor sent to a minor-0 worker; the coordinator itself always has the key).
+    private func key(of taskID: String) -> TaskKey? {
+        if let key = keysByID[taskID] { return key }
+        return entries.first { $0.value.assignment.taskID == taskID }?.key
+    }
+
+    /// Handles a worker's result. Returns the result, with its `taskKey` set, when it answers the current
+    /// attempt of a task that is still wanted, `nil` when it is stale (and counted); either way the
+    /// worker's slot is freed.
     mutating func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) -> (TaskResult?, [Outbound]) {
-        workers[peer]?.lastSeen = now
-        // Only the answer to the current attempt, from the worker that holds it, frees a slot.
-        guard let entry = entries[result.taskID], entry.assignment.attempt == result.attempt else {
+        let workerIndex = workers.index(forKey: peer)
+        if let workerIndex { workers.values[workerIndex].lastSeen = now }
+        // Found by the key it echoes (minor 1), else by its ID. Only the answer to the current attempt,
+        // from the worker that holds it, frees a slot.
+        guard let key = result.taskKey != 0 ? result.taskKey : keysByID[result.taskID],
+              let entry = entries[key], entry.assignment.attempt == result.attempt,
+              entry.assignment.taskID == result.taskID
+        else {
             staleResults += 1
             return (nil, [])
         }
         switch entry.state {
         case .running(let worker) where worker == peer:
-            workers[peer]?.running.remove(result.taskID)
-            entries[result.taskID] = nil
+            removeEntry(key)
             throughput.record(at: now)
-            if case .output = result.outcome {
-                workers[peer]?.completed += 1
-                completedTasks += 1
-            } else {
-                workers[peer]?.failed += 1
-                failedTasks += 1
+            let succeeded = if case .output = result.outcome { true } else { false }
+            if let workerIndex {
+                workers.values[workerIndex].running.remove(key)
+                if succeeded { workers.values[workerIndex].completed += 1 } else { workers.values[workerIndex].failed += 1 }
             }
-            return (result, dispatch())
+            if succeeded { completedTasks += 1 } else { failedTasks += 1 }
+            var delivered = result
+            delivered.taskKey = key
+            return (delivered, dispatch())
         case .cancelling(let worker) where worker == peer:
             // The worker confirmed (or finished anyway): nobody waits for it any more.
-            workers[peer]?.running.remove(result.taskID)
-            entries[result.taskID] = nil
+            if let workerIndex { workers.values[workerIndex].running.remove(key) }
+            removeEntry(key)
             return (nil, dispatch())
         default:
             staleResults += 1
@@ -115,26 +197,35 @@ struct Dispatcher {
 
     /// Withdraws a task: a queued one is dropped at once, a running one is cancelled on its worker
     /// (its slot stays taken until the worker confirms).
-    mutating func cancel(taskID: String, reason: String) -> [Outbound] {
-        guard let entry = entries[taskID] else { return [] }
+    mutating func cancel(key: TaskKey, reason: String) -> [Outbound] {
+        guard let entry = entries[key] else { return [] }
         switch entry.state {
         case .queued:
-            entries[taskID] = nil
-            readyQueue.remove(taskID)
+            removeEntry(key)
+            readyQueue.remove(key)
             return []
         case .running(let worker):
-            entries[taskID]?.state = .cancelling(worker: worker)
-            return [Outbound(peer: worker, message: .cancelTask(CancelTask(taskID: taskID, reason: reason)))]
+            entries[key]?.state = .cancelling(worker: worker)
+            return [Outbound(peer: worker, message: .cancelTask(CancelTask(taskID: entry.assignment.taskID, reason: reason)))]
         case .cancelling:
             return []
         }
+    }
+
+    /// `cancel(key:reason:)` for the task with this ID.
+    mutating func cancel(taskID: String, reason: String) -> [Outbound] {
+        guard let key = key(of: taskID) else { return [] }
+        return cancel(key: key, reason: reason)
     }
 
     /// Tasks finished per second over the last 10 seconds.
     func tasksPerSecond(now: ContinuousClock.Instant) -> Double { throughput.rate(at: now) }
 
     /// Where a task is, or `nil` when the dispatcher does not hold it.
-    func state(of taskID: String) -> EntryState? { entries[taskID]?.state }
+    func state(of key: TaskKey) -> EntryState? { entries[key]?.state }
+
+    /// Where the task with this ID is, or `nil` when the dispatcher does not hold it.
+    func state(of taskID: String) -> EntryState? { key(of: taskID).flatMap { entries[$0]?.state } }
 
     // MARK: Workers
 
@@ -145,11 +236,11 @@ struct Dispatcher {
         workers[peer] = WorkerRecord(
             peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID,
             hostname: hello.hostname, version: hello.version,
-            slots: Int(max(1, hello.slots)), lastSeen: now)
+            slots: Int(max(1, hello.slots)), lastSeen: now, acceptsBatches: hello.acceptsBatches)
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
         let welcome = Outbound(peer: peer, message: .welcome(Welcome(
-            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID,
+            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID, acceptsBatches: true,
             maxMessageBytes: maxMessageBytes)))
         return [welcome] + dispatch()
     }
@@ -201,31 +292,32 @@ struct Dispatcher {
     private mutating func removeWorker(_ peer: PeerIdentity, died: Bool = false) -> [TaskResult] {
         guard let worker = workers.removeValue(forKey: peer) else { return [] }
         var poisoned: [TaskResult] = []
-        for taskID in worker.running.sorted() {
-            guard var entry = entries[taskID] else { continue }
+        for key in worker.running.sorted() {
+            guard var entry = entries[key] else { continue }
             switch entry.state {
             case .running:
                 if died {
                     entry.workerDeaths += 1
                     entry.lastDeadWorker = worker.workerID
                     if entry.workerDeaths >= maxWorkerDeaths {
-                        entries[taskID] = nil
+                        removeEntry(key)
                         failedTasks += 1
                         poisoned.append(TaskResult(
-                            taskID: taskID, attempt: entry.assignment.attempt,
+                            taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
                             outcome: .failure(TaskFailure(code: .internal, message:
                                 "\(entry.assignment.source): its \(entry.assignment.kind == .download ? "download" : "tilt-shift") "
                                 + "was running on \(entry.workerDeaths) workers that died (the last: \(entry.lastDeadWorker)); "
-                                + "it fails now instead of killing more. Check this input, and the workers' logs."))))
+                                + "it fails now instead of killing more. Check this input, and the workers' logs.")),
+                            taskKey: key))
                         continue
                     }
                 }
                 entry.assignment.attempt += 1
                 entry.state = .queued
-                entries[taskID] = entry
-                readyQueue.pushFront(taskID, priority: entry.priority)
+                entries[key] = entry
+                readyQueue.pushFront(key, priority: entry.priority)
             case .cancelling:
-                entries[taskID] = nil  // its cancel can no longer be confirmed; nobody waits for it
+                removeEntry(key)  // its cancel can no longer be confirmed; nobody waits for it
             case .queued:
                 break
             }
@@ -238,21 +330,29 @@ struct Dispatcher {
     /// Sends ready tasks to workers with free slots, filling the least loaded first.
     private mutating func dispatch() -> [Outbound] {
         guard !readyQueue.isEmpty else { return [] }
-        var free = workers.values.filter { $0.freeSlots > 0 }.map { ($0.peer, $0.freeSlots) }
+        var free: [(peer: PeerIdentity, slots: Int, batchable: Bool)] = []
+        for (peer, worker) in workers where worker.freeSlots > 0 {
+            free.append((peer, worker.freeSlots, worker.acceptsBatches))
+        }
         guard !free.isEmpty else { return [] }
-        free.sort { $0.1 > $1.1 }
+        if free.count > 1 { free.sort { $0.slots > $1.slots } }
         var out: [Outbound] = []
         var next = 0
-        while !free.isEmpty, let taskID = readyQueue.pop() {
-            guard var entry = entries[taskID], entry.state == .queued else { continue }
+        while !free.isEmpty, let key = readyQueue.pop() {
+            guard let index = entries.index(forKey: key), entries.values[index].state == .queued else { continue }
             if next >= free.count { next = 0 }
-            let peer = free[next].0
-            entry.state = .running(worker: peer)
-            entries[taskID] = entry
-            workers[peer]?.running.insert(taskID)
-            out.append(Outbound(peer: peer, message: .taskAssignment(entry.assignment)))
-            free[next].1 -= 1
-            if free[next].1 == 0 { free.remove(at: next) } else { next += 1 }
+            let peer = free[next].peer
+            entries.values[index].state = .running(worker: peer)
+            if !free[next].batchable && !entries.values[index].mappedByID {
+                // A minor-0 worker answers with the task ID only.
+                entries.values[index].mappedByID = true
+                keysByID[entries.values[index].assignment.taskID] = key
+            }
+            workers[peer]?.running.insert(key)
+            out.append(Outbound(
+                peer: peer, message: .taskAssignment(entries.values[index].assignment), batchable: free[next].batchable))
+            free[next].slots -= 1
+            if free[next].slots == 0 { free.remove(at: next) } else { next += 1 }
         }
         return out
     }

@@ -38,7 +38,16 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
 
+    /// A key for a new task (`TaskAssignment.taskKey`): unique in the process, never 0.
+    static func makeKey() -> TaskKey {
+        keyCounter.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+    private static let keyCounter = Atomic<UInt64>(0)
+
+    /// `template` gets a task key (`makeKey()`) unless it has one.
     init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
+        var template = template
+        if template.taskKey == 0 { template.taskKey = Self.makeKey() }
         self.template = template
         self.runner = runner
         self.dispatchPriority = priority

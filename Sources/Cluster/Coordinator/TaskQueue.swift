@@ -1,18 +1,18 @@
-/// Task IDs waiting for a slot: higher priorities first, first-in first-out within a priority.
+/// Task keys waiting for a slot: higher priorities first, first-in first-out within a priority.
 /// Push, pop and remove are O(1) amortised (removal is lazy: a removed ID is skipped when popped).
 struct PriorityTaskQueue {
     private var levels: [Int: Level] = [:]
     private var priorities: [Int] = []  // descending
-    private var removed: Set<String> = []
+    private var removed: Set<TaskKey> = []
     private(set) var count = 0
 
     private struct Level {
-        var storage: [String] = []
+        var storage: [TaskKey] = []
         var head = 0
-        var front: [String] = []
+        var front: [TaskKey] = []
         var isEmpty: Bool { head == storage.count && front.isEmpty }
 
-        mutating func pop() -> String? {
+        mutating func pop() -> TaskKey? {
             if let id = front.popLast() { return id }
             guard head < storage.count else { return nil }
             let id = storage[head]
@@ -28,27 +28,27 @@ struct PriorityTaskQueue {
     var isEmpty: Bool { count == 0 }
 
     /// Adds `id` at the back of its priority.
-    mutating func push(_ id: String, priority: Int) {
+    mutating func push(_ id: TaskKey, priority: Int) {
         ensureLevel(priority)
         levels[priority]?.storage.append(id)
         count += 1
     }
 
     /// Adds `id` at the front of its priority (a task whose worker died goes before the rest).
-    mutating func pushFront(_ id: String, priority: Int) {
+    mutating func pushFront(_ id: TaskKey, priority: Int) {
         ensureLevel(priority)
         levels[priority]?.front.append(id)
         count += 1
     }
 
     /// Removes `id` wherever it is (lazily).
-    mutating func remove(_ id: String) {
+    mutating func remove(_ id: TaskKey) {
         removed.insert(id)
         count -= 1
     }
 
     /// The next ID to dispatch.
-    mutating func pop() -> String? {
+    mutating func pop() -> TaskKey? {
         for priority in priorities {
             while let id = levels[priority]?.pop() {
                 if removed.remove(id) != nil { continue }

@@ -8,7 +8,7 @@ struct WorkerRecord {
     let slots: Int
     /// Tasks sent to it whose result (or cancel confirmation) has not come back. A slot is free only
     /// once the worker has answered for the task that held it.
-    var running: Set<String> = []
+    var running: Set<TaskKey> = []
     var completed: UInt64 = 0
     var failed: UInt64 = 0
     /// Messages the worker dropped, as its last heartbeat said.
@@ -16,6 +16,9 @@ struct WorkerRecord {
     var lastSeen: ContinuousClock.Instant
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
     var draining = false
+    /// The worker speaks minor 1 (`WorkerHello.acceptsBatches`): it understands batch messages and
+    /// echoes task keys in its results.
+    var acceptsBatches = false
 
     var freeSlots: Int { draining ? 0 : max(0, slots - running.count) }
 }

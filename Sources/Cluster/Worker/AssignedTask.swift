@@ -55,7 +55,9 @@ struct AssignedTask: Sendable {
 
     /// The result to send once the operation has finished.
     var result: TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation))
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation),
+            taskKey: assignment.taskKey)
     }
 
     /// Logs the result the worker has just sent: a success or a cancellation at `debug` (per-task

@@ -85,6 +85,10 @@ public actor Worker {
     private var isRegistered = false
     /// How long to wait for the first `Welcome` before warning that nothing answers.
     private let welcomeWarningDelay: Duration = .seconds(10)
+    /// Results produced while handling the messages of one wake-up, sent together at its end.
+    private var pendingResults: [TaskResult] = []
+    /// Whether the coordinator takes several results in one message (its `Welcome` said so).
+    private var coordinatorAcceptsBatches = false
 
     /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
     public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
@@ -128,8 +132,9 @@ public actor Worker {
         defer { welcomeWatch.cancel() }
         defer { heartbeatTask?.cancel() }
         try await withTaskCancellationHandler {
-            for await frames in channel.messages {
-                try handle(frames)
+            for await received in channel.messageBatches {
+                defer { flushResults() }
+                for frames in received { try handle(frames) }
             }
         } onCancel: {
             Task { await self.stop() }
@@ -209,12 +214,21 @@ public actor Worker {
             logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
             return
         }
+        for message in MessageBatching.unbatched(message) {
+            try handle(message)
+        }
+    }
+
+    private func handle(_ message: Message) throws {
         switch message {
         case .welcome(let welcome):
-            // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned.
+            // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned,
+            // and results not sent yet answer the old registration.
             helloSentAt = nil
             let orphaned = running.values
             running = [:]
+            pendingResults = []
+            coordinatorAcceptsBatches = welcome.acceptsBatches
             for task in orphaned {
                 task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
                 task.operation.cancel()
@@ -259,12 +273,21 @@ public actor Worker {
     }
 
     private func start(_ received: TaskAssignment) {
+        if received.kind == .noop {
+            // Nothing to run: answered at once, without an operation (and sent with the other results of
+            // this wake-up).
+            pendingResults.append(TaskResult(
+                taskID: received.taskID, attempt: received.attempt, outcome: .output(TaskOutput(data: [])),
+                taskKey: received.taskKey))
+            return
+        }
         let log = TaskLogger(logger, assignment: received)
         log.debug("task received")
         guard let assignment = inputCache.resolve(received) else {
             let failure = TaskFailure(code: .inputMissing, message:
                 "\(received.source): its input is no longer in this worker's cache; the coordinator sends it again with the bytes")
-            send(.taskResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure))))
+            send(.taskResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
+                                        taskKey: received.taskKey)))
             log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
             return
         }
@@ -274,7 +297,8 @@ public actor Worker {
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
                 log: log)
         } catch {
-            send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure))))
+            send(.taskResult(TaskResult(
+                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey)))
             log.info("task rejected, result sent", metadata: [
                 "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
             return
@@ -290,7 +314,7 @@ public actor Worker {
             running[assignment.taskID] = nil
             let message = "\(operation.name) could not be queued: \(error)"
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: message)))))
+                TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey)))
             log.error("task could not be queued, failure sent", metadata: ["error": "\(message)"])
         }
     }
@@ -320,11 +344,21 @@ public actor Worker {
         task.logSent(result)
     }
 
+    /// Sends the results gathered while handling one wake-up's messages: several in one message when
+    /// the coordinator accepts that.
+    private func flushResults() {
+        guard !pendingResults.isEmpty else { return }
+        let results = pendingResults.map(Message.taskResult)
+        pendingResults = []
+        let messages = coordinatorAcceptsBatches ? MessageBatching.coalesce(results) : results
+        channel?.send(contentsOf: messages.map { [WireCodec.encode($0)] })
+    }
+
     private func sayHello() {
         helloSentAt = .now
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
-            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName)))
+            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true)))
     }
 
     private func heartbeat() async {

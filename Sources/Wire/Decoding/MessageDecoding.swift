@@ -41,6 +41,21 @@ extension Message {
             self = .statusReply(try StatusReply(try required(e.status_reply, "Envelope.status_reply").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(Refusal(try required(e.refusal, "Envelope.refusal").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS:
+            let c = try required(e.task_assignments, "Envelope.task_assignments").pointee
+            self = .taskAssignments(try readRepeated(c.n_assignments, c.assignments, field: "TaskAssignmentBatch.assignments") {
+                (a) throws(WireError) in try TaskAssignment(a.pointee)
+            })
+        case SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULTS:
+            let c = try required(e.task_results, "Envelope.task_results").pointee
+            self = .taskResults(try readRepeated(c.n_results, c.results, field: "TaskResultBatch.results") {
+                (r) throws(WireError) in try TaskResult(r.pointee)
+            })
+        case SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED:
+            let c = try required(e.items_finished, "Envelope.items_finished").pointee
+            self = .itemsFinished(try readRepeated(c.n_items, c.items, field: "ItemFinishedBatch.items") {
+                (i) throws(WireError) in try ItemFinished(i.pointee)
+            })
         default:
             // Not set, or a body field of a newer minor version (kept by protobuf-c as unknown).
             throw .missingBody
@@ -81,14 +96,15 @@ extension WorkerHello {
     init(_ c: Shiftwork__V1__WorkerHello) {
         self.init(
             workerID: readString(c.worker_id), slots: c.slots,
-            version: readString(c.version), hostname: readString(c.hostname))
+            version: readString(c.version), hostname: readString(c.hostname), acceptsBatches: c.accepts_batches != 0)
     }
 }
 
 extension Welcome {
     init(_ c: Shiftwork__V1__Welcome) {
-        self.init(heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: readString(c.coordinator_id),
-                  maxMessageBytes: c.max_message_bytes)
+        self.init(
+            heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: readString(c.coordinator_id),
+            acceptsBatches: c.accepts_batches != 0, maxMessageBytes: c.max_message_bytes)
     }
 }
 
@@ -134,7 +150,8 @@ extension TaskAssignment {
             inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { InjectedInput($0.pointee) },
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
-            })
+            },
+            taskKey: c.task_key)
     }
 }
 
@@ -176,7 +193,8 @@ extension TaskResult {
             outcome: try TaskOutcome(
                 isOutput: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT,
                 isFailure: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_FAILURE,
-                output: c.output, failure: c.failure, field: "TaskResult.outcome"))
+                output: c.output, failure: c.failure, field: "TaskResult.outcome"),
+            taskKey: c.task_key)
     }
 }
 
@@ -202,7 +220,8 @@ extension SubmitBatch {
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "SubmitBatch.parameters")
             },
-            kind: try TaskKind(c.kind, field: "SubmitBatch.kind"))
+            kind: try TaskKind(c.kind, field: "SubmitBatch.kind"),
+            acceptsBatches: c.accepts_batches != 0)
     }
 }
 

@@ -91,6 +91,33 @@ struct CMessageBuilder: ~Copyable {
         case .refusal(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             envelope.pointee.refusal = refusal(m)
+        case .taskAssignments(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS
+            let c = arena.make(Shiftwork__V1__TaskAssignmentBatch.self)
+            shiftwork__v1__task_assignment_batch__init(c)
+            let elements = pointers(to: Shiftwork__V1__TaskAssignment.self, count: m.count)
+            for (index, element) in m.enumerated() { elements?[index] = taskAssignment(element) }
+            c.pointee.n_assignments = m.count
+            c.pointee.assignments = elements
+            envelope.pointee.task_assignments = c
+        case .taskResults(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULTS
+            let c = arena.make(Shiftwork__V1__TaskResultBatch.self)
+            shiftwork__v1__task_result_batch__init(c)
+            let elements = pointers(to: Shiftwork__V1__TaskResult.self, count: m.count)
+            for (index, element) in m.enumerated() { elements?[index] = taskResult(element) }
+            c.pointee.n_results = m.count
+            c.pointee.results = elements
+            envelope.pointee.task_results = c
+        case .itemsFinished(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED
+            let c = arena.make(Shiftwork__V1__ItemFinishedBatch.self)
+            shiftwork__v1__item_finished_batch__init(c)
+            let elements = pointers(to: Shiftwork__V1__ItemFinished.self, count: m.count)
+            for (index, element) in m.enumerated() { elements?[index] = itemFinished(element) }
+            c.pointee.n_items = m.count
+            c.pointee.items = elements
+            envelope.pointee.items_finished = c
         }
         return envelope
     }
@@ -128,6 +155,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.slots = m.slots
         c.pointee.version = string(m.version)
         c.pointee.hostname = string(m.hostname)
+        c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
         return c
     }
 
@@ -137,6 +165,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.heartbeat_interval_ms = m.heartbeatIntervalMs
         c.pointee.coordinator_id = string(m.coordinatorID)
         c.pointee.max_message_bytes = m.maxMessageBytes
+        c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
         return c
     }
 
@@ -198,6 +227,7 @@ struct CMessageBuilder: ~Copyable {
         if let parameters = m.parameters {
             c.pointee.parameters = self.parameters(parameters)
         }
+        c.pointee.task_key = m.taskKey
         return c
     }
 
@@ -224,6 +254,7 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__task_result__init(c)
         c.pointee.task_id = string(m.taskID)
         c.pointee.attempt = m.attempt
+        c.pointee.task_key = m.taskKey
         switch m.outcome {
         case .output(let output):
             c.pointee.outcome_case = SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT
@@ -267,6 +298,7 @@ struct CMessageBuilder: ~Copyable {
             c.pointee.parameters = self.parameters(parameters)
         }
         c.pointee.kind = Shiftwork__V1__TaskKind(rawValue: m.kind.rawValue)
+        c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
         return c
     }
 

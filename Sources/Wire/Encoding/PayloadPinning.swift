@@ -40,6 +40,12 @@ extension Message {
             result.outcome.payloads
         case .itemFinished(let item):
             item.outcome.payloads
+        case .taskAssignments(let assignments):
+            assignments.flatMap { $0.inputs.map(\.data) }
+        case .taskResults(let results):
+            results.flatMap(\.outcome.payloads)
+        case .itemsFinished(let items):
+            items.flatMap(\.outcome.payloads)
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .submitBatch,
             .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal:
             []

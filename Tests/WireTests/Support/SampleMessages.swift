@@ -84,6 +84,27 @@ enum SampleMessages {
                 droppedMessages: 42,
                 tasksPerSecond: 1234.5, coordinatorID: "coordinator-\(unicode)")),
             .refusal(Refusal(requestID: "request-4", reason: "unsupported major version 2")),
+            // Minor 1: batches, and the fields that say a peer understands them.
+            .workerHello(WorkerHello(workerID: "worker-2", slots: 64, acceptsBatches: true)),
+            .welcome(Welcome(heartbeatIntervalMs: 1000, acceptsBatches: true)),
+            .submitBatch(SubmitBatch(requestID: "request-5", items: [BatchItem(source: "noop")], kind: .noop, acceptsBatches: true)),
+            .taskAssignments([
+                TaskAssignment(taskID: "b/0", batchID: "b", attempt: 1, kind: .noop, source: "noop", taskKey: 1),
+                TaskAssignment(
+                    taskID: "b/1/tilt-shift", batchID: "b", attempt: 2, kind: .tiltShift, source: unicode,
+                    inputs: [InjectedInput(fromTaskID: "b/1/download", data: payload(50, seed: 4), mediaType: "image/png")],
+                    parameters: parameters, taskKey: UInt64.max),
+            ]),
+            .taskAssignments([]),
+            .taskResults([
+                TaskResult(taskID: "b/0", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 1),
+                TaskResult(taskID: "b/1", attempt: 3, outcome: .output(TaskOutput(data: payload(70, seed: 5), mediaType: "image/jpeg"))),
+                TaskResult(taskID: "b/2", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled, message: unicode)), taskKey: 1 << 40),
+            ]),
+            .itemsFinished([
+                ItemFinished(batchID: "b", itemIndex: 0, outputName: "item-0", outcome: .output(TaskOutput(data: payload(30, seed: 6)))),
+                ItemFinished(batchID: "b", itemIndex: 9, outputName: unicode, outcome: .failure(TaskFailure(code: .download, message: "404"))),
+            ]),
         ]
     }
 
@@ -112,6 +133,13 @@ enum SampleMessages {
                 items: (0..<5000).map { BatchItem(source: "https://example.com/\($0).jpg", outputName: "\($0).jpg") },
                 parameters: parameters)),
             .cancelBatch(CancelBatch(batchID: "batch-9", itemIndexes: (0..<10000).map { UInt32($0 * 3) })),
+            // More payloads than PinnedPayloads pins, across the elements of one batch.
+            .taskResults((0..<40).map {
+                TaskResult(taskID: "r\($0)", attempt: 1, outcome: .output(TaskOutput(data: payload($0 * 1000, seed: UInt64(100 + $0)))))
+            }),
+            .itemsFinished((0..<3000).map {
+                ItemFinished(batchID: "b", itemIndex: UInt32($0), outputName: "item-\($0)", outcome: .output(TaskOutput(data: [])))
+            }),
         ]
     }
 }

@@ -502,6 +502,96 @@ void   shiftwork__v1__task_result__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__task_result__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__task_assignment_batch__init
+                     (Shiftwork__V1__TaskAssignmentBatch         *message)
+{
+  static const Shiftwork__V1__TaskAssignmentBatch init_value = SHIFTWORK__V1__TASK_ASSIGNMENT_BATCH__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__task_assignment_batch__get_packed_size
+                     (const Shiftwork__V1__TaskAssignmentBatch *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_assignment_batch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__task_assignment_batch__pack
+                     (const Shiftwork__V1__TaskAssignmentBatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_assignment_batch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__task_assignment_batch__pack_to_buffer
+                     (const Shiftwork__V1__TaskAssignmentBatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_assignment_batch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__TaskAssignmentBatch *
+       shiftwork__v1__task_assignment_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__TaskAssignmentBatch *)
+     protobuf_c_message_unpack (&shiftwork__v1__task_assignment_batch__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__task_assignment_batch__free_unpacked
+                     (Shiftwork__V1__TaskAssignmentBatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__task_assignment_batch__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__task_result_batch__init
+                     (Shiftwork__V1__TaskResultBatch         *message)
+{
+  static const Shiftwork__V1__TaskResultBatch init_value = SHIFTWORK__V1__TASK_RESULT_BATCH__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__task_result_batch__get_packed_size
+                     (const Shiftwork__V1__TaskResultBatch *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_result_batch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__task_result_batch__pack
+                     (const Shiftwork__V1__TaskResultBatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_result_batch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__task_result_batch__pack_to_buffer
+                     (const Shiftwork__V1__TaskResultBatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_result_batch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__TaskResultBatch *
+       shiftwork__v1__task_result_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__TaskResultBatch *)
+     protobuf_c_message_unpack (&shiftwork__v1__task_result_batch__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__task_result_batch__free_unpacked
+                     (Shiftwork__V1__TaskResultBatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__task_result_batch__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__cancel_task__init
                      (Shiftwork__V1__CancelTask         *message)
 {
@@ -770,6 +860,51 @@ void   shiftwork__v1__items_added__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &shiftwork__v1__items_added__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__item_finished_batch__init
+                     (Shiftwork__V1__ItemFinishedBatch         *message)
+{
+  static const Shiftwork__V1__ItemFinishedBatch init_value = SHIFTWORK__V1__ITEM_FINISHED_BATCH__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__item_finished_batch__get_packed_size
+                     (const Shiftwork__V1__ItemFinishedBatch *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__item_finished_batch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__item_finished_batch__pack
+                     (const Shiftwork__V1__ItemFinishedBatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__item_finished_batch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__item_finished_batch__pack_to_buffer
+                     (const Shiftwork__V1__ItemFinishedBatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__item_finished_batch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__ItemFinishedBatch *
+       shiftwork__v1__item_finished_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__ItemFinishedBatch *)
+     protobuf_c_message_unpack (&shiftwork__v1__item_finished_batch__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__item_finished_batch__free_unpacked
+                     (Shiftwork__V1__ItemFinishedBatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__item_finished_batch__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   shiftwork__v1__batch_finished__init
@@ -1177,7 +1312,7 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[19] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[22] =
 {
   {
     "major",
@@ -1252,6 +1387,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "task_results",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, task_results),
+    &shiftwork__v1__task_result_batch__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "welcome",
     20,
     PROTOBUF_C_LABEL_NONE,
@@ -1283,6 +1430,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     offsetof(Shiftwork__V1__Envelope, body_case),
     offsetof(Shiftwork__V1__Envelope, cancel_task),
     &shiftwork__v1__cancel_task__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "task_assignments",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, task_assignments),
+    &shiftwork__v1__task_assignment_batch__descriptor,
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -1384,8 +1543,20 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
-    "items_added",
+    "items_finished",
     44,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, items_finished),
+    &shiftwork__v1__item_finished_batch__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "items_added",
+    45,
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_MESSAGE,
     offsetof(Shiftwork__V1__Envelope, body_case),
@@ -1409,23 +1580,26 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
   },
 };
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
-  13,   /* field[13] = batch_accepted */
-  15,   /* field[15] = batch_finished */
-  11,   /* field[11] = cancel_batch */
-  8,   /* field[8] = cancel_task */
-  12,   /* field[12] = fetch_results */
+  15,   /* field[15] = batch_accepted */
+  17,   /* field[17] = batch_finished */
+  13,   /* field[13] = cancel_batch */
+  9,   /* field[9] = cancel_task */
+  14,   /* field[14] = fetch_results */
   3,   /* field[3] = heartbeat */
-  14,   /* field[14] = item_finished */
-  17,   /* field[17] = items_added */
+  16,   /* field[16] = item_finished */
+  20,   /* field[20] = items_added */
+  19,   /* field[19] = items_finished */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
-  18,   /* field[18] = refusal */
-  16,   /* field[16] = status_reply */
-  10,   /* field[10] = status_request */
-  9,   /* field[9] = submit_batch */
-  7,   /* field[7] = task_assignment */
+  21,   /* field[21] = refusal */
+  18,   /* field[18] = status_reply */
+  12,   /* field[12] = status_request */
+  11,   /* field[11] = submit_batch */
+  8,   /* field[8] = task_assignment */
+  10,   /* field[10] = task_assignments */
   4,   /* field[4] = task_result */
-  6,   /* field[6] = welcome */
+  6,   /* field[6] = task_results */
+  7,   /* field[7] = welcome */
   5,   /* field[5] = worker_goodbye */
   2,   /* field[2] = worker_hello */
 };
@@ -1433,11 +1607,11 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[6 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
-  { 20, 6 },
-  { 30, 9 },
-  { 40, 13 },
-  { 50, 18 },
-  { 0, 19 }
+  { 20, 7 },
+  { 30, 11 },
+  { 40, 15 },
+  { 50, 21 },
+  { 0, 22 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -1447,14 +1621,14 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  19,
+  22,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
   6,  shiftwork__v1__envelope__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__envelope__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descriptors[5] =
 {
   {
     "worker_id",
@@ -1504,8 +1678,21 @@ static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "accepts_batches",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__WorkerHello, accepts_batches),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__worker_hello__field_indices_by_name[] = {
+  4,   /* field[4] = accepts_batches */
   3,   /* field[3] = hostname */
   1,   /* field[1] = slots */
   2,   /* field[2] = version */
@@ -1514,7 +1701,7 @@ static const unsigned shiftwork__v1__worker_hello__field_indices_by_name[] = {
 static const ProtobufCIntRange shiftwork__v1__worker_hello__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
 {
@@ -1524,14 +1711,14 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
   "Shiftwork__V1__WorkerHello",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__WorkerHello),
-  4,
+  5,
   shiftwork__v1__worker_hello__field_descriptors,
   shiftwork__v1__worker_hello__field_indices_by_name,
   1,  shiftwork__v1__worker_hello__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__worker_hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[3] =
+static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[4] =
 {
   {
     "heartbeat_interval_ms",
@@ -1558,8 +1745,20 @@ static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
-    "max_message_bytes",
+    "accepts_batches",
     3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__Welcome, accepts_batches),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_message_bytes",
+    4,
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_UINT64,
     0,   /* quantifier_offset */
@@ -1571,14 +1770,15 @@ static const ProtobufCFieldDescriptor shiftwork__v1__welcome__field_descriptors[
   },
 };
 static const unsigned shiftwork__v1__welcome__field_indices_by_name[] = {
+  2,   /* field[2] = accepts_batches */
   1,   /* field[1] = coordinator_id */
   0,   /* field[0] = heartbeat_interval_ms */
-  2,   /* field[2] = max_message_bytes */
+  3,   /* field[3] = max_message_bytes */
 };
 static const ProtobufCIntRange shiftwork__v1__welcome__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor =
 {
@@ -1588,7 +1788,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor =
   "Shiftwork__V1__Welcome",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Welcome),
-  3,
+  4,
   shiftwork__v1__welcome__field_descriptors,
   shiftwork__v1__welcome__field_indices_by_name,
   1,  shiftwork__v1__welcome__number_ranges,
@@ -1890,7 +2090,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__injected_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[7] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[8] =
 {
   {
     "task_id",
@@ -1976,6 +2176,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "task_key",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = {
   2,   /* field[2] = attempt */
@@ -1985,11 +2197,12 @@ static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = 
   6,   /* field[6] = parameters */
   4,   /* field[4] = source */
   0,   /* field[0] = task_id */
+  7,   /* field[7] = task_key */
 };
 static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
 {
@@ -1999,7 +2212,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
   "Shiftwork__V1__TaskAssignment",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskAssignment),
-  7,
+  8,
   shiftwork__v1__task_assignment__field_descriptors,
   shiftwork__v1__task_assignment__field_indices_by_name,
   1,  shiftwork__v1__task_assignment__number_ranges,
@@ -2134,7 +2347,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__task_failure__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_result__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_result__field_descriptors[5] =
 {
   {
     "task_id",
@@ -2184,17 +2397,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_result__field_descript
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "task_key",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskResult, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_result__field_indices_by_name[] = {
   1,   /* field[1] = attempt */
   3,   /* field[3] = failure */
   2,   /* field[2] = output */
   0,   /* field[0] = task_id */
+  4,   /* field[4] = task_key */
 };
 static const ProtobufCIntRange shiftwork__v1__task_result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor =
 {
@@ -2204,11 +2430,87 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor =
   "Shiftwork__V1__TaskResult",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskResult),
-  4,
+  5,
   shiftwork__v1__task_result__field_descriptors,
   shiftwork__v1__task_result__field_indices_by_name,
   1,  shiftwork__v1__task_result__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_result__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment_batch__field_descriptors[1] =
+{
+  {
+    "assignments",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__TaskAssignmentBatch, n_assignments),
+    offsetof(Shiftwork__V1__TaskAssignmentBatch, assignments),
+    &shiftwork__v1__task_assignment__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__task_assignment_batch__field_indices_by_name[] = {
+  0,   /* field[0] = assignments */
+};
+static const ProtobufCIntRange shiftwork__v1__task_assignment_batch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__task_assignment_batch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.TaskAssignmentBatch",
+  "TaskAssignmentBatch",
+  "Shiftwork__V1__TaskAssignmentBatch",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__TaskAssignmentBatch),
+  1,
+  shiftwork__v1__task_assignment_batch__field_descriptors,
+  shiftwork__v1__task_assignment_batch__field_indices_by_name,
+  1,  shiftwork__v1__task_assignment_batch__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__task_assignment_batch__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__task_result_batch__field_descriptors[1] =
+{
+  {
+    "results",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__TaskResultBatch, n_results),
+    offsetof(Shiftwork__V1__TaskResultBatch, results),
+    &shiftwork__v1__task_result__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__task_result_batch__field_indices_by_name[] = {
+  0,   /* field[0] = results */
+};
+static const ProtobufCIntRange shiftwork__v1__task_result_batch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__task_result_batch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.TaskResultBatch",
+  "TaskResultBatch",
+  "Shiftwork__V1__TaskResultBatch",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__TaskResultBatch),
+  1,
+  shiftwork__v1__task_result_batch__field_descriptors,
+  shiftwork__v1__task_result_batch__field_indices_by_name,
+  1,  shiftwork__v1__task_result_batch__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__task_result_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__cancel_task__field_descriptors[2] =
@@ -2313,7 +2615,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[5] =
 {
   {
     "request_id",
@@ -2363,8 +2665,21 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "accepts_batches",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, accepts_batches),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
+  4,   /* field[4] = accepts_batches */
   1,   /* field[1] = items */
   3,   /* field[3] = kind */
   2,   /* field[2] = parameters */
@@ -2373,7 +2688,7 @@ static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
 static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
 {
@@ -2383,7 +2698,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   "Shiftwork__V1__SubmitBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__SubmitBatch),
-  4,
+  5,
   shiftwork__v1__submit_batch__field_descriptors,
   shiftwork__v1__submit_batch__field_indices_by_name,
   1,  shiftwork__v1__submit_batch__number_ranges,
@@ -2632,6 +2947,44 @@ const ProtobufCMessageDescriptor shiftwork__v1__items_added__descriptor =
   shiftwork__v1__items_added__field_indices_by_name,
   1,  shiftwork__v1__items_added__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__items_added__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__item_finished_batch__field_descriptors[1] =
+{
+  {
+    "items",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__ItemFinishedBatch, n_items),
+    offsetof(Shiftwork__V1__ItemFinishedBatch, items),
+    &shiftwork__v1__item_finished__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__item_finished_batch__field_indices_by_name[] = {
+  0,   /* field[0] = items */
+};
+static const ProtobufCIntRange shiftwork__v1__item_finished_batch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__item_finished_batch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.ItemFinishedBatch",
+  "ItemFinishedBatch",
+  "Shiftwork__V1__ItemFinishedBatch",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__ItemFinishedBatch),
+  1,
+  shiftwork__v1__item_finished_batch__field_descriptors,
+  shiftwork__v1__item_finished_batch__field_indices_by_name,
+  1,  shiftwork__v1__item_finished_batch__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__item_finished_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__batch_finished__field_descriptors[4] =

@@ -26,12 +26,15 @@ typedef struct Shiftwork__V1__TaskAssignment Shiftwork__V1__TaskAssignment;
 typedef struct Shiftwork__V1__TaskOutput Shiftwork__V1__TaskOutput;
 typedef struct Shiftwork__V1__TaskFailure Shiftwork__V1__TaskFailure;
 typedef struct Shiftwork__V1__TaskResult Shiftwork__V1__TaskResult;
+typedef struct Shiftwork__V1__TaskAssignmentBatch Shiftwork__V1__TaskAssignmentBatch;
+typedef struct Shiftwork__V1__TaskResultBatch Shiftwork__V1__TaskResultBatch;
 typedef struct Shiftwork__V1__CancelTask Shiftwork__V1__CancelTask;
 typedef struct Shiftwork__V1__BatchItem Shiftwork__V1__BatchItem;
 typedef struct Shiftwork__V1__SubmitBatch Shiftwork__V1__SubmitBatch;
 typedef struct Shiftwork__V1__BatchAccepted Shiftwork__V1__BatchAccepted;
 typedef struct Shiftwork__V1__ItemFinished Shiftwork__V1__ItemFinished;
 typedef struct Shiftwork__V1__ItemsAdded Shiftwork__V1__ItemsAdded;
+typedef struct Shiftwork__V1__ItemFinishedBatch Shiftwork__V1__ItemFinishedBatch;
 typedef struct Shiftwork__V1__BatchFinished Shiftwork__V1__BatchFinished;
 typedef struct Shiftwork__V1__StatusRequest Shiftwork__V1__StatusRequest;
 typedef struct Shiftwork__V1__FetchResults Shiftwork__V1__FetchResults;
@@ -109,9 +112,11 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_HEARTBEAT = 11,
   SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULT = 12,
   SHIFTWORK__V1__ENVELOPE__BODY_WORKER_GOODBYE = 13,
+  SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULTS = 14,
   SHIFTWORK__V1__ENVELOPE__BODY_WELCOME = 20,
   SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENT = 21,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK = 22,
+  SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS = 23,
   SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH = 30,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST = 31,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH = 32,
@@ -120,7 +125,8 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED = 41,
   SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED = 42,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY = 43,
-  SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED = 44,
+  SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED = 44,
+  SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED = 45,
   SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ENVELOPE__BODY__CASE)
 } Shiftwork__V1__Envelope__BodyCase;
@@ -143,11 +149,19 @@ struct  Shiftwork__V1__Envelope
     Shiftwork__V1__TaskResult *task_result;
     Shiftwork__V1__WorkerGoodbye *worker_goodbye;
     /*
+     * minor 1: only to a coordinator whose Welcome accepts batches
+     */
+    Shiftwork__V1__TaskResultBatch *task_results;
+    /*
      * coordinator -> worker
      */
     Shiftwork__V1__Welcome *welcome;
     Shiftwork__V1__TaskAssignment *task_assignment;
     Shiftwork__V1__CancelTask *cancel_task;
+    /*
+     * minor 1: only to a worker whose WorkerHello accepts batches
+     */
+    Shiftwork__V1__TaskAssignmentBatch *task_assignments;
     /*
      * client -> coordinator
      */
@@ -162,6 +176,10 @@ struct  Shiftwork__V1__Envelope
     Shiftwork__V1__ItemFinished *item_finished;
     Shiftwork__V1__BatchFinished *batch_finished;
     Shiftwork__V1__StatusReply *status_reply;
+    /*
+     * minor 1: only for a SubmitBatch that accepts batches
+     */
+    Shiftwork__V1__ItemFinishedBatch *items_finished;
     Shiftwork__V1__ItemsAdded *items_added;
     /*
      * either direction
@@ -190,10 +208,14 @@ struct  Shiftwork__V1__WorkerHello
    */
   char *version;
   char *hostname;
+  /*
+   * minor 1: the worker understands TaskAssignmentBatch
+   */
+  protobuf_c_boolean accepts_batches;
 };
 #define SHIFTWORK__V1__WORKER_HELLO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__worker_hello__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__Welcome
@@ -202,13 +224,17 @@ struct  Shiftwork__V1__Welcome
   uint32_t heartbeat_interval_ms;
   char *coordinator_id;
   /*
+   * minor 1: the coordinator understands TaskResultBatch
+   */
+  protobuf_c_boolean accepts_batches;
+  /*
    * the largest message the coordinator accepts (0: not said)
    */
   uint64_t max_message_bytes;
 };
 #define SHIFTWORK__V1__WELCOME__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__welcome__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, 0 }
+    , 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Shiftwork__V1__Heartbeat
@@ -309,10 +335,14 @@ struct  Shiftwork__V1__TaskAssignment
   size_t n_inputs;
   Shiftwork__V1__InjectedInput **inputs;
   Shiftwork__V1__TiltShiftParameters *parameters;
+  /*
+   * minor 1: the coordinator's number for the task, echoed in the result (0: none)
+   */
+  uint64_t task_key;
 };
 #define SHIFTWORK__V1__TASK_ASSIGNMENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0 }
 
 
 struct  Shiftwork__V1__TaskOutput
@@ -351,6 +381,10 @@ struct  Shiftwork__V1__TaskResult
   ProtobufCMessage base;
   char *task_id;
   uint32_t attempt;
+  /*
+   * minor 1: echoed from the assignment (0 from a minor-0 worker)
+   */
+  uint64_t task_key;
   Shiftwork__V1__TaskResult__OutcomeCase outcome_case;
   union {
     Shiftwork__V1__TaskOutput *output;
@@ -359,7 +393,33 @@ struct  Shiftwork__V1__TaskResult
 };
 #define SHIFTWORK__V1__TASK_RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_result__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_RESULT__OUTCOME__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0, 0, SHIFTWORK__V1__TASK_RESULT__OUTCOME__NOT_SET, {0} }
+
+
+/*
+ * Minor 1: several assignments (or results) in one ZeroMQ message, when several are ready at once. Each
+ * element means exactly what it means alone; they are handled in order.
+ */
+struct  Shiftwork__V1__TaskAssignmentBatch
+{
+  ProtobufCMessage base;
+  size_t n_assignments;
+  Shiftwork__V1__TaskAssignment **assignments;
+};
+#define SHIFTWORK__V1__TASK_ASSIGNMENT_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment_batch__descriptor) \
+    , 0,NULL }
+
+
+struct  Shiftwork__V1__TaskResultBatch
+{
+  ProtobufCMessage base;
+  size_t n_results;
+  Shiftwork__V1__TaskResult **results;
+};
+#define SHIFTWORK__V1__TASK_RESULT_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_result_batch__descriptor) \
+    , 0,NULL }
 
 
 struct  Shiftwork__V1__CancelTask
@@ -405,10 +465,14 @@ struct  Shiftwork__V1__SubmitBatch
    * (benchmarks). Other kinds are refused.
    */
   Shiftwork__V1__TaskKind kind;
+  /*
+   * minor 1: the client understands ItemFinishedBatch for this batch
+   */
+  protobuf_c_boolean accepts_batches;
 };
 #define SHIFTWORK__V1__SUBMIT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__submit_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0 }
 
 
 /*
@@ -473,6 +537,20 @@ struct  Shiftwork__V1__ItemsAdded
 #define SHIFTWORK__V1__ITEMS_ADDED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__items_added__descriptor) \
     , (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
+
+
+/*
+ * Minor 1: several finished items of one batch in one ZeroMQ message, in order.
+ */
+struct  Shiftwork__V1__ItemFinishedBatch
+{
+  ProtobufCMessage base;
+  size_t n_items;
+  Shiftwork__V1__ItemFinished **items;
+};
+#define SHIFTWORK__V1__ITEM_FINISHED_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_finished_batch__descriptor) \
+    , 0,NULL }
 
 
 struct  Shiftwork__V1__BatchFinished
@@ -837,6 +915,44 @@ Shiftwork__V1__TaskResult *
 void   shiftwork__v1__task_result__free_unpacked
                      (Shiftwork__V1__TaskResult *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__TaskAssignmentBatch methods */
+void   shiftwork__v1__task_assignment_batch__init
+                     (Shiftwork__V1__TaskAssignmentBatch         *message);
+size_t shiftwork__v1__task_assignment_batch__get_packed_size
+                     (const Shiftwork__V1__TaskAssignmentBatch   *message);
+size_t shiftwork__v1__task_assignment_batch__pack
+                     (const Shiftwork__V1__TaskAssignmentBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__task_assignment_batch__pack_to_buffer
+                     (const Shiftwork__V1__TaskAssignmentBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__TaskAssignmentBatch *
+       shiftwork__v1__task_assignment_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__task_assignment_batch__free_unpacked
+                     (Shiftwork__V1__TaskAssignmentBatch *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__TaskResultBatch methods */
+void   shiftwork__v1__task_result_batch__init
+                     (Shiftwork__V1__TaskResultBatch         *message);
+size_t shiftwork__v1__task_result_batch__get_packed_size
+                     (const Shiftwork__V1__TaskResultBatch   *message);
+size_t shiftwork__v1__task_result_batch__pack
+                     (const Shiftwork__V1__TaskResultBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__task_result_batch__pack_to_buffer
+                     (const Shiftwork__V1__TaskResultBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__TaskResultBatch *
+       shiftwork__v1__task_result_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__task_result_batch__free_unpacked
+                     (Shiftwork__V1__TaskResultBatch *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__CancelTask methods */
 void   shiftwork__v1__cancel_task__init
                      (Shiftwork__V1__CancelTask         *message);
@@ -950,6 +1066,25 @@ Shiftwork__V1__ItemsAdded *
                       const uint8_t       *data);
 void   shiftwork__v1__items_added__free_unpacked
                      (Shiftwork__V1__ItemsAdded *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__ItemFinishedBatch methods */
+void   shiftwork__v1__item_finished_batch__init
+                     (Shiftwork__V1__ItemFinishedBatch         *message);
+size_t shiftwork__v1__item_finished_batch__get_packed_size
+                     (const Shiftwork__V1__ItemFinishedBatch   *message);
+size_t shiftwork__v1__item_finished_batch__pack
+                     (const Shiftwork__V1__ItemFinishedBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__item_finished_batch__pack_to_buffer
+                     (const Shiftwork__V1__ItemFinishedBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__ItemFinishedBatch *
+       shiftwork__v1__item_finished_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__item_finished_batch__free_unpacked
+                     (Shiftwork__V1__ItemFinishedBatch *message,
                       ProtobufCAllocator *allocator);
 /* Shiftwork__V1__BatchFinished methods */
 void   shiftwork__v1__batch_finished__init
@@ -1157,6 +1292,12 @@ typedef void (*Shiftwork__V1__TaskFailure_Closure)
 typedef void (*Shiftwork__V1__TaskResult_Closure)
                  (const Shiftwork__V1__TaskResult *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__TaskAssignmentBatch_Closure)
+                 (const Shiftwork__V1__TaskAssignmentBatch *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__TaskResultBatch_Closure)
+                 (const Shiftwork__V1__TaskResultBatch *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__CancelTask_Closure)
                  (const Shiftwork__V1__CancelTask *message,
                   void *closure_data);
@@ -1174,6 +1315,9 @@ typedef void (*Shiftwork__V1__ItemFinished_Closure)
                   void *closure_data);
 typedef void (*Shiftwork__V1__ItemsAdded_Closure)
                  (const Shiftwork__V1__ItemsAdded *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__ItemFinishedBatch_Closure)
+                 (const Shiftwork__V1__ItemFinishedBatch *message,
                   void *closure_data);
 typedef void (*Shiftwork__V1__BatchFinished_Closure)
                  (const Shiftwork__V1__BatchFinished *message,
@@ -1222,12 +1366,15 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descript
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__task_assignment_batch__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__task_result_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__items_added__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_finished__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_request__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor;

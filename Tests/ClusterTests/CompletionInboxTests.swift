@@ -1,0 +1,61 @@
+@testable import Cluster
+import Synchronization
+import XCTest
+
+private final class Counters: Sendable {
+    let schedules = Atomic<Int>(0)
+    let drains = Atomic<Int>(0)
+    let drained = Mutex<[Int]>([])
+}
+
+final class CompletionInboxTests: XCTestCase {
+    /// Events posted from many threads are all drained, in groups, with one scheduled drain per group.
+    func testEveryEventIsDrainedOnceAndDrainsAreScheduledOncePerGroup() async {
+        let inbox = CompletionInbox<Int>()
+        let counters = Counters()
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<8 {
+                group.addTask {
+                    for index in 0..<1_000 {
+                        inbox.post(thread * 1_000 + index) {
+                            counters.schedules.add(1, ordering: .relaxed)
+                            Task {
+                                let events = inbox.drain()
+                                counters.drains.add(1, ordering: .relaxed)
+                                counters.drained.withLock { $0 += events }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Whatever was posted after the last scheduled drain ran is picked up by a final drain.
+        for _ in 0..<500 {
+            if counters.drained.withLock({ $0.count }) == 8_000, counters.drains.load(ordering: .relaxed) == counters.schedules.load(ordering: .relaxed) { break }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let all = counters.drained.withLock { $0 } + inbox.drain()
+        XCTAssertEqual(all.count, 8_000)
+        XCTAssertEqual(Set(all).count, 8_000, "no event twice")
+        XCTAssertLessThanOrEqual(counters.schedules.load(ordering: .relaxed), 8_000)
+        XCTAssertEqual(counters.schedules.load(ordering: .relaxed), counters.drains.load(ordering: .relaxed), "one drain per schedule")
+        // Per posting thread, order is kept.
+        for thread in 0..<8 {
+            let mine = all.filter { $0 / 1_000 == thread }
+            XCTAssertEqual(mine, mine.sorted())
+        }
+    }
+
+    func testAPostAfterADrainSchedulesAgain() {
+        let inbox = CompletionInbox<String>()
+        var scheduled = 0
+        inbox.post("a") { scheduled += 1 }
+        inbox.post("b") { scheduled += 1 }
+        XCTAssertEqual(scheduled, 1)
+        XCTAssertEqual(inbox.drain(), ["a", "b"])
+        inbox.post("c") { scheduled += 1 }
+        XCTAssertEqual(scheduled, 2)
+        XCTAssertEqual(inbox.drain(), ["c"])
+        XCTAssertEqual(inbox.drain(), [])
+    }
+}
