@@ -41,6 +41,9 @@ public struct TaskAssignment: Sendable, Equatable {
     /// The coordinator's number for the task (minor 1; 0: none): a worker echoes it in the result, so
     /// that the coordinator finds the task without looking up `taskID`.
     public var taskKey: UInt64
+    /// The assignment's number among those sent to this worker since it registered (minor 1; 0: none),
+    /// which the worker reports back in ``Heartbeat/lastSequence``.
+    public var sequence: UInt64
 
     /// Creates an assignment.
     public init(
@@ -51,7 +54,8 @@ public struct TaskAssignment: Sendable, Equatable {
         source: String = "",
         inputs: [InjectedInput] = [],
         parameters: WireTiltShiftParameters? = nil,
-        taskKey: UInt64 = 0
+        taskKey: UInt64 = 0,
+        sequence: UInt64 = 0
     ) {
         self.taskID = taskID
         self.batchID = batchID
@@ -61,6 +65,7 @@ public struct TaskAssignment: Sendable, Equatable {
         self.inputs = inputs
         self.parameters = parameters
         self.taskKey = taskKey
+        self.sequence = sequence
     }
 }
 

@@ -57,12 +57,19 @@ public struct Heartbeat: Sendable, Equatable {
     /// Messages from the coordinator the worker dropped (malformed, or of a kind meant for others),
     /// since it started: shown per worker in status.
     public var droppedMessages: UInt64
+    /// The highest ``TaskAssignment/sequence`` received since the worker registered (minor 1; 0: none).
+    public var lastSequence: UInt64
+    /// The keys of the tasks the worker holds (received, result not sent yet).
+    public var holding: [UInt64]
 
     /// Creates a heartbeat.
-    public init(workerID: String, running: UInt32 = 0, droppedMessages: UInt64 = 0) {
+    public init(workerID: String, running: UInt32 = 0, droppedMessages: UInt64 = 0, lastSequence: UInt64 = 0,
+                holding: [UInt64] = []) {
         self.workerID = workerID
         self.running = running
         self.droppedMessages = droppedMessages
+        self.lastSequence = lastSequence
+        self.holding = holding
     }
 }
 

@@ -116,8 +116,54 @@ final class DispatcherTests: XCTestCase {
 
     func testAnUnknownWorkersHeartbeatAsksItToRegisterAgain() {
         var dispatcher = makeDispatcher()
-        let out = dispatcher.heartbeat(from: worker, now: now)
+        let out = dispatcher.heartbeat(from: worker, now: now).out
         XCTAssertEqual(out.first?.message, .refusal(Refusal(reason: Dispatcher.unknownWorkerReason)))
+    }
+
+    func testAnAssignmentTheWorkerNeverGotIsSentAgainAndFailsAfterThreeTries() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
+        let first = assignments(dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1)))
+        let second = assignments(dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2)))
+        XCTAssertEqual(first.map(\.sequence), [1])
+        XCTAssertEqual(second.map(\.sequence), [2])
+        // The worker got the second (sequence 2) but holds only it: the first never arrived whole.
+        var (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        XCTAssertTrue(lost.isEmpty)
+        XCTAssertEqual(assignments(out).map(\.taskKey), [1], "sent again at once")
+        XCTAssertEqual(assignments(out).first?.attempt, 2, "with a new attempt")
+        XCTAssertEqual(assignments(out).first?.sequence, 3)
+        XCTAssertEqual(dispatcher.lostDeliveries, 1)
+        // Not received again (the worker reports sequence 3 without holding it), then silence about it.
+        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: now)
+        XCTAssertEqual(assignments(out).first?.sequence, 4)
+        for _ in 0..<(Dispatcher.heartbeatsBeforeLost - 1) {
+            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: now)
+            XCTAssertTrue(lost.isEmpty && out.isEmpty, "not lost before \(Dispatcher.heartbeatsBeforeLost) heartbeats")
+        }
+        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: now)
+        XCTAssertEqual(lost.map(\.taskKey), [1], "the third loss fails it")
+        XCTAssertTrue(out.isEmpty)
+        if case .failure(let failure)? = lost.first?.outcome {
+            XCTAssertTrue(failure.message.contains("unreadable"), failure.message)
+        } else {
+            XCTFail("a failure is delivered")
+        }
+        XCTAssertEqual(dispatcher.workers[worker]?.running, [2], "its slot is free")
+    }
+
+    func testAHeldTaskOrOneAnsweredIsNeverTakenForLost() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
+        _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1))
+        for _ in 0..<10 {
+            let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 1, holding: [1]), from: worker, now: now)
+            XCTAssertTrue(lost.isEmpty && out.isEmpty)
+        }
+        XCTAssertEqual(dispatcher.lostDeliveries, 0)
+        let (result, _) = dispatcher.complete(
+            TaskResult(taskID: "a", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 1), from: worker, now: now)
+        XCTAssertNotNil(result)
     }
 }
 

@@ -226,7 +226,12 @@ public actor Coordinator {
             ])
             send(dispatcher.register(hello, peer: peer, now: now))
         case .heartbeat(let heartbeat):
-            send(dispatcher.heartbeat(heartbeat, from: peer, now: now))
+            let (lost, out) = dispatcher.heartbeat(heartbeat, from: peer, now: now)
+            if !lost.isEmpty {
+                logger.warning("tasks whose assignment no worker could read failed", metadata: ["worker": "\(peer)", "tasks": "\(lost.count)"])
+            }
+            for result in lost { deliver(result) }
+            send(out)
         case .workerGoodbye(let goodbye):
             logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
             send(dispatcher.workerLeft(peer, draining: goodbye.draining))
@@ -740,6 +745,9 @@ public actor Coordinator {
         page.single("shiftwork_batches_accepted_total", "counter", "Batches accepted.", Double(batchesAccepted))
         page.single("shiftwork_batches_running", "gauge", "Batches with unfinished items.",
                     Double(batches.count - finishedBatches.filter { batches[$0] != nil }.count))
+        page.single("shiftwork_assignments_lost_total", "counter",
+                    "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
+                    Double(dispatcher.lostDeliveries))
         page.single("shiftwork_messages_dropped_total", "counter",
                     "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
                     Double(droppedMessages + dispatcher.staleResults))

@@ -81,7 +81,17 @@ struct Dispatcher {
         var lastDeadWorker = ""
         /// Its task ID is in `keysByID` (see there).
         var mappedByID = false
+        /// Times its assignment was lost on the way to a worker (see `heartbeat`).
+        var lostDeliveries = 0
+        /// Heartbeats from its worker since it was sent that did not show the worker had received it yet.
+        var heartbeatsUnseen = 0
     }
+
+    /// An assignment lost this many times (no worker could read it) fails instead of being sent again.
+    static let maxLostDeliveries = 3
+    /// Heartbeats after which an assignment its worker still has not reported receiving counts as lost
+    /// (the worker heard nothing newer since: the last assignment it was sent did not arrive whole).
+    static let heartbeatsBeforeLost = 5
 
     let heartbeatInterval: Duration
     let workerTimeout: Duration
@@ -100,6 +110,8 @@ struct Dispatcher {
     private(set) var failedTasks: UInt64 = 0
     /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
     private(set) var staleResults: UInt64 = 0
+    /// Assignments found lost on the way to a worker and queued again.
+    private(set) var lostDeliveries: UInt64 = 0
     /// Finished tasks per second, for the throughput in status.
     private var throughput = ThroughputMeter()
 
@@ -246,14 +258,63 @@ struct Dispatcher {
     }
 
     /// Notes a heartbeat; a worker the dispatcher does not know is asked to register again.
+    ///
+    /// It also finds assignments lost on the way (a frame the worker could not decode): a task sent to
+    /// this worker with a sequence up to the heartbeat's `lastSequence`, that the worker does not hold
+    /// and whose result did not come first (results precede heartbeats on the connection), never
+    /// arrived whole; likewise a task the worker has not acknowledged after `heartbeatsBeforeLost`
+    /// heartbeats. It is queued again with a new attempt, or fails after `maxLostDeliveries` (returned,
+    /// to deliver to whoever waits for it). A cancelled task the worker no longer holds frees its slot.
     mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
-                            now: ContinuousClock.Instant) -> [Outbound] {
-        guard workers[peer] != nil else {
-            return [Outbound(peer: peer, message: .refusal(Refusal(reason: Self.unknownWorkerReason)))]
+                            now: ContinuousClock.Instant) -> (lost: [TaskResult], out: [Outbound]) {
+        guard let worker = workers[peer] else {
+            return ([], [Outbound(peer: peer, message: .refusal(Refusal(reason: Self.unknownWorkerReason)))])
         }
         workers[peer]?.lastSeen = now
         workers[peer]?.droppedMessages = heartbeat.droppedMessages
-        return []
+        // Only minor-1 workers are sent sequences and report what they hold.
+        guard worker.acceptsBatches, !worker.running.isEmpty else { return ([], []) }
+        let holding = Set(heartbeat.holding)
+        var failed: [TaskResult] = []
+        var freed = false
+        for key in worker.running where !holding.contains(key) {
+            guard var entry = entries[key] else { continue }
+            let sequence = entry.assignment.sequence
+            guard sequence > 0 else { continue }
+            if sequence > heartbeat.lastSequence {
+                entry.heartbeatsUnseen += 1
+                entries[key] = entry
+                if entry.heartbeatsUnseen < Self.heartbeatsBeforeLost { continue }
+            }
+            workers[peer]?.running.remove(key)
+            freed = true
+            switch entry.state {
+            case .cancelling:
+                removeEntry(key)  // nothing to confirm: the worker does not hold it
+            case .running:
+                entry.lostDeliveries += 1
+                entry.heartbeatsUnseen = 0
+                if entry.lostDeliveries >= Self.maxLostDeliveries {
+                    removeEntry(key)
+                    failedTasks += 1
+                    failed.append(TaskResult(
+                        taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
+                        outcome: .failure(TaskFailure(code: .internal, message:
+                            "\(entry.assignment.source): its assignment reached \(Self.maxLostDeliveries) workers unreadable "
+                            + "(do they run another version of shiftwork?); it fails instead of being sent again")),
+                        taskKey: key))
+                    continue
+                }
+                entry.assignment.attempt += 1
+                entry.state = .queued
+                entries[key] = entry
+                readyQueue.pushFront(key, priority: entry.priority)
+                lostDeliveries += 1
+            case .queued:
+                break
+            }
+        }
+        return (failed, freed ? dispatch() : [])
     }
 
     /// A worker says goodbye. Draining, it keeps its tasks and gets no new ones; leaving, whatever it
@@ -349,6 +410,11 @@ struct Dispatcher {
                 keysByID[entries.values[index].assignment.taskID] = key
             }
             workers[peer]?.running.insert(key)
+            if free[next].batchable, let sent = workers[peer]?.assignmentsSent {
+                workers[peer]?.assignmentsSent = sent + 1
+                entries.values[index].assignment.sequence = sent + 1
+                entries.values[index].heartbeatsUnseen = 0
+            }
             out.append(Outbound(
                 peer: peer, message: .taskAssignment(entries.values[index].assignment), batchable: free[next].batchable))
             free[next].slots -= 1

@@ -13,6 +13,8 @@ struct WorkerRecord {
     var failed: UInt64 = 0
     /// Messages the worker dropped, as its last heartbeat said.
     var droppedMessages: UInt64 = 0
+    /// Assignments sent since it registered: the last one's `TaskAssignment.sequence`.
+    var assignmentsSent: UInt64 = 0
     var lastSeen: ContinuousClock.Instant
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
     var draining = false

@@ -67,6 +67,9 @@ public actor Worker {
     private let queue: WorkQueue
     private var channel: SocketChannel?
     private var running: [String: AssignedTask] = [:]
+    /// The highest `TaskAssignment.sequence` received since the last welcome; heartbeats report it, with
+    /// the tasks held, so that the coordinator finds assignments lost on the way.
+    private var lastSequence: UInt64 = 0
     /// Downloaded images waiting for their tilt-shift on this worker.
     private var inputCache: InputCache
     /// The largest message the coordinator accepts, as its welcome said.
@@ -228,6 +231,7 @@ public actor Worker {
             let orphaned = running.values
             running = [:]
             pendingResults = []
+            lastSequence = 0
             coordinatorAcceptsBatches = welcome.acceptsBatches
             for task in orphaned {
                 task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
@@ -240,6 +244,7 @@ public actor Worker {
             logger.info("registered with the coordinator", metadata: [
                 "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
         case .taskAssignment(let assignment):
+            lastSequence = max(lastSequence, assignment.sequence)
             start(assignment)
         case .cancelTask(let cancel):
             if let task = running[cancel.taskID] {
@@ -366,7 +371,8 @@ public actor Worker {
             try? await Task.sleep(for: heartbeatInterval)
             guard !Task.isCancelled else { return }
             send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
-                                      droppedMessages: droppedMessages)))
+                                      droppedMessages: droppedMessages, lastSequence: lastSequence,
+                                      holding: running.values.map(\.assignment.taskKey))))
         }
     }
 

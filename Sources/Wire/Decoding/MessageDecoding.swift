@@ -110,7 +110,9 @@ extension Welcome {
 
 extension Heartbeat {
     init(_ c: Shiftwork__V1__Heartbeat) {
-        self.init(workerID: readString(c.worker_id), running: c.running, droppedMessages: c.dropped_messages)
+        self.init(workerID: readString(c.worker_id), running: c.running, droppedMessages: c.dropped_messages,
+                  lastSequence: c.last_sequence,
+                  holding: c.n_holding > 0 && c.holding != nil ? Array(UnsafeBufferPointer(start: c.holding, count: c.n_holding)) : [])
     }
 }
 
@@ -151,7 +153,7 @@ extension TaskAssignment {
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
             },
-            taskKey: c.task_key)
+            taskKey: c.task_key, sequence: c.sequence)
     }
 }
 

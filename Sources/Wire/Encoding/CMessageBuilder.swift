@@ -175,6 +175,9 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.worker_id = string(m.workerID)
         c.pointee.running = m.running
         c.pointee.dropped_messages = m.droppedMessages
+        c.pointee.last_sequence = m.lastSequence
+        c.pointee.n_holding = m.holding.count
+        c.pointee.holding = arena.copy(m.holding)
         return c
     }
 
@@ -228,6 +231,7 @@ struct CMessageBuilder: ~Copyable {
             c.pointee.parameters = self.parameters(parameters)
         }
         c.pointee.task_key = m.taskKey
+        c.pointee.sequence = m.sequence
         return c
     }
 

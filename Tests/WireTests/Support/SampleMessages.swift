@@ -19,7 +19,7 @@ enum SampleMessages {
     static var small: [Message] {
         [
             .workerHello(WorkerHello(workerID: "worker-\(unicode)", slots: 4, version: "1.2.3", hostname: "host.example")),
-            .heartbeat(Heartbeat(workerID: "worker-1", running: 3, droppedMessages: 12)),
+            .heartbeat(Heartbeat(workerID: "worker-1", running: 3, droppedMessages: 12, lastSequence: 40, holding: [7, 1 << 63, 9])),
             .taskResult(TaskResult(
                 taskID: "task-7", attempt: 2,
                 outcome: .output(TaskOutput(data: payload(300, seed: 1), mediaType: "image/jpeg", width: 640, height: 480)))),
@@ -35,7 +35,8 @@ enum SampleMessages {
                 ],
                 parameters: parameters)),
             .taskAssignment(TaskAssignment(
-                taskID: "task-10", batchID: "batch-1", attempt: 1, kind: .download, source: "file:///tmp/\(unicode).png")),
+                taskID: "task-10", batchID: "batch-1", attempt: 1, kind: .download, source: "file:///tmp/\(unicode).png",
+                taskKey: 77, sequence: 41)),
             .cancelTask(CancelTask(taskID: "task-9", reason: "batch cancelled by \(unicode)")),
             .submitBatch(SubmitBatch(
                 requestID: "request-1",

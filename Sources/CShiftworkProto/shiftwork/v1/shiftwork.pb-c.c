@@ -1795,7 +1795,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__welcome__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__heartbeat__field_descriptors[3] =
+static const ProtobufCFieldDescriptor shiftwork__v1__heartbeat__field_descriptors[5] =
 {
   {
     "worker_id",
@@ -1833,16 +1833,42 @@ static const ProtobufCFieldDescriptor shiftwork__v1__heartbeat__field_descriptor
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "last_sequence",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__Heartbeat, last_sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "holding",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Shiftwork__V1__Heartbeat, n_holding),
+    offsetof(Shiftwork__V1__Heartbeat, holding),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__heartbeat__field_indices_by_name[] = {
   2,   /* field[2] = dropped_messages */
+  4,   /* field[4] = holding */
+  3,   /* field[3] = last_sequence */
   1,   /* field[1] = running */
   0,   /* field[0] = worker_id */
 };
 static const ProtobufCIntRange shiftwork__v1__heartbeat__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__heartbeat__descriptor =
 {
@@ -1852,7 +1878,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__heartbeat__descriptor =
   "Shiftwork__V1__Heartbeat",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Heartbeat),
-  3,
+  5,
   shiftwork__v1__heartbeat__field_descriptors,
   shiftwork__v1__heartbeat__field_indices_by_name,
   1,  shiftwork__v1__heartbeat__number_ranges,
@@ -2090,7 +2116,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__injected_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[8] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[9] =
 {
   {
     "task_id",
@@ -2188,6 +2214,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "sequence",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = {
   2,   /* field[2] = attempt */
@@ -2195,6 +2233,7 @@ static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = 
   5,   /* field[5] = inputs */
   3,   /* field[3] = kind */
   6,   /* field[6] = parameters */
+  8,   /* field[8] = sequence */
   4,   /* field[4] = source */
   0,   /* field[0] = task_id */
   7,   /* field[7] = task_key */
@@ -2202,7 +2241,7 @@ static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = 
 static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
 {
@@ -2212,7 +2251,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
   "Shiftwork__V1__TaskAssignment",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskAssignment),
-  8,
+  9,
   shiftwork__v1__task_assignment__field_descriptors,
   shiftwork__v1__task_assignment__field_indices_by_name,
   1,  shiftwork__v1__task_assignment__number_ranges,

@@ -249,10 +249,19 @@ struct  Shiftwork__V1__Heartbeat
    * messages from the coordinator it could not decode, since it started
    */
   uint64_t dropped_messages;
+  /*
+   * Minor 1, for finding tasks lost on the way (an assignment the worker could not decode): the highest
+   * TaskAssignment.sequence it received since it registered, and the keys of the tasks it holds. A task
+   * sent with a sequence up to `last_sequence` that is not held, and whose result came before this
+   * heartbeat did not, was lost; the coordinator queues it again.
+   */
+  uint64_t last_sequence;
+  size_t n_holding;
+  uint64_t *holding;
 };
 #define SHIFTWORK__V1__HEARTBEAT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__heartbeat__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0,NULL }
 
 
 /*
@@ -339,10 +348,14 @@ struct  Shiftwork__V1__TaskAssignment
    * minor 1: the coordinator's number for the task, echoed in the result (0: none)
    */
   uint64_t task_key;
+  /*
+   * minor 1: 1, 2, 3… per worker registration, in the order sent (0: none)
+   */
+  uint64_t sequence;
 };
 #define SHIFTWORK__V1__TASK_ASSIGNMENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0, 0 }
 
 
 struct  Shiftwork__V1__TaskOutput
