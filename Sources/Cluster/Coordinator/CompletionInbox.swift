@@ -34,7 +34,8 @@ final class CompletionInbox<Event: Sendable>: Sendable {
 /// What a remote operation asks of the coordinator (`Coordinator.run`).
 enum RemoteRequest: Sendable {
     /// Queue this task; resume `continuation` with its result.
-    case run(TaskAssignment, priority: Int, wasWaiting: Bool, call: RemoteCall, CheckedContinuation<TaskOutput, any Error>)
+    case run(TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey, call: RemoteCall,
+             CheckedContinuation<TaskOutput, any Error>)
     /// The operation was cancelled: withdraw its task (by key).
     case withdraw(TaskKey)
 }

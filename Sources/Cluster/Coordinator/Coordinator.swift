@@ -288,7 +288,9 @@ public actor Coordinator {
     /// Nonisolated: the request is posted to `remoteRequests` without hopping onto the actor, and the
     /// result resumes the operation's task directly (not through the actor); `handleRemoteRequests()`
     /// queues the posted tasks in groups.
-    fileprivate nonisolated func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
+    fileprivate nonisolated func run(
+        _ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey
+    ) async throws -> TaskOutput {
         var keyed = assignment
         if keyed.taskKey == 0 { keyed.taskKey = RemoteTaskOperation.makeKey() }
         let assignment = keyed
@@ -296,7 +298,8 @@ public actor Coordinator {
         let inbox = remoteRequests
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                inbox.post(.run(assignment, priority: priority, wasWaiting: wasWaiting, call: call, continuation)) {
+                inbox.post(.run(assignment, priority: priority, wasWaiting: wasWaiting, dependentKey: dependentKey,
+                                call: call, continuation)) {
                     Task { await self.handleRemoteRequests() }
                 }
             }
@@ -314,14 +317,14 @@ public actor Coordinator {
         sendingTogether {
             for request in requests {
                 switch request {
-                case .run(let assignment, let priority, let wasWaiting, let call, let continuation):
+                case .run(let assignment, let priority, let wasWaiting, let dependentKey, let call, let continuation):
                     if wasWaiting { waitingTasks -= 1 }
                     if call.isCancelled {
                         continuation.resume(throwing: CancellationError())
                         continue
                     }
                     waiters[assignment.taskKey] = continuation
-                    send(dispatcher.enqueue(assignment, priority: priority))
+                    send(dispatcher.enqueue(assignment, priority: priority, dependentKey: dependentKey))
                 case .withdraw(let key):
                     withdraw(key)
                 }
@@ -493,7 +496,11 @@ public actor Coordinator {
         }
         for task in item.tasks {
             task.releasePayloads()
-            if task.claimStart() { waitingTasks -= 1 }  // it never ran (cancelled, or its download failed)
+            if task.claimStart() {
+                // It never ran (cancelled, or its download failed): nothing waits for it, nor for a slot kept for it.
+                waitingTasks -= 1
+                send(dispatcher.release(task.template.taskKey))
+            }
         }
         var messages: [Message] = []
         if case .output(let output) = outcome, output.mediaType == Manifest.mediaType {
@@ -745,6 +752,12 @@ public actor Coordinator {
         page.single("shiftwork_batches_accepted_total", "counter", "Batches accepted.", Double(batchesAccepted))
         page.single("shiftwork_batches_running", "gauge", "Batches with unfinished items.",
                     Double(batches.count - finishedBatches.filter { batches[$0] != nil }.count))
+        page.single("shiftwork_tasks_local_input_total", "counter",
+                    "Tasks sent to the worker that already held their input (it did not travel).",
+                    Double(dispatcher.localInputs))
+        page.single("shiftwork_tasks_local_input_missed_total", "counter",
+                    "Of those, tasks whose input the worker no longer had, sent again with the bytes.",
+                    Double(dispatcher.localInputsMissed))
         page.single("shiftwork_assignments_lost_total", "counter",
                     "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
                     Double(dispatcher.lostDeliveries))
@@ -828,8 +841,8 @@ public actor Coordinator {
 /// The coordinator as its remote operations see it.
 private struct CoordinatorTaskRunner: RemoteTaskRunning {
     let coordinator: Coordinator
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
-        try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting)
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey) async throws -> TaskOutput {
+        try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting, dependentKey: dependentKey)
     }
 }
 

@@ -85,6 +85,16 @@ struct Dispatcher {
         var lostDeliveries = 0
         /// Heartbeats from its worker since it was sent that did not show the worker had received it yet.
         var heartbeatsUnseen = 0
+        /// For a download: the key of the tilt-shift that consumes its output (locality); 0: none.
+        var dependentKey: TaskKey = 0
+        /// Sent with its input as a reference to the worker's cache (`InjectedInput.onWorker`).
+        var sentByReference = false
+    }
+
+    /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.
+    struct Reservation {
+        let worker: PeerIdentity
+        let since: ContinuousClock.Instant
     }
 
     /// An assignment lost this many times (no worker could read it) fails instead of being sent again.
@@ -112,6 +122,14 @@ struct Dispatcher {
     private(set) var staleResults: UInt64 = 0
     /// Assignments found lost on the way to a worker and queued again.
     private(set) var lostDeliveries: UInt64 = 0
+    /// Slots kept for dependents, by the dependent's key.
+    private(set) var reservations: [TaskKey: Reservation] = [:]
+    /// Tasks sent to the worker that holds their input, which therefore did not travel (locality).
+    private(set) var localInputs: UInt64 = 0
+    /// Of those, tasks whose input the worker no longer had, sent again with the bytes.
+    private(set) var localInputsMissed: UInt64 = 0
+    /// A reservation not taken up within this long is given back (its dependent never came).
+    static let reservationTimeout: Duration = .seconds(30)
     /// Finished tasks per second, for the throughput in status.
     private var throughput = ThroughputMeter()
 
@@ -138,8 +156,10 @@ struct Dispatcher {
 
     // MARK: Tasks
 
-    /// Queues a task for the next free slot.
-    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0) -> [Outbound] {
+    /// Queues a task for the next free slot. A task whose input a worker holds (the slot kept there when
+    /// its download succeeded) goes straight to that worker, with its input as a reference. For a
+    /// download, `dependentKey` names the tilt-shift to keep a slot for.
+    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0) -> [Outbound] {
         var assignment = assignment
         var mapped = false
         if assignment.taskKey == 0 {
@@ -149,9 +169,46 @@ struct Dispatcher {
             mapped = true
         }
         let key = assignment.taskKey
-        entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped)
+        entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
+                             dependentKey: dependentKey)
+        if let reservation = reservations.removeValue(forKey: key) {
+            if workers[reservation.worker]?.running.contains(key) == true {
+                return [sendByReference(key, to: reservation.worker)]
+            }
+        }
         readyQueue.push(key, priority: priority)
         return dispatch()
+    }
+
+    /// Sends a task to the worker that holds its input (in the slot kept for it), the input by reference.
+    private mutating func sendByReference(_ key: TaskKey, to peer: PeerIdentity) -> Outbound {
+        entries[key]?.state = .running(worker: peer)
+        entries[key]?.sentByReference = true
+        if let sent = workers[peer]?.assignmentsSent {
+            workers[peer]?.assignmentsSent = sent + 1
+            entries[key]?.assignment.sequence = sent + 1
+        }
+        var assignment = entries[key]?.assignment ?? TaskAssignment(taskID: "", batchID: "", attempt: 0, kind: .unspecified)
+        assignment.inputs = assignment.inputs.map {
+            InjectedInput(fromTaskID: $0.fromTaskID, data: [], mediaType: $0.mediaType, onWorker: true)
+        }
+        localInputs += 1
+        return Outbound(peer: peer, message: .taskAssignment(assignment), batchable: true)
+    }
+
+    /// Gives back the slot kept for `key` (its dependent will not run: cancelled, or it never started).
+    mutating func release(_ key: TaskKey) -> [Outbound] {
+        guard let reservation = reservations.removeValue(forKey: key) else { return [] }
+        workers[reservation.worker]?.running.remove(key)
+        return dispatch()
+    }
+
+    /// Gives back slots kept for longer than `reservationTimeout`.
+    private mutating func expireReservations(now: ContinuousClock.Instant) {
+        for (key, reservation) in reservations where now - reservation.since > Self.reservationTimeout {
+            reservations[key] = nil
+            workers[reservation.worker]?.running.remove(key)
+        }
     }
 
     /// Forgets a task (and its ID mapping, if it has one).
@@ -185,12 +242,29 @@ struct Dispatcher {
         }
         switch entry.state {
         case .running(let worker) where worker == peer:
+            if entry.sentByReference, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
+                // The worker no longer had the input: send the bytes, to whichever worker is free.
+                localInputsMissed += 1
+                workers[peer]?.running.remove(key)
+                entries[key]?.assignment.attempt += 1
+                entries[key]?.state = .queued
+                entries[key]?.sentByReference = false
+                readyQueue.pushFront(key, priority: entry.priority)
+                return (nil, dispatch())
+            }
             removeEntry(key)
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
             if let workerIndex {
                 workers.values[workerIndex].running.remove(key)
                 if succeeded { workers.values[workerIndex].completed += 1 } else { workers.values[workerIndex].failed += 1 }
+                if succeeded, entry.dependentKey != 0, case .output(let output) = result.outcome,
+                   !output.data.isEmpty, output.mediaType.hasPrefix("image/"),
+                   workers.values[workerIndex].acceptsBatches, !workers.values[workerIndex].draining {
+                    // Locality: the slot stays taken, kept for the tilt-shift of these bytes.
+                    workers.values[workerIndex].running.insert(entry.dependentKey)
+                    reservations[entry.dependentKey] = Reservation(worker: peer, since: now)
+                }
             }
             if succeeded { completedTasks += 1 } else { failedTasks += 1 }
             var delivered = result
@@ -210,7 +284,7 @@ struct Dispatcher {
     /// Withdraws a task: a queued one is dropped at once, a running one is cancelled on its worker
     /// (its slot stays taken until the worker confirms).
     mutating func cancel(key: TaskKey, reason: String) -> [Outbound] {
-        guard let entry = entries[key] else { return [] }
+        guard let entry = entries[key] else { return release(key) }
         switch entry.state {
         case .queued:
             removeEntry(key)
@@ -340,6 +414,7 @@ struct Dispatcher {
     /// IDs of the dead workers, the failures of tasks that have now killed `maxWorkerDeaths` workers
     /// (to deliver to whoever waits for them), and the messages to send.
     mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], poisoned: [TaskResult], out: [Outbound]) {
+        expireReservations(now: now)
         let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }
         var poisoned: [TaskResult] = []
         for worker in dead { poisoned += removeWorker(worker.peer, died: true) }
@@ -352,6 +427,7 @@ struct Dispatcher {
     @discardableResult
     private mutating func removeWorker(_ peer: PeerIdentity, died: Bool = false) -> [TaskResult] {
         guard let worker = workers.removeValue(forKey: peer) else { return [] }
+        for key in worker.running where reservations[key]?.worker == peer { reservations[key] = nil }
         var poisoned: [TaskResult] = []
         for key in worker.running.sorted() {
             guard var entry = entries[key] else { continue }
@@ -404,6 +480,7 @@ struct Dispatcher {
             if next >= free.count { next = 0 }
             let peer = free[next].peer
             entries.values[index].state = .running(worker: peer)
+            entries.values[index].sentByReference = false
             if !free[next].batchable && !entries.values[index].mappedByID {
                 // A minor-0 worker answers with the task ID only.
                 entries.values[index].mappedByID = true

@@ -44,6 +44,8 @@ struct ItemPlanner: Sendable {
         try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
             tiltShift.inject(from: download)
         }
+        // Locality: the worker that downloads keeps the bytes and a slot for the tilt-shift.
+        download.dependentKey.store(tiltShift.template.taskKey, ordering: .relaxed)
         return item([download, tiltShift])
     }
 }

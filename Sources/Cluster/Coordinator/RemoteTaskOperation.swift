@@ -9,7 +9,9 @@ protocol RemoteTaskRunning: Sendable {
     /// when the worker reports a failure, `CancellationError` when the calling task is cancelled (the
     /// task is then withdrawn from the cluster).
     /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput
+    /// `dependentKey` (for a download: its tilt-shift's key; 0: none) asks the dispatcher to keep the
+    /// worker's slot for the dependent once this task succeeds, so that it runs where its input is.
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey) async throws -> TaskOutput
 }
 
 /// A task that failed on a worker, with the worker's code and message.
@@ -45,6 +47,9 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     private static let keyCounter = Atomic<UInt64>(0)
 
     /// `template` gets a task key (`makeKey()`) unless it has one.
+    /// For a download: the key of the tilt-shift that will consume its output (see `RemoteTaskRunning`).
+    let dependentKey = Atomic<TaskKey>(0)
+
     init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
         var template = template
         if template.taskKey == 0 { template.taskKey = Self.makeKey() }
@@ -114,7 +119,8 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         if let input {
             assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
         }
-        let result = try await runner.run(assignment, priority: dispatchPriority, wasWaiting: claimStart())
+        let result = try await runner.run(
+            assignment, priority: dispatchPriority, wasWaiting: claimStart(), dependentKey: dependentKey.load(ordering: .relaxed))
         payloads.withLock {
             $0.output = result
             // The worker has consumed the input: keep it only while a re-run could still need it.

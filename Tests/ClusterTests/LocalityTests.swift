@@ -1,0 +1,147 @@
+import AsyncHTTPClient
+@testable import Cluster
+import Wire
+import XCTest
+
+/// Locality in the dispatch rules: a download's worker keeps a slot, and its bytes, for the tilt-shift.
+final class LocalityTests: XCTestCase {
+    private let a = PeerIdentity(Array("a".utf8))
+    private let b = PeerIdentity(Array("b".utf8))
+    private let now = ContinuousClock.now
+    private let image = TaskOutput(data: [0xFF, 0xD8, 0xFF, 1, 2, 3], mediaType: "image/jpeg")
+
+    private func assignments(_ out: [Outbound]) -> [(peer: PeerIdentity, assignment: TaskAssignment)] {
+        out.compactMap { if case .taskAssignment(let assignment) = $0.message { ($0.peer, assignment) } else { nil } }
+    }
+
+    private func download(_ key: TaskKey) -> TaskAssignment {
+        TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download, source: "http://x/\(key).jpg", taskKey: key)
+    }
+
+    private func tiltShift(_ key: TaskKey, input: TaskOutput, from download: TaskKey) -> TaskAssignment {
+        TaskAssignment(taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "http://x/\(download).jpg",
+                       inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: input.data, mediaType: input.mediaType)],
+                       taskKey: key)
+    }
+
+    /// A dispatcher with worker `a` (one slot) running download 1, whose tilt-shift is 101, and worker
+    /// `b` (one slot) busy; download 2 waits in the queue.
+    private func runningDownload() -> Dispatcher {
+        var dispatcher = Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(5))
+        _ = dispatcher.register(WorkerHello(workerID: "a", slots: 1, acceptsBatches: true), peer: a, now: now)
+        _ = dispatcher.enqueue(download(1), dependentKey: 101)
+        _ = dispatcher.register(WorkerHello(workerID: "b", slots: 1, acceptsBatches: true), peer: b, now: now)
+        _ = dispatcher.enqueue(download(3), dependentKey: 103)  // b's slot
+        _ = dispatcher.enqueue(download(2), dependentKey: 102)  // queued
+        return dispatcher
+    }
+
+    func testTheTiltShiftGoesToTheWorkerThatDownloadedWithoutTheBytes() {
+        var dispatcher = runningDownload()
+        let (result, out) = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        XCTAssertNotNil(result)
+        XCTAssertTrue(assignments(out).isEmpty, "a's slot is kept for the tilt-shift, not given to download 2")
+        XCTAssertEqual(dispatcher.queuedTaskCount, 1)
+
+        let sent = assignments(dispatcher.enqueue(tiltShift(101, input: image, from: 1), priority: 1))
+        XCTAssertEqual(sent.map(\.peer), [a])
+        XCTAssertEqual(sent.first?.assignment.inputs.first?.onWorker, true)
+        XCTAssertEqual(sent.first?.assignment.inputs.first?.data, [], "the bytes do not travel")
+        XCTAssertEqual(dispatcher.localInputs, 1)
+    }
+
+    func testAWorkerThatLostTheInputGetsTheBytesAfterAll() {
+        var dispatcher = runningDownload()
+        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        _ = dispatcher.enqueue(tiltShift(101, input: image, from: 1), priority: 1)
+        let (result, out) = dispatcher.complete(
+            TaskResult(taskID: "b/1/tilt-shift", attempt: 1, outcome: .failure(TaskFailure(code: .inputMissing, message: "gone")),
+                       taskKey: 101), from: a, now: now)
+        XCTAssertNil(result, "not a failure of the task")
+        let resent = assignments(out)
+        XCTAssertEqual(resent.map(\.assignment.taskKey), [101], "first in line, before download 2")
+        XCTAssertEqual(resent.first?.assignment.inputs.first?.data, image.data, "with the bytes this time")
+        XCTAssertEqual(resent.first?.assignment.inputs.first?.onWorker, false)
+        XCTAssertEqual(resent.first?.assignment.attempt, 2)
+        XCTAssertEqual(dispatcher.localInputsMissed, 1)
+    }
+
+    func testAKeptSlotIsGivenBackWhenTheTiltShiftWillNotComeOrItsWorkerDies() {
+        var dispatcher = runningDownload()
+        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        let out = dispatcher.release(101)
+        XCTAssertEqual(assignments(out).map(\.assignment.taskKey), [2], "released: download 2 takes the slot")
+
+        var dying = runningDownload()
+        _ = dying.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        _ = dying.workerUnreachable(a)
+        XCTAssertTrue(dying.reservations.isEmpty)
+        let sent = assignments(dying.enqueue(tiltShift(101, input: image, from: 1), priority: 1))
+        XCTAssertTrue(sent.isEmpty, "no free slot: b is busy; it waits with its bytes")
+        let (_, next) = dying.complete(
+            TaskResult(taskID: "b/3/download", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "404")), taskKey: 3),
+            from: b, now: now)
+        XCTAssertEqual(assignments(next).first?.assignment.taskKey, 101)
+        XCTAssertEqual(assignments(next).first?.assignment.inputs.first?.data, image.data, "the bytes travel to b")
+    }
+
+    func testAManifestOrAFailureKeepsNoSlot() {
+        var dispatcher = runningDownload()
+        let manifest = TaskOutput(data: Array("http://x/y.jpg".utf8), mediaType: "text/uri-list")
+        let (_, out) = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(manifest), taskKey: 1), from: a, now: now)
+        XCTAssertEqual(assignments(out).map(\.assignment.taskKey), [2])
+        XCTAssertTrue(dispatcher.reservations.isEmpty)
+    }
+}
+
+/// Locality over real processes: every tilt-shift runs where its download ran, and a worker that no
+/// longer holds the bytes still gets them.
+final class LocalityProcessTests: ClusterTestCase {
+    /// Runs a batch of `count` images on two workers started with `workerArguments`, and returns the
+    /// coordinator's metrics page afterwards.
+    private func runBatch(_ count: Int, workerArguments: [String]) async throws -> String {
+        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
+                                                              "--metrics-listen", "127.0.0.1:0"])
+        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
+        let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
+        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
+        let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
+        for name in ["near", "far"] {
+            _ = try harness.launch(name, ["worker", "--slots", "2", "--worker-id", name, "--coordinator", endpoint] + workerArguments)
+        }
+        let urls = try server.serveSyntheticImages(count, prefix: "local")
+        let out = harness.scratch.appendingPathComponent("local")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, count)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: metricsURL), timeout: .seconds(10))
+            let page = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            try await client.shutdown()
+            return page
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func metric(_ name: String, in page: String) -> Int? {
+        page.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int(Double($0.split(separator: " ")[1]) ?? -1) }
+    }
+
+    func testEveryTiltShiftRunsWhereItsDownloadRan() async throws {
+        let page = try await runBatch(6, workerArguments: [])
+        XCTAssertEqual(metric("shiftwork_tasks_local_input_total", in: page), 6, page)
+        XCTAssertEqual(metric("shiftwork_tasks_local_input_missed_total", in: page), 0, page)
+    }
+
+    func testAWorkerWithoutItsInputGetsTheBytes() async throws {
+        // No cache at all: every reference misses, and every tilt-shift is sent again with the bytes.
+        let page = try await runBatch(4, workerArguments: ["--input-cache-mb", "0"])
+        XCTAssertEqual(metric("shiftwork_tasks_local_input_total", in: page), 4, page)
+        XCTAssertEqual(metric("shiftwork_tasks_local_input_missed_total", in: page), 4, page)
+    }
+}
