@@ -82,6 +82,30 @@ final class CoordinatorRestartTests: ClusterTestCase {
         XCTAssertTrue(states.values.allSatisfy { $0 == "succeeded" }, "\(states)")
     }
 
+    func testAGracefullyStoppedCoordinatorCarriesOnWhereItStopped() async throws {
+        let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        let data = harness.scratch.appendingPathComponent("data")
+        let first = try await startCoordinator("coordinator-1", endpoint: endpoint, dataDirectory: data)
+        try harness.startWorker("worker", endpoint: endpoint, slots: 2)
+        let count = 6
+        let urls = try serveSlowImages(count, prefix: "stopped")
+        let out = harness.scratch.appendingPathComponent("stopped-out")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
+        let batchID = String(try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)"))
+        _ = try await harness.waitForStatus(endpoint, batch: batchID, timeout: .seconds(60)) { status in
+            (status.objects("batches").first?.int("succeeded") ?? 0) >= 2
+        }
+        // SIGTERM, as `docker compose restart` does: the running items are not cancelled for good.
+        let stopped = await first.stop()
+        XCTAssertEqual(stopped, 0, first.outputText)
+        _ = try await startCoordinator("coordinator-2", endpoint: endpoint, dataDirectory: data)
+        let status = await submit.waitForExit(timeout: .seconds(90))
+        XCTAssertEqual(status, 0, harness.allOutput)
+        XCTAssertTrue(submit.outputText.contains("\(count) items: \(count) succeeded, 0 failed"), submit.outputText)
+        try assertOneDecodableOutputPerItem(in: out, count: count)
+    }
+
     func testABatchGrownByAManifestSurvivesACoordinatorRestart() async throws {
         let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
         let data = harness.scratch.appendingPathComponent("data")

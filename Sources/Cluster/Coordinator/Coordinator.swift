@@ -178,13 +178,18 @@ public actor Coordinator {
 
     /// Stops serving: cancels every batch, closes the socket.
     public func stop() async {
+        // The journal and the socket are let go first: the batches cancelled below are unfinished, not
+        // cancelled, for the coordinator that starts next on this data directory and for their clients.
+        flushJournal()
+        journal = nil
+        let closing = channel
+        channel = nil
         for task in background { task.cancel() }
         background = []
         engine.cancelAll()
         for waiter in waiters.values { waiter.resume(throwing: CancellationError()) }
         waiters = [:]
-        await channel?.close()
-        channel = nil
+        await closing?.close()
         await authenticator?.stop()
         authenticator = nil
     }
@@ -268,7 +273,18 @@ public actor Coordinator {
             return
         }
         guard let channel else { return }
+        flushJournal()
         channel.send(contentsOf: Outbound.coalesced(outbound).map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+    }
+
+    /// Writes the journal's buffered records: what is about to be sent must be recorded first.
+    private func flushJournal() {
+        do {
+            try journal?.flush()
+        } catch {
+            logger.error("could not write the journal; finished items would run again after a restart",
+                         metadata: ["error": "\(error)"])
+        }
     }
 
     /// Runs `body` with every `send` in it held back and sent together at its end.

@@ -97,23 +97,31 @@ final class Journal {
             output.data = []
             record.outcome = .output(output)
         }
-        try file.append(JournalCodec.encode(.itemFinished(record)), sync: false)
+        try file.appendBuffered(JournalCodec.encode(.itemFinished(record)))
     }
 
     /// Records that a manifest added items to a batch (before the manifest item's own record).
     func recordItemsAdded(_ added: ItemsAdded) throws {
-        try file.append(JournalCodec.encode(.itemsAdded(added)), sync: false)
+        try file.appendBuffered(JournalCodec.encode(.itemsAdded(added)))
     }
 
     /// Records a cancellation request.
     func recordCancelled(_ cancel: CancelBatch) throws {
-        try file.append(JournalCodec.encode(.batchCancelled(cancel)), sync: false)
+        try file.appendBuffered(JournalCodec.encode(.batchCancelled(cancel)))
     }
 
-    /// Records that a batch is forgotten, and removes its results.
+    /// Records that a batch is forgotten (written at once, before its results are removed), and removes
+    /// its results.
     func recordRetired(batchID: String) throws {
         try file.append(JournalCodec.encode(.batchRetired(batchID: batchID)), sync: false)
         try? FileManager.default.removeItem(at: resultsDirectory.appendingPathComponent(batchID, isDirectory: true))
+    }
+
+    /// Writes the records buffered since the last write (finished items, expansions, cancellations)
+    /// with one `write(2)`. The coordinator calls it before it sends anything, so that what a client is
+    /// told is in the journal first.
+    func flush() throws {
+        try file.flush()
     }
 
     /// The stored output bytes of a finished item (empty for outputs without bytes, e.g. no-op tasks).

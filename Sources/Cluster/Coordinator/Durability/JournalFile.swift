@@ -64,18 +64,35 @@ final class JournalFile {
     }
 
     deinit {
+        try? flush()
         Glibc.close(descriptor)
     }
 
-    /// Appends one record; with `sync`, returns only once it is on stable storage.
+    /// Framed records appended with `appendBuffered`, not written yet.
+    private var buffer: [UInt8] = []
+
+    /// Appends one record (after any buffered ones); with `sync`, returns only once it is on stable storage.
     func append(_ record: [UInt8], sync: Bool) throws {
-        guard record.count <= Self.maxRecordSize else {
-            throw Failure(description: "a journal record of \(record.count) bytes is over the limit of \(Self.maxRecordSize)")
-        }
-        try write(Self.frame(record), to: descriptor)
+        try appendBuffered(record)
+        try flush()
         if sync, fdatasync(descriptor) != 0 {
             throw Failure(description: "cannot sync the journal \(url.path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Adds one record to the buffer, written by the next `flush()` or `append(_:sync:)`.
+    func appendBuffered(_ record: [UInt8]) throws {
+        guard record.count <= Self.maxRecordSize else {
+            throw Failure(description: "a journal record of \(record.count) bytes is over the limit of \(Self.maxRecordSize)")
+        }
+        buffer += Self.frame(record)
+    }
+
+    /// Writes the buffered records with one `write(2)`.
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        defer { buffer = [] }
+        try write(buffer, to: descriptor)
     }
 
     /// Replaces the file's contents with `records`, atomically (a crash leaves the old or the new file).
