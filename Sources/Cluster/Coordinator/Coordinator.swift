@@ -592,6 +592,7 @@ public actor Coordinator {
     /// The clients that receive a batch's results: its submitter and whoever attached since, except
     /// those still being sent the items finished before they attached.
     private func audience(of batch: BatchOperation) -> [PeerIdentity] {
+        if subscribers.isEmpty && replaying.isEmpty { return [batch.client] }  // nobody attached: the common case
         let catchingUp = replaying[batch.batchID] ?? []
         var peers = catchingUp.contains(batch.client) ? [] : [batch.client]
         for peer in subscribers[batch.batchID] ?? [] where peer != batch.client && !catchingUp.contains(peer) {
