@@ -369,20 +369,12 @@ struct Dispatcher {
                 entry.lostDeliveries += 1
                 entry.heartbeatsUnseen = 0
                 if entry.lostDeliveries >= Self.maxLostDeliveries {
-                    removeEntry(key)
-                    failedTasks += 1
-                    failed.append(TaskResult(
-                        taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
-                        outcome: .failure(TaskFailure(code: .internal, message:
-                            "\(entry.assignment.source): its assignment reached \(Self.maxLostDeliveries) workers unreadable "
-                            + "(do they run another version of shiftwork?); it fails instead of being sent again")),
-                        taskKey: key))
+                    failed.append(giveUp(key, entry, message:
+                        "\(entry.assignment.source): its assignment reached \(Self.maxLostDeliveries) workers unreadable "
+                        + "(do they run another version of shiftwork?); it fails instead of being sent again"))
                     continue
                 }
-                entry.assignment.attempt += 1
-                entry.state = .queued
-                entries[key] = entry
-                readyQueue.pushFront(key, priority: entry.priority)
+                requeue(key, entry)
                 lostDeliveries += 1
             case .queued:
                 break
@@ -437,22 +429,14 @@ struct Dispatcher {
                     entry.workerDeaths += 1
                     entry.lastDeadWorker = worker.workerID
                     if entry.workerDeaths >= maxWorkerDeaths {
-                        removeEntry(key)
-                        failedTasks += 1
-                        poisoned.append(TaskResult(
-                            taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
-                            outcome: .failure(TaskFailure(code: .internal, message:
-                                "\(entry.assignment.source): its \(entry.assignment.kind == .download ? "download" : "tilt-shift") "
-                                + "was running on \(entry.workerDeaths) workers that died (the last: \(entry.lastDeadWorker)); "
-                                + "it fails now instead of killing more. Check this input, and the workers' logs.")),
-                            taskKey: key))
+                        poisoned.append(giveUp(key, entry, message:
+                            "\(entry.assignment.source): its \(entry.assignment.kind == .download ? "download" : "tilt-shift") "
+                            + "was running on \(entry.workerDeaths) workers that died (the last: \(entry.lastDeadWorker)); "
+                            + "it fails now instead of killing more. Check this input, and the workers' logs."))
                         continue
                     }
                 }
-                entry.assignment.attempt += 1
-                entry.state = .queued
-                entries[key] = entry
-                readyQueue.pushFront(key, priority: entry.priority)
+                requeue(key, entry)
             case .cancelling:
                 removeEntry(key)  // its cancel can no longer be confirmed; nobody waits for it
             case .queued:
@@ -460,6 +444,23 @@ struct Dispatcher {
             }
         }
         return poisoned
+    }
+
+    /// Queues a task again, first in line, with a new attempt number (a late result of the old one is stale).
+    private mutating func requeue(_ key: TaskKey, _ entry: Entry) {
+        var entry = entry
+        entry.assignment.attempt += 1
+        entry.state = .queued
+        entries[key] = entry
+        readyQueue.pushFront(key, priority: entry.priority)
+    }
+
+    /// Forgets a task that will not be tried again and returns its failure, for whoever waits for it.
+    private mutating func giveUp(_ key: TaskKey, _ entry: Entry, message: String) -> TaskResult {
+        removeEntry(key)
+        failedTasks += 1
+        return TaskResult(taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
+                          outcome: .failure(TaskFailure(code: .internal, message: message)), taskKey: key)
     }
 
     // MARK: Dispatch
