@@ -92,6 +92,7 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
         switch event {
         case .accepted, .itemsAdded: break
         case .itemFinished: items += 1
+        case .itemsFinished(let group): items += group.count
         case .finished(let finished):
             succeeded = Int(finished.succeeded)
             guard items == batch.items.count else {

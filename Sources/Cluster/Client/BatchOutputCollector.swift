@@ -24,6 +24,22 @@ struct BatchOutputCollector {
         var batchID = ""
         var done = 0
         var expansions: [Int: Int] = [:]  // manifest item → images it added
+        /// Writes one finished item's output (once) and reports it.
+        func record(_ finished: ItemFinished) {
+            let index = Int(finished.itemIndex)
+            guard items.indices.contains(index), outcomes[index] == nil else { return }
+            let outcome: ItemOutcome
+            if case .output(let output) = finished.outcome, output.mediaType == Manifest.mediaType {
+                outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
+                                      expandedInto: expansions[index] ?? 0)
+            } else {
+                let stem = naming.stem(forName: items[index].outputName.isEmpty ? finished.outputName : items[index].outputName)
+                outcome = write(finished, source: items[index].source, stem: stem, index: index)
+            }
+            outcomes[index] = outcome
+            done += 1
+            progress(.item(outcome, done: done, total: items.count))
+        }
         for try await event in events {
             switch event {
             case .accepted(let id, let count):
@@ -44,21 +60,9 @@ struct BatchOutputCollector {
                 expansions[Int(added.parentIndex), default: 0] += added.items.count
                 progress(.grew(count: added.items.count, total: items.count))
             case .itemFinished(let finished):
-                let index = Int(finished.itemIndex)
-                guard items.indices.contains(index), outcomes[index] == nil else { continue }
-                if case .output(let output) = finished.outcome, output.mediaType == Manifest.mediaType {
-                    let outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
-                                              expandedInto: expansions[index] ?? 0)
-                    outcomes[index] = outcome
-                    done += 1
-                    progress(.item(outcome, done: done, total: items.count))
-                    continue
-                }
-                let stem = naming.stem(forName: items[index].outputName.isEmpty ? finished.outputName : items[index].outputName)
-                let outcome = write(finished, source: items[index].source, stem: stem, index: index)
-                outcomes[index] = outcome
-                done += 1
-                progress(.item(outcome, done: done, total: items.count))
+                record(finished)
+            case .itemsFinished(let group):
+                for finished in group { record(finished) }
             case .finished:
                 break
             }

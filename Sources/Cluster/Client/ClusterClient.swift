@@ -8,6 +8,9 @@ public enum BatchEvent: Sendable {
     case accepted(batchID: String, itemCount: Int)
     /// One item is done: its output image or its error.
     case itemFinished(ItemFinished)
+    /// Several items of the batch are done, in order (they arrived in one message): each means what
+    /// `itemFinished` would.
+    case itemsFinished([ItemFinished])
     /// A manifest item's images joined the batch (before their own `itemFinished`).
     case itemsAdded(ItemsAdded)
     /// Every item is done.
@@ -261,7 +264,7 @@ public actor ClusterClient {
         case .itemFinished(let item):
             receiveItem(item)
         case .itemsFinished(let items):
-            for item in items { receiveItem(item) }
+            receiveItems(items)
         case .itemsAdded(let added):
             guard let continuation = batches[added.batchID] else { return }
             let count = Int(added.firstIndex) + added.items.count
@@ -320,6 +323,25 @@ public actor ClusterClient {
                 }
             }
             self.watchdogEnded()
+        }
+    }
+
+    /// Passes finished items on, once each, one event per batch: a group wakes its reader once.
+    private func receiveItems(_ items: [ItemFinished]) {
+        var start = items.startIndex
+        while start < items.endIndex {
+            let batchID = items[start].batchID
+            var end = start
+            while end < items.endIndex, items[end].batchID == batchID { end += 1 }
+            if let continuation = batches[batchID] {
+                let fresh = items[start..<end].filter { received[batchID]?.insert($0.itemIndex).inserted == true }
+                if fresh.count == 1, let only = fresh.first {
+                    continuation.yield(.itemFinished(only))
+                } else if !fresh.isEmpty {
+                    continuation.yield(.itemsFinished(fresh))
+                }
+            }
+            start = end
         }
     }
 
