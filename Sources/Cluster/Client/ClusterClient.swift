@@ -262,7 +262,7 @@ public actor ClusterClient {
             continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
             startWatchdog()
         case .itemFinished(let item):
-            receiveItem(item)
+            receiveItems([item])
         case .itemsFinished(let items):
             receiveItems(items)
         case .itemsAdded(let added):
@@ -326,7 +326,8 @@ public actor ClusterClient {
         }
     }
 
-    /// Passes finished items on, once each, one event per batch: a group wakes its reader once.
+    /// Passes finished items on, once each (a repeat, sent again after a re-attach, is dropped), one
+    /// event per batch: a group wakes its reader once.
     private func receiveItems(_ items: [ItemFinished]) {
         var start = items.startIndex
         while start < items.endIndex {
@@ -343,13 +344,6 @@ public actor ClusterClient {
             }
             start = end
         }
-    }
-
-    /// Passes a finished item on, once: a repeat (sent again after a re-attach) is dropped.
-    private func receiveItem(_ item: ItemFinished) {
-        guard let continuation = batches[item.batchID], received[item.batchID]?.insert(item.itemIndex).inserted == true
-        else { return }
-        continuation.yield(.itemFinished(item))
     }
 
     private func anyRunningBatch() -> String? { batches.keys.first }

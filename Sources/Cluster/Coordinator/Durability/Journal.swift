@@ -90,9 +90,9 @@ final class Journal {
         var record = item
         if case .output(var output) = item.outcome {
             if !output.data.isEmpty {
-                let batchDirectory = resultsDirectory.appendingPathComponent(item.batchID, isDirectory: true)
-                try FileManager.default.createDirectory(at: batchDirectory, withIntermediateDirectories: true)
-                try Data(output.data).write(to: batchDirectory.appendingPathComponent(String(item.itemIndex)))
+                let url = resultURL(batchID: item.batchID, itemIndex: item.itemIndex)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(output.data).write(to: url)
             }
             output.data = []
             record.outcome = .output(output)
@@ -114,7 +114,7 @@ final class Journal {
     /// its results.
     func recordRetired(batchID: String) throws {
         try file.append(JournalCodec.encode(.batchRetired(batchID: batchID)), sync: false)
-        try? FileManager.default.removeItem(at: resultsDirectory.appendingPathComponent(batchID, isDirectory: true))
+        try? FileManager.default.removeItem(at: batchResults(batchID))
     }
 
     /// Writes the records buffered since the last write (finished items, expansions, cancellations)
@@ -126,16 +126,24 @@ final class Journal {
 
     /// The stored output bytes of a finished item (empty for outputs without bytes, e.g. no-op tasks).
     func storedOutput(batchID: String, itemIndex: UInt32) throws -> [UInt8] {
-        let url = resultsDirectory.appendingPathComponent(batchID, isDirectory: true)
-            .appendingPathComponent(String(itemIndex))
+        let url = resultURL(batchID: batchID, itemIndex: itemIndex)
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         return [UInt8](try Data(contentsOf: url))
     }
 
     /// Whether the output of a finished item is stored.
     private func hasStoredOutput(batchID: String, itemIndex: UInt32) -> Bool {
-        FileManager.default.fileExists(atPath: resultsDirectory.appendingPathComponent(batchID, isDirectory: true)
-            .appendingPathComponent(String(itemIndex)).path)
+        FileManager.default.fileExists(atPath: resultURL(batchID: batchID, itemIndex: itemIndex).path)
+    }
+
+    /// `results/BATCH`: a batch's stored outputs.
+    private func batchResults(_ batchID: String) -> URL {
+        resultsDirectory.appendingPathComponent(batchID, isDirectory: true)
+    }
+
+    /// `results/BATCH/INDEX`: where a finished item's output is stored.
+    private func resultURL(batchID: String, itemIndex: UInt32) -> URL {
+        batchResults(batchID).appendingPathComponent(String(itemIndex))
     }
 
     /// A recovered batch without the successes whose output file is missing (removed by hand, or lost
