@@ -164,6 +164,28 @@ final class CoordinatorRestartTests: ClusterTestCase {
         try assertOneDecodableOutputPerItem(in: again, count: count)
     }
 
+    func testABadDataDirectoryOrMessageLimitStopsTheCoordinatorWithAClearError() async throws {
+        let file = harness.scratch.appendingPathComponent("not-a-directory")
+        try Data("x".utf8).write(to: file)
+        let (status, output) = try await harness.run(
+            ["coordinator", "--listen", "tcp://127.0.0.1:0", "--insecure", "--data-dir", file.path], timeout: .seconds(30))
+        XCTAssertNotEqual(status, 0, output)
+        XCTAssertTrue(output.contains("cannot create the data directory \(file.path)") && output.contains("--data-dir"), output)
+
+        let data = harness.scratch.appendingPathComponent("locked")
+        let first = try await startCoordinator("first", endpoint: "tcp://127.0.0.1:\(try freeLoopbackPort())", dataDirectory: data)
+        let (secondStatus, secondOutput) = try await harness.run(
+            ["coordinator", "--listen", "tcp://127.0.0.1:0", "--insecure", "--data-dir", data.path], timeout: .seconds(30))
+        XCTAssertNotEqual(secondStatus, 0, secondOutput)
+        XCTAssertTrue(secondOutput.contains("another coordinator is using the data directory"), secondOutput)
+        XCTAssertTrue(first.isRunning)
+
+        let (limitStatus, limitOutput) = try await harness.run(
+            ["coordinator", "--listen", "tcp://127.0.0.1:0", "--insecure", "--max-message-mb", "0"], timeout: .seconds(30))
+        XCTAssertNotEqual(limitStatus, 0, limitOutput)
+        XCTAssertTrue(limitOutput.contains("--max-message-mb must be at least 1"), limitOutput)
+    }
+
     func testResultsSaysWhatToDoWhenTheCoordinatorKeepsNoResults() async throws {
         let endpoint = try await harness.startCoordinator()
         try harness.startWorker("worker", endpoint: endpoint, slots: 2)
