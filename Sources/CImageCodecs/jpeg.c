@@ -1,5 +1,6 @@
 /* JPEG decode/encode through libjpeg-turbo. Every libjpeg call happens below a setjmp in this file. */
 #include "CImageCodecs.h"
+#include "cancellation.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -150,7 +151,8 @@ sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *i
     return decoder;
 }
 
-int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *err, size_t errlen) {
+int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
+                 char *err, size_t errlen) {
     uint8_t *volatile cmyk_row = NULL;
     if (setjmp(decoder->error.jump)) {
         free(cmyk_row);
@@ -167,6 +169,11 @@ int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char 
         }
     }
     while (cinfo->output_scanline < cinfo->output_height) {
+        if (sw_should_stop(cancel, cinfo->output_scanline)) {
+            free(cmyk_row);
+            jpeg_abort_decompress(cinfo);
+            return SW_CODEC_CANCELLED;
+        }
         uint8_t *row = pixels + (size_t)cinfo->output_scanline * stride;
         if (!decoder->cmyk) {
             JSAMPROW rows[1] = { row };
@@ -199,7 +206,7 @@ void sw_jpeg_close(sw_jpeg_decoder *decoder) {
 }
 
 int sw_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int quality,
-                   uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+                   const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
     *out = NULL;
     *out_size = 0;
     if (channels != 1 && channels != 3) {
@@ -233,6 +240,11 @@ int sw_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, s
     jpeg_set_quality(&cinfo, quality < 1 ? 1 : (quality > 100 ? 100 : quality), TRUE);
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
+        if (sw_should_stop(cancel, cinfo.next_scanline)) {
+            jpeg_destroy_compress(&cinfo);
+            free(buffer);
+            return SW_CODEC_CANCELLED;
+        }
         JSAMPROW rows[1] = { (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride) };
         jpeg_write_scanlines(&cinfo, rows, 1);
     }

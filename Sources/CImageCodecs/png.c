@@ -1,5 +1,6 @@
 /* PNG decode/encode through libpng. Every libpng call happens below a setjmp in this file. */
 #include "CImageCodecs.h"
+#include "cancellation.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -123,7 +124,8 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
     return decoder;
 }
 
-int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, char *err, size_t errlen) {
+int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
+                char *err, size_t errlen) {
     png_bytep *volatile rows = malloc(sizeof(png_bytep) * (size_t)(decoder->height > 0 ? decoder->height : 1));
     if (rows == NULL) {
         sw_copy(err, errlen, "out of memory");
@@ -135,8 +137,18 @@ int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, char *e
         sw_copy(err, errlen, decoder->error.message);
         return SW_CODEC_ERROR;
     }
-    /* Handles interlacing (all passes) when png_set_interlace_handling was requested. */
-    png_read_image(decoder->png, rows);
+    /* Row by row, as png_read_image does, so that the caller can stop the work between rows. An interlaced
+       image is read in its seven passes (png_set_interlace_handling, called again, says how many). */
+    int passes = png_set_interlace_handling(decoder->png);
+    for (int pass = 0; pass < passes; pass++) {
+        for (int y = 0; y < decoder->height; y++) {
+            if (sw_should_stop(cancel, (unsigned)y)) {
+                free(rows);
+                return SW_CODEC_CANCELLED;
+            }
+            png_read_row(decoder->png, rows[y], NULL);
+        }
+    }
     png_read_end(decoder->png, NULL);
     free(rows);
     return SW_CODEC_OK;
@@ -175,7 +187,7 @@ static void sw_png_write_fn(png_structp png, png_bytep bytes, png_size_t length)
 static void sw_png_flush_fn(png_structp png) { (void)png; }
 
 int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int level, int filters,
-                  uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+                  const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
     *out = NULL;
     *out_size = 0;
     int color_type;
@@ -218,6 +230,11 @@ int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, si
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
     for (int y = 0; y < height; y++) {
+        if (sw_should_stop(cancel, (unsigned)y)) {
+            png_destroy_write_struct(&png, &info);
+            free(sink.data);
+            return SW_CODEC_CANCELLED;
+        }
         png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));
     }
     png_write_end(png, NULL);

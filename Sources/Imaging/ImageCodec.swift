@@ -1,22 +1,52 @@
+import CImageCodecs
+import Operations
+
 /// Format-independent decoding (by magic bytes) and encoding.
 public enum ImageCodec {
-    /// Decodes JPEG or PNG data, recognised by its magic bytes; applies the EXIF orientation.
-    public static func decode(_ data: [UInt8], limits: ImageLimits = .default) throws -> (image: ImageBuffer, format: ImageFormat) {
+    /// Decodes JPEG or PNG data, recognised by its magic bytes; applies the EXIF orientation. Stops with
+    /// `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
+    public static func decode(_ data: [UInt8], limits: ImageLimits = .default,
+                              cancellation: CancellationFlag? = nil) throws -> (image: ImageBuffer, format: ImageFormat) {
+        try CancellationToken.with(cancellation) { token in try decode(data, limits: limits, token: token) }
+    }
+
+    /// Encodes `image` as `format`. Stops with `ImagingError` `.cancelled` when `cancellation` is raised or
+    /// the current task is cancelled.
+    public static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int = 90,
+                              pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
+                              cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+        try CancellationToken.with(cancellation) { token in
+            try encode(image, as: format, jpegQuality: jpegQuality, pngCompressionLevel: pngCompressionLevel, token: token)
+        }
+    }
+
+    static func decode(_ data: [UInt8], limits: ImageLimits, token: CancellationToken) throws -> (image: ImageBuffer, format: ImageFormat) {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImagingError(.decode, ImageFormat.unrecognisedMessage(data))
         }
         switch format {
-        case .jpeg: return (try JPEGCodec.decode(data, limits: limits), .jpeg)
-        case .png: return (try PNGCodec.decode(data, limits: limits), .png)
+        case .jpeg: return (try JPEGCodec.decode(data, limits: limits, applyOrientation: true, token: token), .jpeg)
+        case .png: return (try PNGCodec.decode(data, limits: limits, token: token), .png)
         }
     }
 
-    /// Encodes `image` as `format`.
-    public static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int = 90,
-                              pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel) throws -> [UInt8] {
+    static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int, pngCompressionLevel: Int,
+                       token: CancellationToken) throws -> [UInt8] {
         switch format {
-        case .jpeg: try JPEGCodec.encode(image, quality: jpegQuality)
-        case .png: try PNGCodec.encode(image, compressionLevel: pngCompressionLevel)
+        case .jpeg: try JPEGCodec.encode(image, quality: jpegQuality, token: token)
+        case .png: try PNGCodec.encode(image, compressionLevel: pngCompressionLevel, token: token)
+        }
+    }
+}
+
+/// What a codec's C call returned, as a Swift error when it did not succeed.
+enum CodecStatus {
+    /// Throws for `SW_CODEC_CANCELLED` (`.cancelled`) and any other failure (`kind`, with the message).
+    static func check(_ status: Int32, _ kind: ImagingError.Kind, _ what: String, message: [CChar]) throws {
+        switch status {
+        case SW_CODEC_OK: return
+        case SW_CODEC_CANCELLED: throw ImagingError.cancelledError
+        default: throw ImagingError(kind, "\(what): \(CodecMessage.string(message))")
         }
     }
 }

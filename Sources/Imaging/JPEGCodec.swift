@@ -1,10 +1,19 @@
 import CImageCodecs
+import Operations
 
 /// JPEG decoding and encoding through libjpeg-turbo (via the CImageCodecs shim).
 public enum JPEGCodec {
     /// Decodes a JPEG: gray stays gray, YCbCr becomes RGB, CMYK/YCCK is converted to RGB (naively, without
     /// a colour profile). The EXIF orientation is applied unless `applyOrientation` is false.
-    public static func decode(_ data: [UInt8], limits: ImageLimits = .default, applyOrientation: Bool = true) throws -> ImageBuffer {
+    /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
+    public static func decode(_ data: [UInt8], limits: ImageLimits = .default, applyOrientation: Bool = true,
+                              cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
+        try CancellationToken.with(cancellation) { token in
+            try decode(data, limits: limits, applyOrientation: applyOrientation, token: token)
+        }
+    }
+
+    static func decode(_ data: [UInt8], limits: ImageLimits, applyOrientation: Bool, token: CancellationToken) throws -> ImageBuffer {
         try limits.checkBytes(data.count)
         var message = [CChar](repeating: 0, count: 512)
         return try data.withUnsafeBufferPointer { bytes in
@@ -19,28 +28,35 @@ public enum JPEGCodec {
             try limits.checkPixels(width: Int(info.width), height: Int(info.height))
             let image = try ImageBuffer(width: Int(info.width), height: Int(info.height), channels: Int(info.channels)) { pixels in
                 guard let out = pixels.baseAddress else { return }
-                if sw_jpeg_read(decoder, out, Int(info.width) * Int(info.channels), &message, message.count) != SW_CODEC_OK {
-                    throw ImagingError(.decode, "cannot read JPEG: \(CodecMessage.string(message))")
+                let status = token.withCodecCallback { cancel in
+                    sw_jpeg_read(decoder, out, Int(info.width) * Int(info.channels), cancel, &message, message.count)
                 }
+                try CodecStatus.check(status, .decode, "cannot read JPEG", message: message)
             }
             return applyOrientation ? image.oriented(exifOrientation: Int(info.orientation)) : image
         }
     }
 
     /// Encodes at `quality` (1…100). RGBA is composited over white (JPEG has no alpha).
-    public static func encode(_ image: ImageBuffer, quality: Int = 90) throws -> [UInt8] {
+    /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
+    public static func encode(_ image: ImageBuffer, quality: Int = 90, cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+        try CancellationToken.with(cancellation) { token in try encode(image, quality: quality, token: token) }
+    }
+
+    static func encode(_ image: ImageBuffer, quality: Int, token: CancellationToken) throws -> [UInt8] {
         let source = image.channels == 4 ? image.converted(toChannels: 3) : image
         var message = [CChar](repeating: 0, count: 512)
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let status = source.pixels.withUnsafeBufferPointer { pixels in
-            sw_jpeg_encode(
-                pixels.baseAddress, Int32(source.width), Int32(source.height), Int32(source.channels), source.rowBytes,
-                Int32(max(1, min(100, quality))), &output, &size, &message, message.count)
+            token.withCodecCallback { cancel in
+                sw_jpeg_encode(
+                    pixels.baseAddress, Int32(source.width), Int32(source.height), Int32(source.channels), source.rowBytes,
+                    Int32(max(1, min(100, quality))), cancel, &output, &size, &message, message.count)
+            }
         }
-        guard status == SW_CODEC_OK, let output else {
-            throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(message))")
-        }
+        try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
+        guard let output else { throw ImagingError(.processing, "cannot encode JPEG: the encoder returned no data") }
         defer { sw_codec_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: size))
     }

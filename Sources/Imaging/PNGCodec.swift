@@ -1,4 +1,5 @@
 import CImageCodecs
+import Operations
 
 /// PNG decoding and encoding through libpng (via the CImageCodecs shim).
 public enum PNGCodec {
@@ -14,7 +15,12 @@ public enum PNGCodec {
 
     /// Decodes a PNG: palette, gray below 8 bits and tRNS are expanded; 16-bit samples are scaled to 8 bits;
     /// gray+alpha becomes RGBA; interlaced (Adam7) images are de-interlaced.
-    public static func decode(_ data: [UInt8], limits: ImageLimits = .default) throws -> ImageBuffer {
+    /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
+    public static func decode(_ data: [UInt8], limits: ImageLimits = .default, cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
+        try CancellationToken.with(cancellation) { token in try decode(data, limits: limits, token: token) }
+    }
+
+    static func decode(_ data: [UInt8], limits: ImageLimits, token: CancellationToken) throws -> ImageBuffer {
         try limits.checkBytes(data.count)
         var message = [CChar](repeating: 0, count: 512)
         return try data.withUnsafeBufferPointer { bytes in
@@ -29,26 +35,34 @@ public enum PNGCodec {
             try limits.checkPixels(width: Int(info.width), height: Int(info.height))
             return try ImageBuffer(width: Int(info.width), height: Int(info.height), channels: Int(info.channels)) { pixels in
                 guard let out = pixels.baseAddress else { return }
-                if sw_png_read(decoder, out, Int(info.width) * Int(info.channels), &message, message.count) != SW_CODEC_OK {
-                    throw ImagingError(.decode, "cannot read PNG: \(CodecMessage.string(message))")
+                let status = token.withCodecCallback { cancel in
+                    sw_png_read(decoder, out, Int(info.width) * Int(info.channels), cancel, &message, message.count)
                 }
+                try CodecStatus.check(status, .decode, "cannot read PNG", message: message)
             }
         }
     }
 
     /// Encodes 8-bit gray, RGB or RGBA, every row with the Up filter (see `defaultCompressionLevel`).
-    public static func encode(_ image: ImageBuffer, compressionLevel: Int = defaultCompressionLevel) throws -> [UInt8] {
+    /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
+    public static func encode(_ image: ImageBuffer, compressionLevel: Int = defaultCompressionLevel,
+                              cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+        try CancellationToken.with(cancellation) { token in try encode(image, compressionLevel: compressionLevel, token: token) }
+    }
+
+    static func encode(_ image: ImageBuffer, compressionLevel: Int, token: CancellationToken) throws -> [UInt8] {
         var message = [CChar](repeating: 0, count: 512)
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let status = image.pixels.withUnsafeBufferPointer { pixels in
-            sw_png_encode(
-                pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
-                Int32(compressionLevel), SW_PNG_FILTER_UP, &output, &size, &message, message.count)
+            token.withCodecCallback { cancel in
+                sw_png_encode(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
+                    Int32(compressionLevel), SW_PNG_FILTER_UP, cancel, &output, &size, &message, message.count)
+            }
         }
-        guard status == SW_CODEC_OK, let output else {
-            throw ImagingError(.processing, "cannot encode PNG: \(CodecMessage.string(message))")
-        }
+        try CodecStatus.check(status, .processing, "cannot encode PNG", message: message)
+        guard let output else { throw ImagingError(.processing, "cannot encode PNG: the encoder returned no data") }
         defer { sw_codec_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: size))
     }

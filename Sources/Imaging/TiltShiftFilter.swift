@@ -1,19 +1,30 @@
+import Operations
+
 /// The tilt-shift filter on decoded pixels: Gaussian blur blended over the original through `TiltShiftMask`.
 public enum TiltShiftFilter {
     /// Applies the tilt-shift to `image`. `threads` > 1 splits large images across cores (the result is the
-    /// same). Throws `ImagingError` `.processing` for invalid parameters and `.cancelled` when the current
-    /// Task is cancelled (checked between blocks of rows).
-    public static func apply(to image: ImageBuffer, parameters: TiltShiftParameters = .coreImage, threads: Int = 1) throws -> ImageBuffer {
-        let parameters = try parameters.validated()
-        let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
-        return try GaussianBlur.blend(image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads)
+    /// same). Throws `ImagingError` `.processing` for invalid parameters and `.cancelled` when `cancellation`
+    /// is raised or the current task is cancelled (checked between blocks of rows).
+    public static func apply(to image: ImageBuffer, parameters: TiltShiftParameters = .coreImage, threads: Int = 1,
+                             cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
+        var copy = image
+        try applyInPlace(&copy, parameters: parameters, threads: threads, cancellation: cancellation)
+        return copy
     }
 
     /// Applies the tilt-shift to `image` in place: no second image buffer is allocated (when `image`'s pixels
     /// are not shared with another copy). On error `image` may be left partly filtered.
-    public static func applyInPlace(_ image: inout ImageBuffer, parameters: TiltShiftParameters = .coreImage, threads: Int = 1) throws {
+    public static func applyInPlace(_ image: inout ImageBuffer, parameters: TiltShiftParameters = .coreImage, threads: Int = 1,
+                                    cancellation: CancellationFlag? = nil) throws {
+        try CancellationToken.with(cancellation) { token in
+            try applyInPlace(&image, parameters: parameters, threads: threads, token: token)
+        }
+    }
+
+    static func applyInPlace(_ image: inout ImageBuffer, parameters: TiltShiftParameters, threads: Int,
+                             token: CancellationToken) throws {
         let parameters = try parameters.validated()
         let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
-        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads)
+        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads, token: token)
     }
 }

@@ -1,3 +1,5 @@
+import Operations
+
 /// The result of `TiltShiftPipeline.process`: encoded bytes and what they hold.
 public struct ProcessedImage: Sendable {
     public let data: [UInt8]
@@ -14,30 +16,35 @@ public struct ProcessedImage: Sendable {
 }
 
 /// Decode → tilt-shift → encode, in one call.
+///
+/// The call is CPU-bound for as long as the image is large (seconds at 100+ megapixels): from async code,
+/// run it on threads of its own (``ComputeThreads``, as `TiltShiftOperation` does), never on Swift's
+/// cooperative pool.
 public enum TiltShiftPipeline {
     /// Processes encoded JPEG or PNG bytes (recognised by their magic bytes).
     ///
     /// - Parameters:
     ///   - limits: byte and pixel limits checked before decoding (decompression bombs).
     ///   - threads: worker threads for the filter (1: the calling thread only).
+    ///   - cancellation: raised to stop the work early; checked every few rows while decoding, filtering and
+    ///     encoding (so is the current task's cancellation, when called from a task).
     /// - Throws: `ImagingError`: `.decode` for unreadable input, `.limit`, `.processing` for bad
-    ///   parameters, `.cancelled` when the current Task is cancelled (checked between blocks of rows).
+    ///   parameters, `.cancelled` when `cancellation` is raised or the current task is cancelled.
     public static func process(_ data: [UInt8], parameters: TiltShiftParameters, encoding: EncodingOptions,
-                               limits: ImageLimits = .default, threads: Int = 1) throws -> ProcessedImage {
+                               limits: ImageLimits = .default, threads: Int = 1,
+                               cancellation: CancellationFlag? = nil) throws -> ProcessedImage {
         let parameters = try parameters.validated()
         let encoding = try encoding.validated()
-        try checkCancellation()
-        var (filtered, inputFormat) = try ImageCodec.decode(data, limits: limits)
-        try checkCancellation()
-        try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threads)
-        try checkCancellation()
-        let format = encoding.format ?? inputFormat
-        let bytes = try ImageCodec.encode(filtered, as: format, jpegQuality: encoding.jpegQuality,
-                                          pngCompressionLevel: encoding.pngCompressionLevel)
-        return ProcessedImage(data: bytes, format: format, width: filtered.width, height: filtered.height)
-    }
-
-    static func checkCancellation() throws {
-        if Task.isCancelled { throw ImagingError.cancelledError }
+        return try CancellationToken.with(cancellation) { token in
+            try token.check()
+            var (filtered, inputFormat) = try ImageCodec.decode(data, limits: limits, token: token)
+            try token.check()
+            try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threads, token: token)
+            try token.check()
+            let format = encoding.format ?? inputFormat
+            let bytes = try ImageCodec.encode(filtered, as: format, jpegQuality: encoding.jpegQuality,
+                                              pngCompressionLevel: encoding.pngCompressionLevel, token: token)
+            return ProcessedImage(data: bytes, format: format, width: filtered.width, height: filtered.height)
+        }
     }
 }

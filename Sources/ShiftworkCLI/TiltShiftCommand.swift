@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Imaging
+import Operations
 
 #if canImport(Glibc)
 import Glibc
@@ -73,26 +74,32 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel).validated()
         let threadCount = threads == 0 ? Self.coreCount : threads
 
-        var best: (decode: Duration, filter: Duration, encode: Duration)?
-        var result: [UInt8] = []
-        var size = (0, 0)
-        let clock = ContinuousClock()
-        for _ in 0..<repetitions {
-            let t0 = clock.now
-            var filtered = try ImageCodec.decode(fetched.data, limits: limits).image
-            let t1 = clock.now
-            try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threadCount)
-            let t2 = clock.now
-            result = try ImageCodec.encode(filtered, as: encoding.format ?? fetched.format, jpegQuality: encoding.jpegQuality,
-                                           pngCompressionLevel: encoding.pngCompressionLevel)
-            let t3 = clock.now
-            size = (filtered.width, filtered.height)
-            let run = (t1 - t0, t2 - t1, t3 - t2)
-            if let current = best {
-                if run.0 + run.1 + run.2 < current.decode + current.filter + current.encode { best = run }
-            } else {
-                best = run
+        // Decoding, filtering and encoding are CPU-bound: they run on a thread of their own, not on Swift's
+        // cooperative pool (Ctrl-C still ends the process at once).
+        let repetitions = repetitions
+        let (result, size, best) = try await ComputeThreads.shared.run { cancellation in
+            var best: (decode: Duration, filter: Duration, encode: Duration)?
+            var result: [UInt8] = []
+            var size = (0, 0)
+            let clock = ContinuousClock()
+            for _ in 0..<repetitions {
+                let t0 = clock.now
+                var filtered = try ImageCodec.decode(fetched.data, limits: limits, cancellation: cancellation).image
+                let t1 = clock.now
+                try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threadCount, cancellation: cancellation)
+                let t2 = clock.now
+                result = try ImageCodec.encode(filtered, as: encoding.format ?? fetched.format, jpegQuality: encoding.jpegQuality,
+                                               pngCompressionLevel: encoding.pngCompressionLevel, cancellation: cancellation)
+                let t3 = clock.now
+                size = (filtered.width, filtered.height)
+                let run = (t1 - t0, t2 - t1, t3 - t2)
+                if let current = best {
+                    if run.0 + run.1 + run.2 < current.decode + current.filter + current.encode { best = run }
+                } else {
+                    best = run
+                }
             }
+            return (result, size, best)
         }
         try Self.write(result, to: output)
         if timing, let best {

@@ -18,6 +18,17 @@
 
 #define SW_CODEC_OK 0
 #define SW_CODEC_ERROR 1
+/** The caller's `sw_cancellation` asked to stop; nothing was produced. */
+#define SW_CODEC_CANCELLED 2
+
+/**
+ * Lets a long decode or encode stop early: the codecs call `should_stop(context)` every few rows and
+ * return SW_CODEC_CANCELLED when it answers non-zero. Pass NULL where the work cannot be cancelled.
+ */
+typedef struct sw_cancellation {
+    int (*should_stop)(const void *context);
+    const void *context;
+} sw_cancellation;
 
 /** What a decoder reports after reading the header. The output is always 8 bits per channel. */
 typedef struct sw_image_info {
@@ -43,7 +54,8 @@ typedef struct sw_png_decoder sw_png_decoder;
 /** Reads the JPEG header from `data` (which must stay alive until `sw_jpeg_close`). NULL on error. */
 sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
 /** Decodes every row into `pixels` (rows `stride` bytes apart, `info.channels` bytes per pixel). */
-int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, char *err, size_t errlen);
+int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
+                 char *err, size_t errlen);
 void sw_jpeg_close(sw_jpeg_decoder *decoder);
 
 /**
@@ -51,13 +63,14 @@ void sw_jpeg_close(sw_jpeg_decoder *decoder);
  * `*out_size` bytes that the caller frees with `sw_codec_free`.
  */
 int sw_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int quality,
-                   uint8_t **out, size_t *out_size, char *err, size_t errlen);
+                   const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 
 /* MARK: PNG */
 
 /** Reads the PNG header; palette, gray < 8 bits, tRNS and 16 bits are expanded/reduced to 8-bit gray, RGB or RGBA. */
 sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
-int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, char *err, size_t errlen);
+int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
+                char *err, size_t errlen);
 void sw_png_close(sw_png_decoder *decoder);
 
 /**
@@ -65,7 +78,7 @@ void sw_png_close(sw_png_decoder *decoder);
  * PNG_FILTER_* values (0 means libpng's default choice).
  */
 int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int level, int filters,
-                  uint8_t **out, size_t *out_size, char *err, size_t errlen);
+                  const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 
 /** PNG row filter masks (the values of libpng's PNG_FILTER_*), for `sw_png_encode`. */
 #define SW_PNG_FILTER_NONE 0x08

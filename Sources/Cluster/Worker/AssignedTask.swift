@@ -15,11 +15,11 @@ struct AssignedTask: Sendable {
     /// When the worker received the assignment.
     let received: ContinuousClock.Instant
 
-    /// Builds the operation for `assignment`: a `DownloadOperation`, or a `TiltShiftOperation` whose
-    /// input is the image injected into the assignment by the coordinator. At `debug`, the operation
+    /// Builds the operation for `assignment`: a `FetchOperation`, or a `TiltShiftOperation` whose input
+    /// is the image injected into the assignment by the coordinator, run on `computeThreads`. At `debug`, the operation
     /// logs through `log` when it starts executing.
     init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits,
-         log: TaskLogger, received: ContinuousClock.Instant = .now) throws(TaskRejection) {
+         computeThreads: ComputeThreads, log: TaskLogger, received: ContinuousClock.Instant = .now) throws(TaskRejection) {
         self.assignment = assignment
         self.log = log
         self.received = received
@@ -39,7 +39,8 @@ struct AssignedTask: Sendable {
                 TiltShiftParameters.coreImage, encoding: EncodingOptions())
             let tiltShift = TiltShiftOperation(
                 name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
-                encoding: parameters.encodingOptions, threads: filterThreads, limits: limits)
+                encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
+                computeThreads: computeThreads)
             tiltShift.input = FetchedImage(data: injected.data, format: format)
             operation = tiltShift
         case .noop:

@@ -65,6 +65,9 @@ public actor Worker {
     private let fetcher: ImageFetcher
     /// Runs the assigned tasks, at most `slots` at once (the coordinator never sends more).
     private let queue: WorkQueue
+    /// One thread per slot for the CPU-bound part of tasks (decode, filter, encode), so that Swift's
+    /// cooperative pool, which runs this actor, its heartbeats and its socket bridge, never waits behind an image.
+    private let computeThreads: ComputeThreads
     private var channel: SocketChannel?
     private var running: [String: AssignedTask] = [:]
     /// The highest `TaskAssignment.sequence` received since the last welcome; heartbeats report it, with
@@ -100,6 +103,7 @@ public actor Worker {
         self.logger = logger
         self.fetcher = ImageFetcher(configuration: configuration.fetch)
         self.queue = WorkQueue(name: "worker tasks", maxConcurrentOperationCount: configuration.slots)
+        self.computeThreads = ComputeThreads(name: "slot", count: configuration.slots)
         self.inputCache = InputCache(capacityBytes: configuration.inputCacheBytes)
     }
 
@@ -205,6 +209,7 @@ public actor Worker {
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
         try? await fetcher.shutdown()
+        computeThreads.shutdown()
     }
 
     private func handle(_ frames: [[UInt8]]) throws {
@@ -300,7 +305,7 @@ public actor Worker {
         do {
             task = try AssignedTask(
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
-                log: log)
+                computeThreads: computeThreads, log: log)
         } catch {
             send(.taskResult(TaskResult(
                 taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey)))

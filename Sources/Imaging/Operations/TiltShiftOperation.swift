@@ -3,8 +3,10 @@ import Operations
 /// Decodes an encoded image, applies the tilt-shift and encodes the result, as an operation of the
 /// engine. Its input is usually injected from a `DownloadOperation`; set `input` by hand otherwise.
 ///
-/// The filter checks for cancellation between blocks of rows, so cancelling the operation stops the
-/// work promptly.
+/// The pipeline runs on `computeThreads`, threads of its own, never on Swift's cooperative pool: an image
+/// of 100+ megapixels takes seconds, and the pool's threads must stay free for the actors, heartbeats and
+/// sockets of the process. Decoding, the filter and encoding check for cancellation every few rows, so
+/// cancelling the operation stops the work promptly.
 public final class TiltShiftOperation: TransformOperation<FetchedImage, ProcessedImage>, @unchecked Sendable {
     /// The filter settings.
     public let parameters: TiltShiftParameters
@@ -14,22 +16,30 @@ public final class TiltShiftOperation: TransformOperation<FetchedImage, Processe
     public let threads: Int
     /// Byte and pixel limits checked before decoding.
     public let limits: ImageLimits
+    /// The threads the pipeline runs on.
+    public let computeThreads: ComputeThreads
 
     /// Creates a tilt-shift of an image that will be injected or set as `input`.
     public init(
         name: String = "tilt-shift", parameters: TiltShiftParameters, encoding: EncodingOptions = EncodingOptions(),
-        threads: Int = 1, limits: ImageLimits = .default, priority: OperationPriority = .normal
+        threads: Int = 1, limits: ImageLimits = .default, computeThreads: ComputeThreads = .shared,
+        priority: OperationPriority = .normal
     ) {
         self.parameters = parameters
         self.encoding = encoding
         self.threads = threads
         self.limits = limits
+        self.computeThreads = computeThreads
         super.init(name: name, priority: priority)
     }
 
-    /// Runs the decode → filter → encode pipeline on the input.
+    /// Runs the decode → filter → encode pipeline on the input, on one of `computeThreads`.
     public override func transform(_ input: FetchedImage) async throws -> ProcessedImage {
-        try TiltShiftPipeline.process(
-            input.data, parameters: parameters, encoding: encoding, limits: limits, threads: threads)
+        let (data, parameters, encoding, limits, threads) = (input.data, parameters, encoding, limits, threads)
+        return try await computeThreads.run { cancellation in
+            try TiltShiftPipeline.process(
+                data, parameters: parameters, encoding: encoding, limits: limits, threads: threads,
+                cancellation: cancellation)
+        }
     }
 }

@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+import Operations
+import XCTest
+
+/// `ComputeThreads`: CPU-bound work on threads of its own, cancellable while it runs and while it waits.
+final class ComputeThreadsTests: XCTestCase {
+    func testWorkRunsOnThePoolsOwnThreadsAndReturnsItsResult() async throws {
+        let threads = ComputeThreads(name: "test compute", count: 2)
+        defer { threads.shutdown() }
+        let name = try await threads.run { _ in
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+        }
+        XCTAssertTrue(name.hasPrefix("test compute"), "ran on '\(name)'")
+        let sum = try await threads.run { _ in (1...1000).reduce(0, +) }
+        XCTAssertEqual(sum, 500_500)
+    }
+
+    func testTheCooperativePoolStaysFreeWhileEveryThreadIsBusy() async throws {
+        let count = ProcessInfo.processInfo.activeProcessorCount
+        let threads = ComputeThreads(name: "test busy", count: count)
+        defer { threads.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let blocked = (0..<count).map { _ in
+            Task { try await threads.run { _ in started.signal(); release.wait() } }
+        }
+        for _ in 0..<count { await Self.wait(started) }
+        // Every thread of the pool is blocked; as many tasks as cores still run at once on Swift's pool.
+        let answers = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<count { group.addTask { index } }
+            return await group.reduce(0, +)
+        }
+        XCTAssertEqual(answers, (0..<count).reduce(0, +))
+        for _ in 0..<count { release.signal() }
+        for task in blocked { try await task.value }
+    }
+
+    func testCancellingTheAwaitingTaskRaisesTheFlagOfRunningWork() async throws {
+        let threads = ComputeThreads(name: "test cancel", count: 1)
+        defer { threads.shutdown() }
+        let started = DispatchSemaphore(value: 0)
+        let work = Task {
+            try await threads.run { cancellation -> Int in
+                started.signal()
+                var spins = 0
+                while !cancellation.isRaised { spins += 1 }
+                throw CancellationError()
+            }
+        }
+        await Self.wait(started)
+        work.cancel()
+        do {
+            _ = try await work.value
+            XCTFail("expected the work to stop")
+        } catch is CancellationError {}
+    }
+
+    func testWorkWaitingForAThreadIsWithdrawnAtOnceWhenCancelled() async throws {
+        let threads = ComputeThreads(name: "test queue", count: 1)
+        defer { threads.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let occupying = Task { try await threads.run { _ in started.signal(); release.wait() } }
+        await Self.wait(started)
+        let ran = LockedValue(false)
+        let waiting = Task { try await threads.run { _ in ran.withLock { $0 = true } } }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        // Withdrawn while the only thread is still blocked: it ends without ever running.
+        do {
+            try await waiting.value
+            XCTFail("expected CancellationError")
+        } catch is CancellationError {}
+        release.signal()
+        try await occupying.value
+        XCTAssertFalse(ran.withLock { $0 })
+    }
+
+    func testWorkStartsInTheOrderItWasGiven() async throws {
+        let threads = ComputeThreads(name: "test order", count: 1)
+        defer { threads.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let order = LockedValue<[Int]>([])
+        let first = Task { try await threads.run { _ in started.signal(); release.wait() } }
+        await Self.wait(started)
+        var later: [Task<Void, any Error>] = []
+        for index in 0..<5 {
+            later.append(Task { try await threads.run { _ in order.withLock { $0.append(index) } } })
+            try await Task.sleep(for: .milliseconds(10))  // each is queued before the next is given
+        }
+        release.signal()
+        try await first.value
+        for task in later { try await task.value }
+        XCTAssertEqual(order.withLock { $0 }, [0, 1, 2, 3, 4])
+    }
+
+    func testAfterShutdownWorkIsRefusedWithAReason() async throws {
+        let threads = ComputeThreads(name: "test shutdown", count: 1)
+        threads.shutdown()
+        do {
+            _ = try await threads.run { _ in 1 }
+            XCTFail("expected a refusal")
+        } catch let error as ComputeThreadsError {
+            XCTAssertTrue(error.description.contains("shut down"), error.description)
+        }
+    }
+
+    /// Waits for `semaphore` without blocking a thread of Swift's pool.
+    private static func wait(_ semaphore: DispatchSemaphore) async {
+        while semaphore.wait(timeout: .now()) != .success {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
