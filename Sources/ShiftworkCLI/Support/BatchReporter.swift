@@ -6,6 +6,9 @@ import Glibc
 /// - on a terminal, a progress bar with counts, rate and ETA, failures printed above it;
 /// - otherwise, one plain line per finished item (logs, CI);
 /// - with `--json`, nothing while running and one JSON document at the end (scripts).
+///
+/// Batch IDs, sources and errors came from the network: lines show them through `PrintableText.escape`
+/// (JSON keeps the exact values).
 final class BatchReporter: @unchecked Sendable {
     enum Style { case bar, lines, json }
 
@@ -29,7 +32,7 @@ final class BatchReporter: @unchecked Sendable {
         case .accepted(let batchID, let count):
             self.batchID = batchID
             started = .now
-            if style != .json { print("batch \(batchID): \(count) item\(count == 1 ? "" : "s")") }
+            if style != .json { print("batch \(PrintableText.escape(batchID)): \(count) item\(count == 1 ? "" : "s")") }
             if style == .bar { drawBar(done: 0, total: count) }
         case .grew(let count, let total):
             switch style {
@@ -83,17 +86,18 @@ final class BatchReporter: @unchecked Sendable {
     }
 
     private static func line(for outcome: ItemOutcome, done: Int, total: Int) -> String {
+        let source = PrintableText.escape(outcome.source)
         let width = String(total).count
         let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
         if let path = outcome.outputPath {
-            return "\(counter) ok      \(outcome.source) -> \(path)"
+            return "\(counter) ok      \(source) -> \(PrintableText.escape(path))"
         }
         if outcome.error == nil {
-            return "\(counter) ok      \(outcome.source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
+            return "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
         }
-        let error = outcome.error ?? "unknown error"
+        let error = PrintableText.escape(outcome.error ?? "unknown error")
         // Errors usually name their input already; do not say it twice.
-        let message = error.hasPrefix(outcome.source) ? error : "\(outcome.source): \(error)"
+        let message = error.hasPrefix(source) ? error : "\(source): \(error)"
         return "\(counter) \(outcome.wasCancelled ? "CANCELLED" : "FAILED ") \(message)"
     }
 
