@@ -69,6 +69,9 @@ final class BatchReporter: @unchecked Sendable {
             if style == .bar { print("") }
             let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
             print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
+            if summary.renamed > 0 {
+                print("\(summary.renamed) output\(summary.renamed == 1 ? "" : "s") took a new name: a file of that name was already in the output directory (--overwrite replaces such files)")
+            }
         }
         fflush(nil)
         return summary.allSucceeded
@@ -90,7 +93,8 @@ final class BatchReporter: @unchecked Sendable {
         let width = String(total).count
         let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
         if let path = outcome.outputPath {
-            return "\(counter) ok      \(source) -> \(PrintableText.escape(path))"
+            let renamed = outcome.existingPath.map { " (\(PrintableText.escape($0)) exists; --overwrite replaces it)" } ?? ""
+            return "\(counter) ok      \(source) -> \(PrintableText.escape(path))\(renamed)"
         }
         if outcome.error == nil {
             return "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
@@ -113,6 +117,7 @@ final class BatchReporter: @unchecked Sendable {
             "items": summary.items.map { item -> [String: Any] in
                 var entry: [String: Any] = ["index": item.index, "source": item.source]
                 if let path = item.outputPath { entry["output"] = path }
+                if let existing = item.existingPath { entry["existing_file_kept"] = existing }
                 if let error = item.error { entry["error"] = error }
                 if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }
                 if item.wasCancelled { entry["cancelled"] = true }
