@@ -242,7 +242,7 @@ public actor Worker {
                 task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
                 task.operation.cancel()
             }
-            if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
+            if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = Self.heartbeatInterval(askedMs: welcome.heartbeatIntervalMs) }
             coordinatorMaxMessageBytes = welcome.maxMessageBytes > 0 ? Int64(clamping: welcome.maxMessageBytes) : nil
             inputCache.removeAll()
             isRegistered = true
@@ -363,6 +363,16 @@ public actor Worker {
         let messages = coordinatorAcceptsBatches ? MessageBatching.coalesce(results) : results
         channel?.send(contentsOf: messages.map { [WireCodec.encode($0)] })
     }
+
+    /// The heartbeat interval a coordinator asked for, within 100 ms … 60 s: a coordinator (or a peer
+    /// posing as one) cannot make this worker flood the network (1 ms would be ~1,000 heartbeats a
+    /// second), nor fall silent for so long that it looks dead.
+    static func heartbeatInterval(askedMs: UInt32) -> Duration {
+        .milliseconds(Int(min(max(askedMs, heartbeatIntervalRangeMs.lowerBound), heartbeatIntervalRangeMs.upperBound)))
+    }
+
+    /// The heartbeat intervals a worker accepts, in milliseconds.
+    static let heartbeatIntervalRangeMs: ClosedRange<UInt32> = 100...60_000
 
     private func sayHello() {
         helloSentAt = .now

@@ -4,9 +4,10 @@ import ShiftworkTestSupport
 import Wire
 import XCTest
 
-/// A hostile coordinator cannot steer the operator's terminal: `shiftwork status` shows its strings with
-/// every control character escaped, while `--json` keeps the exact values.
-final class HostileCoordinatorOutputTests: ClusterTestCase {
+/// What a hostile coordinator (or a peer posing as one) cannot do: steer the operator's terminal
+/// (`shiftwork status` shows its strings with every control character escaped, while `--json` keeps the
+/// exact values), or make a worker flood the network with heartbeats.
+final class HostileCoordinatorTests: ClusterTestCase {
     private let evilWorker = "w\u{1B}[2J\u{1B}[31m\nforged line"
     private let evilSource = "http://x/\u{1B}]0;owned\u{7}a.jpg"
     private let evilError = "failed\r\n2026-11-23 fake success\u{9B}0m"
@@ -52,6 +53,38 @@ final class HostileCoordinatorOutputTests: ClusterTestCase {
         XCTAssertEqual(items.first?["error"] as? String, evilError)
 
         answering.cancel()
+        await router.close()
+        await context.terminate()
+    }
+
+    func testAWorkerClampsTheHeartbeatIntervalItIsGiven() async throws {
+        let context = try MessagingContext()
+        let router = try await SocketChannel.open(
+            context: context, kind: .router, bind: ["tcp://127.0.0.1:*"], name: "hostile")
+        let endpoint = try XCTUnwrap(router.boundEndpoint)
+        try harness.startWorker("flooder", endpoint: endpoint)
+        var welcomedAt: ContinuousClock.Instant?
+        var heartbeats = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        for await message in router.messages {
+            guard message.count >= 2, let payload = message.last, let decoded = try? WireCodec.decode(payload) else { continue }
+            switch decoded {
+            case .workerHello where welcomedAt == nil:
+                // Asks for a heartbeat every millisecond.
+                router.send([message[0], WireCodec.encode(.welcome(Welcome(heartbeatIntervalMs: 1, coordinatorID: "hostile")))])
+                welcomedAt = .now
+            case .heartbeat:
+                heartbeats += 1
+            default:
+                break
+            }
+            if let welcomedAt, ContinuousClock.now - welcomedAt > .seconds(2) { break }
+            if ContinuousClock.now > deadline { break }
+        }
+        XCTAssertNotNil(welcomedAt, "the worker never said hello:\n\(harness.allOutput)")
+        // Clamped to one every 100 ms: about 20 in two seconds, not 2,000.
+        XCTAssertLessThanOrEqual(heartbeats, 30, "the worker sent \(heartbeats) heartbeats in two seconds")
+        XCTAssertGreaterThanOrEqual(heartbeats, 5, "the worker stopped sending heartbeats")
         await router.close()
         await context.terminate()
     }
