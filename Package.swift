@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "Operations", targets: ["Operations"]),
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "Cluster", targets: ["Cluster"]),
+        // The wire and journal codecs, for the fuzz targets in Fuzz/ (a package of their own).
+        .library(name: "Wire", targets: ["Wire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
