@@ -259,7 +259,7 @@ public actor Coordinator {
         case .fetchResults(let request):
             attach(peer, request)
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
-            .itemsAdded, .batchFinished, .statusReply, .refusal:
+            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
     }
