@@ -2,100 +2,61 @@ import Foundation
 import Operations
 import Wire
 
-/// A submitted batch as a group operation: per item, a remote download and a remote tilt-shift into
-/// which the download's bytes are injected (or, for a benchmark batch, one remote no-op). The group
-/// grows while it runs: an item whose download turns out to be a manifest adds the images it lists
-/// (`expand`). It stays open until the coordinator closes it once every item is done; cancelling it
-/// cancels every item, on whichever worker it runs.
+/// The operations of a submitted batch, as one group operation: per item, a remote download and a remote
+/// tilt-shift into which the download's bytes are injected (or, for a benchmark batch, one remote no-op).
+/// The group grows while it runs: an item whose download turns out to be a manifest adds the images it
+/// lists (`add`). It stays open until the coordinator closes it once every item is done; cancelling it
+/// cancels every item.
 ///
-/// `items` is read and grown only on the coordinator's actor.
+/// What the items are (sources, output names, outcomes) is the `BatchRegistry`'s business; this holds
+/// only what runs them. `items` is read and grown only on the coordinator's actor.
 final class BatchOperation: GroupOperation, @unchecked Sendable {
-    /// One input: its remote tasks, in dependency order, and where its output goes.
+    /// One item's remote operations, in dependency order: each depends on the one before.
     struct Item: Sendable {
         let index: Int
-        let source: String
-        let outputName: String
-        /// The item's tasks; each depends on the one before. Empty for an item that had finished
-        /// before the coordinator restarted (see `recorded`).
+        /// Empty for an item that had finished before the coordinator restarted.
         let tasks: [RemoteTaskOperation]
-        /// The outcome from the journal of an item that finished before the coordinator restarted.
-        let recorded: TaskOutcome?
-        /// The manifest item that listed this one (`nil` for a submitted item).
-        let parent: Int?
-        /// How many manifests deep the item is: 0 for a submitted item.
-        let depth: Int
-        /// The task whose result is the item's result (`nil` for a recorded item).
+        /// The task whose result is the item's result (`nil` for an item without tasks).
         var last: RemoteTaskOperation? { tasks.last }
     }
 
     let batchID: String
-    /// The client that submitted the batch; results are streamed there.
-    let client: PeerIdentity
-    let parameters: WireTiltShiftParameters
     private let planner: ItemPlanner
-    /// Items in order (index = position): the submitted ones, then those manifests added.
+    /// Items in order (index = position), as in the registry.
     private(set) var items: [Item]
-    /// Output names in use, for naming the items manifests add.
-    private var naming: OutputNaming?
-    /// The client takes several finished items in one message (`SubmitBatch.acceptsBatches`).
-    let clientAcceptsBatches: Bool
 
-    /// Plans a batch. Items in `finished` (recovered from the journal) get no tasks: they keep their
-    /// recorded outcome. `parents` gives, for items a manifest added (recovered from the journal), the
-    /// manifest item's index. Task attempts start at `firstAttempt`, so that those of a restarted
-    /// coordinator never match a late result meant for an earlier one.
-    init(batchID: String, client: PeerIdentity, sources: [BatchItem], parameters: WireTiltShiftParameters,
-         kind: TaskKind = .unspecified, maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
-         finished: [Int: TaskOutcome] = [:], parents: [Int: Int] = [:], firstAttempt: UInt32 = 1,
-         runner: any RemoteTaskRunning, clientAcceptsBatches: Bool = false) throws {
-        self.batchID = batchID
-        self.clientAcceptsBatches = clientAcceptsBatches
-        self.client = client
-        self.parameters = parameters
-        let planner = ItemPlanner(
-            batchID: batchID, parameters: parameters, kind: kind, maxDownloadsPerHost: maxDownloadsPerHost,
-            firstAttempt: firstAttempt, runner: runner)
+    /// Plans the operations of `planned`'s items (none for those finished already).
+    init(_ planned: RegisteredBatch, planner: ItemPlanner) throws {
+        self.batchID = planned.batchID
         self.planner = planner
         var items: [Item] = []
         var children: [AsyncOperation] = []
-        items.reserveCapacity(sources.count)
-        children.reserveCapacity(sources.count * 2)
-        for (index, source) in sources.enumerated() {
-            let parent = parents[index]
-            let depth = parent.map { items.indices.contains($0) ? items[$0].depth + 1 : 1 } ?? 0
-            let item = try planner.item(index: index, source: source, parent: parent, depth: depth, recorded: finished[index])
-            items.append(item)
-            children += item.tasks
+        items.reserveCapacity(planned.items.count)
+        children.reserveCapacity(planned.items.count * planned.tasksPerItem)
+        for (index, item) in planned.items.enumerated() {
+            let tasks = try planner.tasks(for: item, index: index)
+            items.append(Item(index: index, tasks: tasks))
+            children += tasks
         }
         self.items = items
         // At most `maxStartedTasks` children execute at once: a started remote operation holds a suspended
         // Swift task (about 5 KB), a waiting one only its object, which keeps a million queued tasks
         // within about 1.3 KB each (docs/benchmarks.md).
-        super.init(name: "batch \(batchID)", operations: children, maxConcurrentChildren: Self.maxStartedTasks,
+        super.init(name: "batch \(planned.batchID)", operations: children, maxConcurrentChildren: Self.maxStartedTasks,
                    keepsRunningUntilClosed: true)
     }
 
-    /// Adds the images a manifest item listed as new items (their tasks start at once) and returns the
-    /// announcement for clients and the journal.
-    func expand(_ manifestItem: Item, into sources: [String]) throws -> ItemsAdded {
-        if naming == nil {
-            var names = OutputNaming()
-            for item in items { _ = names.stem(forName: item.outputName) }
-            naming = names
+    /// Adds the operations of items a manifest added (`batch.items[first...]`); they start at once.
+    ///
+    /// - Throws: the engine's error when the group can no longer grow (it was cancelled and has finished).
+    func add(_ batch: RegisteredBatch, from first: Int) throws -> ArraySlice<Item> {
+        var added: [Item] = []
+        for index in first..<batch.items.count {
+            added.append(Item(index: index, tasks: try planner.tasks(for: batch.items[index], index: index)))
         }
-        let firstIndex = items.count
-        var added: [BatchItem] = []
-        var newItems: [Item] = []
-        for (offset, source) in sources.enumerated() {
-            let batchItem = BatchItem(source: source, outputName: naming?.stem(for: source) ?? "item-\(firstIndex + offset)")
-            added.append(batchItem)
-            newItems.append(try planner.item(
-                index: firstIndex + offset, source: batchItem, parent: manifestItem.index, depth: manifestItem.depth + 1,
-                recorded: nil))
-        }
-        try addChildren(newItems.flatMap(\.tasks))
-        items += newItems
-        return ItemsAdded(batchID: batchID, parentIndex: UInt32(manifestItem.index), firstIndex: UInt32(firstIndex), items: added)
+        try addChildren(added.flatMap(\.tasks))
+        items += added
+        return items[first...]
     }
 
     /// Children of one batch that may execute at once, i.e. be queued in the dispatcher or run on a
@@ -110,34 +71,17 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         return url.port.map { "\(host):\($0)" } ?? host
     }
 
-    /// The state of one item as `shiftwork status BATCH` shows it.
-    func itemState(_ item: Item, dispatcher: Dispatcher) -> (state: String, error: String) {
-        guard let last = item.last else {
-            switch item.recorded {
-            case .failure(let failure)?: return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
-            case .output?, nil: return ("succeeded", "")
-            }
+    /// How an item ended: its last operation's output, or the root cause of its failure (from the worker
+    /// when there is one). Takes the output over, so that the coordinator holds it once.
+    static func outcome(of item: Item) -> TaskOutcome {
+        if let last = item.last, last.state == .finished, let output = last.takeOutput() {
+            return .output(output)
         }
-        switch last.state {
-        case .finished:
-            return ("succeeded", "")
-        case .failed, .cancelled:
-            let failure = Self.failure(of: item)
-            return (failure.code == .cancelled ? "cancelled" : "failed", failure.message)
-        case .pending, .ready, .executing:
-            for task in item.tasks {
-                switch dispatcher.state(of: task.template.taskKey) {
-                case .running?, .cancelling?: return ("running", "")
-                case .queued?, nil: continue
-                }
-            }
-            return ("queued", "")
-        }
+        return .failure(failure(of: item))
     }
 
     /// Why an item did not succeed: the root cause, from the worker when there is one.
     static func failure(of item: Item) -> TaskFailure {
-        if case .failure(let failure)? = item.recorded { return failure }
         var errors = item.last?.errors ?? []
         // Unwrap injection and dependency errors down to the download's own failure.
         while let error = errors.first {
