@@ -35,7 +35,7 @@ struct BatchOutputCollector {
             let index = Int(finished.itemIndex)
             guard items.indices.contains(index), outcomes[index] == nil else { return }
             let outcome: ItemOutcome
-            if case .output(let output) = finished.outcome, output.mediaType == Manifest.mediaType {
+            if case .output(let output) = finished.outcome, ManifestList.isList(output) {
                 outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
                                       expandedInto: expansions[index] ?? 0)
             } else {

@@ -252,7 +252,9 @@ public actor Worker {
             lastSequence = max(lastSequence, assignment.sequence)
             start(assignment)
         case .cancelTask(let cancel):
-            if let task = running[cancel.taskID] {
+            // Found by the key the coordinator addresses it by (minor 2), else by its ID (a minor-1 coordinator).
+            let held = cancel.taskKey != 0 ? running.values.first { $0.assignment.taskKey == cancel.taskKey } : running[cancel.taskID]
+            if let task = held {
                 task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
                 task.operation.cancel()
             } else {
@@ -260,7 +262,7 @@ public actor Worker {
                 logger.debug("ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
             }
         case .refusal(let refusal):
-            if refusal.reason == Dispatcher.unknownWorkerReason, !isDraining {
+            if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come
                 // after our hello answer heartbeats sent before it (e.g. a burst queued during a network
                 // partition). Registering once is enough; each extra hello would make the coordinator

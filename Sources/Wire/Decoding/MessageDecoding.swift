@@ -39,6 +39,8 @@ extension Message {
             self = .batchFinished(BatchFinished(try required(e.batch_finished, "Envelope.batch_finished").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY:
             self = .statusReply(try StatusReply(try required(e.status_reply, "Envelope.status_reply").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED:
+            self = .cancelAccepted(CancelAccepted(try required(e.cancel_accepted, "Envelope.cancel_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(Refusal(try required(e.refusal, "Envelope.refusal").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS:
@@ -87,6 +89,13 @@ extension FailureCode {
     /// Unknown codes (from a newer peer) read as ``FailureCode/unspecified``: the failure itself still counts.
     init(_ c: Shiftwork__V1__FailureCode) {
         self = FailureCode(rawValue: c.rawValue) ?? .unspecified
+    }
+}
+
+extension RefusalCode {
+    /// Unknown codes (from a newer peer) read as ``RefusalCode/unspecified``: the refusal itself still counts.
+    init(_ c: Shiftwork__V1__RefusalCode) {
+        self = RefusalCode(rawValue: c.rawValue) ?? .unspecified
     }
 }
 
@@ -202,7 +211,7 @@ extension TaskResult {
 
 extension CancelTask {
     init(_ c: Shiftwork__V1__CancelTask) {
-        self.init(taskID: readString(c.task_id), reason: readString(c.reason))
+        self.init(taskID: readString(c.task_id), reason: readString(c.reason), taskKey: c.task_key)
     }
 }
 
@@ -279,13 +288,25 @@ extension CancelBatch {
         if c.n_item_indexes > 0, let base = c.item_indexes {
             indexes = [UInt32](UnsafeBufferPointer(start: base, count: c.n_item_indexes))
         }
-        self.init(batchID: readString(c.batch_id), itemIndexes: indexes)
+        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id), itemIndexes: indexes)
+    }
+}
+
+extension CancelAccepted {
+    init(_ c: Shiftwork__V1__CancelAccepted) {
+        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id), cancelledItems: c.cancelled_items)
     }
 }
 
 extension Refusal {
     init(_ c: Shiftwork__V1__Refusal) {
-        self.init(requestID: readString(c.request_id), reason: readString(c.reason))
+        let reason = readString(c.reason)
+        var code = RefusalCode(c.code)
+        if code == .unspecified, reason == Refusal.unknownWorkerReason {
+            // A minor-1 coordinator sends no code: its one refusal a worker acts on is known by its text.
+            code = .unknownWorker
+        }
+        self.init(requestID: readString(c.request_id), code: code, reason: reason)
     }
 }
 

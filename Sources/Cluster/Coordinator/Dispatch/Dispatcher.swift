@@ -1,56 +1,9 @@
 import Wire
 
 /// The coordinator's number for a task (`TaskAssignment.taskKey`): the dispatcher's maps are keyed by
-/// it, not by the task ID string. Unique within the process.
+/// it, not by the task ID string, and workers are told which task to cancel by it. Handed out by the
+/// `BatchRegistry`: unique for one coordinator, never 0.
 typealias TaskKey = UInt64
-
-/// A message the coordinator sends to one peer.
-struct Outbound {
-    let peer: PeerIdentity
-    let message: Message
-    /// The peer understands batch messages (minor 1): this message may travel grouped with the next ones
-    /// of its kind to the same peer (`Outbound.coalesced`).
-    var batchable = false
-}
-
-extension Outbound {
-    /// `outbound` as messages to send, in order per peer: consecutive batchable messages to one peer are
-    /// grouped into batch messages (`MessageBatching`). Peers appear in the order of their first message.
-    static func coalesced(_ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()) -> [Outbound] {
-        guard outbound.count > 1, outbound.contains(where: \.batchable) else { return outbound }
-        // Few peers at a time (the workers and clients of one burst): a linear search beats hashing.
-        var groups: [(peer: PeerIdentity, items: [Outbound])] = []
-        for item in outbound {
-            if let index = groups.firstIndex(where: { $0.peer == item.peer }) {
-                groups[index].items.append(item)
-            } else {
-                groups.append((item.peer, [item]))
-            }
-        }
-        var result: [Outbound] = []
-        result.reserveCapacity(outbound.count)
-        for (peer, items) in groups {
-            var run: [Message] = []
-            func flush() {
-                guard !run.isEmpty else { return }
-                for message in MessageBatching.coalesce(run, limits: limits) {
-                    result.append(Outbound(peer: peer, message: message))
-                }
-                run = []
-            }
-            for item in items {
-                if item.batchable {
-                    run.append(item.message)
-                } else {
-                    flush()
-                    result.append(item)
-                }
-            }
-            flush()
-        }
-        return result
-    }
-}
 
 /// The coordinator's dispatch state and rules, free of I/O: which worker holds which task, which tasks
 /// wait for a slot, and who is alive. Each event goes in; the messages to send come out.
@@ -150,9 +103,6 @@ struct Dispatcher {
 
     var queuedTaskCount: Int { readyQueue.count }
     var runningTaskCount: Int { workers.values.reduce(0) { $0 + $1.running.count } }
-
-    /// The reason sent to a worker the coordinator does not know; the worker answers with a new hello.
-    static let unknownWorkerReason = "unknown worker: send hello"
 
     // MARK: Tasks
 
@@ -281,8 +231,9 @@ struct Dispatcher {
         }
     }
 
-    /// Withdraws a task: a queued one is dropped at once, a running one is cancelled on its worker
-    /// (its slot stays taken until the worker confirms).
+    /// Withdraws a task: a queued one is dropped at once, a running one is cancelled on its worker with
+    /// `CancelTask{task_key}` (its slot stays taken until the worker confirms). A task the dispatcher does
+    /// not hold gives back the slot kept for it, if any.
     mutating func cancel(key: TaskKey, reason: String) -> [Outbound] {
         guard let entry = entries[key] else { return release(key) }
         switch entry.state {
@@ -292,16 +243,11 @@ struct Dispatcher {
             return []
         case .running(let worker):
             entries[key]?.state = .cancelling(worker: worker)
-            return [Outbound(peer: worker, message: .cancelTask(CancelTask(taskID: entry.assignment.taskID, reason: reason)))]
+            return [Outbound(peer: worker, message: .cancelTask(CancelTask(
+                taskID: entry.assignment.taskID, reason: reason, taskKey: key)))]
         case .cancelling:
             return []
         }
-    }
-
-    /// `cancel(key:reason:)` for the task with this ID.
-    mutating func cancel(taskID: String, reason: String) -> [Outbound] {
-        guard let key = key(of: taskID) else { return [] }
-        return cancel(key: key, reason: reason)
     }
 
     /// Tasks finished per second over the last 10 seconds.
@@ -342,7 +288,7 @@ struct Dispatcher {
     mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
                             now: ContinuousClock.Instant) -> (lost: [TaskResult], out: [Outbound]) {
         guard let worker = workers[peer] else {
-            return ([], [Outbound(peer: peer, message: .refusal(Refusal(reason: Self.unknownWorkerReason)))])
+            return ([], [Outbound(peer: peer, message: .refusal(.unknownWorker))])
         }
         workers[peer]?.lastSeen = now
         workers[peer]?.droppedMessages = heartbeat.droppedMessages

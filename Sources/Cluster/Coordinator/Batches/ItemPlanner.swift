@@ -2,8 +2,8 @@ import Operations
 import Wire
 
 /// Makes the remote operations of one batch item: a download and a tilt-shift into which the
-/// download's bytes are injected (or one no-op, for a benchmark batch). Used for the submitted items
-/// and for those a manifest adds while the batch runs.
+/// download's bytes are injected (or one no-op, for a benchmark batch), with the task keys the registry
+/// gave the item. Used for the submitted items and for those a manifest adds while the batch runs.
 struct ItemPlanner: Sendable {
     let batchID: String
     let parameters: WireTiltShiftParameters
@@ -12,32 +12,29 @@ struct ItemPlanner: Sendable {
     let firstAttempt: UInt32
     let runner: any RemoteTaskRunning
 
-    /// The item at `index`; with a `recorded` outcome (from the journal) it gets no tasks.
-    func item(index: Int, source: BatchItem, parent: Int?, depth: Int, recorded: TaskOutcome?) throws -> BatchOperation.Item {
-        let outputName = source.outputName.isEmpty ? "item-\(index)" : source.outputName
-        func item(_ tasks: [RemoteTaskOperation]) -> BatchOperation.Item {
-            BatchOperation.Item(index: index, source: source.source, outputName: outputName, tasks: tasks,
-                                recorded: recorded, parent: parent, depth: depth)
-        }
-        if recorded != nil { return item([]) }
+    /// The operations of the item at `index`, in dependency order; none for an item without task keys
+    /// (it had finished before the coordinator restarted).
+    func tasks(for item: RegisteredBatch.Item, index: Int) throws -> [RemoteTaskOperation] {
+        let key = item.firstTaskKey
+        guard key != 0 else { return [] }
         if kind == .noop {
-            return item([RemoteTaskOperation(
+            return [RemoteTaskOperation(
                 TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
-                               source: source.source),
-                runner: runner)])
+                               source: item.source, taskKey: key),
+                runner: runner)]
         }
         let download = RemoteTaskOperation(
             TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
-                           kind: .download, source: source.source),
+                           kind: .download, source: item.source, taskKey: key),
             runner: runner)
-        if let host = BatchOperation.originHost(of: source.source) {
+        if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
             // every remote download of the cluster is an operation of this process.
             download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
         }
         let tiltShift = RemoteTaskOperation(
             TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
-                           kind: .tiltShift, source: source.source, parameters: parameters),
+                           kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1),
             runner: runner, priority: 1)  // finish started items before starting new ones
         // Injection: requires the download's success; a failed or cancelled download cancels the
         // tilt-shift with an InjectionError that carries the download's error as its cause.
@@ -46,6 +43,6 @@ struct ItemPlanner: Sendable {
         }
         // Locality: the worker that downloads keeps the bytes and a slot for the tilt-shift.
         download.dependentKey.store(tiltShift.template.taskKey, ordering: .relaxed)
-        return item([download, tiltShift])
+        return [download, tiltShift]
     }
 }

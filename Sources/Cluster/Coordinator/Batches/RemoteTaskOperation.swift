@@ -1,4 +1,3 @@
-import Imaging
 import Operations
 import Synchronization
 import Wire
@@ -6,8 +5,10 @@ import Wire
 /// Runs a task on some worker of the cluster: what the coordinator's operations call to get work done.
 protocol RemoteTaskRunning: Sendable {
     /// Queues `assignment` for a worker and suspends until its result arrives. Throws `RemoteTaskError`
-    /// when the worker reports a failure, `CancellationError` when the calling task is cancelled (the
-    /// task is then withdrawn from the cluster).
+    /// when the worker reports a failure, `CancellationError` when the coordinator withdrew the task (its
+    /// item was cancelled, or the coordinator stops). Cancelling the calling task alone does not reach
+    /// the cluster: a cancel goes down from the coordinator, which cancels the operation and withdraws
+    /// its task (`Coordinator.cancel`, then `withdraw`).
     /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
     /// `dependentKey` (for a download: its tilt-shift's key; 0: none) asks the dispatcher to keep the
     /// worker's slot for the dependent once this task succeeds, so that it runs where its input is.
@@ -22,8 +23,8 @@ struct RemoteTaskError: Error, CustomStringConvertible {
 
 /// An operation whose execution is "send a task to a worker, await its result": the coordinator's
 /// children of a batch. Dependencies, injection and cancellation follow the engine's rules, as for any
-/// local operation; cancelling one withdraws its task from the cluster (a running task is cancelled on
-/// its worker).
+/// local operation; the coordinator withdraws the task of one it cancels from the cluster (a running
+/// task is cancelled on its worker).
 ///
 /// It consumes and produces a `TaskOutput`, so a download's output can be injected into the
 /// tilt-shift that depends on it.
@@ -40,19 +41,12 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
 
-    /// A key for a new task (`TaskAssignment.taskKey`): unique in the process, never 0.
-    static func makeKey() -> TaskKey {
-        keyCounter.wrappingAdd(1, ordering: .relaxed).newValue
-    }
-    private static let keyCounter = Atomic<UInt64>(0)
-
-    /// `template` gets a task key (`makeKey()`) unless it has one.
     /// For a download: the key of the tilt-shift that will consume its output (see `RemoteTaskRunning`).
     let dependentKey = Atomic<TaskKey>(0)
 
+    /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
     init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
-        var template = template
-        if template.taskKey == 0 { template.taskKey = Self.makeKey() }
+        assert(template.taskKey != 0, "a remote task needs a task key")
         self.template = template
         self.runner = runner
         self.dispatchPriority = priority
@@ -107,7 +101,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     override func execute() async throws {
         var assignment = template
         let (input, from) = payloads.withLock { ($0.input, $0.inputFrom) }
-        if let input, input.mediaType == Manifest.mediaType {
+        if let input, ManifestList.isList(input) {
             // The download was a manifest: nothing to filter. The list becomes the item's output, and
             // the coordinator adds the images it names to the batch.
             payloads.withLock {
