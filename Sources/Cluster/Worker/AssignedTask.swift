@@ -92,7 +92,7 @@ struct AssignedTask: Sendable {
                 case .image(let image):
                     return .output(TaskOutput(data: image.data, mediaType: image.format.mediaType))
                 case .manifest(let manifest):
-                    return .output(TaskOutput(data: Array(manifest.text.utf8), mediaType: Manifest.mediaType))
+                    return .output(TaskOutput(data: ManifestList.encode(manifest.entries), mediaType: ManifestList.mediaType))
                 }
             }
             if let tiltShift = operation as? TiltShiftOperation, let image = tiltShift.output {

@@ -339,7 +339,7 @@ public actor Worker {
         }
         running[task.assignment.taskID] = nil
         var result = task.result
-        if task.assignment.kind == .download, case .output(let output) = result.outcome, output.mediaType != Manifest.mediaType {
+        if task.assignment.kind == .download, case .output(let output) = result.outcome, !ManifestList.isList(output) {
             // Kept for the tilt-shift, which the coordinator sends here when it can (locality).
             inputCache.store(task.assignment.taskID, data: output.data, mediaType: output.mediaType)
         }
