@@ -1,7 +1,8 @@
 import Wire
 
 /// libFuzzer's entry point: every input is offered to the decoders of both formats that Shiftwork reads
-/// from outside, the wire messages (`WireCodec`) and the journal's records (`JournalCodec`).
+/// from outside, the wire messages (`WireCodec`) and the journal: as one record (`JournalCodec`) and as a
+/// journal file (`JournalFraming`, then each intact record decoded).
 ///
 /// A decoder must either throw `WireError` or return a value; anything else (a crash, a trap, a sanitizer
 /// report, a hang) is a finding. A decoded message must also survive a round trip: encoding it and
@@ -20,5 +21,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let encoded = JournalCodec.encode(record)
         precondition((try? JournalCodec.decode(encoded)) != nil, "a decoded journal record does not decode after encoding")
     }
+    let (records, intactLength) = JournalFraming.records(in: bytes, maxRecordSize: 1 << 20)
+    precondition(intactLength <= size, "the journal reader claimed more bytes than it was given")
+    for record in records { _ = try? JournalCodec.decode(record) }
     return 0
 }

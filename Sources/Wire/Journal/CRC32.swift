@@ -1,6 +1,6 @@
 /// CRC-32 (IEEE 802.3, the polynomial of zlib and PNG), to tell a journal record that was torn by a
 /// crash or damaged on disk from an intact one.
-enum CRC32 {
+public enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
         for _ in 0..<8 {
@@ -10,7 +10,7 @@ enum CRC32 {
     }
 
     /// The checksum of `bytes`.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
@@ -19,7 +19,7 @@ enum CRC32 {
     }
 
     /// The checksum of `bytes`.
-    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 }
