@@ -134,7 +134,13 @@ extension Coordinator {
             }
         }
         if case .failure(let failure) = outcome {
-            logger.info("item failed", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(failure.message)"])
+            // A cancelled item is counted in its batch's summary line; failures are logged, a few per window
+            // (a batch whose origin is down fails every item at once).
+            if failure.code == .cancelled {
+                logger.debug("item cancelled", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)"])
+            } else if logThrottle.admit("item failed", now: .now) {
+                logger.info("item failed", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(failure.message)"])
+            }
         }
         guard let end = registry.finish(item: item.index, of: batch.batchID, outcome: outcome, added: added) else { return }
         do {

@@ -45,6 +45,8 @@ public actor Coordinator {
     var incarnation: UInt32 = 1
     /// Messages that could not be decoded or came from the wrong kind of peer.
     var droppedMessages: UInt64 = 0
+    /// Rate-limits log lines that peers can cause in bulk (malformed messages, failed items).
+    var logThrottle = LogThrottle()
     /// While the messages of one socket wake-up are handled: what to send, sent together at the end.
     private var outbox: [Outbound]?
     /// Items whose last operation finished, gathered on the engine's threads and finished here in groups.
@@ -175,7 +177,9 @@ public actor Coordinator {
             message = try WireCodec.decode(frames[1])
         } catch {
             droppedMessages += 1
-            logger.warning("dropped a malformed message", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            if logThrottle.admit("dropped a malformed message", now: .now) {
+                logger.warning("dropped a malformed message", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            }
             if case .unsupportedMajorVersion = error {
                 send([Outbound(peer: peer, message: .refusal(Refusal(code: .unsupportedVersion, reason: error.description)))])
             }
@@ -270,6 +274,7 @@ public actor Coordinator {
         let interval = configuration.heartbeatInterval
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
+            logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             let (dead, poisoned, out) = dispatcher.expireWorkers(now: .now)
             for result in poisoned { deliver(result) }
             for worker in dead {

@@ -79,6 +79,8 @@ public actor Worker {
     private var coordinatorMaxMessageBytes: Int64?
     /// Messages from the coordinator that were dropped (malformed, or meant for clients); sent in heartbeats.
     private var droppedMessages: UInt64 = 0
+    /// Rate-limits the warning about malformed messages, which a hostile peer can send by the thousand.
+    private var logThrottle = LogThrottle()
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
@@ -219,7 +221,9 @@ public actor Worker {
             message = try WireCodec.decode(payload)
         } catch {
             droppedMessages += 1
-            logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
+            if logThrottle.admit("dropped a malformed message from the coordinator", now: .now) {
+                logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
+            }
             return
         }
         for message in MessageBatching.unbatched(message) {
@@ -387,6 +391,7 @@ public actor Worker {
         while !Task.isCancelled {
             try? await Task.sleep(for: heartbeatInterval)
             guard !Task.isCancelled else { return }
+            logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
                                       droppedMessages: droppedMessages, lastSequence: lastSequence,
                                       holding: running.values.map(\.assignment.taskKey))))
