@@ -140,13 +140,19 @@ public actor Worker {
         }
         defer { welcomeWatch.cancel() }
         defer { heartbeatTask?.cancel() }
-        try await withTaskCancellationHandler {
-            for await received in channel.messageBatches {
-                defer { flushResults() }
-                for frames in received { try handle(frames) }
+        do {
+            try await withTaskCancellationHandler {
+                for await received in channel.messageBatches {
+                    defer { flushResults() }
+                    for frames in received { try handle(frames) }
+                }
+            } onCancel: {
+                Task { await self.stop() }
             }
-        } onCancel: {
-            Task { await self.stop() }
+        } catch {
+            // Refused for good: leave as `stop()` does (socket, downloads, threads), then say why.
+            await stop()
+            throw error
         }
         if let refusal { throw refusal }
     }

@@ -27,7 +27,7 @@ public enum PrintableText {
     }
 
     /// Whether `scalar` must not reach a terminal or a log line as it is.
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true  // C0 controls, DEL, C1 controls (0x9B is a one-byte CSI)
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidirectional marks and overrides

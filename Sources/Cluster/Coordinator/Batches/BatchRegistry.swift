@@ -98,6 +98,10 @@ struct BatchRegistry {
         if submit.items.isEmpty {
             return refuse(.invalidRequest, "the batch has no items: give at least one image URL or path")
         }
+        if let (index, problem) = submit.items.lazy.enumerated()
+            .compactMap({ item in PeerInputRules.sourceProblem(item.element.source).map { (item.offset, $0) } }).first {
+            return refuse(.invalidRequest, "item \(index): \(problem)")
+        }
         if submit.items.count > limits.maxBatchItems {
             return refuse(.limit, "the batch has \(submit.items.count) items, more than this coordinator accepts in one "
                 + "batch (\(limits.maxBatchItems), its --max-batch-items): split it into smaller batches")
@@ -168,6 +172,10 @@ struct BatchRegistry {
         guard depth < ClusterDefaults.maxManifestDepth else {
             throw ManifestRefusal("it is a manifest listed by a manifest \(depth) levels deep; manifests may nest "
                 + "\(ClusterDefaults.maxManifestDepth) levels")
+        }
+        if let (offset, problem) = entries.lazy.enumerated()
+            .compactMap({ entry in PeerInputRules.sourceProblem(entry.element).map { (entry.offset, $0) } }).first {
+            throw ManifestRefusal("its entry \(offset + 1): \(problem)")
         }
         guard batch.items.count + entries.count <= limits.maxBatchItems else {
             throw ManifestRefusal("this manifest lists \(entries.count) images, which would make the batch larger than "

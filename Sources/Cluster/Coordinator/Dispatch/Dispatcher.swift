@@ -263,6 +263,10 @@ struct Dispatcher {
 
     /// Registers a worker (again): it is given its slots as credit.
     mutating func register(_ hello: WorkerHello, peer: PeerIdentity, now: ContinuousClock.Instant) -> [Outbound] {
+        if !hello.workerID.isEmpty, let problem = PeerInputRules.workerIDProblem(hello.workerID) {
+            return [Outbound(peer: peer, message: .refusal(Refusal(
+                code: .invalidRequest, reason: "\(problem): start the worker with another --worker-id")))]
+        }
         // A worker that says hello again has forgotten its tasks (it cancels them on welcome).
         removeWorker(peer)
         workers[peer] = WorkerRecord(
