@@ -4,7 +4,8 @@ import PackageDescription
 /// Shiftwork: an operations engine and a ZeroMQ cluster that runs it.
 ///
 /// Layers (dependencies point down):
-///   ShiftworkCLI → Cluster → Imaging, Messaging, Wire → Operations, CZeroMQ, CShiftworkProto, CImageCodecs
+///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
+///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs)
 let package = Package(
     name: "Shiftwork",
     platforms: [.macOS(.v15)],
@@ -12,6 +13,7 @@ let package = Package(
         .executable(name: "shiftwork", targets: ["ShiftworkCLI"]),
         .library(name: "Operations", targets: ["Operations"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "Cluster", targets: ["Cluster"]),
     ],
     dependencies: [
@@ -41,19 +43,22 @@ let package = Package(
         .target(name: "Messaging", dependencies: ["CZeroMQ"]),
         .target(
             name: "Imaging",
+            dependencies: ["CImageCodecs", "Operations"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .target(
+            name: "Fetching",
             dependencies: [
-                "CImageCodecs",
-                "Operations",
+                "Imaging", "Operations",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            ]
         ),
         .target(
             name: "Cluster",
             dependencies: [
-                "Operations", "Wire", "Messaging", "Imaging",
+                "Operations", "Wire", "Messaging", "Imaging", "Fetching",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging",
+                "Cluster", "Imaging", "Fetching",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -106,6 +111,7 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import Fetching
 import Imaging
 import Operations
 import Wire
@@ -15,7 +16,7 @@ struct AssignedTask: Sendable {
     /// When the worker received the assignment.
     let received: ContinuousClock.Instant
 
-    /// Builds the operation for `assignment`: a `DownloadOperation`, or a `TiltShiftOperation` whose
+    /// Builds the operation for `assignment`: a `FetchOperation`, or a `TiltShiftOperation` whose
     /// input is the image injected into the assignment by the coordinator. At `debug`, the operation
     /// logs through `log` when it starts executing.
     init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits,
@@ -40,7 +41,7 @@ struct AssignedTask: Sendable {
             let tiltShift = TiltShiftOperation(
                 name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
                 encoding: parameters.encodingOptions, threads: filterThreads, limits: limits)
-            tiltShift.input = FetchedImage(data: injected.data, format: format)
+            tiltShift.input = EncodedImage(data: injected.data, format: format)
             operation = tiltShift
         case .noop:
             operation = NoOpOperation(name: assignment.taskID)

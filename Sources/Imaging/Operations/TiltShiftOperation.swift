@@ -1,11 +1,11 @@
 import Operations
 
 /// Decodes an encoded image, applies the tilt-shift and encodes the result, as an operation of the
-/// engine. Its input is usually injected from a `DownloadOperation`; set `input` by hand otherwise.
+/// engine. Its input is usually injected from a fetch (module Fetching); set `input` by hand otherwise.
 ///
 /// The filter checks for cancellation between blocks of rows, so cancelling the operation stops the
 /// work promptly.
-public final class TiltShiftOperation: TransformOperation<FetchedImage, ProcessedImage>, @unchecked Sendable {
+public final class TiltShiftOperation: TransformOperation<EncodedImage, ProcessedImage>, @unchecked Sendable {
     /// The filter settings.
     public let parameters: TiltShiftParameters
     /// The output format and quality.
@@ -28,7 +28,7 @@ public final class TiltShiftOperation: TransformOperation<FetchedImage, Processe
     }
 
     /// Runs the decode → filter → encode pipeline on the input.
-    public override func transform(_ input: FetchedImage) async throws -> ProcessedImage {
+    public override func transform(_ input: EncodedImage) async throws -> ProcessedImage {
         try TiltShiftPipeline.process(
             input.data, parameters: parameters, encoding: encoding, limits: limits, threads: threads)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cluster
+import Fetching
 import Foundation
 import Imaging
 import Messaging

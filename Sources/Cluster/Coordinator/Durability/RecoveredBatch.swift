@@ -1,3 +1,4 @@
+import Fetching
 import Imaging
 import Wire
 

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Imaging
 
 /// Reads local files with a size limit, with errors that name the file and the cause.
 enum LocalFileReader {

@@ -1,16 +1,19 @@
 import Foundation
 import XCTest
+import Imaging
 import ShiftworkTestSupport
-@testable import Imaging
+@testable import Fetching
 
 final class FetcherTests: XCTestCase {
     private var server: TestHTTPServer!
     private var fetcher: ImageFetcher!
+    private var files: TestFiles!
     private var jpeg: [UInt8] = []
 
     override func setUp() async throws {
         server = try TestHTTPServer()
-        jpeg = try TestImages.fixture("photo.jpg")
+        files = try TestFiles()
+        jpeg = files.jpeg
         fetcher = ImageFetcher(configuration: FetchConfiguration(
             readTimeout: .milliseconds(500), maxRedirects: 3, retries: 2, retryDelay: .milliseconds(20)))
     }
@@ -18,6 +21,7 @@ final class FetcherTests: XCTestCase {
     override func tearDown() async throws {
         try await fetcher.shutdown()
         server.shutdown()
+        files.remove()
     }
 
     private func expectError(_ source: String, kind: ImagingError.Kind, file: StaticString = #filePath, line: UInt = #line,
@@ -43,7 +47,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testFormatComesFromTheBytesNotTheName() async throws {
-        let png = try TestImages.fixture("photo.png")
+        let png = files.png
         server.serve(path: "/misnamed.jpg", body: png, contentType: "image/jpeg")
         let fetched = try await fetcher.fetch(server.url("/misnamed.jpg"))
         XCTAssertEqual(fetched.format, .png)
@@ -57,7 +61,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testHTMLServedAsAnImageIsRejected() async throws {
-        server.serve(path: "/page.jpg", body: try TestImages.fixture("not-an-image.html"), contentType: "image/jpeg")
+        server.serve(path: "/page.jpg", body: files.html, contentType: "image/jpeg")
         let url = server.url("/page.jpg")
         let error = await expectError(url, kind: .decode)
         XCTAssertEqual(error?.message, "\(url): not a JPEG or PNG image (starts with '<!DO')")
@@ -130,7 +134,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testLocalFilesOnlyWhenAllowed() async throws {
-        let path = try TestImages.fixturePath("photo.jpg")
+        let path = files.path("photo.jpg")
         let error = await expectError(path, kind: .download)
         XCTAssertTrue(error?.message.contains("not allowed") ?? false)
         let local = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true))
@@ -174,7 +178,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testServesADirectory() async throws {
-        server.serveDirectory(try TestImages.fixturesURL.path, at: "/files/")
+        server.serveDirectory(files.directory.path, at: "/files/")
         let fetched = try await fetcher.fetch(server.url("/files/photo.png"))
         XCTAssertEqual(fetched.format, .png)
         _ = await expectError(server.url("/files/../Package.swift"), kind: .download)

@@ -71,11 +71,3 @@ public struct Manifest: Sendable, Equatable {
         return ((source as NSString).deletingLastPathComponent as NSString).appendingPathComponent(entry)
     }
 }
-
-/// What a source turned out to hold: an image, or a manifest of more sources.
-public enum FetchedContent: Sendable {
-    /// A JPEG or PNG image.
-    case image(FetchedImage)
-    /// A list of images (see ``Manifest``).
-    case manifest(Manifest)
-}

@@ -1,4 +1,6 @@
-/// How `ImageFetcher` downloads images.
+import Operations
+
+/// How an ``ImageFetcher`` downloads images and reads local files.
 public struct FetchConfiguration: Sendable, Equatable {
     /// Whether `file://` URLs and plain paths may be read. Off by default: a worker that fetches URLs
     /// from the network must not be talked into reading its own disk.
@@ -38,15 +40,12 @@ public struct FetchConfiguration: Sendable, Equatable {
         self.retries = retries
         self.retryDelay = retryDelay
     }
-}
 
-/// Image bytes as fetched, and their format as recognised from their magic bytes.
-public struct FetchedImage: Sendable {
-    public let data: [UInt8]
-    public let format: ImageFormat
-
-    public init(data: [UInt8], format: ImageFormat) {
-        self.data = data
-        self.format = format
+    /// The engine's retry policy for a download (``FetchOperation`` sets it): `retries + 1` attempts,
+    /// `retryDelay` doubling after each, and only failures that a retry may cure.
+    public var retryPolicy: RetryPolicy {
+        RetryPolicy(
+            maxAttempts: max(0, retries) + 1, initialDelay: retryDelay, multiplier: 2,
+            shouldRetry: { ($0 as? DownloadFailure)?.isTransient ?? false })
     }
 }

@@ -1,4 +1,5 @@
-import Imaging
+import Fetching
+import Foundation
 import XCTest
 
 /// What counts as a manifest, and how its entries are resolved.
