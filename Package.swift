@@ -116,7 +116,6 @@ let package = Package(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],
