@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// Layers (dependencies point down):
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
-///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs)
+///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl)
 let package = Package(
     name: "Shiftwork",
     platforms: [.macOS(.v15)],
@@ -20,11 +20,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
     ],
     targets: [
         // MARK: System and generated C code
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
+        // libcurl (Debian's libcurl4-openssl-dev), with typed wrappers for its variadic calls.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "CShiftworkProto",
             path: "Sources/CShiftworkProto",
@@ -48,12 +49,7 @@ let package = Package(
         ),
         .target(
             name: "Fetching",
-            dependencies: [
-                "Imaging", "Operations",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            dependencies: ["Imaging", "Operations", "CCurl"]
         ),
         .target(
             name: "Cluster",

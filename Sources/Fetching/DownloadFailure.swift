@@ -7,14 +7,22 @@ import Imaging
 struct DownloadFailure: Error, CustomStringConvertible {
     /// What went wrong, naming the URL and the cause.
     let error: ImagingError
-    /// `true` for failures that a later attempt may not meet (connection refused or reset, timeouts,
-    /// HTTP 408, 429 and 5xx); `false` for the others (other 4xx, limits, redirects, bad URLs).
+    /// `true` for failures that a later attempt may not meet (connection refused or reset, timeouts, a
+    /// rate below the minimum, HTTP 408, 429 and 5xx); `false` for the others (other 4xx, limits,
+    /// redirects to other schemes, bad URLs).
     let isTransient: Bool
+    /// The wait the server asked for before another attempt (`Retry-After`), if any.
+    var retryAfter: Duration? = nil
+
     var description: String { error.message }
 
-    /// The error to report when no attempt follows this one, the `attempts` made counted in its message.
-    func finalError(attempts: Int) -> ImagingError {
-        guard isTransient, attempts > 1 else { return error }
-        return ImagingError(error.kind, error.message + " (after \(attempts) attempts)")
+    /// The error to report when no attempt follows this one: the attempts made are counted in its
+    /// message, with `note` (why no more were made) when given.
+    func finalError(attempts: Int, note: String? = nil) -> ImagingError {
+        var remarks: [String] = []
+        if isTransient && attempts > 1 { remarks.append("after \(attempts) attempts") }
+        if let note { remarks.append(note) }
+        guard !remarks.isEmpty else { return error }
+        return ImagingError(error.kind, error.message + " (" + remarks.joined(separator: "; ") + ")")
     }
 }

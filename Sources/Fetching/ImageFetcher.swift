@@ -1,24 +1,34 @@
+import Foundation
 import Imaging
 import Operations
 
 /// Fetches images: downloads `http(s)://` URLs and, when allowed, reads local files (`file://` URLs and
-/// paths), with a size limit, timeouts and capped redirects. Transient download failures are retried by
-/// the operations engine (each fetch is a ``FetchOperation`` with the configuration's
-/// ``FetchConfiguration/retryPolicy``).
+/// paths), with a size limit, timeouts, a minimum rate, a total time limit and capped redirects.
+/// Transient download failures are retried by the operations engine (each fetch is a
+/// ``FetchOperation`` with the configuration's ``FetchConfiguration/retryPolicy``).
 ///
-/// Create one per process and call ``shutdown()`` before it goes away: it owns the HTTP client and its
-/// connections. Safe to use from many tasks at once.
+/// Threads: downloads run on one thread of the fetcher's own that drives libcurl (a `TransferLoop`);
+/// local files are read on a few threads of its own. Neither blocks Swift's cooperative pool.
+///
+/// Create one per process and call ``shutdown()`` before it goes away (releasing it also stops its
+/// threads, without waiting). Safe to use from many tasks at once.
 public final class ImageFetcher: Sendable {
     /// The limits and timeouts of every fetch.
     public let configuration: FetchConfiguration
     private let http: HTTPDownloader
+    private let files: BlockingThreads
     /// Runs the ``FetchOperation``s of ``fetchContent(_:)`` (they mostly wait: no concurrency limit).
     private let queue = WorkQueue(name: "fetches")
 
-    /// Creates a fetcher with `configuration`.
+    /// Creates a fetcher with `configuration`, and starts its threads.
     public init(configuration: FetchConfiguration = FetchConfiguration()) {
         self.configuration = configuration
         self.http = HTTPDownloader(configuration: configuration)
+        self.files = BlockingThreads(count: 2, name: "shiftwork-files")
+    }
+
+    deinit {
+        files.stop()
     }
 
     /// Fetches an image from `source`: an `http://` or `https://` URL, a `file://` URL, or a local path
@@ -65,26 +75,36 @@ public final class ImageFetcher: Sendable {
         throw ImagingError.cancelledError
     }
 
-    /// One attempt at `source`, without retries: what ``FetchOperation`` runs each time.
+    /// One attempt at `source`, without retries: what ``FetchOperation`` runs each time. A download must
+    /// end by `deadline`.
     ///
     /// Throws `DownloadFailure` for a failed download (which says whether to retry), else `ImagingError`.
-    func attempt(_ source: String) async throws -> FetchedContent {
+    func attempt(_ source: String, deadline: ContinuousClock.Instant?) async throws -> FetchedContent {
         let data: [UInt8]
         switch try FetchSource(source) {
         case .http(let url):
-            data = try await http.download(url)
+            data = try await http.download(url, deadline: deadline)
         case .localFile(let path):
             guard configuration.allowLocalFiles else {
                 throw ImagingError(.download, "\(source): reading local files is not allowed here (start the worker with --allow-local-files, or serve the file over HTTP)")
             }
             if Task.isCancelled { throw ImagingError.cancelledError }
-            data = try LocalFileReader.read(path: path, maxBytes: configuration.maxBytes)
+            let maxBytes = configuration.maxBytes
+            do {
+                data = try await files.run { isCancelled in
+                    try LocalFileReader.read(path: path, maxBytes: maxBytes, isCancelled: isCancelled)
+                }
+            } catch is BlockingThreadsStopped {
+                throw ImagingError(.download, "\(source): the fetcher was shut down before the file was read")
+            }
         }
         return try FetchedContent(recognising: data, from: source)
     }
 
-    /// Shuts the HTTP client down. Call once, when the process no longer fetches.
-    public func shutdown() async throws {
-        try await http.shutdown()
+    /// Stops the fetcher's threads (a download still running fails) and waits for the transfer thread.
+    /// Call once, when the process no longer fetches.
+    public func shutdown() async {
+        files.stop()
+        await http.shutdown()
     }
 }

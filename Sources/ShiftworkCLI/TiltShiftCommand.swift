@@ -65,9 +65,9 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let fetched: EncodedImage
         do {
             fetched = try await fetcher.fetch(input)
-            try await fetcher.shutdown()
+            await fetcher.shutdown()
         } catch {
-            try? await fetcher.shutdown()
+            await fetcher.shutdown()
             throw error
         }
         let outputFormat = chosen.format ?? Self.format(ofPath: output) ?? fetched.format

@@ -19,7 +19,7 @@ final class FetcherTests: XCTestCase {
     }
 
     override func tearDown() async throws {
-        try await fetcher.shutdown()
+        await fetcher.shutdown()
         server.shutdown()
         files.remove()
     }
@@ -103,7 +103,7 @@ final class FetcherTests: XCTestCase {
         let url = server.url("/slow.jpg")
         let started = ContinuousClock.now
         let error = await expectError(url, kind: .download, using: noRetry)
-        try await noRetry.shutdown()
+        await noRetry.shutdown()
         XCTAssertTrue(error?.message.contains("read timeout") ?? false, "\(String(describing: error))")
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
     }
@@ -118,11 +118,13 @@ final class FetcherTests: XCTestCase {
         let limited = ImageFetcher(configuration: FetchConfiguration(maxBytes: 4096, retries: 0))
         server.serve(path: "/big.jpg", body: jpeg, contentType: "image/jpeg")
         // Without a Content-Length announcing the size: streamed, and stopped past the limit.
-        server.serveSlowly(path: "/big-stream.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 1000, interval: .milliseconds(5))
+        server.serveStreamed(path: "/big-stream.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 1000, interval: .milliseconds(5))
         let error = await expectError(server.url("/big.jpg"), kind: .limit, using: limited)
         XCTAssertTrue(error?.message.contains("FetchConfiguration.maxBytes") ?? false, "\(String(describing: error))")
-        _ = await expectError(server.url("/big-stream.jpg"), kind: .limit, using: limited)
-        try await limited.shutdown()
+        let streamed = await expectError(server.url("/big-stream.jpg"), kind: .limit, using: limited)
+        XCTAssertEqual(streamed?.message, server.url("/big-stream.jpg") + ": the body is larger than the limit of 0.004 MiB; "
+            + "raise it with --max-bytes or FetchConfiguration.maxBytes")
+        await limited.shutdown()
     }
 
     func testConnectionRefusedIsADownloadError() async throws {
@@ -138,7 +140,7 @@ final class FetcherTests: XCTestCase {
         let error = await expectError(path, kind: .download)
         XCTAssertTrue(error?.message.contains("not allowed") ?? false)
         let local = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true))
-        defer { Task { try? await local.shutdown() } }
+        defer { Task { await local.shutdown() } }
         let byPath = try await local.fetch(path)
         XCTAssertEqual(byPath.data, jpeg)
         let byURL = try await local.fetch("file://" + path)

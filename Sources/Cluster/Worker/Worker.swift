@@ -205,7 +205,7 @@ public actor Worker {
         }
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
-        try? await fetcher.shutdown()
+        await fetcher.shutdown()
     }
 
     private func handle(_ frames: [[UInt8]]) throws {
