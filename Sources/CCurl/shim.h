@@ -3,6 +3,7 @@
 /*
  * libcurl for Swift. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which
  * Swift cannot call; these typed wrappers fix the type of the third argument. Nothing else lives here.
+ * Needs libcurl 7.85 or later (CURLOPT_PROTOCOLS_STR); Debian 12 has 7.88.
  */
 #include <curl/curl.h>
 

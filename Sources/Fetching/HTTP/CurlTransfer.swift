@@ -103,9 +103,12 @@ final class CurlTransfer: @unchecked Sendable {
         case "retry-after":
             retryAfter = value
         case "content-length" where (200..<300).contains(status):
-            if let length = Int(value), length > request.maxBytes {
-                stop = .announcedTooLarge(length)
-                return 0
+            if let length = Int(value) {
+                guard length <= request.maxBytes else {
+                    stop = .announcedTooLarge(length)
+                    return 0
+                }
+                body.reserveCapacity(length)
             }
         default:
             break
