@@ -4,7 +4,8 @@ import PackageDescription
 /// Shiftwork: an operations engine and a ZeroMQ cluster that runs it.
 ///
 /// Layers (dependencies point down):
-///   ShiftworkCLI → Cluster → Imaging, Messaging, Wire → Operations, CZeroMQ, CShiftworkProto, CImageCodecs
+///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
+///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl)
 let package = Package(
     name: "Shiftwork",
     platforms: [.macOS(.v15)],
@@ -12,6 +13,7 @@ let package = Package(
         .executable(name: "shiftwork", targets: ["ShiftworkCLI"]),
         .library(name: "Operations", targets: ["Operations"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "Cluster", targets: ["Cluster"]),
         // The wire and journal codecs, for the fuzz targets in Fuzz/ (a package of their own).
         .library(name: "Wire", targets: ["Wire"]),
@@ -20,11 +22,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
     ],
     targets: [
         // MARK: System and generated C code
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
+        // libcurl (Debian's libcurl4-openssl-dev), with typed wrappers for its variadic calls.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "CShiftworkProto",
             path: "Sources/CShiftworkProto",
@@ -43,13 +46,7 @@ let package = Package(
         .target(name: "Messaging", dependencies: ["CZeroMQ"]),
         .target(
             name: "Imaging",
-            dependencies: [
-                "CImageCodecs",
-                "Operations",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["CImageCodecs", "Operations"],
             // The pixel kernels are optimised in debug builds too: unoptimised SIMD code filters at 0.2 MP/s
             // (a 36-megapixel image takes three minutes), which makes debug builds and their tests useless
             // for images of real size.
@@ -59,9 +56,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Fetching",
+            dependencies: ["Imaging", "Operations", "CCurl"]
+        ),
+        .target(
             name: "Cluster",
             dependencies: [
-                "Operations", "Wire", "Messaging", "Imaging",
+                "Operations", "Wire", "Messaging", "Imaging", "Fetching",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -73,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging", "Operations",
+                "Cluster", "Imaging", "Fetching", "Operations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -114,11 +115,11 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],

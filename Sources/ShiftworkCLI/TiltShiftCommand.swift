@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import Imaging
 import Operations
@@ -62,12 +63,12 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let chosen = try filter.encoding()
         let limits = try limitOptions.limits()
         let fetcher = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes))
-        let fetched: FetchedImage
+        let fetched: EncodedImage
         do {
             fetched = try await fetcher.fetch(input)
-            try await fetcher.shutdown()
+            await fetcher.shutdown()
         } catch {
-            try? await fetcher.shutdown()
+            await fetcher.shutdown()
             throw error
         }
         let outputFormat = chosen.format ?? Self.format(ofPath: output) ?? fetched.format

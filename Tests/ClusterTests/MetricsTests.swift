@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 @testable import Cluster
 import Foundation
 import ShiftworkTestSupport
@@ -15,7 +14,6 @@ final class MetricsTests: XCTestCase {
     func testTheCoordinatorExportsCountersAndGaugesInPrometheusTextFormat() async throws {
         let harness = try ClusterHarness()
         let server = try TestHTTPServer()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
                                                                   "--metrics-listen", "127.0.0.1:0"])
@@ -33,25 +31,22 @@ final class MetricsTests: XCTestCase {
             let (status, output) = try await harness.run(["submit"] + urls + ["--out", harness.scratch.path, "--coordinator", endpoint])
             XCTAssertEqual(status, 0, output)
 
-            let response = try await client.execute(HTTPClientRequest(url: metricsURL), timeout: .seconds(10))
-            XCTAssertEqual(response.status, .ok)
-            XCTAssertEqual(response.headers.first(name: "Content-Type"), "text/plain; version=0.0.4; charset=utf-8")
-            let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            let response = try await TestHTTPClient.get(metricsURL)
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.header("Content-Type"), "text/plain; version=0.0.4; charset=utf-8")
+            let body = response.text
             for line in ["shiftwork_workers 1", "shiftwork_worker_slots{worker=\"metered\"} 2",
                          "shiftwork_tasks_completed_total 4", "shiftwork_worker_tasks_completed_total{worker=\"metered\"} 4",
                          "shiftwork_batches_accepted_total 1", "shiftwork_tasks_queued 0", "# TYPE shiftwork_tasks_failed_total counter"] {
                 XCTAssertTrue(body.contains(line + "\n"), "missing '\(line)' in:\n\(body)")
             }
-            let missing = try await client.execute(HTTPClientRequest(url: metricsURL.replacingOccurrences(of: "/metrics", with: "/nope")),
-                                                   timeout: .seconds(10))
-            XCTAssertEqual(missing.status, .notFound)
+            let missing = try await TestHTTPClient.get(metricsURL.replacingOccurrences(of: "/metrics", with: "/nope"))
+            XCTAssertEqual(missing.status, 404)
         } catch {
-            try? await client.shutdown()
             server.shutdown()
             await harness.stopAll()
             throw error
         }
-        try await client.shutdown()
         server.shutdown()
         await harness.stopAll()
     }

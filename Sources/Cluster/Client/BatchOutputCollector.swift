@@ -1,4 +1,5 @@
 import Foundation
+import Fetching
 import Imaging
 import Operations
 import Wire

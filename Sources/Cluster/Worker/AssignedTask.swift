@@ -1,3 +1,4 @@
+import Fetching
 import Imaging
 import Operations
 import Wire
@@ -41,7 +42,7 @@ struct AssignedTask: Sendable {
                 name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
                 encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
                 computeThreads: computeThreads)
-            tiltShift.input = FetchedImage(data: injected.data, format: format)
+            tiltShift.input = EncodedImage(data: injected.data, format: format)
             operation = tiltShift
         case .noop:
             operation = NoOpOperation(name: assignment.taskID)

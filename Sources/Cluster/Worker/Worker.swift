@@ -1,3 +1,4 @@
+import Fetching
 import Foundation
 import Imaging
 import Logging
@@ -216,7 +217,7 @@ public actor Worker {
         }
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
-        try? await fetcher.shutdown()
+        await fetcher.shutdown()
         computeThreads.shutdown()
     }
 

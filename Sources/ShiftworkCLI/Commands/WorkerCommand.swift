@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cluster
+import Fetching
 import Foundation
 import Imaging
 import Messaging
@@ -28,6 +29,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var inputCacheMb: Int?
 
     @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var download: DownloadOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -38,7 +40,7 @@ struct WorkerCommand: AsyncParsableCommand {
             coordinator: coordinator.endpoint,
             slots: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
-            fetch: FetchConfiguration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
+            fetch: try download.configuration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
             limits: limits,
             socketOptions: try coordinator.socketOptions(),
             inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)

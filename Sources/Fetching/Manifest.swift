@@ -7,8 +7,6 @@ import Foundation
 /// path ending in `.jpg`, `.jpeg`, `.png` (an image) or `.txt`, `.list` (another manifest). Relative
 /// entries are resolved against the manifest's own URL or directory.
 public struct Manifest: Sendable, Equatable {
-    /// The media type of a manifest's normalized text (one absolute entry a line) on the wire.
-    public static let mediaType = "text/uri-list"
     /// A manifest may list at most this many entries.
     public static let maxEntries = 100_000
 
@@ -70,12 +68,4 @@ public struct Manifest: Sendable, Equatable {
         }
         return ((source as NSString).deletingLastPathComponent as NSString).appendingPathComponent(entry)
     }
-}
-
-/// What a source turned out to hold: an image, or a manifest of more sources.
-public enum FetchedContent: Sendable {
-    /// A JPEG or PNG image.
-    case image(FetchedImage)
-    /// A list of images (see ``Manifest``).
-    case manifest(Manifest)
 }

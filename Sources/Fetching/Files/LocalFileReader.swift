@@ -5,11 +5,14 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Imaging
 
-/// Reads local files with a size limit, with errors that name the file and the cause.
+/// Reads local files with a size limit, with errors that name the file and the cause. Blocking: the
+/// fetcher calls it on its own threads (``ComputeThreads``), never on Swift's cooperative pool.
 enum LocalFileReader {
-    /// Reads the whole file at `path`, refusing files larger than `maxBytes` before reading them.
-    static func read(path: String, maxBytes: Int) throws -> [UInt8] {
+    /// Reads the whole file at `path`, refusing files larger than `maxBytes` before reading them, and
+    /// stopping between chunks once `isCancelled` says so.
+    static func read(path: String, maxBytes: Int, isCancelled: () -> Bool = { false }) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             throw ImagingError(.download, "\(path): \(errnoMessage(errno))")
@@ -33,6 +36,7 @@ enum LocalFileReader {
         bytes.reserveCapacity(size)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
+            if isCancelled() { throw ImagingError.cancelledError }
             let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -1,23 +1,27 @@
 import Foundation
 import XCTest
+import Imaging
 import ShiftworkTestSupport
-@testable import Imaging
+@testable import Fetching
 
 final class FetcherTests: XCTestCase {
     private var server: TestHTTPServer!
     private var fetcher: ImageFetcher!
+    private var files: TestFiles!
     private var jpeg: [UInt8] = []
 
     override func setUp() async throws {
         server = try TestHTTPServer()
-        jpeg = try TestImages.fixture("photo.jpg")
+        files = try TestFiles()
+        jpeg = files.jpeg
         fetcher = ImageFetcher(configuration: FetchConfiguration(
             readTimeout: .milliseconds(500), maxRedirects: 3, retries: 2, retryDelay: .milliseconds(20)))
     }
 
     override func tearDown() async throws {
-        try await fetcher.shutdown()
+        await fetcher.shutdown()
         server.shutdown()
+        files.remove()
     }
 
     private func expectError(_ source: String, kind: ImagingError.Kind, file: StaticString = #filePath, line: UInt = #line,
@@ -43,7 +47,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testFormatComesFromTheBytesNotTheName() async throws {
-        let png = try TestImages.fixture("photo.png")
+        let png = files.png
         server.serve(path: "/misnamed.jpg", body: png, contentType: "image/jpeg")
         let fetched = try await fetcher.fetch(server.url("/misnamed.jpg"))
         XCTAssertEqual(fetched.format, .png)
@@ -57,7 +61,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testHTMLServedAsAnImageIsRejected() async throws {
-        server.serve(path: "/page.jpg", body: try TestImages.fixture("not-an-image.html"), contentType: "image/jpeg")
+        server.serve(path: "/page.jpg", body: files.html, contentType: "image/jpeg")
         let url = server.url("/page.jpg")
         let error = await expectError(url, kind: .decode)
         XCTAssertEqual(error?.message, "\(url): not a JPEG or PNG image (starts with '<!DO')")
@@ -99,7 +103,7 @@ final class FetcherTests: XCTestCase {
         let url = server.url("/slow.jpg")
         let started = ContinuousClock.now
         let error = await expectError(url, kind: .download, using: noRetry)
-        try await noRetry.shutdown()
+        await noRetry.shutdown()
         XCTAssertTrue(error?.message.contains("read timeout") ?? false, "\(String(describing: error))")
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
     }
@@ -114,11 +118,13 @@ final class FetcherTests: XCTestCase {
         let limited = ImageFetcher(configuration: FetchConfiguration(maxBytes: 4096, retries: 0))
         server.serve(path: "/big.jpg", body: jpeg, contentType: "image/jpeg")
         // Without a Content-Length announcing the size: streamed, and stopped past the limit.
-        server.serveSlowly(path: "/big-stream.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 1000, interval: .milliseconds(5))
+        server.serveStreamed(path: "/big-stream.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 1000, interval: .milliseconds(5))
         let error = await expectError(server.url("/big.jpg"), kind: .limit, using: limited)
         XCTAssertTrue(error?.message.contains("FetchConfiguration.maxBytes") ?? false, "\(String(describing: error))")
-        _ = await expectError(server.url("/big-stream.jpg"), kind: .limit, using: limited)
-        try await limited.shutdown()
+        let streamed = await expectError(server.url("/big-stream.jpg"), kind: .limit, using: limited)
+        XCTAssertEqual(streamed?.message, server.url("/big-stream.jpg") + ": the body is larger than the limit of 0.004 MiB; "
+            + "raise it with --max-bytes or FetchConfiguration.maxBytes")
+        await limited.shutdown()
     }
 
     func testConnectionRefusedIsADownloadError() async throws {
@@ -130,11 +136,11 @@ final class FetcherTests: XCTestCase {
     }
 
     func testLocalFilesOnlyWhenAllowed() async throws {
-        let path = try TestImages.fixturePath("photo.jpg")
+        let path = files.path("photo.jpg")
         let error = await expectError(path, kind: .download)
         XCTAssertTrue(error?.message.contains("not allowed") ?? false)
         let local = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true))
-        defer { Task { try? await local.shutdown() } }
+        defer { Task { await local.shutdown() } }
         let byPath = try await local.fetch(path)
         XCTAssertEqual(byPath.data, jpeg)
         let byURL = try await local.fetch("file://" + path)
@@ -174,7 +180,7 @@ final class FetcherTests: XCTestCase {
     }
 
     func testServesADirectory() async throws {
-        server.serveDirectory(try TestImages.fixturesURL.path, at: "/files/")
+        server.serveDirectory(files.directory.path, at: "/files/")
         let fetched = try await fetcher.fetch(server.url("/files/photo.png"))
         XCTAssertEqual(fetched.format, .png)
         _ = await expectError(server.url("/files/../Package.swift"), kind: .download)

@@ -1,4 +1,5 @@
-import Imaging
+import Fetching
+import Foundation
 import XCTest
 
 /// What counts as a manifest, and how its entries are resolved.
@@ -52,7 +53,7 @@ final class ManifestTests: XCTestCase {
         var configuration = FetchConfiguration()
         configuration.allowLocalFiles = true
         let fetcher = ImageFetcher(configuration: configuration)
-        defer { Task { try? await fetcher.shutdown() } }
+        defer { Task { await fetcher.shutdown() } }
         guard case .manifest(let manifest) = try await fetcher.fetchContent(list.path) else {
             return XCTFail("list.txt is a manifest")
         }
