@@ -147,6 +147,7 @@ extension Coordinator {
         if let summary = end.batchFinished {
             batch.close()
             operations[batch.batchID] = nil
+            AllocatorTrim.request()  // its operations are let go as the group ends
             logger.info("batch finished", metadata: [
                 "batch": "\(batch.batchID)", "succeeded": "\(summary.succeeded)", "failed": "\(summary.failed)",
                 "cancelled": "\(summary.cancelled)",
@@ -178,8 +179,15 @@ extension Coordinator {
         return added
     }
 
+    /// Retires the finished batches kept longer than the retention allows (`--keep-finished-for`); the
+    /// coordinator's timer calls it.
+    func retireExpiredBatches(now: ContinuousClock.Instant) {
+        forget(registry.retireExpired(now: now))
+    }
+
     /// Forgets batches the registry retired, in the journal too.
     private func forget(_ retired: [String]) {
+        if !retired.isEmpty { AllocatorTrim.request() }
         for batchID in retired {
             operations[batchID] = nil
             do {
