@@ -146,8 +146,8 @@ final class BatchRetentionTests: XCTestCase {
             var events = await client.submit(SubmitBatch(
                 requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)).makeAsyncIterator()
             guard case .accepted(let batchID, _)? = try await events.next() else { return XCTFail("not accepted") }
-            try await waitUntil("its tasks reach the dispatcher") { await coordinator.dispatcher.queuedTaskCount > 0 }
-            weak var operation = await coordinator.operations[batchID]
+            try await waitUntil("its tasks reach the dispatcher") { await Self.leftovers(of: coordinator, batchID).dispatched > 0 }
+            weak var operation = await Self.operation(of: coordinator, batchID)
             XCTAssertNotNil(operation)
 
             let accepted = try await client.cancel(batchID: batchID)
@@ -157,18 +157,13 @@ final class BatchRetentionTests: XCTestCase {
             XCTAssertEqual(summary?.cancelled, UInt32(items))
 
             try await waitUntil("the batch's operations are deallocated") { operation == nil }
-            let registry = await coordinator.registry
-            XCTAssertTrue(registry.batches.isEmpty, "retired: no items, outcomes or audience kept")
-            XCTAssertEqual(registry.retiredBatches[batchID]?.summary, summary)
-            let operations = await coordinator.operations
-            XCTAssertTrue(operations.isEmpty)
-            let dispatcher = await coordinator.dispatcher
-            XCTAssertTrue(dispatcher.entries.isEmpty, "no task of the batch is held")
-            XCTAssertEqual(dispatcher.queuedTaskCount, 0)
-            let waiters = await coordinator.waiters
-            XCTAssertTrue(waiters.isEmpty, "no remote operation waits")
-            let waiting = await coordinator.waitingTasks
-            XCTAssertEqual(waiting, 0)
+            let left = await Self.leftovers(of: coordinator, batchID)
+            XCTAssertEqual(left.batches, 0, "retired: no items, outcomes or audience kept")
+            XCTAssertEqual(left.retiredSummary, summary)
+            XCTAssertEqual(left.operations, 0)
+            XCTAssertEqual(left.tasks, 0, "no task of the batch is held by the dispatcher")
+            XCTAssertEqual(left.queued, 0)
+            XCTAssertEqual(left.waiters, 0, "no remote operation waits")
             do {
                 _ = try await client.status(batchID: batchID)
                 XCTFail("the status of a retired batch is refused")
@@ -184,6 +179,24 @@ final class BatchRetentionTests: XCTestCase {
         await client.close()
         await coordinator.stop()
         await context.terminate()
+    }
+
+    /// What a coordinator holds, read on its actor.
+    private struct Leftovers: Sendable {
+        /// Tasks in the dispatcher's queue; `queued` adds those not dispatched yet.
+        var batches = 0, operations = 0, tasks = 0, dispatched = 0, queued = 0, waiters = 0
+        var retiredSummary: BatchFinished?
+    }
+
+    private static func leftovers(of coordinator: isolated Coordinator, _ batchID: String) -> Leftovers {
+        Leftovers(batches: coordinator.registry.batches.count, operations: coordinator.operations.count,
+                  tasks: coordinator.dispatcher.entries.count, dispatched: coordinator.dispatcher.queuedTaskCount,
+                  queued: coordinator.queuedTaskCount,
+                  waiters: coordinator.waiters.count, retiredSummary: coordinator.registry.retiredBatches[batchID]?.summary)
+    }
+
+    private static func operation(of coordinator: isolated Coordinator, _ batchID: String) -> BatchOperation? {
+        coordinator.operations[batchID]
     }
 
     /// Polls `condition` (every 20 ms, for at most 30 s: a bound on a hang, not a measure of speed).

@@ -24,10 +24,10 @@ enum AllocatorTrim {
 
     /// Asks for a trim within about a second.
     static func request() {
-        guard let trim, !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard Self.trim != nil, !Self.scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) {
-            scheduled.store(false, ordering: .releasing)
-            _ = trim(0)
+            Self.scheduled.store(false, ordering: .releasing)
+            _ = Self.trim?(0)
         }
     }
 }
