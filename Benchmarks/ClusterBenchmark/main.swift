@@ -244,7 +244,7 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
         let rss = try residentBytes(pid: pid)
         peak = max(peak, rss)
         print("soak \(label) t=\(format(seconds(clock.now - start), 1)) s rss=\(rss >> 20) MiB")
-        fflush(stdout)
+        fflush(nil)
     }
     print("soak: \(batches) \(cancel ? "cancelled " : "")batches of \(batchSize) no-op items, one after another")
     try report("batches=0")

@@ -147,7 +147,7 @@ final class BatchRetentionTests: XCTestCase {
                 requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)).makeAsyncIterator()
             guard case .accepted(let batchID, _)? = try await events.next() else { return XCTFail("not accepted") }
             try await waitUntil("its tasks reach the dispatcher") { await Self.leftovers(of: coordinator, batchID).dispatched > 0 }
-            weak var operation = await Self.operation(of: coordinator, batchID)
+            weak let operation = await Self.operation(of: coordinator, batchID)
             XCTAssertNotNil(operation)
 
             let accepted = try await client.cancel(batchID: batchID)

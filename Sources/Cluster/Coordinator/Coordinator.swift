@@ -270,7 +270,7 @@ public actor Coordinator {
         let interval = configuration.heartbeatInterval
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            retireExpiredBatches(now: .now)
+            releaseFinishedBatches(now: .now)
             let (dead, poisoned, out) = dispatcher.expireWorkers(now: .now)
             for result in poisoned { deliver(result) }
             for worker in dead {
