@@ -19,7 +19,7 @@ struct RetiredBatch: Equatable {
                 + "SHIFTWORK_KEEP_FINISHED_FOR)"
         }
         return "batch \(summary.batchID) finished and was retired \(BatchRetention.describe(now - retiredAt)) ago: \(policy). "
-            + "It had \(itemCount) items: \(summary.succeeded) succeeded, \(summary.failed) failed, \(summary.cancelled) "
+            + "It had \(itemCount) item\(itemCount == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed, \(summary.cancelled) "
             + "cancelled; its items and results are no longer kept. Start the coordinator with a larger retention to keep them longer."
     }
 }
