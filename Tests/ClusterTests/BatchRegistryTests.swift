@@ -179,16 +179,17 @@ final class BatchRegistryTests: XCTestCase {
         XCTAssertEqual(registry.catchUp(&progress).added, [added])
     }
 
-    func testOnlyTheLastHundredFinishedBatchesAreKept() {
+    func testOnlyTheLastHundredFinishedBatchesAreKeptByDefault() {
         var registry = makeRegistry()
+        XCTAssertEqual(registry.retention.maxFinishedBatches, 100)
         var retired: [String] = []
-        for index in 0..<(BatchRegistry.finishedBatchesKept + 2) {
+        for index in 0..<(registry.retention.maxFinishedBatches + 2) {
             accept(&registry, "b-\(index)", submit(1))
             retired += registry.finish(item: 0, of: "b-\(index)", outcome: done)?.retired ?? []
         }
         XCTAssertEqual(retired, ["b-0", "b-1"])
         XCTAssertNil(registry.batches["b-0"])
-        XCTAssertEqual(registry.batches.count, BatchRegistry.finishedBatchesKept)
+        XCTAssertEqual(registry.batches.count, registry.retention.maxFinishedBatches)
     }
 
     func testARestoredBatchKeepsItsRecordedOutcomesAndPlansTasksOnlyForTheRest() throws {

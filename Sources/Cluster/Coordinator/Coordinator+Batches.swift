@@ -153,6 +153,7 @@ extension Coordinator {
         if let summary = end.batchFinished {
             batch.close()
             operations[batch.batchID] = nil
+            AllocatorTrim.request()  // its operations are let go as its group ends
             logger.info("batch finished", metadata: [
                 "batch": "\(batch.batchID)", "succeeded": "\(summary.succeeded)", "failed": "\(summary.failed)",
                 "cancelled": "\(summary.cancelled)",
@@ -184,8 +185,17 @@ extension Coordinator {
         return added
     }
 
+    /// Retires the finished batches kept longer than the retention allows (`--keep-finished-for`), and
+    /// gives the memory of the batches let go back to the system (`AllocatorTrim`); the coordinator's
+    /// timer calls it.
+    func releaseFinishedBatches(now: ContinuousClock.Instant) {
+        forget(registry.retireExpired(now: now))
+        AllocatorTrim.trimIfRequested(idle: registry.runningBatchCount == 0, now: now)
+    }
+
     /// Forgets batches the registry retired, in the journal too.
     private func forget(_ retired: [String]) {
+        if !retired.isEmpty { AllocatorTrim.request() }
         for batchID in retired {
             operations[batchID] = nil
             do {

@@ -69,7 +69,7 @@ public actor Coordinator {
         self.registry = BatchRegistry(
             limits: BatchRegistry.Limits(maxBatchItems: configuration.maxBatchItems,
                                          maxPendingItemsPerClient: configuration.maxPendingItemsPerClient),
-            keepsResults: configuration.dataDirectory != nil)
+            keepsResults: configuration.dataDirectory != nil, retention: configuration.retention)
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -209,7 +209,7 @@ public actor Coordinator {
         case .submitBatch(let submit):
             accept(submit, from: peer)
         case .statusRequest(let request):
-            send([Outbound(peer: peer, message: .statusReply(StatusReport(coordinator: self, now: now).reply(to: request)))])
+            send([Outbound(peer: peer, message: StatusReport(coordinator: self, now: now).answer(to: request))])
         case .cancelBatch(let request):
             cancel(request, from: peer)
         case .fetchResults(let request):
@@ -275,6 +275,7 @@ public actor Coordinator {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
+            releaseFinishedBatches(now: .now)
             let (dead, poisoned, out) = dispatcher.expireWorkers(now: .now)
             for result in poisoned { deliver(result) }
             for worker in dead {

@@ -23,6 +23,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxPendingItemsPerClient: Int
     /// CurveZMQ: the coordinator's keys and the allow-list (`nil`: no authentication, no encryption).
     public var authentication: CoordinatorAuthentication?
+    /// How many finished batches are kept for status and `results`, and for how long.
+    public var retention: BatchRetention
 
     /// Creates a configuration listening on `listen`.
     public init(
@@ -34,8 +36,10 @@ public struct CoordinatorConfiguration: Sendable {
         dataDirectory: URL? = nil,
         maxBatchItems: Int = ClusterDefaults.maxBatchItems,
         maxPendingItemsPerClient: Int = ClusterDefaults.maxPendingItemsPerClient,
-        authentication: CoordinatorAuthentication? = nil
+        authentication: CoordinatorAuthentication? = nil,
+        retention: BatchRetention = BatchRetention()
     ) {
+        self.retention = retention
         self.authentication = authentication
         self.listen = listen
         self.heartbeatInterval = heartbeatInterval

@@ -26,6 +26,16 @@ struct StatusReport {
         self.now = now
     }
 
+    /// The answer to `request`: its `StatusReply`, or, when it names a batch that was retired, a
+    /// `Refusal` (`UNKNOWN_BATCH`) that says when and by which retention rule.
+    func answer(to request: StatusRequest) -> Message {
+        if !request.batchID.isEmpty, registry.batches[request.batchID] == nil,
+           registry.retiredBatches[request.batchID] != nil {
+            return .refusal(registry.unknownBatch(request.batchID, requestID: request.requestID, now: now, otherwise: ""))
+        }
+        return .statusReply(reply(to: request))
+    }
+
     /// The reply to `request`: every batch without items, or the batch it names with its items (none
     /// when the coordinator does not know it).
     func reply(to request: StatusRequest) -> StatusReply {

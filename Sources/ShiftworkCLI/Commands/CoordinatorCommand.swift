@@ -30,6 +30,24 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "A client with this many unfinished items has further batches refused (env SHIFTWORK_MAX_PENDING_ITEMS_PER_CLIENT; default \(ClusterDefaults.maxPendingItemsPerClient)).")
     var maxPendingItemsPerClient: Int?
 
+    @Option(help: "How many finished batches are kept for `status` and `results`; the oldest is retired first (env SHIFTWORK_KEEP_FINISHED_BATCHES; default \(ClusterDefaults.keepFinishedBatches)).")
+    var keepFinishedBatches: Int?
+
+    @Option(help: "Seconds a finished batch is kept for `status` and `results` before it is retired (env SHIFTWORK_KEEP_FINISHED_FOR; default \(ClusterDefaults.keepFinishedFor.components.seconds)).")
+    var keepFinishedFor: Int?
+
+    /// The retention of finished batches, from `--keep-finished-batches` and `--keep-finished-for`.
+    func retention() throws -> BatchRetention {
+        let count = try Environment.resolve(keepFinishedBatches, "KEEP_FINISHED_BATCHES", default: ClusterDefaults.keepFinishedBatches)
+        let seconds = try Environment.resolve(keepFinishedFor, "KEEP_FINISHED_FOR",
+                                              default: Int(ClusterDefaults.keepFinishedFor.components.seconds))
+        guard count >= 0, seconds >= 0 else {
+            throw CommandError("--keep-finished-batches and --keep-finished-for must not be negative (got \(count) and \(seconds)); "
+                + "0 retires a batch as soon as it finished")
+        }
+        return BatchRetention(maxFinishedBatches: count, maxFinishedAge: .seconds(seconds))
+    }
+
     @Option(help: "The largest message accepted from a peer, in MiB; larger ones are dropped and the peer disconnected (env SHIFTWORK_MAX_MESSAGE_MB; default \(SocketOptions().maxMessageSize >> 20)).")
     var maxMessageMb: Int?
 
@@ -133,7 +151,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxBatchItems: try Environment.resolve(maxBatchItems, "MAX_BATCH_ITEMS", default: ClusterDefaults.maxBatchItems),
                 maxPendingItemsPerClient: try Environment.resolve(
                     maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT", default: ClusterDefaults.maxPendingItemsPerClient),
-                authentication: authentication),
+                authentication: authentication, retention: try retention()),
             context: context, logger: logger)
         let bound: String?
         do {

@@ -13,8 +13,9 @@ import Wire
 ///   whoever attached with `FetchResults` and has caught up. `BatchFinished` follows the last item.
 /// - A cancel marks the unfinished items it names cancelling, answers `CancelAccepted` with how many
 ///   they are, and names their tasks for the coordinator to withdraw; they finish when their operations end.
-/// - The last `finishedBatchesKept` finished batches are kept for status and `FetchResults`; older ones
-///   are forgotten (retired).
+/// - A finished batch is kept for status and `FetchResults` as its `BatchRetention` says (how many
+///   finished batches, for how long); then it is retired: its items and outcomes are let go, and only a
+///   `RetiredBatch` stays, so that status, `FetchResults` and cancels naming it are refused with why.
 struct BatchRegistry {
     /// Limits on what one submission and one client may ask.
     struct Limits {
@@ -43,7 +44,7 @@ struct BatchRegistry {
         var out: [Outbound]
         /// The batch is complete: close its group of operations.
         var batchFinished: BatchFinished?
-        /// Batches forgotten now: drop their operations and journal their retirement.
+        /// Batches retired now: journal their retirement (their results are deleted).
         var retired: [String] = []
     }
 
@@ -59,9 +60,9 @@ struct BatchRegistry {
         var summary: BatchFinished
     }
 
-    static let finishedBatchesKept = 100
-
     let limits: Limits
+    /// How many finished batches are kept, and for how long.
+    let retention: BatchRetention
     /// Finished outputs are kept (in the results directory) and can be sent again: the coordinator has a journal.
     let keepsResults: Bool
     private(set) var batches: [String: RegisteredBatch] = [:]
@@ -71,15 +72,20 @@ struct BatchRegistry {
     private var replaying: [String: Set<PeerIdentity>] = [:]
     /// Unfinished items per client, for `maxPendingItemsPerClient`.
     private var pendingItems: [PeerIdentity: Int] = [:]
-    /// Finished batches, oldest first.
-    private var finishedBatches: [String] = []
+    /// Finished batches still kept, oldest first, with when they finished.
+    private var finishedBatches: [(batchID: String, finishedAt: ContinuousClock.Instant)] = []
+    /// What is remembered of retired batches (at most `BatchRetention.retiredBatchesRemembered`), and
+    /// their order, oldest first.
+    private(set) var retiredBatches: [String: RetiredBatch] = [:]
+    private var retiredOrder: [String] = []
     private(set) var batchesAccepted: UInt64 = 0
     /// The next task key to hand out (`TaskAssignment.taskKey`): unique for this coordinator, never 0.
     private var nextTaskKey: TaskKey = 1
 
-    init(limits: Limits, keepsResults: Bool) {
+    init(limits: Limits, keepsResults: Bool, retention: BatchRetention = BatchRetention()) {
         self.limits = limits
         self.keepsResults = keepsResults
+        self.retention = retention
     }
 
     /// Batches with unfinished items.
@@ -137,9 +143,9 @@ struct BatchRegistry {
     }
 
     /// Registers a planned batch. With `requestID` (a submission, not a restart), the client is told it
-    /// is accepted. Returns the answer, and the batches forgotten if it is complete already (restored).
-    mutating func register(_ batch: RegisteredBatch, answering requestID: String?,
-                           coordinatorID: String) -> (out: [Outbound], retired: [String]) {
+    /// is accepted. Returns the answer, and the batches retired if it is complete already (restored).
+    mutating func register(_ batch: RegisteredBatch, answering requestID: String?, coordinatorID: String,
+                           now: ContinuousClock.Instant = .now) -> (out: [Outbound], retired: [String]) {
         batches[batch.batchID] = batch
         pendingItems[batch.client, default: 0] += batch.unfinishedCount
         var out: [Outbound] = []
@@ -149,7 +155,7 @@ struct BatchRegistry {
                 requestID: requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
                 coordinatorID: coordinatorID))))
         }
-        return (out, batch.isComplete ? retire(batch.batchID) : [])
+        return (out, batch.isComplete ? keepFinished(batch.batchID, now: now) : [])
     }
 
     private mutating func takeTaskKeys(_ count: Int) -> TaskKey {
@@ -206,7 +212,8 @@ struct BatchRegistry {
 
     /// An item's operations ended with `outcome`; a manifest item's `added` items are announced first.
     /// Returns `nil` when the item had finished already or is unknown.
-    mutating func finish(item index: Int, of batchID: String, outcome: TaskOutcome, added: ItemsAdded? = nil) -> ItemEnd? {
+    mutating func finish(item index: Int, of batchID: String, outcome: TaskOutcome, added: ItemsAdded? = nil,
+                         now: ContinuousClock.Instant = .now) -> ItemEnd? {
         guard batches[batchID]?.finish(index, outcome: outcome, keepingOutput: keepsResults) == true,
               let batch = batches[batchID]
         else { return nil }
@@ -219,7 +226,6 @@ struct BatchRegistry {
         if batch.isComplete {
             end.batchFinished = batch.summary
             messages.append(.batchFinished(batch.summary))
-            end.retired = retire(batchID)
         }
         end.out = audience(of: batch).flatMap { peer in
             messages.map { message in
@@ -228,6 +234,7 @@ struct BatchRegistry {
                 return outbound
             }
         }
+        if batch.isComplete { end.retired = keepFinished(batchID, now: now) }  // after its audience was told
         return end
     }
 
@@ -248,29 +255,63 @@ struct BatchRegistry {
         return peers
     }
 
-    /// Keeps a finished batch for status until newer ones push it out; returns the batches forgotten.
-    private mutating func retire(_ batchID: String) -> [String] {
-        finishedBatches.append(batchID)
-        var retired: [String] = []
-        while finishedBatches.count > Self.finishedBatchesKept {
+    // MARK: Retention
+
+    /// Keeps a batch that just finished, as the retention allows (only what status and `FetchResults`
+    /// need); returns the batches retired now.
+    private mutating func keepFinished(_ batchID: String, now: ContinuousClock.Instant) -> [String] {
+        batches[batchID]?.releaseRunningState()
+        finishedBatches.append((batchID, now))
+        var retired = retireExpired(now: now)
+        while finishedBatches.count > retention.maxFinishedBatches {
             let oldest = finishedBatches.removeFirst()
-            batches[oldest] = nil
-            subscribers[oldest] = nil
-            retired.append(oldest)
+            retire(oldest.batchID, by: .count(retention.maxFinishedBatches), now: now)
+            retired.append(oldest.batchID)
         }
         return retired
+    }
+
+    /// Retires the finished batches older than the retention's age; returns them. The coordinator calls
+    /// it from its timer; finishing a batch does too.
+    mutating func retireExpired(now: ContinuousClock.Instant) -> [String] {
+        var retired: [String] = []
+        while let oldest = finishedBatches.first, now - oldest.finishedAt >= retention.maxFinishedAge {
+            finishedBatches.removeFirst()
+            retire(oldest.batchID, by: .age(retention.maxFinishedAge), now: now)
+            retired.append(oldest.batchID)
+        }
+        return retired
+    }
+
+    /// Lets a finished batch go, and remembers what became of it.
+    private mutating func retire(_ batchID: String, by rule: BatchRetention.Rule, now: ContinuousClock.Instant) {
+        guard let batch = batches.removeValue(forKey: batchID) else { return }
+        subscribers[batchID] = nil
+        retiredBatches[batchID] = RetiredBatch(summary: batch.summary, itemCount: batch.items.count, rule: rule, retiredAt: now)
+        retiredOrder.append(batchID)
+        if retiredOrder.count > BatchRetention.retiredBatchesRemembered {
+            retiredBatches[retiredOrder.removeFirst()] = nil
+        }
+    }
+
+    /// The refusal of a request (`requestID`) naming `batchID`, which this coordinator does not hold:
+    /// why (it was retired, and by which rule), or that it never knew it.
+    func unknownBatch(_ batchID: String, requestID: String, now: ContinuousClock.Instant,
+                      otherwise reason: String) -> Refusal {
+        Refusal(requestID: requestID, code: .unknownBatch,
+                reason: retiredBatches[batchID]?.refusalReason(now: now) ?? reason)
     }
 
     // MARK: Cancelling
 
     /// A client (or, with `peer` `nil`, the journal being replayed) cancels a batch or some of its items.
-    mutating func cancel(_ request: CancelBatch, from peer: PeerIdentity?) -> Cancellation {
+    mutating func cancel(_ request: CancelBatch, from peer: PeerIdentity?, now: ContinuousClock.Instant = .now) -> Cancellation {
         var result = Cancellation()
         guard var batch = batches[request.batchID] else {
             if let peer {
-                result.out = [Outbound(peer: peer, message: .refusal(Refusal(
-                    requestID: request.requestID, code: .unknownBatch, reason:
-                        "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows")))]
+                result.out = [Outbound(peer: peer, message: .refusal(unknownBatch(
+                    request.batchID, requestID: request.requestID, now: now,
+                    otherwise: "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows")))]
             }
             return result
         }
@@ -295,13 +336,16 @@ struct BatchRegistry {
     /// A client (re-)attaches to a batch (`FetchResults`): it is told the batch's size and, once it has
     /// been sent every finished item (`catchUp`), joins the batch's audience. Returns the answer, and the
     /// catch-up to run (`nil`: refused, or already catching up).
-    mutating func attach(_ request: FetchResults, from peer: PeerIdentity, coordinatorID: String) -> ([Outbound], CatchUp?) {
+    mutating func attach(_ request: FetchResults, from peer: PeerIdentity, coordinatorID: String,
+                         now: ContinuousClock.Instant = .now) -> ([Outbound], CatchUp?) {
         func refuse(_ code: RefusalCode, _ reason: String) -> ([Outbound], CatchUp?) {
             ([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, code: code, reason: reason)))], nil)
         }
         guard let batch = batches[request.batchID] else {
-            return refuse(.unknownBatch, "no batch \(request.batchID): it is unknown to this coordinator (finished long "
-                + "ago, or accepted by a coordinator that ran without --data-dir). `shiftwork status` lists the batches it knows.")
+            let refusal = unknownBatch(request.batchID, requestID: request.requestID, now: now, otherwise:
+                "no batch \(request.batchID): it is unknown to this coordinator (finished long ago, or accepted by a "
+                + "coordinator that ran without --data-dir). `shiftwork status` lists the batches it knows.")
+            return ([Outbound(peer: peer, message: .refusal(refusal))], nil)
         }
         guard keepsResults else {
             return refuse(.noStoredResults, "this coordinator keeps no results to send again: start it with --data-dir DIR "

@@ -100,6 +100,12 @@ struct RegisteredBatch {
         items.removeLast(count)
     }
 
+    /// Lets go of what only a running batch needs (the output names in use, for manifests that add
+    /// items), once it has finished: a finished batch keeps only what status and `FetchResults` read.
+    mutating func releaseRunningState() {
+        naming = nil
+    }
+
     // MARK: Finishing
 
     /// Marks an unfinished item cancelling; `false` when it had finished or was cancelling already.

@@ -3,7 +3,8 @@
 struct PriorityTaskQueue {
     private var levels: [Int: Level] = [:]
     private var priorities: [Int] = []  // descending
-    private var removed: Set<TaskKey> = []
+    /// Removed IDs not popped yet (skipped when they are).
+    private(set) var removed: Set<TaskKey> = []
     private(set) var count = 0
 
     private struct Level {
@@ -41,10 +42,12 @@ struct PriorityTaskQueue {
         count += 1
     }
 
-    /// Removes `id` wherever it is (lazily).
+    /// Removes `id` wherever it is (lazily; once nothing is left, the removed IDs are let go at once,
+    /// so that tasks cancelled while no worker pops them do not pile up).
     mutating func remove(_ id: TaskKey) {
         removed.insert(id)
         count -= 1
+        if count == 0 { removeAll() }
     }
 
     /// The next ID to dispatch.
@@ -53,10 +56,18 @@ struct PriorityTaskQueue {
             while let id = levels[priority]?.pop() {
                 if removed.remove(id) != nil { continue }
                 count -= 1
+                if count == 0 { removeAll() }
                 return id
             }
         }
         return nil
+    }
+
+    /// Empties the queue, with the IDs it skips lazily.
+    private mutating func removeAll() {
+        levels = [:]
+        priorities = []
+        removed = []
     }
 
     private mutating func ensureLevel(_ priority: Int) {
