@@ -9,12 +9,17 @@ extension Coordinator: Service {
     /// coordinator restarted on the same data directory carries on with them.
     public func run() async throws {
         if channel == nil { try await start() }
+        let how: String
         do {
             try await gracefulShutdown()
-            logger.info("shutting down: leaving unfinished batches for the next start")
+            how = "gracefully"
         } catch {
-            logger.info("shutting down now (cancelled)")
+            how = "at once (cancelled)"
         }
+        logger.info("coordinator stopping", metadata: [
+            "shutdown": "\(how)",
+            "unfinished_batches": "\(configuration.dataDirectory == nil ? "lost (no data directory)" : "kept for the next start on the data directory")",
+        ])
         await stop()
     }
 }
