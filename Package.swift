@@ -6,6 +6,8 @@ import PackageDescription
 /// Layers (dependencies point down):
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
 ///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl)
+/// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
+/// swift-prometheus registry.
 let package = Package(
     name: "Shiftwork",
     platforms: [.macOS(.v15)],
@@ -22,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: System and generated C code
@@ -67,6 +72,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 
@@ -74,9 +82,11 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging", "Fetching", "Operations",
+                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -120,6 +130,8 @@ let package = Package(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ],

@@ -283,8 +283,7 @@ func format(_ value: Double, _ digits: Int) -> String {
 }
 
 let arguments = Arguments(CommandLine.arguments)
-let context = try MessagingContext()
-let client = try await ClusterClient(endpoint: arguments.coordinator, context: context, responseTimeout: .seconds(120))
+let client = try await ClusterClient(endpoint: arguments.coordinator, responseTimeout: .seconds(120))
 do {
     if arguments.expectWorkers > 0 {
         // Wait (at most 30 s) until the workers have registered.
@@ -331,4 +330,3 @@ do {
     exit(1)
 }
 await client.close()
-await context.terminate()

@@ -87,6 +87,8 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
 public actor ClusterClient {
     private let endpoint: String
     private let channel: SocketChannel
+    /// The client's own ZeroMQ context, ended by `close()`; `nil` when the caller's.
+    private let ownedContext: MessagingContext?
     private let responseTimeout: Duration
     private let maxMessageSize: Int64
     private var reader: Task<Void, Never>?
@@ -117,12 +119,38 @@ public actor ClusterClient {
     /// coordinator that went away instead of waiting for results forever.
     private let livenessInterval: Duration
 
-    /// Connects to the coordinator at `endpoint`. ZeroMQ connects lazily: an absent coordinator shows as
-    /// `ClusterClientError.noAnswer` on the first request, after `responseTimeout`.
+    /// Connects to the coordinator at `endpoint`, with a ZeroMQ context of its own that `close()` ends.
+    /// ZeroMQ connects lazily: an absent coordinator shows as `ClusterClientError.noAnswer` on the first
+    /// request, after `responseTimeout`.
     public init(
+        endpoint: String, responseTimeout: Duration = .seconds(10),
+        socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
+    ) async throws {
+        let context = try MessagingContext()
+        do {
+            try await self.init(endpoint: endpoint, context: context, ownsContext: true, responseTimeout: responseTimeout,
+                                socketOptions: socketOptions, livenessInterval: livenessInterval)
+        } catch {
+            await context.terminate()
+            throw error
+        }
+    }
+
+    /// Connects within `context`, which stays the caller's to terminate (shared with an in-process
+    /// coordinator for `inproc://`, as `EmbeddedCluster` does).
+    package init(
         endpoint: String, context: MessagingContext, responseTimeout: Duration = .seconds(10),
         socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
     ) async throws {
+        try await self.init(endpoint: endpoint, context: context, ownsContext: false, responseTimeout: responseTimeout,
+                            socketOptions: socketOptions, livenessInterval: livenessInterval)
+    }
+
+    private init(
+        endpoint: String, context: MessagingContext, ownsContext: Bool, responseTimeout: Duration,
+        socketOptions: SocketOptions, livenessInterval: Duration
+    ) async throws {
+        self.ownedContext = ownsContext ? context : nil
         self.livenessInterval = livenessInterval
         var options = socketOptions
         options.lingerMilliseconds = min(options.lingerMilliseconds, 200)
@@ -252,7 +280,8 @@ public actor ClusterClient {
         }
     }
 
-    /// Closes the socket; waiting requests fail with `ClusterClientError.closed`.
+    /// Closes the socket (and ends its own ZeroMQ context); waiting requests fail with
+    /// `ClusterClientError.closed`.
     public func close() async {
         guard !isClosed else { return }
         isClosed = true
@@ -263,6 +292,7 @@ public actor ClusterClient {
         for timer in acceptanceTimers.values { timer.cancel() }
         acceptanceTimers = [:]
         failEverything(ClusterClientError.closed)
+        await ownedContext?.terminate()
     }
 
     // MARK: Routing answers

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Messaging
 import Operations
+import Prometheus
 import Wire
 
 /// The coordinator: accepts batches from clients, models each as a group operation of remote
@@ -18,9 +19,17 @@ import Wire
 /// With a data directory, accepted batches, finished items and cancellations go into a `Journal`
 /// before anyone is told of them; a coordinator restarted on the same directory runs what was left
 /// and serves the finished results again (`FetchResults`).
+///
+/// A `Service` (see `Coordinator+Service`): in a `ServiceGroup` it serves until the group shuts down.
 public actor Coordinator {
     let configuration: CoordinatorConfiguration
     private let context: MessagingContext
+    /// Whether `context` is this coordinator's own, terminated by `stop()`.
+    private let ownsContext: Bool
+    /// The metrics of `metrics()`, recorded into `metricsRegistry`.
+    private var recordedMetrics: CoordinatorMetrics
+    /// The registry the coordinator's metrics are recorded in (one per coordinator).
+    public nonisolated let metricsRegistry: PrometheusCollectorRegistry
     let logger: Logger
     /// Which worker runs which task, and who is alive.
     var dispatcher: Dispatcher
@@ -57,11 +66,32 @@ public actor Coordinator {
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
     var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
 
-    /// Creates a coordinator that will bind within `context` (share it with workers for `inproc://`).
-    public init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger) {
+    /// Creates a coordinator with a ZeroMQ context of its own, which `stop()` ends.
+    ///
+    /// - Parameter metricsRegistry: where its metrics are recorded; by default a registry of its own.
+    /// - Throws: `ZeroMQError` when libzmq cannot create a context.
+    public init(configuration: CoordinatorConfiguration, logger: Logger,
+                metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
+        self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
+                  metricsRegistry: metricsRegistry)
+    }
+
+    /// Creates a coordinator that binds within `context`, which stays the caller's to terminate (shared
+    /// with workers in the same process for `inproc://`, as `EmbeddedCluster` does).
+    package init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger,
+                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.init(configuration: configuration, context: context, ownsContext: false, logger: logger,
+                  metricsRegistry: metricsRegistry)
+    }
+
+    private init(configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
+                 metricsRegistry: PrometheusCollectorRegistry) {
         self.configuration = configuration
         self.context = context
+        self.ownsContext = ownsContext
         self.logger = logger
+        self.metricsRegistry = metricsRegistry
+        self.recordedMetrics = CoordinatorMetrics(registry: metricsRegistry)
         self.dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
             coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
@@ -128,7 +158,10 @@ public actor Coordinator {
         return channel.boundEndpoint
     }
 
-    /// Stops serving: cancels every batch, closes the socket.
+    /// Stops serving: cancels every batch, closes the socket (and ends its own ZeroMQ context).
+    ///
+    /// The batches are left unfinished, not cancelled: a coordinator started next on the same data
+    /// directory carries on with them.
     public func stop() async {
         // The journal and the socket are let go first: the batches cancelled below are unfinished, not
         // cancelled, for the coordinator that starts next on this data directory and for their clients.
@@ -144,6 +177,7 @@ public actor Coordinator {
         await closing?.close()
         await authenticator?.stop()
         authenticator = nil
+        if ownsContext { await context.terminate() }
     }
 
     /// Peers refused by the ZAP handler since the coordinator started (0 without CurveZMQ).
@@ -152,9 +186,11 @@ public actor Coordinator {
     /// `authenticationRefusals`, or `nil` without CurveZMQ (the metric is then left out).
     var authenticationRefusalsIfAuthenticating: Int? { authenticator?.refusals }
 
-    /// Counters and gauges in Prometheus' text format, for `MetricsServer` (`--metrics-listen`).
+    /// Counters and gauges in Prometheus' text format, for `MetricsServer` (`--metrics-listen`): the
+    /// figures as they stand are recorded into `metricsRegistry` and the registry is rendered.
     public func metrics() -> String {
-        MetricsReport(coordinator: self, now: .now).text
+        recordedMetrics.record(MetricsReport(coordinator: self, now: .now))
+        return recordedMetrics.text
     }
 
     // MARK: Messages

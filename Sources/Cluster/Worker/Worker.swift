@@ -4,6 +4,7 @@ import Imaging
 import Logging
 import Messaging
 import Operations
+import ServiceLifecycle
 import Wire
 
 /// Settings of a worker.
@@ -59,9 +60,14 @@ public struct WorkerConfiguration: Sendable {
 ///
 /// A worker the coordinator does not know (after a coordinator restart, or after it was declared dead)
 /// is told so on its next heartbeat and registers again by itself.
-public actor Worker {
+///
+/// A `Service`: in a `ServiceGroup`, its graceful shutdown is `drain` (finish running tasks, take no new
+/// ones, say goodbye); cancellation (the group's deadline, a second signal) is `stop`.
+public actor Worker: Service {
     private let configuration: WorkerConfiguration
     private let context: MessagingContext
+    /// Whether `context` is this worker's own, terminated when `run()` ends.
+    private let ownsContext: Bool
     private let logger: Logger
     private let fetcher: ImageFetcher
     /// Runs the assigned tasks, at most `slots` at once (the coordinator never sends more).
@@ -86,6 +92,10 @@ public actor Worker {
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
     private var isDraining = false
+    /// `drain` waiting for the last running task to finish (resumed then, or by `stop`).
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The tasks `stop()` found running and cancelled.
+    private var tasksAbandoned = 0
     /// When the hello that awaits its welcome was sent; `nil` once welcomed.
     private var helloSentAt: ContinuousClock.Instant?
     /// Why the worker stopped on its own, when the coordinator refused its handshake.
@@ -99,10 +109,23 @@ public actor Worker {
     /// Whether the coordinator takes several results in one message (its `Welcome` said so).
     private var coordinatorAcceptsBatches = false
 
-    /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
-    public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
+    /// Creates a worker with a ZeroMQ context of its own, ended when `run()` returns.
+    ///
+    /// - Throws: `ZeroMQError` when libzmq cannot create a context.
+    public init(configuration: WorkerConfiguration, logger: Logger) throws {
+        self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger)
+    }
+
+    /// Creates a worker that connects within `context`, which stays the caller's to terminate (share the
+    /// coordinator's for `inproc://`, as `EmbeddedCluster` does).
+    package init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
+        self.init(configuration: configuration, context: context, ownsContext: false, logger: logger)
+    }
+
+    private init(configuration: WorkerConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger) {
         self.configuration = configuration
         self.context = context
+        self.ownsContext = ownsContext
         self.logger = logger
         self.fetcher = ImageFetcher(configuration: configuration.fetch)
         self.queue = WorkQueue(name: "worker tasks", maxConcurrentOperationCount: configuration.slots)
@@ -110,11 +133,29 @@ public actor Worker {
         self.inputCache = InputCache(capacityBytes: configuration.inputCacheBytes)
     }
 
-    /// Connects, registers and serves tasks until `stop()` is called or the surrounding task is cancelled.
+    /// Connects, registers and serves tasks until `stop()` or `drain` ends it, the surrounding task is
+    /// cancelled (which stops it) or its `ServiceGroup` shuts down gracefully (which drains it).
     ///
     /// - Throws: `ZeroMQError` when the endpoint is malformed; `WorkerError` when the coordinator
     ///   refuses this worker for good (another protocol version).
     public func run() async throws {
+        do {
+            try await serve()
+        } catch {
+            await releaseOwnContext()
+            throw error
+        }
+        await releaseOwnContext()
+    }
+
+    /// With a context of its own: makes sure the socket is closed, then ends the context.
+    private func releaseOwnContext() async {
+        guard ownsContext else { return }
+        await stop()
+        await context.terminate()
+    }
+
+    private func serve() async throws {
         var options = configuration.socketOptions
         options.identity = Array(configuration.workerID.utf8)
         var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
@@ -143,9 +184,13 @@ public actor Worker {
         defer { heartbeatTask?.cancel() }
         do {
             try await withTaskCancellationHandler {
-                for await received in channel.messageBatches {
-                    defer { flushResults() }
-                    for frames in received { try handle(frames) }
+                try await withGracefulShutdownHandler {
+                    for await received in channel.messageBatches {
+                        defer { flushResults() }
+                        for frames in received { try handle(frames) }
+                    }
+                } onGracefulShutdown: {
+                    Task { await self.drain() }
                 }
             } onCancel: {
                 Task { await self.stop() }
@@ -185,24 +230,49 @@ public actor Worker {
         await stop()
     }
 
-    /// Stops gracefully: takes no new tasks, finishes those it runs (for at most `timeout`), then
-    /// leaves. Tasks still running at the deadline are cancelled and the coordinator queues them again.
-    /// Returns how many tasks finished while draining.
+    /// Stops gracefully: takes no new tasks, finishes those it runs, then leaves. It waits for the last
+    /// running task to finish, for at most `timeout` (without one: until then, or until `stop()`, as when
+    /// its `ServiceGroup`'s graceful shutdown runs out of time). Tasks still running then are cancelled and
+    /// the coordinator queues them again. Returns how many tasks finished while draining.
     @discardableResult
-    public func drain(timeout: Duration) async -> Int {
+    public func drain(timeout: Duration? = nil) async -> Int {
         guard !isStopping, !isDraining else { return 0 }
         isDraining = true
         let holding = running.count
         logger.info("draining: finishing running tasks, taking no new ones", metadata: ["running": "\(holding)"])
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID, draining: true)))
-        let deadline = ContinuousClock.now + timeout
-        while !running.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        let deadline = timeout.map { timeout in
+            Task {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                self.wakeIdleWaiters()
+            }
         }
-        let unfinished = running.count
+        await untilNoTaskRuns()
+        deadline?.cancel()
+        // Cut short by `stop()` (the group's deadline, a second signal): what it cancelled.
+        let unfinished = isStopping ? tasksAbandoned : running.count
         logger.info("drained", metadata: ["finished": "\(holding - unfinished)", "abandoned": "\(unfinished)"])
         await stop()
         return holding - unfinished
+    }
+
+    /// Returns once no task runs, or `wakeIdleWaiters()` is called (deadline, `stop()`).
+    private func untilNoTaskRuns() async {
+        guard !running.isEmpty, !isStopping else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// Resumes whoever waits in `untilNoTaskRuns`.
+    private func wakeIdleWaiters() {
+        let waiters = idleWaiters
+        idleWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Called after tasks leave `running`: the last one wakes a drain.
+    private func runningShrank() {
+        if running.isEmpty { wakeIdleWaiters() }
     }
 
     /// Leaves the cluster now: cancels running tasks, tells the coordinator (which queues them again
@@ -210,6 +280,8 @@ public actor Worker {
     public func stop() async {
         guard !isStopping else { return }
         isStopping = true
+        tasksAbandoned = running.count
+        wakeIdleWaiters()
         heartbeatTask?.cancel()
         for task in running.values {
             task.log.debug("cancelling the task: the worker is stopping")
@@ -246,6 +318,7 @@ public actor Worker {
             helloSentAt = nil
             let orphaned = running.values
             running = [:]
+            runningShrank()
             pendingResults = []
             lastSequence = 0
             coordinatorAcceptsBatches = welcome.acceptsBatches
@@ -335,6 +408,7 @@ public actor Worker {
             try queue.addOperation(operation)
         } catch {
             running[assignment.taskID] = nil
+            runningShrank()
             let message = "\(operation.name) could not be queued: \(error)"
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
                 TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey)))
@@ -349,6 +423,7 @@ public actor Worker {
             return
         }
         running[task.assignment.taskID] = nil
+        defer { runningShrank() }
         var result = task.result
         if task.assignment.kind == .download, case .output(let output) = result.outcome, !ManifestList.isList(output) {
             // Kept for the tilt-shift, which the coordinator sends here when it can (locality).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Cluster
 import Foundation
 import Messaging
+import ServiceLifecycle
 
 /// `shiftwork coordinator`: the cluster's scheduler, serving clients and workers on one endpoint.
 struct CoordinatorCommand: AsyncParsableCommand {
@@ -139,8 +140,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let authentication = try Self.authentication(
             endpoint: endpoint, secretKey: Environment.resolve(secretKey, "SECRET_KEY"),
             allowKeys: Environment.resolve(allowKeys, "ALLOW_KEYS"), insecure: Environment.flag(insecure, "INSECURE"))
-        let context = try MessagingContext()
-        let coordinator = Coordinator(
+        let coordinator = try Coordinator(
             configuration: CoordinatorConfiguration(
                 listen: [endpoint],
                 workerTimeout: .seconds(try Environment.resolve(workerTimeout, "WORKER_TIMEOUT", default: 5)),
@@ -152,15 +152,15 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxPendingItemsPerClient: try Environment.resolve(
                     maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT", default: ClusterDefaults.maxPendingItemsPerClient),
                 authentication: authentication, retention: try retention()),
-            context: context, logger: logger)
+            logger: logger)
         let bound: String?
         do {
             bound = try await coordinator.start()
         } catch let error as ZeroMQError {
-            await context.terminate()
+            await coordinator.stop()
             throw CommandError("cannot listen on \(endpoint): \(error). Choose another endpoint with --listen.")
         } catch {
-            await context.terminate()
+            await coordinator.stop()
             throw CommandError("\(error)")
         }
         if let dataDirectory { print("journal and results in \(dataDirectory.path)") }
@@ -171,24 +171,26 @@ struct CoordinatorCommand: AsyncParsableCommand {
         } else if !endpoint.hasPrefix("inproc://") {
             logger.warning("CurveZMQ is off (--insecure): peers are neither authenticated nor encrypted", metadata: ["endpoint": "\(endpoint)"])
         }
-        var metricsServer: MetricsServer?
+        // The group shuts its services down in the reverse of this order: the coordinator first, then the
+        // metrics server, which answers scrapes until the coordinator has stopped.
+        var services: [any Service] = []
         if let address = metricsListen ?? Environment.value("METRICS_LISTEN") {
             let (host, port) = try Self.hostAndPort(address)
             do {
                 let server = try await MetricsServer.start(host: host, port: port) { await coordinator.metrics() }
-                metricsServer = server
+                services.append(server)
                 print("metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/metrics")
             } catch {
                 await coordinator.stop()
-                await context.terminate()
                 throw CommandError("cannot serve metrics on \(address): \(error). Choose another address with --metrics-listen.")
             }
         }
+        services.append(coordinator)
         fflush(nil)
-        let signal = await TerminationSignal.wait()
-        logger.info("shutting down", metadata: ["signal": "\(signal)"])
-        await metricsServer?.shutdown()
-        await coordinator.stop()
-        await context.terminate()
+        try await ServiceRunner.run(services, maximumGracefulShutdownDuration: Self.shutdownDeadline, logger: logger)
     }
+
+    /// How long a graceful shutdown may take before it is cut short: the coordinator only flushes its
+    /// journal and closes its sockets.
+    static let shutdownDeadline: Duration = .seconds(10)
 }

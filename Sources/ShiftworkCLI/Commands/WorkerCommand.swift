@@ -3,7 +3,6 @@ import Cluster
 import Fetching
 import Foundation
 import Imaging
-import Messaging
 
 /// `shiftwork worker`: runs download and tilt-shift tasks for a coordinator.
 struct WorkerCommand: AsyncParsableCommand {
@@ -44,23 +43,14 @@ struct WorkerCommand: AsyncParsableCommand {
             limits: limits,
             socketOptions: try coordinator.socketOptions(),
             inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
-        let context = try MessagingContext()
-        let worker = Worker(configuration: configuration, context: context, logger: logger)
-        let serving = Task { try await worker.run() }
         let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
-        let stopper = Task {
-            // SIGTERM (docker stop, compose scale down) drains: running tasks finish, nothing new starts.
-            let signal = await TerminationSignal.wait()
-            logger.info("stopping", metadata: ["signal": "\(signal)"])
-            await worker.drain(timeout: .seconds(drainTimeout))
-        }
-        defer { stopper.cancel() }
+        let worker = try Worker(configuration: configuration, logger: logger)
         do {
-            try await serving.value
+            // SIGTERM (docker stop, compose scale down) drains: running tasks finish, nothing new starts;
+            // at the drain timeout, or on a second signal, the worker leaves with what still runs.
+            try await ServiceRunner.run([worker], maximumGracefulShutdownDuration: .seconds(drainTimeout), logger: logger)
         } catch {
-            await context.terminate()
             throw CommandError("\(error)")
         }
-        await context.terminate()
     }
 }
