@@ -56,10 +56,11 @@ final class ClusterSemanticsTests: ClusterTestCase {
         let endpoint = try await harness.startCoordinator(["--worker-timeout", "2"])
         let victim = try harness.startWorker("victim", endpoint: endpoint, slots: 2)
         try harness.startWorker("survivor", endpoint: endpoint, slots: 2)
-        // Slow downloads (about a second each) keep tasks in flight on both workers.
+        // Slow downloads (about three seconds each) keep tasks in flight on both workers long enough for
+        // `status` to see it, even on a loaded machine.
         let urls = try serveImages(8, prefix: "slow") { bytes, format in
             .slow(contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 10),
-                  interval: .milliseconds(100), initialDelay: .zero)
+                  interval: .milliseconds(300), initialDelay: .zero)
         }
         let out = harness.scratch.appendingPathComponent("survived")
         let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
