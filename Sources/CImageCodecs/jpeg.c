@@ -22,6 +22,54 @@ struct sw_jpeg_decoder {
     int cmyk;
     int inverted_cmyk;
     int channels;
+    int started;
+    int finished;
+    uint8_t *cmyk_row;
+};
+
+/* A growable memory destination. (libjpeg's jpeg_mem_dest replaces its buffer as it grows and says where
+   only at the end, so a compression abandoned half-way could not free it.) */
+typedef struct sw_jpeg_sink {
+    struct jpeg_destination_mgr pub;
+    uint8_t *data;
+    size_t capacity;
+    size_t size;
+} sw_jpeg_sink;
+
+static void sw_jpeg_sink_init(j_compress_ptr cinfo) {
+    sw_jpeg_sink *sink = (sw_jpeg_sink *)cinfo->dest;
+    if (sink->data == NULL) {
+        sink->capacity = 65536;
+        sink->data = malloc(sink->capacity);
+        if (sink->data == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    }
+    sink->pub.next_output_byte = sink->data;
+    sink->pub.free_in_buffer = sink->capacity;
+}
+
+static boolean sw_jpeg_sink_grow(j_compress_ptr cinfo) {
+    sw_jpeg_sink *sink = (sw_jpeg_sink *)cinfo->dest;
+    size_t used = sink->capacity; /* called when the buffer is full */
+    uint8_t *grown = realloc(sink->data, sink->capacity * 2);
+    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
+    sink->data = grown;
+    sink->capacity *= 2;
+    sink->pub.next_output_byte = grown + used;
+    sink->pub.free_in_buffer = sink->capacity - used;
+    return TRUE;
+}
+
+static void sw_jpeg_sink_term(j_compress_ptr cinfo) {
+    sw_jpeg_sink *sink = (sw_jpeg_sink *)cinfo->dest;
+    sink->size = sink->capacity - sink->pub.free_in_buffer;
+}
+
+struct sw_jpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    sw_jpeg_error error;
+    int channels;            /* of the caller's rows: 1, 3 or 4 (composited over white) */
+    sw_jpeg_sink sink;       /* the output, when written to memory */
+    uint8_t *rgb_row;        /* one converted row, for 4 channels */
 };
 
 static void sw_copy_message(char *err, size_t errlen, const char *message) {
@@ -89,14 +137,15 @@ static int sw_exif_orientation(const uint8_t *data, size_t size) {
     return 1;
 }
 
-sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+static sw_jpeg_decoder *sw_jpeg_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info,
+                                           char *err, size_t errlen) {
     memset(info, 0, sizeof *info);
     sw_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) {
         sw_copy_message(err, errlen, "out of memory");
         return NULL;
     }
-    if (size == 0 || size > (size_t)0xFFFFFFFFu) {
+    if (file == NULL && (size == 0 || size > (size_t)0xFFFFFFFFu)) {
         sw_copy_message(err, errlen, size == 0 ? "empty JPEG data" : "JPEG data larger than 4 GiB");
         free(decoder);
         return NULL;
@@ -110,7 +159,11 @@ sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *i
         return NULL;
     }
     jpeg_create_decompress(&decoder->cinfo);
-    jpeg_mem_src(&decoder->cinfo, (unsigned char *)data, (unsigned long)size);
+    if (file != NULL) {
+        jpeg_stdio_src(&decoder->cinfo, file);
+    } else {
+        jpeg_mem_src(&decoder->cinfo, (unsigned char *)data, (unsigned long)size);
+    }
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&decoder->cinfo, TRUE);
 
@@ -151,37 +204,46 @@ sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *i
     return decoder;
 }
 
-int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
-                 char *err, size_t errlen) {
-    uint8_t *volatile cmyk_row = NULL;
+sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+    return sw_jpeg_open_source(data, size, NULL, info, err, errlen);
+}
+
+sw_jpeg_decoder *sw_jpeg_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen) {
+    return sw_jpeg_open_source(NULL, 0, file, info, err, errlen);
+}
+
+int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                      char *err, size_t errlen) {
     if (setjmp(decoder->error.jump)) {
-        free(cmyk_row);
         sw_copy_message(err, errlen, decoder->error.message);
         return SW_CODEC_ERROR;
     }
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
-    jpeg_start_decompress(cinfo);
-    if (decoder->cmyk) {
-        cmyk_row = malloc((size_t)cinfo->output_width * 4);
-        if (cmyk_row == NULL) {
-            sw_copy_message(err, errlen, "out of memory");
-            return SW_CODEC_ERROR;
+    if (!decoder->started) {
+        jpeg_start_decompress(cinfo);
+        decoder->started = 1;
+        if (decoder->cmyk) {
+            decoder->cmyk_row = malloc((size_t)cinfo->output_width * 4);
+            if (decoder->cmyk_row == NULL) {
+                sw_copy_message(err, errlen, "out of memory");
+                return SW_CODEC_ERROR;
+            }
         }
     }
-    while (cinfo->output_scanline < cinfo->output_height) {
+    for (int i = 0; i < rows && cinfo->output_scanline < cinfo->output_height; i++) {
         if (sw_should_stop(cancel, cinfo->output_scanline)) {
-            free(cmyk_row);
             jpeg_abort_decompress(cinfo);
             return SW_CODEC_CANCELLED;
         }
-        uint8_t *row = pixels + (size_t)cinfo->output_scanline * stride;
+        uint8_t *row = pixels + (size_t)i * stride;
         if (!decoder->cmyk) {
-            JSAMPROW rows[1] = { row };
-            jpeg_read_scanlines(cinfo, rows, 1);
+            JSAMPROW rows_[1] = { row };
+            jpeg_read_scanlines(cinfo, rows_, 1);
             continue;
         }
-        JSAMPROW rows[1] = { cmyk_row };
-        jpeg_read_scanlines(cinfo, rows, 1);
+        uint8_t *cmyk_row = decoder->cmyk_row;
+        JSAMPROW rows_[1] = { cmyk_row };
+        jpeg_read_scanlines(cinfo, rows_, 1);
         /* A naive CMYK -> RGB conversion (no colour profile): R = (1-C)(1-K), etc. */
         for (JDIMENSION x = 0; x < cinfo->output_width; x++) {
             unsigned c = cmyk_row[4 * x], m = cmyk_row[4 * x + 1], y = cmyk_row[4 * x + 2], k = cmyk_row[4 * x + 3];
@@ -193,8 +255,11 @@ int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, const
             row[3 * x + 2] = (uint8_t)((y * k + 127) / 255);
         }
     }
-    jpeg_finish_decompress(cinfo);
-    free(cmyk_row);
+    if (cinfo->output_scanline >= cinfo->output_height && !decoder->finished) {
+        /* Reads to the end of the data: a truncated file fails here too (premature end). */
+        jpeg_finish_decompress(cinfo);
+        decoder->finished = 1;
+    }
     return SW_CODEC_OK;
 }
 
@@ -202,57 +267,103 @@ void sw_jpeg_close(sw_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
     /* jpeg_destroy never raises an error. */
     jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder->cmyk_row);
     free(decoder);
 }
 
-int sw_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int quality,
-                   const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
-    if (channels != 1 && channels != 3) {
-        sw_copy_message(err, errlen, "JPEG encoding needs 1 (gray) or 3 (RGB) channels");
-        return SW_CODEC_ERROR;
+sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file, char *err,
+                                      size_t errlen) {
+    if (channels != 1 && channels != 3 && channels != 4) {
+        sw_copy_message(err, errlen, "JPEG encoding needs 1 (gray), 3 (RGB) or 4 (RGBA) channels");
+        return NULL;
     }
     if (width <= 0 || height <= 0 || width > 65500 || height > 65500) {
         sw_copy_message(err, errlen, "JPEG dimensions must be between 1 and 65500 pixels");
+        return NULL;
+    }
+    sw_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL || (channels == 4 && (encoder->rgb_row = malloc((size_t)width * 3)) == NULL)) {
+        free(encoder);
+        sw_copy_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    encoder->channels = channels;
+    encoder->cinfo.err = &encoder->error.base;
+    sw_jpeg_install_errors(&encoder->error);
+    if (setjmp(encoder->error.jump)) {
+        sw_copy_message(err, errlen, encoder->error.message);
+        sw_jpeg_encoder_close(encoder);
+        return NULL;
+    }
+    jpeg_create_compress(&encoder->cinfo);
+    if (file != NULL) {
+        jpeg_stdio_dest(&encoder->cinfo, file);
+    } else {
+        encoder->sink.pub.init_destination = sw_jpeg_sink_init;
+        encoder->sink.pub.empty_output_buffer = sw_jpeg_sink_grow;
+        encoder->sink.pub.term_destination = sw_jpeg_sink_term;
+        encoder->cinfo.dest = &encoder->sink.pub;
+    }
+    encoder->cinfo.image_width = (JDIMENSION)width;
+    encoder->cinfo.image_height = (JDIMENSION)height;
+    encoder->cinfo.input_components = channels == 1 ? 1 : 3;
+    encoder->cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&encoder->cinfo);
+    jpeg_set_quality(&encoder->cinfo, quality < 1 ? 1 : (quality > 100 ? 100 : quality), TRUE);
+    jpeg_start_compress(&encoder->cinfo, TRUE);
+    return encoder;
+}
+
+int sw_jpeg_encoder_write(sw_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                          const sw_cancellation *cancel, char *err, size_t errlen) {
+    if (setjmp(encoder->error.jump)) {
+        sw_copy_message(err, errlen, encoder->error.message);
         return SW_CODEC_ERROR;
     }
-    struct jpeg_compress_struct cinfo;
-    sw_jpeg_error error;
-    unsigned char *buffer = NULL;
-    unsigned long buffer_size = 0;
-    memset(&cinfo, 0, sizeof cinfo);
-    cinfo.err = &error.base;
-    sw_jpeg_install_errors(&error);
-    if (setjmp(error.jump)) {
-        sw_copy_message(err, errlen, error.message);
-        jpeg_destroy_compress(&cinfo);
-        free(buffer);
-        return SW_CODEC_ERROR;
-    }
-    jpeg_create_compress(&cinfo);
-    jpeg_mem_dest(&cinfo, &buffer, &buffer_size);
-    cinfo.image_width = (JDIMENSION)width;
-    cinfo.image_height = (JDIMENSION)height;
-    cinfo.input_components = channels;
-    cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality < 1 ? 1 : (quality > 100 ? 100 : quality), TRUE);
-    jpeg_start_compress(&cinfo, TRUE);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        if (sw_should_stop(cancel, cinfo.next_scanline)) {
-            jpeg_destroy_compress(&cinfo);
-            free(buffer);
-            return SW_CODEC_CANCELLED;
+    struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+    for (int i = 0; i < rows && cinfo->next_scanline < cinfo->image_height; i++) {
+        if (sw_should_stop(cancel, cinfo->next_scanline)) return SW_CODEC_CANCELLED;
+        const uint8_t *row = pixels + (size_t)i * stride;
+        if (encoder->channels == 4) {
+            /* JPEG has no alpha: composite over white. */
+            for (JDIMENSION x = 0; x < cinfo->image_width; x++) {
+                unsigned a = row[4 * x + 3];
+                for (int c = 0; c < 3; c++) {
+                    encoder->rgb_row[3 * x + c] = (uint8_t)((row[4 * x + c] * a + 255 * (255 - a) + 127) / 255);
+                }
+            }
+            row = encoder->rgb_row;
         }
-        JSAMPROW rows[1] = { (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride) };
-        jpeg_write_scanlines(&cinfo, rows, 1);
+        JSAMPROW rows_[1] = { (JSAMPROW)row };
+        jpeg_write_scanlines(cinfo, rows_, 1);
     }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *out_size = (size_t)buffer_size;
     return SW_CODEC_OK;
+}
+
+int sw_jpeg_encoder_finish(sw_jpeg_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    if (setjmp(encoder->error.jump)) {
+        sw_copy_message(err, errlen, encoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    if (encoder->cinfo.next_scanline < encoder->cinfo.image_height) {
+        sw_copy_message(err, errlen, "JPEG encoder finished before its last row");
+        return SW_CODEC_ERROR;
+    }
+    jpeg_finish_compress(&encoder->cinfo);
+    *out = encoder->sink.data;
+    *out_size = encoder->sink.size;
+    encoder->sink.data = NULL;
+    return SW_CODEC_OK;
+}
+
+void sw_jpeg_encoder_close(sw_jpeg_encoder *encoder) {
+    if (encoder == NULL) return;
+    jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder->sink.data);
+    free(encoder->rgb_row);
+    free(encoder);
 }
 
 void sw_codec_free(void *pointer) { free(pointer); }

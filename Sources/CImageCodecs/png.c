@@ -26,6 +26,8 @@ struct sw_png_decoder {
     sw_png_error error;
     sw_png_source source;
     int height;
+    int interlaced;
+    int next_row;
 };
 
 static void sw_copy(char *err, size_t errlen, const char *message) {
@@ -53,8 +55,18 @@ static void sw_png_read_fn(png_structp png, png_bytep out, png_size_t length) {
     source->offset += length;
 }
 
-sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info, char *err,
+                                         size_t errlen) {
     memset(info, 0, sizeof *info);
+    uint8_t signature[8];
+    if (file != NULL) {
+        if (fread(signature, 1, 8, file) != 8) {
+            sw_copy(err, errlen, "not a PNG file (shorter than its signature)");
+            return NULL;
+        }
+        data = signature;
+        size = 8;
+    }
     if (size < 8 || png_sig_cmp((png_const_bytep)data, 0, 8) != 0) {
         sw_copy(err, errlen, "not a PNG file (bad signature)");
         return NULL;
@@ -85,7 +97,12 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
         free(decoder);
         return NULL;
     }
-    png_set_read_fn(decoder->png, &decoder->source, sw_png_read_fn);
+    if (file != NULL) {
+        png_init_io(decoder->png, file);
+        png_set_sig_bytes(decoder->png, 8);
+    } else {
+        png_set_read_fn(decoder->png, &decoder->source, sw_png_read_fn);
+    }
     /* The caller enforces its own pixel limit; lift libpng's 1M x 1M default only as far as ints allow. */
     png_set_user_limits(decoder->png, 0x7FFFFFFF, 0x7FFFFFFF);
     png_read_info(decoder->png, decoder->info);
@@ -115,6 +132,7 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
         return NULL;
     }
     decoder->height = (int)height;
+    decoder->interlaced = interlace != PNG_INTERLACE_NONE;
     info->width = (int)width;
     info->height = (int)height;
     info->channels = channels;
@@ -124,8 +142,17 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
     return decoder;
 }
 
+sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+    return sw_png_open_source(data, size, NULL, info, err, errlen);
+}
+
+sw_png_decoder *sw_png_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen) {
+    return sw_png_open_source(NULL, 0, file, info, err, errlen);
+}
+
 int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
                 char *err, size_t errlen) {
+    if (!decoder->interlaced) return sw_png_read_rows(decoder, pixels, stride, decoder->height, cancel, err, errlen);
     png_bytep *volatile rows = malloc(sizeof(png_bytep) * (size_t)(decoder->height > 0 ? decoder->height : 1));
     if (rows == NULL) {
         sw_copy(err, errlen, "out of memory");
@@ -137,8 +164,8 @@ int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const s
         sw_copy(err, errlen, decoder->error.message);
         return SW_CODEC_ERROR;
     }
-    /* Row by row, as png_read_image does, so that the caller can stop the work between rows. An interlaced
-       image is read in its seven passes (png_set_interlace_handling, called again, says how many). */
+    /* An interlaced image is read in its seven passes (png_set_interlace_handling, called again, says how
+       many), each over every row, so that the caller can stop the work between rows. */
     int passes = png_set_interlace_handling(decoder->png);
     for (int pass = 0; pass < passes; pass++) {
         for (int y = 0; y < decoder->height; y++) {
@@ -150,7 +177,30 @@ int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const s
         }
     }
     png_read_end(decoder->png, NULL);
+    decoder->next_row = decoder->height;
     free(rows);
+    return SW_CODEC_OK;
+}
+
+int sw_png_read_rows(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                     char *err, size_t errlen) {
+    if (decoder->interlaced) {
+        sw_copy(err, errlen, "an interlaced PNG cannot be read row by row (read it whole)");
+        return SW_CODEC_ERROR;
+    }
+    if (setjmp(decoder->error.jump)) {
+        sw_copy(err, errlen, decoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    for (int i = 0; i < rows && decoder->next_row < decoder->height; i++) {
+        if (sw_should_stop(cancel, (unsigned)decoder->next_row)) return SW_CODEC_CANCELLED;
+        png_read_row(decoder->png, pixels + (size_t)i * stride, NULL);
+        decoder->next_row++;
+    }
+    if (decoder->next_row == decoder->height) {
+        png_read_end(decoder->png, NULL);
+        decoder->next_row++; /* read_end once */
+    }
     return SW_CODEC_OK;
 }
 
@@ -186,10 +236,17 @@ static void sw_png_write_fn(png_structp png, png_bytep bytes, png_size_t length)
 
 static void sw_png_flush_fn(png_structp png) { (void)png; }
 
-int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int level, int filters,
-                  const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
+struct sw_png_encoder {
+    png_structp png;
+    png_infop info;
+    sw_png_error error;
+    sw_png_sink sink;
+    int height;
+    int next_row;
+};
+
+sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file, char *err,
+                                    size_t errlen) {
     int color_type;
     switch (channels) {
     case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
@@ -198,48 +255,78 @@ int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, si
     case 4: color_type = PNG_COLOR_TYPE_RGB_ALPHA; break;
     default:
         sw_copy(err, errlen, "PNG encoding needs 1 to 4 channels");
-        return SW_CODEC_ERROR;
+        return NULL;
     }
     if (width <= 0 || height <= 0) {
         sw_copy(err, errlen, "PNG dimensions must be positive");
-        return SW_CODEC_ERROR;
+        return NULL;
     }
-    sw_png_error error;
-    sw_png_sink sink = { NULL, 0, 0, 0 };
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, sw_png_error_fn, sw_png_warning_fn);
-    if (png == NULL) {
+    sw_png_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        sw_copy(err, errlen, "out of memory");
+        return NULL;
+    }
+    encoder->height = height;
+    encoder->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &encoder->error, sw_png_error_fn, sw_png_warning_fn);
+    encoder->info = encoder->png != NULL ? png_create_info_struct(encoder->png) : NULL;
+    if (encoder->info == NULL) {
         sw_copy(err, errlen, "cannot create the PNG encoder");
-        return SW_CODEC_ERROR;
+        sw_png_encoder_close(encoder);
+        return NULL;
     }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_write_struct(&png, NULL);
-        sw_copy(err, errlen, "cannot create the PNG encoder");
-        return SW_CODEC_ERROR;
+    if (setjmp(encoder->error.jump)) {
+        sw_copy(err, errlen, encoder->error.message);
+        sw_png_encoder_close(encoder);
+        return NULL;
     }
-    if (setjmp(error.jump)) {
-        sw_copy(err, errlen, error.message);
-        png_destroy_write_struct(&png, &info);
-        free(sink.data);
-        return SW_CODEC_ERROR;
+    if (file != NULL) {
+        png_init_io(encoder->png, file);
+    } else {
+        png_set_write_fn(encoder->png, &encoder->sink, sw_png_write_fn, sw_png_flush_fn);
     }
-    png_set_write_fn(png, &sink, sw_png_write_fn, sw_png_flush_fn);
-    png_set_compression_level(png, level < 0 ? 0 : (level > 9 ? 9 : level));
-    if (filters != 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
+    png_set_compression_level(encoder->png, level < 0 ? 0 : (level > 9 ? 9 : level));
+    if (filters != 0) png_set_filter(encoder->png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_IHDR(encoder->png, encoder->info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < height; y++) {
-        if (sw_should_stop(cancel, (unsigned)y)) {
-            png_destroy_write_struct(&png, &info);
-            free(sink.data);
-            return SW_CODEC_CANCELLED;
-        }
-        png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));
+    png_write_info(encoder->png, encoder->info);
+    return encoder;
+}
+
+int sw_png_encoder_write(sw_png_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                         const sw_cancellation *cancel, char *err, size_t errlen) {
+    if (setjmp(encoder->error.jump)) {
+        sw_copy(err, errlen, encoder->error.message);
+        return SW_CODEC_ERROR;
     }
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    *out = sink.data;
-    *out_size = sink.size;
+    for (int i = 0; i < rows && encoder->next_row < encoder->height; i++) {
+        if (sw_should_stop(cancel, (unsigned)encoder->next_row)) return SW_CODEC_CANCELLED;
+        png_write_row(encoder->png, (png_const_bytep)(pixels + (size_t)i * stride));
+        encoder->next_row++;
+    }
     return SW_CODEC_OK;
+}
+
+int sw_png_encoder_finish(sw_png_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    if (setjmp(encoder->error.jump)) {
+        sw_copy(err, errlen, encoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    if (encoder->next_row < encoder->height) {
+        sw_copy(err, errlen, "PNG encoder finished before its last row");
+        return SW_CODEC_ERROR;
+    }
+    png_write_end(encoder->png, NULL);
+    *out = encoder->sink.data;
+    *out_size = encoder->sink.size;
+    encoder->sink.data = NULL;
+    return SW_CODEC_OK;
+}
+
+void sw_png_encoder_close(sw_png_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->png != NULL) png_destroy_write_struct(&encoder->png, encoder->info != NULL ? &encoder->info : NULL);
+    free(encoder->sink.data);
+    free(encoder);
 }

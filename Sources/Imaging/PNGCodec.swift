@@ -21,25 +21,8 @@ public enum PNGCodec {
     }
 
     static func decode(_ data: [UInt8], limits: ImageLimits, token: CancellationToken) throws -> ImageBuffer {
-        try limits.checkBytes(data.count)
-        var message = [CChar](repeating: 0, count: 512)
         return try data.withUnsafeBufferPointer { bytes in
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                throw ImagingError(.decode, "not a PNG image (the data is empty)")
-            }
-            var info = sw_image_info()
-            guard let decoder = sw_png_open(base, bytes.count, &info, &message, message.count) else {
-                throw ImagingError(.decode, "cannot read PNG: \(CodecMessage.string(message))")
-            }
-            defer { sw_png_close(decoder) }
-            try limits.checkPixels(width: Int(info.width), height: Int(info.height))
-            return try ImageBuffer(width: Int(info.width), height: Int(info.height), channels: Int(info.channels)) { pixels in
-                guard let out = pixels.baseAddress else { return }
-                let status = token.withCodecCallback { cancel in
-                    sw_png_read(decoder, out, Int(info.width) * Int(info.channels), cancel, &message, message.count)
-                }
-                try CodecStatus.check(status, .decode, "cannot read PNG", message: message)
-            }
+            try PNGRowDecoder(.memory(bytes), limits: limits).readWhole(token: token)
         }
     }
 
@@ -51,19 +34,8 @@ public enum PNGCodec {
     }
 
     static func encode(_ image: ImageBuffer, compressionLevel: Int, token: CancellationToken) throws -> [UInt8] {
-        var message = [CChar](repeating: 0, count: 512)
-        var output: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            token.withCodecCallback { cancel in
-                sw_png_encode(
-                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels), image.rowBytes,
-                    Int32(compressionLevel), SW_PNG_FILTER_UP, cancel, &output, &size, &message, message.count)
-            }
-        }
-        try CodecStatus.check(status, .processing, "cannot encode PNG", message: message)
-        guard let output else { throw ImagingError(.processing, "cannot encode PNG: the encoder returned no data") }
-        defer { sw_codec_free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: size))
+        let encoder = try PNGRowEncoder(width: image.width, height: image.height, channels: image.channels,
+                                        level: compressionLevel, destination: .memory)
+        return try encoder.encode(image, token: token)
     }
 }

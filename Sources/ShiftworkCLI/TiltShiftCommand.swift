@@ -61,57 +61,73 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let parameters = try filter.parameters()
         let chosen = try filter.encoding()
         let limits = try limitOptions.limits()
+        let threadCount = threads == 0 ? Self.coreCount : threads
+        let outputFormat = chosen.format ?? Self.format(ofPath: output)
+        let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel).validated()
+        let repetitions = repetitions
+        let (input, output) = (input, output)
+
+        // Decoding, filtering and encoding are CPU-bound: they run on a thread of their own, not on Swift's
+        // cooperative pool (Ctrl-C still ends the process at once).
+        let result: ProcessedImage
+        let best: PipelineTimings
+        if repetitions == 1, output != "-", let path = Self.localPath(input) {
+            // One run from a file to a file: the image streams through, never whole in memory.
+            (result, best) = try await ComputeThreads.shared.run { cancellation in
+                var timings = PipelineTimings()
+                let result = try TiltShiftPipeline.process(
+                    file: path, to: output, parameters: parameters, encoding: encoding, limits: limits,
+                    threads: threadCount, cancellation: cancellation, timings: &timings)
+                return (result, timings)
+            }
+        } else {
+            let fetched = try await Self.fetch(input, limits: limits)
+            (result, best) = try await ComputeThreads.shared.run { cancellation in
+                var best: PipelineTimings?
+                var result: ProcessedImage?
+                for _ in 0..<repetitions {
+                    var timings = PipelineTimings()
+                    result = try TiltShiftPipeline.process(
+                        fetched.data, parameters: parameters, encoding: encoding, limits: limits, threads: threadCount,
+                        cancellation: cancellation, timings: &timings)
+                    if best.map({ timings.total < $0.total }) ?? true { best = timings }
+                }
+                guard let result, let best else { throw ImagingError(.processing, "nothing was processed") }
+                return (result, best)
+            }
+            try Self.write(result.data, to: output)
+        }
+        if timing {
+            let megapixels = Double(result.width * result.height) / 1_000_000
+            func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+            let total = ms(best.total)
+            let line = String(
+                format: "%dx%d %.2f MP: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s), threads %d, ",
+                result.width, result.height, megapixels, ms(best.decode), ms(best.filter), megapixels / ms(best.filter) * 1000,
+                ms(best.encode), total, megapixels / total * 1000, threadCount)
+            FileHandle.standardError.write(Data((line + "\(KernelVariant.selected)\n").utf8))
+        }
+    }
+
+    /// Reads `input` (a path, file:// URL or http(s):// URL) into memory.
+    private static func fetch(_ input: String, limits: ImageLimits) async throws -> FetchedImage {
         let fetcher = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes))
-        let fetched: FetchedImage
         do {
-            fetched = try await fetcher.fetch(input)
+            let fetched = try await fetcher.fetch(input)
             try await fetcher.shutdown()
+            return fetched
         } catch {
             try? await fetcher.shutdown()
             throw error
         }
-        let outputFormat = chosen.format ?? Self.format(ofPath: output) ?? fetched.format
-        let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel).validated()
-        let threadCount = threads == 0 ? Self.coreCount : threads
+    }
 
-        // Decoding, filtering and encoding are CPU-bound: they run on a thread of their own, not on Swift's
-        // cooperative pool (Ctrl-C still ends the process at once).
-        let repetitions = repetitions
-        let (result, size, best) = try await ComputeThreads.shared.run { cancellation in
-            var best: (decode: Duration, filter: Duration, encode: Duration)?
-            var result: [UInt8] = []
-            var size = (0, 0)
-            let clock = ContinuousClock()
-            for _ in 0..<repetitions {
-                let t0 = clock.now
-                var filtered = try ImageCodec.decode(fetched.data, limits: limits, cancellation: cancellation).image
-                let t1 = clock.now
-                try TiltShiftFilter.applyInPlace(&filtered, parameters: parameters, threads: threadCount, cancellation: cancellation)
-                let t2 = clock.now
-                result = try ImageCodec.encode(filtered, as: encoding.format ?? fetched.format, jpegQuality: encoding.jpegQuality,
-                                               pngCompressionLevel: encoding.pngCompressionLevel, cancellation: cancellation)
-                let t3 = clock.now
-                size = (filtered.width, filtered.height)
-                let run = (t1 - t0, t2 - t1, t3 - t2)
-                if let current = best {
-                    if run.0 + run.1 + run.2 < current.decode + current.filter + current.encode { best = run }
-                } else {
-                    best = run
-                }
-            }
-            return (result, size, best)
-        }
-        try Self.write(result, to: output)
-        if timing, let best {
-            let megapixels = Double(size.0 * size.1) / 1_000_000
-            func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
-            let total = ms(best.decode) + ms(best.filter) + ms(best.encode)
-            let line = String(
-                format: "%dx%d %.2f MP: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s), threads %d\n",
-                size.0, size.1, megapixels, ms(best.decode), ms(best.filter), megapixels / ms(best.filter) * 1000,
-                ms(best.encode), total, megapixels / total * 1000, threadCount)
-            FileHandle.standardError.write(Data(line.utf8))
-        }
+    /// The file path of a local input (a path or a file:// URL); nil for http(s):// URLs.
+    private static func localPath(_ input: String) -> String? {
+        let lowered = input.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return nil }
+        if lowered.hasPrefix("file://") { return URL(string: input)?.path }
+        return input
     }
 
     private static var coreCount: Int {

@@ -1,0 +1,46 @@
+import CImageCodecs
+
+/// JPEG rows through libjpeg-turbo (via the CImageCodecs shim): gray stays gray, YCbCr becomes RGB,
+/// CMYK/YCCK becomes RGB (naively, without a colour profile).
+final class JPEGRowDecoder: RowDecoder {
+    let width: Int
+    let height: Int
+    let channels: Int
+    /// The EXIF orientation (1…8; 1 when absent). Rows come out as stored, not turned.
+    let orientation: Int
+    private let decoder: OpaquePointer
+    private var message = [CChar](repeating: 0, count: 512)
+
+    /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
+    init(_ source: ImageSource, limits: ImageLimits) throws {
+        var info = sw_image_info()
+        var message = [CChar](repeating: 0, count: 512)
+        let opened: OpaquePointer?
+        switch source {
+        case .memory(let bytes):
+            try limits.checkBytes(bytes.count)
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                throw ImagingError(.decode, "not a JPEG image (the data is empty)")
+            }
+            opened = sw_jpeg_open(base, bytes.count, &info, &message, message.count)
+        case .file(let file):
+            opened = sw_jpeg_open_file(file, &info, &message, message.count)
+        }
+        guard let opened else { throw ImagingError(.decode, "cannot read JPEG: \(CodecMessage.string(message))") }
+        self.decoder = opened
+        self.width = Int(info.width)
+        self.height = Int(info.height)
+        self.channels = Int(info.channels)
+        self.orientation = Int(info.orientation)
+        try limits.checkPixels(width: width, height: height)
+    }
+
+    deinit { sw_jpeg_close(decoder) }
+
+    func read(into pixels: UnsafeMutablePointer<UInt8>, rows: Int, token: CancellationToken) throws {
+        let status = token.withCodecCallback { cancel in
+            sw_jpeg_read_rows(decoder, pixels, width * channels, Int32(rows), cancel, &message, message.count)
+        }
+        try CodecStatus.check(status, .decode, "cannot read JPEG", message: message)
+    }
+}
