@@ -24,6 +24,7 @@ struct sw_jpeg_decoder {
     int channels;
     int started;
     int finished;
+    int planes;              /* reading raw Y'CbCr planes (sw_jpeg_start_planes) */
     uint8_t *cmyk_row;
 };
 
@@ -263,6 +264,82 @@ int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, 
     return SW_CODEC_OK;
 }
 
+/* MARK: raw Y'CbCr planes */
+
+static void sw_jpeg_fill_planes(const jpeg_component_info *components, int max_h, int max_v, sw_jpeg_planes *planes) {
+    planes->max_h = max_h;
+    planes->max_v = max_v;
+    for (int i = 0; i < 3; i++) {
+        const jpeg_component_info *c = &components[i];
+        planes->h[i] = c->h_samp_factor;
+        planes->v[i] = c->v_samp_factor;
+        planes->width[i] = (int)c->downsampled_width;
+        planes->height[i] = (int)c->downsampled_height;
+        planes->padded_width[i] = (int)c->width_in_blocks * DCTSIZE;
+        planes->group_rows[i] = c->v_samp_factor * DCTSIZE;
+    }
+}
+
+int sw_jpeg_start_planes(sw_jpeg_decoder *decoder, sw_jpeg_planes *planes, char *err, size_t errlen) {
+    memset(planes, 0, sizeof *planes);
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    const char *reason = NULL;
+    if (decoder->started) reason = "the decoder has started";
+    else if (cinfo->jpeg_color_space != JCS_YCbCr || cinfo->num_components != 3) reason = "not 3-component Y'CbCr";
+    else if (cinfo->data_precision != 8) reason = "not 8 bits per sample";
+    else if (cinfo->arith_code) reason = "arithmetic coding";
+    else {
+        const jpeg_component_info *c = cinfo->comp_info;
+        int luma_ok = c[0].h_samp_factor >= 1 && c[0].h_samp_factor <= 2 && c[0].v_samp_factor >= 1 && c[0].v_samp_factor <= 2;
+        int chroma_ok = c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1 && c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
+        if (!luma_ok || !chroma_ok) reason = "sampling factors other than 4:4:4, 4:2:2, 4:4:0 or 4:2:0";
+    }
+    if (reason != NULL) {
+        sw_copy_message(err, errlen, reason);
+        return SW_CODEC_UNSUPPORTED;
+    }
+    sw_jpeg_fill_planes(cinfo->comp_info, cinfo->max_h_samp_factor, cinfo->max_v_samp_factor, planes);
+    cinfo->raw_data_out = TRUE;
+    decoder->planes = 1;
+    return SW_CODEC_OK;
+}
+
+int sw_jpeg_read_planes(sw_jpeg_decoder *decoder, uint8_t *const planes[3], const size_t strides[3],
+                        const sw_cancellation *cancel, char *err, size_t errlen) {
+    if (setjmp(decoder->error.jump)) {
+        sw_copy_message(err, errlen, decoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    if (!decoder->planes) {
+        sw_copy_message(err, errlen, "sw_jpeg_start_planes was not called");
+        return SW_CODEC_ERROR;
+    }
+    if (!decoder->started) {
+        jpeg_start_decompress(cinfo);
+        decoder->started = 1;
+    }
+    if (sw_should_stop(cancel, cinfo->output_scanline)) {
+        jpeg_abort_decompress(cinfo);
+        return SW_CODEC_CANCELLED;
+    }
+    JSAMPROW rows[3][4 * DCTSIZE];
+    JSAMPARRAY components[3];
+    for (int i = 0; i < 3; i++) {
+        int count = cinfo->comp_info[i].v_samp_factor * DCTSIZE;
+        for (int r = 0; r < count; r++) rows[i][r] = planes[i] + (size_t)r * strides[i];
+        components[i] = rows[i];
+    }
+    if (cinfo->output_scanline < cinfo->output_height) {
+        jpeg_read_raw_data(cinfo, components, (JDIMENSION)(cinfo->max_v_samp_factor * DCTSIZE));
+    }
+    if (cinfo->output_scanline >= cinfo->output_height && !decoder->finished) {
+        jpeg_finish_decompress(cinfo);
+        decoder->finished = 1;
+    }
+    return SW_CODEC_OK;
+}
+
 void sw_jpeg_close(sw_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
     /* jpeg_destroy never raises an error. */
@@ -271,8 +348,8 @@ void sw_jpeg_close(sw_jpeg_decoder *decoder) {
     free(decoder);
 }
 
-sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file, char *err,
-                                      size_t errlen) {
+static sw_jpeg_encoder *sw_jpeg_encoder_open_common(int width, int height, int channels, int quality, FILE *file,
+                                                   const sw_jpeg_planes *planes, char *err, size_t errlen) {
     if (channels != 1 && channels != 3 && channels != 4) {
         sw_copy_message(err, errlen, "JPEG encoding needs 1 (gray), 3 (RGB) or 4 (RGBA) channels");
         return NULL;
@@ -308,10 +385,49 @@ sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int q
     encoder->cinfo.image_height = (JDIMENSION)height;
     encoder->cinfo.input_components = channels == 1 ? 1 : 3;
     encoder->cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    if (planes != NULL) encoder->cinfo.in_color_space = JCS_YCbCr;
     jpeg_set_defaults(&encoder->cinfo);
+    if (planes != NULL) {
+        /* Raw planes in, with the sampling they were decoded with. */
+        encoder->cinfo.raw_data_in = TRUE;
+        for (int i = 0; i < 3; i++) {
+            encoder->cinfo.comp_info[i].h_samp_factor = planes->h[i];
+            encoder->cinfo.comp_info[i].v_samp_factor = planes->v[i];
+        }
+    }
     jpeg_set_quality(&encoder->cinfo, quality < 1 ? 1 : (quality > 100 ? 100 : quality), TRUE);
     jpeg_start_compress(&encoder->cinfo, TRUE);
     return encoder;
+}
+
+sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file, char *err,
+                                      size_t errlen) {
+    return sw_jpeg_encoder_open_common(width, height, channels, quality, file, NULL, err, errlen);
+}
+
+sw_jpeg_encoder *sw_jpeg_encoder_open_planes(int width, int height, const sw_jpeg_planes *planes, int quality, FILE *file,
+                                             char *err, size_t errlen) {
+    sw_jpeg_encoder *encoder = sw_jpeg_encoder_open_common(width, height, 3, quality, file, planes, err, errlen);
+    return encoder;
+}
+
+int sw_jpeg_encoder_write_planes(sw_jpeg_encoder *encoder, uint8_t *const planes[3], const size_t strides[3],
+                                 const sw_cancellation *cancel, char *err, size_t errlen) {
+    if (setjmp(encoder->error.jump)) {
+        sw_copy_message(err, errlen, encoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+    if (sw_should_stop(cancel, cinfo->next_scanline)) return SW_CODEC_CANCELLED;
+    JSAMPROW rows[3][4 * DCTSIZE];
+    JSAMPARRAY components[3];
+    for (int i = 0; i < 3; i++) {
+        int count = cinfo->comp_info[i].v_samp_factor * DCTSIZE;
+        for (int r = 0; r < count; r++) rows[i][r] = planes[i] + (size_t)r * strides[i];
+        components[i] = rows[i];
+    }
+    jpeg_write_raw_data(cinfo, components, (JDIMENSION)(cinfo->max_v_samp_factor * DCTSIZE));
+    return SW_CODEC_OK;
 }
 
 int sw_jpeg_encoder_write(sw_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,

@@ -43,6 +43,10 @@ struct TiltShiftCommand: AsyncParsableCommand {
     @Flag(help: "Print the time spent decoding, filtering and encoding, and megapixels per second, to standard error.")
     var timing = false
 
+    @Flag(name: .customLong("always-rgb"),
+          help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
+    var alwaysRGB = false
+
     func validate() throws {
         guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 (one per core) or more") }
@@ -65,7 +69,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let outputFormat = chosen.format ?? Self.format(ofPath: output)
         let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel).validated()
         let repetitions = repetitions
-        let (input, output) = (input, output)
+        let (input, output, jpegPlanes) = (input, output, !alwaysRGB)
 
         // Decoding, filtering and encoding are CPU-bound: they run on a thread of their own, not on Swift's
         // cooperative pool (Ctrl-C still ends the process at once).
@@ -77,7 +81,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
                 var timings = PipelineTimings()
                 let result = try TiltShiftPipeline.process(
                     file: path, to: output, parameters: parameters, encoding: encoding, limits: limits,
-                    threads: threadCount, cancellation: cancellation, timings: &timings)
+                    threads: threadCount, jpegPlanes: jpegPlanes, cancellation: cancellation, timings: &timings)
                 return (result, timings)
             }
         } else {
@@ -89,7 +93,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
                     var timings = PipelineTimings()
                     result = try TiltShiftPipeline.process(
                         fetched.data, parameters: parameters, encoding: encoding, limits: limits, threads: threadCount,
-                        cancellation: cancellation, timings: &timings)
+                        jpegPlanes: jpegPlanes, cancellation: cancellation, timings: &timings)
                     if best.map({ timings.total < $0.total }) ?? true { best = timings }
                 }
                 guard let result, let best else { throw ImagingError(.processing, "nothing was processed") }

@@ -29,7 +29,8 @@
 #define SW_CODEC_ERROR 1
 /** The caller's `sw_cancellation` asked to stop; nothing was produced. */
 #define SW_CODEC_CANCELLED 2
-
+/** The input cannot be read that way (the message says why); another way may work. */
+#define SW_CODEC_UNSUPPORTED 3
 
 /**
  * Lets a long decode or encode stop early: the codecs call `should_stop(context)` every few rows and
@@ -83,6 +84,41 @@ int sw_jpeg_encoder_write(sw_jpeg_encoder *encoder, const uint8_t *pixels, size_
     `sw_codec_free`; written to a file, `*out` is NULL. */
 int sw_jpeg_encoder_finish(sw_jpeg_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 void sw_jpeg_encoder_close(sw_jpeg_encoder *encoder);
+
+/* MARK: JPEG in its own Y'CbCr planes */
+
+/** The layout of a JPEG's three Y'CbCr planes. */
+typedef struct sw_jpeg_planes {
+    /** The largest sampling factors (the luma's). */
+    int max_h, max_v;
+    /** Each plane's sampling factors. */
+    int h[3], v[3];
+    /** Each plane's size in samples. */
+    int width[3], height[3];
+    /** Samples per row of a plane's buffer (its width rounded up to whole 8x8 blocks). */
+    int padded_width[3];
+    /** A plane's rows per call of sw_jpeg_read_planes / sw_jpeg_encoder_write_planes (v * 8). */
+    int group_rows[3];
+} sw_jpeg_planes;
+
+/**
+ * Switches a decoder, before its first read, to its raw planes: no upsampling, no colour conversion.
+ * SW_CODEC_UNSUPPORTED, with the reason in `err`, when the planes cannot be used (not 3-component Y'CbCr,
+ * not 8-bit, arithmetic coding, sampling other than 4:4:4, 4:2:2, 4:4:0 or 4:2:0): read rows instead.
+ */
+int sw_jpeg_start_planes(sw_jpeg_decoder *decoder, sw_jpeg_planes *planes, char *err, size_t errlen);
+/** Decodes the next group_rows[i] rows of padded_width[i] samples of each plane into planes[i] (rows strides[i]
+    bytes apart). Rows and columns past a plane's size are padding. */
+int sw_jpeg_read_planes(sw_jpeg_decoder *decoder, uint8_t *const planes[3], const size_t strides[3],
+                        const sw_cancellation *cancel, char *err, size_t errlen);
+
+/** Starts encoding raw planes laid out as `planes` (as decoded: the output keeps the sampling). */
+sw_jpeg_encoder *sw_jpeg_encoder_open_planes(int width, int height, const sw_jpeg_planes *planes, int quality, FILE *file,
+                                             char *err, size_t errlen);
+/** Encodes the next group_rows[i] rows of padded_width[i] samples of each plane (the caller fills the padding,
+    best by repeating the edge). Finish with sw_jpeg_encoder_finish. */
+int sw_jpeg_encoder_write_planes(sw_jpeg_encoder *encoder, uint8_t *const planes[3], const size_t strides[3],
+                                 const sw_cancellation *cancel, char *err, size_t errlen);
 
 /* MARK: PNG */
 

@@ -37,6 +37,23 @@ final class JPEGRowDecoder: RowDecoder {
 
     deinit { sw_jpeg_close(decoder) }
 
+    /// Switches to the raw Y'CbCr planes (before any row is read); nil, with the reason, when they cannot be
+    /// used (then rows can still be read).
+    func startPlanes() -> (planes: sw_jpeg_planes?, reason: String) {
+        var planes = sw_jpeg_planes()
+        let status = sw_jpeg_start_planes(decoder, &planes, &message, message.count)
+        return status == SW_CODEC_OK ? (planes, "") : (nil, CodecMessage.string(message))
+    }
+
+    /// Decodes the next group of plane rows (`sw_jpeg_planes.group_rows`) into `buffers`.
+    func readPlanes(into buffers: [UnsafeMutablePointer<UInt8>], strides: [Int], token: CancellationToken) throws {
+        var pointers: [UnsafeMutablePointer<UInt8>?] = buffers
+        let status = token.withCodecCallback { cancel in
+            sw_jpeg_read_planes(decoder, &pointers, strides, cancel, &message, message.count)
+        }
+        try CodecStatus.check(status, .decode, "cannot read JPEG", message: message)
+    }
+
     func read(into pixels: UnsafeMutablePointer<UInt8>, rows: Int, token: CancellationToken) throws {
         let status = token.withCodecCallback { cancel in
             sw_jpeg_read_rows(decoder, pixels, width * channels, Int32(rows), cancel, &message, message.count)

@@ -15,7 +15,27 @@ final class JPEGRowEncoder: RowEncoder {
         self.rowBytes = width * channels
     }
 
+    /// An encoder of raw Y'CbCr planes laid out as `planes` (the decoder's: the sampling is kept).
+    init(width: Int, height: Int, planes: sw_jpeg_planes, quality: Int, destination: ImageDestination) throws {
+        var planes = planes
+        guard let opened = sw_jpeg_encoder_open_planes(
+            Int32(clamping: width), Int32(clamping: height), &planes, Int32(max(1, min(100, quality))),
+            destination.file, &message, message.count)
+        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(message))") }
+        self.encoder = opened
+        self.rowBytes = 0
+    }
+
     deinit { sw_jpeg_encoder_close(encoder) }
+
+    /// Encodes the next group of plane rows (`sw_jpeg_planes.group_rows`, padding filled in).
+    func writePlanes(_ buffers: [UnsafeMutablePointer<UInt8>], strides: [Int], token: CancellationToken) throws {
+        var pointers: [UnsafeMutablePointer<UInt8>?] = buffers
+        let status = token.withCodecCallback { cancel in
+            sw_jpeg_encoder_write_planes(encoder, &pointers, strides, cancel, &message, message.count)
+        }
+        try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
+    }
 
     func write(_ pixels: UnsafePointer<UInt8>, rows: Int, token: CancellationToken) throws {
         let status = token.withCodecCallback { cancel in
