@@ -142,6 +142,16 @@ int sw_png_encoder_write(sw_png_encoder *encoder, const uint8_t *pixels, size_t 
 int sw_png_encoder_finish(sw_png_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 void sw_png_encoder_close(sw_png_encoder *encoder);
 
+/** A PNG encoder of our own for the fast levels (zlib levels 1...3): Up-filtered rows compressed by ISA-L's
+    igzip at its level 1, about six times faster than zlib at level 3 for files a few per cent larger. The same
+    calls as sw_png_encoder_*. */
+typedef struct sw_png_fast_encoder sw_png_fast_encoder;
+sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file, char *err, size_t errlen);
+int sw_png_fast_encoder_write(sw_png_fast_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                              const sw_cancellation *cancel, char *err, size_t errlen);
+int sw_png_fast_encoder_finish(sw_png_fast_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+void sw_png_fast_encoder_close(sw_png_fast_encoder *encoder);
+
 /** PNG row filter masks (the values of libpng's PNG_FILTER_*), for `sw_png_encode`. */
 #define SW_PNG_FILTER_NONE 0x08
 #define SW_PNG_FILTER_SUB 0x10
