@@ -17,8 +17,11 @@ struct TiltShiftCommand: AsyncParsableCommand {
         discussion: """
             INPUT is a JPEG or PNG file, a file:// URL or an http(s):// URL; its format is recognised by \
             its content. The output format is --format if given, else OUTPUT's extension (.jpg, .jpeg, \
-            .png), else the input's format. The defaults are Core Image's recipe: sharp at mid-height, \
-            blurred (σ = 10 px) from the top and bottom quarters outwards.
+            .png), else the input's format; an extension that names another format than --format, or a \
+            format that cannot be written (.webp, .avif, .gif, .tiff…), is refused before any work. A \
+            JPEG going to JPEG is filtered in its own Y'CbCr planes; the image streams from file to file \
+            in rows. The defaults are Core Image's recipe: sharp at mid-height, blurred (σ = 10 px) from \
+            the top and bottom quarters outwards.
             """)
 
     @Argument(help: "The image to read: a path, file:// URL or http(s):// URL.")
@@ -66,7 +69,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let chosen = try filter.encoding()
         let limits = try limitOptions.limits()
         let threadCount = threads == 0 ? Self.coreCount : threads
-        let outputFormat = chosen.format ?? Self.format(ofPath: output)
+        let outputFormat = try Self.outputFormat(chosen: chosen.format, output: output)
         let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel).validated()
         let repetitions = repetitions
         let (input, output, jpegPlanes) = (input, output, !alwaysRGB)
@@ -138,10 +141,30 @@ struct TiltShiftCommand: AsyncParsableCommand {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
-    private static func format(ofPath path: String) -> ImageFormat? {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        return ImageFormat(name: String(path[path.index(after: dot)...]))
+    /// The output format: `chosen` (--format or SHIFTWORK_FORMAT), else the one `output`'s extension names,
+    /// else nil (the input's). Refuses an extension that names another format than `chosen`, and one that
+    /// names an image format Imaging does not write.
+    static func outputFormat(chosen: ImageFormat?, output: String) throws -> ImageFormat? {
+        guard output != "-", let dot = output.lastIndex(of: "."), !output[dot...].contains("/") else { return chosen }
+        let fileExtension = output[output.index(after: dot)...].lowercased()
+        let named = ImageFormat(name: fileExtension)
+        let writable = ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        if named == nil, otherImageExtensions.contains(fileExtension) {
+            throw ValidationError(
+                "cannot write .\(fileExtension) images (\(output)): the output formats are \(writable); name the file "
+                    + "accordingly or choose one with --format")
+        }
+        if let chosen, let named, chosen != named {
+            throw ValidationError(
+                "--format \(chosen.rawValue) contradicts the output name \(output) (a \(named.rawValue) name): make them agree")
+        }
+        return chosen ?? named
     }
+
+    /// Extensions of image formats that Imaging does not write: refused rather than filled with another format.
+    private static let otherImageExtensions: Set<String> = [
+        "webp", "avif", "gif", "tif", "tiff", "bmp", "heic", "heif", "jxl", "jp2", "ico", "svg",
+    ]
 
     private static func write(_ bytes: [UInt8], to path: String) throws {
         if path == "-" {
