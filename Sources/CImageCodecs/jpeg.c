@@ -26,6 +26,8 @@ struct sw_jpeg_decoder {
     int finished;
     int planes;              /* reading raw Y'CbCr planes (sw_jpeg_start_planes) */
     uint8_t *cmyk_row;
+    uint8_t *icc, *exif, *xmp, *iptc; /* the header's metadata (sw_jpeg_keep_metadata) */
+    size_t icc_size, exif_size, xmp_size, iptc_size;
 };
 
 /* A growable memory destination. (libjpeg's jpeg_mem_dest replaces its buffer as it grows and says where
@@ -104,38 +106,86 @@ static void sw_jpeg_install_errors(sw_jpeg_error *error) {
     error->message[0] = 0;
 }
 
-static unsigned sw_read16(const uint8_t *p, int little) {
-    return little ? (unsigned)(p[0] | (p[1] << 8)) : (unsigned)((p[0] << 8) | p[1]);
+/* APP1 payloads start with these. */
+static const char sw_exif_prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+static const char sw_xmp_prefix[] = "http://ns.adobe.com/xap/1.0/"; /* and its terminating zero */
+
+/* Copies `size` bytes into a new buffer (NULL when empty or out of memory). */
+static uint8_t *sw_copy_bytes(const uint8_t *bytes, size_t size) {
+    if (size == 0) return NULL;
+    uint8_t *copy = malloc(size);
+    if (copy != NULL) memcpy(copy, bytes, size);
+    return copy;
 }
 
-static uint32_t sw_read32(const uint8_t *p, int little) {
-    return little ? ((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24))
-                  : (((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3]);
-}
-
-/* The orientation tag (0x0112) of IFD0 in an APP1 "Exif\0\0" payload; 1 when absent or malformed. */
-static int sw_exif_orientation(const uint8_t *data, size_t size) {
-    if (size < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 1;
-    const uint8_t *tiff = data + 6;
-    size_t length = size - 6;
-    int little;
-    if (tiff[0] == 'I' && tiff[1] == 'I') little = 1;
-    else if (tiff[0] == 'M' && tiff[1] == 'M') little = 0;
-    else return 1;
-    if (sw_read16(tiff + 2, little) != 42) return 1;
-    uint32_t ifd = sw_read32(tiff + 4, little);
-    if ((size_t)ifd + 2 > length) return 1;
-    unsigned count = sw_read16(tiff + ifd, little);
-    for (unsigned i = 0; i < count; i++) {
-        size_t entry = (size_t)ifd + 2 + (size_t)i * 12;
-        if (entry + 12 > length) return 1;
-        if (sw_read16(tiff + entry, little) == 0x0112) {
-            unsigned type = sw_read16(tiff + entry + 2, little);
-            unsigned value = type == 3 ? sw_read16(tiff + entry + 8, little) : 1;
-            return (value >= 1 && value <= 8) ? (int)value : 1;
+/* Keeps the metadata of the header's saved markers (they are freed with the image): the EXIF and XMP
+   APP1 payloads without their prefixes, the ICC profile (APP2, reassembled), the IPTC APP13 payload. */
+static void sw_jpeg_keep_metadata(sw_jpeg_decoder *decoder) {
+    JOCTET *icc = NULL;
+    unsigned int icc_size = 0;
+    if (jpeg_read_icc_profile(&decoder->cinfo, &icc, &icc_size)) {
+        decoder->icc = icc;
+        decoder->icc_size = icc_size;
+    }
+    size_t xmp_prefix = sizeof sw_xmp_prefix; /* with the zero */
+    for (jpeg_saved_marker_ptr m = decoder->cinfo.marker_list; m != NULL; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && decoder->exif == NULL && m->data_length > 6 &&
+            memcmp(m->data, sw_exif_prefix, 6) == 0) {
+            decoder->exif_size = m->data_length - 6;
+            decoder->exif = sw_copy_bytes(m->data + 6, decoder->exif_size);
+        } else if (m->marker == JPEG_APP0 + 1 && decoder->xmp == NULL && m->data_length > xmp_prefix &&
+                   memcmp(m->data, sw_xmp_prefix, xmp_prefix) == 0) {
+            decoder->xmp_size = m->data_length - xmp_prefix;
+            decoder->xmp = sw_copy_bytes(m->data + xmp_prefix, decoder->xmp_size);
+        } else if (m->marker == JPEG_APP0 + 13 && decoder->iptc == NULL) {
+            decoder->iptc_size = m->data_length;
+            decoder->iptc = sw_copy_bytes(m->data, m->data_length);
         }
     }
-    return 1;
+    if (decoder->exif == NULL) decoder->exif_size = 0;
+    if (decoder->xmp == NULL) decoder->xmp_size = 0;
+    if (decoder->iptc == NULL) decoder->iptc_size = 0;
+}
+
+void sw_jpeg_metadata(const sw_jpeg_decoder *decoder, sw_image_metadata *metadata) {
+    metadata->icc = decoder->icc;
+    metadata->icc_size = decoder->icc_size;
+    metadata->exif = decoder->exif;
+    metadata->exif_size = decoder->exif_size;
+    metadata->xmp = decoder->xmp;
+    metadata->xmp_size = decoder->xmp_size;
+    metadata->iptc = decoder->iptc;
+    metadata->iptc_size = decoder->iptc_size;
+}
+
+/* Writes `metadata` after the encoder's start: EXIF (its orientation reset to 1: the pixels are upright),
+   ICC, XMP, IPTC. A payload too large for one marker is left out. */
+static void sw_jpeg_write_metadata(struct jpeg_compress_struct *cinfo, const sw_image_metadata *metadata) {
+    if (metadata == NULL) return;
+    if (metadata->exif_size > 0 && metadata->exif_size + 6 <= 65533) {
+        uint8_t *app1 = malloc(metadata->exif_size + 6);
+        if (app1 != NULL) {
+            memcpy(app1, sw_exif_prefix, 6);
+            memcpy(app1 + 6, metadata->exif, metadata->exif_size);
+            sw_exif_reset_orientation(app1 + 6, metadata->exif_size);
+            jpeg_write_marker(cinfo, JPEG_APP0 + 1, app1, (unsigned int)(metadata->exif_size + 6));
+            free(app1);
+        }
+    }
+    if (metadata->icc_size > 0) jpeg_write_icc_profile(cinfo, metadata->icc, (unsigned int)metadata->icc_size);
+    size_t xmp_prefix = sizeof sw_xmp_prefix;
+    if (metadata->xmp_size > 0 && metadata->xmp_size + xmp_prefix <= 65533) {
+        uint8_t *app1 = malloc(metadata->xmp_size + xmp_prefix);
+        if (app1 != NULL) {
+            memcpy(app1, sw_xmp_prefix, xmp_prefix);
+            memcpy(app1 + xmp_prefix, metadata->xmp, metadata->xmp_size);
+            jpeg_write_marker(cinfo, JPEG_APP0 + 1, app1, (unsigned int)(metadata->xmp_size + xmp_prefix));
+            free(app1);
+        }
+    }
+    if (metadata->iptc_size > 0 && metadata->iptc_size <= 65533) {
+        jpeg_write_marker(cinfo, JPEG_APP0 + 13, metadata->iptc, (unsigned int)metadata->iptc_size);
+    }
 }
 
 static sw_jpeg_decoder *sw_jpeg_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info,
@@ -155,8 +205,7 @@ static sw_jpeg_decoder *sw_jpeg_open_source(const uint8_t *data, size_t size, FI
     sw_jpeg_install_errors(&decoder->error);
     if (setjmp(decoder->error.jump)) {
         sw_copy_message(err, errlen, decoder->error.message);
-        jpeg_destroy_decompress(&decoder->cinfo);
-        free(decoder);
+        sw_jpeg_close(decoder);
         return NULL;
     }
     jpeg_create_decompress(&decoder->cinfo);
@@ -166,15 +215,11 @@ static sw_jpeg_decoder *sw_jpeg_open_source(const uint8_t *data, size_t size, FI
         jpeg_mem_src(&decoder->cinfo, (unsigned char *)data, (unsigned long)size);
     }
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 13, 0xFFFF);
     jpeg_read_header(&decoder->cinfo, TRUE);
-
-    int orientation = 1;
-    for (jpeg_saved_marker_ptr marker = decoder->cinfo.marker_list; marker != NULL; marker = marker->next) {
-        if (marker->marker == JPEG_APP0 + 1) {
-            orientation = sw_exif_orientation(marker->data, marker->data_length);
-            if (orientation != 1) break;
-        }
-    }
+    sw_jpeg_keep_metadata(decoder);
+    int orientation = decoder->exif != NULL ? sw_exif_orientation(decoder->exif, decoder->exif_size) : 1;
 
     switch (decoder->cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:
@@ -345,11 +390,16 @@ void sw_jpeg_close(sw_jpeg_decoder *decoder) {
     /* jpeg_destroy never raises an error. */
     jpeg_destroy_decompress(&decoder->cinfo);
     free(decoder->cmyk_row);
+    free(decoder->icc);
+    free(decoder->exif);
+    free(decoder->xmp);
+    free(decoder->iptc);
     free(decoder);
 }
 
 static sw_jpeg_encoder *sw_jpeg_encoder_open_common(int width, int height, int channels, int quality, FILE *file,
-                                                   const sw_jpeg_planes *planes, char *err, size_t errlen) {
+                                                   const sw_jpeg_planes *planes, const sw_image_metadata *metadata,
+                                                   char *err, size_t errlen) {
     if (channels != 1 && channels != 3 && channels != 4) {
         sw_copy_message(err, errlen, "JPEG encoding needs 1 (gray), 3 (RGB) or 4 (RGBA) channels");
         return NULL;
@@ -397,18 +447,18 @@ static sw_jpeg_encoder *sw_jpeg_encoder_open_common(int width, int height, int c
     }
     jpeg_set_quality(&encoder->cinfo, quality < 1 ? 1 : (quality > 100 ? 100 : quality), TRUE);
     jpeg_start_compress(&encoder->cinfo, TRUE);
+    sw_jpeg_write_metadata(&encoder->cinfo, metadata);
     return encoder;
 }
 
-sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file, char *err,
-                                      size_t errlen) {
-    return sw_jpeg_encoder_open_common(width, height, channels, quality, file, NULL, err, errlen);
+sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file,
+                                      const sw_image_metadata *metadata, char *err, size_t errlen) {
+    return sw_jpeg_encoder_open_common(width, height, channels, quality, file, NULL, metadata, err, errlen);
 }
 
 sw_jpeg_encoder *sw_jpeg_encoder_open_planes(int width, int height, const sw_jpeg_planes *planes, int quality, FILE *file,
-                                             char *err, size_t errlen) {
-    sw_jpeg_encoder *encoder = sw_jpeg_encoder_open_common(width, height, 3, quality, file, planes, err, errlen);
-    return encoder;
+                                             const sw_image_metadata *metadata, char *err, size_t errlen) {
+    return sw_jpeg_encoder_open_common(width, height, 3, quality, file, planes, metadata, err, errlen);
 }
 
 int sw_jpeg_encoder_write_planes(sw_jpeg_encoder *encoder, uint8_t *const planes[3], const size_t strides[3],

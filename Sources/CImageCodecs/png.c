@@ -28,6 +28,8 @@ struct sw_png_decoder {
     int height;
     int interlaced;
     int next_row;
+    uint8_t *icc, *exif;     /* copies of the iCCP profile and the eXIf data */
+    size_t icc_size, exif_size;
 };
 
 static void sw_copy(char *err, size_t errlen, const char *message) {
@@ -53,6 +55,40 @@ static void sw_png_read_fn(png_structp png, png_bytep out, png_size_t length) {
     }
     memcpy(out, source->data + source->offset, length);
     source->offset += length;
+}
+
+static uint8_t *sw_png_copy_bytes(const uint8_t *bytes, size_t size) {
+    if (bytes == NULL || size == 0) return NULL;
+    uint8_t *copy = malloc(size);
+    if (copy != NULL) memcpy(copy, bytes, size);
+    return copy;
+}
+
+/* Copies the ICC profile and the EXIF data out of libpng's info (a profile libpng finds invalid is dropped
+   by libpng, with a warning that is ignored). */
+static void sw_png_keep_metadata(sw_png_decoder *decoder) {
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(decoder->png, decoder->info, &name, &compression, &profile, &length) != 0) {
+        decoder->icc = sw_png_copy_bytes(profile, length);
+        decoder->icc_size = decoder->icc != NULL ? length : 0;
+    }
+    png_bytep exif = NULL;
+    png_uint_32 exif_length = 0;
+    if (png_get_eXIf_1(decoder->png, decoder->info, &exif_length, &exif) != 0) {
+        decoder->exif = sw_png_copy_bytes(exif, exif_length);
+        decoder->exif_size = decoder->exif != NULL ? exif_length : 0;
+    }
+}
+
+void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata) {
+    memset(metadata, 0, sizeof *metadata);
+    metadata->icc = decoder->icc;
+    metadata->icc_size = decoder->icc_size;
+    metadata->exif = decoder->exif;
+    metadata->exif_size = decoder->exif_size;
 }
 
 static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info, char *err,
@@ -93,8 +129,7 @@ static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE
     }
     if (setjmp(decoder->error.jump)) {
         sw_copy(err, errlen, decoder->error.message);
-        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
-        free(decoder);
+        sw_png_close(decoder);
         return NULL;
     }
     if (file != NULL) {
@@ -106,6 +141,7 @@ static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE
     /* The caller enforces its own pixel limit; lift libpng's 1M x 1M default only as far as ints allow. */
     png_set_user_limits(decoder->png, 0x7FFFFFFF, 0x7FFFFFFF);
     png_read_info(decoder->png, decoder->info);
+    sw_png_keep_metadata(decoder);
 
     png_uint_32 width = 0, height = 0;
     int bit_depth = 0, color_type = 0, interlace = 0;
@@ -127,8 +163,7 @@ static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE
     if (channels != 1 && channels != 3 && channels != 4) {
         snprintf(decoder->error.message, sizeof decoder->error.message, "unexpected PNG channel count %d", channels);
         sw_copy(err, errlen, decoder->error.message);
-        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
-        free(decoder);
+        sw_png_close(decoder);
         return NULL;
     }
     decoder->height = (int)height;
@@ -207,6 +242,8 @@ int sw_png_read_rows(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, in
 void sw_png_close(sw_png_decoder *decoder) {
     if (decoder == NULL) return;
     png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+    free(decoder->icc);
+    free(decoder->exif);
     free(decoder);
 }
 
@@ -245,8 +282,8 @@ struct sw_png_encoder {
     int next_row;
 };
 
-sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file, char *err,
-                                    size_t errlen) {
+sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file,
+                                    const sw_image_metadata *metadata, char *err, size_t errlen) {
     int color_type;
     switch (channels) {
     case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
@@ -288,6 +325,20 @@ sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int lev
     if (filters != 0) png_set_filter(encoder->png, PNG_FILTER_TYPE_BASE, filters);
     png_set_IHDR(encoder->png, encoder->info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (metadata != NULL && metadata->icc_size > 0 && metadata->icc_size <= 0x7FFFFFFF) {
+        /* A profile libpng finds invalid is left out (a benign error, made a warning, which is ignored). */
+        png_set_benign_errors(encoder->png, 1);
+        png_set_iCCP(encoder->png, encoder->info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, metadata->icc,
+                     (png_uint_32)metadata->icc_size);
+    }
+    if (metadata != NULL && metadata->exif_size > 0 && metadata->exif_size <= 0x7FFFFFFF) {
+        uint8_t *exif = sw_png_copy_bytes(metadata->exif, metadata->exif_size);
+        if (exif != NULL) {
+            sw_exif_reset_orientation(exif, metadata->exif_size);
+            png_set_eXIf_1(encoder->png, encoder->info, (png_uint_32)metadata->exif_size, exif);
+            free(exif);
+        }
+    }
     png_write_info(encoder->png, encoder->info);
     return encoder;
 }

@@ -90,7 +90,55 @@ void sw_png_fast_encoder_close(sw_png_fast_encoder *e) {
     free(e);
 }
 
-sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file, char *err, size_t errlen) {
+/* Writes the iCCP chunk (the profile deflated in a zlib stream of its own) and the eXIf chunk (its
+   orientation reset: the pixels are upright). */
+static int sw_fast_metadata(sw_png_fast_encoder *e, const sw_image_metadata *metadata) {
+    if (metadata == NULL) return 0;
+    int failed = 0;
+    static const char name[] = "ICC Profile";
+    if (metadata->icc_size > 0 && metadata->icc_size < 0x7FFFFFFF) {
+        size_t header = 4 + sizeof name + 1; /* type, name and its zero, compression method */
+        size_t capacity = metadata->icc_size + metadata->icc_size / 8 + 1024;
+        uint8_t *chunk = malloc(4 + header + capacity);
+        uint8_t *level = malloc(ISAL_DEF_LVL1_DEFAULT);
+        if (chunk == NULL || level == NULL) {
+            failed = -1;
+        } else {
+            memcpy(chunk + 4, "iCCP", 4);
+            memcpy(chunk + 8, name, sizeof name);
+            chunk[8 + sizeof name] = 0;
+            struct isal_zstream stream;
+            isal_deflate_init(&stream);
+            stream.level = 1;
+            stream.level_buf = level;
+            stream.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+            stream.gzip_flag = IGZIP_ZLIB;
+            stream.end_of_stream = 1;
+            stream.flush = NO_FLUSH;
+            stream.next_in = (uint8_t *)metadata->icc;
+            stream.avail_in = (uint32_t)metadata->icc_size;
+            stream.next_out = chunk + 4 + header;
+            stream.avail_out = (uint32_t)capacity;
+            if (isal_deflate(&stream) != COMP_OK || stream.internal_state.state != ZSTATE_END) failed = -1;
+            else failed = sw_fast_chunk(e, chunk, header - 4 + stream.total_out);
+        }
+        free(chunk);
+        free(level);
+    }
+    if (!failed && metadata->exif_size > 0 && metadata->exif_size < 0x7FFFFFFF) {
+        uint8_t *chunk = malloc(8 + metadata->exif_size);
+        if (chunk == NULL) return -1;
+        memcpy(chunk + 4, "eXIf", 4);
+        memcpy(chunk + 8, metadata->exif, metadata->exif_size);
+        sw_exif_reset_orientation(chunk + 8, metadata->exif_size);
+        failed = sw_fast_chunk(e, chunk, metadata->exif_size);
+        free(chunk);
+    }
+    return failed;
+}
+
+sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file,
+                                              const sw_image_metadata *metadata, char *err, size_t errlen) {
     static const uint8_t color_types[] = {0, 0, 4, 2, 6};
     if (channels < 1 || channels > 4) {
         sw_fast_copy(err, errlen, "PNG encoding needs 1 to 4 channels");
@@ -129,7 +177,7 @@ sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channel
     ihdr[18] = 0;                       /* deflate */
     ihdr[19] = 0;                       /* adaptive filtering (each row names its filter) */
     ihdr[20] = 0;                       /* not interlaced */
-    if (sw_fast_emit(e, signature, 8) || sw_fast_chunk(e, ihdr, 13)) {
+    if (sw_fast_emit(e, signature, 8) || sw_fast_chunk(e, ihdr, 13) || sw_fast_metadata(e, metadata)) {
         sw_png_fast_encoder_close(e);
         sw_fast_copy(err, errlen, "cannot write the PNG header (disk full or out of memory)");
         return NULL;

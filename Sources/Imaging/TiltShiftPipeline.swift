@@ -118,13 +118,14 @@ public enum TiltShiftPipeline {
             timings.decode += clock.now - start
             let format = encoding.format ?? inputFormat
             let (width, height) = (decoder.width, decoder.height)
+            let metadata = decoder.metadata.applying(encoding.metadata)
             var (decodeTime, encodeTime, filterStart) = (Duration.zero, Duration.zero, clock.now)
             let finalEncoder: RowEncoder
             if jpegPlanes, format == .jpeg, let jpeg = decoder as? JPEGRowDecoder, let layout = jpeg.startPlanes().planes {
                 // JPEG → JPEG in the JPEG's own planes; any other JPEG (CMYK, gray, odd sampling, arithmetic
                 // coding, 12-bit, turned by its orientation) goes through RGB below.
                 let encoder = try JPEGRowEncoder(width: width, height: height, planes: layout, quality: encoding.jpegQuality,
-                                                 destination: destination)
+                                                 metadata: metadata, destination: destination)
                 filterStart = clock.now
                 let pipeline = PlanarJPEGPipeline(decoder: jpeg, layout: layout, parameters: parameters, threads: threads,
                                                   kernels: kernels, token: token)
@@ -132,7 +133,7 @@ public enum TiltShiftPipeline {
                 finalEncoder = encoder
             } else {
                 let encoder = try RowEncoders.open(format, width: width, height: height, channels: decoder.channels,
-                                                   encoding: encoding, destination: destination)
+                                                   encoding: encoding, metadata: metadata, destination: destination)
                 filterStart = clock.now
                 let blender = StripBlender(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,

@@ -46,6 +46,9 @@ struct TiltShiftCommand: AsyncParsableCommand {
     @Flag(help: "Print the time spent decoding, filtering and encoding, and megapixels per second, to standard error.")
     var timing = false
 
+    @Option(help: "The input's metadata in the output: keep (the ICC profile, EXIF with its orientation reset to 1, XMP, IPTC) or strip (the ICC profile only).")
+    var metadata: MetadataPolicy = .keep
+
     @Flag(name: .customLong("always-rgb"),
           help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
     var alwaysRGB = false
@@ -70,7 +73,8 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let limits = try limitOptions.limits()
         let threadCount = threads == 0 ? Self.coreCount : threads
         let outputFormat = try Self.outputFormat(chosen: chosen.format, output: output)
-        let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel).validated()
+        let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel,
+                                           metadata: metadata).validated()
         let repetitions = repetitions
         let (input, output, jpegPlanes) = (input, output, !alwaysRGB)
 
@@ -181,3 +185,5 @@ struct TiltShiftCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension MetadataPolicy: ExpressibleByArgument {}

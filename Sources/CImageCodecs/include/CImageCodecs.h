@@ -57,6 +57,27 @@ typedef struct sw_image_info {
     int source_bit_depth;
 } sw_image_info;
 
+/**
+ * Metadata carried from an input into its output (the bytes belong to whoever filled the struct). EXIF is
+ * the TIFF structure itself (from "II"/"MM"), without JPEG's "Exif\0\0"; XMP the packet without JPEG's
+ * namespace prefix; IPTC the Photoshop APP13 payload (JPEG only). Empty parts have size 0.
+ */
+typedef struct sw_image_metadata {
+    const uint8_t *icc;
+    size_t icc_size;
+    const uint8_t *exif;
+    size_t exif_size;
+    const uint8_t *xmp;
+    size_t xmp_size;
+    const uint8_t *iptc;
+    size_t iptc_size;
+} sw_image_metadata;
+
+/** The orientation tag (1...8) of EXIF data (a TIFF structure); 1 when absent or malformed. */
+int sw_exif_orientation(const uint8_t *tiff, size_t size);
+/** Sets the orientation tag of EXIF data to 1 (upright), in place; 0 when there is none. */
+int sw_exif_reset_orientation(uint8_t *tiff, size_t size);
+
 typedef struct sw_jpeg_decoder sw_jpeg_decoder;
 typedef struct sw_png_decoder sw_png_decoder;
 typedef struct sw_jpeg_encoder sw_jpeg_encoder;
@@ -72,11 +93,14 @@ sw_jpeg_decoder *sw_jpeg_open_file(FILE *file, sw_image_info *info, char *err, s
 int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
                       char *err, size_t errlen);
 void sw_jpeg_close(sw_jpeg_decoder *decoder);
+/** The metadata read with the header (valid until sw_jpeg_close). */
+void sw_jpeg_metadata(const sw_jpeg_decoder *decoder, sw_image_metadata *metadata);
 
 /** Starts encoding 1 (gray), 3 (RGB) or 4 (RGBA, composited over white) channel rows at `quality` (1...100)
-    into `file`, or into memory when `file` is NULL. NULL on error. */
-sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file, char *err,
-                                      size_t errlen);
+    into `file`, or into memory when `file` is NULL, with `metadata` (NULL for none; EXIF's orientation is
+    written as 1: the rows are upright). NULL on error. */
+sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file,
+                                      const sw_image_metadata *metadata, char *err, size_t errlen);
 /** Encodes the next `rows` rows. */
 int sw_jpeg_encoder_write(sw_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen);
@@ -114,7 +138,7 @@ int sw_jpeg_read_planes(sw_jpeg_decoder *decoder, uint8_t *const planes[3], cons
 
 /** Starts encoding raw planes laid out as `planes` (as decoded: the output keeps the sampling). */
 sw_jpeg_encoder *sw_jpeg_encoder_open_planes(int width, int height, const sw_jpeg_planes *planes, int quality, FILE *file,
-                                             char *err, size_t errlen);
+                                             const sw_image_metadata *metadata, char *err, size_t errlen);
 /** Encodes the next group_rows[i] rows of padded_width[i] samples of each plane (the caller fills the padding,
     best by repeating the edge). Finish with sw_jpeg_encoder_finish. */
 int sw_jpeg_encoder_write_planes(sw_jpeg_encoder *encoder, uint8_t *const planes[3], const size_t strides[3],
@@ -132,11 +156,13 @@ int sw_png_read_rows(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, in
 int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
                 char *err, size_t errlen);
 void sw_png_close(sw_png_decoder *decoder);
+/** The metadata read with the header: the ICC profile (iCCP) and EXIF (eXIf); valid until sw_png_close. */
+void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata);
 
 /** Starts encoding 1, 2, 3 or 4-channel 8-bit rows into `file` (or memory when NULL). `level` is the zlib level
     (0...9), `filters` a mask of SW_PNG_FILTER_* values (0 means libpng's default choice). */
-sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file, char *err,
-                                    size_t errlen);
+sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file,
+                                    const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_png_encoder_write(sw_png_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                          const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_png_encoder_finish(sw_png_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
@@ -146,7 +172,8 @@ void sw_png_encoder_close(sw_png_encoder *encoder);
     igzip at its level 1, about six times faster than zlib at level 3 for files a few per cent larger. The same
     calls as sw_png_encoder_*. */
 typedef struct sw_png_fast_encoder sw_png_fast_encoder;
-sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file, char *err, size_t errlen);
+sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file,
+                                              const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_png_fast_encoder_write(sw_png_fast_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                               const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_png_fast_encoder_finish(sw_png_fast_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);

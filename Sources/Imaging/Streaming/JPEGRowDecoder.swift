@@ -8,6 +8,7 @@ final class JPEGRowDecoder: RowDecoder {
     let channels: Int
     /// The EXIF orientation (1…8; 1 when absent). Rows come out as stored, not turned.
     let orientation: Int
+    let metadata: ImageMetadata
     private let decoder: OpaquePointer
     private var message = [CChar](repeating: 0, count: 512)
 
@@ -32,6 +33,9 @@ final class JPEGRowDecoder: RowDecoder {
         self.height = Int(info.height)
         self.channels = Int(info.channels)
         self.orientation = Int(info.orientation)
+        var metadata = sw_image_metadata()
+        sw_jpeg_metadata(opened, &metadata)
+        self.metadata = ImageMetadata(metadata)
         try limits.checkPixels(width: width, height: height)
     }
 

@@ -6,22 +6,30 @@ final class JPEGRowEncoder: RowEncoder {
     private let rowBytes: Int
     private var message = [CChar](repeating: 0, count: 512)
 
-    init(width: Int, height: Int, channels: Int, quality: Int, destination: ImageDestination) throws {
-        guard let opened = sw_jpeg_encoder_open(
-            Int32(clamping: width), Int32(clamping: height), Int32(channels), Int32(max(1, min(100, quality))),
-            destination.file, &message, message.count)
-        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(message))") }
+    init(width: Int, height: Int, channels: Int, quality: Int, metadata: ImageMetadata = .none,
+         destination: ImageDestination) throws {
+        var opening = [CChar](repeating: 0, count: 512)
+        guard let opened = metadata.withUnsafeMetadata({ metadata in
+            sw_jpeg_encoder_open(
+                Int32(clamping: width), Int32(clamping: height), Int32(channels), Int32(max(1, min(100, quality))),
+                destination.file, metadata, &opening, opening.count)
+        })
+        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(opening))") }
         self.encoder = opened
         self.rowBytes = width * channels
     }
 
     /// An encoder of raw Y'CbCr planes laid out as `planes` (the decoder's: the sampling is kept).
-    init(width: Int, height: Int, planes: sw_jpeg_planes, quality: Int, destination: ImageDestination) throws {
+    init(width: Int, height: Int, planes: sw_jpeg_planes, quality: Int, metadata: ImageMetadata = .none,
+         destination: ImageDestination) throws {
+        var opening = [CChar](repeating: 0, count: 512)
         var planes = planes
-        guard let opened = sw_jpeg_encoder_open_planes(
-            Int32(clamping: width), Int32(clamping: height), &planes, Int32(max(1, min(100, quality))),
-            destination.file, &message, message.count)
-        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(message))") }
+        guard let opened = metadata.withUnsafeMetadata({ metadata in
+            sw_jpeg_encoder_open_planes(
+                Int32(clamping: width), Int32(clamping: height), &planes, Int32(max(1, min(100, quality))),
+                destination.file, metadata, &opening, opening.count)
+        })
+        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(opening))") }
         self.encoder = opened
         self.rowBytes = 0
     }

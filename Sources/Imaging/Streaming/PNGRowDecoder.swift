@@ -8,6 +8,7 @@ final class PNGRowDecoder: RowDecoder {
     let height: Int
     let channels: Int
     let interlaced: Bool
+    let metadata: ImageMetadata
     private let decoder: OpaquePointer
     private var message = [CChar](repeating: 0, count: 512)
 
@@ -32,6 +33,9 @@ final class PNGRowDecoder: RowDecoder {
         self.height = Int(info.height)
         self.channels = Int(info.channels)
         self.interlaced = info.interlaced != 0
+        var metadata = sw_image_metadata()
+        sw_png_metadata(opened, &metadata)
+        self.metadata = ImageMetadata(metadata)
         try limits.checkPixels(width: width, height: height)
     }
 

@@ -19,16 +19,21 @@ final class PNGRowEncoder: RowEncoder {
     /// The zlib levels that our ISA-L encoder serves.
     static let fastLevels = 1...3
 
-    init(width: Int, height: Int, channels: Int, level: Int, destination: ImageDestination) throws {
+    /// `metadata`: the ICC profile and EXIF are written (iCCP, eXIf); PNG has no place here for the rest.
+    init(width: Int, height: Int, channels: Int, level: Int, metadata: ImageMetadata = .none,
+         destination: ImageDestination) throws {
+        var opening = [CChar](repeating: 0, count: 512)
         let (w, h) = (Int32(clamping: width), Int32(clamping: height))
         if Self.fastLevels.contains(level) {
-            guard let opened = sw_png_fast_encoder_open(w, h, Int32(channels), destination.file, &message, message.count)
-            else { throw ImagingError(.processing, "cannot encode PNG: \(CodecMessage.string(message))") }
+            guard let opened = metadata.withUnsafeMetadata({ metadata in
+                sw_png_fast_encoder_open(w, h, Int32(channels), destination.file, metadata, &opening, opening.count)
+            }) else { throw ImagingError(.processing, "cannot encode PNG: \(CodecMessage.string(opening))") }
             self.encoder = .fast(opened)
         } else {
-            guard let opened = sw_png_encoder_open(
-                w, h, Int32(channels), Int32(level), SW_PNG_FILTER_UP, destination.file, &message, message.count)
-            else { throw ImagingError(.processing, "cannot encode PNG: \(CodecMessage.string(message))") }
+            guard let opened = metadata.withUnsafeMetadata({ metadata in
+                sw_png_encoder_open(
+                    w, h, Int32(channels), Int32(level), SW_PNG_FILTER_UP, destination.file, metadata, &opening, opening.count)
+            }) else { throw ImagingError(.processing, "cannot encode PNG: \(CodecMessage.string(opening))") }
             self.encoder = .libpng(opened)
         }
         self.rowBytes = width * channels

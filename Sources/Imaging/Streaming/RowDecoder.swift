@@ -6,6 +6,8 @@ protocol RowDecoder: AnyObject {
     var height: Int { get }
     /// 1 (gray), 3 (RGB) or 4 (RGBA).
     var channels: Int { get }
+    /// The metadata read with the header.
+    var metadata: ImageMetadata { get }
     /// Decodes the next `rows` rows into `pixels` (`width * channels` bytes a row, no padding).
     func read(into pixels: UnsafeMutablePointer<UInt8>, rows: Int, token: CancellationToken) throws
 }
@@ -32,11 +34,11 @@ enum RowDecoders {
             let decoder = try JPEGRowDecoder(source, limits: limits)
             if decoder.orientation == 1 { return (decoder, format) }
             let image = try decoder.readImage(token: token).oriented(exifOrientation: decoder.orientation)
-            return (BufferRowDecoder(image), format)
+            return (BufferRowDecoder(image, metadata: decoder.metadata), format)
         case .png:
             let decoder = try PNGRowDecoder(source, limits: limits)
             if !decoder.interlaced { return (decoder, format) }
-            return (BufferRowDecoder(try decoder.readWhole(token: token)), format)
+            return (BufferRowDecoder(try decoder.readWhole(token: token), metadata: decoder.metadata), format)
         }
     }
 }
@@ -44,12 +46,16 @@ enum RowDecoders {
 /// The rows of an image already in memory.
 final class BufferRowDecoder: RowDecoder {
     let image: ImageBuffer
+    let metadata: ImageMetadata
     private var next = 0
     var width: Int { image.width }
     var height: Int { image.height }
     var channels: Int { image.channels }
 
-    init(_ image: ImageBuffer) { self.image = image }
+    init(_ image: ImageBuffer, metadata: ImageMetadata = .none) {
+        self.image = image
+        self.metadata = metadata
+    }
 
     func read(into pixels: UnsafeMutablePointer<UInt8>, rows: Int, token: CancellationToken) throws {
         try token.check()

@@ -11,14 +11,14 @@ protocol RowEncoder: AnyObject {
 enum RowEncoders {
     /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`.
     static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
-                     destination: ImageDestination) throws -> RowEncoder {
+                     metadata: ImageMetadata, destination: ImageDestination) throws -> RowEncoder {
         switch format {
         case .jpeg:
             try JPEGRowEncoder(width: width, height: height, channels: channels, quality: encoding.jpegQuality,
-                               destination: destination)
+                               metadata: metadata, destination: destination)
         case .png:
             try PNGRowEncoder(width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
-                              destination: destination)
+                              metadata: metadata, destination: destination)
         }
     }
 
