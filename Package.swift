@@ -32,7 +32,7 @@ let package = Package(
             name: "CImageCodecs",
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("m")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"), .linkedLibrary("m")]
         ),
 
         // MARK: Libraries

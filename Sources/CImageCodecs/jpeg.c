@@ -26,6 +26,7 @@ struct sw_jpeg_decoder {
     int finished;
     int planes;              /* reading raw Y'CbCr planes (sw_jpeg_start_planes) */
     uint8_t *cmyk_row;
+    int keep_cmyk;           /* CMYK rows as stored (sw_jpeg_keep_cmyk), for a colour profile to convert */
     uint8_t *icc, *exif, *xmp, *iptc; /* the header's metadata (sw_jpeg_keep_metadata) */
     size_t icc_size, exif_size, xmp_size, iptc_size;
 };
@@ -287,6 +288,11 @@ int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, 
             jpeg_read_scanlines(cinfo, rows_, 1);
             continue;
         }
+        if (decoder->keep_cmyk) {
+            JSAMPROW rows_[1] = { row };
+            jpeg_read_scanlines(cinfo, rows_, 1);
+            continue;
+        }
         uint8_t *cmyk_row = decoder->cmyk_row;
         JSAMPROW rows_[1] = { cmyk_row };
         jpeg_read_scanlines(cinfo, rows_, 1);
@@ -307,6 +313,12 @@ int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, 
         decoder->finished = 1;
     }
     return SW_CODEC_OK;
+}
+
+int sw_jpeg_keep_cmyk(sw_jpeg_decoder *decoder) {
+    if (!decoder->cmyk || decoder->started) return 0;
+    decoder->keep_cmyk = 1;
+    return decoder->inverted_cmyk ? 2 : 1;
 }
 
 /* MARK: raw Y'CbCr planes */

@@ -3,8 +3,8 @@ import Operations
 
 /// JPEG decoding and encoding through libjpeg-turbo (via the CImageCodecs shim).
 public enum JPEGCodec {
-    /// Decodes a JPEG: gray stays gray, YCbCr becomes RGB, CMYK/YCCK is converted to RGB (naively, without
-    /// a colour profile). The EXIF orientation is applied unless `applyOrientation` is false.
+    /// Decodes a JPEG: gray stays gray, YCbCr becomes RGB, CMYK/YCCK is converted to sRGB through its ICC
+    /// profile (naively, R = (1−C)(1−K)…, when it has none). The EXIF orientation is applied unless `applyOrientation` is false.
     /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
     public static func decode(_ data: [UInt8], limits: ImageLimits = .default, applyOrientation: Bool = true,
                               cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
@@ -16,7 +16,8 @@ public enum JPEGCodec {
     static func decode(_ data: [UInt8], limits: ImageLimits, applyOrientation: Bool, token: CancellationToken) throws -> ImageBuffer {
         return try data.withUnsafeBufferPointer { bytes in
             let decoder = try JPEGRowDecoder(.memory(bytes), limits: limits)
-            let image = try decoder.readImage(token: token)
+            // CMYK through its profile, when it has a usable one (as in the pipeline).
+            let image = try ColourManagement.manage(decoder, policy: .keep).decoder.readImage(token: token)
             return applyOrientation ? image.oriented(exifOrientation: decoder.orientation) : image
         }
     }

@@ -12,12 +12,16 @@ public struct ProcessedImage: Sendable {
     public let format: ImageFormat
     public let width: Int
     public let height: Int
+    /// What the caller should know although the image was processed: an ignored colour profile, a CMYK JPEG
+    /// converted without one.
+    public let warnings: [String]
 
-    public init(data: [UInt8], format: ImageFormat, width: Int, height: Int) {
+    public init(data: [UInt8], format: ImageFormat, width: Int, height: Int, warnings: [String] = []) {
         self.data = data
         self.format = format
         self.width = width
         self.height = height
+        self.warnings = warnings
     }
 }
 
@@ -114,7 +118,7 @@ public enum TiltShiftPipeline {
             try token.check()
             let clock = ContinuousClock()
             var start = clock.now
-            let (decoder, inputFormat) = try RowDecoders.open(source, limits: limits, token: token)
+            let (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour, token: token)
             timings.decode += clock.now - start
             let format = encoding.format ?? inputFormat
             let (width, height) = (decoder.width, decoder.height)
@@ -159,7 +163,7 @@ public enum TiltShiftPipeline {
             timings.decode += decodeTime
             timings.encode += encodeTime
             timings.filter += (clock.now - filterStart) - decodeTime - encodeTime
-            return ProcessedImage(data: bytes, format: format, width: width, height: height)
+            return ProcessedImage(data: bytes, format: format, width: width, height: height, warnings: warnings)
         }
     }
 

@@ -49,6 +49,9 @@ struct TiltShiftCommand: AsyncParsableCommand {
     @Option(help: "The input's metadata in the output: keep (the ICC profile, EXIF with its orientation reset to 1, XMP, IPTC) or strip (the ICC profile only).")
     var metadata: MetadataPolicy = .keep
 
+    @Option(help: "Colours: keep (the pixels and their ICC profile as they are) or srgb (profiled RGB converted to sRGB). CMYK JPEGs become sRGB either way.")
+    var colour: ColourPolicy = .keep
+
     @Flag(name: .customLong("always-rgb"),
           help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
     var alwaysRGB = false
@@ -74,7 +77,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let threadCount = threads == 0 ? Self.coreCount : threads
         let outputFormat = try Self.outputFormat(chosen: chosen.format, output: output)
         let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel,
-                                           metadata: metadata).validated()
+                                           metadata: metadata, colour: colour).validated()
         let repetitions = repetitions
         let (input, output, jpegPlanes) = (input, output, !alwaysRGB)
 
@@ -107,6 +110,9 @@ struct TiltShiftCommand: AsyncParsableCommand {
                 return (result, best)
             }
             try Self.write(result.data, to: output)
+        }
+        for warning in result.warnings {
+            FileHandle.standardError.write(Data("shiftwork tiltshift: warning: \(warning)\n".utf8))
         }
         if timing {
             let megapixels = Double(result.width * result.height) / 1_000_000
@@ -187,3 +193,4 @@ struct TiltShiftCommand: AsyncParsableCommand {
 }
 
 extension MetadataPolicy: ExpressibleByArgument {}
+extension ColourPolicy: ExpressibleByArgument {}

@@ -73,6 +73,21 @@ typedef struct sw_image_metadata {
     size_t iptc_size;
 } sw_image_metadata;
 
+/* MARK: Colour (LittleCMS) */
+
+/** Whether `icc` is a profile LittleCMS reads, for pixels of `channels` (1 gray, 3 RGB, 4 CMYK); the reason in
+    `err` when not. */
+int sw_icc_check(const uint8_t *icc, size_t size, int channels, char *err, size_t errlen);
+
+typedef struct sw_colour_transform sw_colour_transform;
+/** A transform from pixels described by `icc` (3: RGB; 4: CMYK, Adobe-inverted when `inverted_cmyk`) to sRGB
+    RGB, 8 bits. NULL, with the reason, when the profile is broken or does not fit. */
+sw_colour_transform *sw_colour_to_srgb(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, char *err,
+                                       size_t errlen);
+/** Converts `pixels` pixels (input as the transform was made for; output RGB). Thread-safe. */
+void sw_colour_apply(const sw_colour_transform *transform, const uint8_t *input, uint8_t *output, size_t pixels);
+void sw_colour_free(sw_colour_transform *transform);
+
 /** The orientation tag (1...8) of EXIF data (a TIFF structure); 1 when absent or malformed. */
 int sw_exif_orientation(const uint8_t *tiff, size_t size);
 /** Sets the orientation tag of EXIF data to 1 (upright), in place; 0 when there is none. */
@@ -93,6 +108,9 @@ sw_jpeg_decoder *sw_jpeg_open_file(FILE *file, sw_image_info *info, char *err, s
 int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
                       char *err, size_t errlen);
 void sw_jpeg_close(sw_jpeg_decoder *decoder);
+/** Makes a CMYK/YCCK decoder (before its first read) hand out its CMYK rows, 4 bytes a pixel, unconverted (for
+    a colour profile to convert). 0 when the image is not CMYK; 1 for plain CMYK; 2 for Adobe's inverted CMYK. */
+int sw_jpeg_keep_cmyk(sw_jpeg_decoder *decoder);
 /** The metadata read with the header (valid until sw_jpeg_close). */
 void sw_jpeg_metadata(const sw_jpeg_decoder *decoder, sw_image_metadata *metadata);
 

@@ -5,7 +5,10 @@ import CImageCodecs
 final class JPEGRowDecoder: RowDecoder {
     let width: Int
     let height: Int
-    let channels: Int
+    /// 1 or 3; 4 (CMYK as stored) after `keepCMYK`.
+    private(set) var channels: Int
+    /// Whether the JPEG is CMYK or YCCK (converted to RGB unless `keepCMYK` is called).
+    let isCMYK: Bool
     /// The EXIF orientation (1…8; 1 when absent). Rows come out as stored, not turned.
     let orientation: Int
     let metadata: ImageMetadata
@@ -33,6 +36,7 @@ final class JPEGRowDecoder: RowDecoder {
         self.height = Int(info.height)
         self.channels = Int(info.channels)
         self.orientation = Int(info.orientation)
+        self.isCMYK = info.converted_from_cmyk != 0
         var metadata = sw_image_metadata()
         sw_jpeg_metadata(opened, &metadata)
         self.metadata = ImageMetadata(metadata)
@@ -40,6 +44,15 @@ final class JPEGRowDecoder: RowDecoder {
     }
 
     deinit { sw_jpeg_close(decoder) }
+
+    /// Makes a CMYK JPEG (before any row is read) hand out its CMYK rows as stored, 4 bytes a pixel, for a
+    /// colour profile to convert; returns whether they are Adobe's inverted CMYK, nil when not CMYK.
+    func keepCMYK() -> Bool? {
+        let kind = sw_jpeg_keep_cmyk(decoder)
+        guard kind != 0 else { return nil }
+        channels = 4
+        return kind == 2
+    }
 
     /// Switches to the raw Y'CbCr planes (before any row is read); nil, with the reason, when they cannot be
     /// used (then rows can still be read).

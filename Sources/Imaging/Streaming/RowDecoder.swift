@@ -24,21 +24,25 @@ extension RowDecoder {
 
 enum RowDecoders {
     /// Opens a decoder for `source` (JPEG or PNG, recognised by its first bytes), after checking the image's
-    /// size against `limits`. A JPEG whose EXIF orientation turns or flips it, and an interlaced PNG, cannot
-    /// stream: they are decoded whole (and turned) first, and their rows served from memory.
-    static func open(_ source: ImageSource, limits: ImageLimits, token: CancellationToken) throws
-        -> (decoder: RowDecoder, format: ImageFormat) {
+    /// size against `limits`, with `colour` applied (`ColourManagement`; its warnings are returned). A JPEG
+    /// whose EXIF orientation turns or flips it, and an interlaced PNG, cannot stream: they are decoded whole
+    /// (and turned) first, and their rows served from memory.
+    static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, token: CancellationToken) throws
+        -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
         switch format {
         case .jpeg:
-            let decoder = try JPEGRowDecoder(source, limits: limits)
-            if decoder.orientation == 1 { return (decoder, format) }
-            let image = try decoder.readImage(token: token).oriented(exifOrientation: decoder.orientation)
-            return (BufferRowDecoder(image, metadata: decoder.metadata), format)
+            let jpeg = try JPEGRowDecoder(source, limits: limits)
+            let (managed, warnings) = try ColourManagement.manage(jpeg, policy: colour)
+            if jpeg.orientation == 1 { return (managed, format, warnings) }
+            let image = try managed.readImage(token: token).oriented(exifOrientation: jpeg.orientation)
+            return (BufferRowDecoder(image, metadata: managed.metadata), format, warnings)
         case .png:
-            let decoder = try PNGRowDecoder(source, limits: limits)
-            if !decoder.interlaced { return (decoder, format) }
-            return (BufferRowDecoder(try decoder.readWhole(token: token), metadata: decoder.metadata), format)
+            let png = try PNGRowDecoder(source, limits: limits)
+            let streaming: RowDecoder = png.interlaced
+                ? BufferRowDecoder(try png.readWhole(token: token), metadata: png.metadata) : png
+            let (managed, warnings) = try ColourManagement.manage(streaming, policy: colour)
+            return (managed, format, warnings)
         }
     }
 }
