@@ -20,8 +20,9 @@ struct TiltShiftCommand: AsyncParsableCommand {
             .png), else the input's format; an extension that names another format than --format, or a \
             format that cannot be written (.webp, .avif, .gif, .tiff…), is refused before any work. A \
             JPEG going to JPEG is filtered in its own Y'CbCr planes; the image streams from file to file \
-            in rows. The defaults are Core Image's recipe: sharp at mid-height, blurred (σ = 10 px) from \
-            the top and bottom quarters outwards.
+            in rows. The ICC profile, EXIF (its orientation reset to 1: the pixels are written upright), \
+            XMP and IPTC are kept (--metadata, --colour). The defaults are Core Image's recipe: sharp at \
+            mid-height, blurred (σ = 10 px) from the top and bottom quarters outwards.
             """)
 
     @Argument(help: "The image to read: a path, file:// URL or http(s):// URL.")
