@@ -26,14 +26,49 @@ public struct ProcessedImage: Sendable {
 }
 
 /// Where the time of one `TiltShiftPipeline` run went (the stages interleave: the image streams through
-/// them a few rows at a time).
+/// them a few rows at a time): wall-clock time, and the process's CPU time in the same stages (which a
+/// machine busy with other work disturbs far less).
 public struct PipelineTimings: Sendable, Equatable {
     public var decode: Duration = .zero
     public var filter: Duration = .zero
     public var encode: Duration = .zero
     public var total: Duration { decode + filter + encode }
+    public var cpuDecode: Duration = .zero
+    public var cpuFilter: Duration = .zero
+    public var cpuEncode: Duration = .zero
+    public var cpuTotal: Duration { cpuDecode + cpuFilter + cpuEncode }
 
     public init() {}
+
+    /// The faster of two runs: the one with the smaller total wall time for the wall figures, the one with the
+    /// smaller total CPU time for the CPU figures.
+    public func fastest(with other: PipelineTimings) -> PipelineTimings {
+        var result = total <= other.total ? self : other
+        let cpu = cpuTotal <= other.cpuTotal ? self : other
+        (result.cpuDecode, result.cpuFilter, result.cpuEncode) = (cpu.cpuDecode, cpu.cpuFilter, cpu.cpuEncode)
+        return result
+    }
+}
+
+/// The process's CPU time (every thread), for `PipelineTimings`.
+struct ProcessCPUClock {
+    static var now: Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+}
+
+/// Wall and CPU time of a stage, read together.
+struct StageClock {
+    let wall: ContinuousClock.Instant
+    let cpu: Duration
+    static var now: StageClock { StageClock(wall: ContinuousClock.now, cpu: ProcessCPUClock.now) }
+    /// (wall, cpu) since `self`.
+    var elapsed: (Duration, Duration) {
+        let end = StageClock.now
+        return (end.wall - wall, end.cpu - cpu)
+    }
 }
 
 /// Decode → tilt-shift → encode, streaming: rows are decoded a few at a time, filtered in a window of rows
@@ -116,29 +151,31 @@ public enum TiltShiftPipeline {
         let encoding = try encoding.validated()
         return try CancellationToken.with(cancellation) { token in
             try token.check()
-            let clock = ContinuousClock()
-            var start = clock.now
+            var start = StageClock.now
             let (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour, token: token)
-            timings.decode += clock.now - start
+            let (openTime, openCPU) = start.elapsed
+            var (decodeTime, decodeCPU) = (openTime, openCPU)
             let format = encoding.format ?? inputFormat
             let (width, height) = (decoder.width, decoder.height)
             let metadata = decoder.metadata.applying(encoding.metadata)
-            var (decodeTime, encodeTime, filterStart) = (Duration.zero, Duration.zero, clock.now)
+            var (encodeTime, encodeCPU) = (Duration.zero, Duration.zero)
+            var filterStart = StageClock.now
             let finalEncoder: RowEncoder
             if jpegPlanes, format == .jpeg, let jpeg = decoder as? JPEGRowDecoder, let layout = jpeg.startPlanes().planes {
                 // JPEG → JPEG in the JPEG's own planes; any other JPEG (CMYK, gray, odd sampling, arithmetic
-                // coding, 12-bit, turned by its orientation) goes through RGB below.
+                // coding, 12-bit, turned by its orientation, converted to sRGB) goes through RGB below.
                 let encoder = try JPEGRowEncoder(width: width, height: height, planes: layout, quality: encoding.jpegQuality,
                                                  metadata: metadata, destination: destination)
-                filterStart = clock.now
+                filterStart = StageClock.now
                 let pipeline = PlanarJPEGPipeline(decoder: jpeg, layout: layout, parameters: parameters, threads: threads,
                                                   kernels: kernels, token: token)
-                try pipeline.run(into: encoder, decodeTime: &decodeTime, encodeTime: &encodeTime)
+                try pipeline.run(into: encoder, decode: &decodeTime, decodeCPU: &decodeCPU, encode: &encodeTime,
+                                 encodeCPU: &encodeCPU)
                 finalEncoder = encoder
             } else {
                 let encoder = try RowEncoders.open(format, width: width, height: height, channels: decoder.channels,
                                                    encoding: encoding, metadata: metadata, destination: destination)
-                filterStart = clock.now
+                filterStart = StageClock.now
                 let blender = StripBlender(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,
                     weights: TiltShiftMask.weights(height: height, parameters: parameters), threads: threads,
@@ -146,23 +183,34 @@ public enum TiltShiftPipeline {
                 while blender.received < height {
                     let (space, available) = blender.inputSpace()
                     let rows = min(available, Self.rowsPerRead)
-                    start = clock.now
+                    start = StageClock.now
                     try decoder.read(into: space, rows: rows, token: token)
-                    decodeTime += clock.now - start
+                    let (wall, cpu) = start.elapsed
+                    decodeTime += wall
+                    decodeCPU += cpu
                     try blender.commit(rows: rows) { finished, count, _ in
-                        let start = clock.now
+                        let start = StageClock.now
                         try encoder.write(finished, rows: count, token: token)
-                        encodeTime += clock.now - start
+                        let (wall, cpu) = start.elapsed
+                        encodeTime += wall
+                        encodeCPU += cpu
                     }
                 }
                 finalEncoder = encoder
             }
-            start = clock.now
+            start = StageClock.now
             let bytes = try finalEncoder.finish() ?? []
-            encodeTime += clock.now - start
+            let (wall, cpu) = start.elapsed
+            encodeTime += wall
+            encodeCPU += cpu
+            let (filterWall, filterCPU) = filterStart.elapsed
             timings.decode += decodeTime
             timings.encode += encodeTime
-            timings.filter += (clock.now - filterStart) - decodeTime - encodeTime
+            // The filter's share: the streaming part less the decoding and encoding inside it.
+            timings.filter += filterWall - (decodeTime - openTime) - encodeTime
+            timings.cpuDecode += decodeCPU
+            timings.cpuEncode += encodeCPU
+            timings.cpuFilter += filterCPU - (decodeCPU - openCPU) - encodeCPU
             return ProcessedImage(data: bytes, format: format, width: width, height: height, warnings: warnings)
         }
     }

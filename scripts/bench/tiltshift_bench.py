@@ -76,7 +76,8 @@ def run_measured(command):
     return stdout, stderr, kilobytes / 1024
 
 
-TIMING = re.compile(r"(\d+)x(\d+) ([\d.]+) MP: decode ([\d.]+) ms, filter ([\d.]+) ms .* encode ([\d.]+) ms, total ([\d.]+) ms")
+TIMING = re.compile(r"(\d+)x(\d+) ([\d.]+) MP: decode ([\d.]+) ms, filter ([\d.]+) ms .* encode ([\d.]+) ms, total ([\d.]+) ms"
+                    r".*cpu: decode ([\d.]+) ms, filter ([\d.]+) ms .* encode ([\d.]+) ms, total ([\d.]+) ms")
 
 
 def shiftwork(args, task, src, dst, extra=()):
@@ -88,16 +89,17 @@ def shiftwork(args, task, src, dst, extra=()):
     match = TIMING.search(err)
     if not match:
         sys.exit("cannot parse shiftwork's timing line: " + err)
-    w, h, mp, dec, fil, enc, tot = match.groups()
+    w, h, mp, dec, fil, enc, tot, cdec, cfil, cenc, ctot = match.groups()
     seconds = float(fil if task == "filter" else tot) / 1000
-    return seconds, float(mp), rss
+    cpu_seconds = float(cfil if task == "filter" else ctot) / 1000
+    return (seconds, cpu_seconds), float(mp), rss
 
 
 def python_contender(args, python, name, task, src, dst):
     command = shlex.split(args.pin) + [python, CONTENDER, name, task, src, dst, str(args.repeat if task != "png" else 1)]
     out, err, rss = run_measured(command)
     result = json.loads(out.strip().splitlines()[-1])
-    return result["seconds"], result["width"] * result["height"] / 1e6, rss, result["version"]
+    return (result["seconds"], result["cpu_seconds"]), result["width"] * result["height"] / 1e6, rss, result["version"]
 
 
 def main():
@@ -147,42 +149,46 @@ def main():
                         seconds, mp, rss, version = python_contender(args, python, contender, task, src, dst)
                         labels[label] = ("Pillow-SIMD " if name == "pillow-simd" else "Pillow " if name == "pillow" else "") + version
                     quality = psnr(dst, exact) if task in ("filter", "jpeg") else float("nan")
-                    cells.setdefault(task, []).append((mp / seconds, rss, quality))
+                    wall, cpu = seconds
+                    cells.setdefault(task, []).append((mp / wall, rss, quality, mp / cpu))
                     if task == "png":
                         os.remove(dst)  # hundreds of MB each
-                    print(f"  run {run_index + 1}: {labels[label]:32} {task:6} {mp / seconds:8.1f} MP/s  "
+                    print(f"  run {run_index + 1}: {labels[label]:32} {task:6} {mp / wall:8.1f} MP/s ({mp / cpu:6.1f} by CPU time)  "
                           f"peak {rss:7.1f} MB  PSNR {quality:5.1f} dB", file=sys.stderr, flush=True)
 
     def span(values, fmt):
+        """min-max over the runs (one value when they agree or with one run)."""
         low, high = min(values), max(values)
         return fmt.format(low) if args.runs == 1 or fmt.format(low) == fmt.format(high) else (fmt + "-" + fmt).format(low, high)
 
     vips_cells = rows.get("vips", {})
     print(f"12 MP photo: {args.photo}; large: {args.large or '-'}; best of {args.repeat} in each process, "
           f"{args.runs} run(s), one core ({args.pin or 'not pinned'})")
-    header = f"{'contender':34} {'filter MP/s':>12} {'PSNR':>6} {'JPEG->JPEG MP/s':>16} {'peak MB':>8} {'PSNR':>6}"
-    if args.large:
-        header += f" {'144MP PNG->PNG MP/s':>20} {'peak MB':>8}"
-    header += f" {'filter/vips':>12} {'JPEG/vips':>10}" + (f" {'PNG/vips':>9}" if args.large else "")
-    print(header)
-    for label, cells in rows.items():
-        line = f"{labels[label]:34}"
-        f = cells.get("filter")
-        line += f" {span([c[0] for c in f], '{:.1f}'):>12} {span([c[2] for c in f], '{:.1f}'):>6}" if f else f" {'(same)':>12} {'':>6}"
-        j = cells["jpeg"]
-        line += f" {span([c[0] for c in j], '{:.1f}'):>16} {span([c[1] for c in j], '{:.0f}'):>8} {span([c[2] for c in j], '{:.1f}'):>6}"
+    for metric, title in [(0, "MP/s by wall-clock time"), (3, "MP/s by CPU time of the process (less disturbed by other load)")]:
+        print(f"\n{title}:")
+        header = f"{'contender':34} {'filter MP/s':>12} {'PSNR':>6} {'JPEG->JPEG MP/s':>16} {'peak MB':>8} {'PSNR':>6}"
         if args.large:
-            p = cells["png"]
-            line += f" {span([c[0] for c in p], '{:.1f}'):>20} {span([c[1] for c in p], '{:.0f}'):>8}"
+            header += f" {'144MP PNG->PNG MP/s':>20} {'peak MB':>8}"
+        header += f" {'filter/vips':>12} {'JPEG/vips':>10}" + (f" {'PNG/vips':>9}" if args.large else "")
+        print(header)
+        for label, cells in rows.items():
+            line = f"{labels[label]:34}"
+            f = cells.get("filter")
+            line += f" {span([c[metric] for c in f], '{:.1f}'):>12} {span([c[2] for c in f], '{:.1f}'):>6}" if f else f" {'(same)':>12} {'':>6}"
+            j = cells["jpeg"]
+            line += f" {span([c[metric] for c in j], '{:.1f}'):>16} {span([c[1] for c in j], '{:.0f}'):>8} {span([c[2] for c in j], '{:.1f}'):>6}"
+            if args.large:
+                p = cells["png"]
+                line += f" {span([c[metric] for c in p], '{:.1f}'):>20} {span([c[1] for c in p], '{:.0f}'):>8}"
 
-        def ratio(task):
-            if task not in cells or task not in vips_cells:
-                return ""
-            # Same-run ratios: run i of this contender against run i of libvips.
-            per_run = [a / b for a, b in zip([c[0] for c in cells[task]], [c[0] for c in vips_cells[task]])]
-            return span(per_run, "{:.2f}") + "x"
-        line += f" {ratio('filter'):>12} {ratio('jpeg'):>10}" + (f" {ratio('png'):>9}" if args.large else "")
-        print(line)
+            def ratio(task):
+                if task not in cells or task not in vips_cells:
+                    return ""
+                # Same-run ratios: run i of this contender against run i of libvips.
+                per_run = [a[metric] / b[metric] for a, b in zip(cells[task], vips_cells[task])]
+                return span(per_run, "{:.2f}") + "x"
+            line += f" {ratio('filter'):>12} {ratio('jpeg'):>10}" + (f" {ratio('png'):>9}" if args.large else "")
+            print(line)
     print("vips = " + labels.get("vips", "libvips") + " (VIPS_CONCURRENCY=1); PSNR against the exact recipe "
           "(filter: lossless output; JPEG: decoded quality-90 output)")
 

@@ -73,26 +73,30 @@ final class PlanarJPEGPipeline {
     }
 
     /// Decodes, filters and encodes every group into `encoder` (made with `JPEGRowEncoder(planes:)`).
-    func run(into encoder: JPEGRowEncoder, decodeTime: inout Duration, encodeTime: inout Duration) throws {
-        let clock = ContinuousClock()
+    func run(into encoder: JPEGRowEncoder, decode decodeTime: inout Duration, decodeCPU: inout Duration,
+             encode encodeTime: inout Duration, encodeCPU: inout Duration) throws {
         let strides = planes.map(\.paddedWidth)
         let groupCount = (planes[0].height + planes[0].groupRows - 1) / planes[0].groupRows
         var decodedGroups = 0
         var encodedGroups = 0
         while encodedGroups < groupCount {
             if decodedGroups < groupCount {
-                let start = clock.now
+                let start = StageClock.now
                 try decoder.readPlanes(into: planes.map(\.decoded), strides: strides, token: token)
-                decodeTime += clock.now - start
+                let (wall, cpu) = start.elapsed
+                decodeTime += wall
+                decodeCPU += cpu
                 for plane in planes { try feed(plane, group: decodedGroups) }
                 decodedGroups += 1
             }
             // Encode every group that all the planes have finished.
             while encodedGroups < groupCount, planes.allSatisfy({ $0.queuedRows >= min($0.groupRows, $0.height - $0.encodedRows) }) {
                 for plane in planes { fillEncodingGroup(plane) }
-                let start = clock.now
+                let start = StageClock.now
                 try encoder.writePlanes(planes.map(\.encoding), strides: strides, token: token)
-                encodeTime += clock.now - start
+                let (wall, cpu) = start.elapsed
+                encodeTime += wall
+                encodeCPU += cpu
                 encodedGroups += 1
             }
         }
