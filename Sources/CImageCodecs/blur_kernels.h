@@ -101,6 +101,18 @@ SW_INLINE sw_v8f SW_NAME(step)(const sw_recursive_gaussian *g, sw_v8f x, sw_v8f 
     return (g->b * x + g->a3 * p3 + g->a2 * p2) + g->a1 * p1;
 }
 
+/* One step of the backward recursion from forward value f, shifting the three previous outputs; the first
+   step (the right edge) is the Triggs-Sdika value already in q1. */
+SW_INLINE sw_v8f SW_NAME(backward_step)(const sw_recursive_gaussian *g, sw_v8f f, sw_v8f *q1, sw_v8f *q2, sw_v8f *q3,
+                                        int first) {
+    if (first) return *q1;
+    sw_v8f value = SW_NAME(step)(g, f, *q1, *q2, *q3);
+    *q3 = *q2;
+    *q2 = *q1;
+    *q1 = value;
+    return value;
+}
+
 #define SW_LOCAL_COEFFICIENTS(g) const sw_recursive_gaussian local_ = *(g); g = &local_
 
 /* MARK: horizontal pass */
@@ -154,13 +166,7 @@ SW_TARGET static void SW_NAME(horizontal_gray)(const sw_recursive_gaussian *g, c
     int first_output = 1;
     for (; x >= tail_end; x--) {
         for (int c = 0; c < SW_CHAINS; c++) {
-            sw_v8f value;
-            if (first_output) {
-                value = q1[c];
-            } else {
-                value = SW_NAME(step)(g, scratch[SW_CHAINS * x + c], q1[c], q2[c], q3[c]);
-                q3[c] = q2[c]; q2[c] = q1[c]; q1[c] = value;
-            }
+            sw_v8f value = SW_NAME(backward_step)(g, scratch[SW_CHAINS * x + c], &q1[c], &q2[c], &q3[c], first_output);
             for (int r = 0; r < 8; r++) dst[8 * c + r][x] = value[r];
         }
         first_output = 0;
@@ -170,14 +176,7 @@ SW_TARGET static void SW_NAME(horizontal_gray)(const sw_recursive_gaussian *g, c
         for (int i = 7; i >= 0; i--) {
             int xi = 8 * k + i;
             for (int c = 0; c < SW_CHAINS; c++) {
-                sw_v8f value;
-                if (first_output) {
-                    value = q1[c];
-                } else {
-                    value = SW_NAME(step)(g, scratch[SW_CHAINS * xi + c], q1[c], q2[c], q3[c]);
-                    q3[c] = q2[c]; q2[c] = q1[c]; q1[c] = value;
-                }
-                cols[c][i] = value;
+                cols[c][i] = SW_NAME(backward_step)(g, scratch[SW_CHAINS * xi + c], &q1[c], &q2[c], &q3[c], first_output);
             }
             first_output = 0;
         }
@@ -223,13 +222,7 @@ SW_INLINE void SW_NAME(horizontal_color)(const sw_recursive_gaussian *g, const u
     for (int c = 0; c < SW_CHAINS; c++) right[c] = q1[c];
     for (int x = w - 1; x >= 0; x--) {
         for (int c = 0; c < SW_CHAINS; c++) {
-            sw_v8f value;
-            if (x == w - 1) {
-                value = q1[c];
-            } else {
-                value = SW_NAME(step)(g, scratch[SW_CHAINS * x + c], q1[c], q2[c], q3[c]);
-                q3[c] = q2[c]; q2[c] = q1[c]; q1[c] = value;
-            }
+            sw_v8f value = SW_NAME(backward_step)(g, scratch[SW_CHAINS * x + c], &q1[c], &q2[c], &q3[c], x == w - 1);
             sw_v8f stored = ch == 4 ? value : __builtin_shufflevector(value, right[c], 0, 1, 2, 8, 4, 5, 6, 12);
             sw_v4f low = __builtin_shufflevector(stored, stored, 0, 1, 2, 3);
             sw_v4f high = __builtin_shufflevector(stored, stored, 4, 5, 6, 7);

@@ -1,3 +1,5 @@
+import CImageCodecs
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,6 +32,31 @@ enum ImageSource {
             }
             return format
         }
+    }
+}
+
+extension ImageSource {
+    /// Opens a C decoder on this source: `memory(bytes, count, message, capacity)` for bytes (after the byte
+    /// limit), `file(file, message, capacity)` for a file. Throws `.decode`, naming `what` and the C message.
+    func openDecoder(
+        _ what: String, limits: ImageLimits,
+        memory: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?,
+        file: (UnsafeMutablePointer<FILE>, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?
+    ) throws -> OpaquePointer {
+        var message = [CChar](repeating: 0, count: 512)
+        let opened: OpaquePointer?
+        switch self {
+        case .memory(let bytes):
+            try limits.checkBytes(bytes.count)
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                throw ImagingError(.decode, "not a \(what) image (the data is empty)")
+            }
+            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { memory(base, bytes.count, $0, m.count) } }
+        case .file(let handle):
+            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { file(handle, $0, m.count) } }
+        }
+        guard let opened else { throw ImagingError(.decode, "cannot read \(what): \(CodecMessage.string(message))") }
+        return opened
     }
 }
 

@@ -1,7 +1,8 @@
 import CImageCodecs
 
 /// JPEG rows through libjpeg-turbo (via the CImageCodecs shim): gray stays gray, YCbCr becomes RGB,
-/// CMYK/YCCK becomes RGB (naively, without a colour profile).
+/// CMYK/YCCK becomes RGB naively unless `keepCMYK` hands the CMYK rows to a colour profile
+/// (`ColourManagement`).
 final class JPEGRowDecoder: RowDecoder {
     let width: Int
     let height: Int
@@ -18,19 +19,10 @@ final class JPEGRowDecoder: RowDecoder {
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
         var info = sw_image_info()
-        var message = [CChar](repeating: 0, count: 512)
-        let opened: OpaquePointer?
-        switch source {
-        case .memory(let bytes):
-            try limits.checkBytes(bytes.count)
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                throw ImagingError(.decode, "not a JPEG image (the data is empty)")
-            }
-            opened = sw_jpeg_open(base, bytes.count, &info, &message, message.count)
-        case .file(let file):
-            opened = sw_jpeg_open_file(file, &info, &message, message.count)
-        }
-        guard let opened else { throw ImagingError(.decode, "cannot read JPEG: \(CodecMessage.string(message))") }
+        let opened = try source.openDecoder(
+            "JPEG", limits: limits,
+            memory: { sw_jpeg_open($0, $1, &info, $2, $3) },
+            file: { sw_jpeg_open_file($0, &info, $1, $2) })
         self.decoder = opened
         self.width = Int(info.width)
         self.height = Int(info.height)

@@ -15,19 +15,10 @@ final class PNGRowDecoder: RowDecoder {
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
         var info = sw_image_info()
-        var message = [CChar](repeating: 0, count: 512)
-        let opened: OpaquePointer?
-        switch source {
-        case .memory(let bytes):
-            try limits.checkBytes(bytes.count)
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                throw ImagingError(.decode, "not a PNG image (the data is empty)")
-            }
-            opened = sw_png_open(base, bytes.count, &info, &message, message.count)
-        case .file(let file):
-            opened = sw_png_open_file(file, &info, &message, message.count)
-        }
-        guard let opened else { throw ImagingError(.decode, "cannot read PNG: \(CodecMessage.string(message))") }
+        let opened = try source.openDecoder(
+            "PNG", limits: limits,
+            memory: { sw_png_open($0, $1, &info, $2, $3) },
+            file: { sw_png_open_file($0, &info, $1, $2) })
         self.decoder = opened
         self.width = Int(info.width)
         self.height = Int(info.height)
