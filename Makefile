@@ -19,12 +19,13 @@ demo: release
 	"$$($(SWIFT) build -c release --show-bin-path)/shiftwork" run samples/*.jpg samples/*.png --out $(OUT)
 	@echo "tilt-shifted images are in $(OUT)/"
 
-## Sets up, then runs every test (and the engine's tests under ThreadSanitizer).
+## Sets up, then runs every test (and the engine's tests under ThreadSanitizer, and the decoders' fuzzer for a minute).
 test: setup
 	scripts/setup-python
 	$(SWIFT) build --build-tests
 	timeout 30m $(SWIFT) test --skip-build
 	@if [ -x scripts/test-operations-tsan ]; then timeout 30m scripts/test-operations-tsan; fi
+	timeout 10m scripts/fuzz 60
 
 ## Regenerates Sources/CShiftworkProto from proto/ (commit the result).
 proto: setup

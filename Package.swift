@@ -4,7 +4,10 @@ import PackageDescription
 /// Shiftwork: an operations engine and a ZeroMQ cluster that runs it.
 ///
 /// Layers (dependencies point down):
-///   ShiftworkCLI → Cluster → Imaging, Messaging, Wire → Operations, CZeroMQ, CShiftworkProto, CImageCodecs
+///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
+///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl)
+/// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
+/// swift-prometheus registry.
 let package = Package(
     name: "Shiftwork",
     platforms: [.macOS(.v15)],
@@ -12,17 +15,24 @@ let package = Package(
         .executable(name: "shiftwork", targets: ["ShiftworkCLI"]),
         .library(name: "Operations", targets: ["Operations"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "Cluster", targets: ["Cluster"]),
+        // The wire and journal codecs, for the fuzz targets in Fuzz/ (a package of their own).
+        .library(name: "Wire", targets: ["Wire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: System and generated C code
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
+        // libcurl (Debian's libcurl4-openssl-dev), with typed wrappers for its variadic calls.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "CShiftworkProto",
             path: "Sources/CShiftworkProto",
@@ -41,13 +51,7 @@ let package = Package(
         .target(name: "Messaging", dependencies: ["CZeroMQ"]),
         .target(
             name: "Imaging",
-            dependencies: [
-                "CImageCodecs",
-                "Operations",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["CImageCodecs", "Operations"],
             // The pixel kernels are optimised in debug builds too: unoptimised SIMD code filters at 0.2 MP/s
             // (a 36-megapixel image takes three minutes), which makes debug builds and their tests useless
             // for images of real size.
@@ -57,13 +61,20 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Fetching",
+            dependencies: ["Imaging", "Operations", "CCurl"]
+        ),
+        .target(
             name: "Cluster",
             dependencies: [
-                "Operations", "Wire", "Messaging", "Imaging",
+                "Operations", "Wire", "Messaging", "Imaging", "Fetching",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 
@@ -71,9 +82,11 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging", "Operations",
+                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -112,11 +125,13 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ],

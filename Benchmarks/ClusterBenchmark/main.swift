@@ -6,6 +6,8 @@
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5590 [--tasks 100000] [--batch-size 25000]
 //                    [--latency-rounds 2000] [--warmup 2000]
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5591 --memory-tasks 1000000 --coordinator-pid PID
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5592 --soak-batches 2000 --soak-batch-size 5000 \
+//                    --coordinator-pid PID [--soak-cancel] [--soak-every 100] [--soak-settle 10]
 //
 // Modes:
 // - throughput (default when --tasks > 0): `--tasks` no-op tasks as batches of `--batch-size`, all
@@ -15,6 +17,10 @@
 // - memory (when --memory-tasks > 0, against a coordinator with no workers): reads the coordinator's
 //   VmRSS from /proc/PID/status, submits the tasks, waits until its queue settles,
 //   reads VmRSS again and prints the growth per queued task.
+// - soak (when --soak-batches > 0): runs batches one after another through the coordinator and prints
+//   its VmRSS every `--soak-every` batches, then again after `--soak-settle` seconds of idleness (long
+//   enough for `--keep-finished-for` to retire what is left). With workers, no-op batches run to their
+//   end; with `--soak-cancel` (no workers needed), each batch is cancelled as soon as it is accepted.
 import Cluster
 import Foundation
 import Messaging
@@ -30,11 +36,18 @@ struct Arguments {
     var memoryBatchSize = 100_000
     var coordinatorPID: Int32 = 0
     var expectWorkers = 0
+    var soakBatches = 0
+    var soakBatchSize = 5_000
+    var soakEvery = 100
+    var soakSettle = 0
+    var soakCancel = false
 
     static let usage = """
         usage: ClusterBenchmark --coordinator ENDPOINT [--tasks N] [--batch-size N] [--latency-rounds N]
                                 [--warmup N] [--expect-workers N]
                                 [--memory-tasks N --coordinator-pid PID [--memory-batch-size N]]
+                                [--soak-batches N --coordinator-pid PID [--soak-batch-size N] [--soak-every N]
+                                 [--soak-settle SECONDS] [--soak-cancel]]
         """
 
     init(_ argv: [String]) {
@@ -60,6 +73,11 @@ struct Arguments {
             case "--memory-batch-size": memoryBatchSize = max(1, number("--memory-batch-size"))
             case "--coordinator-pid": coordinatorPID = Int32(number("--coordinator-pid"))
             case "--expect-workers": expectWorkers = number("--expect-workers")
+            case "--soak-batches": soakBatches = number("--soak-batches")
+            case "--soak-batch-size": soakBatchSize = max(1, number("--soak-batch-size"))
+            case "--soak-every": soakEvery = max(1, number("--soak-every"))
+            case "--soak-settle": soakSettle = number("--soak-settle")
+            case "--soak-cancel": soakCancel = true
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -68,6 +86,7 @@ struct Arguments {
             index += 1
         }
         if memoryTasks > 0 && coordinatorPID <= 0 { Self.fail("--memory-tasks needs --coordinator-pid") }
+        if soakBatches > 0 && coordinatorPID <= 0 { Self.fail("--soak-batches needs --coordinator-pid") }
     }
 
     static func fail(_ message: String) -> Never {
@@ -214,13 +233,57 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
     streams.removeAll()
 }
 
+/// Runs `batches` batches of `batchSize` no-op items one after another (each cancelled once accepted, with
+/// `cancel`) and prints the coordinator's RSS every `every` batches and after `settle` idle seconds.
+func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, settle: Int, cancel: Bool, pid: Int32) async throws {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let before = try residentBytes(pid: pid)
+    var peak = before
+    func report(_ label: String) throws {
+        let rss = try residentBytes(pid: pid)
+        peak = max(peak, rss)
+        print("soak \(label) t=\(format(seconds(clock.now - start), 1)) s rss=\(rss >> 20) MiB")
+        fflush(nil)
+    }
+    print("soak: \(batches) \(cancel ? "cancelled " : "")batches of \(batchSize) no-op items, one after another")
+    try report("batches=0")
+    let batch = noopBatch(batchSize)
+    for done in 1...batches {
+        var items = 0
+        var finished: BatchFinished?
+        for try await event in await client.submit(batch) {
+            switch event {
+            case .accepted(let batchID, _):
+                if cancel { _ = try await client.cancel(batchID: batchID) }
+            case .itemFinished: items += 1
+            case .itemsFinished(let group): items += group.count
+            case .itemsAdded: break
+            case .finished(let summary): finished = summary
+            }
+        }
+        guard let finished, items == batchSize else {
+            throw BenchmarkError(description: "batch \(done) ended with \(items) of \(batchSize) items and no summary")
+        }
+        if !cancel && finished.succeeded != UInt32(batchSize) {
+            throw BenchmarkError(description: "batch \(done): \(finished.succeeded) of \(batchSize) no-op items succeeded")
+        }
+        if done % every == 0 || done == batches { try report("batches=\(done)") }
+    }
+    if settle > 0 {
+        try await Task.sleep(for: .seconds(settle))
+        try report("settled=\(settle)s")
+    }
+    let end = try residentBytes(pid: pid)
+    print("soak coordinator RSS: start \(before >> 20) MiB, peak \(peak >> 20) MiB, end \(end >> 20) MiB")
+}
+
 func format(_ value: Double, _ digits: Int) -> String {
     String(format: "%.\(digits)f", value)
 }
 
 let arguments = Arguments(CommandLine.arguments)
-let context = try MessagingContext()
-let client = try await ClusterClient(endpoint: arguments.coordinator, context: context, responseTimeout: .seconds(120))
+let client = try await ClusterClient(endpoint: arguments.coordinator, responseTimeout: .seconds(120))
 do {
     if arguments.expectWorkers > 0 {
         // Wait (at most 30 s) until the workers have registered.
@@ -237,6 +300,10 @@ do {
     if arguments.memoryTasks > 0 {
         try await memory(client, tasks: arguments.memoryTasks, batchSize: arguments.memoryBatchSize,
                          pid: arguments.coordinatorPID)
+    }
+    if arguments.soakBatches > 0 {
+        try await soak(client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
+                       settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
     }
     if arguments.tasks > 0 {
         if arguments.warmup > 0 {
@@ -263,4 +330,3 @@ do {
     exit(1)
 }
 await client.close()
-await context.terminate()

@@ -47,7 +47,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 
     /// Describes the first bytes of data that is not a supported image, for error messages:
     /// `not a JPEG or PNG image (starts with '<!DO')`.
-    static func unrecognisedMessage(_ bytes: some Collection<UInt8>) -> String {
+    package static func unrecognisedMessage(_ bytes: some Collection<UInt8>) -> String {
         if bytes.isEmpty { return "not a JPEG or PNG image (the data is empty)" }
         let head = Array(bytes.prefix(4))
         let printable = head.allSatisfy { $0 >= 0x20 && $0 < 0x7F }

@@ -39,7 +39,7 @@ public struct ImageLimits: Sendable, Equatable {
 
     static func megapixels(_ pixels: Int) -> String { compact(Double(pixels) / 1_000_000) }
 
-    static func mebibytes(_ bytes: Int) -> String { compact(Double(bytes) / 1_048_576) }
+    package static func mebibytes(_ bytes: Int) -> String { compact(Double(bytes) / 1_048_576) }
 
     /// 1234 → "1234", 12.345 → "12.35", 0.004 → "0.004" (at most three significant decimals, no trailing zeros).
     static func compact(_ value: Double) -> String {

@@ -24,5 +24,5 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
 
     public var description: String { message }
 
-    static let cancelledError = ImagingError(.cancelled, "cancelled")
+    package static let cancelledError = ImagingError(.cancelled, "cancelled")
 }

@@ -393,7 +393,7 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
                     !Task.isCancelled, retry.shouldRetry(error)
                 {
                     do {
-                        try await Task.sleep(for: retry.delay(afterAttempt: attempt))
+                        try await Task.sleep(for: retry.delay(afterAttempt: attempt, error: error))
                     } catch {
                         failure = [error]
                         break

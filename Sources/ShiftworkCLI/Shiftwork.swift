@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cluster
 
 /// The `shiftwork` command: tilt-shift image batches on one machine or across a ZeroMQ cluster.
 @main
@@ -27,4 +28,41 @@ struct Shiftwork: AsyncParsableCommand {
             TiltShiftCommand.self,
         ]
     )
+
+    /// Parses and runs the command, like `AsyncParsableCommand.main()`, except that the message of an error
+    /// a command throws is escaped (`PrintableText`) before it reaches the terminal: such messages often
+    /// quote what a coordinator or a worker said.
+    static func main() async {
+        var command: any ParsableCommand
+        do {
+            command = try await asyncParseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: TerminalSafeError.wrapping(error))
+        }
+    }
+}
+
+/// A command's error, its description escaped for the terminal. ArgumentParser's own errors (exit codes,
+/// validation and help requests) pass unchanged: they carry no network text and are formatted by it.
+struct TerminalSafeError: Error, CustomStringConvertible {
+    let description: String
+
+    static func wrapping(_ error: any Error) -> any Error {
+        // ArgumentParser's internal errors (a help request raised while running, for one) are matched by
+        // their module: their types are not public.
+        if error is ExitCode || error is CleanExit || error is ValidationError
+            || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            return error
+        }
+        return TerminalSafeError(description: PrintableText.escape(String(describing: error)))
+    }
 }

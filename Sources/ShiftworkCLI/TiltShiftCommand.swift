@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Foundation
 import Imaging
 import Operations
@@ -134,14 +135,14 @@ struct TiltShiftCommand: AsyncParsableCommand {
     }
 
     /// Reads `input` (a path, file:// URL or http(s):// URL) into memory.
-    private static func fetch(_ input: String, limits: ImageLimits) async throws -> FetchedImage {
+    private static func fetch(_ input: String, limits: ImageLimits) async throws -> EncodedImage {
         let fetcher = ImageFetcher(configuration: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes))
         do {
             let fetched = try await fetcher.fetch(input)
-            try await fetcher.shutdown()
+            await fetcher.shutdown()
             return fetched
         } catch {
-            try? await fetcher.shutdown()
+            await fetcher.shutdown()
             throw error
         }
     }

@@ -4,7 +4,8 @@
 public struct BatchItem: Sendable, Equatable {
     /// The URL (http, https, file) or path of the input image.
     public var source: String
-    /// The file name the client will write; the coordinator echoes it in ``ItemFinished``.
+    /// The output's file name without extension (the client adds the extension of the output's format);
+    /// the coordinator echoes it in ``ItemFinished``.
     public var outputName: String
 
     /// Creates an item.
@@ -159,17 +160,40 @@ public struct FetchResults: Sendable, Equatable {
 }
 
 /// Sent by a client to the coordinator to cancel a batch, or some of its items. Queued tasks are
-/// dropped at once; running ones are stopped with ``CancelTask``.
+/// dropped at once; running ones are stopped with ``CancelTask``. The coordinator answers with
+/// ``CancelAccepted`` or a ``Refusal`` carrying `requestID` (minor 2); a request without one (minor 1)
+/// gets no answer when it is carried out.
 public struct CancelBatch: Sendable, Equatable {
+    /// The client's correlation id, echoed in ``CancelAccepted`` or ``Refusal`` (minor 2; empty: none).
+    public var requestID: String
     /// The batch.
     public var batchID: String
     /// The items to cancel; empty: every item.
     public var itemIndexes: [UInt32]
 
     /// Creates a cancellation.
-    public init(batchID: String, itemIndexes: [UInt32] = []) {
+    public init(requestID: String = "", batchID: String, itemIndexes: [UInt32] = []) {
+        self.requestID = requestID
         self.batchID = batchID
         self.itemIndexes = itemIndexes
+    }
+}
+
+/// Sent by the coordinator to a client in answer to a ``CancelBatch`` with a request id (minor 2): the
+/// cancel is carried out. The cancelled items' ``ItemFinished`` (with ``FailureCode/cancelled``) follow.
+public struct CancelAccepted: Sendable, Equatable {
+    /// The client's correlation id, from ``CancelBatch``.
+    public var requestID: String
+    /// The batch.
+    public var batchID: String
+    /// How many items were unfinished and are now cancelled (items that had finished keep their outcome).
+    public var cancelledItems: UInt32
+
+    /// Creates an acknowledgement.
+    public init(requestID: String, batchID: String, cancelledItems: UInt32) {
+        self.requestID = requestID
+        self.batchID = batchID
+        self.cancelledItems = cancelledItems
     }
 }
 
@@ -178,12 +202,23 @@ public struct CancelBatch: Sendable, Equatable {
 public struct Refusal: Sendable, Equatable {
     /// The correlation id of the refused request, if it had one.
     public var requestID: String
+    /// What the receiver acts on (minor 2; ``RefusalCode/unspecified`` from a minor-1 peer).
+    public var code: RefusalCode
     /// Why, for the user.
     public var reason: String
 
     /// Creates a refusal.
-    public init(requestID: String = "", reason: String) {
+    public init(requestID: String = "", code: RefusalCode = .unspecified, reason: String) {
         self.requestID = requestID
+        self.code = code
         self.reason = reason
     }
+
+    /// What a coordinator answers a worker it does not know (a heartbeat from an identity that has not
+    /// said hello); the worker registers again.
+    public static let unknownWorker = Refusal(code: .unknownWorker, reason: unknownWorkerReason)
+
+    /// The reason text of ``unknownWorker``. Minor-1 workers recognise the refusal by this text, so it
+    /// never changes; a refusal without a code that carries it decodes as ``RefusalCode/unknownWorker``.
+    static let unknownWorkerReason = "unknown worker: send hello"
 }

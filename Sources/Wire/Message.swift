@@ -41,6 +41,8 @@ public enum Message: Sendable, Equatable {
     case itemsFinished([ItemFinished])
     /// Coordinator → client, after the last item of a batch.
     case batchFinished(BatchFinished)
+    /// Coordinator → client, in answer to a cancel request that carries a request id (minor 2).
+    case cancelAccepted(CancelAccepted)
     /// Coordinator → client, in answer to a status request.
     case statusReply(StatusReply)
     /// Either direction: a request or a peer is refused.

@@ -132,17 +132,20 @@ public struct TaskResult: Sendable, Equatable {
 }
 
 /// Sent by the coordinator to the worker running a task that must stop (its batch or item was
-/// cancelled, or a dependency failed). The worker answers with a ``TaskResult`` whose failure code is
-/// ``FailureCode/cancelled``, unless the task has already finished.
+/// cancelled). The worker answers with a ``TaskResult`` whose failure code is ``FailureCode/cancelled``,
+/// unless the task has already finished.
 public struct CancelTask: Sendable, Equatable {
-    /// The task to cancel.
+    /// The task to cancel: its ``TaskAssignment/taskID``.
     public var taskID: String
     /// Why, for logs.
     public var reason: String
+    /// The task's ``TaskAssignment/taskKey`` (minor 2; 0: none), by which the worker finds it.
+    public var taskKey: UInt64
 
     /// Creates a cancellation.
-    public init(taskID: String, reason: String = "") {
+    public init(taskID: String, reason: String = "", taskKey: UInt64 = 0) {
         self.taskID = taskID
         self.reason = reason
+        self.taskKey = taskKey
     }
 }

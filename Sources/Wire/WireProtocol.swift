@@ -7,5 +7,10 @@ public enum WireProtocol {
     /// The major version: peers with different major versions cannot talk to each other.
     public static let major: UInt32 = 1
     /// The minor version: informational; raised when fields or messages are added compatibly.
-    public static let minor: UInt32 = 1
+    ///
+    /// - 1: batch messages (`TaskAssignmentBatch`, `TaskResultBatch`, `ItemFinishedBatch`), task keys and
+    ///   assignment sequences.
+    /// - 2: ``RefusalCode`` in ``Refusal``, ``CancelBatch/requestID`` answered by ``CancelAccepted``, and
+    ///   ``CancelTask/taskKey``. Peers of minor 1 keep working with peers of minor 2 (docs/protocol.md).
+    public static let minor: UInt32 = 2
 }

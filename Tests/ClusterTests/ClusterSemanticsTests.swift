@@ -29,6 +29,7 @@ final class ClusterSemanticsTests: ClusterTestCase {
 
         let (cancelStatus, cancelOutput) = try await harness.run(["cancel", String(batchID), "--coordinator", endpoint])
         XCTAssertEqual(cancelStatus, 0, cancelOutput)
+        XCTAssertTrue(cancelOutput.contains("batch \(batchID): 8 items cancelled"), "the acknowledgement says how many:\n\(cancelOutput)")
         let cancelled = ContinuousClock.now
         let idle = try await harness.waitForStatus(endpoint, timeout: .seconds(10)) {
             $0.int("running_tasks") == 0 && $0.int("queued_tasks") == 0

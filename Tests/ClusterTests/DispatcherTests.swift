@@ -45,16 +45,21 @@ final class DispatcherTests: XCTestCase {
     func testCancellingARunningTaskKeepsItsSlotUntilTheWorkerConfirms() {
         var dispatcher = makeDispatcher()
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
-        _ = dispatcher.enqueue(task("a"))
-        _ = dispatcher.enqueue(task("b"))
-        let cancel = dispatcher.cancel(taskID: "a", reason: "batch cancelled")
-        XCTAssertEqual(cancel.first?.message, .cancelTask(CancelTask(taskID: "a", reason: "batch cancelled")))
+        var a = task("a")
+        a.taskKey = 10
+        var b = task("b")
+        b.taskKey = 11
+        _ = dispatcher.enqueue(a)
+        _ = dispatcher.enqueue(b)
+        let cancel = dispatcher.cancel(key: 10, reason: "batch cancelled")
+        XCTAssertEqual(cancel.first?.message, .cancelTask(CancelTask(taskID: "a", reason: "batch cancelled", taskKey: 10)),
+                       "the worker is told which task by its key")
         XCTAssertEqual(dispatcher.runningTaskCount, 1, "the slot stays taken until the worker confirms")
-        XCTAssertTrue(dispatcher.cancel(taskID: "b", reason: "x").isEmpty, "a queued task is dropped at once")
+        XCTAssertTrue(dispatcher.cancel(key: 11, reason: "x").isEmpty, "a queued task is dropped at once")
         XCTAssertEqual(dispatcher.queuedTaskCount, 0)
 
         let (result, out) = dispatcher.complete(
-            TaskResult(taskID: "a", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled))), from: worker, now: now)
+            TaskResult(taskID: "a", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled)), taskKey: 10), from: worker, now: now)
         XCTAssertNil(result, "nobody waits for a cancelled task")
         XCTAssertTrue(out.isEmpty)
         XCTAssertEqual(dispatcher.runningTaskCount, 0)
@@ -117,7 +122,10 @@ final class DispatcherTests: XCTestCase {
     func testAnUnknownWorkersHeartbeatAsksItToRegisterAgain() {
         var dispatcher = makeDispatcher()
         let out = dispatcher.heartbeat(from: worker, now: now).out
-        XCTAssertEqual(out.first?.message, .refusal(Refusal(reason: Dispatcher.unknownWorkerReason)))
+        XCTAssertEqual(out.first?.message, .refusal(.unknownWorker))
+        guard case .refusal(let refusal)? = out.first?.message else { return XCTFail("\(out)") }
+        XCTAssertEqual(refusal.code, .unknownWorker, "minor 2: the worker acts on the code")
+        XCTAssertEqual(refusal.reason, "unknown worker: send hello", "minor-1 workers match this text: it never changes")
     }
 
     func testAnAssignmentTheWorkerNeverGotIsSentAgainAndFailsAfterThreeTries() {

@@ -85,6 +85,41 @@ final class LimitsTests: XCTestCase {
         XCTAssertTrue(reason.contains("no items"), reason)
     }
 
+    func testEmptyAndHostileSourcesAreRefusedNamingTheItem() async throws {
+        try await start()
+        let cases: [(String, String)] = [
+            ("", "item 1: the source is empty"),
+            ("   ", "item 1: the source is empty"),
+            ("http://x/a.jpg\n2026-11-23 forged", "item 1: the source 'http://x/a.jpg\\n2026-11-23 forged' contains control characters"),
+            ("http://x/" + String(repeating: "a", count: 9000), "more than 8192"),
+        ]
+        for (source, expected) in cases {
+            let submit = SubmitBatch(requestID: "", items: [BatchItem(source: "fine"), BatchItem(source: source)], kind: .noop)
+            guard case .failure(.refused(let reason)) = await firstEvent(try await client(), submit) else {
+                XCTFail("the source '\(source.prefix(40))' must be refused")
+                continue
+            }
+            XCTAssertTrue(reason.contains(expected), reason)
+        }
+    }
+
+    func testAWorkerWhoseIDBreaksTheRulesIsRefusedAndSaysWhy() async throws {
+        try await start()
+        var logger = Logger(label: "worker")
+        logger.logLevel = .critical
+        let worker = Worker(
+            configuration: WorkerConfiguration(coordinator: endpoint, slots: 1, workerID: "evil\u{1B}[2J\nforged"),
+            context: context, logger: logger)
+        do {
+            try await worker.run()
+            XCTFail("the coordinator must refuse the worker")
+        } catch let error as WorkerError {
+            XCTAssertTrue(error.description.contains("has characters other than"), error.description)
+            XCTAssertTrue(error.description.contains("--worker-id"), error.description)
+            XCTAssertFalse(error.description.contains("\u{1B}"), "the refusal quotes the ID escaped")
+        }
+    }
+
     func testABatchTooLargeForOneMessageIsRefusedBeforeItIsSent() async throws {
         try await start()
         var options = SocketOptions()

@@ -1,5 +1,5 @@
-import AsyncHTTPClient
 @testable import Cluster
+import ShiftworkTestSupport
 import Wire
 import XCTest
 
@@ -116,16 +116,7 @@ final class LocalityProcessTests: ClusterTestCase {
         let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, count)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            let response = try await client.execute(HTTPClientRequest(url: metricsURL), timeout: .seconds(10))
-            let page = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            try await client.shutdown()
-            return page
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        return try await TestHTTPClient.get(metricsURL).text
     }
 
     private func metric(_ name: String, in page: String) -> Int? {

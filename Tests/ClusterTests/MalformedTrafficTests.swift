@@ -94,5 +94,13 @@ final class MalformedTrafficTests: XCTestCase {
         let cluster = try await harness.status(endpoint)
         XCTAssertGreaterThan(cluster.int("dropped_messages"), 100, "malformed messages are counted")
         XCTAssertTrue(harness.processes[0].isRunning, "the coordinator crashed:\n\(harness.processes[0].outputText)")
+
+        // Thousands of bad messages write a few warnings per 10-second window, not one each.
+        let coordinatorWarnings = harness.processes[0].outputText.components(separatedBy: "dropped a malformed message").count - 1
+        XCTAssertGreaterThan(coordinatorWarnings, 0)
+        XCTAssertLessThanOrEqual(coordinatorWarnings, 40, "the coordinator's log was flooded")
+        let workerWarnings = worker.outputText.components(separatedBy: "dropped a malformed message").count - 1
+        XCTAssertGreaterThan(workerWarnings, 0)
+        XCTAssertLessThanOrEqual(workerWarnings, 40, "the worker's log was flooded")
     }
 }

@@ -10,6 +10,8 @@ public final class ManagedProcess: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var output = Data()
+    /// Whether the output pipe reached its end (every byte the process wrote has been read).
+    private var outputEnded = false
     /// A short name for failure messages.
     public let name: String
 
@@ -28,9 +30,14 @@ public final class ManagedProcess: @unchecked Sendable {
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
             self.lock.lock()
-            self.output.append(data)
+            if data.isEmpty {
+                self.outputEnded = true
+                handle.readabilityHandler = nil
+            } else {
+                self.output.append(data)
+            }
             self.lock.unlock()
         }
         try process.run()
@@ -68,14 +75,26 @@ public final class ManagedProcess: @unchecked Sendable {
         return nil
     }
 
-    /// Waits for the process to exit by itself; returns its exit status, or nil after `timeout`.
+    /// Waits for the process to exit by itself and for its output to be read to the end (a process that
+    /// has exited may still have bytes in the pipe); returns its exit status, or nil after `timeout`.
     public func waitForExit(timeout: Duration = .seconds(120)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
+        await waitForEndOfOutput()
         return process.terminationStatus
+    }
+
+    /// Waits (at most two seconds: a child the process left behind may hold the pipe open) until the
+    /// output pipe is read to its end.
+    private func waitForEndOfOutput() async {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
+            if lock.withLock({ outputEnded }) { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Sends SIGTERM, waits up to `grace` for the process to exit, then SIGKILL. Returns the exit status.
@@ -88,6 +107,7 @@ public final class ManagedProcess: @unchecked Sendable {
             }
         }
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        await waitForEndOfOutput()
         return process.terminationStatus
     }
 

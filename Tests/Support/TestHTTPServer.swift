@@ -11,7 +11,8 @@ import Darwin
 
 /// A real HTTP/1.1 server on 127.0.0.1 (or another local address; an ephemeral port) for tests: serves
 /// registered routes and directories of files, and simulates the failures a downloader must survive (404, 5xx, redirects,
-/// slow or stalled bodies, dropped connections).
+/// slow, streamed or stalled bodies, dropped connections). It also serves as an HTTP proxy: a route whose path is an
+/// absolute URL answers the proxied request for that URL.
 ///
 /// Thread-safe: routes can be registered while requests are served; connections are concurrent and
 /// keep-alive is honoured (or not, as the client asks).
@@ -27,10 +28,14 @@ public final class TestHTTPServer: Sendable {
     public indirect enum Response: Sendable {
         /// A complete response.
         case content(status: HTTPResponseStatus, contentType: String, body: [UInt8])
+        /// A complete response with the given headers (Content-Length is added).
+        case answer(status: HTTPResponseStatus, headers: [(name: String, value: String)], body: [UInt8])
         /// A redirect (302 by default) to `location` (absolute URL or path).
         case redirect(location: String, status: HTTPResponseStatus)
         /// Sends the head after `initialDelay`, then the body in chunks of `chunkSize` bytes every `interval`.
         case slow(contentType: String, body: [UInt8], chunkSize: Int, interval: TimeAmount, initialDelay: TimeAmount)
+        /// Like `slow`, but without a Content-Length: the body is sent chunked, its size unknown until it ends.
+        case streamed(contentType: String, body: [UInt8], chunkSize: Int, interval: TimeAmount)
         /// Accepts the request and never answers (until the server shuts down).
         case stall
         /// Closes the connection without answering.
@@ -113,6 +118,12 @@ public final class TestHTTPServer: Sendable {
     public func serveSlowly(path: String, body: [UInt8], contentType: String = "application/octet-stream",
                             chunkSize: Int = 1024, interval: TimeAmount = .milliseconds(100), initialDelay: TimeAmount = .zero) {
         set(path, .slow(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval, initialDelay: initialDelay))
+    }
+
+    /// Serves `body` chunked, without announcing its size: `chunkSize` bytes every `interval`.
+    public func serveStreamed(path: String, body: [UInt8], contentType: String = "application/octet-stream",
+                              chunkSize: Int = 1024, interval: TimeAmount = .milliseconds(10)) {
+        set(path, .streamed(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval))
     }
 
     /// Answers `status` (503 by default) `failures` times, then serves `body`.
@@ -249,6 +260,9 @@ private final class RequestHandler: ChannelInboundHandler {
         case .content(let status, let contentType, let body):
             writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
                           headers: [("Content-Type", contentType)], body: body)
+        case .answer(let status, let headers, let body):
+            writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
+                          headers: headers.map { ($0.name, $0.value) }, body: body)
         case .redirect(let location, let status):
             writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
                           headers: [("Location", location), ("Content-Type", "text/plain")], body: Array("redirect\n".utf8))
@@ -264,6 +278,13 @@ private final class RequestHandler: ChannelInboundHandler {
                 context.writeAndFlush(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .ok, headers: headers))), promise: nil)
                 Self.sendChunks(loopBound: loopBound, body: body, offset: 0, chunkSize: chunkSize, interval: interval)
             }
+        case .streamed(let contentType, let body, let chunkSize, let interval):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: contentType)
+            headers.add(name: "Connection", value: "close")
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+            Self.sendChunks(loopBound: NIOLoopBound(context, eventLoop: context.eventLoop), body: body, offset: 0,
+                            chunkSize: chunkSize, interval: interval)
         case .stall:
             break
         case .drop:

@@ -6,20 +6,7 @@ import XCTest
 final class GeneratedCodeStalenessTests: XCTestCase {
     private static let generatedSuffixes = [".pb-c.c", ".pb-c.h"]
 
-    /// The repository root: the nearest directory above this file (Tests/WireTests/…, symbolic links
-    /// resolved) that holds scripts/generate-proto.
-    private var repositoryRoot: URL {
-        var directory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
-        while directory.path != "/" {
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("scripts/generate-proto").path) {
-                return directory
-            }
-            directory.deleteLastPathComponent()
-        }
-        // Where it must be: this file is Tests/WireTests/GeneratedCodeStalenessTests.swift.
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }
+    private var repositoryRoot: URL { RepositoryRoot.url }
 
     func testCommittedProtobufCCodeIsUpToDate() throws {
         guard Self.findInPath("protoc-c") != nil else {

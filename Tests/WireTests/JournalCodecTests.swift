@@ -3,7 +3,8 @@ import XCTest
 
 /// Journal records round-trip through protobuf-c, and damaged ones are errors, never traps.
 final class JournalCodecTests: XCTestCase {
-    private let records: [JournalRecord] = [
+    /// One record of each kind (also the seeds of the journal fuzz corpus, see FuzzCorpusTests).
+    static let sampleRecords: [JournalRecord] = [
         .started(coordinatorID: "coordinator-1", incarnation: 3, unixMilliseconds: 1_790_000_000_000),
         .batchAccepted(
             batchID: "b-1", client: Array("client-ü".utf8) + [0, 255],
@@ -21,7 +22,7 @@ final class JournalCodecTests: XCTestCase {
     ]
 
     func testEveryRecordRoundTrips() throws {
-        for record in records {
+        for record in Self.sampleRecords {
             XCTAssertEqual(try JournalCodec.decode(JournalCodec.encode(record)), record)
         }
     }
@@ -30,7 +31,7 @@ final class JournalCodecTests: XCTestCase {
         XCTAssertThrowsError(try JournalCodec.decode([]))
         XCTAssertThrowsError(try JournalCodec.decode([0xFF, 0xFF, 0xFF]))
         var random = SystemRandomNumberGenerator()
-        for record in records {
+        for record in Self.sampleRecords {
             let bytes = JournalCodec.encode(record)
             for cut in 1..<bytes.count {
                 _ = try? JournalCodec.decode(Array(bytes.prefix(cut)))  // error or a shorter record, never a trap

@@ -158,4 +158,13 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertFalse(WireError.missingBody.description.isEmpty)
         XCTAssertTrue(WireError.invalidField("y").description.contains("y"))
     }
+
+    func testAStringFieldThatIsNotUTF8IsMalformed() throws {
+        // A heartbeat whose worker_id (field 1) holds bytes that are not UTF-8: refused, not repaired.
+        let invalid = ProtobufWriter.envelope(major: 1, bodyField: BodyField.heartbeat) { $0.bytes(1, [0x77, 0xFF, 0xFE, 0x0A]) }
+        assertMalformed(invalid)
+        let valid = ProtobufWriter.envelope(major: 1, bodyField: BodyField.heartbeat) { $0.string(1, "wörker") }
+        guard case .heartbeat(let heartbeat) = try WireCodec.decode(valid) else { return XCTFail("expected a heartbeat") }
+        XCTAssertEqual(heartbeat.workerID, "wörker")
+    }
 }

@@ -23,7 +23,7 @@ final class RoundTripTests: XCTestCase {
         }
         // One sample per case at least: a case added to Message must be added to the samples.
         let cases = Set(messages.map { String(describing: $0).prefix { $0 != "(" } })
-        XCTAssertEqual(cases.count, 20, "samples cover \(cases.sorted())")
+        XCTAssertEqual(cases.count, 21, "samples cover \(cases.sorted())")
     }
 
     func testLargePayloadsAndLongRepeatedFieldsRoundTrip() {
@@ -55,6 +55,9 @@ final class RoundTripTests: XCTestCase {
         for code in FailureCode.allCases {
             assertRoundTrip(.taskResult(TaskResult(taskID: "t", attempt: 1, outcome: .failure(TaskFailure(code: code)))))
         }
+        for code in RefusalCode.allCases where code != .unspecified {
+            assertRoundTrip(.refusal(Refusal(requestID: "r", code: code, reason: "why")))
+        }
         for kind in TaskKind.allCases {
             assertRoundTrip(.taskAssignment(TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: kind)))
         }
@@ -68,15 +71,15 @@ final class RoundTripTests: XCTestCase {
     /// The encoding is the proto's: field numbers and wire types as written in shiftwork.proto.
     func testEncodingMatchesTheProtoByteForByte() {
         let bytes = WireCodec.encode(.heartbeat(Heartbeat(workerID: "w", running: 3)))
-        // major = 1; minor = 1; heartbeat (field 11, length 5) { worker_id = "w"; running = 3 }
-        XCTAssertEqual(bytes, [0x08, 0x01, 0x10, 0x01, 0x5A, 0x05, 0x0A, 0x01, 0x77, 0x10, 0x03])
+        // major = 1; minor = 2; heartbeat (field 11, length 5) { worker_id = "w"; running = 3 }
+        XCTAssertEqual(bytes, [0x08, 0x01, 0x10, 0x02, 0x5A, 0x05, 0x0A, 0x01, 0x77, 0x10, 0x03])
     }
 
     func testEncodedEnvelopeCarriesTheVersion() throws {
         let bytes = WireCodec.encode(.refusal(Refusal(reason: "x")))
         XCTAssertEqual(Array(bytes.prefix(2)), [0x08, UInt8(WireProtocol.major)])
         XCTAssertEqual(WireProtocol.major, 1)
-        XCTAssertEqual(WireProtocol.minor, 1)
+        XCTAssertEqual(WireProtocol.minor, 2)
     }
 
     func testStringsEndAtTheFirstNULCharacter() throws {

@@ -1,5 +1,7 @@
 import Foundation
+import Fetching
 import Imaging
+import Operations
 import Wire
 
 /// Turns a batch's event stream into output files in a directory and a summary: what `submit`, `run`
@@ -7,9 +9,14 @@ import Wire
 ///
 /// Each item is written once, whatever the coordinator repeats (a client re-attaching after a
 /// restart may be sent an item twice). File names come from the item's output name, made safe: a
-/// name never leaves `outputDirectory`, and two items never share a file.
+/// name never leaves `outputDirectory`, and two items never share a file. A file already in the
+/// directory is never replaced unless `overwrite` is set: the output takes the next free name
+/// (`x-2.jpg`) and its outcome says so (`OutputFile`). Files are written on `ComputeThreads.shared`,
+/// not on Swift's cooperative pool (in `shiftwork run` that pool also runs the coordinator and workers).
 struct BatchOutputCollector {
     let outputDirectory: URL
+    /// Whether an existing file of the same name is replaced (`--overwrite`).
+    let overwrite: Bool
     /// The items as the client knows them (source and output name); for a batch the client did not
     /// submit, the sources only, and the names come with the results.
     let items: [BatchItem]
@@ -25,16 +32,16 @@ struct BatchOutputCollector {
         var done = 0
         var expansions: [Int: Int] = [:]  // manifest item → images it added
         /// Writes one finished item's output (once) and reports it.
-        func record(_ finished: ItemFinished) {
+        func record(_ finished: ItemFinished) async {
             let index = Int(finished.itemIndex)
             guard items.indices.contains(index), outcomes[index] == nil else { return }
             let outcome: ItemOutcome
-            if case .output(let output) = finished.outcome, output.mediaType == Manifest.mediaType {
+            if case .output(let output) = finished.outcome, ManifestList.isList(output) {
                 outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
                                       expandedInto: expansions[index] ?? 0)
             } else {
                 let stem = naming.stem(forName: items[index].outputName.isEmpty ? finished.outputName : items[index].outputName)
-                outcome = write(finished, source: items[index].source, stem: stem, index: index)
+                outcome = await write(finished, source: items[index].source, stem: stem, index: index)
             }
             outcomes[index] = outcome
             done += 1
@@ -60,9 +67,9 @@ struct BatchOutputCollector {
                 expansions[Int(added.parentIndex), default: 0] += added.items.count
                 progress(.grew(count: added.items.count, total: items.count))
             case .itemFinished(let finished):
-                record(finished)
+                await record(finished)
             case .itemsFinished(let group):
-                for finished in group { record(finished) }
+                for finished in group { await record(finished) }
             case .finished:
                 break
             }
@@ -74,20 +81,23 @@ struct BatchOutputCollector {
         return BatchSummary(batchID: batchID, items: summary)
     }
 
-    private func write(_ finished: ItemFinished, source: String, stem: String, index: Int) -> ItemOutcome {
+    private func write(_ finished: ItemFinished, source: String, stem: String, index: Int) async -> ItemOutcome {
         switch finished.outcome {
         case .failure(let failure):
             return ItemOutcome(index: index, source: source, outputPath: nil, error: failure.message,
                                wasCancelled: failure.code == .cancelled)
         case .output(let output):
             let format = ImageFormat(sniffing: output.data) ?? .jpeg
-            let url = outputDirectory.appendingPathComponent("\(stem).\(format.fileExtension)")
+            let (directory, overwrite) = (outputDirectory, overwrite)
             do {
-                try Data(output.data).write(to: url, options: .atomic)
-                return ItemOutcome(index: index, source: source, outputPath: url.path, error: nil)
+                let written = try await ComputeThreads.shared.run { _ in
+                    try OutputFile.write(output.data, in: directory, stem: stem, fileExtension: format.fileExtension,
+                                         overwrite: overwrite)
+                }
+                return ItemOutcome(index: index, source: source, outputPath: written.url.path, error: nil,
+                                   existingPath: written.existing?.path)
             } catch {
-                return ItemOutcome(index: index, source: source, outputPath: nil,
-                                   error: "could not write \(url.path): \(error.localizedDescription)")
+                return ItemOutcome(index: index, source: source, outputPath: nil, error: "\(error)")
             }
         }
     }

@@ -9,9 +9,12 @@ public struct BatchResults: Sendable {
     public let batchID: String
     /// Directory the outputs are written into (created if missing).
     public let outputDirectory: URL
+    /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
+    public let overwrite: Bool
 
     /// Describes a re-attachment.
-    public init(batchID: String, outputDirectory: URL) {
+    public init(batchID: String, outputDirectory: URL, overwrite: Bool = false) {
+        self.overwrite = overwrite
         self.batchID = batchID
         self.outputDirectory = outputDirectory
     }
@@ -33,7 +36,7 @@ public struct BatchResults: Sendable {
         for item in batch.items where Int(item.itemIndex) < items.count {
             items[Int(item.itemIndex)] = BatchItem(source: item.source)
         }
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, items: items)
+        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
         return try await collector.collect(await client.results(batchID: batchID), progress: progress)
     }
 }

@@ -16,10 +16,14 @@ public struct ItemOutcome: Sendable {
     public let expandedInto: Int
     /// The item did not succeed because it was cancelled (by a client's request), not because it failed.
     public let wasCancelled: Bool
+    /// The path the output would have had, when a file was already there: the output went to
+    /// `outputPath` instead (nothing is overwritten without `--overwrite`).
+    public let existingPath: String?
 
     /// Describes an item's outcome.
     public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0,
-                wasCancelled: Bool = false) {
+                wasCancelled: Bool = false, existingPath: String? = nil) {
+        self.existingPath = existingPath
         self.index = index
         self.source = source
         self.outputPath = outputPath
@@ -53,6 +57,8 @@ public struct BatchSummary: Sendable {
     public var cancelled: Int { items.filter(\.wasCancelled).count }
     /// Whether every item succeeded.
     public var allSucceeded: Bool { succeeded == items.count }
+    /// Items written under another name because a file of theirs was already in the output directory.
+    public var renamed: Int { items.filter { $0.existingPath != nil }.count }
 }
 
 /// Submits a batch of inputs through a `ClusterClient` and writes each output image into a directory
@@ -66,10 +72,13 @@ public struct BatchSubmission: Sendable {
     public let parameters: TiltShiftParameters
     /// Output format and quality.
     public let encoding: EncodingOptions
+    /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
+    public let overwrite: Bool
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
-                encoding: EncodingOptions = EncodingOptions()) {
+                encoding: EncodingOptions = EncodingOptions(), overwrite: Bool = false) {
+        self.overwrite = overwrite
         self.inputs = inputs
         self.outputDirectory = outputDirectory
         self.parameters = parameters
@@ -89,7 +98,7 @@ public struct BatchSubmission: Sendable {
         let request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding))
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, items: items)
+        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
         return try await collector.collect(await client.submit(request), progress: progress)
     }
 }

@@ -35,6 +35,11 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
     case batchForgotten(batchID: String, reason: String)
     /// The request would be a message larger than peers accept.
     case messageTooLarge(bytes: Int, limit: Int64)
+    /// The coordinator does not know the batch (it finished long ago, or another coordinator had it).
+    case unknownBatch(batchID: String)
+    /// Nothing acknowledged a cancel in time: no coordinator answers there, or it is older than protocol
+    /// minor 2 and carries cancels out without acknowledging them.
+    case cancelNotAcknowledged(endpoint: String, batchID: String, waited: Duration)
 
     public var description: String {
         switch self {
@@ -62,6 +67,12 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
                 + "by default (its --max-message-mb): split it into smaller batches"
         case .batchForgotten(let batchID, let reason):
             "the coordinator restarted and cannot carry on with batch \(batchID): \(reason)"
+        case .unknownBatch(let batchID):
+            "the coordinator knows no batch '\(batchID)': `shiftwork status` lists the batches it knows"
+        case .cancelNotAcknowledged(let endpoint, let batchID, let waited):
+            "no answer from a coordinator at \(endpoint) within \(waited) to the cancel of batch \(batchID). Is one "
+                + "running there? A coordinator older than protocol minor 2 carries a cancel out without answering: "
+                + "`shiftwork status \(batchID)` shows whether the items were cancelled."
         }
     }
 }
@@ -76,6 +87,8 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
 public actor ClusterClient {
     private let endpoint: String
     private let channel: SocketChannel
+    /// The client's own ZeroMQ context, ended by `close()`; `nil` when the caller's.
+    private let ownedContext: MessagingContext?
     private let responseTimeout: Duration
     private let maxMessageSize: Int64
     private var reader: Task<Void, Never>?
@@ -90,7 +103,8 @@ public actor ClusterClient {
     private var refetched: Set<String> = []
     /// Re-attachments in flight: request ID → batch ID.
     private var reattaching: [String: String] = [:]
-    private var pendingStatus: [String: CheckedContinuation<StatusReply, any Error>] = [:]
+    /// Requests answered by one message (status, cancel), by request ID.
+    private var pendingReplies: [String: PendingReply] = [:]
     private var isClosed = false
     /// Whether the socket uses CurveZMQ (for the hints of `noAnswer`).
     private let usingKeys: Bool
@@ -105,12 +119,38 @@ public actor ClusterClient {
     /// coordinator that went away instead of waiting for results forever.
     private let livenessInterval: Duration
 
-    /// Connects to the coordinator at `endpoint`. ZeroMQ connects lazily: an absent coordinator shows as
-    /// `ClusterClientError.noAnswer` on the first request, after `responseTimeout`.
+    /// Connects to the coordinator at `endpoint`, with a ZeroMQ context of its own that `close()` ends.
+    /// ZeroMQ connects lazily: an absent coordinator shows as `ClusterClientError.noAnswer` on the first
+    /// request, after `responseTimeout`.
     public init(
+        endpoint: String, responseTimeout: Duration = .seconds(10),
+        socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
+    ) async throws {
+        let context = try MessagingContext()
+        do {
+            try await self.init(endpoint: endpoint, context: context, ownsContext: true, responseTimeout: responseTimeout,
+                                socketOptions: socketOptions, livenessInterval: livenessInterval)
+        } catch {
+            await context.terminate()
+            throw error
+        }
+    }
+
+    /// Connects within `context`, which stays the caller's to terminate (shared with an in-process
+    /// coordinator for `inproc://`, as `EmbeddedCluster` does).
+    package init(
         endpoint: String, context: MessagingContext, responseTimeout: Duration = .seconds(10),
         socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
     ) async throws {
+        try await self.init(endpoint: endpoint, context: context, ownsContext: false, responseTimeout: responseTimeout,
+                            socketOptions: socketOptions, livenessInterval: livenessInterval)
+    }
+
+    private init(
+        endpoint: String, context: MessagingContext, ownsContext: Bool, responseTimeout: Duration,
+        socketOptions: SocketOptions, livenessInterval: Duration
+    ) async throws {
+        self.ownedContext = ownsContext ? context : nil
         self.livenessInterval = livenessInterval
         var options = socketOptions
         options.lingerMilliseconds = min(options.lingerMilliseconds, 200)
@@ -203,25 +243,45 @@ public actor ClusterClient {
 
     /// Asks for the cluster's status, or one batch's with its items when `batchID` is given.
     public func status(batchID: String = "") async throws -> StatusReply {
+        try await awaitReply(
+            sending: { .statusRequest(StatusRequest(requestID: $0, batchID: batchID)) },
+            orFailWith: .noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys),
+            PendingReply.status)
+    }
+
+    /// Cancels a batch, or some of its items, and returns the coordinator's acknowledgement (how many
+    /// items were unfinished and are now cancelled). Their results (cancelled) reach whoever follows the batch.
+    ///
+    /// - Throws: `ClusterClientError.unknownBatch` when the coordinator does not know the batch,
+    ///   `.cancelNotAcknowledged` when nothing answers within the response timeout.
+    public func cancel(batchID: String, itemIndexes: [UInt32] = []) async throws -> CancelAccepted {
+        try await awaitReply(
+            sending: { .cancelBatch(CancelBatch(requestID: $0, batchID: batchID, itemIndexes: itemIndexes)) },
+            orFailWith: .cancelNotAcknowledged(endpoint: endpoint, batchID: batchID, waited: responseTimeout),
+            { PendingReply.cancel(batchID: batchID, $0) })
+    }
+
+    /// Sends the request `message` makes with a new request ID and waits for its one reply, or fails with
+    /// `expired` after the response timeout.
+    private func awaitReply<Reply>(
+        sending message: (String) -> Message, orFailWith expired: ClusterClientError,
+        _ pending: (CheckedContinuation<Reply, any Error>) -> PendingReply
+    ) async throws -> Reply {
         if let handshakeRefusal { throw handshakeRefusal }
         let requestID = UUID().uuidString
         let timeout = responseTimeout
         Task {
             try? await Task.sleep(for: timeout)
-            self.expireStatus(requestID)
+            self.pendingReplies.removeValue(forKey: requestID)?.fail(expired)
         }
         return try await withCheckedThrowingContinuation { continuation in
-            pendingStatus[requestID] = continuation
-            send(.statusRequest(StatusRequest(requestID: requestID, batchID: batchID)))
+            pendingReplies[requestID] = pending(continuation)
+            send(message(requestID))
         }
     }
 
-    /// Cancels a batch, or some of its items.
-    public func cancel(batchID: String, itemIndexes: [UInt32] = []) {
-        send(.cancelBatch(CancelBatch(batchID: batchID, itemIndexes: itemIndexes)))
-    }
-
-    /// Closes the socket; waiting requests fail with `ClusterClientError.closed`.
+    /// Closes the socket (and ends its own ZeroMQ context); waiting requests fail with
+    /// `ClusterClientError.closed`.
     public func close() async {
         guard !isClosed else { return }
         isClosed = true
@@ -232,6 +292,7 @@ public actor ClusterClient {
         for timer in acceptanceTimers.values { timer.cancel() }
         acceptanceTimers = [:]
         failEverything(ClusterClientError.closed)
+        await ownedContext?.terminate()
     }
 
     // MARK: Routing answers
@@ -286,7 +347,9 @@ public actor ClusterClient {
             continuation.yield(.finished(finished))
             continuation.finish()
         case .statusReply(let reply):
-            pendingStatus.removeValue(forKey: reply.requestID)?.resume(returning: reply)
+            pendingReplies.removeValue(forKey: reply.requestID)?.resolve(with: reply)
+        case .cancelAccepted(let accepted):
+            pendingReplies.removeValue(forKey: accepted.requestID)?.resolve(with: accepted)
         case .refusal(let refusal):
             let error = ClusterClientError.refused(refusal.reason)
             if let batchID = reattaching.removeValue(forKey: refusal.requestID) {
@@ -294,10 +357,11 @@ public actor ClusterClient {
             } else if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
                 acceptanceTimers.removeValue(forKey: refusal.requestID)?.cancel()
                 continuation.finish(throwing: error)
-            } else if let continuation = pendingStatus.removeValue(forKey: refusal.requestID) {
-                continuation.resume(throwing: error)
+            } else if let pending = pendingReplies.removeValue(forKey: refusal.requestID) {
+                pending.fail(pending.error(for: refusal))
             } else if refusal.requestID.isEmpty {
-                // A refusal of something without a request ID (a cancel, another protocol version): tell everyone.
+                // A refusal of something without a request ID (another protocol version, or a minor-1
+                // coordinator refusing a cancel): tell everyone.
                 failEverything(error)
             }
         default:
@@ -391,18 +455,13 @@ public actor ClusterClient {
             .finish(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys))
     }
 
-    private func expireStatus(_ requestID: String) {
-        pendingStatus.removeValue(forKey: requestID)?
-            .resume(throwing: ClusterClientError.noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys))
-    }
-
     private func failEverything(_ error: ClusterClientError) {
         for continuation in pendingSubmissions.values { continuation.finish(throwing: error) }
         for continuation in batches.values { continuation.finish(throwing: error) }
-        for continuation in pendingStatus.values { continuation.resume(throwing: error) }
+        for pending in pendingReplies.values { pending.fail(error) }
         pendingSubmissions = [:]
         batches = [:]
-        pendingStatus = [:]
+        pendingReplies = [:]
         received = [:]
         coordinatorOfBatch = [:]
         itemCounts = [:]
@@ -411,5 +470,37 @@ public actor ClusterClient {
 
     private func send(_ message: Message) {
         channel.send([WireCodec.encode(message)])
+    }
+}
+
+/// A request of `ClusterClient` waiting for its one reply.
+private enum PendingReply {
+    case status(CheckedContinuation<StatusReply, any Error>)
+    case cancel(batchID: String, CheckedContinuation<CancelAccepted, any Error>)
+
+    /// Resumes the request with its reply (a reply of another kind fails it).
+    func resolve(with reply: StatusReply) {
+        guard case .status(let continuation) = self else { return fail(Self.mismatch) }
+        continuation.resume(returning: reply)
+    }
+
+    func resolve(with reply: CancelAccepted) {
+        guard case .cancel(_, let continuation) = self else { return fail(Self.mismatch) }
+        continuation.resume(returning: reply)
+    }
+
+    private static let mismatch = ClusterClientError.refused("the coordinator answered with a reply to another kind of request")
+
+    func fail(_ error: any Error) {
+        switch self {
+        case .status(let continuation): continuation.resume(throwing: error)
+        case .cancel(_, let continuation): continuation.resume(throwing: error)
+        }
+    }
+
+    /// The error a refusal of this request means.
+    func error(for refusal: Refusal) -> ClusterClientError {
+        if case .cancel(let batchID, _) = self, refusal.code == .unknownBatch { return .unknownBatch(batchID: batchID) }
+        return .refused(refusal.reason)
     }
 }

@@ -18,4 +18,8 @@ public enum ClusterDefaults {
     public static let maxBatchItems = 100_000
     /// The most unfinished items one client may have (`--max-pending-items-per-client`).
     public static let maxPendingItemsPerClient = 1_000_000
+    /// How many finished batches the coordinator keeps for status and results (`--keep-finished-batches`).
+    public static let keepFinishedBatches = 100
+    /// How long the coordinator keeps a finished batch for status and results (`--keep-finished-for`).
+    public static let keepFinishedFor: Duration = .seconds(3600)
 }

@@ -31,20 +31,26 @@ final class CompletionInbox<Event: Sendable>: Sendable {
     }
 }
 
-/// What a remote operation asks of the coordinator (`Coordinator.run`).
-enum RemoteRequest: Sendable {
-    /// Queue this task; resume `continuation` with its result.
-    case run(TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey, call: RemoteCall,
-             CheckedContinuation<TaskOutput, any Error>)
-    /// The operation was cancelled: withdraw its task (by key).
-    case withdraw(TaskKey)
+/// What a remote operation asks of the coordinator (`Coordinator.run`): queue this task, and resume
+/// `continuation` with its result.
+struct RemoteRequest: Sendable {
+    let assignment: TaskAssignment
+    let priority: Int
+    /// The task leaves the count of tasks waiting to start.
+    let wasWaiting: Bool
+    /// For a download: the tilt-shift to keep the worker's slot for.
+    let dependentKey: TaskKey
+    let call: RemoteCall
+    let continuation: CheckedContinuation<TaskOutput, any Error>
 }
 
-/// One remote operation's call, shared by its request and its cancellation handler.
+/// One remote operation's call: whether the operation was cancelled before the coordinator took its
+/// request. Its cancellation handler only sets the flag (nothing hops back onto the coordinator); the
+/// coordinator, which cancelled the operation itself, answers such a request with `CancellationError`.
 final class RemoteCall: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
-    /// Marks the call cancelled (before its withdrawal is posted).
+    /// Marks the call cancelled.
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }

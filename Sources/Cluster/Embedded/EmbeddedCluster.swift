@@ -1,4 +1,5 @@
 import Foundation
+import Fetching
 import Imaging
 import Logging
 import Messaging

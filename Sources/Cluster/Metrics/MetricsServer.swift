@@ -1,10 +1,14 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 
 /// A small HTTP server that answers `GET /metrics` with the page `render` returns (Prometheus' text
 /// format), and 404 to anything else. Binds one address; `shutdown()` stops it.
-public final class MetricsServer: Sendable {
+///
+/// A `Service`: in a `ServiceGroup`, `run()` serves until the group shuts down, then stops listening.
+/// NIO rather than a web framework: one route, one thread, and swift-nio is already a dependency.
+public final class MetricsServer: Service, Sendable {
     /// The address actually bound (a port of 0 is resolved).
     public let host: String
     /// The port actually bound.
@@ -40,6 +44,12 @@ public final class MetricsServer: Sendable {
         self.port = port
         self.group = group
         self.channel = channel
+    }
+
+    /// Serves until graceful shutdown or cancellation, then stops listening.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
     }
 
     /// Stops listening and ends the server's thread.

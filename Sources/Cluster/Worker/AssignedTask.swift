@@ -1,3 +1,4 @@
+import Fetching
 import Imaging
 import Operations
 import Wire
@@ -41,7 +42,7 @@ struct AssignedTask: Sendable {
                 name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
                 encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
                 computeThreads: computeThreads)
-            tiltShift.input = FetchedImage(data: injected.data, format: format)
+            tiltShift.input = EncodedImage(data: injected.data, format: format)
             operation = tiltShift
         case .noop:
             operation = NoOpOperation(name: assignment.taskID)
@@ -92,7 +93,7 @@ struct AssignedTask: Sendable {
                 case .image(let image):
                     return .output(TaskOutput(data: image.data, mediaType: image.format.mediaType))
                 case .manifest(let manifest):
-                    return .output(TaskOutput(data: Array(manifest.text.utf8), mediaType: Manifest.mediaType))
+                    return .output(TaskOutput(data: ManifestList.encode(manifest.entries), mediaType: ManifestList.mediaType))
                 }
             }
             if let tiltShift = operation as? TiltShiftOperation, let image = tiltShift.output {

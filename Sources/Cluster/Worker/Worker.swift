@@ -1,8 +1,10 @@
+import Fetching
 import Foundation
 import Imaging
 import Logging
 import Messaging
 import Operations
+import ServiceLifecycle
 import Wire
 
 /// Settings of a worker.
@@ -58,9 +60,14 @@ public struct WorkerConfiguration: Sendable {
 ///
 /// A worker the coordinator does not know (after a coordinator restart, or after it was declared dead)
 /// is told so on its next heartbeat and registers again by itself.
-public actor Worker {
+///
+/// A `Service`: in a `ServiceGroup`, its graceful shutdown is `drain` (finish running tasks, take no new
+/// ones, say goodbye); cancellation (the group's deadline, a second signal) is `stop`.
+public actor Worker: Service {
     private let configuration: WorkerConfiguration
     private let context: MessagingContext
+    /// Whether `context` is this worker's own, terminated when `run()` ends.
+    private let ownsContext: Bool
     private let logger: Logger
     private let fetcher: ImageFetcher
     /// Runs the assigned tasks, at most `slots` at once (the coordinator never sends more).
@@ -79,10 +86,16 @@ public actor Worker {
     private var coordinatorMaxMessageBytes: Int64?
     /// Messages from the coordinator that were dropped (malformed, or meant for clients); sent in heartbeats.
     private var droppedMessages: UInt64 = 0
+    /// Rate-limits the warning about malformed messages, which a hostile peer can send by the thousand.
+    private var logThrottle = LogThrottle()
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
     private var heartbeatTask: Task<Void, Never>?
     private var isStopping = false
     private var isDraining = false
+    /// `drain` waiting for the last running task to finish (resumed then, or by `stop`).
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The tasks `stop()` found running and cancelled.
+    private var tasksAbandoned = 0
     /// When the hello that awaits its welcome was sent; `nil` once welcomed.
     private var helloSentAt: ContinuousClock.Instant?
     /// Why the worker stopped on its own, when the coordinator refused its handshake.
@@ -96,10 +109,23 @@ public actor Worker {
     /// Whether the coordinator takes several results in one message (its `Welcome` said so).
     private var coordinatorAcceptsBatches = false
 
-    /// Creates a worker that will connect within `context` (share the coordinator's for `inproc://`).
-    public init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
+    /// Creates a worker with a ZeroMQ context of its own, ended when `run()` returns.
+    ///
+    /// - Throws: `ZeroMQError` when libzmq cannot create a context.
+    public init(configuration: WorkerConfiguration, logger: Logger) throws {
+        self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger)
+    }
+
+    /// Creates a worker that connects within `context`, which stays the caller's to terminate (share the
+    /// coordinator's for `inproc://`, as `EmbeddedCluster` does).
+    package init(configuration: WorkerConfiguration, context: MessagingContext, logger: Logger) {
+        self.init(configuration: configuration, context: context, ownsContext: false, logger: logger)
+    }
+
+    private init(configuration: WorkerConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger) {
         self.configuration = configuration
         self.context = context
+        self.ownsContext = ownsContext
         self.logger = logger
         self.fetcher = ImageFetcher(configuration: configuration.fetch)
         self.queue = WorkQueue(name: "worker tasks", maxConcurrentOperationCount: configuration.slots)
@@ -107,11 +133,29 @@ public actor Worker {
         self.inputCache = InputCache(capacityBytes: configuration.inputCacheBytes)
     }
 
-    /// Connects, registers and serves tasks until `stop()` is called or the surrounding task is cancelled.
+    /// Connects, registers and serves tasks until `stop()` or `drain` ends it, the surrounding task is
+    /// cancelled (which stops it) or its `ServiceGroup` shuts down gracefully (which drains it).
     ///
     /// - Throws: `ZeroMQError` when the endpoint is malformed; `WorkerError` when the coordinator
     ///   refuses this worker for good (another protocol version).
     public func run() async throws {
+        do {
+            try await serve()
+        } catch {
+            await releaseOwnContext()
+            throw error
+        }
+        await releaseOwnContext()
+    }
+
+    /// With a context of its own: makes sure the socket is closed, then ends the context.
+    private func releaseOwnContext() async {
+        guard ownsContext else { return }
+        await stop()
+        await context.terminate()
+    }
+
+    private func serve() async throws {
         var options = configuration.socketOptions
         options.identity = Array(configuration.workerID.utf8)
         var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
@@ -138,13 +182,23 @@ public actor Worker {
         }
         defer { welcomeWatch.cancel() }
         defer { heartbeatTask?.cancel() }
-        try await withTaskCancellationHandler {
-            for await received in channel.messageBatches {
-                defer { flushResults() }
-                for frames in received { try handle(frames) }
+        do {
+            try await withTaskCancellationHandler {
+                try await withGracefulShutdownHandler {
+                    for await received in channel.messageBatches {
+                        defer { flushResults() }
+                        for frames in received { try handle(frames) }
+                    }
+                } onGracefulShutdown: {
+                    Task { await self.drain() }
+                }
+            } onCancel: {
+                Task { await self.stop() }
             }
-        } onCancel: {
-            Task { await self.stop() }
+        } catch {
+            // Refused for good: leave as `stop()` does (socket, downloads, threads), then say why.
+            await stop()
+            throw error
         }
         if let refusal { throw refusal }
     }
@@ -176,24 +230,49 @@ public actor Worker {
         await stop()
     }
 
-    /// Stops gracefully: takes no new tasks, finishes those it runs (for at most `timeout`), then
-    /// leaves. Tasks still running at the deadline are cancelled and the coordinator queues them again.
-    /// Returns how many tasks finished while draining.
+    /// Stops gracefully: takes no new tasks, finishes those it runs, then leaves. It waits for the last
+    /// running task to finish, for at most `timeout` (without one: until then, or until `stop()`, as when
+    /// its `ServiceGroup`'s graceful shutdown runs out of time). Tasks still running then are cancelled and
+    /// the coordinator queues them again. Returns how many tasks finished while draining.
     @discardableResult
-    public func drain(timeout: Duration) async -> Int {
+    public func drain(timeout: Duration? = nil) async -> Int {
         guard !isStopping, !isDraining else { return 0 }
         isDraining = true
         let holding = running.count
         logger.info("draining: finishing running tasks, taking no new ones", metadata: ["running": "\(holding)"])
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID, draining: true)))
-        let deadline = ContinuousClock.now + timeout
-        while !running.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        let deadline = timeout.map { timeout in
+            Task {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                self.wakeIdleWaiters()
+            }
         }
-        let unfinished = running.count
+        await untilNoTaskRuns()
+        deadline?.cancel()
+        // Cut short by `stop()` (the group's deadline, a second signal): what it cancelled.
+        let unfinished = isStopping ? tasksAbandoned : running.count
         logger.info("drained", metadata: ["finished": "\(holding - unfinished)", "abandoned": "\(unfinished)"])
         await stop()
         return holding - unfinished
+    }
+
+    /// Returns once no task runs, or `wakeIdleWaiters()` is called (deadline, `stop()`).
+    private func untilNoTaskRuns() async {
+        guard !running.isEmpty, !isStopping else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// Resumes whoever waits in `untilNoTaskRuns`.
+    private func wakeIdleWaiters() {
+        let waiters = idleWaiters
+        idleWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Called after tasks leave `running`: the last one wakes a drain.
+    private func runningShrank() {
+        if running.isEmpty { wakeIdleWaiters() }
     }
 
     /// Leaves the cluster now: cancels running tasks, tells the coordinator (which queues them again
@@ -201,6 +280,8 @@ public actor Worker {
     public func stop() async {
         guard !isStopping else { return }
         isStopping = true
+        tasksAbandoned = running.count
+        wakeIdleWaiters()
         heartbeatTask?.cancel()
         for task in running.values {
             task.log.debug("cancelling the task: the worker is stopping")
@@ -208,7 +289,7 @@ public actor Worker {
         }
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID)))
         await channel?.close()
-        try? await fetcher.shutdown()
+        await fetcher.shutdown()
         computeThreads.shutdown()
     }
 
@@ -219,7 +300,9 @@ public actor Worker {
             message = try WireCodec.decode(payload)
         } catch {
             droppedMessages += 1
-            logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
+            if logThrottle.admit("dropped a malformed message from the coordinator", now: .now) {
+                logger.warning("dropped a malformed message from the coordinator", metadata: ["error": "\(error)"])
+            }
             return
         }
         for message in MessageBatching.unbatched(message) {
@@ -235,6 +318,7 @@ public actor Worker {
             helloSentAt = nil
             let orphaned = running.values
             running = [:]
+            runningShrank()
             pendingResults = []
             lastSequence = 0
             coordinatorAcceptsBatches = welcome.acceptsBatches
@@ -242,7 +326,7 @@ public actor Worker {
                 task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
                 task.operation.cancel()
             }
-            if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = .milliseconds(Int(welcome.heartbeatIntervalMs)) }
+            if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = Self.heartbeatInterval(askedMs: welcome.heartbeatIntervalMs) }
             coordinatorMaxMessageBytes = welcome.maxMessageBytes > 0 ? Int64(clamping: welcome.maxMessageBytes) : nil
             inputCache.removeAll()
             isRegistered = true
@@ -252,7 +336,9 @@ public actor Worker {
             lastSequence = max(lastSequence, assignment.sequence)
             start(assignment)
         case .cancelTask(let cancel):
-            if let task = running[cancel.taskID] {
+            // Found by the key the coordinator addresses it by (minor 2), else by its ID (a minor-1 coordinator).
+            let held = cancel.taskKey != 0 ? running.values.first { $0.assignment.taskKey == cancel.taskKey } : running[cancel.taskID]
+            if let task = held {
                 task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
                 task.operation.cancel()
             } else {
@@ -260,7 +346,7 @@ public actor Worker {
                 logger.debug("ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
             }
         case .refusal(let refusal):
-            if refusal.reason == Dispatcher.unknownWorkerReason, !isDraining {
+            if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come
                 // after our hello answer heartbeats sent before it (e.g. a burst queued during a network
                 // partition). Registering once is enough; each extra hello would make the coordinator
@@ -322,6 +408,7 @@ public actor Worker {
             try queue.addOperation(operation)
         } catch {
             running[assignment.taskID] = nil
+            runningShrank()
             let message = "\(operation.name) could not be queued: \(error)"
             send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
                 TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey)))
@@ -336,8 +423,9 @@ public actor Worker {
             return
         }
         running[task.assignment.taskID] = nil
+        defer { runningShrank() }
         var result = task.result
-        if task.assignment.kind == .download, case .output(let output) = result.outcome, output.mediaType != Manifest.mediaType {
+        if task.assignment.kind == .download, case .output(let output) = result.outcome, !ManifestList.isList(output) {
             // Kept for the tilt-shift, which the coordinator sends here when it can (locality).
             inputCache.store(task.assignment.taskID, data: output.data, mediaType: output.mediaType)
         }
@@ -364,6 +452,16 @@ public actor Worker {
         channel?.send(contentsOf: messages.map { [WireCodec.encode($0)] })
     }
 
+    /// The heartbeat interval a coordinator asked for, within 100 ms … 60 s: a coordinator (or a peer
+    /// posing as one) cannot make this worker flood the network (1 ms would be ~1,000 heartbeats a
+    /// second), nor fall silent for so long that it looks dead.
+    static func heartbeatInterval(askedMs: UInt32) -> Duration {
+        .milliseconds(Int(min(max(askedMs, heartbeatIntervalRangeMs.lowerBound), heartbeatIntervalRangeMs.upperBound)))
+    }
+
+    /// The heartbeat intervals a worker accepts, in milliseconds.
+    static let heartbeatIntervalRangeMs: ClosedRange<UInt32> = 100...60_000
+
     private func sayHello() {
         helloSentAt = .now
         send(.workerHello(WorkerHello(
@@ -375,6 +473,7 @@ public actor Worker {
         while !Task.isCancelled {
             try? await Task.sleep(for: heartbeatInterval)
             guard !Task.isCancelled else { return }
+            logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
                                       droppedMessages: droppedMessages, lastSequence: lastSequence,
                                       holding: running.values.map(\.assignment.taskKey))))

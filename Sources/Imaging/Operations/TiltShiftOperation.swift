@@ -1,13 +1,13 @@
 import Operations
 
 /// Decodes an encoded image, applies the tilt-shift and encodes the result, as an operation of the
-/// engine. Its input is usually injected from a `DownloadOperation`; set `input` by hand otherwise.
+/// engine. Its input is usually injected from a fetch (module Fetching); set `input` by hand otherwise.
 ///
 /// The pipeline runs on `computeThreads`, threads of its own, never on Swift's cooperative pool: an image
 /// of 100+ megapixels takes seconds, and the pool's threads must stay free for the actors, heartbeats and
 /// sockets of the process. Decoding, the filter and encoding check for cancellation every few rows, so
 /// cancelling the operation stops the work promptly.
-public final class TiltShiftOperation: TransformOperation<FetchedImage, ProcessedImage>, @unchecked Sendable {
+public final class TiltShiftOperation: TransformOperation<EncodedImage, ProcessedImage>, @unchecked Sendable {
     /// The filter settings.
     public let parameters: TiltShiftParameters
     /// The output format and quality.
@@ -34,7 +34,7 @@ public final class TiltShiftOperation: TransformOperation<FetchedImage, Processe
     }
 
     /// Runs the decode → filter → encode pipeline on the input, on one of `computeThreads`.
-    public override func transform(_ input: FetchedImage) async throws -> ProcessedImage {
+    public override func transform(_ input: EncodedImage) async throws -> ProcessedImage {
         let (data, parameters, encoding, limits, threads) = (input.data, parameters, encoding, limits, threads)
         return try await computeThreads.run { cancellation in
             try TiltShiftPipeline.process(

@@ -3,7 +3,8 @@ import Cluster
 import Foundation
 import Messaging
 
-/// `shiftwork cancel BATCH [ITEM...]`: cancels a batch, or some of its items.
+/// `shiftwork cancel BATCH [ITEM...]`: cancels a batch, or some of its items, and says how many items
+/// the coordinator cancelled.
 struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
@@ -18,14 +19,17 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var coordinator: CoordinatorEndpointOption
 
     func run() async throws {
-        try await withCoordinator(coordinator) { client in
-            // Confirm the batch exists (and the coordinator answers) before asking to cancel it.
-            let status = try await client.status(batchID: batch)
-            if status.batches.isEmpty {
-                throw CommandError("the coordinator knows no batch '\(batch)': `shiftwork status` lists the batches it knows")
-            }
-            await client.cancel(batchID: batch, itemIndexes: items)
+        let accepted = try await withCoordinator(coordinator) { client in
+            try await client.cancel(batchID: batch, itemIndexes: items)
         }
-        print(items.isEmpty ? "cancelling batch \(batch)" : "cancelling items \(items.map(String.init).joined(separator: ", ")) of batch \(batch)")
+        let count = Int(accepted.cancelledItems)
+        let cancelled = "\(count) item\(count == 1 ? "" : "s") cancelled"
+        if count == 0 {
+            print("batch \(batch): nothing cancelled, every item asked for had finished")
+        } else if items.isEmpty {
+            print("batch \(batch): \(cancelled) (items that had finished keep their results)")
+        } else {
+            print("batch \(batch): \(cancelled) of the \(Set(items).count) asked for")
+        }
     }
 }

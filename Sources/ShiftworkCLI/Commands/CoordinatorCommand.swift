@@ -2,6 +2,7 @@ import ArgumentParser
 import Cluster
 import Foundation
 import Messaging
+import ServiceLifecycle
 
 /// `shiftwork coordinator`: the cluster's scheduler, serving clients and workers on one endpoint.
 struct CoordinatorCommand: AsyncParsableCommand {
@@ -29,6 +30,24 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @Option(help: "A client with this many unfinished items has further batches refused (env SHIFTWORK_MAX_PENDING_ITEMS_PER_CLIENT; default \(ClusterDefaults.maxPendingItemsPerClient)).")
     var maxPendingItemsPerClient: Int?
+
+    @Option(help: "How many finished batches are kept for `status` and `results`; the oldest is retired first (env SHIFTWORK_KEEP_FINISHED_BATCHES; default \(ClusterDefaults.keepFinishedBatches)).")
+    var keepFinishedBatches: Int?
+
+    @Option(help: "Seconds a finished batch is kept for `status` and `results` before it is retired (env SHIFTWORK_KEEP_FINISHED_FOR; default \(ClusterDefaults.keepFinishedFor.components.seconds)).")
+    var keepFinishedFor: Int?
+
+    /// The retention of finished batches, from `--keep-finished-batches` and `--keep-finished-for`.
+    func retention() throws -> BatchRetention {
+        let count = try Environment.resolve(keepFinishedBatches, "KEEP_FINISHED_BATCHES", default: ClusterDefaults.keepFinishedBatches)
+        let seconds = try Environment.resolve(keepFinishedFor, "KEEP_FINISHED_FOR",
+                                              default: Int(ClusterDefaults.keepFinishedFor.components.seconds))
+        guard count >= 0, seconds >= 0 else {
+            throw CommandError("--keep-finished-batches and --keep-finished-for must not be negative (got \(count) and \(seconds)); "
+                + "0 retires a batch as soon as it finished")
+        }
+        return BatchRetention(maxFinishedBatches: count, maxFinishedAge: .seconds(seconds))
+    }
 
     @Option(help: "The largest message accepted from a peer, in MiB; larger ones are dropped and the peer disconnected (env SHIFTWORK_MAX_MESSAGE_MB; default \(SocketOptions().maxMessageSize >> 20)).")
     var maxMessageMb: Int?
@@ -121,8 +140,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let authentication = try Self.authentication(
             endpoint: endpoint, secretKey: Environment.resolve(secretKey, "SECRET_KEY"),
             allowKeys: Environment.resolve(allowKeys, "ALLOW_KEYS"), insecure: Environment.flag(insecure, "INSECURE"))
-        let context = try MessagingContext()
-        let coordinator = Coordinator(
+        let coordinator = try Coordinator(
             configuration: CoordinatorConfiguration(
                 listen: [endpoint],
                 workerTimeout: .seconds(try Environment.resolve(workerTimeout, "WORKER_TIMEOUT", default: 5)),
@@ -133,16 +151,16 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxBatchItems: try Environment.resolve(maxBatchItems, "MAX_BATCH_ITEMS", default: ClusterDefaults.maxBatchItems),
                 maxPendingItemsPerClient: try Environment.resolve(
                     maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT", default: ClusterDefaults.maxPendingItemsPerClient),
-                authentication: authentication),
-            context: context, logger: logger)
+                authentication: authentication, retention: try retention()),
+            logger: logger)
         let bound: String?
         do {
             bound = try await coordinator.start()
         } catch let error as ZeroMQError {
-            await context.terminate()
+            await coordinator.stop()
             throw CommandError("cannot listen on \(endpoint): \(error). Choose another endpoint with --listen.")
         } catch {
-            await context.terminate()
+            await coordinator.stop()
             throw CommandError("\(error)")
         }
         if let dataDirectory { print("journal and results in \(dataDirectory.path)") }
@@ -153,24 +171,26 @@ struct CoordinatorCommand: AsyncParsableCommand {
         } else if !endpoint.hasPrefix("inproc://") {
             logger.warning("CurveZMQ is off (--insecure): peers are neither authenticated nor encrypted", metadata: ["endpoint": "\(endpoint)"])
         }
-        var metricsServer: MetricsServer?
+        // The group shuts its services down in the reverse of this order: the coordinator first, then the
+        // metrics server, which answers scrapes until the coordinator has stopped.
+        var services: [any Service] = []
         if let address = metricsListen ?? Environment.value("METRICS_LISTEN") {
             let (host, port) = try Self.hostAndPort(address)
             do {
                 let server = try await MetricsServer.start(host: host, port: port) { await coordinator.metrics() }
-                metricsServer = server
+                services.append(server)
                 print("metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/metrics")
             } catch {
                 await coordinator.stop()
-                await context.terminate()
                 throw CommandError("cannot serve metrics on \(address): \(error). Choose another address with --metrics-listen.")
             }
         }
+        services.append(coordinator)
         fflush(nil)
-        let signal = await TerminationSignal.wait()
-        logger.info("shutting down", metadata: ["signal": "\(signal)"])
-        await metricsServer?.shutdown()
-        await coordinator.stop()
-        await context.terminate()
+        try await ServiceRunner.run(services, maximumGracefulShutdownDuration: Self.shutdownDeadline, logger: logger)
     }
+
+    /// How long a graceful shutdown may take before it is cut short: the coordinator only flushes its
+    /// journal and closes its sockets.
+    static let shutdownDeadline: Duration = .seconds(10)
 }

@@ -18,6 +18,9 @@ struct ResultsCommand: AsyncParsableCommand {
     @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
     var outputDirectory: String?
 
+    @Flag(help: "Replace files of the same name in the output directory (by default an output takes the next free name, x-2.jpg, and says so).")
+    var overwrite = false
+
     @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
     var json = false
 
@@ -32,7 +35,8 @@ struct ResultsCommand: AsyncParsableCommand {
         let reporter = BatchReporter(json: json)
         let results = BatchResults(
             batchID: batch,
-            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")))
+            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
+            overwrite: overwrite)
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
         let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
             try await results.run(with: client, progress: { reporter.report($0) })

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cluster
+import Fetching
 import Foundation
 import Imaging
 
@@ -18,6 +19,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var batch: BatchOptions
     @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var download: DownloadOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -28,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
         let cluster = try await EmbeddedCluster.start(
             workerCount: try Environment.resolve(workers, "WORKERS", default: 1),
             slotsPerWorker: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
-            fetch: FetchConfiguration(allowLocalFiles: true, maxBytes: limits.maxBytes),
+            fetch: try download.configuration(allowLocalFiles: true, maxBytes: limits.maxBytes),
             limits: limits,
             logger: logger)
         let summary: BatchSummary

@@ -33,7 +33,7 @@ struct StatusCommand: AsyncParsableCommand {
             repeat {
                 let reply = try await client.status(batchID: batch ?? "")
                 if let batch, reply.batches.isEmpty {
-                    throw CommandError("the coordinator knows no batch '\(batch)': `shiftwork status` lists the batches it knows")
+                    throw ClusterClientError.unknownBatch(batchID: batch)
                 }
                 if watch && !json && isatty(STDOUT_FILENO) != 0 {
                     print("\u{1B}[H\u{1B}[2J", terminator: "")  // clear the screen, as `watch` does

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Cluster
+import Fetching
 import Foundation
 import Imaging
-import Messaging
 
 /// `shiftwork worker`: runs download and tilt-shift tasks for a coordinator.
 struct WorkerCommand: AsyncParsableCommand {
@@ -28,6 +28,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var inputCacheMb: Int?
 
     @OptionGroup var limitOptions: LimitOptions
+    @OptionGroup var download: DownloadOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -38,27 +39,18 @@ struct WorkerCommand: AsyncParsableCommand {
             coordinator: coordinator.endpoint,
             slots: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
-            fetch: FetchConfiguration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
+            fetch: try download.configuration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
             limits: limits,
             socketOptions: try coordinator.socketOptions(),
             inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
-        let context = try MessagingContext()
-        let worker = Worker(configuration: configuration, context: context, logger: logger)
-        let serving = Task { try await worker.run() }
         let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
-        let stopper = Task {
-            // SIGTERM (docker stop, compose scale down) drains: running tasks finish, nothing new starts.
-            let signal = await TerminationSignal.wait()
-            logger.info("stopping", metadata: ["signal": "\(signal)"])
-            await worker.drain(timeout: .seconds(drainTimeout))
-        }
-        defer { stopper.cancel() }
+        let worker = try Worker(configuration: configuration, logger: logger)
         do {
-            try await serving.value
+            // SIGTERM (docker stop, compose scale down) drains: running tasks finish, nothing new starts;
+            // at the drain timeout, or on a second signal, the worker leaves with what still runs.
+            try await ServiceRunner.run([worker], maximumGracefulShutdownDuration: .seconds(drainTimeout), logger: logger)
         } catch {
-            await context.terminate()
             throw CommandError("\(error)")
         }
-        await context.terminate()
     }
 }

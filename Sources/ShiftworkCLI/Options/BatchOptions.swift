@@ -10,6 +10,9 @@ struct BatchOptions: ParsableArguments {
     @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
     var outputDirectory: String?
 
+    @Flag(help: "Replace files of the same name in the output directory (by default an output takes the next free name, x-2.jpg, and says so).")
+    var overwrite = false
+
     @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
     var json = false
 
@@ -20,6 +23,6 @@ struct BatchOptions: ParsableArguments {
         BatchSubmission(
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
-            parameters: try filter.parameters(), encoding: try filter.encoding())
+            parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite)
     }
 }

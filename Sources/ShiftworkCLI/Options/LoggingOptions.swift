@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cluster
 import Logging
 
 /// `--log-level`, shared by every command that logs.
@@ -12,7 +13,8 @@ struct LoggingOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             throw ValidationError("unknown log level '\(text)': use trace, debug, info, notice, warning, error or critical")
         }
-        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+        // Every line is escaped where it is written: values from the network cannot forge lines or steer a terminal.
+        var logger = Logger(label: label) { EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: $0)) }
         logger.logLevel = level
         return logger
     }

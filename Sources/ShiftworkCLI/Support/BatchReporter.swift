@@ -6,6 +6,9 @@ import Glibc
 /// - on a terminal, a progress bar with counts, rate and ETA, failures printed above it;
 /// - otherwise, one plain line per finished item (logs, CI);
 /// - with `--json`, nothing while running and one JSON document at the end (scripts).
+///
+/// Batch IDs, sources and errors came from the network: lines show them through `PrintableText.escape`
+/// (JSON keeps the exact values).
 final class BatchReporter: @unchecked Sendable {
     enum Style { case bar, lines, json }
 
@@ -29,7 +32,7 @@ final class BatchReporter: @unchecked Sendable {
         case .accepted(let batchID, let count):
             self.batchID = batchID
             started = .now
-            if style != .json { print("batch \(batchID): \(count) item\(count == 1 ? "" : "s")") }
+            if style != .json { print("batch \(PrintableText.escape(batchID)): \(count) item\(count == 1 ? "" : "s")") }
             if style == .bar { drawBar(done: 0, total: count) }
         case .grew(let count, let total):
             switch style {
@@ -66,6 +69,9 @@ final class BatchReporter: @unchecked Sendable {
             if style == .bar { print("") }
             let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
             print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
+            if summary.renamed > 0 {
+                print("\(summary.renamed) output\(summary.renamed == 1 ? "" : "s") took a new name: a file of that name was already in the output directory (--overwrite replaces such files)")
+            }
         }
         fflush(nil)
         return summary.allSucceeded
@@ -83,17 +89,19 @@ final class BatchReporter: @unchecked Sendable {
     }
 
     private static func line(for outcome: ItemOutcome, done: Int, total: Int) -> String {
+        let source = PrintableText.escape(outcome.source)
         let width = String(total).count
         let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
         if let path = outcome.outputPath {
-            return "\(counter) ok      \(outcome.source) -> \(path)"
+            let renamed = outcome.existingPath.map { " (\(PrintableText.escape($0)) exists; --overwrite replaces it)" } ?? ""
+            return "\(counter) ok      \(source) -> \(PrintableText.escape(path))\(renamed)"
         }
         if outcome.error == nil {
-            return "\(counter) ok      \(outcome.source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
+            return "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
         }
-        let error = outcome.error ?? "unknown error"
+        let error = PrintableText.escape(outcome.error ?? "unknown error")
         // Errors usually name their input already; do not say it twice.
-        let message = error.hasPrefix(outcome.source) ? error : "\(outcome.source): \(error)"
+        let message = error.hasPrefix(source) ? error : "\(source): \(error)"
         return "\(counter) \(outcome.wasCancelled ? "CANCELLED" : "FAILED ") \(message)"
     }
 
@@ -109,6 +117,7 @@ final class BatchReporter: @unchecked Sendable {
             "items": summary.items.map { item -> [String: Any] in
                 var entry: [String: Any] = ["index": item.index, "source": item.source]
                 if let path = item.outputPath { entry["output"] = path }
+                if let existing = item.existingPath { entry["existing_file_kept"] = existing }
                 if let error = item.error { entry["error"] = error }
                 if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }
                 if item.wasCancelled { entry["cancelled"] = true }

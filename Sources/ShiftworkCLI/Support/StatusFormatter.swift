@@ -1,15 +1,21 @@
+import Cluster
 import Foundation
 import Wire
 
 /// Formats a status reply as a table for people or JSON for scripts.
+///
+/// Every string in a reply came from the network (worker IDs and versions from workers, sources and
+/// errors from clients and origins): the table shows them through `PrintableText.escape`, so that none
+/// can write escape sequences or extra lines to the operator's terminal. JSON keeps the exact values.
 enum StatusFormatter {
     static func text(_ reply: StatusReply, batchRequested: Bool) -> String {
+        let shown = PrintableText.escape
         var lines: [String] = []
         if batchRequested, let batch = reply.batches.first {
-            lines.append("batch \(batch.batchID): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
+            lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
             for item in batch.items {
-                let error = item.error.isEmpty ? "" : "  \(item.error)"
-                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(item.state.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.source)\(error)")
+                let error = item.error.isEmpty ? "" : "  \(shown(item.error))"
+                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(error)")
             }
             return lines.joined(separator: "\n")
         }
@@ -17,13 +23,13 @@ enum StatusFormatter {
         if !reply.workers.isEmpty {
             lines.append("WORKER                                   SLOTS  RUNNING  DONE    FAILED  DROPPED  VERSION  LAST SEEN")
             for worker in reply.workers {
-                lines.append("\(worker.workerID.padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(pad(worker.droppedMessages, 8)) \((worker.version.isEmpty ? "-" : worker.version).padding(toLength: 8, withPad: " ", startingAt: 0)) \(worker.lastSeenMsAgo) ms ago")
+                lines.append("\(shown(worker.workerID).padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(pad(worker.droppedMessages, 8)) \((worker.version.isEmpty ? "-" : shown(worker.version)).padding(toLength: 8, withPad: " ", startingAt: 0)) \(worker.lastSeenMsAgo) ms ago")
             }
         }
         if !reply.batches.isEmpty {
             lines.append("BATCH        ITEMS  SUCCEEDED  FAILED  CANCELLED")
             for batch in reply.batches {
-                lines.append("\(batch.batchID.padding(toLength: 12, withPad: " ", startingAt: 0)) \(pad(batch.itemCount, 6)) \(pad(batch.succeeded, 10)) \(pad(batch.failed, 7)) \(pad(batch.cancelled, 9))")
+                lines.append("\(shown(batch.batchID).padding(toLength: 12, withPad: " ", startingAt: 0)) \(pad(batch.itemCount, 6)) \(pad(batch.succeeded, 10)) \(pad(batch.failed, 7)) \(pad(batch.cancelled, 9))")
             }
         }
         return lines.joined(separator: "\n")

@@ -3,10 +3,15 @@ import CShiftworkProto
 // Copying fields out of unpacked protobuf-c structs. Everything is copied into Swift values before
 // the caller frees the unpacked tree; no pointer read here is kept.
 
-/// A Swift copy of a C string field (`nil` reads as empty). Invalid UTF-8 is repaired, not rejected.
-func readString(_ pointer: UnsafePointer<CChar>?) -> String {
+/// A Swift copy of a C string field (`nil` reads as empty). A string that is not valid UTF-8 makes the
+/// message malformed (protobuf's `string` is UTF-8 by definition): repairing it would let a peer smuggle
+/// bytes that show differently in logs, terminals and file names than they compare.
+func readString(_ pointer: UnsafePointer<CChar>?) throws(WireError) -> String {
     guard let pointer else { return "" }
-    return String(cString: pointer)
+    guard let string = String(validatingCString: pointer) else {
+        throw .malformed("a string field is not valid UTF-8")
+    }
+    return string
 }
 
 /// A Swift copy of a `bytes` field: the one copy made on decoding.

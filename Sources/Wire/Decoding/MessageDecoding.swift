@@ -8,39 +8,41 @@ extension Message {
     init(envelope e: Shiftwork__V1__Envelope) throws(WireError) {
         switch e.body_case {
         case SHIFTWORK__V1__ENVELOPE__BODY_WORKER_HELLO:
-            self = .workerHello(WorkerHello(try required(e.worker_hello, "Envelope.worker_hello").pointee))
+            self = .workerHello(try WorkerHello(try required(e.worker_hello, "Envelope.worker_hello").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_HEARTBEAT:
-            self = .heartbeat(Heartbeat(try required(e.heartbeat, "Envelope.heartbeat").pointee))
+            self = .heartbeat(try Heartbeat(try required(e.heartbeat, "Envelope.heartbeat").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULT:
             self = .taskResult(try TaskResult(try required(e.task_result, "Envelope.task_result").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_WORKER_GOODBYE:
-            self = .workerGoodbye(WorkerGoodbye(try required(e.worker_goodbye, "Envelope.worker_goodbye").pointee))
+            self = .workerGoodbye(try WorkerGoodbye(try required(e.worker_goodbye, "Envelope.worker_goodbye").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_WELCOME:
-            self = .welcome(Welcome(try required(e.welcome, "Envelope.welcome").pointee))
+            self = .welcome(try Welcome(try required(e.welcome, "Envelope.welcome").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENT:
             self = .taskAssignment(try TaskAssignment(try required(e.task_assignment, "Envelope.task_assignment").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK:
-            self = .cancelTask(CancelTask(try required(e.cancel_task, "Envelope.cancel_task").pointee))
+            self = .cancelTask(try CancelTask(try required(e.cancel_task, "Envelope.cancel_task").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH:
             self = .submitBatch(try SubmitBatch(try required(e.submit_batch, "Envelope.submit_batch").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST:
-            self = .statusRequest(StatusRequest(try required(e.status_request, "Envelope.status_request").pointee))
+            self = .statusRequest(try StatusRequest(try required(e.status_request, "Envelope.status_request").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH:
-            self = .cancelBatch(CancelBatch(try required(e.cancel_batch, "Envelope.cancel_batch").pointee))
+            self = .cancelBatch(try CancelBatch(try required(e.cancel_batch, "Envelope.cancel_batch").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_FETCH_RESULTS:
-            self = .fetchResults(FetchResults(try required(e.fetch_results, "Envelope.fetch_results").pointee))
+            self = .fetchResults(try FetchResults(try required(e.fetch_results, "Envelope.fetch_results").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_BATCH_ACCEPTED:
-            self = .batchAccepted(BatchAccepted(try required(e.batch_accepted, "Envelope.batch_accepted").pointee))
+            self = .batchAccepted(try BatchAccepted(try required(e.batch_accepted, "Envelope.batch_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_ITEM_FINISHED:
             self = .itemFinished(try ItemFinished(try required(e.item_finished, "Envelope.item_finished").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED:
             self = .itemsAdded(try ItemsAdded(try required(e.items_added, "Envelope.items_added").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_BATCH_FINISHED:
-            self = .batchFinished(BatchFinished(try required(e.batch_finished, "Envelope.batch_finished").pointee))
+            self = .batchFinished(try BatchFinished(try required(e.batch_finished, "Envelope.batch_finished").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY:
             self = .statusReply(try StatusReply(try required(e.status_reply, "Envelope.status_reply").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED:
+            self = .cancelAccepted(try CancelAccepted(try required(e.cancel_accepted, "Envelope.cancel_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
-            self = .refusal(Refusal(try required(e.refusal, "Envelope.refusal").pointee))
+            self = .refusal(try Refusal(try required(e.refusal, "Envelope.refusal").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS:
             let c = try required(e.task_assignments, "Envelope.task_assignments").pointee
             self = .taskAssignments(try readRepeated(c.n_assignments, c.assignments, field: "TaskAssignmentBatch.assignments") {
@@ -90,35 +92,42 @@ extension FailureCode {
     }
 }
 
+extension RefusalCode {
+    /// Unknown codes (from a newer peer) read as ``RefusalCode/unspecified``: the refusal itself still counts.
+    init(_ c: Shiftwork__V1__RefusalCode) {
+        self = RefusalCode(rawValue: c.rawValue) ?? .unspecified
+    }
+}
+
 // MARK: Worker messages
 
 extension WorkerHello {
-    init(_ c: Shiftwork__V1__WorkerHello) {
+    init(_ c: Shiftwork__V1__WorkerHello) throws(WireError) {
         self.init(
-            workerID: readString(c.worker_id), slots: c.slots,
-            version: readString(c.version), hostname: readString(c.hostname), acceptsBatches: c.accepts_batches != 0)
+            workerID: try readString(c.worker_id), slots: c.slots,
+            version: try readString(c.version), hostname: try readString(c.hostname), acceptsBatches: c.accepts_batches != 0)
     }
 }
 
 extension Welcome {
-    init(_ c: Shiftwork__V1__Welcome) {
+    init(_ c: Shiftwork__V1__Welcome) throws(WireError) {
         self.init(
-            heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: readString(c.coordinator_id),
+            heartbeatIntervalMs: c.heartbeat_interval_ms, coordinatorID: try readString(c.coordinator_id),
             acceptsBatches: c.accepts_batches != 0, maxMessageBytes: c.max_message_bytes)
     }
 }
 
 extension Heartbeat {
-    init(_ c: Shiftwork__V1__Heartbeat) {
-        self.init(workerID: readString(c.worker_id), running: c.running, droppedMessages: c.dropped_messages,
+    init(_ c: Shiftwork__V1__Heartbeat) throws(WireError) {
+        self.init(workerID: try readString(c.worker_id), running: c.running, droppedMessages: c.dropped_messages,
                   lastSequence: c.last_sequence,
                   holding: c.n_holding > 0 && c.holding != nil ? Array(UnsafeBufferPointer(start: c.holding, count: c.n_holding)) : [])
     }
 }
 
 extension WorkerGoodbye {
-    init(_ c: Shiftwork__V1__WorkerGoodbye) {
-        self.init(workerID: readString(c.worker_id), draining: c.draining != 0)
+    init(_ c: Shiftwork__V1__WorkerGoodbye) throws(WireError) {
+        self.init(workerID: try readString(c.worker_id), draining: c.draining != 0)
     }
 }
 
@@ -135,8 +144,8 @@ extension WireTiltShiftParameters {
 }
 
 extension InjectedInput {
-    init(_ c: Shiftwork__V1__InjectedInput) {
-        self.init(fromTaskID: readString(c.from_task_id), data: readBytes(c.data), mediaType: readString(c.media_type),
+    init(_ c: Shiftwork__V1__InjectedInput) throws(WireError) {
+        self.init(fromTaskID: try readString(c.from_task_id), data: readBytes(c.data), mediaType: try readString(c.media_type),
                   onWorker: c.on_worker != 0)
     }
 }
@@ -144,12 +153,12 @@ extension InjectedInput {
 extension TaskAssignment {
     init(_ c: Shiftwork__V1__TaskAssignment) throws(WireError) {
         self.init(
-            taskID: readString(c.task_id),
-            batchID: readString(c.batch_id),
+            taskID: try readString(c.task_id),
+            batchID: try readString(c.batch_id),
             attempt: c.attempt,
             kind: TaskKind(rawValue: c.kind.rawValue) ?? .unspecified,
-            source: readString(c.source),
-            inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { InjectedInput($0.pointee) },
+            source: try readString(c.source),
+            inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { (element) throws(WireError) in try InjectedInput(element.pointee) },
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
             },
@@ -158,14 +167,14 @@ extension TaskAssignment {
 }
 
 extension TaskOutput {
-    init(_ c: Shiftwork__V1__TaskOutput) {
-        self.init(data: readBytes(c.data), mediaType: readString(c.media_type), width: c.width, height: c.height)
+    init(_ c: Shiftwork__V1__TaskOutput) throws(WireError) {
+        self.init(data: readBytes(c.data), mediaType: try readString(c.media_type), width: c.width, height: c.height)
     }
 }
 
 extension TaskFailure {
-    init(_ c: Shiftwork__V1__TaskFailure) {
-        self.init(code: FailureCode(c.code), message: readString(c.message))
+    init(_ c: Shiftwork__V1__TaskFailure) throws(WireError) {
+        self.init(code: FailureCode(c.code), message: try readString(c.message))
     }
 }
 
@@ -178,9 +187,9 @@ extension TaskOutcome {
         field: String
     ) throws(WireError) {
         if isOutput {
-            self = .output(TaskOutput(try required(output, "\(field).output").pointee))
+            self = .output(try TaskOutput(try required(output, "\(field).output").pointee))
         } else if isFailure {
-            self = .failure(TaskFailure(try required(failure, "\(field).failure").pointee))
+            self = .failure(try TaskFailure(try required(failure, "\(field).failure").pointee))
         } else {
             throw .invalidField("\(field) is not set")
         }
@@ -190,7 +199,7 @@ extension TaskOutcome {
 extension TaskResult {
     init(_ c: Shiftwork__V1__TaskResult) throws(WireError) {
         self.init(
-            taskID: readString(c.task_id),
+            taskID: try readString(c.task_id),
             attempt: c.attempt,
             outcome: try TaskOutcome(
                 isOutput: c.outcome_case == SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT,
@@ -201,24 +210,24 @@ extension TaskResult {
 }
 
 extension CancelTask {
-    init(_ c: Shiftwork__V1__CancelTask) {
-        self.init(taskID: readString(c.task_id), reason: readString(c.reason))
+    init(_ c: Shiftwork__V1__CancelTask) throws(WireError) {
+        self.init(taskID: try readString(c.task_id), reason: try readString(c.reason), taskKey: c.task_key)
     }
 }
 
 // MARK: Client messages
 
 extension BatchItem {
-    init(_ c: Shiftwork__V1__BatchItem) {
-        self.init(source: readString(c.source), outputName: readString(c.output_name))
+    init(_ c: Shiftwork__V1__BatchItem) throws(WireError) {
+        self.init(source: try readString(c.source), outputName: try readString(c.output_name))
     }
 }
 
 extension SubmitBatch {
     init(_ c: Shiftwork__V1__SubmitBatch) throws(WireError) {
         self.init(
-            requestID: readString(c.request_id),
-            items: try readRepeated(c.n_items, c.items, field: "SubmitBatch.items") { BatchItem($0.pointee) },
+            requestID: try readString(c.request_id),
+            items: try readRepeated(c.n_items, c.items, field: "SubmitBatch.items") { (element) throws(WireError) in try BatchItem(element.pointee) },
             parameters: try c.parameters.map { (p) throws(WireError) in
                 try WireTiltShiftParameters(p.pointee, field: "SubmitBatch.parameters")
             },
@@ -228,24 +237,24 @@ extension SubmitBatch {
 }
 
 extension BatchAccepted {
-    init(_ c: Shiftwork__V1__BatchAccepted) {
-        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id), itemCount: c.item_count,
-                  coordinatorID: readString(c.coordinator_id))
+    init(_ c: Shiftwork__V1__BatchAccepted) throws(WireError) {
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), itemCount: c.item_count,
+                  coordinatorID: try readString(c.coordinator_id))
     }
 }
 
 extension FetchResults {
-    init(_ c: Shiftwork__V1__FetchResults) {
-        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id))
+    init(_ c: Shiftwork__V1__FetchResults) throws(WireError) {
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id))
     }
 }
 
 extension ItemFinished {
     init(_ c: Shiftwork__V1__ItemFinished) throws(WireError) {
         self.init(
-            batchID: readString(c.batch_id),
+            batchID: try readString(c.batch_id),
             itemIndex: c.item_index,
-            outputName: readString(c.output_name),
+            outputName: try readString(c.output_name),
             outcome: try TaskOutcome(
                 isOutput: c.outcome_case == SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_OUTPUT,
                 isFailure: c.outcome_case == SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_FAILURE,
@@ -256,72 +265,84 @@ extension ItemFinished {
 extension ItemsAdded {
     init(_ c: Shiftwork__V1__ItemsAdded) throws(WireError) {
         self.init(
-            batchID: readString(c.batch_id), parentIndex: c.parent_index, firstIndex: c.first_index,
-            items: try readRepeated(c.n_items, c.items, field: "ItemsAdded.items") { BatchItem($0.pointee) })
+            batchID: try readString(c.batch_id), parentIndex: c.parent_index, firstIndex: c.first_index,
+            items: try readRepeated(c.n_items, c.items, field: "ItemsAdded.items") { (element) throws(WireError) in try BatchItem(element.pointee) })
     }
 }
 
 extension BatchFinished {
-    init(_ c: Shiftwork__V1__BatchFinished) {
-        self.init(batchID: readString(c.batch_id), succeeded: c.succeeded, failed: c.failed, cancelled: c.cancelled)
+    init(_ c: Shiftwork__V1__BatchFinished) throws(WireError) {
+        self.init(batchID: try readString(c.batch_id), succeeded: c.succeeded, failed: c.failed, cancelled: c.cancelled)
     }
 }
 
 extension StatusRequest {
-    init(_ c: Shiftwork__V1__StatusRequest) {
-        self.init(requestID: readString(c.request_id), batchID: readString(c.batch_id))
+    init(_ c: Shiftwork__V1__StatusRequest) throws(WireError) {
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id))
     }
 }
 
 extension CancelBatch {
-    init(_ c: Shiftwork__V1__CancelBatch) {
+    init(_ c: Shiftwork__V1__CancelBatch) throws(WireError) {
         var indexes: [UInt32] = []
         if c.n_item_indexes > 0, let base = c.item_indexes {
             indexes = [UInt32](UnsafeBufferPointer(start: base, count: c.n_item_indexes))
         }
-        self.init(batchID: readString(c.batch_id), itemIndexes: indexes)
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), itemIndexes: indexes)
+    }
+}
+
+extension CancelAccepted {
+    init(_ c: Shiftwork__V1__CancelAccepted) throws(WireError) {
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), cancelledItems: c.cancelled_items)
     }
 }
 
 extension Refusal {
-    init(_ c: Shiftwork__V1__Refusal) {
-        self.init(requestID: readString(c.request_id), reason: readString(c.reason))
+    init(_ c: Shiftwork__V1__Refusal) throws(WireError) {
+        let reason = try readString(c.reason)
+        var code = RefusalCode(c.code)
+        if code == .unspecified, reason == Refusal.unknownWorkerReason {
+            // A minor-1 coordinator sends no code: its one refusal a worker acts on is known by its text.
+            code = .unknownWorker
+        }
+        self.init(requestID: try readString(c.request_id), code: code, reason: reason)
     }
 }
 
 // MARK: Status
 
 extension WorkerStatus {
-    init(_ c: Shiftwork__V1__WorkerStatus) {
+    init(_ c: Shiftwork__V1__WorkerStatus) throws(WireError) {
         self.init(
-            workerID: readString(c.worker_id), hostname: readString(c.hostname), slots: c.slots,
+            workerID: try readString(c.worker_id), hostname: try readString(c.hostname), slots: c.slots,
             running: c.running, completed: c.completed, failed: c.failed, lastSeenMsAgo: c.last_seen_ms_ago,
-            droppedMessages: c.dropped_messages, version: readString(c.version))
+            droppedMessages: c.dropped_messages, version: try readString(c.version))
     }
 }
 
 extension ItemStatus {
-    init(_ c: Shiftwork__V1__ItemStatus) {
+    init(_ c: Shiftwork__V1__ItemStatus) throws(WireError) {
         self.init(
-            itemIndex: c.item_index, source: readString(c.source), state: readString(c.state),
-            error: readString(c.error))
+            itemIndex: c.item_index, source: try readString(c.source), state: try readString(c.state),
+            error: try readString(c.error))
     }
 }
 
 extension BatchStatus {
     init(_ c: Shiftwork__V1__BatchStatus) throws(WireError) {
         self.init(
-            batchID: readString(c.batch_id), itemCount: c.item_count, succeeded: c.succeeded,
+            batchID: try readString(c.batch_id), itemCount: c.item_count, succeeded: c.succeeded,
             failed: c.failed, cancelled: c.cancelled,
-            items: try readRepeated(c.n_items, c.items, field: "BatchStatus.items") { ItemStatus($0.pointee) })
+            items: try readRepeated(c.n_items, c.items, field: "BatchStatus.items") { (element) throws(WireError) in try ItemStatus(element.pointee) })
     }
 }
 
 extension StatusReply {
     init(_ c: Shiftwork__V1__StatusReply) throws(WireError) {
         self.init(
-            requestID: readString(c.request_id),
-            workers: try readRepeated(c.n_workers, c.workers, field: "StatusReply.workers") { WorkerStatus($0.pointee) },
+            requestID: try readString(c.request_id),
+            workers: try readRepeated(c.n_workers, c.workers, field: "StatusReply.workers") { (element) throws(WireError) in try WorkerStatus(element.pointee) },
             queuedTasks: c.queued_tasks,
             runningTasks: c.running_tasks,
             completedTasks: c.completed_tasks,
@@ -331,6 +352,6 @@ extension StatusReply {
             },
             droppedMessages: c.dropped_messages,
             tasksPerSecond: c.tasks_per_second.isFinite ? c.tasks_per_second : 0,
-            coordinatorID: readString(c.coordinator_id))
+            coordinatorID: try readString(c.coordinator_id))
     }
 }

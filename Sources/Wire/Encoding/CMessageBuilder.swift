@@ -88,6 +88,9 @@ struct CMessageBuilder: ~Copyable {
         case .statusReply(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY
             envelope.pointee.status_reply = statusReply(m)
+        case .cancelAccepted(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED
+            envelope.pointee.cancel_accepted = cancelAccepted(m)
         case .refusal(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             envelope.pointee.refusal = refusal(m)
@@ -275,6 +278,7 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__cancel_task__init(c)
         c.pointee.task_id = string(m.taskID)
         c.pointee.reason = string(m.reason)
+        c.pointee.task_key = m.taskKey
         return c
     }
 
@@ -380,6 +384,16 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.batch_id = string(m.batchID)
         c.pointee.n_item_indexes = m.itemIndexes.count
         c.pointee.item_indexes = arena.copy(m.itemIndexes)
+        c.pointee.request_id = string(m.requestID)
+        return c
+    }
+
+    private mutating func cancelAccepted(_ m: CancelAccepted) -> UnsafeMutablePointer<Shiftwork__V1__CancelAccepted> {
+        let c = arena.make(Shiftwork__V1__CancelAccepted.self)
+        shiftwork__v1__cancel_accepted__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.cancelled_items = m.cancelledItems
         return c
     }
 
@@ -388,6 +402,7 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__refusal__init(c)
         c.pointee.request_id = string(m.requestID)
         c.pointee.reason = string(m.reason)
+        c.pointee.code = Shiftwork__V1__RefusalCode(rawValue: m.code.rawValue)
         return c
     }
 

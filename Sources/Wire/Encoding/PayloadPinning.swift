@@ -47,7 +47,8 @@ extension Message {
         case .itemsFinished(let items):
             items.flatMap(\.outcome.payloads)
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .submitBatch,
-            .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal:
+            .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal,
+            .cancelAccepted:
             []
         }
     }

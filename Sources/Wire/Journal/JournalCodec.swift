@@ -90,22 +90,22 @@ extension JournalRecord {
         switch c.record_case {
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_STARTED:
             let started = try required(c.started, "JournalRecord.started").pointee
-            self = .started(coordinatorID: readString(started.coordinator_id), incarnation: started.incarnation,
+            self = .started(coordinatorID: try readString(started.coordinator_id), incarnation: started.incarnation,
                             unixMilliseconds: started.unix_ms)
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_ACCEPTED:
             let accepted = try required(c.batch_accepted, "JournalRecord.batch_accepted").pointee
             let submit = try required(accepted.submit, "JournalBatchAccepted.submit").pointee
-            self = .batchAccepted(batchID: readString(accepted.batch_id), client: readBytes(accepted.client),
+            self = .batchAccepted(batchID: try readString(accepted.batch_id), client: readBytes(accepted.client),
                                   submit: try SubmitBatch(submit), unixMilliseconds: accepted.unix_ms)
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED:
             self = .itemFinished(try ItemFinished(try required(c.item_finished, "JournalRecord.item_finished").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED:
             self = .itemsAdded(try ItemsAdded(try required(c.items_added, "JournalRecord.items_added").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED:
-            self = .batchCancelled(CancelBatch(try required(c.batch_cancelled, "JournalRecord.batch_cancelled").pointee))
+            self = .batchCancelled(try CancelBatch(try required(c.batch_cancelled, "JournalRecord.batch_cancelled").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED:
             let retired = try required(c.batch_retired, "JournalRecord.batch_retired").pointee
-            self = .batchRetired(batchID: readString(retired.batch_id))
+            self = .batchRetired(batchID: try readString(retired.batch_id))
         default:
             throw .missingBody
         }

@@ -106,6 +106,11 @@ enum SampleMessages {
                 ItemFinished(batchID: "b", itemIndex: 0, outputName: "item-0", outcome: .output(TaskOutput(data: payload(30, seed: 6)))),
                 ItemFinished(batchID: "b", itemIndex: 9, outputName: unicode, outcome: .failure(TaskFailure(code: .download, message: "404"))),
             ]),
+            // Minor 2: refusal codes, request IDs on cancels and their acknowledgement, task keys in cancels.
+            .refusal(Refusal(requestID: "request-6", code: .unknownBatch, reason: "no batch \(unicode)")),
+            .cancelBatch(CancelBatch(requestID: "request-6", batchID: "batch-1", itemIndexes: [3])),
+            .cancelAccepted(CancelAccepted(requestID: "request-6", batchID: "batch-1", cancelledItems: 7)),
+            .cancelTask(CancelTask(taskID: "b/1/download", reason: "cancelled", taskKey: 1 << 50)),
         ]
     }
 

@@ -1087,6 +1087,51 @@ void   shiftwork__v1__cancel_batch__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__cancel_batch__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__cancel_accepted__init
+                     (Shiftwork__V1__CancelAccepted         *message)
+{
+  static const Shiftwork__V1__CancelAccepted init_value = SHIFTWORK__V1__CANCEL_ACCEPTED__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__cancel_accepted__get_packed_size
+                     (const Shiftwork__V1__CancelAccepted *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__cancel_accepted__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__cancel_accepted__pack
+                     (const Shiftwork__V1__CancelAccepted *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__cancel_accepted__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__cancel_accepted__pack_to_buffer
+                     (const Shiftwork__V1__CancelAccepted *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__cancel_accepted__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__CancelAccepted *
+       shiftwork__v1__cancel_accepted__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__CancelAccepted *)
+     protobuf_c_message_unpack (&shiftwork__v1__cancel_accepted__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__cancel_accepted__free_unpacked
+                     (Shiftwork__V1__CancelAccepted *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__cancel_accepted__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__worker_status__init
                      (Shiftwork__V1__WorkerStatus         *message)
 {
@@ -1312,7 +1357,7 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[22] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[23] =
 {
   {
     "major",
@@ -1567,6 +1612,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "cancel_accepted",
+    46,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, cancel_accepted),
+    &shiftwork__v1__cancel_accepted__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "refusal",
     50,
     PROTOBUF_C_LABEL_NONE,
@@ -1582,6 +1639,7 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   15,   /* field[15] = batch_accepted */
   17,   /* field[17] = batch_finished */
+  21,   /* field[21] = cancel_accepted */
   13,   /* field[13] = cancel_batch */
   9,   /* field[9] = cancel_task */
   14,   /* field[14] = fetch_results */
@@ -1591,7 +1649,7 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   19,   /* field[19] = items_finished */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
-  21,   /* field[21] = refusal */
+  22,   /* field[22] = refusal */
   18,   /* field[18] = status_reply */
   12,   /* field[12] = status_request */
   11,   /* field[11] = submit_batch */
@@ -1610,8 +1668,8 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[6 + 1] =
   { 20, 7 },
   { 30, 11 },
   { 40, 15 },
-  { 50, 21 },
-  { 0, 22 }
+  { 50, 22 },
+  { 0, 23 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -1621,7 +1679,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  22,
+  23,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
   6,  shiftwork__v1__envelope__number_ranges,
@@ -2552,7 +2610,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_result_batch__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__task_result_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__cancel_task__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__cancel_task__field_descriptors[3] =
 {
   {
     "task_id",
@@ -2578,15 +2636,28 @@ static const ProtobufCFieldDescriptor shiftwork__v1__cancel_task__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "task_key",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__CancelTask, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__cancel_task__field_indices_by_name[] = {
   1,   /* field[1] = reason */
   0,   /* field[0] = task_id */
+  2,   /* field[2] = task_key */
 };
 static const ProtobufCIntRange shiftwork__v1__cancel_task__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor =
 {
@@ -2596,7 +2667,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor =
   "Shiftwork__V1__CancelTask",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__CancelTask),
-  2,
+  3,
   shiftwork__v1__cancel_task__field_descriptors,
   shiftwork__v1__cancel_task__field_indices_by_name,
   1,  shiftwork__v1__cancel_task__number_ranges,
@@ -3205,7 +3276,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__fetch_results__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__cancel_batch__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__cancel_batch__field_descriptors[3] =
 {
   {
     "batch_id",
@@ -3231,15 +3302,28 @@ static const ProtobufCFieldDescriptor shiftwork__v1__cancel_batch__field_descrip
     0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "request_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__CancelBatch, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__cancel_batch__field_indices_by_name[] = {
   0,   /* field[0] = batch_id */
   1,   /* field[1] = item_indexes */
+  2,   /* field[2] = request_id */
 };
 static const ProtobufCIntRange shiftwork__v1__cancel_batch__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor =
 {
@@ -3249,11 +3333,75 @@ const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor =
   "Shiftwork__V1__CancelBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__CancelBatch),
-  2,
+  3,
   shiftwork__v1__cancel_batch__field_descriptors,
   shiftwork__v1__cancel_batch__field_indices_by_name,
   1,  shiftwork__v1__cancel_batch__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__cancel_batch__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__cancel_accepted__field_descriptors[3] =
+{
+  {
+    "request_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__CancelAccepted, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__CancelAccepted, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cancelled_items",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__CancelAccepted, cancelled_items),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__cancel_accepted__field_indices_by_name[] = {
+  1,   /* field[1] = batch_id */
+  2,   /* field[2] = cancelled_items */
+  0,   /* field[0] = request_id */
+};
+static const ProtobufCIntRange shiftwork__v1__cancel_accepted__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__cancel_accepted__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.CancelAccepted",
+  "CancelAccepted",
+  "Shiftwork__V1__CancelAccepted",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__CancelAccepted),
+  3,
+  shiftwork__v1__cancel_accepted__field_descriptors,
+  shiftwork__v1__cancel_accepted__field_indices_by_name,
+  1,  shiftwork__v1__cancel_accepted__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__cancel_accepted__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__worker_status__field_descriptors[9] =
@@ -3733,7 +3881,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__status_reply__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__refusal__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__refusal__field_descriptors[3] =
 {
   {
     "request_id",
@@ -3759,15 +3907,28 @@ static const ProtobufCFieldDescriptor shiftwork__v1__refusal__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "code",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__Refusal, code),
+    &shiftwork__v1__refusal_code__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__refusal__field_indices_by_name[] = {
+  2,   /* field[2] = code */
   1,   /* field[1] = reason */
   0,   /* field[0] = request_id */
 };
 static const ProtobufCIntRange shiftwork__v1__refusal__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor =
 {
@@ -3777,7 +3938,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor =
   "Shiftwork__V1__Refusal",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Refusal),
-  2,
+  3,
   shiftwork__v1__refusal__field_descriptors,
   shiftwork__v1__refusal__field_indices_by_name,
   1,  shiftwork__v1__refusal__number_ranges,
@@ -3886,5 +4047,45 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   shiftwork__v1__failure_code__enum_values_by_name,
   1,
   shiftwork__v1__failure_code__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_number[8] =
+{
+  { "REFUSAL_CODE_UNSPECIFIED", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSPECIFIED", 0 },
+  { "REFUSAL_CODE_UNKNOWN_WORKER", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNKNOWN_WORKER", 1 },
+  { "REFUSAL_CODE_UNSUPPORTED_VERSION", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSUPPORTED_VERSION", 2 },
+  { "REFUSAL_CODE_UNKNOWN_BATCH", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNKNOWN_BATCH", 3 },
+  { "REFUSAL_CODE_INVALID_REQUEST", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_INVALID_REQUEST", 4 },
+  { "REFUSAL_CODE_LIMIT", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_LIMIT", 5 },
+  { "REFUSAL_CODE_NO_STORED_RESULTS", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_NO_STORED_RESULTS", 6 },
+  { "REFUSAL_CODE_UNAVAILABLE", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE", 7 },
+};
+static const ProtobufCIntRange shiftwork__v1__refusal_code__value_ranges[] = {
+{0, 0},{0, 8}
+};
+static const ProtobufCEnumValueIndex shiftwork__v1__refusal_code__enum_values_by_name[8] =
+{
+  { "REFUSAL_CODE_INVALID_REQUEST", 4 },
+  { "REFUSAL_CODE_LIMIT", 5 },
+  { "REFUSAL_CODE_NO_STORED_RESULTS", 6 },
+  { "REFUSAL_CODE_UNAVAILABLE", 7 },
+  { "REFUSAL_CODE_UNKNOWN_BATCH", 3 },
+  { "REFUSAL_CODE_UNKNOWN_WORKER", 1 },
+  { "REFUSAL_CODE_UNSPECIFIED", 0 },
+  { "REFUSAL_CODE_UNSUPPORTED_VERSION", 2 },
+};
+const ProtobufCEnumDescriptor shiftwork__v1__refusal_code__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.RefusalCode",
+  "RefusalCode",
+  "Shiftwork__V1__RefusalCode",
+  "shiftwork.v1",
+  8,
+  shiftwork__v1__refusal_code__enum_values_by_number,
+  8,
+  shiftwork__v1__refusal_code__enum_values_by_name,
+  1,
+  shiftwork__v1__refusal_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -1,5 +1,4 @@
 import Foundation
-import Imaging
 import Wire
 
 /// The coordinator's durable state under `--data-dir`: a journal of accepted batches, finished items
@@ -152,7 +151,7 @@ final class Journal {
         var batch = batch
         for (index, item) in batch.finished {
             // No-op outputs and expanded manifests have no bytes.
-            guard case .output(let output) = item.outcome, !output.mediaType.isEmpty, output.mediaType != Manifest.mediaType
+            guard case .output(let output) = item.outcome, !output.mediaType.isEmpty, output.mediaType != ManifestList.mediaType
             else { continue }
             if !hasStoredOutput(batchID: batch.batchID, itemIndex: UInt32(index)) {
                 batch.finished[index] = nil

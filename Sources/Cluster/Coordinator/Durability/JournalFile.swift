@@ -1,6 +1,7 @@
 import Foundation
+import Wire
 
-/// An append-only file of records, each framed as `[length: UInt32 LE][CRC-32: UInt32 LE][bytes]`.
+/// An append-only file of records, each framed as `[length: UInt32 LE][CRC-32: UInt32 LE][bytes]` (`JournalFraming`).
 ///
 /// Reading stops at the first frame that is incomplete or fails its checksum (a write torn by a crash)
 /// and cuts the file there, so that later appends follow the last intact record. Appends are single
@@ -40,22 +41,9 @@ final class JournalFile {
         return (file, records, contents.count - intactLength)
     }
 
-    /// The intact records at the start of `contents`, and how many bytes they span.
+    /// The intact records at the start of `contents`, and how many bytes they span (`JournalFraming`).
     static func records(in contents: Data) -> ([[UInt8]], Int) {
-        var records: [[UInt8]] = []
-        var offset = 0
-        contents.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            while buffer.count - offset >= 8 {
-                let length = Int(UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                let checksum = UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-                guard length <= maxRecordSize, buffer.count - offset - 8 >= length else { break }
-                let body = UnsafeRawBufferPointer(rebasing: buffer[(offset + 8)..<(offset + 8 + length)])
-                guard CRC32.checksum(body) == checksum else { break }
-                records.append([UInt8](body))
-                offset += 8 + length
-            }
-        }
-        return (records, offset)
+        contents.withUnsafeBytes { JournalFraming.records(in: $0, maxRecordSize: maxRecordSize) }
     }
 
     private init(url: URL, descriptor: Int32) {
@@ -124,12 +112,7 @@ final class JournalFile {
     }
 
     private static func frame(_ record: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = []
-        frame.reserveCapacity(record.count + 8)
-        withUnsafeBytes(of: UInt32(record.count).littleEndian) { frame += $0 }
-        withUnsafeBytes(of: CRC32.checksum(record).littleEndian) { frame += $0 }
-        frame += record
-        return frame
+        JournalFraming.frame(record)
     }
 
     private func write(_ bytes: [UInt8], to descriptor: Int32) throws {

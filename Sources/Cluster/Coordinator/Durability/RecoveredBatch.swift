@@ -1,4 +1,3 @@
-import Imaging
 import Wire
 
 /// A batch as the journal remembers it: enough to run what is left of it after a restart.
@@ -24,7 +23,7 @@ struct RecoveredBatch: Sendable {
     var isComplete: Bool { finished.count >= submit.items.count + expansions.reduce(0) { $0 + $1.items.count } }
 
     /// The outcome a manifest item has once its expansion is recorded.
-    static let expandedOutcome = TaskOutcome.output(TaskOutput(data: [], mediaType: Manifest.mediaType))
+    static let expandedOutcome = TaskOutcome.output(TaskOutput(data: [], mediaType: ManifestList.mediaType))
 }
 
 /// What the journal held when the coordinator started.

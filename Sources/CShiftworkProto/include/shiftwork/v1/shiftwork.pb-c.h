@@ -39,6 +39,7 @@ typedef struct Shiftwork__V1__BatchFinished Shiftwork__V1__BatchFinished;
 typedef struct Shiftwork__V1__StatusRequest Shiftwork__V1__StatusRequest;
 typedef struct Shiftwork__V1__FetchResults Shiftwork__V1__FetchResults;
 typedef struct Shiftwork__V1__CancelBatch Shiftwork__V1__CancelBatch;
+typedef struct Shiftwork__V1__CancelAccepted Shiftwork__V1__CancelAccepted;
 typedef struct Shiftwork__V1__WorkerStatus Shiftwork__V1__WorkerStatus;
 typedef struct Shiftwork__V1__ItemStatus Shiftwork__V1__ItemStatus;
 typedef struct Shiftwork__V1__BatchStatus Shiftwork__V1__BatchStatus;
@@ -103,6 +104,45 @@ typedef enum _Shiftwork__V1__FailureCode {
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING = 8
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FAILURE_CODE)
 } Shiftwork__V1__FailureCode;
+/*
+ * Why a request or a peer was refused (minor 2): receivers act on the code, never on the reason's text.
+ * A value this version does not know reads as UNSPECIFIED.
+ */
+typedef enum _Shiftwork__V1__RefusalCode {
+  /*
+   * no code (a minor-1 peer) or an unknown one: see the reason
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSPECIFIED = 0,
+  /*
+   * the coordinator does not know this worker: send WorkerHello
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNKNOWN_WORKER = 1,
+  /*
+   * the envelope's major version is not the receiver's
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSUPPORTED_VERSION = 2,
+  /*
+   * CancelBatch or FetchResults for a batch the coordinator does not know
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNKNOWN_BATCH = 3,
+  /*
+   * a request that cannot be carried out as sent (no items, a kind not supported)
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_INVALID_REQUEST = 4,
+  /*
+   * over one of the coordinator's limits (batch size, pending items)
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_LIMIT = 5,
+  /*
+   * FetchResults to a coordinator that keeps no results (no --data-dir)
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_NO_STORED_RESULTS = 6,
+  /*
+   * the coordinator could not take it now (e.g. its journal cannot be written)
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE = 7
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__REFUSAL_CODE)
+} Shiftwork__V1__RefusalCode;
 
 /* --- messages --- */
 
@@ -127,6 +167,7 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REPLY = 43,
   SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED = 44,
   SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED = 45,
+  SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED = 46,
   SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ENVELOPE__BODY__CASE)
 } Shiftwork__V1__Envelope__BodyCase;
@@ -181,6 +222,10 @@ struct  Shiftwork__V1__Envelope
      */
     Shiftwork__V1__ItemFinishedBatch *items_finished;
     Shiftwork__V1__ItemsAdded *items_added;
+    /*
+     * minor 2: only for a CancelBatch with a request_id
+     */
+    Shiftwork__V1__CancelAccepted *cancel_accepted;
     /*
      * either direction
      */
@@ -440,10 +485,14 @@ struct  Shiftwork__V1__CancelTask
   ProtobufCMessage base;
   char *task_id;
   char *reason;
+  /*
+   * minor 2: the assignment's task_key; the worker finds the task by it (0: by task_id)
+   */
+  uint64_t task_key;
 };
 #define SHIFTWORK__V1__CANCEL_TASK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__cancel_task__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__BatchItem
@@ -454,7 +503,7 @@ struct  Shiftwork__V1__BatchItem
    */
   char *source;
   /*
-   * file name the client will write; the coordinator echoes it
+   * the output file's name without extension (the client adds its format's); echoed
    */
   char *output_name;
 };
@@ -553,7 +602,8 @@ struct  Shiftwork__V1__ItemsAdded
 
 
 /*
- * Minor 1: several finished items of one batch in one ZeroMQ message, in order.
+ * Minor 1: several finished items in one ZeroMQ message, in order. They may belong to several batches of
+ * the receiving client (each of them submitted with accepts_batches); each element names its batch.
  */
 struct  Shiftwork__V1__ItemFinishedBatch
 {
@@ -610,6 +660,10 @@ struct  Shiftwork__V1__FetchResults
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Answered with CancelAccepted or a Refusal that carry its request_id (minor 2). A CancelBatch without a
+ * request_id (minor 1) gets no answer when it is carried out, and a Refusal with an empty request_id when not.
+ */
 struct  Shiftwork__V1__CancelBatch
 {
   ProtobufCMessage base;
@@ -619,10 +673,33 @@ struct  Shiftwork__V1__CancelBatch
    */
   size_t n_item_indexes;
   uint32_t *item_indexes;
+  /*
+   * minor 2: the client's correlation id
+   */
+  char *request_id;
 };
 #define SHIFTWORK__V1__CANCEL_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__cancel_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Minor 2: the answer to a CancelBatch with a request_id. The cancelled items finish as such (their
+ * ItemFinished with FAILURE_CODE_CANCELLED follows); items that had finished keep their outcome.
+ */
+struct  Shiftwork__V1__CancelAccepted
+{
+  ProtobufCMessage base;
+  char *request_id;
+  char *batch_id;
+  /*
+   * items that were unfinished and are now cancelled
+   */
+  uint32_t cancelled_items;
+};
+#define SHIFTWORK__V1__CANCEL_ACCEPTED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__cancel_accepted__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__WorkerStatus
@@ -712,11 +789,18 @@ struct  Shiftwork__V1__Refusal
 {
   ProtobufCMessage base;
   char *request_id;
+  /*
+   * for the user
+   */
   char *reason;
+  /*
+   * minor 2
+   */
+  Shiftwork__V1__RefusalCode code;
 };
 #define SHIFTWORK__V1__REFUSAL__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__refusal__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSPECIFIED }
 
 
 /* Shiftwork__V1__Envelope methods */
@@ -1175,6 +1259,25 @@ Shiftwork__V1__CancelBatch *
 void   shiftwork__v1__cancel_batch__free_unpacked
                      (Shiftwork__V1__CancelBatch *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__CancelAccepted methods */
+void   shiftwork__v1__cancel_accepted__init
+                     (Shiftwork__V1__CancelAccepted         *message);
+size_t shiftwork__v1__cancel_accepted__get_packed_size
+                     (const Shiftwork__V1__CancelAccepted   *message);
+size_t shiftwork__v1__cancel_accepted__pack
+                     (const Shiftwork__V1__CancelAccepted   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__cancel_accepted__pack_to_buffer
+                     (const Shiftwork__V1__CancelAccepted   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__CancelAccepted *
+       shiftwork__v1__cancel_accepted__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__cancel_accepted__free_unpacked
+                     (Shiftwork__V1__CancelAccepted *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__WorkerStatus methods */
 void   shiftwork__v1__worker_status__init
                      (Shiftwork__V1__WorkerStatus         *message);
@@ -1344,6 +1447,9 @@ typedef void (*Shiftwork__V1__FetchResults_Closure)
 typedef void (*Shiftwork__V1__CancelBatch_Closure)
                  (const Shiftwork__V1__CancelBatch *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__CancelAccepted_Closure)
+                 (const Shiftwork__V1__CancelAccepted *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__WorkerStatus_Closure)
                  (const Shiftwork__V1__WorkerStatus *message,
                   void *closure_data);
@@ -1368,6 +1474,7 @@ typedef void (*Shiftwork__V1__Refusal_Closure)
 extern const ProtobufCEnumDescriptor    shiftwork__v1__task_kind__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__image_format__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__failure_code__descriptor;
+extern const ProtobufCEnumDescriptor    shiftwork__v1__refusal_code__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor;
@@ -1392,6 +1499,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__batch_finished__descripto
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_request__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor;

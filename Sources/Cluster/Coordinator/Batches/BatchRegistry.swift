@@ -1,0 +1,406 @@
+import Wire
+
+/// The coordinator's batches as its clients see them, free of I/O and of the operations engine: which
+/// batches exist, their items and how each finished, who is told of them, and how many items each client
+/// still has unfinished. Each event goes in; the messages to send (and what else the coordinator must
+/// do: tasks to withdraw, batches to forget) come out. `Dispatcher` is its counterpart for tasks and
+/// workers; the `Coordinator` actor feeds both.
+///
+/// Rules:
+/// - A submission is refused (with a `RefusalCode`) when it is empty, of a kind that is not supported, or
+///   over a limit: items per batch, unfinished items per client.
+/// - An item finishes once. Its `ItemFinished` goes to the batch's audience: the submitting client and
+///   whoever attached with `FetchResults` and has caught up. `BatchFinished` follows the last item.
+/// - A cancel marks the unfinished items it names cancelling, answers `CancelAccepted` with how many
+///   they are, and names their tasks for the coordinator to withdraw; they finish when their operations end.
+/// - A finished batch is kept for status and `FetchResults` as its `BatchRetention` says (how many
+///   finished batches, for how long); then it is retired: its items and outcomes are let go, and only a
+///   `RetiredBatch` stays, so that status, `FetchResults` and cancels naming it are refused with why.
+struct BatchRegistry {
+    /// Limits on what one submission and one client may ask.
+    struct Limits {
+        var maxBatchItems: Int
+        var maxPendingItemsPerClient: Int
+    }
+
+    /// What carrying out a cancel takes, besides the answer.
+    struct Cancellation {
+        /// The answer: `CancelAccepted`, a `Refusal`, or nothing (no request ID, or replayed from the journal).
+        var out: [Outbound] = []
+        /// The batch exists: the cancel is carried out (and journaled).
+        var isAccepted = false
+        /// Every item was asked for: cancel the batch's whole group of operations.
+        var isWholeBatch = false
+        /// The items now cancelling: cancel their operations.
+        var items: [Int] = []
+        /// Their tasks, to withdraw from the dispatcher (dropped from the queue, or cancelled on their worker).
+        var taskKeys: [TaskKey] = []
+    }
+
+    /// What the end of one item brings about.
+    struct ItemEnd {
+        /// The item as its clients are told (with its output's bytes), for the journal.
+        let finished: ItemFinished
+        var out: [Outbound]
+        /// The batch is complete: close its group of operations.
+        var batchFinished: BatchFinished?
+        /// Batches retired now: journal their retirement (their results are deleted).
+        var retired: [String] = []
+    }
+
+    /// A client being sent a batch's finished items again (`FetchResults`), and how far it has got.
+    struct CatchUp {
+        let batchID: String
+        let peer: PeerIdentity
+        /// Items it has been told of (`BatchAccepted.item_count`, then `ItemsAdded`).
+        var announced: Int
+        /// Finished items already sent to it, by index.
+        var sent: [Bool]
+        /// The batch's summary when last seen, for the `BatchFinished` of a batch retired meanwhile.
+        var summary: BatchFinished
+    }
+
+    let limits: Limits
+    /// How many finished batches are kept, and for how long.
+    let retention: BatchRetention
+    /// Finished outputs are kept (in the results directory) and can be sent again: the coordinator has a journal.
+    let keepsResults: Bool
+    private(set) var batches: [String: RegisteredBatch] = [:]
+    /// Clients attached to a batch besides the one that submitted it (`FetchResults`).
+    private var subscribers: [String: Set<PeerIdentity>] = [:]
+    /// Clients still being sent a batch's finished items; they join its audience once they have caught up.
+    private var replaying: [String: Set<PeerIdentity>] = [:]
+    /// Unfinished items per client, for `maxPendingItemsPerClient`.
+    private var pendingItems: [PeerIdentity: Int] = [:]
+    /// Finished batches still kept, oldest first, with when they finished.
+    private var finishedBatches: [(batchID: String, finishedAt: ContinuousClock.Instant)] = []
+    /// What is remembered of retired batches (at most `BatchRetention.retiredBatchesRemembered`), and
+    /// their order, oldest first.
+    private(set) var retiredBatches: [String: RetiredBatch] = [:]
+    private var retiredOrder: [String] = []
+    private(set) var batchesAccepted: UInt64 = 0
+    /// The next task key to hand out (`TaskAssignment.taskKey`): unique for this coordinator, never 0.
+    private var nextTaskKey: TaskKey = 1
+
+    init(limits: Limits, keepsResults: Bool, retention: BatchRetention = BatchRetention()) {
+        self.limits = limits
+        self.keepsResults = keepsResults
+        self.retention = retention
+    }
+
+    /// Batches with unfinished items.
+    var runningBatchCount: Int { batches.count - finishedBatches.count }
+
+    // MARK: Submitting
+
+    /// Why `submit` cannot be accepted from `client`, or `nil` when it can.
+    func refusal(of submit: SubmitBatch, from client: PeerIdentity) -> Refusal? {
+        func refuse(_ code: RefusalCode, _ reason: String) -> Refusal {
+            Refusal(requestID: submit.requestID, code: code, reason: reason)
+        }
+        guard submit.kind == .unspecified || submit.kind == .noop else {
+            return refuse(.invalidRequest, "batches of \(submit.kind) tasks are not supported: submit images")
+        }
+        if submit.items.isEmpty {
+            return refuse(.invalidRequest, "the batch has no items: give at least one image URL or path")
+        }
+        if let (index, problem) = submit.items.lazy.enumerated()
+            .compactMap({ item in PeerInputRules.sourceProblem(item.element.source).map { (item.offset, $0) } }).first {
+            return refuse(.invalidRequest, "item \(index): \(problem)")
+        }
+        if submit.items.count > limits.maxBatchItems {
+            return refuse(.limit, "the batch has \(submit.items.count) items, more than this coordinator accepts in one "
+                + "batch (\(limits.maxBatchItems), its --max-batch-items): split it into smaller batches")
+        }
+        let pending = pendingItems[client, default: 0]
+        if pending + submit.items.count > limits.maxPendingItemsPerClient {
+            return refuse(.limit, "this client already has \(pending) unfinished items and the batch would add "
+                + "\(submit.items.count), more than this coordinator allows a client (\(limits.maxPendingItemsPerClient), "
+                + "its --max-pending-items-per-client): wait for earlier batches to finish, or submit fewer items")
+        }
+        return nil
+    }
+
+    /// The batch `submit` (or, after a restart, `recovered`) describes, its items' task keys handed out;
+    /// not registered yet (see `register`). Items `recovered` holds an outcome for are finished already.
+    mutating func plan(batchID: String, client: PeerIdentity, submit: SubmitBatch,
+                       recovered: RecoveredBatch? = nil) -> RegisteredBatch {
+        var batch = RegisteredBatch(batchID: batchID, client: client, clientAcceptsBatches: submit.acceptsBatches,
+                                    tasksPerItem: submit.kind == .noop ? 1 : 2)
+        var parents: [Int: Int] = [:]
+        for expansion in recovered?.expansions ?? [] {
+            for offset in expansion.items.indices { parents[Int(expansion.firstIndex) + offset] = Int(expansion.parentIndex) }
+        }
+        for (index, item) in (recovered?.allItems ?? submit.items).enumerated() {
+            let parent = parents[index]
+            let depth = parent.map { batch.items.indices.contains($0) ? batch.items[$0].depth + 1 : 1 } ?? 0
+            let recorded = recovered?.finished[index]?.outcome
+            batch.append(source: item.source, outputName: item.outputName.isEmpty ? "item-\(index)" : item.outputName,
+                         parent: parent.map(Int32.init), depth: depth,
+                         firstTaskKey: recorded == nil ? takeTaskKeys(batch.tasksPerItem) : 0, recorded: recorded)
+        }
+        return batch
+    }
+
+    /// Registers a planned batch. With `requestID` (a submission, not a restart), the client is told it
+    /// is accepted. Returns the answer, and the batches retired if it is complete already (restored).
+    mutating func register(_ batch: RegisteredBatch, answering requestID: String?, coordinatorID: String,
+                           now: ContinuousClock.Instant = .now) -> (out: [Outbound], retired: [String]) {
+        batches[batch.batchID] = batch
+        pendingItems[batch.client, default: 0] += batch.unfinishedCount
+        var out: [Outbound] = []
+        if let requestID {
+            batchesAccepted += 1
+            out.append(Outbound(peer: batch.client, message: .batchAccepted(BatchAccepted(
+                requestID: requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
+                coordinatorID: coordinatorID))))
+        }
+        return (out, batch.isComplete ? keepFinished(batch.batchID, now: now) : [])
+    }
+
+    private mutating func takeTaskKeys(_ count: Int) -> TaskKey {
+        defer { nextTaskKey += TaskKey(count) }
+        return nextTaskKey
+    }
+
+    // MARK: Manifests
+
+    /// Adds the entries a manifest item listed to its batch, as new items with output names and task keys.
+    /// The caller plans their operations, or takes them back with `retract` if that fails.
+    ///
+    /// - Throws: `ManifestRefusal` when the manifest is nested too deep, or would make the batch larger
+    ///   than `maxBatchItems`.
+    mutating func expand(item index: Int, of batchID: String, entries: [String]) throws(ManifestRefusal) -> ItemsAdded {
+        guard var batch = batches[batchID], batch.items.indices.contains(index) else {
+            throw ManifestRefusal("its batch is no longer known")
+        }
+        let depth = batch.items[index].depth
+        guard depth < ClusterDefaults.maxManifestDepth else {
+            throw ManifestRefusal("it is a manifest listed by a manifest \(depth) levels deep; manifests may nest "
+                + "\(ClusterDefaults.maxManifestDepth) levels")
+        }
+        if let (offset, problem) = entries.lazy.enumerated()
+            .compactMap({ entry in PeerInputRules.sourceProblem(entry.element).map { (entry.offset, $0) } }).first {
+            throw ManifestRefusal("its entry \(offset + 1): \(problem)")
+        }
+        guard batch.items.count + entries.count <= limits.maxBatchItems else {
+            throw ManifestRefusal("this manifest lists \(entries.count) images, which would make the batch larger than "
+                + "\(limits.maxBatchItems) items (the coordinator's --max-batch-items): split the manifest")
+        }
+        batches[batchID] = nil  // no copy while it grows
+        let firstIndex = batch.items.count
+        var added: [BatchItem] = []
+        for source in entries {
+            let name = batch.outputName(for: source)
+            added.append(BatchItem(source: source, outputName: name))
+            batch.append(source: source, outputName: name, parent: Int32(index), depth: depth + 1,
+                         firstTaskKey: takeTaskKeys(batch.tasksPerItem), recorded: nil)
+        }
+        pendingItems[batch.client, default: 0] += entries.count
+        batches[batchID] = batch
+        return ItemsAdded(batchID: batchID, parentIndex: UInt32(index), firstIndex: UInt32(firstIndex), items: added)
+    }
+
+    /// Takes back the items of an expansion whose operations could not be added.
+    mutating func retract(_ added: ItemsAdded) {
+        guard let batch = batches[added.batchID], batch.items.count == Int(added.firstIndex) + added.items.count else { return }
+        batches[added.batchID]?.removeLast(added.items.count)
+        reducePending(of: batch.client, by: added.items.count)
+    }
+
+    // MARK: Finishing items
+
+    /// An item's operations ended with `outcome`; a manifest item's `added` items are announced first.
+    /// Returns `nil` when the item had finished already or is unknown.
+    mutating func finish(item index: Int, of batchID: String, outcome: TaskOutcome, added: ItemsAdded? = nil,
+                         now: ContinuousClock.Instant = .now) -> ItemEnd? {
+        guard batches[batchID]?.finish(index, outcome: outcome, keepingOutput: keepsResults) == true,
+              let batch = batches[batchID]
+        else { return nil }
+        reducePending(of: batch.client, by: 1)
+        let finished = ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: batch.items[index].outputName,
+                                    outcome: outcome)
+        var messages: [Message] = added.map { [.itemsAdded($0)] } ?? []
+        messages.append(.itemFinished(finished))
+        var end = ItemEnd(finished: finished, out: [])
+        if batch.isComplete {
+            end.batchFinished = batch.summary
+            messages.append(.batchFinished(batch.summary))
+        }
+        end.out = audience(of: batch).flatMap { peer in
+            messages.map { message in
+                var outbound = Outbound(peer: peer, message: message)
+                if case .itemFinished = message { outbound.batchable = peer == batch.client && batch.clientAcceptsBatches }
+                return outbound
+            }
+        }
+        if batch.isComplete { end.retired = keepFinished(batchID, now: now) }  // after its audience was told
+        return end
+    }
+
+    private mutating func reducePending(of client: PeerIdentity, by count: Int) {
+        guard let remaining = pendingItems[client] else { return }
+        pendingItems[client] = remaining > count ? remaining - count : nil
+    }
+
+    /// The clients told of a batch's items: its submitter and whoever attached since, except those still
+    /// being sent the items finished before they attached.
+    private func audience(of batch: RegisteredBatch) -> [PeerIdentity] {
+        if subscribers.isEmpty && replaying.isEmpty { return [batch.client] }  // nobody attached: the common case
+        let catchingUp = replaying[batch.batchID] ?? []
+        var peers = catchingUp.contains(batch.client) ? [] : [batch.client]
+        for peer in subscribers[batch.batchID] ?? [] where peer != batch.client && !catchingUp.contains(peer) {
+            peers.append(peer)
+        }
+        return peers
+    }
+
+    // MARK: Retention
+
+    /// Keeps a batch that just finished, as the retention allows (only what status and `FetchResults`
+    /// need); returns the batches retired now.
+    private mutating func keepFinished(_ batchID: String, now: ContinuousClock.Instant) -> [String] {
+        batches[batchID]?.releaseRunningState()
+        finishedBatches.append((batchID, now))
+        var retired = retireExpired(now: now)
+        while finishedBatches.count > retention.maxFinishedBatches {
+            let oldest = finishedBatches.removeFirst()
+            retire(oldest.batchID, by: .count(retention.maxFinishedBatches), now: now)
+            retired.append(oldest.batchID)
+        }
+        return retired
+    }
+
+    /// Retires the finished batches older than the retention's age; returns them. The coordinator calls
+    /// it from its timer; finishing a batch does too.
+    mutating func retireExpired(now: ContinuousClock.Instant) -> [String] {
+        var retired: [String] = []
+        while let oldest = finishedBatches.first, now - oldest.finishedAt >= retention.maxFinishedAge {
+            finishedBatches.removeFirst()
+            retire(oldest.batchID, by: .age(retention.maxFinishedAge), now: now)
+            retired.append(oldest.batchID)
+        }
+        return retired
+    }
+
+    /// Lets a finished batch go, and remembers what became of it.
+    private mutating func retire(_ batchID: String, by rule: BatchRetention.Rule, now: ContinuousClock.Instant) {
+        guard let batch = batches.removeValue(forKey: batchID) else { return }
+        subscribers[batchID] = nil
+        retiredBatches[batchID] = RetiredBatch(summary: batch.summary, itemCount: batch.items.count, rule: rule, retiredAt: now)
+        retiredOrder.append(batchID)
+        if retiredOrder.count > BatchRetention.retiredBatchesRemembered {
+            retiredBatches[retiredOrder.removeFirst()] = nil
+        }
+    }
+
+    /// The refusal of a request (`requestID`) naming `batchID`, which this coordinator does not hold:
+    /// why (it was retired, and by which rule), or that it never knew it.
+    func unknownBatch(_ batchID: String, requestID: String, now: ContinuousClock.Instant,
+                      otherwise reason: String) -> Refusal {
+        Refusal(requestID: requestID, code: .unknownBatch,
+                reason: retiredBatches[batchID]?.refusalReason(now: now) ?? reason)
+    }
+
+    // MARK: Cancelling
+
+    /// A client (or, with `peer` `nil`, the journal being replayed) cancels a batch or some of its items.
+    mutating func cancel(_ request: CancelBatch, from peer: PeerIdentity?, now: ContinuousClock.Instant = .now) -> Cancellation {
+        var result = Cancellation()
+        guard var batch = batches[request.batchID] else {
+            if let peer {
+                result.out = [Outbound(peer: peer, message: .refusal(unknownBatch(
+                    request.batchID, requestID: request.requestID, now: now,
+                    otherwise: "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows")))]
+            }
+            return result
+        }
+        result.isAccepted = true
+        result.isWholeBatch = request.itemIndexes.isEmpty
+        let selected = result.isWholeBatch ? Array(batch.items.indices) : request.itemIndexes.map { Int($0) }
+        batches[request.batchID] = nil  // no copy while it changes
+        for index in selected where batch.markCancelling(index) {
+            result.items.append(index)
+            result.taskKeys += batch.taskKeys(of: index)
+        }
+        batches[request.batchID] = batch
+        if let peer, !request.requestID.isEmpty {
+            result.out = [Outbound(peer: peer, message: .cancelAccepted(CancelAccepted(
+                requestID: request.requestID, batchID: request.batchID, cancelledItems: UInt32(result.items.count))))]
+        }
+        return result
+    }
+
+    // MARK: Attaching
+
+    /// A client (re-)attaches to a batch (`FetchResults`): it is told the batch's size and, once it has
+    /// been sent every finished item (`catchUp`), joins the batch's audience. Returns the answer, and the
+    /// catch-up to run (`nil`: refused, or already catching up).
+    mutating func attach(_ request: FetchResults, from peer: PeerIdentity, coordinatorID: String,
+                         now: ContinuousClock.Instant = .now) -> ([Outbound], CatchUp?) {
+        func refuse(_ code: RefusalCode, _ reason: String) -> ([Outbound], CatchUp?) {
+            ([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, code: code, reason: reason)))], nil)
+        }
+        guard let batch = batches[request.batchID] else {
+            let refusal = unknownBatch(request.batchID, requestID: request.requestID, now: now, otherwise:
+                "no batch \(request.batchID): it is unknown to this coordinator (finished long ago, or accepted by a "
+                + "coordinator that ran without --data-dir). `shiftwork status` lists the batches it knows.")
+            return ([Outbound(peer: peer, message: .refusal(refusal))], nil)
+        }
+        guard keepsResults else {
+            return refuse(.noStoredResults, "this coordinator keeps no results to send again: start it with --data-dir DIR "
+                + "to fetch the results of a batch later, or after a restart")
+        }
+        guard replaying[batch.batchID]?.contains(peer) != true else { return ([], nil) }  // already catching up
+        replaying[batch.batchID, default: []].insert(peer)
+        let accepted = Outbound(peer: peer, message: .batchAccepted(BatchAccepted(
+            requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
+            coordinatorID: coordinatorID)))
+        return ([accepted], CatchUp(batchID: batch.batchID, peer: peer, announced: batch.items.count,
+                                    sent: Array(repeating: false, count: batch.items.count), summary: batch.summary))
+    }
+
+    /// The next part of a catch-up: announcements of items added since the client was last told the
+    /// batch's size, and the finished items it has not been sent (without their output bytes), which
+    /// count as sent from now on. Empty once it has them all, or when the batch is gone.
+    func catchUp(_ progress: inout CatchUp) -> (added: [ItemsAdded], finished: [ItemFinished]) {
+        guard let batch = batches[progress.batchID] else { return ([], []) }
+        progress.summary = batch.summary
+        var added: [ItemsAdded] = []
+        if batch.items.count > progress.announced {
+            added = additions(of: batch, from: progress.announced)
+            progress.sent += repeatElement(false, count: batch.items.count - progress.announced)
+            progress.announced = batch.items.count
+        }
+        let due = batch.finishedIndexes(notIn: progress.sent)
+        for index in due { progress.sent[index] = true }
+        return (added, due.compactMap { batch.finishedItem($0) })
+    }
+
+    /// A catch-up is over: the client joins the batch's audience, and is told the batch finished if it has.
+    mutating func caughtUp(_ progress: CatchUp) -> [Outbound] {
+        replaying[progress.batchID]?.remove(progress.peer)
+        if replaying[progress.batchID]?.isEmpty == true { replaying[progress.batchID] = nil }
+        guard let batch = batches[progress.batchID] else {
+            return [Outbound(peer: progress.peer, message: .batchFinished(progress.summary))]  // retired meanwhile
+        }
+        if progress.peer != batch.client { subscribers[batch.batchID, default: []].insert(progress.peer) }
+        return batch.isComplete ? [Outbound(peer: progress.peer, message: .batchFinished(batch.summary))] : []
+    }
+
+    /// A batch's items from `first` on as `ItemsAdded` announcements, one per run added by the same manifest.
+    private func additions(of batch: RegisteredBatch, from first: Int) -> [ItemsAdded] {
+        var result: [ItemsAdded] = []
+        for index in first..<batch.items.count {
+            let item = batch.items[index]
+            let entry = BatchItem(source: item.source, outputName: item.outputName)
+            let parent = UInt32(item.parent ?? 0)
+            if let last = result.last, last.parentIndex == parent, Int(last.firstIndex) + last.items.count == index {
+                result[result.count - 1].items.append(entry)
+            } else {
+                result.append(ItemsAdded(batchID: batch.batchID, parentIndex: parent, firstIndex: UInt32(index), items: [entry]))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,48 @@
+import Operations
+import Wire
+
+/// Makes the remote operations of one batch item: a download and a tilt-shift into which the
+/// download's bytes are injected (or one no-op, for a benchmark batch), with the task keys the registry
+/// gave the item. Used for the submitted items and for those a manifest adds while the batch runs.
+struct ItemPlanner: Sendable {
+    let batchID: String
+    let parameters: WireTiltShiftParameters
+    let kind: TaskKind
+    let maxDownloadsPerHost: Int
+    let firstAttempt: UInt32
+    let runner: any RemoteTaskRunning
+
+    /// The operations of the item at `index`, in dependency order; none for an item without task keys
+    /// (it had finished before the coordinator restarted).
+    func tasks(for item: RegisteredBatch.Item, index: Int) throws -> [RemoteTaskOperation] {
+        let key = item.firstTaskKey
+        guard key != 0 else { return [] }
+        if kind == .noop {
+            return [RemoteTaskOperation(
+                TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
+                               source: item.source, taskKey: key),
+                runner: runner)]
+        }
+        let download = RemoteTaskOperation(
+            TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
+                           kind: .download, source: item.source, taskKey: key),
+            runner: runner)
+        if let host = BatchOperation.originHost(of: item.source) {
+            // Taken when the download starts, released when it finishes: a cluster-wide cap, since
+            // every remote download of the cluster is an operation of this process.
+            download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
+        }
+        let tiltShift = RemoteTaskOperation(
+            TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
+                           kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1),
+            runner: runner, priority: 1)  // finish started items before starting new ones
+        // Injection: requires the download's success; a failed or cancelled download cancels the
+        // tilt-shift with an InjectionError that carries the download's error as its cause.
+        try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
+            tiltShift.inject(from: download)
+        }
+        // Locality: the worker that downloads keeps the bytes and a slot for the tilt-shift.
+        download.dependentKey.store(tiltShift.template.taskKey, ordering: .relaxed)
+        return [download, tiltShift]
+    }
+}

@@ -1,0 +1,124 @@
+import Operations
+import Synchronization
+import Wire
+
+/// Runs a task on some worker of the cluster: what the coordinator's operations call to get work done.
+protocol RemoteTaskRunning: Sendable {
+    /// Queues `assignment` for a worker and suspends until its result arrives. Throws `RemoteTaskError`
+    /// when the worker reports a failure, `CancellationError` when the coordinator withdrew the task (its
+    /// item was cancelled, or the coordinator stops). Cancelling the calling task alone does not reach
+    /// the cluster: a cancel goes down from the coordinator, which cancels the operation and withdraws
+    /// its task (`Coordinator.cancel`, then `withdraw`).
+    /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
+    /// `dependentKey` (for a download: its tilt-shift's key; 0: none) asks the dispatcher to keep the
+    /// worker's slot for the dependent once this task succeeds, so that it runs where its input is.
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey) async throws -> TaskOutput
+}
+
+/// A task that failed on a worker, with the worker's code and message.
+struct RemoteTaskError: Error, CustomStringConvertible {
+    let failure: TaskFailure
+    var description: String { failure.message }
+}
+
+/// An operation whose execution is "send a task to a worker, await its result": the coordinator's
+/// children of a batch. Dependencies, injection and cancellation follow the engine's rules, as for any
+/// local operation; the coordinator withdraws the task of one it cancels from the cluster (a running
+/// task is cancelled on its worker).
+///
+/// It consumes and produces a `TaskOutput`, so a download's output can be injected into the
+/// tilt-shift that depends on it.
+final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsuming, @unchecked Sendable {
+    typealias Output = TaskOutput
+    typealias Input = TaskOutput
+
+    /// The assignment to send (its `inputs` are filled from `input` when it executes).
+    let template: TaskAssignment
+    private let runner: any RemoteTaskRunning
+    private let dispatchPriority: Int
+    // Guards the payloads, which are handed over between threads by the engine.
+    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String)>((nil, nil, ""))
+    /// Whether the task still counts as waiting to start (see `claimStart()`).
+    private let waiting = Mutex(true)
+
+    /// For a download: the key of the tilt-shift that will consume its output (see `RemoteTaskRunning`).
+    let dependentKey = Atomic<TaskKey>(0)
+
+    /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
+    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
+        assert(template.taskKey != 0, "a remote task needs a task key")
+        self.template = template
+        self.runner = runner
+        self.dispatchPriority = priority
+        // The engine's priority follows the dispatch priority: a tilt-shift whose download finished goes
+        // before downloads still waiting for a place in their batch.
+        super.init(name: template.taskID, priority: priority > 0 ? .high : .normal)
+    }
+
+    /// The injected input (a download's bytes, for a tilt-shift).
+    var input: TaskOutput? {
+        get { payloads.withLock { $0.input } }
+        set { payloads.withLock { $0.input = newValue } }
+    }
+
+    /// The worker's output, once the task succeeded (until `takeOutput()` hands it over).
+    var output: TaskOutput? { payloads.withLock { $0.output } }
+
+    /// Hands the output over and forgets it, so that a payload is held once in the coordinator.
+    func takeOutput() -> TaskOutput? {
+        payloads.withLock { state in
+            defer { state.output = nil }
+            return state.output
+        }
+    }
+
+    /// Sets the input taken from `dependency` (manual injection that moves the payload).
+    func inject(from dependency: RemoteTaskOperation) {
+        let moved = dependency.takeOutput()
+        payloads.withLock {
+            $0.input = moved
+            $0.inputFrom = dependency.template.taskID
+        }
+    }
+
+    /// Takes the task out of the "waiting to start" count: returns `true` once, to whoever asks first
+    /// (its first dispatch, or its item's end if it never ran).
+    func claimStart() -> Bool {
+        waiting.withLock { isWaiting in
+            defer { isWaiting = false }
+            return isWaiting
+        }
+    }
+
+    /// Forgets input and output once the item's result has been delivered.
+    func releasePayloads() {
+        payloads.withLock {
+            $0.input = nil
+            $0.output = nil
+        }
+    }
+
+    override func execute() async throws {
+        var assignment = template
+        let (input, from) = payloads.withLock { ($0.input, $0.inputFrom) }
+        if let input, ManifestList.isList(input) {
+            // The download was a manifest: nothing to filter. The list becomes the item's output, and
+            // the coordinator adds the images it names to the batch.
+            payloads.withLock {
+                $0.output = input
+                $0.input = nil
+            }
+            return
+        }
+        if let input {
+            assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
+        }
+        let result = try await runner.run(
+            assignment, priority: dispatchPriority, wasWaiting: claimStart(), dependentKey: dependentKey.load(ordering: .relaxed))
+        payloads.withLock {
+            $0.output = result
+            // The worker has consumed the input: keep it only while a re-run could still need it.
+            $0.input = nil
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Wire
+
+/// A batch's life on the coordinator: accepted (or restored from the journal), its operations run, its
+/// items finish and are told to its clients, a manifest makes it grow, a client cancels it. The
+/// `BatchRegistry` decides; this carries its decisions out on the operations, the journal and the dispatcher.
+extension Coordinator {
+    // MARK: Accepting
+
+    func accept(_ submit: SubmitBatch, from client: PeerIdentity) {
+        if let refusal = registry.refusal(of: submit, from: client) {
+            send([Outbound(peer: client, message: .refusal(refusal))])
+            return
+        }
+        let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
+        let planned = registry.plan(batchID: batchID, client: client, submit: submit)
+        let batch: BatchOperation
+        do {
+            batch = try makeOperations(for: planned, submit: submit)
+            try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit)
+        } catch {
+            logger.error("batch refused", metadata: ["client": "\(client)", "error": "\(error)"])
+            send([Outbound(peer: client, message: .refusal(Refusal(
+                requestID: submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(error)")))])
+            return
+        }
+        let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID)
+        logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
+        send(out)
+        adopt(batch)
+        start(batch)
+    }
+
+    /// The operations of a planned batch.
+    private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) throws -> BatchOperation {
+        let planner = ItemPlanner(
+            batchID: planned.batchID,
+            parameters: submit.parameters ?? WireTiltShiftParameters(
+                focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10),
+            kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
+            firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self))
+        return try BatchOperation(planned, planner: planner)
+    }
+
+    /// Keeps a registered batch's operations and follows its items.
+    private func adopt(_ batch: BatchOperation) {
+        operations[batch.batchID] = batch
+        track(batch.items[...], of: batch)
+    }
+
+    /// Starts a batch's operations.
+    private func start(_ batch: BatchOperation) {
+        do {
+            try engine.addOperation(batch)
+        } catch {
+            batch.cancel(error: error)
+        }
+    }
+
+    /// Hands each finished item of `items` (new, or added by a manifest) over to `finishItems`.
+    private func track(_ items: ArraySlice<BatchOperation.Item>, of batch: BatchOperation) {
+        let inbox = finishedItemInbox
+        for item in items {
+            guard let last = item.last else { continue }
+            waitingTasks += item.tasks.count
+            // Gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
+            last.onCompletion { _ in
+                inbox.post((item, batch)) { Task { await self.finishItems() } }
+            }
+        }
+    }
+
+    /// Carries on with the batches a previous run of this coordinator had accepted and not finished.
+    func restore(_ recovered: RecoveredState) {
+        if recovered.discardedBytes > 0 || recovered.skippedRecords > 0 {
+            logger.warning("the journal had damaged records (a crash while writing?); they were skipped", metadata: [
+                "bytes cut": "\(recovered.discardedBytes)", "records skipped": "\(recovered.skippedRecords)",
+            ])
+        }
+        for saved in recovered.batches {
+            let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
+                                        recovered: saved)
+            let batch: BatchOperation
+            do {
+                batch = try makeOperations(for: planned, submit: saved.submit)
+            } catch {
+                logger.error("a batch of the journal could not be planned again", metadata: [
+                    "batch": "\(saved.batchID)", "error": "\(error)",
+                ])
+                continue
+            }
+            let (_, retired) = registry.register(planned, answering: nil, coordinatorID: dispatcher.coordinatorID)
+            forget(retired)
+            logger.info("batch restored from the journal", metadata: [
+                "batch": "\(saved.batchID)", "items": "\(planned.items.count)", "finished": "\(saved.finished.count)",
+            ])
+            if saved.isComplete { continue }
+            adopt(batch)
+            for request in saved.cancellations { carryOut(registry.cancel(request, from: nil), of: request.batchID) }
+            start(batch)
+        }
+    }
+
+    // MARK: Finishing items
+
+    /// Finishes the items gathered in `finishedItemInbox`, their messages sent together.
+    func finishItems() {
+        let finished = finishedItemInbox.drain()
+        guard !finished.isEmpty else { return }
+        sendingTogether { for (item, batch) in finished { finish(item, of: batch) } }
+    }
+
+    /// Streams one finished item to its clients; after the last item, the batch summary.
+    private func finish(_ item: BatchOperation.Item, of batch: BatchOperation) {
+        guard registry.batches[batch.batchID]?.items[item.index].state.isFinished == false else { return }
+        var outcome = BatchOperation.outcome(of: item)
+        for task in item.tasks {
+            task.releasePayloads()
+            if task.claimStart() {
+                // It never ran (cancelled, or its download failed): nothing waits for it, nor for a slot kept for it.
+                waitingTasks -= 1
+                send(dispatcher.release(task.template.taskKey))
+            }
+        }
+        var added: ItemsAdded?
+        if case .output(let output) = outcome, ManifestList.isList(output) {
+            // A manifest: the batch grows by the images it lists, announced before the manifest's own result.
+            do {
+                added = try expand(item, of: batch, listing: ManifestList.entries(in: output.data))
+                outcome = .output(TaskOutput(data: [], mediaType: ManifestList.mediaType))
+            } catch {
+                let source = registry.batches[batch.batchID]?.items[item.index].source ?? "item \(item.index)"
+                outcome = .failure(TaskFailure(code: .limit, message: "\(source): \(error)"))
+            }
+        }
+        if case .failure(let failure) = outcome {
+            // A cancelled item is counted in its batch's summary line; failures are logged, a few per window
+            // (a batch whose origin is down fails every item at once).
+            if failure.code == .cancelled {
+                logger.debug("item cancelled", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)"])
+            } else if logThrottle.admit("item failed", now: .now) {
+                logger.info("item failed", metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(failure.message)"])
+            }
+        }
+        guard let end = registry.finish(item: item.index, of: batch.batchID, outcome: outcome, added: added) else { return }
+        do {
+            // Before the client hears of it: what a client was told survives a crash of the coordinator.
+            try journal?.recordFinished(end.finished)
+        } catch {
+            logger.error("could not record a finished item in the journal; it would run again after a restart",
+                         metadata: ["batch": "\(batch.batchID)", "item": "\(item.index)", "error": "\(error)"])
+        }
+        if let summary = end.batchFinished {
+            batch.close()
+            operations[batch.batchID] = nil
+            AllocatorTrim.request()  // its operations are let go as its group ends
+            logger.info("batch finished", metadata: [
+                "batch": "\(batch.batchID)", "succeeded": "\(summary.succeeded)", "failed": "\(summary.failed)",
+                "cancelled": "\(summary.cancelled)",
+            ])
+        }
+        forget(end.retired)
+        send(end.out)
+    }
+
+    /// Adds the images a manifest item lists to its batch, and records that in the journal.
+    ///
+    /// - Throws: `ManifestRefusal` when the manifest is nested too deep or would make the batch larger
+    ///   than `maxBatchItems`; an engine error if the batch can no longer grow.
+    private func expand(_ item: BatchOperation.Item, of batch: BatchOperation, listing entries: [String]) throws -> ItemsAdded {
+        let added = try registry.expand(item: item.index, of: batch.batchID, entries: entries)
+        let newItems: ArraySlice<BatchOperation.Item>
+        do {
+            guard let grown = registry.batches[batch.batchID] else { throw ManifestRefusal("its batch is no longer known") }
+            newItems = try batch.add(grown, from: Int(added.firstIndex))
+        } catch {
+            registry.retract(added)
+            throw error
+        }
+        try journal?.recordItemsAdded(added)
+        track(newItems, of: batch)
+        logger.info("manifest expanded", metadata: [
+            "batch": "\(batch.batchID)", "item": "\(item.index)", "added": "\(entries.count)",
+        ])
+        return added
+    }
+
+    /// Retires the finished batches kept longer than the retention allows (`--keep-finished-for`), and
+    /// gives the memory of the batches let go back to the system (`AllocatorTrim`); the coordinator's
+    /// timer calls it.
+    func releaseFinishedBatches(now: ContinuousClock.Instant) {
+        forget(registry.retireExpired(now: now))
+        AllocatorTrim.trimIfRequested(idle: registry.runningBatchCount == 0, now: now)
+    }
+
+    /// Forgets batches the registry retired, in the journal too.
+    private func forget(_ retired: [String]) {
+        if !retired.isEmpty { AllocatorTrim.request() }
+        for batchID in retired {
+            operations[batchID] = nil
+            do {
+                try journal?.recordRetired(batchID: batchID)
+            } catch {
+                logger.error("could not record a retired batch in the journal", metadata: ["batch": "\(batchID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Cancelling
+
+    /// A client cancels a batch or some of its items: the registry decides which items and answers; their
+    /// operations are cancelled and their tasks withdrawn from the dispatcher, here and now.
+    func cancel(_ request: CancelBatch, from peer: PeerIdentity) {
+        finishItems()  // items that ended already are not counted as cancelled
+        let cancellation = registry.cancel(request, from: peer)
+        if cancellation.isAccepted {
+            logger.info("cancelling", metadata: [
+                "batch": "\(request.batchID)", "items": "\(request.itemIndexes.isEmpty ? "all" : "\(request.itemIndexes)")",
+                "cancelled": "\(cancellation.items.count)",
+            ])
+            do {
+                try journal?.recordCancelled(request)
+            } catch {
+                logger.error("could not record a cancellation in the journal", metadata: ["batch": "\(request.batchID)", "error": "\(error)"])
+            }
+        }
+        carryOut(cancellation, of: request.batchID)
+        send(cancellation.out)
+    }
+
+    /// Cancels the operations of the items a cancel names (first, so that a request they post later is
+    /// answered at once), then withdraws their tasks from the dispatcher.
+    private func carryOut(_ cancellation: BatchRegistry.Cancellation, of batchID: String) {
+        guard let batch = operations[batchID] else { return }
+        let reason = BatchCancelledError(batchID: batchID)
+        if cancellation.isWholeBatch {
+            batch.cancel(error: reason)
+        } else {
+            for index in cancellation.items where batch.items.indices.contains(index) {
+                for task in batch.items[index].tasks { task.cancel(error: reason) }
+            }
+        }
+        withdraw(cancellation.taskKeys)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Messaging
+
+/// Settings of a coordinator.
+public struct CoordinatorConfiguration: Sendable {
+    /// Endpoints the coordinator's ROUTER socket binds, e.g. `tcp://0.0.0.0:5570` or `inproc://shiftwork`.
+    public var listen: [String]
+    /// How often workers are asked to send heartbeats.
+    public var heartbeatInterval: Duration
+    /// Silence after which a worker is declared dead and its tasks requeued.
+    public var workerTimeout: Duration
+    /// Socket options (frame size limit, linger, queue bounds).
+    public var socketOptions: SocketOptions
+    /// At most this many downloads from one origin host run at once, across all workers (politeness
+    /// towards the servers the images come from).
+    public var maxDownloadsPerHost: Int
+    /// Where the journal and the finished results are kept, so that a restarted coordinator carries on
+    /// with every accepted batch; `nil` keeps everything in memory only.
+    public var dataDirectory: URL?
+    /// Batches with more items are refused.
+    public var maxBatchItems: Int
+    /// A client whose unfinished items would exceed this is refused until some finish.
+    public var maxPendingItemsPerClient: Int
+    /// CurveZMQ: the coordinator's keys and the allow-list (`nil`: no authentication, no encryption).
+    public var authentication: CoordinatorAuthentication?
+    /// How many finished batches are kept for status and `results`, and for how long.
+    public var retention: BatchRetention
+
+    /// Creates a configuration listening on `listen`.
+    public init(
+        listen: [String] = [ClusterDefaults.listenEndpoint],
+        heartbeatInterval: Duration = ClusterDefaults.heartbeatInterval,
+        workerTimeout: Duration = ClusterDefaults.workerTimeout,
+        socketOptions: SocketOptions = SocketOptions(),
+        maxDownloadsPerHost: Int = ClusterDefaults.maxDownloadsPerHost,
+        dataDirectory: URL? = nil,
+        maxBatchItems: Int = ClusterDefaults.maxBatchItems,
+        maxPendingItemsPerClient: Int = ClusterDefaults.maxPendingItemsPerClient,
+        authentication: CoordinatorAuthentication? = nil,
+        retention: BatchRetention = BatchRetention()
+    ) {
+        self.retention = retention
+        self.authentication = authentication
+        self.listen = listen
+        self.heartbeatInterval = heartbeatInterval
+        self.workerTimeout = workerTimeout
+        self.socketOptions = socketOptions
+        self.maxDownloadsPerHost = max(1, maxDownloadsPerHost)
+        self.dataDirectory = dataDirectory
+        self.maxBatchItems = max(1, maxBatchItems)
+        self.maxPendingItemsPerClient = max(1, maxPendingItemsPerClient)
+    }
+}

@@ -1,0 +1,64 @@
+/// The coordinator's counts and gauges as they stand, read from the dispatcher, the batch registry and
+/// the coordinator's own counts; `CoordinatorMetrics` records them for the `/metrics` page.
+struct MetricsReport: Equatable {
+    /// One connected worker's figures (workers that share an ID are added up: one series per ID).
+    struct WorkerFigures: Equatable {
+        var slots = 0
+        var runningTasks = 0
+        var tasksCompleted: UInt64 = 0
+        var tasksFailed: UInt64 = 0
+    }
+
+    var workers: [String: WorkerFigures] = [:]
+    var tasksQueued = 0
+    var tasksRunning = 0
+    var tasksCompleted: UInt64 = 0
+    var tasksFailed: UInt64 = 0
+    var tasksPerSecond = 0.0
+    var batchesAccepted: UInt64 = 0
+    var batchesRunning = 0
+    var localInputs: UInt64 = 0
+    var localInputsMissed: UInt64 = 0
+    var assignmentsLost: UInt64 = 0
+    var messagesDropped: UInt64 = 0
+    /// Peers refused by CurveZMQ; `nil` without it (the metric is then left out).
+    var peersRefused: Int?
+
+    /// The report of `coordinator` as it stands.
+    init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
+        self.init(dispatcher: coordinator.dispatcher, registry: coordinator.registry,
+                  queuedTasks: coordinator.queuedTaskCount, droppedMessages: coordinator.droppedMessages,
+                  peersRefused: coordinator.authenticationRefusalsIfAuthenticating, now: now)
+    }
+
+    init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
+         peersRefused: Int?, now: ContinuousClock.Instant) {
+        for worker in dispatcher.workers.values {
+            workers[worker.workerID, default: WorkerFigures()].add(worker)
+        }
+        tasksQueued = queuedTasks
+        tasksRunning = dispatcher.runningTaskCount
+        tasksCompleted = dispatcher.completedTasks
+        tasksFailed = dispatcher.failedTasks
+        tasksPerSecond = dispatcher.tasksPerSecond(now: now)
+        batchesAccepted = registry.batchesAccepted
+        batchesRunning = registry.runningBatchCount
+        localInputs = dispatcher.localInputs
+        localInputsMissed = dispatcher.localInputsMissed
+        assignmentsLost = dispatcher.lostDeliveries
+        messagesDropped = droppedMessages + dispatcher.staleResults
+        self.peersRefused = peersRefused
+    }
+
+    /// An empty report (no workers, every count 0).
+    init() {}
+}
+
+extension MetricsReport.WorkerFigures {
+    fileprivate mutating func add(_ worker: WorkerRecord) {
+        slots += worker.slots
+        runningTasks += worker.running.count
+        tasksCompleted += worker.completed
+        tasksFailed += worker.failed
+    }
+}

@@ -1,0 +1,160 @@
+import CoreMetrics
+import Prometheus
+
+/// The coordinator's metrics, made through swift-metrics into a `PrometheusCollectorRegistry` of its own,
+/// and written from a `MetricsReport` when the page is scraped.
+///
+/// Sampled at scrape time rather than updated at every event: the dispatcher and the batch registry are
+/// state machines free of side effects and the one source of these figures (status replies read the same
+/// counts), so the metrics mirror them when asked, at a cost of O(workers) per scrape, instead of a second
+/// set of increments threaded through them that could drift. Gauges are set to the current value;
+/// counters are advanced by what their source counted since the last scrape, so they only grow.
+/// A departed worker's series are removed, as its record is.
+struct CoordinatorMetrics {
+    /// Every metric's name and help text (its type is that of the swift-metrics object made for it).
+    static let help: [String: String] = [
+        "shiftwork_workers": "Workers connected to the coordinator.",
+        "shiftwork_worker_slots": "Tasks a worker runs at once.",
+        "shiftwork_worker_running_tasks": "Tasks a worker holds now (its load).",
+        "shiftwork_worker_tasks_completed_total": "Tasks a worker completed.",
+        "shiftwork_worker_tasks_failed_total": "Tasks that failed on a worker.",
+        "shiftwork_tasks_queued": "Tasks accepted and not started: the queue depth.",
+        "shiftwork_tasks_running": "Tasks sent to workers and not answered yet.",
+        "shiftwork_tasks_completed_total": "Tasks completed.",
+        "shiftwork_tasks_failed_total": "Tasks failed.",
+        "shiftwork_tasks_per_second": "Tasks finished per second over the last 10 seconds.",
+        "shiftwork_batches_accepted_total": "Batches accepted.",
+        "shiftwork_batches_running": "Batches with unfinished items.",
+        "shiftwork_tasks_local_input_total": "Tasks sent to the worker that already held their input (it did not travel).",
+        "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes.",
+        "shiftwork_assignments_lost_total": "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
+        "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
+        "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
+    ]
+
+    /// The registry the metrics are recorded in, rendered by `text`.
+    let registry: PrometheusCollectorRegistry
+    private let factory: DescribedPrometheusFactory
+    private let workers: CoreMetrics.Gauge
+    private let tasksQueued: CoreMetrics.Gauge
+    private let tasksRunning: CoreMetrics.Gauge
+    private let tasksPerSecond: CoreMetrics.Gauge
+    private let batchesRunning: CoreMetrics.Gauge
+    private var tasksCompleted: MirroredCounter
+    private var tasksFailed: MirroredCounter
+    private var batchesAccepted: MirroredCounter
+    private var localInputs: MirroredCounter
+    private var localInputsMissed: MirroredCounter
+    private var assignmentsLost: MirroredCounter
+    private var messagesDropped: MirroredCounter
+    /// Made at the first report that has it (with CurveZMQ only).
+    private var peersRefused: MirroredCounter?
+    private var perWorker: [String: WorkerSeries] = [:]
+
+    /// Metrics recorded in `registry`, which nothing else should record into under these names.
+    init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+        let factory = DescribedPrometheusFactory(registry: registry, help: Self.help)
+        self.factory = factory
+        func gauge(_ name: String) -> CoreMetrics.Gauge { CoreMetrics.Gauge(label: name, dimensions: [], factory: factory) }
+        func counter(_ name: String) -> MirroredCounter { MirroredCounter(CoreMetrics.Counter(label: name, dimensions: [], factory: factory)) }
+        workers = gauge("shiftwork_workers")
+        tasksQueued = gauge("shiftwork_tasks_queued")
+        tasksRunning = gauge("shiftwork_tasks_running")
+        tasksPerSecond = gauge("shiftwork_tasks_per_second")
+        batchesRunning = gauge("shiftwork_batches_running")
+        tasksCompleted = counter("shiftwork_tasks_completed_total")
+        tasksFailed = counter("shiftwork_tasks_failed_total")
+        batchesAccepted = counter("shiftwork_batches_accepted_total")
+        localInputs = counter("shiftwork_tasks_local_input_total")
+        localInputsMissed = counter("shiftwork_tasks_local_input_missed_total")
+        assignmentsLost = counter("shiftwork_assignments_lost_total")
+        messagesDropped = counter("shiftwork_messages_dropped_total")
+    }
+
+    /// Records `report`.
+    mutating func record(_ report: MetricsReport) {
+        workers.record(report.workers.count)
+        tasksQueued.record(report.tasksQueued)
+        tasksRunning.record(report.tasksRunning)
+        tasksPerSecond.record(report.tasksPerSecond)
+        batchesRunning.record(report.batchesRunning)
+        tasksCompleted.advance(to: report.tasksCompleted)
+        tasksFailed.advance(to: report.tasksFailed)
+        batchesAccepted.advance(to: report.batchesAccepted)
+        localInputs.advance(to: report.localInputs)
+        localInputsMissed.advance(to: report.localInputsMissed)
+        assignmentsLost.advance(to: report.assignmentsLost)
+        messagesDropped.advance(to: report.messagesDropped)
+        if let refused = report.peersRefused {
+            if peersRefused == nil {
+                peersRefused = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_peers_refused_total", dimensions: [], factory: factory))
+            }
+            peersRefused?.advance(to: UInt64(max(0, refused)))
+        }
+        for (workerID, series) in perWorker where report.workers[workerID] == nil {
+            series.destroy()
+            perWorker[workerID] = nil
+        }
+        for (workerID, figures) in report.workers {
+            var series = perWorker[workerID] ?? WorkerSeries(workerID: workerID, factory: factory)
+            series.record(figures)
+            perWorker[workerID] = series
+        }
+    }
+
+    /// The registry's page in Prometheus' text format (version 0.0.4).
+    var text: String { registry.emitToString() }
+}
+
+/// A swift-metrics counter that follows a running total kept elsewhere.
+private struct MirroredCounter {
+    let counter: CoreMetrics.Counter
+    /// The total the counter shows.
+    private var shown: UInt64 = 0
+
+    init(_ counter: CoreMetrics.Counter) { self.counter = counter }
+
+    /// Advances the counter to `total`. A total below the last one means its source started over (a
+    /// worker registered again): the counter is reset, which Prometheus reads as a counter reset.
+    mutating func advance(to total: UInt64) {
+        if total < shown {
+            counter.reset()
+            shown = 0
+        }
+        if total > shown {
+            counter.increment(by: Int64(clamping: total - shown))
+            shown = total
+        }
+    }
+}
+
+/// One worker's series, labelled `worker="ID"`.
+private struct WorkerSeries {
+    let slots: CoreMetrics.Gauge
+    let runningTasks: CoreMetrics.Gauge
+    var tasksCompleted: MirroredCounter
+    var tasksFailed: MirroredCounter
+
+    init(workerID: String, factory: any MetricsFactory) {
+        let dimensions = [("worker", workerID)]
+        slots = CoreMetrics.Gauge(label: "shiftwork_worker_slots", dimensions: dimensions, factory: factory)
+        runningTasks = CoreMetrics.Gauge(label: "shiftwork_worker_running_tasks", dimensions: dimensions, factory: factory)
+        tasksCompleted = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_worker_tasks_completed_total", dimensions: dimensions, factory: factory))
+        tasksFailed = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_worker_tasks_failed_total", dimensions: dimensions, factory: factory))
+    }
+
+    mutating func record(_ figures: MetricsReport.WorkerFigures) {
+        slots.record(figures.slots)
+        runningTasks.record(figures.runningTasks)
+        tasksCompleted.advance(to: figures.tasksCompleted)
+        tasksFailed.advance(to: figures.tasksFailed)
+    }
+
+    func destroy() {
+        slots.destroy()
+        runningTasks.destroy()
+        tasksCompleted.counter.destroy()
+        tasksFailed.counter.destroy()
+    }
+}

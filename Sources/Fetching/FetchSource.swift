@@ -1,0 +1,31 @@
+import Imaging
+
+/// Where a source string points: an `http(s)://` URL, or a local file (a `file://` URL or a path).
+enum FetchSource: Equatable {
+    /// An `http://` or `https://` URL, as given.
+    case http(String)
+    /// A local file, by its path (a `file://` URL's path is percent-decoded).
+    case localFile(path: String)
+
+    /// Parses `source`. Throws `ImagingError` of kind `.download` for an unsupported URL scheme or a
+    /// `file://` URL that is not absolute.
+    init(_ source: String) throws(ImagingError) {
+        let lower = source.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            self = .http(source)
+        } else if lower.hasPrefix("file://") {
+            var rest = String(source.dropFirst("file://".count))
+            // file://localhost/path and file:///path
+            if rest.lowercased().hasPrefix("localhost/") { rest = String(rest.dropFirst("localhost".count)) }
+            guard rest.hasPrefix("/") else {
+                throw ImagingError(.download, "\(source): only file:///absolute/path URLs are supported")
+            }
+            self = .localFile(path: LocalFileReader.percentDecoded(rest))
+        } else if let colon = source.firstIndex(of: ":"), source[..<colon].allSatisfy({ $0.isLetter }),
+                  source[..<colon].count > 1, source[colon...].hasPrefix("://") {
+            throw ImagingError(.download, "\(source): unsupported URL scheme '\(source[..<colon])' (use http, https or file)")
+        } else {
+            self = .localFile(path: source)
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import CCurl
+
+/// One transfer inside the ``TransferLoop``: libcurl's easy handle, set up for a ``TransferRequest``,
+/// and what its callbacks have received.
+///
+/// Thread ownership: created by the task that asks for the transfer, handed to the loop thread through
+/// the loop's locked inbox, and from then on touched only by that thread (libcurl calls the callbacks
+/// there too) until ``finish(curlCode:stop:)`` hands the report back through the continuation. Hence
+/// `@unchecked Sendable`.
+final class CurlTransfer: @unchecked Sendable {
+    /// The loop's name for the transfer (for cancellation).
+    let id: UInt64
+    let request: TransferRequest
+    private let continuation: CheckedContinuation<TransferReport, Never>
+    /// libcurl's easy handle, once ``setUp()`` succeeded.
+    private(set) var handle: UnsafeMutableRawPointer?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// When a header or body byte last arrived (or the transfer started): the read timeout counts from it.
+    private(set) var lastActivity: ContinuousClock.Instant = .now
+    private var body: [UInt8] = []
+    private var status = 0
+    private var location: String?
+    private var retryAfter: String?
+    /// Set by a callback that refused data; the transfer then ends with `CURLE_WRITE_ERROR`.
+    private var stop: TransferStop?
+
+    init(id: UInt64, request: TransferRequest, continuation: CheckedContinuation<TransferReport, Never>) {
+        self.id = id
+        self.request = request
+        self.continuation = continuation
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        if let handle { curl_easy_cleanup(handle) }
+        errorBuffer.deallocate()
+    }
+
+    /// When the read timeout ends this transfer unless a byte arrives first.
+    var silenceDeadline: ContinuousClock.Instant { lastActivity + request.readTimeout }
+
+    /// Creates and configures the easy handle. Throws the reason when libcurl refuses an option.
+    func setUp() throws(CurlSetupError) {
+        guard let handle = curl_easy_init() else { throw CurlSetupError("libcurl could not create a transfer") }
+        self.handle = handle
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let milliseconds = { (duration: Duration) -> Int in
+            let (seconds, attoseconds) = duration.components
+            return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        }
+        try check(shiftwork_curl_set_string(handle, CURLOPT_URL, request.url), "URL")
+        // Only HTTP and HTTPS, for the request and for every redirect.
+        try check(shiftwork_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "protocols")
+        try check(shiftwork_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
+        try check(shiftwork_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, request.maxRedirects > 0 ? 1 : 0), "redirects")
+        try check(shiftwork_curl_set_long(handle, CURLOPT_MAXREDIRS, max(0, request.maxRedirects)), "redirect limit")
+        try check(shiftwork_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP version")
+        // No CURLOPT_PIPEWAIT: a transfer must not wait for another one's connection to the same host
+        // (a stalled one would hold it back); an HTTP/2 connection already up is still multiplexed.
+        // No signals: this thread is one of many (a threaded resolver does the name lookups).
+        try check(shiftwork_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
+        try check(shiftwork_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)), "connect timeout")
+        try check(shiftwork_curl_set_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout)), "timeout")
+        if request.minimumRate > 0 {
+            let window = max(1, Int((milliseconds(request.minimumRateWindow) + 999) / 1000))
+            try check(shiftwork_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, request.minimumRate), "minimum rate")
+            try check(shiftwork_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, window), "minimum rate window")
+        }
+        try check(shiftwork_curl_set_string(handle, CURLOPT_USERAGENT, "shiftwork"), "user agent")
+        try check(shiftwork_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "error buffer")
+        try check(shiftwork_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "header callback")
+        try check(shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, context), "header context")
+        try check(shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "body callback")
+        try check(shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, context), "body context")
+        lastActivity = .now
+    }
+
+    private func check(_ code: CURLcode, _ what: String) throws(CurlSetupError) {
+        guard code == CURLE_OK else {
+            throw CurlSetupError("libcurl refused the \(what) option: \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+
+    // MARK: Callbacks (on the loop thread)
+
+    /// One header line (status lines of every response included, redirects too).
+    fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
+        let text = String(decoding: line, as: UTF8.self).trimmingSuffix(while: \.isNewline)
+        if text.hasPrefix("HTTP/") {
+            // A new response (after a redirect or a 100 Continue): forget the previous one's headers.
+            status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            retryAfter = nil
+            return line.count
+        }
+        guard let colon = text.firstIndex(of: ":") else { return line.count }
+        let name = text[..<colon].lowercased()
+        let value = String(text[text.index(after: colon)...].trimmingPrefix(while: { $0 == " " || $0 == "\t" }))
+        switch name {
+        case "location":
+            location = value
+        case "retry-after":
+            retryAfter = value
+        case "content-length" where (200..<300).contains(status):
+            if let length = Int(value) {
+                guard length <= request.maxBytes else {
+                    stop = .announcedTooLarge(length)
+                    return 0
+                }
+                body.reserveCapacity(length)
+            }
+        default:
+            break
+        }
+        return line.count
+    }
+
+    /// A piece of the body. Only a success's body is kept; a redirect's is skipped, any other ends the
+    /// transfer (its status says enough).
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now
+        switch status {
+        case 200..<300:
+            guard body.count + bytes.count <= request.maxBytes else {
+                stop = .bodyTooLarge
+                return 0
+            }
+            body.append(contentsOf: bytes)
+            return bytes.count
+        case 300..<400:
+            return bytes.count
+        default:
+            stop = .unsuccessfulStatus
+            return 0
+        }
+    }
+
+    // MARK: Finishing (on the loop thread)
+
+    /// Hands the report back to the waiting task; `stop` overrides a stop the callbacks recorded. Call
+    /// once, after the handle left the multi handle.
+    func finish(curlCode: CURLcode, stop loopStop: TransferStop? = nil) {
+        var systemError = 0
+        var effectiveURL: UnsafeMutablePointer<CChar>?
+        var responseCode = 0
+        if let handle {
+            _ = shiftwork_curl_get_long(handle, CURLINFO_OS_ERRNO, &systemError)
+            _ = shiftwork_curl_get_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL)
+            _ = shiftwork_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &responseCode)
+        }
+        let report = TransferReport(
+            url: request.url, curlCode: curlCode.rawValue, curlMessage: String(cString: errorBuffer),
+            systemError: Int32(truncatingIfNeeded: systemError), status: responseCode != 0 ? responseCode : status,
+            effectiveURL: effectiveURL.map { String(cString: $0) }, location: location, retryAfter: retryAfter,
+            body: (loopStop ?? stop) == nil ? body : [], stop: loopStop ?? stop)
+        body = []
+        continuation.resume(returning: report)
+    }
+}
+
+/// libcurl refused to set a transfer up.
+struct CurlSetupError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+private let curlHeaderCallback: curl_write_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receiveHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+private let curlWriteCallback: curl_write_callback = { buffer, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+extension String {
+    fileprivate func trimmingSuffix(while predicate: (Character) -> Bool) -> String {
+        var text = Substring(self)
+        while let last = text.last, predicate(last) { text = text.dropLast() }
+        return String(text)
+    }
+}

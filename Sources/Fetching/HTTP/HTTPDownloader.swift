@@ -1,0 +1,150 @@
+import CCurl
+import Foundation
+import Imaging
+
+/// Downloads one URL per call through libcurl, on the fetcher's ``TransferLoop`` thread, and turns how
+/// the transfer ended into the body or a ``DownloadFailure`` that names the URL and the cause and says
+/// whether a retry may help. Never retries itself (the engine does, see ``FetchOperation``).
+///
+/// Keeps what a download needs: HTTPS (libcurl with OpenSSL, HTTP/2 where the server offers it), capped
+/// redirects to `http` and `https` only, proxies from the usual environment variables (`http_proxy`,
+/// `https_proxy`, `all_proxy`, `no_proxy`), connect, read and attempt timeouts, a minimum rate, and
+/// the byte limit enforced while the body streams.
+final class HTTPDownloader: Sendable {
+    private let configuration: FetchConfiguration
+    private let loop: TransferLoop?
+
+    init(configuration: FetchConfiguration) {
+        self.configuration = configuration
+        self.loop = TransferLoop()
+    }
+
+    deinit {
+        loop?.requestShutdown()
+    }
+
+    /// Stops the transfer thread (running transfers fail) and waits for it.
+    func shutdown() async {
+        await loop?.shutdown()
+    }
+
+    /// One attempt at `url`, which must end by `deadline` (the download's total time limit) if given.
+    /// Throws `DownloadFailure`, or `ImagingError` of kind `.cancelled`.
+    func download(_ url: String, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        guard let loop else {
+            throw DownloadFailure(error: ImagingError(.download, "\(url): libcurl could not be initialised"), isTransient: false)
+        }
+        var timeout = configuration.requestTimeout
+        var limitedByDeadline = false
+        if let deadline, deadline - .now < timeout {
+            timeout = deadline - .now
+            limitedByDeadline = true
+        }
+        let request = TransferRequest(
+            url: url, maxBytes: configuration.maxBytes, connectTimeout: configuration.connectTimeout, timeout: timeout,
+            readTimeout: configuration.readTimeout, minimumRate: configuration.minimumRate,
+            minimumRateWindow: configuration.minimumRateWindow, maxRedirects: configuration.maxRedirects)
+        let report = await loop.perform(request)
+        if report.stop == .cancelled || Task.isCancelled { throw ImagingError.cancelledError }
+        if report.stop == nil, report.curlCode == CURLE_OK.rawValue, (200..<300).contains(report.status) {
+            return report.body
+        }
+        throw failure(report, limitedByDeadline: limitedByDeadline)
+    }
+
+    // MARK: - Why a transfer failed
+
+    private func failure(_ report: TransferReport, limitedByDeadline: Bool) -> DownloadFailure {
+        let url = report.url
+        func fail(_ message: String, kind: ImagingError.Kind = .download, transient: Bool) -> DownloadFailure {
+            DownloadFailure(error: ImagingError(kind, "\(url): \(message)"), isTransient: transient)
+        }
+        let detail = report.curlMessage.isEmpty ? "" : " (\(DisplayText.escaped(report.curlMessage)))"
+        switch report.stop {
+        case .announcedTooLarge(let length):
+            return fail("the server announces \(ImageLimits.mebibytes(length)) MiB, over the limit of "
+                + "\(ImageLimits.mebibytes(configuration.maxBytes)) MiB; \(Self.raiseMaxBytes)", kind: .limit, transient: false)
+        case .bodyTooLarge:
+            return fail("the body is larger than the limit of \(ImageLimits.mebibytes(configuration.maxBytes)) MiB; "
+                + Self.raiseMaxBytes, kind: .limit, transient: false)
+        case .silent:
+            return fail("the server sent nothing for \(configuration.readTimeout) (read timeout)", transient: true)
+        case .shutDown:
+            return fail("the fetcher was shut down before the download finished", transient: false)
+        case .setupFailed(let reason):
+            return fail(reason, transient: false)
+        case .cancelled, .unsuccessfulStatus, nil:
+            break
+        }
+        if report.stop == .unsuccessfulStatus || report.curlCode == CURLE_OK.rawValue {
+            var message = "HTTP \(HTTPStatus.describe(report.status))"
+            if let final = report.effectiveURL, final != url {
+                message += " (redirected to \(DisplayText.escaped(final)))"
+            }
+            var failure = fail(message, transient: HTTPStatus.isTransient(report.status))
+            if failure.isTransient { failure.retryAfter = report.retryAfter.flatMap { RetryAfter.parse($0) } }
+            return failure
+        }
+        switch CURLcode(rawValue: report.curlCode) {
+        case CURLE_OPERATION_TIMEDOUT:
+            if report.curlMessage.hasPrefix("Operation too slow") {
+                return fail("slower than the minimum rate of \(Self.rate(configuration.minimumRate)) for "
+                    + "\(configuration.minimumRateWindow); lower it with --min-download-rate and --min-download-rate-window "
+                    + "or FetchConfiguration.minimumRate", transient: true)
+            }
+            if report.curlMessage.hasPrefix("Connection timed out") || report.curlMessage.hasPrefix("Resolving timed out") {
+                return fail("could not connect within \(configuration.connectTimeout) (connect timeout)", transient: true)
+            }
+            if limitedByDeadline {
+                return fail("not downloaded within the total time limit of \(configuration.totalTimeLimit) "
+                    + "(retries included); raise it with --download-time-limit or FetchConfiguration.totalTimeLimit",
+                    transient: false)
+            }
+            return fail("the download took longer than \(configuration.requestTimeout) (request timeout)", transient: true)
+        case CURLE_COULDNT_CONNECT:
+            if report.systemError == ECONNREFUSED { return fail("connection refused (is the server running?)", transient: true) }
+            return fail("could not connect\(detail)", transient: true)
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return fail("could not resolve the host name\(detail)", transient: true)
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return fail("could not resolve the proxy's host name (check the *_proxy environment variables)\(detail)", transient: true)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return fail("too many redirects (more than \(configuration.maxRedirects))", transient: false)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            if let location = report.location, let scheme = Self.scheme(of: location), scheme != "http", scheme != "https" {
+                return fail("redirected to \(DisplayText.escaped(location)), which is not an http or https URL: refused "
+                    + "(only redirects to http and https are followed)", transient: false)
+            }
+            return fail("unsupported URL scheme (use http, https or file)", transient: false)
+        case CURLE_URL_MALFORMAT:
+            return fail("invalid URL\(detail)", transient: false)
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return fail("the connection was closed or reset before the download finished\(detail)", transient: true)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_ISSUER_ERROR:
+            return fail("the server's TLS certificate was not accepted\(detail)", transient: false)
+        case CURLE_SSL_CONNECT_ERROR:
+            return fail("the TLS handshake failed\(detail)", transient: true)
+        default:
+            let text = String(cString: curl_easy_strerror(CURLcode(rawValue: report.curlCode)))
+            return fail(text.lowercased() + detail, transient: true)
+        }
+    }
+
+    private static let raiseMaxBytes = "raise it with --max-bytes or FetchConfiguration.maxBytes"
+
+    /// The scheme of an absolute URL ("file" for `file:///etc/passwd`), lowercased; `nil` for a relative one.
+    private static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// "1 KiB/s", "2.5 KiB/s", "300 bytes/s".
+    private static func rate(_ bytesPerSecond: Int) -> String {
+        if bytesPerSecond < 1024 { return "\(bytesPerSecond) bytes/s" }
+        let kib = Double(bytesPerSecond) / 1024
+        return kib == kib.rounded() ? "\(Int(kib)) KiB/s" : String(format: "%.2f KiB/s", kib)
+    }
+}

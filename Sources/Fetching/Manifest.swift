@@ -1,0 +1,71 @@
+import Foundation
+
+/// A manifest: a text file listing images to process, one URL or path a line, which a batch expands
+/// into more items while it runs. Blank lines and lines starting with `#` are ignored.
+///
+/// To tell a manifest from any other text, every entry must be an `http`, `https` or `file` URL, or a
+/// path ending in `.jpg`, `.jpeg`, `.png` (an image) or `.txt`, `.list` (another manifest). Relative
+/// entries are resolved against the manifest's own URL or directory.
+public struct Manifest: Sendable, Equatable {
+    /// A manifest may list at most this many entries.
+    public static let maxEntries = 100_000
+
+    /// The entries, absolute, in order.
+    public let entries: [String]
+
+    /// A manifest of `entries` (already absolute).
+    public init(entries: [String]) {
+        self.entries = entries
+    }
+
+    /// The manifest in `bytes` fetched from `source`, or `nil` when the bytes are not a manifest.
+    public init?(parsing bytes: [UInt8], source: String) {
+        guard !bytes.isEmpty, !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        var entries: [String] = []
+        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let entry = Self.resolve(line, against: source) else { return nil }
+            entries.append(entry)
+            if entries.count > Self.maxEntries { return nil }
+        }
+        guard !entries.isEmpty else { return nil }
+        self.entries = entries
+    }
+
+    /// The manifest's normalized text: one absolute entry a line.
+    public var text: String { entries.joined(separator: "\n") }
+
+    /// Whether `source` names a manifest by its extension (`.txt`, `.list`).
+    static func isManifestPath(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".txt") || lower.hasSuffix(".list")
+    }
+
+    private static func resolve(_ entry: String, against source: String) -> String? {
+        let lower = entry.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("file://") {
+            guard URL(string: entry) != nil, !entry.contains(where: \.isWhitespace) else { return nil }
+            return entry
+        }
+        if entry.contains("://") || entry.hasPrefix("<") { return nil }
+        let pathLower = lower.split(separator: "?").first.map(String.init) ?? lower
+        let isImage = pathLower.hasSuffix(".jpg") || pathLower.hasSuffix(".jpeg") || pathLower.hasSuffix(".png")
+        guard isImage || isManifestPath(pathLower) else { return nil }
+        if entry.hasPrefix("/") {
+            // An absolute path: relative to the manifest's host when it was fetched over HTTP.
+            if let base = URL(string: source), let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+                return URL(string: entry, relativeTo: base)?.absoluteString
+            }
+            return entry
+        }
+        let sourceLower = source.lowercased()
+        if sourceLower.hasPrefix("http://") || sourceLower.hasPrefix("https://") || sourceLower.hasPrefix("file://") {
+            guard let encoded = entry.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed),
+                  let resolved = URL(string: encoded, relativeTo: URL(string: source))
+            else { return nil }
+            return resolved.absoluteString
+        }
+        return ((source as NSString).deletingLastPathComponent as NSString).appendingPathComponent(entry)
+    }
+}

@@ -1,0 +1,52 @@
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs a long-lived command's services (coordinator, worker, metrics server) in a `ServiceGroup` until
+/// SIGTERM or SIGINT.
+///
+/// The first signal shuts the group down gracefully: the services in the reverse of their order, each
+/// after the one after it has finished. A second signal, or `maximumGracefulShutdownDuration` spent, cancels
+/// them instead (a worker then abandons its running tasks, which the coordinator queues again).
+enum ServiceRunner {
+    /// The signals that stop a long-lived command: SIGTERM (`docker stop`, compose scale-down) and SIGINT
+    /// (Ctrl-C).
+    static let shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+
+    /// Runs `services` until they end or a shutdown signal ends them.
+    ///
+    /// - Throws: the first error a service throws.
+    static func run(_ services: [any Service], maximumGracefulShutdownDuration: Duration, logger: Logger) async throws {
+        var configuration = ServiceGroupConfiguration(
+            // A service that ends by itself (a worker the coordinator refused) ends the others gracefully; one
+            // that throws cancels them, and its error ends the command.
+            services: services.map {
+                ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
+            },
+            gracefulShutdownSignals: shutdownSignals, logger: logger)
+        configuration.maximumGracefulShutdownDuration = maximumGracefulShutdownDuration
+        let group = ServiceGroup(configuration: configuration)
+        let running = Task { try await group.run() }
+        // The group acts on the first signal; this watcher, trapping the same signals, on the second.
+        let escalation = Task {
+            var received = 0
+            for await signal in await UnixSignalsSequence(trapping: shutdownSignals) {
+                received += 1
+                if received == 1 {
+                    logger.info("shutting down gracefully (a second signal stops at once)", metadata: [
+                        "signal": "\(signal)", "deadline": "\(maximumGracefulShutdownDuration)"])
+                } else {
+                    logger.warning("second signal: stopping at once", metadata: ["signal": "\(signal)"])
+                    running.cancel()
+                    return
+                }
+            }
+        }
+        defer { escalation.cancel() }
+        try await withTaskCancellationHandler {
+            try await running.value
+        } onCancel: {
+            running.cancel()
+        }
+    }
+}
