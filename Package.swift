@@ -42,7 +42,7 @@ let package = Package(
             name: "CImageCodecs",
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"), .linkedLibrary("m")]
         ),
 
         // MARK: Libraries

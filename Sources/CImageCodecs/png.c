@@ -26,6 +26,10 @@ struct sw_png_decoder {
     sw_png_error error;
     sw_png_source source;
     int height;
+    int interlaced;
+    int next_row;
+    uint8_t *icc, *exif;     /* copies of the iCCP profile and the eXIf data */
+    size_t icc_size, exif_size;
 };
 
 static void sw_copy(char *err, size_t errlen, const char *message) {
@@ -53,8 +57,52 @@ static void sw_png_read_fn(png_structp png, png_bytep out, png_size_t length) {
     source->offset += length;
 }
 
-sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+static uint8_t *sw_png_copy_bytes(const uint8_t *bytes, size_t size) {
+    if (bytes == NULL || size == 0) return NULL;
+    uint8_t *copy = malloc(size);
+    if (copy != NULL) memcpy(copy, bytes, size);
+    return copy;
+}
+
+/* Copies the ICC profile and the EXIF data out of libpng's info (a profile libpng finds invalid is dropped
+   by libpng, with a warning that is ignored). */
+static void sw_png_keep_metadata(sw_png_decoder *decoder) {
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(decoder->png, decoder->info, &name, &compression, &profile, &length) != 0) {
+        decoder->icc = sw_png_copy_bytes(profile, length);
+        decoder->icc_size = decoder->icc != NULL ? length : 0;
+    }
+    png_bytep exif = NULL;
+    png_uint_32 exif_length = 0;
+    if (png_get_eXIf_1(decoder->png, decoder->info, &exif_length, &exif) != 0) {
+        decoder->exif = sw_png_copy_bytes(exif, exif_length);
+        decoder->exif_size = decoder->exif != NULL ? exif_length : 0;
+    }
+}
+
+void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata) {
+    memset(metadata, 0, sizeof *metadata);
+    metadata->icc = decoder->icc;
+    metadata->icc_size = decoder->icc_size;
+    metadata->exif = decoder->exif;
+    metadata->exif_size = decoder->exif_size;
+}
+
+static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info, char *err,
+                                         size_t errlen) {
     memset(info, 0, sizeof *info);
+    uint8_t signature[8];
+    if (file != NULL) {
+        if (fread(signature, 1, 8, file) != 8) {
+            sw_copy(err, errlen, "not a PNG file (shorter than its signature)");
+            return NULL;
+        }
+        data = signature;
+        size = 8;
+    }
     if (size < 8 || png_sig_cmp((png_const_bytep)data, 0, 8) != 0) {
         sw_copy(err, errlen, "not a PNG file (bad signature)");
         return NULL;
@@ -81,14 +129,19 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
     }
     if (setjmp(decoder->error.jump)) {
         sw_copy(err, errlen, decoder->error.message);
-        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
-        free(decoder);
+        sw_png_close(decoder);
         return NULL;
     }
-    png_set_read_fn(decoder->png, &decoder->source, sw_png_read_fn);
+    if (file != NULL) {
+        png_init_io(decoder->png, file);
+        png_set_sig_bytes(decoder->png, 8);
+    } else {
+        png_set_read_fn(decoder->png, &decoder->source, sw_png_read_fn);
+    }
     /* The caller enforces its own pixel limit; lift libpng's 1M x 1M default only as far as ints allow. */
     png_set_user_limits(decoder->png, 0x7FFFFFFF, 0x7FFFFFFF);
     png_read_info(decoder->png, decoder->info);
+    sw_png_keep_metadata(decoder);
 
     png_uint_32 width = 0, height = 0;
     int bit_depth = 0, color_type = 0, interlace = 0;
@@ -110,11 +163,11 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
     if (channels != 1 && channels != 3 && channels != 4) {
         snprintf(decoder->error.message, sizeof decoder->error.message, "unexpected PNG channel count %d", channels);
         sw_copy(err, errlen, decoder->error.message);
-        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
-        free(decoder);
+        sw_png_close(decoder);
         return NULL;
     }
     decoder->height = (int)height;
+    decoder->interlaced = interlace != PNG_INTERLACE_NONE;
     info->width = (int)width;
     info->height = (int)height;
     info->channels = channels;
@@ -124,8 +177,17 @@ sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *inf
     return decoder;
 }
 
+sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+    return sw_png_open_source(data, size, NULL, info, err, errlen);
+}
+
+sw_png_decoder *sw_png_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen) {
+    return sw_png_open_source(NULL, 0, file, info, err, errlen);
+}
+
 int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
                 char *err, size_t errlen) {
+    if (!decoder->interlaced) return sw_png_read_rows(decoder, pixels, stride, decoder->height, cancel, err, errlen);
     png_bytep *volatile rows = malloc(sizeof(png_bytep) * (size_t)(decoder->height > 0 ? decoder->height : 1));
     if (rows == NULL) {
         sw_copy(err, errlen, "out of memory");
@@ -137,8 +199,8 @@ int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const s
         sw_copy(err, errlen, decoder->error.message);
         return SW_CODEC_ERROR;
     }
-    /* Row by row, as png_read_image does, so that the caller can stop the work between rows. An interlaced
-       image is read in its seven passes (png_set_interlace_handling, called again, says how many). */
+    /* An interlaced image is read in its seven passes (png_set_interlace_handling, called again, says how
+       many), each over every row, so that the caller can stop the work between rows. */
     int passes = png_set_interlace_handling(decoder->png);
     for (int pass = 0; pass < passes; pass++) {
         for (int y = 0; y < decoder->height; y++) {
@@ -150,13 +212,38 @@ int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const s
         }
     }
     png_read_end(decoder->png, NULL);
+    decoder->next_row = decoder->height;
     free(rows);
+    return SW_CODEC_OK;
+}
+
+int sw_png_read_rows(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                     char *err, size_t errlen) {
+    if (decoder->interlaced) {
+        sw_copy(err, errlen, "an interlaced PNG cannot be read row by row (read it whole)");
+        return SW_CODEC_ERROR;
+    }
+    if (setjmp(decoder->error.jump)) {
+        sw_copy(err, errlen, decoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    for (int i = 0; i < rows && decoder->next_row < decoder->height; i++) {
+        if (sw_should_stop(cancel, (unsigned)decoder->next_row)) return SW_CODEC_CANCELLED;
+        png_read_row(decoder->png, pixels + (size_t)i * stride, NULL);
+        decoder->next_row++;
+    }
+    if (decoder->next_row == decoder->height) {
+        png_read_end(decoder->png, NULL);
+        decoder->next_row++; /* read_end once */
+    }
     return SW_CODEC_OK;
 }
 
 void sw_png_close(sw_png_decoder *decoder) {
     if (decoder == NULL) return;
     png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+    free(decoder->icc);
+    free(decoder->exif);
     free(decoder);
 }
 
@@ -186,10 +273,17 @@ static void sw_png_write_fn(png_structp png, png_bytep bytes, png_size_t length)
 
 static void sw_png_flush_fn(png_structp png) { (void)png; }
 
-int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int level, int filters,
-                  const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
+struct sw_png_encoder {
+    png_structp png;
+    png_infop info;
+    sw_png_error error;
+    sw_png_sink sink;
+    int height;
+    int next_row;
+};
+
+sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file,
+                                    const sw_image_metadata *metadata, char *err, size_t errlen) {
     int color_type;
     switch (channels) {
     case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
@@ -198,48 +292,92 @@ int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, si
     case 4: color_type = PNG_COLOR_TYPE_RGB_ALPHA; break;
     default:
         sw_copy(err, errlen, "PNG encoding needs 1 to 4 channels");
-        return SW_CODEC_ERROR;
+        return NULL;
     }
     if (width <= 0 || height <= 0) {
         sw_copy(err, errlen, "PNG dimensions must be positive");
-        return SW_CODEC_ERROR;
+        return NULL;
     }
-    sw_png_error error;
-    sw_png_sink sink = { NULL, 0, 0, 0 };
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, sw_png_error_fn, sw_png_warning_fn);
-    if (png == NULL) {
+    sw_png_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) {
+        sw_copy(err, errlen, "out of memory");
+        return NULL;
+    }
+    encoder->height = height;
+    encoder->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &encoder->error, sw_png_error_fn, sw_png_warning_fn);
+    encoder->info = encoder->png != NULL ? png_create_info_struct(encoder->png) : NULL;
+    if (encoder->info == NULL) {
         sw_copy(err, errlen, "cannot create the PNG encoder");
-        return SW_CODEC_ERROR;
+        sw_png_encoder_close(encoder);
+        return NULL;
     }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_write_struct(&png, NULL);
-        sw_copy(err, errlen, "cannot create the PNG encoder");
-        return SW_CODEC_ERROR;
+    if (setjmp(encoder->error.jump)) {
+        sw_copy(err, errlen, encoder->error.message);
+        sw_png_encoder_close(encoder);
+        return NULL;
     }
-    if (setjmp(error.jump)) {
-        sw_copy(err, errlen, error.message);
-        png_destroy_write_struct(&png, &info);
-        free(sink.data);
-        return SW_CODEC_ERROR;
+    if (file != NULL) {
+        png_init_io(encoder->png, file);
+    } else {
+        png_set_write_fn(encoder->png, &encoder->sink, sw_png_write_fn, sw_png_flush_fn);
     }
-    png_set_write_fn(png, &sink, sw_png_write_fn, sw_png_flush_fn);
-    png_set_compression_level(png, level < 0 ? 0 : (level > 9 ? 9 : level));
-    if (filters != 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
+    png_set_compression_level(encoder->png, level < 0 ? 0 : (level > 9 ? 9 : level));
+    if (filters != 0) png_set_filter(encoder->png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_IHDR(encoder->png, encoder->info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < height; y++) {
-        if (sw_should_stop(cancel, (unsigned)y)) {
-            png_destroy_write_struct(&png, &info);
-            free(sink.data);
-            return SW_CODEC_CANCELLED;
-        }
-        png_write_row(png, (png_const_bytep)(pixels + (size_t)y * stride));
+    if (metadata != NULL && metadata->icc_size > 0 && metadata->icc_size <= 0x7FFFFFFF) {
+        /* A profile libpng finds invalid is left out (a benign error, made a warning, which is ignored). */
+        png_set_benign_errors(encoder->png, 1);
+        png_set_iCCP(encoder->png, encoder->info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, metadata->icc,
+                     (png_uint_32)metadata->icc_size);
     }
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    *out = sink.data;
-    *out_size = sink.size;
+    if (metadata != NULL && metadata->exif_size > 0 && metadata->exif_size <= 0x7FFFFFFF) {
+        uint8_t *exif = sw_png_copy_bytes(metadata->exif, metadata->exif_size);
+        if (exif != NULL) {
+            sw_exif_reset_orientation(exif, metadata->exif_size);
+            png_set_eXIf_1(encoder->png, encoder->info, (png_uint_32)metadata->exif_size, exif);
+            free(exif);
+        }
+    }
+    png_write_info(encoder->png, encoder->info);
+    return encoder;
+}
+
+int sw_png_encoder_write(sw_png_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                         const sw_cancellation *cancel, char *err, size_t errlen) {
+    if (setjmp(encoder->error.jump)) {
+        sw_copy(err, errlen, encoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    for (int i = 0; i < rows && encoder->next_row < encoder->height; i++) {
+        if (sw_should_stop(cancel, (unsigned)encoder->next_row)) return SW_CODEC_CANCELLED;
+        png_write_row(encoder->png, (png_const_bytep)(pixels + (size_t)i * stride));
+        encoder->next_row++;
+    }
     return SW_CODEC_OK;
+}
+
+int sw_png_encoder_finish(sw_png_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    if (setjmp(encoder->error.jump)) {
+        sw_copy(err, errlen, encoder->error.message);
+        return SW_CODEC_ERROR;
+    }
+    if (encoder->next_row < encoder->height) {
+        sw_copy(err, errlen, "PNG encoder finished before its last row");
+        return SW_CODEC_ERROR;
+    }
+    png_write_end(encoder->png, NULL);
+    *out = encoder->sink.data;
+    *out_size = encoder->sink.size;
+    encoder->sink.data = NULL;
+    return SW_CODEC_OK;
+}
+
+void sw_png_encoder_close(sw_png_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->png != NULL) png_destroy_write_struct(&encoder->png, encoder->info != NULL ? &encoder->info : NULL);
+    free(encoder->sink.data);
+    free(encoder);
 }

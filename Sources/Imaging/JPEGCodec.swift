@@ -3,8 +3,8 @@ import Operations
 
 /// JPEG decoding and encoding through libjpeg-turbo (via the CImageCodecs shim).
 public enum JPEGCodec {
-    /// Decodes a JPEG: gray stays gray, YCbCr becomes RGB, CMYK/YCCK is converted to RGB (naively, without
-    /// a colour profile). The EXIF orientation is applied unless `applyOrientation` is false.
+    /// Decodes a JPEG: gray stays gray, YCbCr becomes RGB, CMYK/YCCK is converted to sRGB through its ICC
+    /// profile (naively, R = (1−C)(1−K)…, when it has none). The EXIF orientation is applied unless `applyOrientation` is false.
     /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
     public static func decode(_ data: [UInt8], limits: ImageLimits = .default, applyOrientation: Bool = true,
                               cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
@@ -14,26 +14,11 @@ public enum JPEGCodec {
     }
 
     static func decode(_ data: [UInt8], limits: ImageLimits, applyOrientation: Bool, token: CancellationToken) throws -> ImageBuffer {
-        try limits.checkBytes(data.count)
-        var message = [CChar](repeating: 0, count: 512)
         return try data.withUnsafeBufferPointer { bytes in
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                throw ImagingError(.decode, "not a JPEG image (the data is empty)")
-            }
-            var info = sw_image_info()
-            guard let decoder = sw_jpeg_open(base, bytes.count, &info, &message, message.count) else {
-                throw ImagingError(.decode, "cannot read JPEG: \(CodecMessage.string(message))")
-            }
-            defer { sw_jpeg_close(decoder) }
-            try limits.checkPixels(width: Int(info.width), height: Int(info.height))
-            let image = try ImageBuffer(width: Int(info.width), height: Int(info.height), channels: Int(info.channels)) { pixels in
-                guard let out = pixels.baseAddress else { return }
-                let status = token.withCodecCallback { cancel in
-                    sw_jpeg_read(decoder, out, Int(info.width) * Int(info.channels), cancel, &message, message.count)
-                }
-                try CodecStatus.check(status, .decode, "cannot read JPEG", message: message)
-            }
-            return applyOrientation ? image.oriented(exifOrientation: Int(info.orientation)) : image
+            let decoder = try JPEGRowDecoder(.memory(bytes), limits: limits)
+            // CMYK through its profile, when it has a usable one (as in the pipeline).
+            let image = try ColourManagement.manage(decoder, policy: .keep).decoder.readImage(token: token)
+            return applyOrientation ? image.oriented(exifOrientation: decoder.orientation) : image
         }
     }
 
@@ -44,21 +29,9 @@ public enum JPEGCodec {
     }
 
     static func encode(_ image: ImageBuffer, quality: Int, token: CancellationToken) throws -> [UInt8] {
-        let source = image.channels == 4 ? image.converted(toChannels: 3) : image
-        var message = [CChar](repeating: 0, count: 512)
-        var output: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        let status = source.pixels.withUnsafeBufferPointer { pixels in
-            token.withCodecCallback { cancel in
-                sw_jpeg_encode(
-                    pixels.baseAddress, Int32(source.width), Int32(source.height), Int32(source.channels), source.rowBytes,
-                    Int32(max(1, min(100, quality))), cancel, &output, &size, &message, message.count)
-            }
-        }
-        try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
-        guard let output else { throw ImagingError(.processing, "cannot encode JPEG: the encoder returned no data") }
-        defer { sw_codec_free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: size))
+        let encoder = try JPEGRowEncoder(width: image.width, height: image.height, channels: image.channels,
+                                         quality: quality, destination: .memory)
+        return try encoder.encode(image, token: token)
     }
 }
 

@@ -1,3 +1,5 @@
+import CImageCodecs
+
 /// Coefficients of the third-order recursive (IIR) Gaussian of Young, van Vliet and van Ginkel
 /// ("Recursive Gabor filtering", IEEE Trans. Signal Processing 50(11), 2002), with the boundary
 /// conditions of Triggs and Sdika (IEEE Trans. Signal Processing 54(6), 2006) for edges that repeat.
@@ -42,14 +44,35 @@ struct RecursiveGaussian: Sendable {
         self.m = t.map { Float($0 * bb) }
     }
 
-    /// The backward pass's starting values y[N−1], y[N], y[N+1] for an edge that repeats x[N−1] forever,
-    /// from the last three forward values f[N−1], f[N−2], f[N−3].
-    @inline(__always)
-    func endValues<V: SIMD>(xEnd: V, f0: V, f1: V, f2: V) -> (V, V, V) where V.Scalar == Float {
-        let d0 = f0 - xEnd, d1 = f1 - xEnd, d2 = f2 - xEnd
-        let y0 = xEnd + m[0] * d0 + m[1] * d1 + m[2] * d2
-        let y1 = xEnd + m[3] * d0 + m[4] * d1 + m[5] * d2
-        let y2 = xEnd + m[6] * d0 + m[7] * d1 + m[8] * d2
-        return (y0, y1, y2)
+    /// The coefficients as the C kernels take them.
+    var kernelCoefficients: sw_recursive_gaussian {
+        var c = sw_recursive_gaussian()
+        c.b = b
+        c.a1 = a1
+        c.a2 = a2
+        c.a3 = a3
+        c.m = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        return c
+    }
+
+    /// Samples after which an error in the backward pass's starting values has shrunk below `tolerance` of
+    /// itself (about 11σ for 10⁻⁴): how far past a strip the vertical pass must look when the image is
+    /// filtered in strips (see `StripBlender`).
+    func settlingLength(tolerance: Double = 1e-4) -> Int {
+        let (c1, c2, c3) = (Double(a1), Double(a2), Double(a3))
+        var worst = 0
+        // The error follows the homogeneous recursion; follow each of the three unit starting states.
+        for start in 0..<3 {
+            var state = [0.0, 0.0, 0.0]
+            state[start] = 1
+            var n = 0
+            while state.contains(where: { abs($0) >= tolerance }) && n < 1_000_000 {
+                let next = c1 * state[0] + c2 * state[1] + c3 * state[2]
+                state = [next, state[0], state[1]]
+                n += 1
+            }
+            worst = max(worst, n)
+        }
+        return worst
     }
 }

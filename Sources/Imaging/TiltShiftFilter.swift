@@ -22,9 +22,10 @@ public enum TiltShiftFilter {
     }
 
     static func applyInPlace(_ image: inout ImageBuffer, parameters: TiltShiftParameters, threads: Int,
-                             token: CancellationToken) throws {
+                             kernels: KernelVariant = .automatic, token: CancellationToken) throws {
         let parameters = try parameters.validated()
         let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
-        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads, token: token)
+        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads,
+                                      kernels: kernels, token: token)
     }
 }

@@ -53,11 +53,20 @@ public struct EncodingOptions: Sendable, Equatable {
     public var jpegQuality: Int
     /// zlib level for PNG output, 0…9. Default `PNGCodec.defaultCompressionLevel` (3).
     public var pngCompressionLevel: Int
+    /// What the output keeps of the input's metadata. Default `.keep`: the ICC profile, EXIF (orientation
+    /// reset to 1), XMP and IPTC; `.strip` keeps only the ICC profile.
+    public var metadata: MetadataPolicy
+    /// What happens to the input's colours. Default `.keep`: the pixels as they are, with their ICC profile;
+    /// `.srgb` converts profiled RGB to sRGB. CMYK JPEGs are converted to sRGB through their profile either way.
+    public var colour: ColourPolicy
 
-    public init(format: ImageFormat? = nil, jpegQuality: Int = 90, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel) {
+    public init(format: ImageFormat? = nil, jpegQuality: Int = 90, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
+                metadata: MetadataPolicy = .keep, colour: ColourPolicy = .keep) {
         self.format = format
         self.jpegQuality = jpegQuality
         self.pngCompressionLevel = pngCompressionLevel
+        self.metadata = metadata
+        self.colour = colour
     }
 
     /// Throws an `ImagingError` of kind `.processing` for an out-of-range quality or level.

@@ -59,4 +59,31 @@ final class CancellationTests: XCTestCase {
             XCTAssertEqual(error.kind, .cancelled)
         }
     }
+
+    /// The streaming pipeline (JPEG in its planes, PNG through RGB) stops mid-image too, from the C row loops
+    /// and the strips of the filter.
+    func testAFlagRaisedDuringThePipelineStopsIt() async throws {
+        let image = TestImages.noise(width: 2400, height: 2400, channels: 3, seed: 5)
+        let threads = ComputeThreads(name: "test imaging", count: 1)
+        defer { threads.shutdown() }
+        for data in [try JPEGCodec.encode(image, quality: 95), try PNGCodec.encode(image)] {
+            let flag = CancellationFlag()
+            let work = Task {
+                try await threads.run { _ in
+                    while true {  // processes until the flag stops it
+                        _ = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions(),
+                                                          cancellation: flag)
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(150))
+            flag.raise()
+            do {
+                try await work.value
+                XCTFail("expected the pipeline to stop")
+            } catch let error as ImagingError {
+                XCTAssertEqual(error.kind, .cancelled)
+            }
+        }
+    }
 }

@@ -9,17 +9,28 @@
  * (SW_CODEC_ERROR) with a human-readable message copied into the caller's `err` buffer.
  *
  * Decoding is two-step so that the caller can check the image's size (decompression bombs) before it
- * allocates the pixels: `*_open` reads the header, `*_read` decodes into caller-provided memory,
- * `*_close` frees the decoder (always call it, also after an error).
+ * allocates the pixels: `*_open` reads the header, `*_read_rows` decodes the next rows into caller-provided
+ * memory (call it until every row is read: the image streams through in rows), `*_close` frees the decoder
+ * (always call it, also after an error). Encoders are the same the other way: `*_encoder_open`,
+ * `*_encoder_write` the rows in order, `*_encoder_finish`, `*_encoder_close`. Data comes from memory or a
+ * FILE and goes to memory or a FILE, so an image never needs to be whole in memory.
  */
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* Only the kernel table below states its pointers' nullability (so that Swift sees its functions as
+   non-optional); the rest of this header leaves it unspecified, on purpose. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-completeness"
 
 #define SW_CODEC_OK 0
 #define SW_CODEC_ERROR 1
 /** The caller's `sw_cancellation` asked to stop; nothing was produced. */
 #define SW_CODEC_CANCELLED 2
+/** The input cannot be read that way (the message says why); another way may work. */
+#define SW_CODEC_UNSUPPORTED 3
 
 /**
  * Lets a long decode or encode stop early: the codecs call `should_stop(context)` every few rows and
@@ -46,39 +57,145 @@ typedef struct sw_image_info {
     int source_bit_depth;
 } sw_image_info;
 
+/**
+ * Metadata carried from an input into its output (the bytes belong to whoever filled the struct). EXIF is
+ * the TIFF structure itself (from "II"/"MM"), without JPEG's "Exif\0\0"; XMP the packet without JPEG's
+ * namespace prefix; IPTC the Photoshop APP13 payload (JPEG only). Empty parts have size 0.
+ */
+typedef struct sw_image_metadata {
+    const uint8_t *icc;
+    size_t icc_size;
+    const uint8_t *exif;
+    size_t exif_size;
+    const uint8_t *xmp;
+    size_t xmp_size;
+    const uint8_t *iptc;
+    size_t iptc_size;
+} sw_image_metadata;
+
+/* MARK: Colour (LittleCMS) */
+
+/** Whether `icc` is a profile LittleCMS reads, for pixels of `channels` (1 gray, 3 RGB, 4 CMYK); the reason in
+    `err` when not. */
+int sw_icc_check(const uint8_t *icc, size_t size, int channels, char *err, size_t errlen);
+
+typedef struct sw_colour_transform sw_colour_transform;
+/** A transform from pixels described by `icc` (3: RGB; 4: CMYK, Adobe-inverted when `inverted_cmyk`) to sRGB
+    RGB, 8 bits. NULL, with the reason, when the profile is broken or does not fit. */
+sw_colour_transform *sw_colour_to_srgb(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, char *err,
+                                       size_t errlen);
+/** Converts `pixels` pixels (input as the transform was made for; output RGB). Thread-safe. */
+void sw_colour_apply(const sw_colour_transform *transform, const uint8_t *input, uint8_t *output, size_t pixels);
+void sw_colour_free(sw_colour_transform *transform);
+
+/** The orientation tag (1...8) of EXIF data (a TIFF structure); 1 when absent or malformed. */
+int sw_exif_orientation(const uint8_t *tiff, size_t size);
+/** Sets the orientation tag of EXIF data to 1 (upright), in place; 0 when there is none. */
+int sw_exif_reset_orientation(uint8_t *tiff, size_t size);
+
 typedef struct sw_jpeg_decoder sw_jpeg_decoder;
 typedef struct sw_png_decoder sw_png_decoder;
+typedef struct sw_jpeg_encoder sw_jpeg_encoder;
+typedef struct sw_png_encoder sw_png_encoder;
 
 /* MARK: JPEG */
 
 /** Reads the JPEG header from `data` (which must stay alive until `sw_jpeg_close`). NULL on error. */
 sw_jpeg_decoder *sw_jpeg_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
-/** Decodes every row into `pixels` (rows `stride` bytes apart, `info.channels` bytes per pixel). */
-int sw_jpeg_read(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
-                 char *err, size_t errlen);
+/** The same from a file open for reading (which must stay open until `sw_jpeg_close`). */
+sw_jpeg_decoder *sw_jpeg_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen);
+/** Decodes the next `rows` rows into `pixels` (rows `stride` bytes apart, `info.channels` bytes per pixel). */
+int sw_jpeg_read_rows(sw_jpeg_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                      char *err, size_t errlen);
 void sw_jpeg_close(sw_jpeg_decoder *decoder);
+/** Makes a CMYK/YCCK decoder (before its first read) hand out its CMYK rows, 4 bytes a pixel, unconverted (for
+    a colour profile to convert). 0 when the image is not CMYK; 1 for plain CMYK; 2 for Adobe's inverted CMYK. */
+int sw_jpeg_keep_cmyk(sw_jpeg_decoder *decoder);
+/** The metadata read with the header (valid until sw_jpeg_close). */
+void sw_jpeg_metadata(const sw_jpeg_decoder *decoder, sw_image_metadata *metadata);
+
+/** Starts encoding 1 (gray), 3 (RGB) or 4 (RGBA, composited over white) channel rows at `quality` (1...100)
+    into `file`, or into memory when `file` is NULL, with `metadata` (NULL for none; EXIF's orientation is
+    written as 1: the rows are upright). NULL on error. */
+sw_jpeg_encoder *sw_jpeg_encoder_open(int width, int height, int channels, int quality, FILE *file,
+                                      const sw_image_metadata *metadata, char *err, size_t errlen);
+/** Encodes the next `rows` rows. */
+int sw_jpeg_encoder_write(sw_jpeg_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                          const sw_cancellation *cancel, char *err, size_t errlen);
+/** Ends the image. In memory, `*out` then holds a malloc'd buffer of `*out_size` bytes that the caller frees with
+    `sw_codec_free`; written to a file, `*out` is NULL. */
+int sw_jpeg_encoder_finish(sw_jpeg_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+void sw_jpeg_encoder_close(sw_jpeg_encoder *encoder);
+
+/* MARK: JPEG in its own Y'CbCr planes */
+
+/** The layout of a JPEG's three Y'CbCr planes. */
+typedef struct sw_jpeg_planes {
+    /** The largest sampling factors (the luma's). */
+    int max_h, max_v;
+    /** Each plane's sampling factors. */
+    int h[3], v[3];
+    /** Each plane's size in samples. */
+    int width[3], height[3];
+    /** Samples per row of a plane's buffer (its width rounded up to whole 8x8 blocks). */
+    int padded_width[3];
+    /** A plane's rows per call of sw_jpeg_read_planes / sw_jpeg_encoder_write_planes (v * 8). */
+    int group_rows[3];
+} sw_jpeg_planes;
 
 /**
- * Encodes 1-channel (gray) or 3-channel (RGB) pixels. On success `*out` holds a malloc'd buffer of
- * `*out_size` bytes that the caller frees with `sw_codec_free`.
+ * Switches a decoder, before its first read, to its raw planes: no upsampling, no colour conversion.
+ * SW_CODEC_UNSUPPORTED, with the reason in `err`, when the planes cannot be used (not 3-component Y'CbCr,
+ * not 8-bit, arithmetic coding, sampling other than 4:4:4, 4:2:2, 4:4:0 or 4:2:0): read rows instead.
  */
-int sw_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int quality,
-                   const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+int sw_jpeg_start_planes(sw_jpeg_decoder *decoder, sw_jpeg_planes *planes, char *err, size_t errlen);
+/** Decodes the next group_rows[i] rows of padded_width[i] samples of each plane into planes[i] (rows strides[i]
+    bytes apart). Rows and columns past a plane's size are padding. */
+int sw_jpeg_read_planes(sw_jpeg_decoder *decoder, uint8_t *const planes[3], const size_t strides[3],
+                        const sw_cancellation *cancel, char *err, size_t errlen);
+
+/** Starts encoding raw planes laid out as `planes` (as decoded: the output keeps the sampling). */
+sw_jpeg_encoder *sw_jpeg_encoder_open_planes(int width, int height, const sw_jpeg_planes *planes, int quality, FILE *file,
+                                             const sw_image_metadata *metadata, char *err, size_t errlen);
+/** Encodes the next group_rows[i] rows of padded_width[i] samples of each plane (the caller fills the padding,
+    best by repeating the edge). Finish with sw_jpeg_encoder_finish. */
+int sw_jpeg_encoder_write_planes(sw_jpeg_encoder *encoder, uint8_t *const planes[3], const size_t strides[3],
+                                 const sw_cancellation *cancel, char *err, size_t errlen);
 
 /* MARK: PNG */
 
 /** Reads the PNG header; palette, gray < 8 bits, tRNS and 16 bits are expanded/reduced to 8-bit gray, RGB or RGBA. */
 sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+sw_png_decoder *sw_png_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen);
+/** Decodes the next `rows` rows; not for interlaced images (`info.interlaced`), which `sw_png_read` reads whole. */
+int sw_png_read_rows(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                     char *err, size_t errlen);
+/** Decodes the whole image (interlaced or not). */
 int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
                 char *err, size_t errlen);
 void sw_png_close(sw_png_decoder *decoder);
+/** The metadata read with the header: the ICC profile (iCCP) and EXIF (eXIf); valid until sw_png_close. */
+void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata);
 
-/**
- * Encodes 1, 2, 3 or 4-channel 8-bit pixels. `level` is the zlib level (0...9), `filters` a mask of
- * PNG_FILTER_* values (0 means libpng's default choice).
- */
-int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, size_t stride, int level, int filters,
-                  const sw_cancellation *cancel, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+/** Starts encoding 1, 2, 3 or 4-channel 8-bit rows into `file` (or memory when NULL). `level` is the zlib level
+    (0...9), `filters` a mask of SW_PNG_FILTER_* values (0 means libpng's default choice). */
+sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file,
+                                    const sw_image_metadata *metadata, char *err, size_t errlen);
+int sw_png_encoder_write(sw_png_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                         const sw_cancellation *cancel, char *err, size_t errlen);
+int sw_png_encoder_finish(sw_png_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+void sw_png_encoder_close(sw_png_encoder *encoder);
+
+/** A PNG encoder of our own for the fast levels (zlib levels 1...3): Up-filtered rows compressed by ISA-L's
+    igzip at its level 1, about six times faster than zlib at level 3 for files a few per cent larger. The same
+    calls as sw_png_encoder_*. */
+typedef struct sw_png_fast_encoder sw_png_fast_encoder;
+sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file,
+                                              const sw_image_metadata *metadata, char *err, size_t errlen);
+int sw_png_fast_encoder_write(sw_png_fast_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                              const sw_cancellation *cancel, char *err, size_t errlen);
+int sw_png_fast_encoder_finish(sw_png_fast_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
+void sw_png_fast_encoder_close(sw_png_fast_encoder *encoder);
 
 /** PNG row filter masks (the values of libpng's PNG_FILTER_*), for `sw_png_encode`. */
 #define SW_PNG_FILTER_NONE 0x08
@@ -89,5 +206,60 @@ int sw_png_encode(const uint8_t *pixels, int width, int height, int channels, si
 
 /** Frees a buffer returned by an encoder. */
 void sw_codec_free(void *pointer);
+
+/* MARK: Blur kernels */
+
+/**
+ * A third-order recursive Gaussian (Young, van Vliet and van Ginkel): f[n] = b x[n] + a1 f[n-1] + a2 f[n-2]
+ * + a3 f[n-3] forward, the same backward; `m` is the Triggs-Sdika matrix (times b) that gives the backward
+ * pass's starting values for an edge that repeats.
+ */
+typedef struct sw_recursive_gaussian {
+    float b, a1, a2, a3;
+    float m[9];
+} sw_recursive_gaussian;
+
+#pragma clang assume_nonnull begin
+/**
+ * The kernels of the blur and the blend. Float rows are padded: a row of n samples has room for
+ * round_up(n + 1, 16) floats, and column ranges [begin, end) of the vertical kernels are multiples of 16.
+ */
+typedef struct sw_blur_kernels {
+    /** The horizontal pass (forward and backward) of `rows` rows of `width` pixels of `channels` (1, 3, 4)
+        bytes into float rows; RGBA is premultiplied. An RGB source row is read one byte past its end.
+        `scratch` is sw_blur_scratch_bytes(width, channels) bytes, aligned to 32. */
+    void (*horizontal)(const sw_recursive_gaussian *g, const uint8_t *const *src, float *const *dst, int rows,
+                       int width, int channels, void *scratch);
+    /** The forward vertical step in place: row = b row + a1 p1 + a2 p2 + a3 p3 on [begin, end). */
+    void (*forward)(const sw_recursive_gaussian *g, float *row, const float *p1, const float *p2, const float *p3,
+                    size_t begin, size_t end);
+    /** The backward vertical step: out = b f + a1 q1 + a2 q2 + a3 q3 on [begin, end) (out may be q3). */
+    void (*backward)(const sw_recursive_gaussian *g, const float *f, float *out, const float *q1, const float *q2,
+                     const float *q3, size_t begin, size_t end);
+    /** The Triggs-Sdika starting values y0..y2 of the backward pass at an edge that repeats `x_end`, from the
+        last three forward rows f0 (the last), f1, f2. */
+    void (*end)(const sw_recursive_gaussian *g, const float *x_end, const float *f0, const float *f1, const float *f2,
+                float *y0, float *y1, float *y2, size_t begin, size_t end);
+    /** out = orig + weight (blurred - orig), clamped and rounded, for samples [begin, end) (out may be orig). */
+    void (*blend)(const uint8_t *orig, const float *blurred, uint8_t *out, float weight, size_t begin, size_t end);
+    /** The same for RGBA premultiplied by alpha in `blurred`: blended premultiplied, then divided by alpha. */
+    void (*blend_premultiplied)(const uint8_t *orig, const float *blurred, uint8_t *out, float weight, size_t begin,
+                                size_t end);
+} sw_blur_kernels;
+#pragma clang assume_nonnull end
+
+/** Kernel variants: the best the CPU runs, baseline x86-64 (SSE2), AVX2 with FMA. */
+#define SW_SIMD_AUTO 0
+#define SW_SIMD_BASELINE 1
+#define SW_SIMD_AVX2 2
+
+/** The kernels for `level`; `*chosen` (if not NULL) receives the variant used (AVX2 only where the CPU has
+    AVX2 and FMA, checked at run time). */
+const sw_blur_kernels *sw_blur_kernels_for(int level, int *chosen);
+
+/** The size of the horizontal pass's scratch memory. */
+size_t sw_blur_scratch_bytes(int width, int channels);
+
+#pragma clang diagnostic pop
 
 #endif

@@ -1,0 +1,52 @@
+import CImageCodecs
+
+/// PNG rows through libpng (via the CImageCodecs shim): palette, gray below 8 bits and tRNS are expanded,
+/// 16-bit samples scaled to 8 bits, gray+alpha becomes RGBA. An interlaced (Adam7) image cannot be read row
+/// by row: `readWhole` decodes it.
+final class PNGRowDecoder: RowDecoder {
+    let width: Int
+    let height: Int
+    let channels: Int
+    let interlaced: Bool
+    let metadata: ImageMetadata
+    private let decoder: OpaquePointer
+    private var message = [CChar](repeating: 0, count: 512)
+
+    /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
+    init(_ source: ImageSource, limits: ImageLimits) throws {
+        var info = sw_image_info()
+        let opened = try source.openDecoder(
+            "PNG", limits: limits,
+            memory: { sw_png_open($0, $1, &info, $2, $3) },
+            file: { sw_png_open_file($0, &info, $1, $2) })
+        self.decoder = opened
+        self.width = Int(info.width)
+        self.height = Int(info.height)
+        self.channels = Int(info.channels)
+        self.interlaced = info.interlaced != 0
+        var metadata = sw_image_metadata()
+        sw_png_metadata(opened, &metadata)
+        self.metadata = ImageMetadata(metadata)
+        try limits.checkPixels(width: width, height: height)
+    }
+
+    deinit { sw_png_close(decoder) }
+
+    func read(into pixels: UnsafeMutablePointer<UInt8>, rows: Int, token: CancellationToken) throws {
+        let status = token.withCodecCallback { cancel in
+            sw_png_read_rows(decoder, pixels, width * channels, Int32(rows), cancel, &message, message.count)
+        }
+        try CodecStatus.check(status, .decode, "cannot read PNG", message: message)
+    }
+
+    /// Decodes the whole image, interlaced or not.
+    func readWhole(token: CancellationToken) throws -> ImageBuffer {
+        try ImageBuffer(width: width, height: height, channels: channels) { pixels in
+            guard let base = pixels.baseAddress else { return }
+            let status = token.withCodecCallback { cancel in
+                sw_png_read(decoder, base, width * channels, cancel, &message, message.count)
+            }
+            try CodecStatus.check(status, .decode, "cannot read PNG", message: message)
+        }
+    }
+}

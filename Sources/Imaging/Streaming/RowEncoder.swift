@@ -1,0 +1,42 @@
+import CImageCodecs
+
+/// An encoder that takes an image's rows top to bottom and writes them out as it goes.
+protocol RowEncoder: AnyObject {
+    /// Encodes the next `rows` rows (`width * channels` bytes a row, no padding).
+    func write(_ pixels: UnsafePointer<UInt8>, rows: Int, token: CancellationToken) throws
+    /// Ends the image: the encoded bytes when encoding to memory, nil when written to a file.
+    func finish() throws -> [UInt8]?
+}
+
+enum RowEncoders {
+    /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`.
+    static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
+                     metadata: ImageMetadata, destination: ImageDestination) throws -> RowEncoder {
+        switch format {
+        case .jpeg:
+            try JPEGRowEncoder(width: width, height: height, channels: channels, quality: encoding.jpegQuality,
+                               metadata: metadata, destination: destination)
+        case .png:
+            try PNGRowEncoder(width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
+                              metadata: metadata, destination: destination)
+        }
+    }
+
+    /// Copies the malloc'd output of a C encoder into an array and frees it.
+    static func take(_ output: UnsafeMutablePointer<UInt8>?, size: Int) -> [UInt8]? {
+        guard let output else { return nil }
+        defer { sw_codec_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+}
+
+extension RowEncoder {
+    /// Encodes a whole image in memory.
+    func encode(_ image: ImageBuffer, token: CancellationToken) throws -> [UInt8] {
+        try image.pixels.withUnsafeBufferPointer { pixels in
+            guard let base = pixels.baseAddress else { return }
+            try write(base, rows: image.height, token: token)
+        }
+        return try finish() ?? []
+    }
+}

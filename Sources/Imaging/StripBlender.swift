@@ -1,0 +1,301 @@
+import CImageCodecs
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The tilt-shift's blur and blend over an image that streams through in rows: rows go in top to bottom,
+/// filtered rows come out top to bottom, and only a window of rows is ever held, whatever the image's height.
+///
+/// The Gaussian is the recursive one (`RecursiveGaussian`: 14 multiply-adds per sample per axis whatever σ),
+/// in the C kernels of CImageCodecs (AVX2 + FMA where the CPU has them, chosen at run time; SSE otherwise).
+///
+/// - Horizontally, each row is filtered as it arrives.
+/// - Vertically, the forward recursion follows the rows as they arrive (it needs the three rows above). The
+///   backward recursion runs from below: for the strip of rows [y0, y0 + strip) it starts `lookahead` rows
+///   further down, from the forward values there, and by the time it reaches the strip the error of that
+///   start has decayed below 10⁻⁴ of itself (`RecursiveGaussian.settlingLength`): under 0.03 of a level
+///   before rounding. At the bottom of the image it starts from the exact Triggs–Sdika values instead.
+///   Each finished row is blended with the original through its weight and leaves.
+///
+/// So the window is `strip + lookahead` rows (336 for σ = 10: 48 MB of floats for a 12000-pixel-wide RGB
+/// image, 16 MB for a 4000-pixel one), the backward pass does `lookahead / strip` (half) more work than on a
+/// whole image, and edges repeat. RGBA is blurred premultiplied. The output does not depend on `threads`.
+///
+/// Use: `inputSpace()` gives room for the next rows (decode into it), `commit(rows:emit:)` filters them and
+/// hands every finished row to `emit`, in order, in contiguous runs that are valid during the call.
+final class StripBlender: @unchecked Sendable {
+    // @unchecked Sendable: the worker threads of one call write disjoint rows or columns of its memory.
+    let width: Int
+    let height: Int
+    let channels: Int
+    /// Samples per row.
+    let samples: Int
+    /// Rows finished together; the backward pass starts `lookahead` rows below a strip.
+    let strip: Int
+    let lookahead: Int
+    /// Rows held: the window.
+    let capacity: Int
+    /// Bytes of the window (original rows, floats and scratch): what the filter holds per image.
+    var windowBytes: Int { byteRowsSize + floatRowsSize + scratchBytes * max(1, threads) }
+
+    private let weights: [Float]
+    private let threads: Int
+    private let token: CancellationToken
+    private let kernels: UnsafePointer<sw_blur_kernels>
+    /// The horizontal and vertical coefficients, in memory of their own (read by every worker thread).
+    private let gaussian: UnsafeMutablePointer<sw_recursive_gaussian>
+    private let verticalGaussian: UnsafeMutablePointer<sw_recursive_gaussian>
+    /// Floats per float row (at least samples + 1, a multiple of 16), and the columns the vertical kernels
+    /// cover (samples rounded up to 16).
+    private let stride: Int
+    private let columns: Int
+    /// Whether the image passes unchanged (no blur, or every weight 0).
+    private let passThrough: Bool
+
+    /// Original rows, `capacity` of `samples` bytes (plus slack: an RGB row is read one byte past its end);
+    /// finished rows are blended in place.
+    private let byteRows: UnsafeMutablePointer<UInt8>
+    private let byteRowsSize: Int
+    /// The horizontal pass's output, then (in place) the forward vertical pass's: `capacity` rows of `stride`.
+    private let floatRows: UnsafeMutablePointer<Float>
+    private let floatRowsSize: Int
+    /// Row 0 after the horizontal pass (the forward pass's start, as if the edge repeated above), the last row
+    /// after it (the backward pass's exact start), and the backward pass's three rows.
+    private let top: UnsafeMutablePointer<Float>
+    private let bottom: UnsafeMutablePointer<Float>
+    private let backwardRows: UnsafeMutablePointer<Float>
+    private let scratch: UnsafeMutableRawPointer
+    private let scratchBytes: Int
+
+    /// Rows committed, rows through the horizontal and forward passes, rows handed to `emit`.
+    private(set) var received = 0
+    private var forwarded = 0
+    private(set) var emitted = 0
+
+    /// Rows between two looks at the cancellation token in long loops (a few milliseconds of work).
+    static let rowsPerCancelCheck = 16
+
+    /// - Parameters:
+    ///   - sigma: the Gaussian's σ in pixels; `verticalSigma` when it differs along y (a chroma plane
+    ///     subsampled in one direction only).
+    ///   - weights: one per row: 0 keeps the original row, 1 takes the blurred one.
+    ///   - kernels: the SIMD variant (`.automatic`: the best the CPU runs).
+    init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, weights: [Float],
+         threads: Int, kernels variant: KernelVariant = .automatic, token: CancellationToken) {
+        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && weights.count == height)
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.samples = width * channels
+        self.weights = weights
+        self.threads = max(1, threads)
+        self.token = token
+        self.kernels = variant.kernels
+        let g = RecursiveGaussian(sigma: max(sigma, 0.5))
+        let gy = RecursiveGaussian(sigma: max(verticalSigma ?? sigma, 0.5))
+        self.gaussian = .allocate(capacity: 1)
+        gaussian.initialize(to: g.kernelCoefficients)
+        self.verticalGaussian = .allocate(capacity: 1)
+        verticalGaussian.initialize(to: gy.kernelCoefficients)
+        self.passThrough = sigma <= 0 || weights.allSatisfy { $0 == 0 }
+        self.stride = (samples + 16) & ~15
+        self.columns = (samples + 15) & ~15
+        let lookahead = passThrough ? 0 : gy.settlingLength()
+        let strip = max(32, (2 * lookahead + 15) & ~15)
+        self.lookahead = lookahead
+        self.strip = strip
+        self.capacity = min(height, strip + lookahead)
+        self.byteRowsSize = capacity * samples + 64
+        self.byteRows = .allocate(capacity: byteRowsSize)
+        byteRows.initialize(repeating: 0, count: byteRowsSize)
+        let floatRowCount = passThrough ? 0 : capacity + 5
+        self.floatRowsSize = floatRowCount * stride * MemoryLayout<Float>.stride
+        self.floatRows = Self.allocate(bytes: floatRowsSize).bindMemory(to: Float.self, capacity: floatRowCount * stride)
+        self.top = floatRows + capacity * stride
+        self.bottom = top + stride
+        self.backwardRows = bottom + stride
+        self.scratchBytes = Int(sw_blur_scratch_bytes(Int32(width), Int32(channels)))
+        self.scratch = Self.allocate(bytes: scratchBytes * self.threads)
+    }
+
+    deinit {
+        gaussian.deallocate()
+        verticalGaussian.deallocate()
+        byteRows.deallocate()
+        free(floatRows)
+        free(scratch)
+    }
+
+    /// Zeroed memory aligned for the kernels' vectors (zeroed: the padding columns go through the vertical
+    /// pass too, and must stay finite).
+    private static func allocate(bytes: Int) -> UnsafeMutableRawPointer {
+        var raw: UnsafeMutableRawPointer?
+        let size = max(64, bytes)
+        guard posix_memalign(&raw, 64, size) == 0, let raw else { fatalError("out of memory allocating \(size) bytes") }
+        memset(raw, 0, size)
+        return raw
+    }
+
+    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * samples }
+    @inline(__always) private func floatRow(_ y: Int) -> UnsafeMutablePointer<Float> {
+        y < 0 ? top : floatRows + (y % capacity) * stride
+    }
+
+    /// Room for the next rows, contiguous: fill up to `rows` rows of `samples` bytes and `commit` them.
+    /// `rows` is 0 only once every row has been committed.
+    func inputSpace() -> (pointer: UnsafeMutablePointer<UInt8>, rows: Int) {
+        let free = capacity - (received - emitted)
+        let untilWrap = capacity - received % capacity
+        return (byteRow(received), max(0, min(free, untilWrap, height - received)))
+    }
+
+    /// Takes the next `rows` rows (written into `inputSpace()`), filters what can be filtered and hands the
+    /// finished rows to `emit(rows, count, firstRow)`. Throws `ImagingError.cancelled` when the token says so.
+    func commit(rows: Int, emit: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
+        precondition(rows >= 0 && rows <= inputSpace().rows)
+        try token.check()
+        received += rows
+        if passThrough {
+            try flush(through: received, emit: emit)
+            return
+        }
+        try forwardPass(through: received)
+        while emitted < height {
+            let needed = min(height, emitted + strip + lookahead)
+            if forwarded < needed { break }
+            let end = min(height, emitted + strip)
+            try backwardPass(strip: emitted..<end, from: needed - 1)
+            try flush(through: end, emit: emit)
+        }
+    }
+
+    private func flush(through end: Int, emit: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
+        while emitted < end {
+            let run = min(end - emitted, capacity - emitted % capacity)
+            try emit(byteRow(emitted), run, emitted)
+            emitted += run
+        }
+    }
+
+    // MARK: - Horizontal and forward vertical passes
+
+    /// Rows of a horizontal batch: filtered, then through the forward pass while still in cache.
+    private static let batchRows = 16
+
+    private func forwardPass(through end: Int) throws {
+        while forwarded < end {
+            let first = forwarded
+            let count = min(Self.batchRows, end - first, capacity - first % capacity)
+            try horizontal(rows: first..<(first + count))
+            if first == 0 { top.update(from: floatRow(0), count: stride) }
+            if first + count == height { bottom.update(from: floatRow(height - 1), count: stride) }
+            try parallelColumns { range in
+                for y in first..<(first + count) {
+                    self.kernels.pointee.forward(
+                        self.verticalGaussian, self.floatRow(y), self.floatRow(y - 1), self.floatRow(y - 2), self.floatRow(y - 3),
+                        range.lowerBound, range.upperBound)
+                }
+            }
+            forwarded += count
+        }
+    }
+
+    private func horizontal(rows: Range<Int>) throws {
+        let group = channels == 1 ? 16 : 4
+        let groups = (rows.count + group - 1) / group
+        let workers = min(threads, groups)
+        try parallel(workers) { worker in
+            let lower = rows.lowerBound + group * (groups * worker / workers)
+            let upper = min(rows.upperBound, rows.lowerBound + group * (groups * (worker + 1) / workers))
+            guard lower < upper else { return }
+            let sources: [UnsafePointer<UInt8>?] = (lower..<upper).map { UnsafePointer(self.byteRow($0)) }
+            let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0) }
+            self.kernels.pointee.horizontal(
+                self.gaussian, sources, destinations, Int32(upper - lower), Int32(self.width), Int32(self.channels),
+                self.scratch + worker * self.scratchBytes)
+        }
+    }
+
+    // MARK: - Backward vertical pass and blend
+
+    /// Runs the backward recursion from row `start` up to the top of `strip`, blending the strip's rows.
+    private func backwardPass(strip: Range<Int>, from start: Int) throws {
+        let exact = start == height - 1
+        try parallelColumns { range in
+            let (begin, end) = (range.lowerBound, range.upperBound)
+            let ring = self.backwardRows
+            var q1 = ring, q2 = ring + self.stride, q3 = ring + 2 * self.stride
+            var y: Int
+            if exact {
+                self.kernels.pointee.end(
+                    self.verticalGaussian, self.bottom, self.floatRow(start), self.floatRow(start - 1), self.floatRow(start - 2),
+                    q1, q2, q3, begin, end)
+                self.blend(row: start, blurred: q1, strip: strip, columns: range)
+                y = start - 1
+            } else {
+                // Mid-image: start as if the forward values stayed constant below; the error decays before the strip.
+                for q in [q1, q2, q3] { (q + begin).update(from: self.floatRow(start) + begin, count: end - begin) }
+                y = start
+            }
+            while y >= strip.lowerBound {
+                if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
+                let destination = q3
+                self.kernels.pointee.backward(self.verticalGaussian, self.floatRow(y), destination, q1, q2, q3, begin, end)
+                (q1, q2, q3) = (destination, q1, q2)
+                self.blend(row: y, blurred: q1, strip: strip, columns: range)
+                y -= 1
+            }
+        }
+    }
+
+    @inline(__always)
+    private func blend(row y: Int, blurred: UnsafeMutablePointer<Float>, strip: Range<Int>, columns: Range<Int>) {
+        guard strip.contains(y) else { return }
+        let weight = weights[y]
+        let end = min(columns.upperBound, samples)
+        guard weight != 0, columns.lowerBound < end else { return }
+        let row = byteRow(y)
+        if channels == 4 {
+            kernels.pointee.blend_premultiplied(row, blurred, row, weight, columns.lowerBound, end)
+        } else {
+            kernels.pointee.blend(row, blurred, row, weight, columns.lowerBound, end)
+        }
+    }
+
+    // MARK: - Threads
+
+    /// Runs `body` over the float columns split into one multiple-of-16 range per thread. The backward pass's
+    /// ring is shared: each thread uses its own columns of it.
+    private func parallelColumns(_ body: @escaping @Sendable (Range<Int>) throws -> Void) throws {
+        let vectors = columns / 16
+        let workers = max(1, min(threads, vectors))
+        try parallel(workers) { worker in
+            try body((16 * (vectors * worker / workers))..<(16 * (vectors * (worker + 1) / workers)))
+        }
+    }
+
+    /// Runs `body(worker)` for each worker, on the calling thread alone when there is one.
+    private func parallel(_ workers: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
+        if workers <= 1 {
+            try body(0)
+            return
+        }
+        let errors = FirstError()
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            do { try body(worker) } catch { errors.record(error) }
+        }
+        if let error = errors.first { throw error }
+    }
+}
+
+/// Collects the first error thrown by a worker thread.
+private final class FirstError: Sendable {
+    private let error = Mutex<(any Error)?>(nil)
+    func record(_ error: any Error) { self.error.withLock { if $0 == nil { $0 = error } } }
+    var first: (any Error)? { error.withLock { $0 } }
+}
