@@ -115,7 +115,7 @@ extension AsyncOperation {
     /// Called by a dependency when it finishes. Runs the injection (outside any lock), then counts the
     /// edge as satisfied; returns the dependent's own cancellation if the edge's policy demands it.
     func dependencyDidFinish(
-        slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error], worker: Worker? = nil
+        slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error], runner: OperationRunner? = nil
     ) -> PendingFinish? {
         let edge = core.withLock { s -> (DependencyPolicy, Injection?)? in
             guard slot < s.edges.count, s.edges[slot].operation === dependency,
@@ -152,7 +152,7 @@ extension AsyncOperation {
             return (queue, s.priority)
         }
         if let cancelError { return requestCancel(errors: [cancelError]) }
-        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, worker: worker) }
+        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, runner: runner) }
         return nil
     }
 
@@ -253,4 +253,27 @@ extension AsyncOperation {
             return [error]
         }
     }
+}
+
+/// A dependency edge stored in the dependent. Slots are never reused, so a dependency can notify its
+/// dependent by slot index in O(1).
+struct DependencyEdge {
+    let operation: AsyncOperation
+    var policy: DependencyPolicy
+    var injection: Injection?
+    var satisfied: Bool
+    var removed: Bool
+}
+
+/// A result-injection step run when the dependency has finished and before the dependent may start.
+struct Injection: Sendable {
+    /// `true` for ``ResultConsuming/injectResult(from:)``: a failed dependency yields an InjectionError.
+    let automatic: Bool
+    let deliver: @Sendable (_ dependent: AsyncOperation, _ dependency: AsyncOperation) throws -> Void
+}
+
+/// A link stored in the dependency: "this dependent waits for me through its edge `slot`".
+struct DependentLink {
+    let operation: AsyncOperation
+    let slot: Int
 }

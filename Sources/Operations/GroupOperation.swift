@@ -18,6 +18,7 @@
 /// Subclasses that override ``execute()`` must call `try await super.execute()`: it starts the children and
 /// waits for them. Once its children are started, the group gives its slot in its queue back: a waiting
 /// group does not count against ``WorkQueue/maxConcurrentOperationCount``.
+// @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
 open class GroupOperation: AsyncOperation, @unchecked Sendable {
     /// The queue on which the children run.
     public let childQueue: WorkQueue

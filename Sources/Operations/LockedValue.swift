@@ -6,20 +6,25 @@ import Musl
 import Darwin
 #endif
 
-/// A value protected by a `pthread_mutex_t`: the lock behind every operation, queue and group.
+/// A value protected by a `pthread_mutex_t`: the one lock primitive of the Operations module, behind every
+/// operation, queue, group, runner and condition, and a small public utility for subclasses of
+/// ``AsyncOperation`` that keep mutable state (the class is `@unchecked Sendable`, so that state must be
+/// locked).
 ///
-/// It is a small, public utility for subclasses of ``AsyncOperation`` that keep mutable state (the class
-/// is `@unchecked Sendable`, so that state must be locked). Why not `Synchronization.Mutex`? On Linux its
-/// futex-based implementation is invisible to ThreadSanitizer, which then reports false data races on
-/// everything it protects; a pthread mutex is understood by TSan, works on every platform the package
-/// supports, and costs the same when uncontended. The value and the mutex share one allocation.
+/// Why this lock and no other (this is the one place that says it): the engine's tests run under
+/// ThreadSanitizer (`scripts/test-operations-tsan`, part of `make test`). `Synchronization.Mutex` is
+/// futex-based on Linux and invisible to TSan, which then reports false data races on everything it
+/// protects; `NSLock` needs Foundation and a separate object; a pthread mutex is understood by TSan, works
+/// on every platform the package supports and costs the same when uncontended. Here the value and the mutex
+/// share one allocation. (Lock-free counters that need no lock use `Synchronization.Atomic`, which TSan
+/// understands.)
 ///
 /// Avoid zero-sized values (`Void`): their address coincides with the mutex and confuses TSan.
 ///
 /// Never `await` (or block for long) inside ``withLock(_:)``: the lock is not reentrant and is held by a
 /// thread of Swift's cooperative pool.
 public struct LockedValue<Value>: @unchecked Sendable {
-    // @unchecked Sendable: the value is only reached through withLock, under the mutex.
+    // @unchecked: the storage is a class the compiler cannot check; the value is reached only under the mutex.
     @usableFromInline let storage: LockedValueStorage<Value>
 
     /// Creates the lock around `value`.

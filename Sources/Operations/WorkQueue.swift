@@ -160,7 +160,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     // MARK: - Scheduling
 
     /// Called by an operation that became ready.
-    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority, worker: Worker? = nil) {
+    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority, runner: OperationRunner? = nil) {
         let startNow = core.withLock { s -> Bool in
             if s.running < s.maxConcurrent {
                 s.running += 1
@@ -170,14 +170,14 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             s.readyCount += 1
             return false
         }
-        if startNow && !operation.launch(worker: worker) { drain(releasing: 1, startAll: false) }
+        if startNow && !operation.launch(runner: runner) { drain(releasing: 1, startAll: false) }
     }
 
     /// Called by a running operation that gives its slot back early (a group waiting for its children).
     func slotReleased() { drain(releasing: 1, startAll: false) }
 
     /// Called by an operation of this queue when it finished.
-    func operationDidFinish(slot: Int, heldSlot: Bool, worker: Worker? = nil) {
+    func operationDidFinish(slot: Int, heldSlot: Bool, runner: OperationRunner? = nil) {
         let (waiters, next) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], AsyncOperation?) in
             if slot >= 0 && slot < s.members.count {
                 s.members[slot] = nil
@@ -199,7 +199,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             }
             return (waiters, next)
         }
-        if let next, !next.launch(worker: worker) { drain(releasing: 1, startAll: false) }
+        if let next, !next.launch(runner: runner) { drain(releasing: 1, startAll: false) }
         for waiter in waiters { waiter.1.resume() }
     }
 
@@ -217,7 +217,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
                 return candidate
             }
             guard let next else { return }
-            if next.launch(worker: nil) {
+            if next.launch(runner: nil) {
                 if !startAll { return }
             } else {
                 release = 1

@@ -18,6 +18,12 @@ final class Gauge: Sendable {
     var total: Int { storage.withLock { $0.total } }
 }
 
+/// An actor that collects values, for handlers isolated to it.
+actor ResultSink {
+    var values: [String] = []
+    func append(_ value: String) { values.append(value) }
+}
+
 /// Waits for the queue, failing the test (instead of hanging) after `seconds`.
 func waitForQueue(_ queue: WorkQueue, seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
     let finished = await queue.waitUntilAllOperationsAreFinished(timeout: .milliseconds(Int(seconds * 1000)))
