@@ -15,28 +15,24 @@ extension AsyncOperation {
         }
     }
 
-    /// Records the cancellation; returns the finish to perform for an operation that has not started.
+    /// Records the cancellation and cancels the task running the operation, if any; returns the finish to
+    /// perform for an operation that is not executing yet.
+    ///
+    /// An operation that has not started `execute()` (not enqueued, waiting for dependencies, a queue slot
+    /// or a runner, or evaluating its conditions) finishes at once: a condition that ignores cancellation
+    /// cannot hold it up (its task is cancelled and its answer ignored). An executing one finishes when
+    /// `execute()` returns.
     func requestCancel(errors: [any Error]) -> PendingFinish? {
-        enum Action { case none, finishNow, cancelTask(OperationRunner?) }
-        let (action, observers) = core.withLock { s -> (Action, [any OperationObserver]) in
-            if s.state.isTerminal || s.stop != nil { return (.none, []) }
+        let decision = core.withLock { s -> (finishNow: Bool, runner: OperationRunner?, observers: [any OperationObserver])? in
+            if s.state.isTerminal || s.stop != nil { return nil }
             s.stop = .cancelled(errors)
-            if !s.launched { return (.finishNow, s.observers) }
             s.runner?.cancellationWillBegin()
-            return (.cancelTask(s.runner), s.observers)
+            return (s.state != .executing, s.runner, s.observers)
         }
-        switch action {
-        case .none:
-            return nil
-        case .finishNow:
-            for observer in observers { observer.operationDidCancel(self, errors: errors) }
-            cancellationRequested(errors: errors)
-            return PendingFinish(operation: self, state: .cancelled, errors: errors)
-        case .cancelTask(let runner):
-            for observer in observers { observer.operationDidCancel(self, errors: errors) }
-            cancellationRequested(errors: errors)
-            runner?.cancelTask()
-            return nil
-        }
+        guard let decision else { return nil }
+        for observer in decision.observers { observer.operationDidCancel(self, errors: errors) }
+        cancellationRequested(errors: errors)
+        decision.runner?.cancelTask()
+        return decision.finishNow ? PendingFinish(operation: self, state: .cancelled, errors: errors) : nil
     }
 }

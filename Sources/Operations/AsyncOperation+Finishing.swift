@@ -8,7 +8,7 @@ extension AsyncOperation {
     func addFinishAction(_ action: @escaping @Sendable () -> Void) {
         let runNow = core.withLock { s -> Bool in
             if s.state.isTerminal { return true }
-            s.finishActions.append(action)
+            s.updateExtras { $0.hooks.finishActions.append(action) }
             return false
         }
         if runNow { action() }
@@ -21,77 +21,91 @@ extension AsyncOperation {
     /// `runner`, if given, is the task finishing the operation; it may take over a dependent that
     /// becomes ready.
     static func finishAll(_ first: PendingFinish, runner: OperationRunner? = nil) {
-        var work = [first]
-        while let item = work.popLast() {
-            item.operation.commitFinish(state: item.state, errors: item.errors, cascade: &work, runner: runner)
+        var cascade: [PendingFinish] = []  // (no allocation unless something cascades)
+        first.operation.commitFinish(first, cascade: &cascade, runner: runner)
+        while let item = cascade.popLast() {
+            item.operation.commitFinish(item, cascade: &cascade, runner: runner)
         }
     }
 
-    private func commitFinish(state final: OperationState, errors: [any Error], cascade: inout [PendingFinish], runner: OperationRunner?) {
-        let snapshot = core.withLock { s -> FinishSnapshot? in
-            guard !s.state.isTerminal else { return nil }
+    private func commitFinish(_ finish: PendingFinish, cascade: inout [PendingFinish], runner: OperationRunner?) {
+        var (final, errors) = (finish.state, finish.errors)
+        var snapshot = FinishSnapshot()
+        let committed = core.withLock { s -> Bool in
+            guard !s.state.isTerminal else { return false }
+            if finish.stopDecides, let stop = s.stop { (final, errors) = stop.outcome }
             s.state = final
             s.errors = errors
-            var snapshot = FinishSnapshot(
-                dependents: s.dependents, waiters: s.waiters, observers: s.observers,
-                completions: s.completions, finishActions: s.finishActions, queue: s.queue,
-                queueSlot: s.queueSlot, holdsSlot: s.holdsSlot, parent: s.parent
-            )
-            s.dependents = []
-            s.waiters = []
-            s.observers = []
-            s.completions = []
-            s.finishActions = []
-            s.conditions = []
-            s.queue = nil
-            s.parent = nil
-            s.runner = nil
-            if s.hasInjections {
-                for index in s.edges.indices { s.edges[index].injection = nil }
-                s.hasInjections = false
-            }
-            if s.unsatisfied > 0 {
-                // Finished early (cancelled): unlink from the dependencies still running, so that they do
-                // not keep this operation alive.
-                snapshot.unfinishedDependencies = s.edges.compactMap { ($0.removed || $0.satisfied) ? nil : $0.operation }
-            }
-            return snapshot
+            snapshot.take(from: &s)
+            return true
         }
-        guard let snapshot else { return }
+        guard committed else { return }
         for dependency in snapshot.unfinishedDependencies {
             dependency.core.withLock { s in s.dependents.removeAll { $0.operation === self } }
         }
-        for action in snapshot.finishActions { action() }
+        for action in snapshot.hooks.finishActions { action() }
         for observer in snapshot.observers { observer.operationDidFinish(self, state: final, errors: errors) }
-        for completion in snapshot.completions { completion(self) }
+        for completion in snapshot.hooks.completions { completion(self) }
         for link in snapshot.dependents {
-            if let next = link.operation.dependencyDidFinish(slot: link.slot, dependency: self, state: final, errors: errors, runner: runner) {
+            if let next = link.operation.dependencyDidFinish(
+                slot: link.slot, dependency: self, state: final, errors: errors, dependencyParent: snapshot.parent, runner: runner)
+            {
                 cascade.append(next)
             }
         }
-        snapshot.parent?.childFinished(self, state: final, errors: errors)
+        snapshot.parent?.childFinished(self, state: final, errors: errors, causeRecordedBySibling: finish.causeRecordedBySibling)
         snapshot.queue?.operationDidFinish(slot: snapshot.queueSlot, heldSlot: snapshot.holdsSlot, runner: runner)
-        for waiter in snapshot.waiters { waiter.1.resume() }
+        for waiter in snapshot.hooks.waiters { waiter.continuation.resume() }
     }
 }
 
-/// A finish to perform (see ``AsyncOperation/finishAll(_:)``).
+/// A finish to perform (see ``AsyncOperation/finishAll(_:runner:)``).
 struct PendingFinish {
     let operation: AsyncOperation
     let state: OperationState
     let errors: [any Error]
+    /// If a cancellation or timeout was recorded (``StopReason``), it decides the outcome instead: set
+    /// when `execute()` or a condition ends, which may be because of that stop.
+    var stopDecides = false
+    /// The operation is cancelled because a sibling in its group, which it required, did not succeed: the
+    /// group records the sibling's error, not this consequence.
+    var causeRecordedBySibling = false
 }
 
-/// What `commitFinish` takes out of the lock.
+/// What `commitFinish` moves out of a finishing operation's state, to act on without the lock.
 struct FinishSnapshot {
-    let dependents: [DependentLink]
-    let waiters: [(UInt64, CheckedContinuation<Void, Never>)]
-    let observers: [any OperationObserver]
-    let completions: [@Sendable (AsyncOperation) -> Void]
-    let finishActions: [@Sendable () -> Void]
-    let queue: WorkQueue?
-    let queueSlot: Int
-    let holdsSlot: Bool
-    let parent: GroupOperation?
+    var dependents = InlineList<DependentLink>()
+    var observers: [any OperationObserver] = []
+    var hooks = FinishHooks()
+    var queue: WorkQueue?
+    var queueSlot = -1
+    var holdsSlot = false
+    var parent: GroupOperation?
+    /// For an operation finished before its dependencies (cancelled): the ones still running, which must
+    /// forget it so that they do not keep it alive.
     var unfinishedDependencies: [AsyncOperation] = []
+
+    /// Moves what finishing acts on out of `state` (no copies), and drops what a finished operation no
+    /// longer needs (conditions, runner, injection closures).
+    mutating func take(from state: inout OperationCore) {
+        swap(&dependents, &state.dependents)
+        swap(&observers, &state.observers)
+        if let extras = state.extras?.hooks {
+            hooks = extras
+            state.extras?.hooks = FinishHooks()
+        }
+        queue = state.queue.take()
+        queueSlot = state.queueSlot
+        holdsSlot = state.holdsSlot
+        parent = state.parent.take()
+        state.runner = nil
+        if !state.conditions.isEmpty { state.conditions = [] }
+        if state.hasInjections {
+            for index in state.edges.indices { state.edges.update(at: index) { $0.injection = nil } }
+            state.hasInjections = false
+        }
+        if state.unsatisfied > 0 {
+            unfinishedDependencies = state.edges.compactMap { ($0.removed || $0.satisfied) ? nil : $0.operation }
+        }
+    }
 }

@@ -15,7 +15,9 @@ extension AsyncOperation {
     }
 
     /// Attaches the operation to `queue`. Called by the queue with its own bookkeeping already done.
-    func attach(to queue: WorkQueue, slot: Int, fromGroup: Bool) -> AttachResult {
+    /// With `launchIfReady` (the queue has reserved a slot for it), an operation that is ready at once is
+    /// also launched in the same step (`.ready(_, launched: true)`; hand it to its runner pool).
+    func attach(to queue: WorkQueue, slot: Int, fromGroup: Bool, launchIfReady: Bool = false) -> AttachResult {
         core.withLock { s in
             if s.queue != nil || (s.parent != nil && !fromGroup) || s.launched {
                 return .rejected
@@ -23,149 +25,150 @@ extension AsyncOperation {
             if s.state.isTerminal { return .terminal }
             s.queue = queue
             s.queueSlot = slot
-            if s.unsatisfied == 0 && s.state == .pending && s.stop == nil {
-                s.state = .ready
-                return .ready(s.priority)
-            }
-            return .pending
+            guard s.unsatisfied == 0 && s.state == .pending && s.stop == nil else { return .pending }
+            s.state = .ready
+            guard launchIfReady else { return .ready(s.priority, launched: false) }
+            s.launched = true
+            s.holdsSlot = true
+            return .ready(s.priority, launched: true)
         }
     }
 
-    /// Starts running the operation: handed to `runner` (the task that is finishing a previous
-    /// operation, which then runs this one next instead of ending), or on a new task. Returns `false` if
-    /// the operation finished meanwhile (then it did not take the queue slot).
+    /// Starts running the operation: offered to `runner` (the runner finishing the operation that made
+    /// this one ready, which then runs it next), or handed to the runner pool of its priority. Returns
+    /// `false` if the operation finished meanwhile (then it did not take the queue slot).
     func launch(runner: OperationRunner?) -> Bool {
-        let priority = core.withLock { s -> OperationPriority? in
+        guard let priority = claimLaunch() else { return false }
+        let pool = RunnerPool.pool(for: priority)
+        if let runner, runner.pool === pool, runner.offer(self) { return true }
+        pool.push(self)
+        return true
+    }
+
+    /// Marks the operation launched, holding its queue slot; its priority, or `nil` if it finished meanwhile.
+    func claimLaunch() -> OperationPriority? {
+        core.withLock { s -> OperationPriority? in
             guard !s.state.isTerminal, !s.launched else { return nil }
             s.launched = true
             s.holdsSlot = true
             return s.priority
         }
-        guard let priority else { return false }
-        if let runner, runner.offer(self) {
-            core.withLock { $0.runner = runner }
-        } else {
-            startOnNewTask(priority: priority)
+    }
+
+    /// Runs the operation on `runner`'s task: its conditions, then `execute()` (with retries and the
+    /// timeout), then finishes it. Returns at once if the operation finished meanwhile (cancelled while it
+    /// waited for a runner).
+    func run(on runner: OperationRunner) async {
+        enum Start {
+            case finished
+            /// No condition, timeout or retry policy: the common case, in as few steps as possible.
+            case execute([any OperationObserver])
+            case evaluate([any OperationCondition])
+            case executeWithLimits(Execution)
         }
-        return true
-    }
-
-    /// Runs the operation on a new task with its own runner.
-    fileprivate func startOnNewTask(priority: OperationPriority) {
-        let runner = OperationRunner()
-        core.withLock { $0.runner = runner }
-        let task = Task.detached(priority: priority.taskPriority) { await AsyncOperation.work(self, runner) }
-        runner.attach(task)
-        let cancelNow = core.withLock { s in !s.state.isTerminal && s.stop != nil }
-        if cancelNow { task.cancel() }
-    }
-
-    /// The body of a task: runs `first`, then each operation handed over while finishing the previous
-    /// one, as long as nobody cancelled the task (cancellation is sticky: a cancelled task is never reused).
-    fileprivate static func work(_ first: AsyncOperation, _ runner: OperationRunner) async {
-        var operation = first
-        while true {
-            await operation.run(runner: runner)
-            guard let next = runner.takeNext() else { break }
-            if Task.isCancelled || runner.hasCancellationInFlight {
-                let priority = next.core.withLock { $0.priority }
-                next.startOnNewTask(priority: priority)
-                break
+        let start = core.withLock { s -> Start in
+            if s.state.isTerminal || s.stop != nil { return .finished }
+            s.runner = runner
+            if !s.conditions.isEmpty { return .evaluate(s.conditions) }
+            if s.timeout == nil && s.retryPolicy == nil {
+                s.state = .executing
+                s.attempt = 1
+                return .execute(s.observers)
             }
-            operation = next
+            return .executeWithLimits(s.beginExecution())
         }
-        runner.detach()
-    }
-
-    fileprivate func run(runner: OperationRunner) async {
-        let conditions = core.withLock { s -> [any OperationCondition]? in
-            if s.state.isTerminal || s.stop != nil { return nil }
-            return s.conditions
-        }
-        guard let conditions else { return finishFromStop(runner: runner) }
-        if !conditions.isEmpty {
-            let exclusions = conditions.compactMap { $0 as? MutualExclusion }.sorted { $0.category < $1.category }
-            let ordered = conditions.filter { !($0 is MutualExclusion) } + exclusions.map { $0 as any OperationCondition }
-            for condition in ordered {
-                do {
-                    try await condition.evaluate(for: self)
-                } catch {
-                    if stopRequested || Task.isCancelled { return finishFromStop(runner: runner) }
-                    let failure = ConditionFailedError(condition: condition.name, operation: name, underlyingError: error)
-                    return AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure]), runner: runner)
-                }
+        let execution: Execution
+        switch start {
+        case .finished:
+            return
+        case .execute(let observers):
+            for observer in observers { observer.operationWillExecute(self) }
+            let outcome: (OperationState, [any Error])
+            do {
+                try await execute()
+                outcome = (.finished, [])
+            } catch {
+                outcome = AsyncOperation.outcome(of: error)
             }
+            return finish(outcome, runner: runner)
+        case .executeWithLimits(let started):
+            execution = started
+        case .evaluate(let conditions):
+            guard let started = await evaluate(conditions, runner: runner) else { return }
+            execution = started
         }
-        let start = core.withLock { s -> (observers: [any OperationObserver], timeout: Duration?, retry: RetryPolicy?)? in
-            if s.state.isTerminal || s.stop != nil { return nil }
-            s.state = .executing
-            s.attempt = 1
-            return (s.observers, s.timeout, s.retryPolicy)
-        }
-        guard let start else { return finishFromStop(runner: runner) }
-        for observer in start.observers { observer.operationWillExecute(self) }
-
+        for observer in execution.observers { observer.operationWillExecute(self) }
         var timer: Task<Void, Never>?
-        if let timeout = start.timeout {
+        if let timeout = execution.timeout {
             timer = Task.detached { [weak self] in
                 try? await Task.sleep(for: timeout)
                 if Task.isCancelled { return }
                 self?.timeoutElapsed(timeout)
             }
         }
-        var failure: [any Error]?
+        let outcome = await executeWithRetries(execution.retryPolicy)
+        timer?.cancel()
+        finish(outcome, runner: runner)
+    }
+
+    /// Finishes the operation after `execute()` ended with `outcome`; a cancellation or timeout recorded
+    /// meanwhile decides instead (see `commitFinish`).
+    private func finish(_ outcome: (OperationState, [any Error]), runner: OperationRunner) {
+        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true), runner: runner)
+    }
+
+    /// How an operation whose `execute()` threw `error` ends: failed with it (with each of a
+    /// ``MultipleErrors``), or cancelled for a `CancellationError`.
+    private static func outcome(of error: any Error) -> (OperationState, [any Error]) {
+        let errors = (error as? MultipleErrors)?.errors ?? [error]
+        if errors.count == 1 && errors[0] is CancellationError { return (.cancelled, []) }
+        return (.failed, errors)
+    }
+
+    /// Evaluates the conditions in order (mutual exclusions last, by category) and starts executing if they
+    /// hold; `nil` if the operation finished instead (a condition failed, or it was cancelled meanwhile:
+    /// cancellation finishes it at once, without waiting for the condition).
+    private func evaluate(_ conditions: [any OperationCondition], runner: OperationRunner) async -> Execution? {
+        let exclusions = conditions.compactMap { $0 as? MutualExclusion }.sorted { $0.category < $1.category }
+        let ordered = conditions.filter { !($0 is MutualExclusion) } + exclusions.map { $0 as any OperationCondition }
+        for condition in ordered {
+            do {
+                try await condition.evaluate(for: self)
+            } catch {
+                let failure = ConditionFailedError(condition: condition.name, operation: name, underlyingError: error)
+                AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure], stopDecides: true), runner: runner)
+                return nil
+            }
+        }
+        return core.withLock { s -> Execution? in
+            if s.state.isTerminal || s.stop != nil { return nil }
+            return s.beginExecution()
+        }
+    }
+
+    /// Calls `execute()`, again after a backoff while the retry policy allows; returns how it ended.
+    private func executeWithRetries(_ retry: RetryPolicy?) async -> (OperationState, [any Error]) {
         var attempt = 1
         while true {
             do {
                 try await execute()
-                failure = nil
-                break
+                return (.finished, [])
             } catch {
-                if stopRequested { break }
-                if let retry = start.retry, attempt < retry.maxAttempts, !(error is CancellationError),
-                    !Task.isCancelled, retry.shouldRetry(error)
+                if let retry, attempt < retry.maxAttempts, !(error is CancellationError), !Task.isCancelled,
+                    retry.shouldRetry(error), !core.withLock({ $0.stop != nil })
                 {
                     do {
                         try await Task.sleep(for: retry.delay(afterAttempt: attempt))
                     } catch {
-                        failure = [error]
-                        break
+                        return (.failed, [error])
                     }
                     attempt += 1
                     let next = attempt
                     core.withLock { $0.attempt = next }
                     continue
                 }
-                if let multiple = error as? MultipleErrors {
-                    failure = multiple.errors
-                } else {
-                    failure = [error]
-                }
-                break
+                return AsyncOperation.outcome(of: error)
             }
-        }
-        timer?.cancel()
-        if stopRequested { return finishFromStop(runner: runner) }
-        if let failure {
-            let cancelled = failure.count == 1 && failure[0] is CancellationError
-            AsyncOperation.finishAll(
-                PendingFinish(operation: self, state: cancelled ? .cancelled : .failed, errors: cancelled ? [] : failure), runner: runner)
-        } else {
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .finished, errors: []), runner: runner)
-        }
-    }
-
-    private var stopRequested: Bool { core.withLock { $0.stop != nil } }
-
-    private func finishFromStop(runner: OperationRunner) {
-        let stop = core.withLock { $0.stop }
-        switch stop {
-        case .timedOut(let error):
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [error]), runner: runner)
-        case .cancelled(let errors):
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .cancelled, errors: errors), runner: runner)
-        case nil:
-            AsyncOperation.finishAll(PendingFinish(operation: self, state: .cancelled, errors: []), runner: runner)
         }
     }
 
@@ -188,11 +191,37 @@ enum AttachResult {
     case rejected
     case terminal
     case pending
-    case ready(OperationPriority)
+    /// Ready; `launched` if it was also launched on a queue slot reserved for it.
+    case ready(OperationPriority, launched: Bool)
 }
 
-/// Why a launched operation must stop; the first one recorded wins.
+/// Why an operation must stop; the first one recorded wins.
 enum StopReason {
     case cancelled([any Error])
     case timedOut(OperationTimeoutError)
+
+    /// How an operation stopped for this reason ends: cancelled with the cancellation's errors, or failed
+    /// with the timeout error.
+    var outcome: (OperationState, [any Error]) {
+        switch self {
+        case .cancelled(let errors): return (.cancelled, errors)
+        case .timedOut(let error): return (.failed, [error])
+        }
+    }
+}
+
+/// What an operation needs when it starts executing, read under its lock.
+struct Execution {
+    let observers: [any OperationObserver]
+    let timeout: Duration?
+    let retryPolicy: RetryPolicy?
+}
+
+extension OperationCore {
+    /// Moves the operation to executing (its first attempt).
+    mutating func beginExecution() -> Execution {
+        state = .executing
+        attempt = 1
+        return Execution(observers: observers, timeout: timeout, retryPolicy: retryPolicy)
+    }
 }

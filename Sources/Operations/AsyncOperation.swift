@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A unit of asynchronous work with a lifecycle, dependencies, conditions, observers and cancellation.
 ///
 /// This is the engine's counterpart of Foundation's `Operation`, built on Swift concurrency (it is
@@ -33,29 +35,26 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     ///   - name: a name for diagnostics (cycle errors, logs); defaults to `"<TypeName>#<id>"`.
     ///   - priority: the scheduling priority inside its queue.
     public init(name: String? = nil, priority: OperationPriority = .normal) {
-        id = operationIDCounter.withLock { counter in
-            counter += 1
-            return counter
-        }
+        id = operationIDCounter.wrappingAdd(1, ordering: .relaxed).newValue
         core = LockedValue(OperationCore(name: name, priority: priority))
     }
 
     /// Releases the dependency edges iteratively: freeing the last operation of a long chain must not
     /// recurse once per link (which would overflow the stack).
     deinit {
-        var pending = core.withLock { s -> [AsyncOperation] in
-            let operations = s.edges.map(\.operation)
-            s.edges = []
-            return operations
-        }
-        while var operation = pending.popLast() {
+        var edges = core.withLock { $0.takeEdges() }
+        var others: [AsyncOperation] = []  // (allocated only where the released graph branches)
+        while true {
+            guard var operation = edges.popLast()?.operation ?? others.popLast() else { break }
             if isKnownUniquelyReferenced(&operation) {
-                let more = operation.core.withLock { s -> [AsyncOperation] in
-                    let operations = s.edges.map(\.operation)
-                    s.edges = []
-                    return operations
+                // It is freed right after this iteration: take its edges first, so that its own deinit
+                // finds none to release (no recursion).
+                var more = operation.core.withLock { $0.takeEdges() }
+                if edges.isEmpty {
+                    swap(&edges, &more)
+                } else {
+                    while let edge = more.popLast() { others.append(edge.operation) }
                 }
-                pending.append(contentsOf: more)
             }
         }
     }
@@ -162,7 +161,7 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     public func onCompletion(_ handler: @escaping @Sendable (AsyncOperation) -> Void) {
         let runNow = core.withLock { s -> Bool in
             if s.state.isTerminal { return true }
-            s.completions.append(handler)
+            s.updateExtras { $0.hooks.completions.append(handler) }
             return false
         }
         if runNow { handler(self) }
@@ -195,27 +194,31 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     /// waiting task is cancelled.
     public func waitUntilFinished() async {
         let waiterID = core.withLock { s -> UInt64 in
-            s.nextWaiterID &+= 1
-            return s.nextWaiterID
+            s.updateExtras { extras in
+                extras.nextWaiterID &+= 1
+                return extras.nextWaiterID
+            }
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = core.withLock { s -> Bool in
                     if s.state.isTerminal || Task.isCancelled { return true }
-                    s.waiters.append((waiterID, continuation))
+                    s.updateExtras { $0.hooks.waiters.append((waiterID, continuation)) }
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
             let continuation = core.withLock { s -> CheckedContinuation<Void, Never>? in
-                guard let index = s.waiters.firstIndex(where: { $0.0 == waiterID }) else { return nil }
-                return s.waiters.remove(at: index).1
+                s.updateExtras { extras in
+                    guard let index = extras.hooks.waiters.firstIndex(where: { $0.id == waiterID }) else { return nil }
+                    return extras.hooks.waiters.remove(at: index).continuation
+                }
             }
             continuation?.resume()
         }
     }
 }
 
-/// The process-wide counter behind ``AsyncOperation/id``.
-let operationIDCounter = LockedValue<UInt64>(0)
+/// The process-wide counter behind ``AsyncOperation/id`` (an atomic: a counter needs no lock).
+let operationIDCounter = Atomic<UInt64>(0)

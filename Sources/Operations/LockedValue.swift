@@ -28,7 +28,7 @@ public struct LockedValue<Value>: @unchecked Sendable {
     @usableFromInline let storage: LockedValueStorage<Value>
 
     /// Creates the lock around `value`.
-    public init(_ value: Value) {
+    public init(_ value: consuming Value) {
         storage = LockedValueStorage<Value>.make(value)
     }
 
@@ -39,22 +39,22 @@ public struct LockedValue<Value>: @unchecked Sendable {
     }
 }
 
-/// The single allocation behind a ``LockedValue``: the value in the header, the mutex as the one element.
+/// The single allocation behind a ``LockedValue``: the mutex in the header, the value as the one element
+/// (moved in, not copied).
 @usableFromInline
-final class LockedValueStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    static func make(_ value: Value) -> LockedValueStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
-        buffer.withUnsafeMutablePointerToElements { mutex in
-            mutex.initialize(to: pthread_mutex_t())
-            _ = pthread_mutex_init(mutex, nil)
-        }
+final class LockedValueStorage<Value>: ManagedBuffer<pthread_mutex_t, Value> {
+    static func make(_ value: consuming Value) -> LockedValueStorage<Value> {
         // `create` is declared to return ManagedBuffer; it returns an instance of the class it was called on.
-        return unsafeDowncast(buffer, to: LockedValueStorage<Value>.self)
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in pthread_mutex_t() }, to: LockedValueStorage<Value>.self)
+        storage.withUnsafeMutablePointerToHeader { _ = pthread_mutex_init($0, nil) }
+        // The element's address is stable for the object's lifetime; the value is moved there.
+        storage.withUnsafeMutablePointerToElements { $0 }.initialize(to: value)
+        return storage
     }
 
     @inlinable
     func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try withUnsafeMutablePointers { value, mutex in
+        try withUnsafeMutablePointers { mutex, value in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
             return try body(&value.pointee)
@@ -62,9 +62,9 @@ final class LockedValueStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     }
 
     deinit {
-        withUnsafeMutablePointerToElements { mutex in
+        withUnsafeMutablePointers { mutex, value in
+            _ = value.deinitialize(count: 1)
             _ = pthread_mutex_destroy(mutex)
-            _ = mutex.deinitialize(count: 1)
         }
     }
 }

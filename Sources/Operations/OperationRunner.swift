@@ -1,8 +1,16 @@
-/// A Swift task that runs operations, one after another (internal; it used to be called `Worker`, a name
-/// the cluster uses for its worker processes): when an operation finishes and makes a dependent
-/// ready, the same task runs that dependent next instead of a new task being created (the cheap path for
-/// chains). A cancellation of the operation it runs cancels the task; a cancelled task, or one with a
-/// cancellation in flight, is never reused.
+/// One Swift task that runs operations one after another (internal; it used to be called `Worker`, a
+/// name the cluster uses for its worker processes).
+///
+/// A runner belongs to a ``RunnerPool`` (one per task priority). It takes launched operations from its
+/// pool, runs each (conditions, then `execute()`), and when one finishes and makes a dependent ready, runs
+/// that dependent next (`offer`) before going back to the pool: the cheap path for chains. An operation
+/// that suspends (waits for a network reply, for its children, …) keeps its runner meanwhile, exactly as
+/// it would keep a task of its own; the pool makes sure that another runner serves the operations still
+/// waiting to run. So an operation costs a Swift task only when it actually needs one.
+///
+/// Cancelling the operation a runner runs cancels the runner's task (that is how `execute()` hears of
+/// it). Task cancellation is sticky, so a runner whose task was cancelled, or is about to be, is never
+/// reused: it gives back the operation it was offered and ends.
 final class OperationRunner: Sendable {
     private struct State {
         var task: Task<Void, Never>?
@@ -13,10 +21,51 @@ final class OperationRunner: Sendable {
         var cancellationsInFlight = 0
     }
 
+    /// The pool this runner takes operations from.
+    let pool: RunnerPool
     // Lock order: an operation's lock, then a runner's lock (never the other way round).
     private let state = LockedValue(State())
 
-    func attach(_ task: Task<Void, Never>) {
+    private init(pool: RunnerPool) { self.pool = pool }
+
+    /// Starts a new runner for `pool` on a new task; the pool counts it as searching for work.
+    static func start(in pool: RunnerPool) {
+        let runner = OperationRunner(pool: pool)
+        let task = Task.detached(priority: pool.priority) { await runner.runOperations() }
+        runner.attach(task)
+    }
+
+    /// The body of the runner's task.
+    private func runOperations() async {
+        var searching = true
+        while true {
+            var operation: AsyncOperation?
+            switch pool.take(searching: searching) {
+            case .operation(let taken):
+                operation = taken
+            case .park:
+                await pool.park()
+                searching = true
+                continue
+            case .exit:
+                return detach()
+            }
+            searching = false
+            while let current = operation {
+                operation = nil
+                await current.run(on: self)
+                let (next, reusable) = takeNext()
+                if !reusable || Task.isCancelled {
+                    // This task was (or is about to be) cancelled: the next operation must not see that.
+                    if let next { pool.push(next) }
+                    return detach()
+                }
+                operation = next
+            }
+        }
+    }
+
+    private func attach(_ task: Task<Void, Never>) {
         let cancelNow = state.withLock { s -> Bool in
             s.task = task
             return s.cancelRequested
@@ -25,9 +74,9 @@ final class OperationRunner: Sendable {
     }
 
     /// Drops the task handle (which refers back to this runner) when the task ends.
-    func detach() { state.withLock { $0.task = nil } }
+    private func detach() { state.withLock { $0.task = nil } }
 
-    /// Takes `operation` to run next, if the runner has no other one yet.
+    /// Takes `operation` to run after the current one, if the runner has no other one yet.
     func offer(_ operation: AsyncOperation) -> Bool {
         state.withLock { s in
             guard s.next == nil else { return false }
@@ -36,19 +85,22 @@ final class OperationRunner: Sendable {
         }
     }
 
-    func takeNext() -> AsyncOperation? {
+    /// The operation offered meanwhile, and whether this runner may run it (no cancellation of its task
+    /// is in flight).
+    private func takeNext() -> (AsyncOperation?, reusable: Bool) {
         state.withLock { s in
             let next = s.next
             s.next = nil
-            return next
+            return (next, s.cancellationsInFlight == 0)
         }
     }
 
-    /// Called under the operation's lock before `cancelTask()`, so that the runner, which checks
-    /// ``hasCancellationInFlight`` after the operation finished (under the same lock), never reuses a
-    /// task that is about to be cancelled.
+    /// Called under the operation's lock before `cancelTask()`, so that the runner, which checks for
+    /// cancellations in flight after the operation finished (under the same lock), never reuses a task
+    /// that is about to be cancelled.
     func cancellationWillBegin() { state.withLock { $0.cancellationsInFlight += 1 } }
 
+    /// Cancels the runner's task (at once, or as soon as its handle is attached).
     func cancelTask() {
         let task = state.withLock { s -> Task<Void, Never>? in
             if s.task == nil { s.cancelRequested = true }
@@ -57,6 +109,4 @@ final class OperationRunner: Sendable {
         task?.cancel()
         state.withLock { $0.cancellationsInFlight -= 1 }
     }
-
-    var hasCancellationInFlight: Bool { state.withLock { $0.cancellationsInFlight > 0 } }
 }

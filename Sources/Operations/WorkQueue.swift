@@ -65,7 +65,9 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     /// Adds several operations, in order (see ``addOperation(_:)``). Stops at the first one that was
     /// already enqueued and throws; the ones before it stay added.
     public func addOperations(_ operations: [AsyncOperation]) throws {
-        for operation in operations { try enqueue(operation, fromGroup: false) }
+        if let rejected = enqueue(contentsOf: operations, fromGroup: false) {
+            throw OperationUsageError.alreadyEnqueued(operation: operations[rejected].name)
+        }
     }
 
     /// Creates an ``AsyncBlockOperation`` from `block`, adds it and returns it.
@@ -83,12 +85,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     func enqueue(_ operation: AsyncOperation, fromGroup: Bool) throws {
         let slot = core.withLock { s -> Int in
             s.unfinished += 1
-            if let free = s.freeSlots.popLast() {
-                s.members[free] = operation
-                return free
-            }
-            s.members.append(operation)
-            return s.members.count - 1
+            return s.addMember(operation)
         }
         switch operation.attach(to: self, slot: slot, fromGroup: fromGroup) {
         case .rejected:
@@ -98,9 +95,83 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             operationDidFinish(slot: slot, heldSlot: false)
         case .pending:
             break
-        case .ready(let priority):
+        case .ready(let priority, _):
             enqueueReady(operation, priority: priority)
         }
+    }
+
+    /// Enqueues `operations` in order, in a few steps for all of them (a group starting its children, a
+    /// unit of work added at once). Stops at the first operation that is rejected (already given to a queue
+    /// or group) and returns its index; the ones before it stay added.
+    @discardableResult
+    func enqueue(contentsOf operations: [AsyncOperation], fromGroup: Bool) -> Int? {
+        guard !operations.isEmpty else { return nil }
+        var slots: [Int] = []
+        slots.reserveCapacity(operations.count)
+        // Membership for all, and a running slot for each if the limit leaves room for all of them: then an
+        // operation ready at once is launched while it is attached (the unused slots are given back below).
+        let reserved = core.withLock { s -> Bool in
+            s.unfinished += operations.count
+            for operation in operations { slots.append(s.addMember(operation)) }
+            guard s.maxConcurrent - s.running >= operations.count else { return false }
+            s.running += operations.count
+            return true
+        }
+        var launched = LaunchBatch()
+        var ready: [AsyncOperation] = []
+        var readyPriorities: [OperationPriority] = []
+        var released: [Int] = []
+        var rejected: Int?
+        for (index, operation) in operations.enumerated() {
+            if rejected != nil {
+                released.append(slots[index])
+                continue
+            }
+            switch operation.attach(to: self, slot: slots[index], fromGroup: fromGroup, launchIfReady: reserved) {
+            case .rejected:
+                rejected = index
+                released.append(slots[index])
+            case .terminal:
+                released.append(slots[index])
+            case .pending:
+                break
+            case .ready(let priority, launched: false):
+                ready.append(operation)
+                readyPriorities.append(priority)
+            case .ready(let priority, launched: true):
+                launched.append(operation, priority: priority)
+            }
+        }
+        let unusedSlots = reserved ? operations.count - launched.count : 0
+        let (waiters, granted, startWaiting) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], Int, Bool) in
+            for slot in released { s.removeMember(slot) }
+            s.unfinished -= released.count
+            s.running -= unusedSlots
+            // Without a reservation: the ready ones start while slots are free, in order; the others wait.
+            var granted = 0
+            for (operation, priority) in zip(ready, readyPriorities) {
+                if s.running < s.maxConcurrent {
+                    s.running += 1
+                    granted += 1
+                } else {
+                    s.buckets[priority.rawValue].push(operation)
+                    s.readyCount += 1
+                }
+            }
+            return (s.takeWaitersIfIdle(), granted, unusedSlots > 0 && s.readyCount > 0)
+        }
+        for operation in ready[..<granted] {
+            if let priority = operation.claimLaunch() {
+                launched.append(operation, priority: priority)
+            } else {
+                drain(releasing: 1, startAll: false)
+            }
+        }
+        launched.push()
+        // Operations of other threads that waited while the slots were reserved.
+        if startWaiting { drain(releasing: 0, startAll: true) }
+        for waiter in waiters { waiter.1.resume() }
+        return rejected
     }
 
     // MARK: - Cancelling and waiting
@@ -179,16 +250,9 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     /// Called by an operation of this queue when it finished.
     func operationDidFinish(slot: Int, heldSlot: Bool, runner: OperationRunner? = nil) {
         let (waiters, next) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], AsyncOperation?) in
-            if slot >= 0 && slot < s.members.count {
-                s.members[slot] = nil
-                s.freeSlots.append(slot)
-            }
+            s.removeMember(slot)
             s.unfinished -= 1
-            var waiters: [(UInt64, CheckedContinuation<Void, Never>)] = []
-            if s.unfinished == 0 && !s.waiters.isEmpty {
-                waiters = s.waiters
-                s.waiters = []
-            }
+            let waiters = s.takeWaitersIfIdle()
             var next: AsyncOperation?
             if heldSlot {
                 s.running -= 1
@@ -226,28 +290,26 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     }
 }
 
-/// A FIFO of ready operations of one priority.
-struct ReadyBucket {
-    private var items: [AsyncOperation?] = []
-    private var head = 0
+/// Launched operations to hand to their runner pools in one step per pool.
+struct LaunchBatch {
+    private var operations: [AsyncOperation] = []
+    private var pool: RunnerPool?
+    private(set) var count = 0
 
-    var isEmpty: Bool { head == items.count }
-
-    mutating func push(_ operation: AsyncOperation) { items.append(operation) }
-
-    mutating func pop() -> AsyncOperation? {
-        guard head < items.count else { return nil }
-        let operation = items[head]
-        items[head] = nil
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024 && head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
+    mutating func append(_ operation: AsyncOperation, priority: OperationPriority) {
+        count += 1
+        let target = RunnerPool.pool(for: priority)
+        if pool == nil { pool = target }
+        if target === pool {
+            operations.append(operation)
+        } else {
+            target.push(operation)  // (a batch of mixed priorities: rare)
         }
-        return operation
+    }
+
+    func push() {
+        guard let pool, !operations.isEmpty else { return }
+        pool.push(contentsOf: operations)
     }
 }
 
@@ -256,7 +318,7 @@ struct QueueCore {
     var maxConcurrent: Int
     var running = 0
     var unfinished = 0
-    var buckets = [ReadyBucket](repeating: ReadyBucket(), count: OperationPriority.allCases.count)
+    var buckets = [OperationFIFO](repeating: OperationFIFO(), count: OperationPriority.allCases.count)
     var readyCount = 0
     /// Unfinished members, for `cancelAll`; each operation remembers its slot, so removal is O(1).
     var members: [AsyncOperation?] = []
@@ -265,6 +327,29 @@ struct QueueCore {
     var nextWaiterID: UInt64 = 0
 
     init(maxConcurrent: Int) { self.maxConcurrent = maxConcurrent }
+
+    /// Records a member; returns its slot.
+    mutating func addMember(_ operation: AsyncOperation) -> Int {
+        if let free = freeSlots.popLast() {
+            members[free] = operation
+            return free
+        }
+        members.append(operation)
+        return members.count - 1
+    }
+
+    mutating func removeMember(_ slot: Int) {
+        guard slot >= 0 && slot < members.count else { return }
+        members[slot] = nil
+        freeSlots.append(slot)
+    }
+
+    /// The waiters to resume once no operation is left.
+    mutating func takeWaitersIfIdle() -> [(UInt64, CheckedContinuation<Void, Never>)] {
+        guard unfinished == 0 && !waiters.isEmpty else { return [] }
+        defer { waiters = [] }
+        return waiters
+    }
 
     mutating func popReady() -> AsyncOperation? {
         guard readyCount > 0 else { return nil }

@@ -97,4 +97,55 @@ final class CancellationTests: XCTestCase {
         chain[0].cancel()
         XCTAssertTrue(chain.allSatisfy { $0.state == .cancelled })
     }
+
+    func testCancelDuringASlowConditionFinishesAtOnceWithoutWaitingForIt() async throws {
+        // The condition ignores cancellation and answers only when the gate opens, at the end of the test.
+        let gate = Gate()
+        let executed = Gauge()
+        let slow = AsyncBlockOperation(name: "slow condition") { executed.enter() }
+        slow.addCondition(BlockCondition(name: "slow") { _ in
+            await gate.wait()
+            return true
+        })
+        let recorder = Recorder()
+        slow.addObserver(BlockObserver(didFinish: { _, state, _ in recorder.record("finished \(state)") }))
+        let queue = WorkQueue(maxConcurrentOperationCount: 1)
+        let next = AsyncBlockOperation(name: "next") {}
+        try queue.addOperations([slow, next])
+        await eventually("the condition is being evaluated") { gate.waiting == 1 }
+        XCTAssertEqual(slow.state, .ready)
+
+        slow.cancel(error: TestError("stop"))
+        // Finished by cancel itself: not executed, and its queue slot is free for the next operation, all
+        // while the condition still has not answered.
+        XCTAssertEqual(slow.state, .cancelled)
+        XCTAssertEqual(slow.errors.first as? TestError, TestError("stop"))
+        XCTAssertEqual(recorder.events, ["finished cancelled"])
+        await waitFor(next)
+        XCTAssertEqual(next.state, .finished)
+        XCTAssertEqual(gate.waiting, 1, "the condition is still being evaluated")
+
+        gate.open()
+        await waitForQueue(queue)
+        XCTAssertEqual(executed.total, 0, "a cancelled operation never executes, whatever the condition answers")
+        XCTAssertEqual(recorder.events, ["finished cancelled"])
+    }
+
+    func testCancelWhileWaitingForAMutualExclusionSlotReleasesNothingItDoesNotHold() async throws {
+        let holder = CompletableOperation<Int>(name: "holder")
+        holder.addCondition(MutualExclusion(category: "cancel-while-waiting"))
+        let waiter = AsyncBlockOperation(name: "waiter") {}
+        waiter.addCondition(MutualExclusion(category: "cancel-while-waiting"))
+        let queue = WorkQueue()
+        try queue.addOperation(holder)
+        await eventually { holder.isExecuting }
+        try queue.addOperation(waiter)
+        await eventually { waiter.state == .ready }
+        waiter.cancel()
+        XCTAssertEqual(waiter.state, .cancelled)
+        XCTAssertEqual(MutualExclusion.holders(of: "cancel-while-waiting"), 1, "the holder keeps its slot")
+        holder.complete(with: 0)
+        await waitForQueue(queue)
+        XCTAssertEqual(MutualExclusion.holders(of: "cancel-while-waiting"), 0)
+    }
 }

@@ -24,6 +24,34 @@ actor ResultSink {
     func append(_ value: String) { values.append(value) }
 }
 
+/// A one-shot gate: tasks wait until it is opened, whether or not they are cancelled (the way a slow
+/// condition that ignores cancellation behaves).
+final class Gate: Sendable {
+    private let state = LockedValue<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let openNow = state.withLock { s -> Bool in
+                if s.isOpen { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if openNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.isOpen = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var waiting: Int { state.withLock { $0.waiters.count } }
+}
+
 /// Waits for the queue, failing the test (instead of hanging) after `seconds`.
 func waitForQueue(_ queue: WorkQueue, seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
     let finished = await queue.waitUntilAllOperationsAreFinished(timeout: .milliseconds(Int(seconds * 1000)))
