@@ -166,15 +166,17 @@ extension AsyncOperation {
                 cancelError = InjectionError.injectionFailed(dependency: dependency.name, error: error)
             }
         }
-        let failed = cancelError != nil
-        let ready = core.withLock { s -> (WorkQueue, OperationPriority)? in
-            s.unsatisfied -= 1
-            return failed ? nil : s.becomeReadyIfSatisfied()
-        }
         if let cancelError {
+            // The edge is counted as unsatisfied until the cancellation is recorded: otherwise another
+            // dependency finishing meanwhile could make this operation ready, and it would start.
             var finish = requestCancel(errors: [cancelError])
+            core.withLock { $0.unsatisfied -= 1 }
             finish?.causeRecordedBySibling = sibling
             return finish
+        }
+        let ready = core.withLock { s -> (WorkQueue, OperationPriority)? in
+            s.unsatisfied -= 1
+            return s.becomeReadyIfSatisfied()
         }
         if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, runner: runner) }
         return nil

@@ -45,7 +45,9 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     public var operationCount: Int { core.withLock { $0.unfinished } }
 
     /// The operations added to this queue that have not finished yet, in no particular order.
-    public var operations: [AsyncOperation] { core.withLock { $0.members.compactMap { $0 } } }
+    public var operations: [AsyncOperation] {
+        core.withLock { $0.memberOperations() }.filter { !$0.isFinished }
+    }
 
     /// A description with the name and counts, for logs.
     public var description: String {
@@ -85,7 +87,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     func enqueue(_ operation: AsyncOperation, fromGroup: Bool) throws {
         let slot = core.withLock { s -> Int in
             s.unfinished += 1
-            return s.addMember(operation)
+            return s.addMember(.single(operation))
         }
         switch operation.attach(to: self, slot: slot, fromGroup: fromGroup) {
         case .rejected:
@@ -106,33 +108,31 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     @discardableResult
     func enqueue(contentsOf operations: [AsyncOperation], fromGroup: Bool) -> Int? {
         guard !operations.isEmpty else { return nil }
-        var slots: [Int] = []
-        slots.reserveCapacity(operations.count)
-        // Membership for all, and a running slot for each if the limit leaves room for all of them: then an
-        // operation ready at once is launched while it is attached (the unused slots are given back below).
-        let reserved = core.withLock { s -> Bool in
+        // One membership for all, and a running slot for each if the limit leaves room for all of them: then
+        // an operation ready at once is launched while it is attached (the unused slots are given back below).
+        let (slot, reserved) = core.withLock { s -> (Int, Bool) in
             s.unfinished += operations.count
-            for operation in operations { slots.append(s.addMember(operation)) }
-            guard s.maxConcurrent - s.running >= operations.count else { return false }
+            let slot = s.addMember(.batch(operations))
+            guard s.maxConcurrent - s.running >= operations.count else { return (slot, false) }
             s.running += operations.count
-            return true
+            return (slot, true)
         }
-        var launched = LaunchBatch()
+        var launched = LaunchBatch(capacity: reserved ? operations.count : 0)
         var ready: [AsyncOperation] = []
         var readyPriorities: [OperationPriority] = []
-        var released: [Int] = []
+        var released = 0
         var rejected: Int?
         for (index, operation) in operations.enumerated() {
             if rejected != nil {
-                released.append(slots[index])
+                released += 1
                 continue
             }
-            switch operation.attach(to: self, slot: slots[index], fromGroup: fromGroup, launchIfReady: reserved) {
+            switch operation.attach(to: self, slot: slot, fromGroup: fromGroup, launchIfReady: reserved) {
             case .rejected:
                 rejected = index
-                released.append(slots[index])
+                released += 1
             case .terminal:
-                released.append(slots[index])
+                released += 1
             case .pending:
                 break
             case .ready(let priority, launched: false):
@@ -144,8 +144,8 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
         }
         let unusedSlots = reserved ? operations.count - launched.count : 0
         let (waiters, granted, startWaiting) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], Int, Bool) in
-            for slot in released { s.removeMember(slot) }
-            s.unfinished -= released.count
+            if released > 0 { s.removeMember(slot, count: released) }
+            s.unfinished -= released
             s.running -= unusedSlots
             // Without a reservation: the ready ones start while slots are free, in order; the others wait.
             var granted = 0
@@ -179,9 +179,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     /// Cancels every operation of the queue that has not finished (see ``AsyncOperation/cancel(error:)``).
     /// Operations added afterwards are not affected.
     public func cancelAll(error: (any Error)? = nil) {
-        let snapshot = core.withLock { s -> [AsyncOperation] in
-            s.members.compactMap { $0 }
-        }
+        let snapshot = core.withLock { $0.memberOperations() }
         for operation in snapshot { operation.cancel(error: error) }
     }
 
@@ -296,6 +294,8 @@ struct LaunchBatch {
     private var pool: RunnerPool?
     private(set) var count = 0
 
+    init(capacity: Int) { operations.reserveCapacity(capacity) }
+
     mutating func append(_ operation: AsyncOperation, priority: OperationPriority) {
         count += 1
         let target = RunnerPool.pool(for: priority)
@@ -320,28 +320,55 @@ struct QueueCore {
     var unfinished = 0
     var buckets = [OperationFIFO](repeating: OperationFIFO(), count: OperationPriority.allCases.count)
     var readyCount = 0
-    /// Unfinished members, for `cancelAll`; each operation remembers its slot, so removal is O(1).
-    var members: [AsyncOperation?] = []
+    /// The unfinished operations, for `cancelAll` and `operations`. Each operation remembers its slot, so
+    /// removal is O(1); operations added together share one slot, so adding many costs one entry.
+    var members: [Member?] = []
     var freeSlots: [Int] = []
     var waiters: [(UInt64, CheckedContinuation<Void, Never>)] = []
     var nextWaiterID: UInt64 = 0
 
+    /// One slot of ``members``: an operation added alone, or several added together.
+    struct Member {
+        var single: AsyncOperation?
+        var batch: [AsyncOperation] = []
+        /// How many of them have not finished.
+        var remaining: Int
+
+        static func single(_ operation: AsyncOperation) -> Member { Member(single: operation, remaining: 1) }
+        static func batch(_ operations: [AsyncOperation]) -> Member {
+            Member(batch: operations, remaining: operations.count)
+        }
+    }
+
     init(maxConcurrent: Int) { self.maxConcurrent = maxConcurrent }
 
     /// Records a member; returns its slot.
-    mutating func addMember(_ operation: AsyncOperation) -> Int {
+    mutating func addMember(_ member: Member) -> Int {
         if let free = freeSlots.popLast() {
-            members[free] = operation
+            members[free] = member
             return free
         }
-        members.append(operation)
+        members.append(member)
         return members.count - 1
     }
 
-    mutating func removeMember(_ slot: Int) {
+    /// Records that `count` operations of the member in `slot` finished (or were not added after all).
+    mutating func removeMember(_ slot: Int, count: Int = 1) {
         guard slot >= 0 && slot < members.count else { return }
+        members[slot]?.remaining -= count
+        guard let remaining = members[slot]?.remaining, remaining <= 0 else { return }
         members[slot] = nil
         freeSlots.append(slot)
+    }
+
+    /// Every member operation (those of a batch whether finished or not: check `isFinished` if it matters).
+    func memberOperations() -> [AsyncOperation] {
+        var operations: [AsyncOperation] = []
+        for case let member? in members {
+            if let single = member.single { operations.append(single) }
+            operations.append(contentsOf: member.batch)
+        }
+        return operations
     }
 
     /// The waiters to resume once no operation is left.

@@ -148,4 +148,27 @@ final class CancellationTests: XCTestCase {
         await waitForQueue(queue)
         XCTAssertEqual(MutualExclusion.holders(of: "cancel-while-waiting"), 0)
     }
+
+    func testARequiredDependencyFailingWhileAnotherOneFinishesNeverLetsTheDependentStart() async throws {
+        // The dependent must be cancelled by the failure of `required` even when `other`, finishing at the
+        // same moment, satisfies its last edge (a race the stress test found).
+        let started = Gauge()
+        for round in 0..<500 {
+            let required = CompletableOperation<Int>(name: "required \(round)")
+            let other = CompletableOperation<Int>(name: "other \(round)")
+            let dependent = AsyncBlockOperation(name: "dependent \(round)") { started.enter() }
+            try dependent.addDependency(required, policy: .requireSuccess)
+            try dependent.addDependency(other)
+            let queue = WorkQueue()
+            try queue.addOperations([required, other, dependent])
+            await eventually { required.isExecuting && other.isExecuting }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { required.fail(with: TestError("failed")) }
+                group.addTask { other.complete(with: 1) }
+            }
+            await waitForQueue(queue)
+            XCTAssertEqual(dependent.state, .cancelled, "round \(round)")
+        }
+        XCTAssertEqual(started.total, 0)
+    }
 }
