@@ -90,10 +90,7 @@ struct FinishSnapshot {
     mutating func take(from state: inout OperationCore) {
         swap(&dependents, &state.dependents)
         swap(&observers, &state.observers)
-        if let extras = state.extras?.hooks {
-            hooks = extras
-            state.extras?.hooks = FinishHooks()
-        }
+        if let extras = state.extras { swap(&hooks, &extras.hooks) }
         queue = state.queue.take()
         queueSlot = state.queueSlot
         holdsSlot = state.holdsSlot

@@ -198,7 +198,8 @@ enum AttachResult {
 /// Why an operation must stop; the first one recorded wins.
 enum StopReason {
     case cancelled([any Error])
-    case timedOut(OperationTimeoutError)
+    /// (The ``OperationTimeoutError``, boxed: a stop reason stays one word wide.)
+    case timedOut(any Error)
 
     /// How an operation stopped for this reason ends: cancelled with the cancellation's errors, or failed
     /// with the timeout error.

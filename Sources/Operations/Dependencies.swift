@@ -292,10 +292,13 @@ struct DependencyEdge {
 }
 
 /// A result-injection step run when the dependency has finished and before the dependent may start.
-struct Injection: Sendable {
-    /// `true` for ``ResultConsuming/injectResult(from:)``: a failed dependency yields an InjectionError.
-    let automatic: Bool
+/// (A class, so that an edge stores one reference, not a closure.)
+final class Injection: Sendable {
     let deliver: @Sendable (_ dependent: AsyncOperation, _ dependency: AsyncOperation) throws -> Void
+
+    init(_ deliver: @escaping @Sendable (_ dependent: AsyncOperation, _ dependency: AsyncOperation) throws -> Void) {
+        self.deliver = deliver
+    }
 }
 
 /// A link stored in the dependency: "this dependent waits for me through its edge `slot`".

@@ -44,10 +44,11 @@ struct OperationCore {
     }
 
     /// Changes ``extras``, creating them if needed.
-    mutating func updateExtras<Result>(_ body: (inout OperationExtras) -> Result) -> Result {
-        var current = extras.take() ?? OperationExtras()
-        defer { extras = current }
-        return body(&current)
+    mutating func updateExtras<Result>(_ body: (OperationExtras) -> Result) -> Result {
+        if let extras { return body(extras) }
+        let created = OperationExtras()
+        extras = created
+        return body(created)
     }
 
     /// Moves the edges out (freeing an operation releases its dependencies one by one, see `deinit`).
@@ -58,8 +59,10 @@ struct OperationCore {
     }
 }
 
-/// The parts of an operation's state that most operations never use.
-struct OperationExtras {
+/// The parts of an operation's state that most operations never use (a class, so that an operation
+/// without them stores one `nil` reference; like the rest of ``OperationCore``, it is only reached under the
+/// operation's lock).
+final class OperationExtras {
     var timeout: Duration?
     var retryPolicy: RetryPolicy?
     /// Run when the operation finishes; moved out then.

@@ -17,8 +17,8 @@ final class OperationRunner: Sendable {
         var next: AsyncOperation?
         /// A cancellation arrived before the task handle was attached.
         var cancelRequested = false
-        /// Cancellations that have decided to cancel this task but may not have done it yet.
-        var cancellationsInFlight = 0
+        /// A cancellation of this task was decided (it may not have happened yet): never reuse the task.
+        var cancelled = false
     }
 
     /// The pool this runner takes operations from.
@@ -55,7 +55,7 @@ final class OperationRunner: Sendable {
                 operation = nil
                 await current.run(on: self)
                 let (next, reusable) = takeNext()
-                if !reusable || Task.isCancelled {
+                if !reusable {
                     // This task was (or is about to be) cancelled: the next operation must not see that.
                     if let next { pool.push(next) }
                     return detach()
@@ -85,20 +85,19 @@ final class OperationRunner: Sendable {
         }
     }
 
-    /// The operation offered meanwhile, and whether this runner may run it (no cancellation of its task
-    /// is in flight).
+    /// The operation offered meanwhile, and whether this runner may run it (its task was not cancelled,
+    /// nor is about to be).
     private func takeNext() -> (AsyncOperation?, reusable: Bool) {
         state.withLock { s in
-            let next = s.next
-            s.next = nil
-            return (next, s.cancellationsInFlight == 0)
+            let next = s.next.take()
+            return (next, !s.cancelled)
         }
     }
 
-    /// Called under the operation's lock before `cancelTask()`, so that the runner, which checks for
-    /// cancellations in flight after the operation finished (under the same lock), never reuses a task
-    /// that is about to be cancelled.
-    func cancellationWillBegin() { state.withLock { $0.cancellationsInFlight += 1 } }
+    /// Called under the operation's lock before `cancelTask()`, so that the runner, which checks after the
+    /// operation finished (under the same lock), never reuses a task that is about to be cancelled. (The
+    /// runner's task is cancelled only this way: nobody else has its handle.)
+    func cancellationWillBegin() { state.withLock { $0.cancelled = true } }
 
     /// Cancels the runner's task (at once, or as soon as its handle is attached).
     func cancelTask() {
@@ -107,6 +106,5 @@ final class OperationRunner: Sendable {
             return s.task
         }
         task?.cancel()
-        state.withLock { $0.cancellationsInFlight -= 1 }
     }
 }
