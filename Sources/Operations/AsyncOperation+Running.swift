@@ -35,12 +35,13 @@ extension AsyncOperation {
     }
 
     /// Starts running the operation: offered to `runner` (the runner finishing the operation that made
-    /// this one ready, which then runs it next), or handed to the runner pool of its priority. Returns
-    /// `false` if the operation finished meanwhile (then it did not take the queue slot).
+    /// this one ready, which then runs it next, whatever its priority: the cheap path for chains), or
+    /// handed to the runner pool of its priority. Returns `false` if the operation finished meanwhile (then
+    /// it did not take the queue slot).
     func launch(runner: OperationRunner?) -> Bool {
         guard let priority = claimLaunch() else { return false }
         let pool = RunnerPool.pool(for: priority)
-        if let runner, runner.pool === pool, runner.offer(self) { return true }
+        if let runner, runner.offer(self, pool: pool) { return true }
         pool.push(self)
         return true
     }

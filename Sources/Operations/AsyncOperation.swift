@@ -64,8 +64,8 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     /// The work. Override it in a subclass; the default implementation does nothing.
     ///
     /// Return normally to finish successfully; throw to fail (with the error as ``errors``; throw a
-    /// ``MultipleErrors`` to report several). It runs on its own task, which is cancelled when the
-    /// operation is cancelled or times out: check `Task.isCancelled` or call `Task.checkCancellation()`
+    /// ``MultipleErrors`` to report several). It runs on a Swift task of its own while it runs (a
+    /// runner's task, see ``WorkQueue``), which is cancelled when the operation is cancelled or times out: check `Task.isCancelled` or call `Task.checkCancellation()`
     /// in long loops. It may suspend for as long as it likes, for example until a network reply
     /// arrives (see ``CompletableOperation``). With a ``retryPolicy`` it can be called more than once
     /// (see ``attempt``).

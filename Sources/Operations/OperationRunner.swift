@@ -14,7 +14,8 @@
 final class OperationRunner: Sendable {
     private struct State {
         var task: Task<Void, Never>?
-        var next: AsyncOperation?
+        /// The operation to run next, and its own pool (where it goes if this runner cannot run it).
+        var next: (operation: AsyncOperation, pool: RunnerPool)?
         /// A cancellation arrived before the task handle was attached.
         var cancelRequested = false
         /// A cancellation of this task was decided (it may not have happened yet): never reuse the task.
@@ -57,10 +58,10 @@ final class OperationRunner: Sendable {
                 let (next, reusable) = takeNext()
                 if !reusable {
                     // This task was (or is about to be) cancelled: the next operation must not see that.
-                    if let next { pool.push(next) }
+                    if let next { next.pool.push(next.operation) }
                     return detach()
                 }
-                operation = next
+                operation = next?.operation
             }
         }
     }
@@ -76,18 +77,18 @@ final class OperationRunner: Sendable {
     /// Drops the task handle (which refers back to this runner) when the task ends.
     private func detach() { state.withLock { $0.task = nil } }
 
-    /// Takes `operation` to run after the current one, if the runner has no other one yet.
-    func offer(_ operation: AsyncOperation) -> Bool {
+    /// Takes `operation` (of `pool`) to run after the current one, if the runner has no other one yet.
+    func offer(_ operation: AsyncOperation, pool: RunnerPool) -> Bool {
         state.withLock { s in
             guard s.next == nil else { return false }
-            s.next = operation
+            s.next = (operation, pool)
             return true
         }
     }
 
     /// The operation offered meanwhile, and whether this runner may run it (its task was not cancelled,
     /// nor is about to be).
-    private func takeNext() -> (AsyncOperation?, reusable: Bool) {
+    private func takeNext() -> ((operation: AsyncOperation, pool: RunnerPool)?, reusable: Bool) {
         state.withLock { s in
             let next = s.next.take()
             return (next, !s.cancelled)

@@ -5,8 +5,10 @@
 /// An operation added to a queue starts when all its dependencies have finished (they may live in other
 /// queues), a slot is free (``maxConcurrentOperationCount``) and its conditions hold. Among ready
 /// operations waiting for a slot, higher ``OperationPriority`` first, then first-ready first-served.
-/// Each executing operation runs on its own Swift task; the queue itself never blocks a thread and has no
-/// actor: its bookkeeping sits behind one lock, held only for O(1) steps.
+/// An executing operation runs on a Swift task of its own for as long as it runs, but tasks are reused:
+/// launched operations go to a pool of runners (`OperationRunner`, one pool per task priority, shared by
+/// all queues), and a runner that finishes an operation takes the next one. The queue itself never blocks
+/// a thread and has no actor: its bookkeeping sits behind one lock, held only for short steps.
 ///
 /// ```swift
 /// let queue = WorkQueue(name: "images", maxConcurrentOperationCount: 8)
