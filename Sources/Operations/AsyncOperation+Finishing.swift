@@ -18,17 +18,17 @@ extension AsyncOperation {
 
     /// Finishes `first` and, iteratively, every dependent that must be cancelled as a consequence (so a
     /// cancellation cascading down a long chain never recurses deeply).
-    /// `runner`, if given, is the task finishing the operation; it may take over a dependent that
-    /// becomes ready.
-    static func finishAll(_ first: PendingFinish, runner: OperationRunner? = nil) {
+    /// `handoff`, if given, belongs to the runner finishing the operation: a dependent that becomes ready
+    /// may be handed to it, to run next.
+    static func finishAll(_ first: PendingFinish, handoff: RunnerHandoff? = nil) {
         var cascade: [PendingFinish] = []  // (no allocation unless something cascades)
-        first.operation.commitFinish(first, cascade: &cascade, runner: runner)
+        first.operation.commitFinish(first, cascade: &cascade, handoff: handoff)
         while let item = cascade.popLast() {
-            item.operation.commitFinish(item, cascade: &cascade, runner: runner)
+            item.operation.commitFinish(item, cascade: &cascade, handoff: handoff)
         }
     }
 
-    private func commitFinish(_ finish: PendingFinish, cascade: inout [PendingFinish], runner: OperationRunner?) {
+    private func commitFinish(_ finish: PendingFinish, cascade: inout [PendingFinish], handoff: RunnerHandoff?) {
         var (final, errors) = (finish.state, finish.errors)
         var snapshot = FinishSnapshot()
         let committed = core.withLock { s -> Bool in
@@ -48,13 +48,13 @@ extension AsyncOperation {
         for completion in snapshot.hooks.completions { completion(self) }
         for link in snapshot.dependents {
             if let next = link.operation.dependencyDidFinish(
-                slot: link.slot, dependency: self, state: final, errors: errors, dependencyParent: snapshot.parent, runner: runner)
+                slot: link.slot, dependency: self, state: final, errors: errors, dependencyParent: snapshot.parent, handoff: handoff)
             {
                 cascade.append(next)
             }
         }
         snapshot.parent?.childFinished(self, state: final, errors: errors, causeRecordedBySibling: finish.causeRecordedBySibling)
-        snapshot.queue?.operationDidFinish(slot: snapshot.queueSlot, heldSlot: snapshot.holdsSlot, runner: runner)
+        snapshot.queue?.operationDidFinish(slot: snapshot.queueSlot, heldSlot: snapshot.holdsSlot, handoff: handoff)
         for waiter in snapshot.hooks.waiters { waiter.continuation.resume() }
     }
 }
@@ -96,7 +96,7 @@ struct FinishSnapshot {
         holdsSlot = state.holdsSlot
         parent = state.parent.take()
         state.runner = nil
-        if !state.conditions.isEmpty { state.conditions = [] }
+        state.extras?.conditions = []
         if state.hasInjections {
             for index in state.edges.indices { state.edges.update(at: index) { $0.injection = nil } }
             state.hasInjections = false

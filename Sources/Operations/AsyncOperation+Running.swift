@@ -34,14 +34,14 @@ extension AsyncOperation {
         }
     }
 
-    /// Starts running the operation: offered to `runner` (the runner finishing the operation that made
+    /// Starts running the operation: offered to `handoff` (of the runner finishing the operation that made
     /// this one ready, which then runs it next, whatever its priority: the cheap path for chains), or
     /// handed to the runner pool of its priority. Returns `false` if the operation finished meanwhile (then
     /// it did not take the queue slot).
-    func launch(runner: OperationRunner?) -> Bool {
+    func launch(handoff: RunnerHandoff?) -> Bool {
         guard let priority = claimLaunch() else { return false }
         let pool = RunnerPool.pool(for: priority)
-        if let runner, runner.offer(self, pool: pool) { return true }
+        if let handoff, handoff.offer(self, pool: pool) { return true }
         pool.push(self)
         return true
     }
@@ -59,7 +59,7 @@ extension AsyncOperation {
     /// Runs the operation on `runner`'s task: its conditions, then `execute()` (with retries and the
     /// timeout), then finishes it. Returns at once if the operation finished meanwhile (cancelled while it
     /// waited for a runner).
-    func run(on runner: OperationRunner) async {
+    func run(on runner: OperationRunner, handoff: RunnerHandoff) async {
         enum Start {
             case finished
             /// No condition, timeout or retry policy: the common case, in as few steps as possible.
@@ -70,8 +70,13 @@ extension AsyncOperation {
         let start = core.withLock { s -> Start in
             if s.state.isTerminal || s.stop != nil { return .finished }
             s.runner = runner
-            if !s.conditions.isEmpty { return .evaluate(s.conditions) }
-            if s.timeout == nil && s.retryPolicy == nil {
+            guard let extras = s.extras else {
+                s.state = .executing
+                s.attempt = 1
+                return .execute(s.observers)
+            }
+            if !extras.conditions.isEmpty { return .evaluate(extras.conditions) }
+            if extras.timeout == nil && extras.retryPolicy == nil {
                 s.state = .executing
                 s.attempt = 1
                 return .execute(s.observers)
@@ -91,11 +96,11 @@ extension AsyncOperation {
             } catch {
                 outcome = AsyncOperation.outcome(of: error)
             }
-            return finish(outcome, runner: runner)
+            return finish(outcome, handoff: handoff)
         case .executeWithLimits(let started):
             execution = started
         case .evaluate(let conditions):
-            guard let started = await evaluate(conditions, runner: runner) else { return }
+            guard let started = await evaluate(conditions, handoff: handoff) else { return }
             execution = started
         }
         for observer in execution.observers { observer.operationWillExecute(self) }
@@ -109,13 +114,13 @@ extension AsyncOperation {
         }
         let outcome = await executeWithRetries(execution.retryPolicy)
         timer?.cancel()
-        finish(outcome, runner: runner)
+        finish(outcome, handoff: handoff)
     }
 
     /// Finishes the operation after `execute()` ended with `outcome`; a cancellation or timeout recorded
     /// meanwhile decides instead (see `commitFinish`).
-    private func finish(_ outcome: (OperationState, [any Error]), runner: OperationRunner) {
-        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true), runner: runner)
+    private func finish(_ outcome: (OperationState, [any Error]), handoff: RunnerHandoff) {
+        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true), handoff: handoff)
     }
 
     /// How an operation whose `execute()` threw `error` ends: failed with it (with each of a
@@ -129,7 +134,7 @@ extension AsyncOperation {
     /// Evaluates the conditions in order (mutual exclusions last, by category) and starts executing if they
     /// hold; `nil` if the operation finished instead (a condition failed, or it was cancelled meanwhile:
     /// cancellation finishes it at once, without waiting for the condition).
-    private func evaluate(_ conditions: [any OperationCondition], runner: OperationRunner) async -> Execution? {
+    private func evaluate(_ conditions: [any OperationCondition], handoff: RunnerHandoff) async -> Execution? {
         let exclusions = conditions.compactMap { $0 as? MutualExclusion }.sorted { $0.category < $1.category }
         let ordered = conditions.filter { !($0 is MutualExclusion) } + exclusions.map { $0 as any OperationCondition }
         for condition in ordered {
@@ -137,7 +142,7 @@ extension AsyncOperation {
                 try await condition.evaluate(for: self)
             } catch {
                 let failure = ConditionFailedError(condition: condition.name, operation: name, underlyingError: error)
-                AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure], stopDecides: true), runner: runner)
+                AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure], stopDecides: true), handoff: handoff)
                 return nil
             }
         }

@@ -149,7 +149,7 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     /// enqueueing the operation; conditions added once it is ready are ignored.
     public func addCondition(_ condition: any OperationCondition) {
         core.withLock { s in
-            if s.state == .pending { s.conditions.append(condition) }
+            if s.state == .pending { s.updateExtras { $0.conditions.append(condition) } }
         }
     }
 

@@ -39,9 +39,9 @@ extension AsyncOperation {
             let result = core.withLock { s -> (removed: Bool, ready: (WorkQueue, OperationPriority)?) in
                 guard s.state == .pending, !s.launched else { return (false, nil) }
                 var removed = false
-                for index in s.edges.indices {
+                for index in s.edges.indices(where: { $0.operation === dependency }) {
                     let unsatisfied = s.edges.update(at: index) { edge -> Bool? in
-                        guard edge.operation === dependency, !edge.removed else { return nil }
+                        guard !edge.removed else { return nil }
                         edge.removed = true
                         edge.injection = nil
                         return !edge.satisfied
@@ -121,7 +121,7 @@ extension AsyncOperation {
     /// causes is not recorded again by the group (the sibling's error is).
     func dependencyDidFinish(
         slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error],
-        dependencyParent: GroupOperation? = nil, runner: OperationRunner? = nil
+        dependencyParent: GroupOperation? = nil, handoff: RunnerHandoff? = nil
     ) -> PendingFinish? {
         enum Step { case ignore, ready(WorkQueue, OperationPriority), satisfied, inject(Injection), cancel(Injection?, sibling: Bool) }
         let mustSucceed = state != .finished
@@ -147,7 +147,7 @@ extension AsyncOperation {
         case .ignore, .satisfied:
             return nil
         case .ready(let queue, let priority):
-            queue.enqueueReady(self, priority: priority, runner: runner)
+            queue.enqueueReady(self, priority: priority, handoff: handoff)
             return nil
         case .cancel(let injection, let fromSibling):
             sibling = fromSibling
@@ -178,7 +178,7 @@ extension AsyncOperation {
             s.unsatisfied -= 1
             return s.becomeReadyIfSatisfied()
         }
-        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, runner: runner) }
+        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, handoff: handoff) }
         return nil
     }
 
@@ -321,9 +321,9 @@ extension OperationCore {
     /// (Only the first 64 edges are compared, which keeps wide fan-ins linear.)
     mutating func absorbsDuplicateEdge(to dependency: AsyncOperation, policy: DependencyPolicy) -> Bool {
         guard edges.count <= 64 else { return false }
-        for index in edges.indices {
+        for index in edges.indices(where: { $0.operation === dependency }) {
             let absorbed = edges.update(at: index) { edge -> Bool in
-                guard edge.operation === dependency, !edge.removed, edge.injection == nil else { return false }
+                guard !edge.removed, edge.injection == nil else { return false }
                 if edge.policy == policy || policy == .afterCompletion { return true }
                 guard !edge.satisfied else { return false }
                 edge.policy = policy

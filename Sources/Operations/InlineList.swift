@@ -7,18 +7,20 @@
 /// a copy, which for an edge means retaining its operation and closure).
 struct InlineList<Element>: RandomAccessCollection {
     private var first: Element?
-    private var rest: [Element] = []
+    /// `nil` until a second element arrives (an empty array would still be retained and released).
+    private var rest: [Element]?
 
     init() {}
 
     var startIndex: Int { 0 }
-    var endIndex: Int { first == nil ? 0 : 1 + rest.count }
+    var endIndex: Int { first == nil ? 0 : 1 + (rest?.count ?? 0) }
 
     subscript(position: Int) -> Element {
         guard position > 0 else {
             guard let first else { preconditionFailure("InlineList: index 0 of an empty list") }
             return first
         }
+        guard let rest else { preconditionFailure("InlineList: index \(position) out of range") }
         return rest[position - 1]
     }
 
@@ -29,20 +31,36 @@ struct InlineList<Element>: RandomAccessCollection {
             defer { first = element }
             return body(&element)
         }
-        return body(&rest[position - 1])
+        guard var list = rest.take() else { preconditionFailure("InlineList: index \(position) out of range") }
+        defer { rest = list }
+        return body(&list[position - 1])
     }
 
     mutating func append(_ element: Element) {
         if first == nil {
             first = element
+        } else if rest == nil {
+            rest = [element]
         } else {
-            rest.append(element)
+            rest?.append(element)
         }
+    }
+
+    /// The positions of the elements for which `predicate` is true, found without copying any (a plain
+    /// scan of the subscript would retain and release each element's references).
+    func indices(where predicate: (Element) -> Bool) -> [Int] {
+        guard let first else { return [] }
+        var found: [Int] = []
+        if predicate(first) { found.append(0) }
+        rest?.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices where predicate(buffer[index]) { found.append(index + 1) }
+        }
+        return found
     }
 
     /// Removes and returns the last element.
     mutating func popLast() -> Element? {
-        if let last = rest.popLast() { return last }
+        if let last = rest?.popLast() { return last }
         return first.take()
     }
 

@@ -2,7 +2,7 @@
 ///
 /// Kept small on purpose: it is created, copied into its lock and destroyed once per operation, and most
 /// of it is moved out in one step when the operation finishes. What few operations use (a timeout, a retry
-/// policy, completion handlers, finish actions, waiters) lives in ``extras``, `nil` otherwise.
+/// policy, conditions, completion handlers, finish actions, waiters) lives in ``extras``, `nil` otherwise.
 struct OperationCore {
     var state: OperationState = .pending
     var priority: OperationPriority
@@ -25,7 +25,6 @@ struct OperationCore {
     var stop: StopReason?
 
     var observers: [any OperationObserver] = []
-    var conditions: [any OperationCondition] = []
     var extras: OperationExtras?
 
     init(name: String?, priority: OperationPriority) {
@@ -42,6 +41,8 @@ struct OperationCore {
         get { extras?.retryPolicy }
         set { updateExtras { $0.retryPolicy = newValue } }
     }
+
+    var conditions: [any OperationCondition] { extras?.conditions ?? [] }
 
     /// Changes ``extras``, creating them if needed.
     mutating func updateExtras<Result>(_ body: (OperationExtras) -> Result) -> Result {
@@ -63,6 +64,7 @@ struct OperationCore {
 /// without them stores one `nil` reference; like the rest of ``OperationCore``, it is only reached under the
 /// operation's lock).
 final class OperationExtras {
+    var conditions: [any OperationCondition] = []
     var timeout: Duration?
     var retryPolicy: RetryPolicy?
     /// Run when the operation finishes; moved out then.

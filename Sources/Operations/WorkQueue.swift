@@ -231,7 +231,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     // MARK: - Scheduling
 
     /// Called by an operation that became ready.
-    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority, runner: OperationRunner? = nil) {
+    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority, handoff: RunnerHandoff? = nil) {
         let startNow = core.withLock { s -> Bool in
             if s.running < s.maxConcurrent {
                 s.running += 1
@@ -241,14 +241,14 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             s.readyCount += 1
             return false
         }
-        if startNow && !operation.launch(runner: runner) { drain(releasing: 1, startAll: false) }
+        if startNow && !operation.launch(handoff: handoff) { drain(releasing: 1, startAll: false) }
     }
 
     /// Called by a running operation that gives its slot back early (a group waiting for its children).
     func slotReleased() { drain(releasing: 1, startAll: false) }
 
     /// Called by an operation of this queue when it finished.
-    func operationDidFinish(slot: Int, heldSlot: Bool, runner: OperationRunner? = nil) {
+    func operationDidFinish(slot: Int, heldSlot: Bool, handoff: RunnerHandoff? = nil) {
         let (waiters, next) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], AsyncOperation?) in
             s.removeMember(slot)
             s.unfinished -= 1
@@ -263,7 +263,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             }
             return (waiters, next)
         }
-        if let next, !next.launch(runner: runner) { drain(releasing: 1, startAll: false) }
+        if let next, !next.launch(handoff: handoff) { drain(releasing: 1, startAll: false) }
         for waiter in waiters { waiter.1.resume() }
     }
 
@@ -281,7 +281,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
                 return candidate
             }
             guard let next else { return }
-            if next.launch(runner: nil) {
+            if next.launch(handoff: nil) {
                 if !startAll { return }
             } else {
                 release = 1
