@@ -83,9 +83,7 @@ final class CancellationTests: XCTestCase {
         await waitForQueue(queue)
         XCTAssertEqual(lenient.state, .finished)
         XCTAssertEqual(strict.state, .cancelled)
-        let cause = strict.errors.first as? DependencyFailedError
-        XCTAssertEqual(cause?.dependency, "failing")
-        XCTAssertEqual(cause?.underlyingErrors.first as? TestError, TestError("boom"))
+        assertDependencyFailed(strict.errors.first, dependency: "failing", cause: TestError("boom"))
 
         // A cancellation cascading down a long required chain does not recurse deeply.
         var chain = [AsyncOperation(name: "c0")]

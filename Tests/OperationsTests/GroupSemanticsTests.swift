@@ -130,8 +130,6 @@ final class GroupSemanticsTests: XCTestCase {
         await waitForQueue(queue)
         XCTAssertEqual(child.state, .cancelled)
         XCTAssertEqual(group.state, .failed)
-        let recorded = group.childErrors.first as? DependencyFailedError
-        XCTAssertEqual(recorded?.dependency, "outside")
-        XCTAssertEqual(recorded?.underlyingErrors.first as? TestError, TestError("outside failed"))
+        assertDependencyFailed(group.childErrors.first, dependency: "outside", cause: TestError("outside failed"))
     }
 }

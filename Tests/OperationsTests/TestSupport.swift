@@ -84,6 +84,15 @@ func eventually(
     }
 }
 
+/// Asserts that `error` is a `DependencyFailedError` for `dependency`, caused by `cause`.
+func assertDependencyFailed(
+    _ error: (any Error)?, dependency: String, cause: TestError, file: StaticString = #filePath, line: UInt = #line
+) {
+    let failure = error as? DependencyFailedError
+    XCTAssertEqual(failure?.dependency, dependency, "\(String(describing: error))", file: file, line: line)
+    XCTAssertEqual(failure?.underlyingErrors.first as? TestError, cause, file: file, line: line)
+}
+
 struct TestError: Error, Equatable, CustomStringConvertible {
     let message: String
     init(_ message: String) { self.message = message }
