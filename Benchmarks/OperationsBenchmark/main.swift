@@ -211,7 +211,15 @@ for workload in workloads {
     foundationTotal += bestFoundation
     totalOperations += workload.operations
     let label = workload.name.padding(toLength: 15, withPad: " ", startingAt: 0)
+    if engineOnly {
+        print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s")
+        continue
+    }
     print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s  foundation \(format(foundationRate)) ops/s  ratio \(String(format: "%.2f", ratio))")
+}
+if engineOnly {
+    print("overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s (Foundation not run)")
+    exit(0)
 }
 let geometricMean = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
 let overallRatio = foundationTotal / engineTotal
