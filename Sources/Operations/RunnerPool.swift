@@ -159,7 +159,8 @@ struct OperationFIFO {
         items[head] = nil
         head += 1
         if head == items.count {
-            items.removeAll(keepingCapacity: true)
+            // Keep the storage for the next burst, unless a rare huge one grew it.
+            items.removeAll(keepingCapacity: items.count <= 4096)
             head = 0
         } else if head >= 1024 && head * 2 >= items.count {
             items.removeFirst(head)
