@@ -58,6 +58,8 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         var finishedEarly: [AsyncOperation] = []
         var rejected: [any Error] = []
         children.reserveCapacity(operations.count)
+        // Counted before they are attached: one may finish (be cancelled from elsewhere) at once.
+        group.withLock { $0.unfinished = operations.count }
         for operation in operations {
             let attach = operation.core.withLock { s -> AttachResult in
                 if s.queue != nil || s.parent != nil || s.launched { return .rejected }
@@ -77,7 +79,7 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
             children.append(operation)
         }
         group.withLock { g in
-            g.unfinished = children.count
+            g.unfinished -= rejected.count
             g.unannounced = children.count
             g.children = children
             g.setupErrors = rejected
