@@ -14,7 +14,9 @@
 // Each figure is the best of `--repeat` runs (default 3) and counts building, enqueueing and running.
 // The operations' work is one locked increment, so the figures measure scheduling overhead.
 //
-// Usage: OperationsBenchmark [--repeat N] [--window N] [--scale F]   (scale multiplies the unit counts)
+// Usage: OperationsBenchmark [--repeat N] [--window N] [--scale F] [--engine-only] [--workload NAME]
+//   --scale multiplies the unit counts; --engine-only skips Foundation and --workload runs one workload
+//   (chains, fan-out/fan-in or groups): both for profiling the engine (e.g. under perf), never for figures.
 
 import Dispatch
 import Foundation
@@ -30,6 +32,8 @@ func argument(_ name: String, default value: Double) -> Double {
 let repeats = max(1, Int(argument("--repeat", default: 3)))
 let window = max(0, Int(argument("--window", default: 8)))
 let scale = argument("--scale", default: 1)
+let engineOnly = arguments.contains("--engine-only")
+let onlyWorkload = arguments.firstIndex(of: "--workload").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 
 /// The operations' work: one increment under a lock (LockedValue, so the benchmark builds wherever the
 /// package does, without Synchronization's macOS 15 requirement).
@@ -53,7 +57,7 @@ let workloads = [
     Workload(name: "chains", shape: .chain, units: max(1, Int(334 * scale))),
     Workload(name: "fan-out/fan-in", shape: .diamond, units: max(1, Int(333 * scale))),
     Workload(name: "groups", shape: .group, units: max(1, Int(333 * scale))),
-]
+].filter { onlyWorkload == nil || $0.name == onlyWorkload }
 
 // MARK: - Engine
 
@@ -193,6 +197,7 @@ for workload in workloads {
         bestEngine = min(bestEngine, seconds(clock.now - start))
         precondition(done == workload.operations, "engine ran \(done) of \(workload.operations)")
 
+        if engineOnly { continue }
         let foundationStart = clock.now
         let foundationDone = runFoundation(workload)
         bestFoundation = min(bestFoundation, seconds(clock.now - foundationStart))
@@ -206,7 +211,15 @@ for workload in workloads {
     foundationTotal += bestFoundation
     totalOperations += workload.operations
     let label = workload.name.padding(toLength: 15, withPad: " ", startingAt: 0)
+    if engineOnly {
+        print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s")
+        continue
+    }
     print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s  foundation \(format(foundationRate)) ops/s  ratio \(String(format: "%.2f", ratio))")
+}
+if engineOnly {
+    print("overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s (Foundation not run)")
+    exit(0)
 }
 let geometricMean = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
 let overallRatio = foundationTotal / engineTotal

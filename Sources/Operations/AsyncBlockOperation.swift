@@ -3,6 +3,7 @@
 /// ```swift
 /// let save = AsyncBlockOperation(name: "save") { try await store.save() }
 /// ```
+// @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
 public final class AsyncBlockOperation: AsyncOperation, @unchecked Sendable {
     private let block: @Sendable () async throws -> Void
 

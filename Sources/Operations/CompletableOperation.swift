@@ -16,6 +16,7 @@
 /// // later, when the reply arrives:
 /// remote.complete(with: bytes)
 /// ```
+// @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
 public final class CompletableOperation<Output: Sendable>: AsyncOperation, ResultProducing, @unchecked Sendable {
     private let onStart: @Sendable (CompletableOperation<Output>) async throws -> Void
     private let onCancel: (@Sendable (CompletableOperation<Output>) -> Void)?

@@ -39,10 +39,15 @@ extension AsyncOperation {
             let result = core.withLock { s -> (removed: Bool, ready: (WorkQueue, OperationPriority)?) in
                 guard s.state == .pending, !s.launched else { return (false, nil) }
                 var removed = false
-                for index in s.edges.indices where s.edges[index].operation === dependency && !s.edges[index].removed {
-                    s.edges[index].removed = true
-                    s.edges[index].injection = nil
-                    if !s.edges[index].satisfied { s.unsatisfied -= 1 }
+                for index in s.edges.indices(where: { $0.operation === dependency }) {
+                    let unsatisfied = s.edges.update(at: index) { edge -> Bool? in
+                        guard !edge.removed else { return nil }
+                        edge.removed = true
+                        edge.injection = nil
+                        return !edge.satisfied
+                    }
+                    guard let unsatisfied else { continue }
+                    if unsatisfied { s.unsatisfied -= 1 }
                     removed = true
                 }
                 guard removed else { return (false, nil) }
@@ -65,77 +70,94 @@ extension AsyncOperation {
         if dependency === self {
             throw DependencyCycleError(cycle: [name, name], operationIDs: [id, id])
         }
-        let slot = try graphLock.withLock { _ -> Int? in
-            let notStarted = core.withLock { s in s.state == .pending && !s.launched }
-            guard notStarted else { throw OperationUsageError.alreadyStarted(operation: name) }
-            if injection == nil {
-                // The same plain edge twice is one edge; a second one that requires success upgrades an
-                // unsatisfied first one.
-                let duplicate = core.withLock { s -> Bool in
-                    guard s.edges.count <= 64 else { return false }
-                    for index in s.edges.indices {
-                        let edge = s.edges[index]
-                        guard edge.operation === dependency, !edge.removed, edge.injection == nil else { continue }
-                        if edge.policy == policy || policy == .afterCompletion { return true }
-                        if !edge.satisfied {
-                            s.edges[index].policy = policy
-                            return true
-                        }
-                    }
-                    return false
+        // Every change to the graph (edges, dependents, parents) happens under graphLock, so a cycle check
+        // never misses an edge being added at the same time.
+        let finished = try graphLock.withLock { _ -> (slot: Int, state: OperationState, errors: [any Error])? in
+            enum Step { case started, duplicate, added(Int), checkCycle }
+            let step = core.withLock { s -> Step in
+                guard s.state == .pending, !s.launched else { return .started }
+                if injection == nil && s.absorbsDuplicateEdge(to: dependency, policy: policy) { return .duplicate }
+                // Nothing waits for this operation: the new edge cannot close a cycle.
+                if s.dependents.isEmpty && s.parent == nil {
+                    return .added(s.appendEdge(to: dependency, policy: policy, injection: injection))
                 }
-                if duplicate { return nil }
+                return .checkCycle
             }
-            if let cycle = AsyncOperation.findCycle(dependent: self, dependency: dependency) {
-                throw DependencyCycleError(cycle: cycle.map(\.name), operationIDs: cycle.map(\.id))
+            let slot: Int
+            switch step {
+            case .started:
+                throw OperationUsageError.alreadyStarted(operation: name)
+            case .duplicate:
+                return nil
+            case .added(let added):
+                slot = added
+            case .checkCycle:
+                if let cycle = AsyncOperation.findCycle(dependent: self, dependency: dependency) {
+                    throw DependencyCycleError(cycle: cycle.map(\.name), operationIDs: cycle.map(\.id))
+                }
+                let added = core.withLock { s -> Int? in
+                    guard s.state == .pending, !s.launched else { return nil }
+                    return s.appendEdge(to: dependency, policy: policy, injection: injection)
+                }
+                guard let added else { throw OperationUsageError.alreadyStarted(operation: name) }
+                slot = added
             }
-            let slot = core.withLock { s -> Int? in
-                guard s.state == .pending, !s.launched else { return nil }
-                s.edges.append(DependencyEdge(operation: dependency, policy: policy, injection: injection, satisfied: false, removed: false))
-                s.unsatisfied += 1
-                if injection != nil { s.hasInjections = true }
-                return s.edges.count - 1
+            return dependency.core.withLock { s in
+                if s.state.isTerminal { return (slot, s.state, s.errors) }
+                s.dependents.append(DependentLink(operation: self, slot: slot))
+                return nil
             }
-            guard let slot else { throw OperationUsageError.alreadyStarted(operation: name) }
-            return slot
         }
-        guard let slot else { return }
-        let finished = dependency.core.withLock { s -> (OperationState, [any Error])? in
-            if s.state.isTerminal { return (s.state, s.errors) }
-            s.dependents.append(DependentLink(operation: self, slot: slot))
-            return nil
-        }
-        if let (state, errors) = finished {
-            if let pending = dependencyDidFinish(slot: slot, dependency: dependency, state: state, errors: errors) {
-                AsyncOperation.finishAll(pending)
-            }
+        if let finished,
+            let pending = dependencyDidFinish(slot: finished.slot, dependency: dependency, state: finished.state, errors: finished.errors)
+        {
+            AsyncOperation.finishAll(pending)
         }
     }
 
     /// Called by a dependency when it finishes. Runs the injection (outside any lock), then counts the
     /// edge as satisfied; returns the dependent's own cancellation if the edge's policy demands it.
+    /// `dependencyParent` is the group the dependency belonged to: a cancellation that a sibling's failure
+    /// causes is not recorded again by the group (the sibling's error is).
     func dependencyDidFinish(
-        slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error], worker: Worker? = nil
+        slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error],
+        dependencyParent: GroupOperation? = nil, handoff: RunnerHandoff? = nil
     ) -> PendingFinish? {
-        let edge = core.withLock { s -> (DependencyPolicy, Injection?)? in
-            guard slot < s.edges.count, s.edges[slot].operation === dependency,
-                !s.edges[slot].removed, !s.edges[slot].satisfied
-            else { return nil }
-            s.edges[slot].satisfied = true
-            let injection = s.edges[slot].injection
-            s.edges[slot].injection = nil
-            return (s.edges[slot].policy, injection)
+        enum Step { case ignore, ready(WorkQueue, OperationPriority), satisfied, inject(Injection), cancel(Injection?, sibling: Bool) }
+        let mustSucceed = state != .finished
+        let step = core.withLock { s -> Step in
+            guard slot < s.edges.count else { return .ignore }
+            let edge = s.edges.update(at: slot) { edge -> (policy: DependencyPolicy, injection: Injection?)? in
+                guard edge.operation === dependency, !edge.removed, !edge.satisfied else { return nil }
+                edge.satisfied = true
+                return (edge.policy, edge.injection.take())
+            }
+            guard let (policy, injection) = edge else { return .ignore }
+            if mustSucceed && policy == .requireSuccess {
+                return .cancel(injection, sibling: dependencyParent != nil && s.parent === dependencyParent)
+            }
+            if let injection, !s.state.isTerminal { return .inject(injection) }
+            // The common case, in one step: no injection to run, nothing to cancel.
+            s.unsatisfied -= 1
+            return s.becomeReadyIfSatisfied().map { .ready($0.0, $0.1) } ?? .satisfied
         }
-        guard let (policy, injection) = edge else { return nil }
         var cancelError: (any Error)?
-        if state != .finished && policy == .requireSuccess {
+        var sibling = false
+        switch step {
+        case .ignore, .satisfied:
+            return nil
+        case .ready(let queue, let priority):
+            queue.enqueueReady(self, priority: priority, handoff: handoff)
+            return nil
+        case .cancel(let injection, let fromSibling):
+            sibling = fromSibling
             let causes = rootCauses(errors)
             if injection != nil {
                 cancelError = InjectionError.dependencyDidNotSucceed(dependency: dependency.name, state: state, errors: causes)
             } else {
                 cancelError = DependencyFailedError(dependency: dependency.name, dependencyState: state, underlyingErrors: causes)
             }
-        } else if let injection, !isFinished {
+        case .inject(let injection):
             do {
                 try injection.deliver(self, dependency)
             } catch let error as InjectionError {
@@ -144,15 +166,19 @@ extension AsyncOperation {
                 cancelError = InjectionError.injectionFailed(dependency: dependency.name, error: error)
             }
         }
-        let failed = cancelError != nil
+        if let cancelError {
+            // The edge is counted as unsatisfied until the cancellation is recorded: otherwise another
+            // dependency finishing meanwhile could make this operation ready, and it would start.
+            var finish = requestCancel(errors: [cancelError])
+            core.withLock { $0.unsatisfied -= 1 }
+            finish?.causeRecordedBySibling = sibling
+            return finish
+        }
         let ready = core.withLock { s -> (WorkQueue, OperationPriority)? in
             s.unsatisfied -= 1
-            guard !failed, s.unsatisfied == 0, s.state == .pending, s.stop == nil, let queue = s.queue else { return nil }
-            s.state = .ready
-            return (queue, s.priority)
+            return s.becomeReadyIfSatisfied()
         }
-        if let cancelError { return requestCancel(errors: [cancelError]) }
-        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, worker: worker) }
+        if let (queue, priority) = ready { queue.enqueueReady(self, priority: priority, handoff: handoff) }
         return nil
     }
 
@@ -252,5 +278,66 @@ extension AsyncOperation {
             if case .dependencyDidNotSucceed(_, _, let causes)? = error as? InjectionError { return causes }
             return [error]
         }
+    }
+}
+
+/// A dependency edge stored in the dependent. Slots are never reused, so a dependency can notify its
+/// dependent by slot index in O(1).
+struct DependencyEdge {
+    let operation: AsyncOperation
+    var policy: DependencyPolicy
+    var injection: Injection?
+    var satisfied: Bool
+    var removed: Bool
+}
+
+/// A result-injection step run when the dependency has finished and before the dependent may start.
+/// (A class, so that an edge stores one reference, not a closure.)
+final class Injection: Sendable {
+    let deliver: @Sendable (_ dependent: AsyncOperation, _ dependency: AsyncOperation) throws -> Void
+
+    init(_ deliver: @escaping @Sendable (_ dependent: AsyncOperation, _ dependency: AsyncOperation) throws -> Void) {
+        self.deliver = deliver
+    }
+}
+
+/// A link stored in the dependency: "this dependent waits for me through its edge `slot`".
+struct DependentLink {
+    let operation: AsyncOperation
+    let slot: Int
+}
+
+extension OperationCore {
+    /// Appends an edge and returns its slot.
+    mutating func appendEdge(to dependency: AsyncOperation, policy: DependencyPolicy, injection: Injection?) -> Int {
+        edges.append(DependencyEdge(operation: dependency, policy: policy, injection: injection, satisfied: false, removed: false))
+        unsatisfied += 1
+        if injection != nil { hasInjections = true }
+        return edges.count - 1
+    }
+
+    /// `true` if a plain edge to `dependency` exists already and makes a new one useless: the same plain
+    /// edge twice is one edge, and a second one that requires success upgrades an unsatisfied first one.
+    /// (Only the first 64 edges are compared, which keeps wide fan-ins linear.)
+    mutating func absorbsDuplicateEdge(to dependency: AsyncOperation, policy: DependencyPolicy) -> Bool {
+        guard edges.count <= 64 else { return false }
+        for index in edges.indices(where: { $0.operation === dependency }) {
+            let absorbed = edges.update(at: index) { edge -> Bool in
+                guard !edge.removed, edge.injection == nil else { return false }
+                if edge.policy == policy || policy == .afterCompletion { return true }
+                guard !edge.satisfied else { return false }
+                edge.policy = policy
+                return true
+            }
+            if absorbed { return true }
+        }
+        return false
+    }
+
+    /// Moves an enqueued operation whose dependencies have all finished to ready; returns its queue.
+    mutating func becomeReadyIfSatisfied() -> (WorkQueue, OperationPriority)? {
+        guard unsatisfied == 0, state == .pending, stop == nil, let queue else { return nil }
+        state = .ready
+        return (queue, priority)
     }
 }

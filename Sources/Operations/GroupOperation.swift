@@ -3,21 +3,31 @@
 /// executes. The group finishes after every child has finished, children added while it runs included.
 ///
 /// - Children given at creation (``init(name:operations:maxConcurrentChildren:keepsRunningUntilClosed:)``)
-///   and children added later with ``addChild(_:)``, for example from ``childDidFinish(_:)`` to branch on a
-///   finished child's result. A child added while the group runs is started at once (subject to its
+///   are added when the group starts executing, as in ProcedureKit: observers added after creation (in a
+///   subclass's initializer, or in its `execute()` before it calls `super.execute()`) hear
+///   `operation(_:didAddChild:)` for each of them, in order, on the group's task. Children added later with
+///   ``addChild(_:)`` are announced when they are added, for example from ``childDidFinish(_:)`` to branch
+///   on a finished child's result. A child added while the group runs is started at once (subject to its
 ///   dependencies, which may be outside the group).
 /// - Cancelling the group cancels every child (with the same error); the group then finishes as cancelled
 ///   once its running children have wound down. To cancel the group when one child is cancelled from
 ///   outside, observe the child:
 ///   `child.addObserver(BlockObserver(didCancel: { [weak group] _, _ in group?.cancel() }))`.
-/// - The errors of failed children are collected in ``childErrors``; if there are any, the group finishes
-///   as ``OperationState/failed`` with them as its ``AsyncOperation/errors``.
+/// - ``childErrors`` collects why children did not succeed: the errors of every child that failed, and of
+///   every child cancelled *with* an error (a child cancelled from outside with a reason), as ProcedureKit
+///   does. If there are any, the group finishes as ``OperationState/failed`` with them as its
+///   ``AsyncOperation/errors``, so its caller sees that part of its work did not happen and why. Not
+///   collected, because the cause is already known: the errors of children cancelled by the group's own
+///   cancellation (the group finishes cancelled with its error), and those of children cancelled because a
+///   sibling they required did not succeed (the sibling's error is collected). A child cancelled without
+///   an error leaves nothing to collect.
 /// - A *long-lived* group (`keepsRunningUntilClosed: true`) does not finish when it momentarily has no
 ///   unfinished child: it waits for ``close()`` (or cancellation), then for its last child.
 ///
 /// Subclasses that override ``execute()`` must call `try await super.execute()`: it starts the children and
 /// waits for them. Once its children are started, the group gives its slot in its queue back: a waiting
 /// group does not count against ``WorkQueue/maxConcurrentOperationCount``.
+// @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
 open class GroupOperation: AsyncOperation, @unchecked Sendable {
     /// The queue on which the children run.
     public let childQueue: WorkQueue
@@ -27,7 +37,8 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
     /// - Parameters:
     ///   - name: a name for diagnostics.
     ///   - operations: the children known at creation; configure their dependencies, observers and
-    ///     conditions before or after. A child that already belongs to a queue or group is not added; the
+    ///     conditions before or after. They are added (and announced to the group's observers) when the
+    ///     group starts executing. A child that already belongs to a queue or group is not added; the
     ///     group then fails with ``OperationUsageError/alreadyEnqueued(operation:)`` when it executes.
     ///   - maxConcurrentChildren: the concurrency limit of ``childQueue``; no limit by default.
     ///   - keepsRunningUntilClosed: if `true`, the group keeps running when it has no unfinished child until
@@ -41,23 +52,53 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         childQueue = WorkQueue(name: "\(name ?? "GroupOperation").children", maxConcurrentOperationCount: maxConcurrentChildren)
         group = LockedValue(GroupCore(keepsRunningUntilClosed: keepsRunningUntilClosed))
         super.init(name: name)
+        // Nothing can wait for a group being created, so no child can close a cycle: no cycle check, and one
+        // lock per child.
+        var children: [AsyncOperation] = []
+        var finishedEarly: [AsyncOperation] = []
+        var rejected: [any Error] = []
+        children.reserveCapacity(operations.count)
+        // Counted before they are attached: one may finish (be cancelled from elsewhere) at once.
+        group.withLock { $0.unfinished = operations.count }
         for operation in operations {
-            do {
-                try addChild(operation)
-            } catch {
-                group.withLock { $0.setupErrors.append(error) }
+            let attach = operation.core.withLock { s -> AttachResult in
+                if s.queue != nil || s.parent != nil || s.launched { return .rejected }
+                if s.state.isTerminal { return .terminal }
+                s.parent = self
+                return .pending
             }
+            switch attach {
+            case .rejected:
+                rejected.append(OperationUsageError.alreadyEnqueued(operation: operation.name))
+                continue
+            case .terminal:
+                finishedEarly.append(operation)
+            case .pending, .ready:
+                break
+            }
+            children.append(operation)
         }
+        group.withLock { g in
+            g.unfinished -= rejected.count
+            g.unannounced = children.count
+            g.children = children
+            g.setupErrors = rejected
+        }
+        // A child that had finished before it was given counts as finished at once.
+        for child in finishedEarly { childFinished(child, state: child.state, errors: child.errors) }
     }
 
-    /// Every child added so far, in order (finished ones included).
+    /// Every child added so far, in order (finished ones included); the children given at creation from
+    /// the start.
     public var children: [AsyncOperation] { group.withLock { $0.children } }
 
-    /// The errors of the children that failed so far, in the order they finished.
+    /// Why children did not succeed so far, in the order they finished: the errors of failed children and
+    /// of children cancelled with an error (see the type's documentation for what is left out).
     public var childErrors: [any Error] { group.withLock { $0.childErrors } }
 
-    /// Adds a child. Before the group executes, the child is held; while the group executes, it is
-    /// started at once; if the group was cancelled, the child is cancelled.
+    /// Adds a child and announces it to the group's observers. Before the group executes, the child is
+    /// held; while the group executes, it is started at once; if the group was cancelled, the child is
+    /// cancelled.
     /// - Throws: ``DependencyCycleError`` if the child (transitively) waits for the group, which would
     ///   deadlock; ``OperationUsageError/groupFinished(group:child:)`` if the group has finished (or its
     ///   last child has finished and it is completing), ``OperationUsageError/alreadyEnqueued(operation:)``
@@ -66,28 +107,37 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         if child === self {
             throw DependencyCycleError(cycle: [name, name], operationIDs: [id, id])
         }
-        if let cycle = graphLock.withLock({ _ in AsyncOperation.findCycle(dependent: self, dependency: child) }) {
-            throw DependencyCycleError(cycle: cycle.map(\.name), operationIDs: cycle.map(\.id))
-        }
         let admitted = group.withLock { g -> Bool in
             if g.sealed { return false }
             g.unfinished += 1
             return true
         }
         guard admitted else { throw OperationUsageError.groupFinished(group: name, child: child.name) }
-        let attach = child.core.withLock { s -> AttachResult in
-            if s.queue != nil || s.parent != nil || s.launched { return .rejected }
-            if s.state.isTerminal { return .terminal }
-            s.parent = self
-            return .pending
+        // The cycle check and the new containment edge are one step of the graph (see `addEdge`).
+        let attach: AttachResult
+        do {
+            attach = try graphLock.withLock { _ -> AttachResult in
+                if let cycle = AsyncOperation.findCycle(dependent: self, dependency: child) {
+                    throw DependencyCycleError(cycle: cycle.map(\.name), operationIDs: cycle.map(\.id))
+                }
+                return child.core.withLock { s -> AttachResult in
+                    if s.queue != nil || s.parent != nil || s.launched { return .rejected }
+                    if s.state.isTerminal { return .terminal }
+                    s.parent = self
+                    return .pending
+                }
+            }
+        } catch {
+            childFinished(nil, state: .finished, errors: [], causeRecordedBySibling: false)
+            throw error
         }
         switch attach {
         case .rejected:
-            childFinished(nil, state: .finished, errors: [])
+            childFinished(nil, state: .finished, errors: [], causeRecordedBySibling: false)
             throw OperationUsageError.alreadyEnqueued(operation: child.name)
         case .terminal:
             group.withLock { $0.children.append(child) }
-            childFinished(child, state: child.state, errors: child.errors)
+            childFinished(child, state: child.state, errors: child.errors, causeRecordedBySibling: false)
             return
         case .pending, .ready:
             break
@@ -129,17 +179,26 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
     /// the default implementation does nothing. Children added here keep the group running.
     open func childDidFinish(_ child: AsyncOperation) {}
 
-    /// Starts the children and waits for all of them (later ones included). Overrides must call it.
+    /// Adds the children given at creation (announcing them to the observers), starts every child held so
+    /// far and waits for all of them (later ones included). Overrides must call it.
     open override func execute() async throws {
-        let (toStart, setupErrors) = group.withLock { g -> ([AsyncOperation], [any Error]) in
+        let (children, initial, setupErrors) = group.withLock { g -> ([AsyncOperation], Int, [any Error]) in
             g.started = true
-            return (g.children, g.setupErrors)
+            let initial = g.unannounced
+            g.unannounced = 0
+            return (g.children, initial, g.setupErrors)
+        }
+        let observers = observersSnapshot()
+        if !observers.isEmpty {
+            for child in children[..<initial] {
+                for observer in observers { observer.operation(self, didAddChild: child) }
+            }
         }
         if !setupErrors.isEmpty {
             cancelChildren(errors: [])
             throw MultipleErrors(setupErrors)
         }
-        for child in toStart { try? childQueue.enqueue(child, fromGroup: true) }
+        childQueue.enqueue(contentsOf: children, fromGroup: true)
         // The group only waits from now on: its slot in its own queue goes to other operations (which its
         // children may depend on).
         releaseQueueSlot()
@@ -178,11 +237,13 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
     }
 
     /// Called by a child (or by `addChild` for a rejected one, with `child == nil`) when it finished.
-    func childFinished(_ child: AsyncOperation?, state: OperationState, errors: [any Error]) {
+    func childFinished(_ child: AsyncOperation?, state: OperationState, errors: [any Error], causeRecordedBySibling: Bool = false) {
         if let child { childDidFinish(child) }
+        let recorded = !errors.isEmpty && (state == .failed || (state == .cancelled && !causeRecordedBySibling))
         let continuation = group.withLock { g -> CheckedContinuation<Void, Never>? in
             g.unfinished -= 1
-            if state == .failed { g.childErrors.append(contentsOf: errors) }
+            // Once the group is cancelled, its children are cancelled with its own error: nothing new.
+            if recorded && (state == .failed || g.cancelled == nil) { g.childErrors.append(contentsOf: errors) }
             return g.takeContinuationIfDone()
         }
         continuation?.resume()
@@ -192,6 +253,9 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
 /// The mutable state of a ``GroupOperation``, guarded by its lock.
 struct GroupCore {
     var children: [AsyncOperation] = []
+    /// `children[..<unannounced]` were given at creation; they are announced to the observers when the
+    /// group executes.
+    var unannounced = 0
     var unfinished = 0
     var started = false
     /// Set once the group has decided to finish; no child can be added afterwards.

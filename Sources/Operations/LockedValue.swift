@@ -6,24 +6,29 @@ import Musl
 import Darwin
 #endif
 
-/// A value protected by a `pthread_mutex_t`: the lock behind every operation, queue and group.
+/// A value protected by a `pthread_mutex_t`: the one lock primitive of the Operations module, behind every
+/// operation, queue, group, runner and condition, and a small public utility for subclasses of
+/// ``AsyncOperation`` that keep mutable state (the class is `@unchecked Sendable`, so that state must be
+/// locked).
 ///
-/// It is a small, public utility for subclasses of ``AsyncOperation`` that keep mutable state (the class
-/// is `@unchecked Sendable`, so that state must be locked). Why not `Synchronization.Mutex`? On Linux its
-/// futex-based implementation is invisible to ThreadSanitizer, which then reports false data races on
-/// everything it protects; a pthread mutex is understood by TSan, works on every platform the package
-/// supports, and costs the same when uncontended. The value and the mutex share one allocation.
+/// Why this lock and no other (this is the one place that says it): the engine's tests run under
+/// ThreadSanitizer (`scripts/test-operations-tsan`, part of `make test`). `Synchronization.Mutex` is
+/// futex-based on Linux and invisible to TSan, which then reports false data races on everything it
+/// protects; `NSLock` needs Foundation and a separate object; a pthread mutex is understood by TSan, works
+/// on every platform the package supports and costs the same when uncontended. Here the value and the mutex
+/// share one allocation. (Lock-free counters that need no lock use `Synchronization.Atomic`, which TSan
+/// understands.)
 ///
 /// Avoid zero-sized values (`Void`): their address coincides with the mutex and confuses TSan.
 ///
 /// Never `await` (or block for long) inside ``withLock(_:)``: the lock is not reentrant and is held by a
 /// thread of Swift's cooperative pool.
 public struct LockedValue<Value>: @unchecked Sendable {
-    // @unchecked Sendable: the value is only reached through withLock, under the mutex.
+    // @unchecked: the storage is a class the compiler cannot check; the value is reached only under the mutex.
     @usableFromInline let storage: LockedValueStorage<Value>
 
     /// Creates the lock around `value`.
-    public init(_ value: Value) {
+    public init(_ value: consuming Value) {
         storage = LockedValueStorage<Value>.make(value)
     }
 
@@ -34,22 +39,22 @@ public struct LockedValue<Value>: @unchecked Sendable {
     }
 }
 
-/// The single allocation behind a ``LockedValue``: the value in the header, the mutex as the one element.
+/// The single allocation behind a ``LockedValue``: the mutex in the header, the value as the one element
+/// (moved in, not copied).
 @usableFromInline
-final class LockedValueStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    static func make(_ value: Value) -> LockedValueStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
-        buffer.withUnsafeMutablePointerToElements { mutex in
-            mutex.initialize(to: pthread_mutex_t())
-            _ = pthread_mutex_init(mutex, nil)
-        }
+final class LockedValueStorage<Value>: ManagedBuffer<pthread_mutex_t, Value> {
+    static func make(_ value: consuming Value) -> LockedValueStorage<Value> {
         // `create` is declared to return ManagedBuffer; it returns an instance of the class it was called on.
-        return unsafeDowncast(buffer, to: LockedValueStorage<Value>.self)
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in pthread_mutex_t() }, to: LockedValueStorage<Value>.self)
+        storage.withUnsafeMutablePointerToHeader { _ = pthread_mutex_init($0, nil) }
+        // The element's address is stable for the object's lifetime; the value is moved there.
+        storage.withUnsafeMutablePointerToElements { $0 }.initialize(to: value)
+        return storage
     }
 
     @inlinable
     func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try withUnsafeMutablePointers { value, mutex in
+        try withUnsafeMutablePointers { mutex, value in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
             return try body(&value.pointee)
@@ -57,9 +62,9 @@ final class LockedValueStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     }
 
     deinit {
-        withUnsafeMutablePointerToElements { mutex in
+        withUnsafeMutablePointers { mutex, value in
+            _ = value.deinitialize(count: 1)
             _ = pthread_mutex_destroy(mutex)
-            _ = mutex.deinitialize(count: 1)
         }
     }
 }

@@ -2,8 +2,9 @@
 ///
 /// Conditions are evaluated in the order they were added, except that ``MutualExclusion`` conditions
 /// are evaluated last, sorted by category (so two operations never wait for each other's categories).
-/// Evaluation runs on the operation's own task, so it may suspend, and it is cancelled with the
-/// operation. Throwing means "not satisfied": the operation then fails with a
+/// Evaluation runs on the task that will run the operation, so it may suspend, and that task is cancelled
+/// with the operation; the operation does not wait for the answer then: it finishes as cancelled at
+/// once, and the answer is ignored. Throwing means "not satisfied": the operation then fails with a
 /// ``ConditionFailedError`` wrapping what was thrown, without executing.
 public protocol OperationCondition: Sendable {
     /// A name for diagnostics (it appears in ``ConditionFailedError``).

@@ -6,7 +6,8 @@
 /// the caller of ``AsyncOperation/cancel(error:)``; `operationDidFinish` on the thread that finished
 /// the operation (its task, or the canceller for an operation that never started), before its
 /// dependents are released; `operation(_:didAddChild:)` on the caller of
-/// ``GroupOperation/addChild(_:)``. Keep them short and non-blocking.
+/// ``GroupOperation/addChild(_:)``, and for the children given to a group at creation on the group's task
+/// when it starts executing. Keep them short and non-blocking.
 public protocol OperationObserver: Sendable {
     /// The operation's conditions are satisfied and `execute()` is about to start.
     func operationWillExecute(_ operation: AsyncOperation)
@@ -15,7 +16,7 @@ public protocol OperationObserver: Sendable {
     func operationDidCancel(_ operation: AsyncOperation, errors: [any Error])
     /// The operation reached a terminal state (called exactly once).
     func operationDidFinish(_ operation: AsyncOperation, state: OperationState, errors: [any Error])
-    /// A child was added to the group `operation`.
+    /// A child was added to the group `operation` (children given at creation: when the group executes).
     func operation(_ operation: AsyncOperation, didAddChild child: AsyncOperation)
 }
 

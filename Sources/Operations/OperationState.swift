@@ -44,7 +44,8 @@ public enum OperationState: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Among ready operations waiting for a slot, higher priorities start first; equal priorities start
 /// in the order they became ready. The priority also sets the `TaskPriority` of the task that runs
-/// the operation.
+/// the operation (except for an operation that another one made ready: it runs next on the task that
+/// finished that one, whatever its priority, which spares a task switch in chains).
 public enum OperationPriority: Int, Sendable, Hashable, CaseIterable, Comparable {
     /// Background work.
     case veryLow = 0

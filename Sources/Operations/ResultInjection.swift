@@ -36,7 +36,7 @@ extension ResultConsuming {
     public func injectResult<Producer: ResultProducing>(from producer: Producer) throws where Producer.Output == Input {
         try addEdge(
             to: producer, policy: .requireSuccess,
-            injection: Injection(automatic: true) { dependent, dependency in
+            injection: Injection { dependent, dependency in
                 guard let consumer = dependent as? Self, let producer = dependency as? Producer else { return }
                 guard let value = producer.output else {
                     throw InjectionError.missingResult(dependency: producer.name)
@@ -74,7 +74,7 @@ extension ManualInjecting where Self: AsyncOperation {
     ) throws {
         try addEdge(
             to: dependency, policy: policy,
-            injection: Injection(automatic: false) { dependent, finished in
+            injection: Injection { dependent, finished in
                 guard let operation = dependent as? Self, let dependency = finished as? Dependency else { return }
                 try body(operation, dependency, dependency.errors)
             }

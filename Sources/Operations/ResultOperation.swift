@@ -5,6 +5,7 @@
 /// ```swift
 /// let download = ResultOperation<[UInt8]>(name: "download") { try await fetch(url) }
 /// ```
+// @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
 open class ResultOperation<Output: Sendable>: AsyncOperation, ResultProducing, @unchecked Sendable {
     private let body: (@Sendable () async throws -> Output)?
     private let storage = LockedValue<Output?>(nil)
@@ -40,6 +41,7 @@ open class ResultOperation<Output: Sendable>: AsyncOperation, ResultProducing, @
 /// An operation that turns an injected `Input` into an `Output` (``ResultConsuming`` and
 /// ``ResultProducing``), to build transformation chains: `b.injectResult(from: a)`,
 /// `c.injectResult(from: b)`.
+// @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
 open class TransformOperation<Input: Sendable, Output: Sendable>: AsyncOperation, ResultConsuming, ResultProducing, @unchecked Sendable {
     private let body: (@Sendable (Input) async throws -> Output)?
     private let storage = LockedValue<(input: Input?, output: Output?)>((nil, nil))

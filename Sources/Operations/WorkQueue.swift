@@ -5,8 +5,10 @@
 /// An operation added to a queue starts when all its dependencies have finished (they may live in other
 /// queues), a slot is free (``maxConcurrentOperationCount``) and its conditions hold. Among ready
 /// operations waiting for a slot, higher ``OperationPriority`` first, then first-ready first-served.
-/// Each executing operation runs on its own Swift task; the queue itself never blocks a thread and has no
-/// actor: its bookkeeping sits behind one lock, held only for O(1) steps.
+/// An executing operation runs on a Swift task of its own for as long as it runs, but tasks are reused:
+/// launched operations go to a pool of runners (`OperationRunner`, one pool per task priority, shared by
+/// all queues), and a runner that finishes an operation takes the next one. The queue itself never blocks
+/// a thread and has no actor: its bookkeeping sits behind one lock, held only for short steps.
 ///
 /// ```swift
 /// let queue = WorkQueue(name: "images", maxConcurrentOperationCount: 8)
@@ -45,7 +47,9 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     public var operationCount: Int { core.withLock { $0.unfinished } }
 
     /// The operations added to this queue that have not finished yet, in no particular order.
-    public var operations: [AsyncOperation] { core.withLock { $0.members.compactMap { $0 } } }
+    public var operations: [AsyncOperation] {
+        core.withLock { $0.memberOperations() }.filter { !$0.isFinished }
+    }
 
     /// A description with the name and counts, for logs.
     public var description: String {
@@ -65,7 +69,9 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     /// Adds several operations, in order (see ``addOperation(_:)``). Stops at the first one that was
     /// already enqueued and throws; the ones before it stay added.
     public func addOperations(_ operations: [AsyncOperation]) throws {
-        for operation in operations { try enqueue(operation, fromGroup: false) }
+        if let rejected = enqueue(contentsOf: operations, fromGroup: false) {
+            throw OperationUsageError.alreadyEnqueued(operation: operations[rejected].name)
+        }
     }
 
     /// Creates an ``AsyncBlockOperation`` from `block`, adds it and returns it.
@@ -83,12 +89,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     func enqueue(_ operation: AsyncOperation, fromGroup: Bool) throws {
         let slot = core.withLock { s -> Int in
             s.unfinished += 1
-            if let free = s.freeSlots.popLast() {
-                s.members[free] = operation
-                return free
-            }
-            s.members.append(operation)
-            return s.members.count - 1
+            return s.addMember(.single(operation))
         }
         switch operation.attach(to: self, slot: slot, fromGroup: fromGroup) {
         case .rejected:
@@ -98,9 +99,81 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             operationDidFinish(slot: slot, heldSlot: false)
         case .pending:
             break
-        case .ready(let priority):
+        case .ready(let priority, _):
             enqueueReady(operation, priority: priority)
         }
+    }
+
+    /// Enqueues `operations` in order, in a few steps for all of them (a group starting its children, a
+    /// unit of work added at once). Stops at the first operation that is rejected (already given to a queue
+    /// or group) and returns its index; the ones before it stay added.
+    @discardableResult
+    func enqueue(contentsOf operations: [AsyncOperation], fromGroup: Bool) -> Int? {
+        guard !operations.isEmpty else { return nil }
+        // One membership for all, and a running slot for each if the limit leaves room for all of them: then
+        // an operation ready at once is launched while it is attached (the unused slots are given back below).
+        let (slot, reserved) = core.withLock { s -> (Int, Bool) in
+            s.unfinished += operations.count
+            let slot = s.addMember(.batch(operations))
+            guard s.maxConcurrent - s.running >= operations.count else { return (slot, false) }
+            s.running += operations.count
+            return (slot, true)
+        }
+        var launched = LaunchBatch(capacity: reserved ? operations.count : 0)
+        var ready: [AsyncOperation] = []
+        var readyPriorities: [OperationPriority] = []
+        var released = 0
+        var rejected: Int?
+        for (index, operation) in operations.enumerated() {
+            if rejected != nil {
+                released += 1
+                continue
+            }
+            switch operation.attach(to: self, slot: slot, fromGroup: fromGroup, launchIfReady: reserved) {
+            case .rejected:
+                rejected = index
+                released += 1
+            case .terminal:
+                released += 1
+            case .pending:
+                break
+            case .ready(let priority, launched: false):
+                ready.append(operation)
+                readyPriorities.append(priority)
+            case .ready(let priority, launched: true):
+                launched.append(operation, priority: priority)
+            }
+        }
+        let unusedSlots = reserved ? operations.count - launched.count : 0
+        let (waiters, granted, startWaiting) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], Int, Bool) in
+            if released > 0 { s.removeMember(slot, count: released) }
+            s.unfinished -= released
+            s.running -= unusedSlots
+            // Without a reservation: the ready ones start while slots are free, in order; the others wait.
+            var granted = 0
+            for (operation, priority) in zip(ready, readyPriorities) {
+                if s.running < s.maxConcurrent {
+                    s.running += 1
+                    granted += 1
+                } else {
+                    s.buckets[priority.rawValue].push(operation)
+                    s.readyCount += 1
+                }
+            }
+            return (s.takeWaitersIfIdle(), granted, unusedSlots > 0 && s.readyCount > 0)
+        }
+        for operation in ready[..<granted] {
+            if let priority = operation.claimLaunch() {
+                launched.append(operation, priority: priority)
+            } else {
+                drain(releasing: 1, startAll: false)
+            }
+        }
+        launched.push()
+        // Operations of other threads that waited while the slots were reserved.
+        if startWaiting { drain(releasing: 0, startAll: true) }
+        for waiter in waiters { waiter.1.resume() }
+        return rejected
     }
 
     // MARK: - Cancelling and waiting
@@ -108,9 +181,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     /// Cancels every operation of the queue that has not finished (see ``AsyncOperation/cancel(error:)``).
     /// Operations added afterwards are not affected.
     public func cancelAll(error: (any Error)? = nil) {
-        let snapshot = core.withLock { s -> [AsyncOperation] in
-            s.members.compactMap { $0 }
-        }
+        let snapshot = core.withLock { $0.memberOperations() }
         for operation in snapshot { operation.cancel(error: error) }
     }
 
@@ -160,7 +231,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     // MARK: - Scheduling
 
     /// Called by an operation that became ready.
-    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority, worker: Worker? = nil) {
+    func enqueueReady(_ operation: AsyncOperation, priority: OperationPriority, handoff: RunnerHandoff? = nil) {
         let startNow = core.withLock { s -> Bool in
             if s.running < s.maxConcurrent {
                 s.running += 1
@@ -170,25 +241,18 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             s.readyCount += 1
             return false
         }
-        if startNow && !operation.launch(worker: worker) { drain(releasing: 1, startAll: false) }
+        if startNow && !operation.launch(handoff: handoff) { drain(releasing: 1, startAll: false) }
     }
 
     /// Called by a running operation that gives its slot back early (a group waiting for its children).
     func slotReleased() { drain(releasing: 1, startAll: false) }
 
     /// Called by an operation of this queue when it finished.
-    func operationDidFinish(slot: Int, heldSlot: Bool, worker: Worker? = nil) {
+    func operationDidFinish(slot: Int, heldSlot: Bool, handoff: RunnerHandoff? = nil) {
         let (waiters, next) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], AsyncOperation?) in
-            if slot >= 0 && slot < s.members.count {
-                s.members[slot] = nil
-                s.freeSlots.append(slot)
-            }
+            s.removeMember(slot)
             s.unfinished -= 1
-            var waiters: [(UInt64, CheckedContinuation<Void, Never>)] = []
-            if s.unfinished == 0 && !s.waiters.isEmpty {
-                waiters = s.waiters
-                s.waiters = []
-            }
+            let waiters = s.takeWaitersIfIdle()
             var next: AsyncOperation?
             if heldSlot {
                 s.running -= 1
@@ -199,7 +263,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             }
             return (waiters, next)
         }
-        if let next, !next.launch(worker: worker) { drain(releasing: 1, startAll: false) }
+        if let next, !next.launch(handoff: handoff) { drain(releasing: 1, startAll: false) }
         for waiter in waiters { waiter.1.resume() }
     }
 
@@ -217,7 +281,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
                 return candidate
             }
             guard let next else { return }
-            if next.launch(worker: nil) {
+            if next.launch(handoff: nil) {
                 if !startAll { return }
             } else {
                 release = 1
@@ -226,28 +290,28 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     }
 }
 
-/// A FIFO of ready operations of one priority.
-struct ReadyBucket {
-    private var items: [AsyncOperation?] = []
-    private var head = 0
+/// Launched operations to hand to their runner pools in one step per pool.
+struct LaunchBatch {
+    private var operations: [AsyncOperation] = []
+    private var pool: RunnerPool?
+    private(set) var count = 0
 
-    var isEmpty: Bool { head == items.count }
+    init(capacity: Int) { operations.reserveCapacity(capacity) }
 
-    mutating func push(_ operation: AsyncOperation) { items.append(operation) }
-
-    mutating func pop() -> AsyncOperation? {
-        guard head < items.count else { return nil }
-        let operation = items[head]
-        items[head] = nil
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024 && head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
+    mutating func append(_ operation: AsyncOperation, priority: OperationPriority) {
+        count += 1
+        let target = RunnerPool.pool(for: priority)
+        if pool == nil { pool = target }
+        if target === pool {
+            operations.append(operation)
+        } else {
+            target.push(operation)  // (a batch of mixed priorities: rare)
         }
-        return operation
+    }
+
+    func push() {
+        guard let pool, !operations.isEmpty else { return }
+        pool.push(contentsOf: operations)
     }
 }
 
@@ -256,15 +320,65 @@ struct QueueCore {
     var maxConcurrent: Int
     var running = 0
     var unfinished = 0
-    var buckets = [ReadyBucket](repeating: ReadyBucket(), count: OperationPriority.allCases.count)
+    var buckets = [OperationFIFO](repeating: OperationFIFO(), count: OperationPriority.allCases.count)
     var readyCount = 0
-    /// Unfinished members, for `cancelAll`; each operation remembers its slot, so removal is O(1).
-    var members: [AsyncOperation?] = []
+    /// The unfinished operations, for `cancelAll` and `operations`. Each operation remembers its slot, so
+    /// removal is O(1); operations added together share one slot, so adding many costs one entry.
+    var members: [Member?] = []
     var freeSlots: [Int] = []
     var waiters: [(UInt64, CheckedContinuation<Void, Never>)] = []
     var nextWaiterID: UInt64 = 0
 
+    /// One slot of ``members``: an operation added alone, or several added together.
+    struct Member {
+        var single: AsyncOperation?
+        var batch: [AsyncOperation] = []
+        /// How many of them have not finished.
+        var remaining: Int
+
+        static func single(_ operation: AsyncOperation) -> Member { Member(single: operation, remaining: 1) }
+        static func batch(_ operations: [AsyncOperation]) -> Member {
+            Member(batch: operations, remaining: operations.count)
+        }
+    }
+
     init(maxConcurrent: Int) { self.maxConcurrent = maxConcurrent }
+
+    /// Records a member; returns its slot.
+    mutating func addMember(_ member: Member) -> Int {
+        if let free = freeSlots.popLast() {
+            members[free] = member
+            return free
+        }
+        members.append(member)
+        return members.count - 1
+    }
+
+    /// Records that `count` operations of the member in `slot` finished (or were not added after all).
+    mutating func removeMember(_ slot: Int, count: Int = 1) {
+        guard slot >= 0 && slot < members.count else { return }
+        members[slot]?.remaining -= count
+        guard let remaining = members[slot]?.remaining, remaining <= 0 else { return }
+        members[slot] = nil
+        freeSlots.append(slot)
+    }
+
+    /// Every member operation (those of a batch whether finished or not: check `isFinished` if it matters).
+    func memberOperations() -> [AsyncOperation] {
+        var operations: [AsyncOperation] = []
+        for case let member? in members {
+            if let single = member.single { operations.append(single) }
+            operations.append(contentsOf: member.batch)
+        }
+        return operations
+    }
+
+    /// The waiters to resume once no operation is left.
+    mutating func takeWaitersIfIdle() -> [(UInt64, CheckedContinuation<Void, Never>)] {
+        guard unfinished == 0 && !waiters.isEmpty else { return [] }
+        defer { waiters = [] }
+        return waiters
+    }
 
     mutating func popReady() -> AsyncOperation? {
         guard readyCount > 0 else { return nil }

@@ -2,7 +2,9 @@ import Operations
 import XCTest
 
 // The seeds' examples (Concurrency by Tutorials ch. 9, the Operations framework's injection and group
-// pages), rebuilt on the engine. Images are byte arrays.
+// pages), rebuilt on the engine. Images are byte arrays. Each operation class restates `@unchecked
+// Sendable` because Swift requires it of subclasses of AsyncOperation; their state is in `let`s and
+// LockedValues.
 
 /// The seeds' `ImageDataProvider`: "when this operation finishes, I will provide you with an image".
 protocol ImageDataProvider {

@@ -15,8 +15,8 @@ final class StressTracker: Sendable {
     func record(_ index: Int) -> (starts: Int, finishes: Int) { counts.withLock { $0[index] ?? (0, 0) } }
 }
 
-final class WeakBox: @unchecked Sendable {
-    weak var operation: AsyncOperation?
+final class WeakBox: Sendable {
+    weak let operation: AsyncOperation?
     init(_ operation: AsyncOperation) { self.operation = operation }
 }
 

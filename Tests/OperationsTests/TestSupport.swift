@@ -18,6 +18,40 @@ final class Gauge: Sendable {
     var total: Int { storage.withLock { $0.total } }
 }
 
+/// An actor that collects values, for handlers isolated to it.
+actor ResultSink {
+    var values: [String] = []
+    func append(_ value: String) { values.append(value) }
+}
+
+/// A one-shot gate: tasks wait until it is opened, whether or not they are cancelled (the way a slow
+/// condition that ignores cancellation behaves).
+final class Gate: Sendable {
+    private let state = LockedValue<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let openNow = state.withLock { s -> Bool in
+                if s.isOpen { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if openNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.isOpen = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var waiting: Int { state.withLock { $0.waiters.count } }
+}
+
 /// Waits for the queue, failing the test (instead of hanging) after `seconds`.
 func waitForQueue(_ queue: WorkQueue, seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
     let finished = await queue.waitUntilAllOperationsAreFinished(timeout: .milliseconds(Int(seconds * 1000)))
@@ -48,6 +82,15 @@ func eventually(
         }
         try? await Task.sleep(for: .milliseconds(1))
     }
+}
+
+/// Asserts that `error` is a `DependencyFailedError` for `dependency`, caused by `cause`.
+func assertDependencyFailed(
+    _ error: (any Error)?, dependency: String, cause: TestError, file: StaticString = #filePath, line: UInt = #line
+) {
+    let failure = error as? DependencyFailedError
+    XCTAssertEqual(failure?.dependency, dependency, "\(String(describing: error))", file: file, line: line)
+    XCTAssertEqual(failure?.underlyingErrors.first as? TestError, cause, file: file, line: line)
 }
 
 struct TestError: Error, Equatable, CustomStringConvertible {
