@@ -132,7 +132,8 @@ let package = Package(
                 "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            resources: [.copy("Processes/Deployment/Resources/compose-to-json.py")]
         ),
     ],
     swiftLanguageModes: [.v6]
