@@ -7,13 +7,14 @@ import XCTest
 /// hogs a core, stays alive and cancellable: image work runs on threads the worker owns, so Swift's
 /// cooperative pool stays free for its actor, heartbeats and socket bridge.
 final class BusyWorkerTests: ClusterTestCase {
-    /// The images' side: 6000 × 6000 is 36 megapixels, the worker's `--max-megapixels` below.
-    private let side = 6000
+    /// The images' side: 12000 × 12000 is 144 megapixels, the worker's `--max-megapixels` below (the
+    /// default limit is 150).
+    private let side = 12000
 
     func testAWorkerFilteringImagesAtItsPixelLimitStaysAliveAndConfirmsACancelWithinASecond() async throws {
         let slots = ProcessInfo.processInfo.activeProcessorCount
         let image = try Self.largePNG(side: side)
-        let urls = (0..<(4 * slots)).map { index -> String in
+        let urls = (0..<(6 * slots)).map { index -> String in
             server.serve(path: "/large/image-\(index).png", body: image, contentType: "image/png")
             return server.url("/large/image-\(index).png")
         }
