@@ -21,11 +21,23 @@ enum FetchSource: Equatable {
                 throw ImagingError(.download, "\(source): only file:///absolute/path URLs are supported")
             }
             self = .localFile(path: LocalFileReader.percentDecoded(rest))
-        } else if let colon = source.firstIndex(of: ":"), source[..<colon].allSatisfy({ $0.isLetter }),
-                  source[..<colon].count > 1, source[colon...].hasPrefix("://") {
+        } else if let colon = source.firstIndex(of: ":"), source[colon...].hasPrefix("://"),
+                  Self.isScheme(source[..<colon]) {
             throw ImagingError(.download, "\(source): unsupported URL scheme '\(source[..<colon])' (use http, https or file)")
         } else {
             self = .localFile(path: source)
+        }
+    }
+
+    /// Whether `text` is a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`), of
+    /// more than one character (`C:` is a Windows drive, not a scheme).
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard text.count > 1, let first = text.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first) else {
+            return false
+        }
+        return text.unicodeScalars.allSatisfy { scalar in
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "+" || scalar == "-" || scalar == "."
         }
     }
 }
