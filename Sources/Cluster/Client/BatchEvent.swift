@@ -1,0 +1,16 @@
+import Wire
+
+/// What happens to a submitted batch, in order: accepted, then one `itemFinished` per item, then `finished`.
+public enum BatchEvent: Sendable {
+    /// The coordinator took the batch and gave it an ID.
+    case accepted(batchID: String, itemCount: Int)
+    /// One item is done: its output image or its error.
+    case itemFinished(ItemFinished)
+    /// Several items of the batch are done, in order (they arrived in one message): each means what
+    /// `itemFinished` would.
+    case itemsFinished([ItemFinished])
+    /// A manifest item's images joined the batch (before their own `itemFinished`).
+    case itemsAdded(ItemsAdded)
+    /// Every item is done.
+    case finished(BatchFinished)
+}
