@@ -22,6 +22,10 @@ import Wire
 ///
 /// A `Service` (see `Coordinator+Service`): in a `ServiceGroup` it serves until the group shuts down.
 public actor Coordinator {
+    /// The coordinator's own thread: its jobs (dispatch, journal writes and syncs, replies) run there, so
+    /// a journal `fdatasync` never holds a thread of Swift's cooperative pool.
+    private nonisolated let executor = ThreadExecutor(name: "coordinator")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let configuration: CoordinatorConfiguration
     private let context: MessagingContext
     /// Whether `context` is this coordinator's own, terminated by `stop()`.
