@@ -1,5 +1,3 @@
-import Messaging
-
 /// What a message asks of the coordinator, as access control sees it (`AccessPolicy`).
 enum AccessRequest: Equatable {
     /// Something only a worker sends: `WorkerHello`, `Heartbeat`, `TaskResult(s)`, `WorkerGoodbye`.
@@ -39,28 +37,4 @@ enum AccessRequest: Equatable {
         case .batch(let action, _, _): action.rawValue
         }
     }
-}
-
-/// Who owns a batch a request names.
-enum BatchOwner: Equatable {
-    /// The coordinator does not know the batch (never did, or retired it): the request is answered as
-    /// for any unknown batch.
-    case unknownBatch
-    /// The batch was submitted without CurveZMQ (or journaled before owners were): no client owns it.
-    case nobody
-    /// The submitter's public key.
-    case key(CurvePublicKey)
-}
-
-/// The sender of a request, as access control sees it: its key and the roles the allow-lists give it.
-struct PeerAccess: Equatable {
-    /// The key it authenticated with; `nil` without CurveZMQ.
-    let key: CurvePublicKey?
-    let roles: Set<PeerRole>
-
-    /// A peer of a coordinator without CurveZMQ: every role, no key (everyone sees everything, as
-    /// anyone who reaches an unauthenticated coordinator could claim any role anyway).
-    static let unrestricted = PeerAccess(key: nil, roles: Set(PeerRole.allCases))
-
-    func has(_ role: PeerRole) -> Bool { roles.contains(role) }
 }
