@@ -206,6 +206,18 @@ final class RoleAccessTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: fetched.appendingPathComponent("alice.png").path), aliceResults.output)
     }
 
+    func testRoleListsWithoutAnyKeyOrWithoutASecretKeyAreRefusedAtStartSayingWhy() async throws {
+        let lists = try await makeLists(workers: [], clients: [], admins: [])
+        let (empty, emptyOutput) = try await harness.run(["coordinator", "--listen", "tcp://127.0.0.1:0"] + lists.arguments(),
+                                                         timeout: .seconds(30))
+        XCTAssertEqual(empty, 1, emptyOutput)
+        XCTAssertTrue(emptyOutput.contains("the allow-lists hold no public key (--allow-workers \(lists.workers.path)"), emptyOutput)
+        let (keyless, keylessOutput) = try await harness.run(
+            ["coordinator", "--listen", "tcp://127.0.0.1:0", "--allow-clients", lists.clients.path], timeout: .seconds(30))
+        XCTAssertEqual(keyless, 1, keylessOutput)
+        XCTAssertTrue(keylessOutput.contains("--allow-clients needs --secret-key"), keylessOutput)
+    }
+
     func testSIGHUPReloadsTheListsAddingAndRemovingKeysWithoutARestart() async throws {
         let lists = try await makeLists(workers: ["worker"], clients: ["alice"], admins: [], unlisted: ["newcomer"])
         let (coordinator, endpoint, _) = try await startCoordinator(lists)
