@@ -9,7 +9,9 @@ public enum PeerKeyFrame {
     /// the frame is not a key. `frames` must be a message of a channel opened with `appendsPeerKey`.
     public static func split(_ frames: [[UInt8]]) -> (frames: ArraySlice<[UInt8]>, key: CurvePublicKey?) {
         guard let last = frames.last else { return (frames[...], nil) }
-        let text = String(decoding: last, as: UTF8.self)
-        return (frames.dropLast(), Z85Key.isValid(text) ? CurvePublicKey(validated: text) : nil)
+        // The frame comes from the socket's own thread, holding what the ZAP handler answered (a key's Z85
+        // text): its length is checked, not its decoding, once per message on the coordinator's hot path.
+        guard last.count == Z85Key.length else { return (frames.dropLast(), nil) }
+        return (frames.dropLast(), CurvePublicKey(validated: String(decoding: last, as: UTF8.self)))
     }
 }
