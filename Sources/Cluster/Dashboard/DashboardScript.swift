@@ -69,9 +69,9 @@ enum DashboardScript {
         { title: 'Last seen', class: 'wide', cell: (w) => ago(Number(w.last_seen_ms_ago)) },
       ];
       const batchColumns = [
-        { title: 'Batch', class: 'id', cell: (b) => el('a', { href: `/batches/${encodeURIComponent(b.id)}`, text: b.id }) },
+        { title: 'Batch', class: 'id nowrap', cell: (b) => el('a', { href: `/batches/${encodeURIComponent(b.id)}`, text: b.id }) },
         { title: 'Progress', cell: (b) => progress(b, false) },
-        { title: 'Items', class: 'num', cell: (b) => number(b.items) },
+        { title: 'Items', class: 'num wide', cell: (b) => number(b.items) },
         { title: 'Succeeded', class: 'num', cell: (b) => number(b.succeeded) },
         { title: 'Failed', class: 'num', cell: (b) => number(b.failed) },
         { title: 'Cancelled', class: 'num wide', cell: (b) => number(b.cancelled) },
@@ -112,8 +112,8 @@ enum DashboardScript {
           for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
           return element;
         };
-        const width = 600, height = 180, left = 34, right = 34, top = 10, bottom = 22;
-        const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: 'none', role: 'img',
+        const width = 900, height = 200, left = 40, right = 40, top = 10, bottom = 24;
+        const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img',
                                    'aria-label': 'tasks per second and queued tasks over the last 10 minutes' });
         const span = 10 * 60 * 1000;
         const now = history.length ? history[history.length - 1].t : Date.now();
@@ -214,7 +214,7 @@ enum DashboardScript {
 
       function render(event) {
         lastEvent = event;
-        $('coordinator').textContent = event.coordinator ? `coordinator ${event.coordinator}` : '';
+        $('coordinator').textContent = event.coordinator || '';
         if (batchID) renderBatch(event); else renderCluster(event);
       }
       function setConnection(state, text) {

@@ -45,6 +45,7 @@ enum DashboardStyle {
     td { padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: middle; }
     tr:last-child td { border-bottom: none; }
     td.num, th.num { text-align: right; }
+    td.nowrap { white-space: nowrap; }
     td.id { font-family: ui-monospace, "SF Mono", Menlo, monospace; font-size: 0.9em; word-break: break-all; }
     td.source { word-break: break-all; max-width: 420px; }
     td.error { color: var(--bad); word-break: break-word; max-width: 360px; }
@@ -69,12 +70,12 @@ enum DashboardStyle {
     .filters button { font: inherit; font-size: 0.85em; border: 1px solid var(--line); background: var(--panel); color: var(--text);
                       border-radius: 999px; padding: 3px 12px; cursor: pointer; }
     .filters button[aria-pressed="true"] { background: var(--accent); border-color: var(--accent); color: #fff; }
-    .chart svg { width: 100%; height: 180px; display: block; }
+    .chart svg { width: 100%; height: auto; display: block; }
     .chart .grid { stroke: var(--line); stroke-width: 1; }
     .chart .tps { fill: none; stroke: var(--accent); stroke-width: 2; }
     .chart .tps-area { fill: var(--accent); opacity: 0.12; }
     .chart .queue { fill: none; stroke: var(--warn); stroke-width: 1.5; stroke-dasharray: 4 3; }
-    .chart text { fill: var(--muted); font-size: 11px; }
+    .chart text { fill: var(--muted); font-size: 12px; }
     .legend { display: flex; gap: 16px; font-size: 0.8em; color: var(--muted); margin-top: 4px; }
     .legend i { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-right: 5px; }
     .error-box { background: #fff5f5; border: 1px solid #ffc9c9; color: #c92a2a; padding: 10px 14px; border-radius: 8px; }
@@ -85,7 +86,11 @@ enum DashboardStyle {
       main { padding: 12px 10px; }
       header.top { padding: 8px 12px; }
       .wide { display: none; }
-      .card .value { font-size: 1.25em; }
+      .cards { grid-template-columns: repeat(3, 1fr); gap: 8px; }
+      .card { padding: 8px 10px; }
+      .card .value { font-size: 1.2em; }
+      .card .label { font-size: 0.7em; }
+      .chart text { font-size: 24px; }
       td, th { padding: 6px 6px; }
     }
     """#
