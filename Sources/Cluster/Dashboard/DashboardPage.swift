@@ -29,7 +29,7 @@ enum DashboardPage {
           <section id="cluster-view" hidden>
             <div class="cards" id="cluster-cards"></div>
             <section class="panel">
-              <h2>Throughput <span class="muted">tasks/s and queue, last 10 minutes</span></h2>
+              <h2>Throughput <span class="muted">tasks/s and queued tasks, up to 10 minutes</span></h2>
               <div id="chart" class="chart"></div>
             </section>
             <section class="panel">

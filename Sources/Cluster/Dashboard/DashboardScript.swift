@@ -115,8 +115,10 @@ enum DashboardScript {
         const width = 900, height = 200, left = 40, right = 40, top = 10, bottom = 24;
         const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img',
                                    'aria-label': 'tasks per second and queued tasks over the last 10 minutes' });
-        const span = 10 * 60 * 1000;
         const now = history.length ? history[history.length - 1].t : Date.now();
+        // The time axis spans what the coordinator has sampled: one minute at least, ten at most.
+        const span = Math.min(10 * 60 * 1000, Math.max(60 * 1000, history.length ? now - history[0].t : 0));
+        const spanLabel = (ms) => ms >= 60000 ? `−${Math.round(ms / 60000)} min` : `−${Math.round(ms / 1000)} s`;
         const maxTps = Math.max(1, ...history.map((s) => s.tps));
         const maxQueue = Math.max(1, ...history.map((s) => s.queued));
         const x = (t) => left + (width - left - right) * (1 - (now - t) / span);
@@ -133,8 +135,8 @@ enum DashboardScript {
         label(maxTps.toFixed(maxTps < 10 ? 1 : 0), left - 4, top + 4, 'end');
         label('0', left - 4, height - bottom + 4, 'end');
         label(String(maxQueue), width - right + 4, top + 4, 'start');
-        label('−10 min', left, height - 6, 'start');
-        label('−5 min', (left + width - right) / 2, height - 6, 'middle');
+        label(spanLabel(span), left, height - 6, 'start');
+        label(spanLabel(span / 2), (left + width - right) / 2, height - 6, 'middle');
         label('now', width - right, height - 6, 'end');
         const points = history.filter((s) => now - s.t <= span);
         if (points.length > 1) {
