@@ -118,7 +118,8 @@ enum DashboardScript {
         const now = history.length ? history[history.length - 1].t : Date.now();
         // The time axis spans what the coordinator has sampled: one minute at least, ten at most.
         const span = Math.min(10 * 60 * 1000, Math.max(60 * 1000, history.length ? now - history[0].t : 0));
-        const spanLabel = (ms) => ms >= 60000 ? `−${Math.round(ms / 60000)} min` : `−${Math.round(ms / 1000)} s`;
+        const spanLabel = (ms) => ms >= 120000 && ms % 60000 === 0 ? `−${ms / 60000} min` : ms >= 120000
+          ? `−${(ms / 60000).toFixed(1)} min` : `−${Math.round(ms / 1000)} s`;
         const maxTps = Math.max(1, ...history.map((s) => s.tps));
         const maxQueue = Math.max(1, ...history.map((s) => s.queued));
         const x = (t) => left + (width - left - right) * (1 - (now - t) / span);

@@ -14,9 +14,20 @@ final class DashboardAccessTests: XCTestCase {
         return String(url.dropLast())  // the trailing slash
     }
 
-    func testATokenIsNeededAndAWrongOrReplacedOneGetsA401ThatSaysHowToGetOne() async throws {
+    /// Runs `body` with a harness whose processes are stopped afterwards, whether `body` throws or not.
+    private func withHarness(_ body: (ClusterHarness) async throws -> Void) async throws {
         let harness = try ClusterHarness()
         do {
+            try await body(harness)
+        } catch {
+            await harness.stopAll()
+            throw error
+        }
+        await harness.stopAll()
+    }
+
+    func testATokenIsNeededAndAWrongOrReplacedOneGetsA401ThatSaysHowToGetOne() async throws {
+        try await withHarness { harness in
             let tokenFile = harness.scratch.appendingPathComponent("dashboard.token")
             let token = "5f1d0c9e8b7a65432100fedcba987654"
             try "\(token)\n".write(to: tokenFile, atomically: true, encoding: .utf8)
@@ -63,16 +74,11 @@ final class DashboardAccessTests: XCTestCase {
             let replaced = try await TestHTTPClient.get(base + "/", headers: [("Cookie", cookie)])
             XCTAssertEqual(replaced.status, 401)
             XCTAssertTrue(replaced.text.contains("replaced"), replaced.text)
-        } catch {
-            await harness.stopAll()
-            throw error
         }
-        await harness.stopAll()
     }
 
     func testOnLoopbackWithoutATokenUnknownBatchesAre404AndOtherHostNamesAreRefused() async throws {
-        let harness = try ClusterHarness()
-        do {
+        try await withHarness { harness in
             let base = try await startCoordinator(harness, [])
             let page = try await TestHTTPClient.get(base + "/")
             XCTAssertEqual(page.status, 200)
@@ -83,11 +89,7 @@ final class DashboardAccessTests: XCTestCase {
             XCTAssertEqual(rebound.status, 403)
             let nothing = try await TestHTTPClient.get(base + "/nothing-here")
             XCTAssertEqual(nothing.status, 404)
-        } catch {
-            await harness.stopAll()
-            throw error
         }
-        await harness.stopAll()
     }
 
     func testAMalformedTokenFileStopsTheCoordinatorWithAMessageThatSaysWhatToDo() async throws {
