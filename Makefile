@@ -22,6 +22,7 @@ demo: release
 ## Sets up, then runs every test (and the engine's tests under ThreadSanitizer, and the decoders' fuzzer for a minute).
 test: setup
 	scripts/setup-python
+	scripts/setup-browser
 	$(SWIFT) build --build-tests
 	timeout 30m $(SWIFT) test --skip-build
 	@if [ -x scripts/test-operations-tsan ]; then timeout 30m scripts/test-operations-tsan; fi

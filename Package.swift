@@ -133,7 +133,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Processes/Deployment/Resources/compose-to-json.py")]
+            resources: [.copy("Processes/Deployment/Resources/compose-to-json.py"),
+                        .copy("Processes/Dashboard/Resources/headless-browser.py")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -29,8 +29,8 @@ public enum TestHTTPClient {
         public var description: String { "not an http://HOST:PORT/PATH URL: \(url)" }
     }
 
-    /// Sends `GET url` and returns the response; fails after `timeout`.
-    public static func get(_ url: String, timeout: TimeAmount = .seconds(10)) async throws -> Response {
+    /// Sends `GET url` (with `headers`, which may replace `Host`) and returns the response; fails after `timeout`.
+    public static func get(_ url: String, headers extra: [(String, String)] = [], timeout: TimeAmount = .seconds(10)) async throws -> Response {
         guard url.hasPrefix("http://") else { throw InvalidURL(url: url) }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" }
@@ -53,6 +53,9 @@ public enum TestHTTPClient {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: String(authority))
         headers.add(name: "Connection", value: "close")
+        for (name, value) in extra {
+            headers.replaceOrAdd(name: name, value: value)
+        }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path.isEmpty ? "/" : String(path), headers: headers)
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()

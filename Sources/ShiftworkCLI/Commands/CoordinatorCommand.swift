@@ -19,8 +19,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Downloads from one origin host running at once across all workers (env SHIFTWORK_MAX_DOWNLOADS_PER_HOST; default \(ClusterDefaults.maxDownloadsPerHost)).")
     var maxDownloadsPerHost: Int?
 
-    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (env SHIFTWORK_METRICS_LISTEN; default: off; port 0 picks a free one).")
+    @Option(name: [.customLong("metrics-listen"), .customLong("http-listen")],
+            help: "Serve HTTP at HOST:PORT (or PORT alone: 127.0.0.1): Prometheus metrics at /metrics and the live dashboard at / (env SHIFTWORK_METRICS_LISTEN or SHIFTWORK_HTTP_LISTEN; default: off; port 0 picks a free one). Beyond loopback, the dashboard needs --dashboard-token-file.")
     var metricsListen: String?
+
+    @Option(help: ArgumentHelp(
+        "A file holding the dashboard's token (16+ characters, e.g. `openssl rand -hex 32 > FILE`): the dashboard then answers only requests that carry it (env SHIFTWORK_DASHBOARD_TOKEN_FILE). Needed to serve the dashboard beyond loopback; /metrics stays open.",
+        valueName: "file"))
+    var dashboardTokenFile: String?
 
     @Option(help: "Directory for the journal and the finished results, so that a restarted coordinator carries on with every accepted batch and `shiftwork results` can fetch them (env SHIFTWORK_DATA_DIR; default: none, everything in memory).")
     var dataDir: String?
@@ -84,12 +90,13 @@ struct CoordinatorCommand: AsyncParsableCommand {
         #endif
     }
 
-    /// Splits `HOST:PORT` (or `[IPv6]:PORT`).
+    /// Splits `HOST:PORT` (or `[IPv6]:PORT`); a port alone means loopback (`127.0.0.1`).
     static func hostAndPort(_ text: String) throws -> (String, Int) {
+        if let port = Int(text), (0...65535).contains(port) { return ("127.0.0.1", port) }
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
               (0...65535).contains(port), colon != text.startIndex
         else {
-            throw ValidationError("--metrics-listen wants HOST:PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
+            throw ValidationError("--metrics-listen (--http-listen) wants HOST:PORT or PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
         }
         let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return (host, port)
@@ -143,16 +150,30 @@ struct CoordinatorCommand: AsyncParsableCommand {
         // The group shuts its services down in the reverse of this order: the coordinator first, then the
         // metrics server, which answers scrapes until the coordinator has stopped.
         var services: [any Service] = []
-        if let address = metricsListen ?? Environment.value("METRICS_LISTEN") {
+        let tokenPath = Environment.resolve(dashboardTokenFile, "DASHBOARD_TOKEN_FILE")
+        if let address = metricsListen ?? Environment.value("METRICS_LISTEN") ?? Environment.value("HTTP_LISTEN") {
             let (host, port) = try Self.hostAndPort(address)
             do {
-                let server = try await MetricsServer.start(host: host, port: port) { await coordinator.metrics() }
+                let tokenFile = try tokenPath.map { try DashboardTokenFile(path: $0) }
+                let dashboard = Dashboard(source: coordinator, boundHost: host, tokenFile: tokenFile, keepsOutputs: dataDirectory != nil)
+                let server = try await MetricsServer.start(host: host, port: port, dashboard: dashboard) { await coordinator.metrics() }
                 services.append(server)
-                print("metrics on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/metrics")
+                let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
+                print("metrics on \(base)/metrics")
+                switch dashboard.access {
+                case .loopback: print("dashboard on \(base)/")
+                case .token: print("dashboard on \(base)/ (for requests with the token in \(tokenPath ?? "-"))")
+                case .off: print("dashboard off: \(host) is beyond loopback; give --dashboard-token-file to serve it there")
+                }
+            } catch let problem as DashboardTokenFile.Problem {
+                await coordinator.stop()
+                throw CommandError(problem.description)
             } catch {
                 await coordinator.stop()
                 throw CommandError("cannot serve metrics on \(address): \(error). Choose another address with --metrics-listen.")
             }
+        } else if tokenPath != nil {
+            logger.warning("--dashboard-token-file has no effect without --http-listen (--metrics-listen): no dashboard is served")
         }
         if let reloader { services.append(reloader) }
         services.append(coordinator)

@@ -39,26 +39,9 @@ enum StatusFormatter {
         String(value).padding(toLength: width, withPad: " ", startingAt: 0)
     }
 
-    /// The reply as JSON: pretty-printed, or one line per reply when `compact` (for `--watch`).
+    /// The reply as JSON (`StatusJSON`, which the dashboard serves too): pretty-printed, or one line per
+    /// reply when `compact` (for `--watch`).
     static func json(_ reply: StatusReply, compact: Bool = false) -> String {
-        let object: [String: Any] = [
-            "queued_tasks": reply.queuedTasks, "running_tasks": reply.runningTasks,
-            "completed_tasks": reply.completedTasks, "failed_tasks": reply.failedTasks,
-            "dropped_messages": reply.droppedMessages, "tasks_per_second": reply.tasksPerSecond,
-            "workers": reply.workers.map { worker -> [String: Any] in
-                ["id": worker.workerID, "hostname": worker.hostname, "slots": worker.slots, "running": worker.running,
-                 "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo,
-                 "dropped_messages": worker.droppedMessages, "version": worker.version]
-            },
-            "batches": reply.batches.map { batch -> [String: Any] in
-                ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
-                 "cancelled": batch.cancelled,
-                 "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
-            },
-        ]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]) else {
-            return "{}"
-        }
-        return String(decoding: data, as: UTF8.self)
+        StatusJSON.text(StatusJSON.object(reply), compact: compact)
     }
 }

@@ -143,7 +143,7 @@ final class Journal {
     }
 
     /// `results/BATCH/INDEX`: where a finished item's output is stored.
-    private func resultURL(batchID: String, itemIndex: UInt32) -> URL {
+    func resultURL(batchID: String, itemIndex: UInt32) -> URL {
         batchResults(batchID).appendingPathComponent(String(itemIndex))
     }
 

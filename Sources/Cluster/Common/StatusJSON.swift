@@ -1,0 +1,39 @@
+import Foundation
+import Wire
+
+/// A status reply as JSON: what `shiftwork status --json` prints and what the dashboard's `/api/status`
+/// and `/api/batches/ID` serve, from one function so that they agree.
+///
+/// Strings keep their exact values (they came from the network: readers escape them where they show
+/// them, as the dashboard's page does by setting text, never markup).
+public enum StatusJSON {
+    /// The reply as a JSON object (`JSONSerialization` values).
+    public static func object(_ reply: StatusReply) -> [String: Any] {
+        [
+            "queued_tasks": reply.queuedTasks, "running_tasks": reply.runningTasks,
+            "completed_tasks": reply.completedTasks, "failed_tasks": reply.failedTasks,
+            "dropped_messages": reply.droppedMessages, "tasks_per_second": reply.tasksPerSecond,
+            "workers": reply.workers.map { worker -> [String: Any] in
+                ["id": worker.workerID, "hostname": worker.hostname, "slots": worker.slots, "running": worker.running,
+                 "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo,
+                 "dropped_messages": worker.droppedMessages, "version": worker.version]
+            },
+            "batches": reply.batches.map(object),
+        ]
+    }
+
+    /// One batch as a JSON object, its items (`item_states`) included when the reply carried them.
+    public static func object(_ batch: BatchStatus) -> [String: Any] {
+        ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
+         "cancelled": batch.cancelled,
+         "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
+    }
+
+    /// `object` as text: pretty-printed, or on one line when `compact`; keys sorted.
+    public static func text(_ object: [String: Any], compact: Bool = false) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
