@@ -42,7 +42,9 @@ let package = Package(
             name: "CImageCodecs",
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"), .linkedLibrary("m")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("avif"),
+                            .linkedLibrary("m")]
         ),
 
         // MARK: Libraries
