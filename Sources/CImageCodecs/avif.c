@@ -142,26 +142,14 @@ void sw_avif_close(sw_avif_decoder *decoder) {
 
 /* MARK: Encoding */
 
+/* The collected rows and settings (the struct is its sw_whole_image: see sw_whole_image_new). */
 struct sw_avif_encoder {
     sw_whole_image image;
-    int quality;
-    FILE *file;
 };
 
 sw_avif_encoder *sw_avif_encoder_open(int width, int height, int channels, int quality, FILE *file,
                                       const sw_image_metadata *metadata, char *err, size_t errlen) {
-    sw_avif_encoder *encoder = calloc(1, sizeof *encoder);
-    if (encoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
-    if (sw_whole_image_init(&encoder->image, width, height, channels, metadata, err, errlen) != SW_CODEC_OK) {
-        free(encoder);
-        return NULL;
-    }
-    encoder->quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
-    encoder->file = file;
-    return encoder;
+    return (sw_avif_encoder *)sw_whole_image_new(width, height, channels, quality, file, metadata, err, errlen);
 }
 
 int sw_avif_encoder_write(sw_avif_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
@@ -174,10 +162,7 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
     *out = NULL;
     *out_size = 0;
     sw_whole_image *image = &encoder->image;
-    if (image->rows != image->height) {
-        sw_whole_message(err, errlen, "the image ended before its last row");
-        return SW_CODEC_ERROR;
-    }
+    if (sw_whole_image_complete(image, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
     if (sw_should_stop_now(cancel)) return SW_CODEC_CANCELLED;
     avifImage *avif = avifImageCreate((uint32_t)image->width, (uint32_t)image->height, 8, AVIF_PIXEL_FORMAT_YUV420);
     if (avif == NULL) {
@@ -221,7 +206,7 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
         return SW_CODEC_ERROR;
     }
     /* Quality 1…100 to AV1's quantizer 63…0, as libavif 1.0 maps its own quality setting. */
-    int quantizer = ((100 - encoder->quality) * 63 + 50) / 100;
+    int quantizer = ((100 - image->quality) * 63 + 50) / 100;
     av1->maxThreads = 1;
     av1->speed = SW_AVIF_SPEED;
     av1->minQuantizer = av1->maxQuantizer = quantizer;
@@ -235,14 +220,12 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
         sw_avif_error(err, errlen, "cannot encode AVIF", result);
         status = SW_CODEC_ERROR;
     } else {
-        status = sw_whole_output(output.data, output.size, encoder->file, out, out_size, err, errlen);
+        status = sw_whole_output(output.data, output.size, image->file, out, out_size, err, errlen);
     }
     avifRWDataFree(&output);
     return status;
 }
 
 void sw_avif_encoder_close(sw_avif_encoder *encoder) {
-    if (encoder == NULL) return;
-    sw_whole_image_free(&encoder->image);
-    free(encoder);
+    if (encoder != NULL) sw_whole_image_delete(&encoder->image);
 }

@@ -167,10 +167,9 @@ void sw_webp_close(sw_webp_decoder *decoder) {
 
 /* MARK: Encoding */
 
+/* The collected rows and settings (the struct is its sw_whole_image: see sw_whole_image_new). */
 struct sw_webp_encoder {
     sw_whole_image image;
-    int quality;
-    FILE *file;
 };
 
 sw_webp_encoder *sw_webp_encoder_open(int width, int height, int channels, int quality, FILE *file,
@@ -183,18 +182,7 @@ sw_webp_encoder *sw_webp_encoder_open(int width, int height, int channels, int q
         sw_whole_message(err, errlen, message);
         return NULL;
     }
-    sw_webp_encoder *encoder = calloc(1, sizeof *encoder);
-    if (encoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
-    if (sw_whole_image_init(&encoder->image, width, height, channels, metadata, err, errlen) != SW_CODEC_OK) {
-        free(encoder);
-        return NULL;
-    }
-    encoder->quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
-    encoder->file = file;
-    return encoder;
+    return (sw_webp_encoder *)sw_whole_image_new(width, height, channels, quality, file, metadata, err, errlen);
 }
 
 int sw_webp_encoder_write(sw_webp_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
@@ -232,13 +220,10 @@ int sw_webp_encoder_finish(sw_webp_encoder *encoder, const sw_cancellation *canc
     *out = NULL;
     *out_size = 0;
     sw_whole_image *image = &encoder->image;
-    if (image->rows != image->height) {
-        sw_whole_message(err, errlen, "the image ended before its last row");
-        return SW_CODEC_ERROR;
-    }
+    if (sw_whole_image_complete(image, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
     WebPConfig config;
     WebPPicture picture;
-    if (!WebPConfigPreset(&config, WEBP_PRESET_PHOTO, (float)encoder->quality) || !WebPPictureInit(&picture)) {
+    if (!WebPConfigPreset(&config, WEBP_PRESET_PHOTO, (float)image->quality) || !WebPPictureInit(&picture)) {
         sw_whole_message(err, errlen, "libwebp version mismatch");
         return SW_CODEC_ERROR;
     }
@@ -276,17 +261,15 @@ int sw_webp_encoder_finish(sw_webp_encoder *encoder, const sw_cancellation *canc
     if (image->icc_size + image->exif_size + image->xmp_size > 0) {
         WebPData bitstream = { writer.mem, writer.size }, assembled = { NULL, 0 };
         status = sw_webp_mux(image, &bitstream, &assembled, err, errlen);
-        if (status == SW_CODEC_OK) status = sw_whole_output(assembled.bytes, assembled.size, encoder->file, out, out_size, err, errlen);
+        if (status == SW_CODEC_OK) status = sw_whole_output(assembled.bytes, assembled.size, image->file, out, out_size, err, errlen);
         WebPDataClear(&assembled);
     } else {
-        status = sw_whole_output(writer.mem, writer.size, encoder->file, out, out_size, err, errlen);
+        status = sw_whole_output(writer.mem, writer.size, image->file, out, out_size, err, errlen);
     }
     WebPMemoryWriterClear(&writer);
     return status;
 }
 
 void sw_webp_encoder_close(sw_webp_encoder *encoder) {
-    if (encoder == NULL) return;
-    sw_whole_image_free(&encoder->image);
-    free(encoder);
+    if (encoder != NULL) sw_whole_image_delete(&encoder->image);
 }

@@ -16,22 +16,28 @@ uint8_t *sw_whole_copy(const uint8_t *data, size_t size) {
     return copy;
 }
 
-int sw_whole_image_init(sw_whole_image *image, int width, int height, int channels, const sw_image_metadata *metadata,
-                        char *err, size_t errlen) {
-    memset(image, 0, sizeof *image);
+sw_whole_image *sw_whole_image_new(int width, int height, int channels, int quality, FILE *file,
+                                   const sw_image_metadata *metadata, char *err, size_t errlen) {
     if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4)) {
         sw_whole_message(err, errlen, "invalid image size or channel count");
-        return SW_CODEC_ERROR;
+        return NULL;
+    }
+    sw_whole_image *image = calloc(1, sizeof *image);
+    if (image == NULL) {
+        sw_whole_message(err, errlen, "out of memory");
+        return NULL;
     }
     image->width = width;
     image->height = height;
     image->input_channels = channels;
     image->channels = channels == 4 ? 4 : 3;
-    size_t bytes = (size_t)width * (size_t)height * (size_t)image->channels;
-    image->pixels = malloc(bytes);
+    image->quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
+    image->file = file;
+    image->pixels = malloc((size_t)width * (size_t)height * (size_t)image->channels);
     if (image->pixels == NULL) {
         sw_whole_message(err, errlen, "out of memory for the picture");
-        return SW_CODEC_ERROR;
+        free(image);
+        return NULL;
     }
     if (metadata != NULL) {
         image->icc = sw_whole_copy(metadata->icc, metadata->icc_size);
@@ -42,7 +48,13 @@ int sw_whole_image_init(sw_whole_image *image, int width, int height, int channe
         image->xmp = sw_whole_copy(metadata->xmp, metadata->xmp_size);
         image->xmp_size = image->xmp ? metadata->xmp_size : 0;
     }
-    return SW_CODEC_OK;
+    return image;
+}
+
+int sw_whole_image_complete(const sw_whole_image *image, char *err, size_t errlen) {
+    if (image->rows == image->height) return SW_CODEC_OK;
+    sw_whole_message(err, errlen, "the image ended before its last row");
+    return SW_CODEC_ERROR;
 }
 
 int sw_whole_image_append(sw_whole_image *image, const uint8_t *pixels, size_t stride, int rows,
@@ -66,12 +78,13 @@ int sw_whole_image_append(sw_whole_image *image, const uint8_t *pixels, size_t s
     return SW_CODEC_OK;
 }
 
-void sw_whole_image_free(sw_whole_image *image) {
+void sw_whole_image_delete(sw_whole_image *image) {
+    if (image == NULL) return;
     free(image->pixels);
     free(image->icc);
     free(image->exif);
     free(image->xmp);
-    memset(image, 0, sizeof *image);
+    free(image);
 }
 
 int sw_whole_output(const uint8_t *data, size_t size, FILE *file, uint8_t **out, size_t *out_size, char *err,

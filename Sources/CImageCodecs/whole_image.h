@@ -19,16 +19,22 @@ typedef struct sw_whole_image {
     /** Copies of the metadata to write: the ICC profile, EXIF (orientation reset to 1), XMP. */
     uint8_t *icc, *exif, *xmp;
     size_t icc_size, exif_size, xmp_size;
+    /** The encoder's quality (1...100) and where its output goes (NULL: memory). */
+    int quality;
+    FILE *file;
 } sw_whole_image;
 
 void sw_whole_message(char *err, size_t errlen, const char *message);
-/** Allocates the pixels and copies the metadata; SW_CODEC_ERROR (with the reason) when it cannot. */
-int sw_whole_image_init(sw_whole_image *image, int width, int height, int channels, const sw_image_metadata *metadata,
-                        char *err, size_t errlen);
+/** A new collector (an encoder whose struct begins with it): the pixels allocated, the metadata copied, the
+    quality clamped to 1...100. NULL, with the reason, when it cannot be made. Free it with sw_whole_image_delete. */
+sw_whole_image *sw_whole_image_new(int width, int height, int channels, int quality, FILE *file,
+                                   const sw_image_metadata *metadata, char *err, size_t errlen);
+/** SW_CODEC_OK when every row was written; else SW_CODEC_ERROR with the reason. */
+int sw_whole_image_complete(const sw_whole_image *image, char *err, size_t errlen);
 /** Appends `rows` rows (`stride` bytes apart). */
 int sw_whole_image_append(sw_whole_image *image, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen);
-void sw_whole_image_free(sw_whole_image *image);
+void sw_whole_image_delete(sw_whole_image *image);
 /** Writes `size` bytes to `file`, or, without one, hands back a malloc'd copy in *out (for sw_codec_free). */
 int sw_whole_output(const uint8_t *data, size_t size, FILE *file, uint8_t **out, size_t *out_size, char *err,
                     size_t errlen);
