@@ -53,12 +53,12 @@ struct FilterOptions: ParsableArguments {
             format: try Self.format(named: Environment.resolve(format, "FORMAT")),
             metadata: try Self.policy(metadata, "METADATA", default: .keep),
             colour: try Self.policy(colour, "COLOUR", default: .keep))
-        var quality = self.quality
-        if quality == nil, Environment.value("QUALITY") != nil { quality = try Environment.resolve(nil as Int?, "QUALITY", default: 0) }
-        if let quality {
-            if options.format == .png {
-                throw ValidationError("--quality applies to the lossy formats (jpeg, webp, avif), not to png: leave it out")
-            }
+        // An explicit --quality with --format png is a mistake worth saying; SHIFTWORK_QUALITY, set for every
+        // command, is simply not used for PNG.
+        if self.quality != nil, options.format == .png {
+            throw ValidationError("--quality applies to the lossy formats (jpeg, webp, avif), not to png: leave it out")
+        }
+        if let quality = try self.quality ?? Environment.value("QUALITY").map({ _ in try Environment.resolve(nil as Int?, "QUALITY", default: 0) }) {
             options.setLossyQuality(quality)
         }
         do {
