@@ -37,9 +37,11 @@ public struct CurvePublicKey: Sendable, Hashable, CustomStringConvertible {
     /// Reads an allow-list: either a directory, whose `*.pub` files each hold one key, or one file with
     /// one key per line (blank lines and `# …` comments ignored).
     ///
+    /// - Parameter allowingEmpty: an empty list is returned rather than refused (a role's list that may
+    ///   have no key for now).
     /// - Throws: `CurveKeyError` naming the file when a file cannot be read or holds something that is
-    ///   not a key, or when the list is empty.
-    public static func loadAllowList(_ path: String) throws -> Set<CurvePublicKey> {
+    ///   not a key, or when the list is empty (unless `allowingEmpty`).
+    public static func loadAllowList(_ path: String, allowingEmpty: Bool = false) throws -> Set<CurvePublicKey> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CurveKeyError("the allow-list \(path) does not exist: give a directory of *.pub files or a file with one public key per line")
@@ -55,12 +57,12 @@ public struct CurvePublicKey: Sendable, Hashable, CustomStringConvertible {
             for name in names.sorted() where name.hasSuffix(".pub") {
                 keys.insert(try load(file: (path as NSString).appendingPathComponent(name)))
             }
-            if keys.isEmpty {
+            if keys.isEmpty, !allowingEmpty {
                 throw CurveKeyError("the allow-list directory \(path) has no *.pub file: add the public keys of the workers and clients (`shiftwork keygen NAME` writes NAME.pub)")
             }
         } else {
             keys = Set(try KeyFile.keys(in: path, what: "allow-list"))
-            if keys.isEmpty {
+            if keys.isEmpty, !allowingEmpty {
                 throw CurveKeyError("the allow-list \(path) holds no key: put one public key (40 characters of Z85) per line")
             }
         }

@@ -137,8 +137,13 @@ final class Socket {
     }
 
     /// Receives one whole multipart message without blocking; `nil` when none is waiting.
-    func receive() throws -> [[UInt8]]? {
+    ///
+    /// With `appendingPeerKey`, one more frame follows the message's own: the `User-Id` libzmq attached to
+    /// it, which for a CurveZMQ server is what the ZAP handler answered for the sender's handshake (its
+    /// public key in Z85, see `ZAPAuthenticator`); empty when there is none (no CurveZMQ, `inproc://`).
+    func receive(appendingPeerKey: Bool = false) throws -> [[UInt8]]? {
         var frames: [[UInt8]] = []
+        var peerKey: [UInt8] = []
         while true {
             zmq_msg_init(message)
             defer { zmq_msg_close(message) }
@@ -156,8 +161,15 @@ final class Socket {
                 }
                 count = size
             }
+            // A ROUTER's identity frame, made by libzmq, may carry no metadata: the peer's own frames do.
+            if appendingPeerKey, peerKey.isEmpty, let userID = zmq_msg_gets(message, "User-Id") {
+                peerKey = Array(String(cString: userID).utf8)
+            }
             frames.append(frame)
-            if zmq_msg_more(message) == 0 { return frames }
+            if zmq_msg_more(message) == 0 {
+                if appendingPeerKey { frames.append(peerKey) }
+                return frames
+            }
         }
     }
 

@@ -16,7 +16,8 @@ import Synchronization
 /// blocks on ZeroMQ.
 public final class SocketChannel: Sendable {
     /// Received messages, in order, in groups: each element holds every message received in one go
-    /// (at least one). For a ROUTER the first frame of each message is the peer's identity.
+    /// (at least one). For a ROUTER the first frame of each message is the peer's identity; a channel
+    /// opened with `appendsPeerKey` adds a last frame, the sender's public key (see ``open``).
     /// Iterate either this or ``messages``, not both, and keep one iterator: messages of a group that an
     /// abandoned ``messages`` iterator had not handed out yet are not seen by the next one.
     public let messageBatches: AsyncStream<[[[UInt8]]]>
@@ -35,6 +36,12 @@ public final class SocketChannel: Sendable {
     /// `onHandshakeFailure`, when given, is called on the socket's thread for each connection whose
     /// handshake failed (libzmq's socket monitor): with CurveZMQ, the server refused this peer's key.
     ///
+    /// `appendsPeerKey`, for a CurveZMQ server, makes every received message end with one more frame: the
+    /// public key (40 characters of Z85) its sender authenticated with, read by the socket's thread from
+    /// the message itself (its `User-Id`, which the `ZAPAuthenticator` set at that peer's handshake), so
+    /// that each message names its sender's key whatever the peer claims. The frame is empty without
+    /// CurveZMQ. ``PeerKeyFrame`` reads it.
+    ///
     /// - Throws: `ZeroMQError` when the socket cannot be created, an option is refused, or an endpoint
     ///   cannot be bound (in use, malformed) or connected (malformed).
     public static func open(
@@ -45,7 +52,8 @@ public final class SocketChannel: Sendable {
         connect: [String] = [],
         name: String,
         onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil,
-        onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil
+        onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil,
+        appendsPeerKey: Bool = false
     ) async throws -> SocketChannel {
         let (stream, continuation) = AsyncStream<[[[UInt8]]]>.makeStream()
         let shared = try SocketThreadState(
@@ -54,7 +62,7 @@ public final class SocketChannel: Sendable {
             let thread = Thread {
                 runSocketThread(
                     context: context, kind: kind, options: options,
-                    bind: bind, connect: connect, shared: shared, opened: opened)
+                    bind: bind, connect: connect, appendsPeerKey: appendsPeerKey, shared: shared, opened: opened)
             }
             thread.name = "zmq-\(name)"
             thread.start()
@@ -197,6 +205,7 @@ private func runSocketThread(
     options: SocketOptions,
     bind: [String],
     connect: [String],
+    appendsPeerKey: Bool,
     shared: SocketThreadState,
     opened: CheckedContinuation<String?, any Error>
 ) {
@@ -220,7 +229,7 @@ private func runSocketThread(
         return
     }
     opened.resume(returning: endpoint)
-    var loop = SocketLoop(socket: socket, monitor: monitor, shared: shared)
+    var loop = SocketLoop(socket: socket, monitor: monitor, shared: shared, appendsPeerKey: appendsPeerKey)
     loop.run()
     monitor?.close()
     socket.close()
@@ -232,16 +241,19 @@ private struct SocketLoop {
     let socket: Socket
     let monitor: SocketMonitor?
     let shared: SocketThreadState
+    /// Each received message gets its sender's public key as a last frame (`SocketChannel.open`).
+    let appendsPeerKey: Bool
     /// Messages taken from the outbox that the socket has not accepted yet (high-water mark reached).
     var backlog: [[[UInt8]]] = []
     var backlogStart = 0
     /// At most this many messages are received per wake-up before sends get their turn.
     let receiveBurst = 4_096
 
-    init(socket: Socket, monitor: SocketMonitor?, shared: SocketThreadState) {
+    init(socket: Socket, monitor: SocketMonitor?, shared: SocketThreadState, appendsPeerKey: Bool) {
         self.socket = socket
         self.monitor = monitor
         self.shared = shared
+        self.appendsPeerKey = appendsPeerKey
     }
 
     mutating func run() {
@@ -279,7 +291,7 @@ private struct SocketLoop {
     private func receiveAvailable() throws {
         var received: [[[UInt8]]] = []
         defer { if !received.isEmpty { shared.inbound.yield(received) } }
-        while received.count < receiveBurst, let frames = try socket.receive() {
+        while received.count < receiveBurst, let frames = try socket.receive(appendingPeerKey: appendsPeerKey) {
             received.append(frames)
         }
     }

@@ -7,7 +7,10 @@ import Synchronization
 ///
 /// It binds a REP socket to `inproc://zeromq.zap.01` on a thread of its own (libzmq sockets belong to
 /// one thread; Swift's cooperative pool never blocks on it) and answers each handshake's request with
-/// 200 when the peer's public key is on the allow-list, 400 otherwise. Each refusal is counted and
+/// 200 when the peer's public key is on the allow-list, 400 otherwise; the 200 carries the key (Z85) as
+/// the ZAP user ID, which libzmq attaches to every message of that connection as its `User-Id` (read it
+/// with `SocketChannel.open(appendsPeerKey:)`). `replaceAllowedKeys(_:)` changes the list while it
+/// runs (for connections made from then on). Each refusal is counted and
 /// reported to `onRefusal` on the authenticator's thread, at most once per key per `reportInterval`
 /// (a refused peer retries at every reconnect).
 ///
@@ -38,6 +41,13 @@ public final class ZAPAuthenticator: Sendable {
         return ZAPAuthenticator(state: state)
     }
 
+    /// Replaces the allow-list: handshakes from now on are decided by `keys` (connections already made
+    /// stay; the server decides what their messages may do).
+    public func replaceAllowedKeys(_ keys: Set<CurvePublicKey>) {
+        let allowed = Set(keys.compactMap { Z85Key.decode($0.z85) })
+        state.allowed.withLock { $0 = allowed }
+    }
+
     /// Peers refused since the handler started.
     public var refusals: Int { state.refusals.load(ordering: .relaxed) }
 
@@ -61,7 +71,8 @@ final class ZAPThreadState: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    let allowed: Set<[UInt8]>
+    /// The raw 32-byte keys admitted; replaced by `ZAPAuthenticator.replaceAllowedKeys`.
+    let allowed: Mutex<Set<[UInt8]>>
     let reportInterval: Duration
     let onRefusal: @Sendable (ZAPRefusal) -> Void
     let control = Mutex(Control())
@@ -73,7 +84,7 @@ final class ZAPThreadState: Sendable {
         let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard descriptor >= 0 else { throw ZeroMQError(code: errno, operation: "eventfd") }
         self.wakeDescriptor = descriptor
-        self.allowed = allowed
+        self.allowed = Mutex(allowed)
         self.reportInterval = reportInterval
         self.onRefusal = onRefusal
     }
@@ -171,7 +182,7 @@ struct ZAPRequestHandler {
         if mechanism == "CURVE", frames.count >= 7, frames[6].count == 32 {
             let key = frames[6]
             let z85 = Z85Key.encode(key) ?? ""
-            if state.allowed.contains(key) {
+            if state.allowed.withLock({ $0.contains(key) }) {
                 state.admissions.add(1, ordering: .relaxed)
                 return reply("200", "OK", user: z85)
             }

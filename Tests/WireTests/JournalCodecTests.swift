@@ -11,7 +11,7 @@ final class JournalCodecTests: XCTestCase {
             submit: SubmitBatch(
                 requestID: "r", items: [BatchItem(source: "https://example.com/a.jpg", outputName: "a")],
                 parameters: WireTiltShiftParameters(focusPosition: 0.4, sharpBand: 0.1, transition: 0.2, blurRadius: 9)),
-            unixMilliseconds: 42),
+            unixMilliseconds: 42, ownerKey: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"),
         .batchAccepted(batchID: "b-2", client: [], submit: SubmitBatch(requestID: "", items: [], kind: .noop), unixMilliseconds: 0),
         .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 7, outputName: "a",
                                    outcome: .output(TaskOutput(data: [], mediaType: "image/jpeg", width: 4000, height: 3000)))),

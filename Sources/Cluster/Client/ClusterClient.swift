@@ -278,7 +278,9 @@ public actor ClusterClient {
         case .refusal(let refusal):
             let error = ClusterClientError.refused(refusal.reason)
             if let batchID = reattaching.removeValue(forKey: refusal.requestID) {
-                endBatch(batchID, throwing: .batchForgotten(batchID: batchID, reason: refusal.reason))
+                // Refused for want of a role (its key was taken off a list meanwhile): not a forgotten batch.
+                endBatch(batchID, throwing: refusal.code == .forbidden
+                    ? .refused(refusal.reason) : .batchForgotten(batchID: batchID, reason: refusal.reason))
             } else if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
                 acceptanceTimers.removeValue(forKey: refusal.requestID)?.cancel()
                 continuation.finish(throwing: error)

@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import Wire
 
 /// A batch's life on the coordinator: accepted (or restored from the journal), its operations run, its
@@ -7,7 +8,7 @@ import Wire
 extension Coordinator {
     // MARK: Accepting
 
-    func accept(_ submit: SubmitBatch, from client: PeerIdentity) {
+    func accept(_ submit: SubmitBatch, from client: PeerIdentity, owner: CurvePublicKey?) {
         if let refusal = registry.refusal(of: submit, from: client) {
             send([Outbound(peer: client, message: .refusal(refusal))])
             return
@@ -17,13 +18,14 @@ extension Coordinator {
         let batch: BatchOperation
         do {
             batch = try makeOperations(for: planned, submit: submit)
-            try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit)
+            try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: owner?.z85 ?? "")
         } catch {
             logger.error("batch refused", metadata: ["client": "\(client)", "error": "\(error)"])
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(error)")))])
             return
         }
+        access.recordOwner(owner, of: batchID)
         let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID)
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
@@ -89,6 +91,7 @@ extension Coordinator {
                 ])
                 continue
             }
+            access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
             let (_, retired) = registry.register(planned, answering: nil, coordinatorID: dispatcher.coordinatorID)
             forget(retired)
             logger.info("batch restored from the journal", metadata: [
@@ -198,6 +201,7 @@ extension Coordinator {
         if !retired.isEmpty { AllocatorTrim.request() }
         for batchID in retired {
             operations[batchID] = nil
+            access.forget(batchID)
             do {
                 try journal?.recordRetired(batchID: batchID)
             } catch {

@@ -56,6 +56,8 @@ public actor Coordinator {
     var journal: Journal?
     /// This start's number on the journal (1 without one); task attempts are numbered from it.
     var incarnation: UInt32 = 1
+    /// Roles of the admitted keys, owners of batches, refusals (`Coordinator+Access`).
+    var access: AccessControl
     /// Messages that could not be decoded or came from the wrong kind of peer.
     var droppedMessages: UInt64 = 0
     /// Rate-limits log lines that peers can cause in bulk (malformed messages, failed items).
@@ -96,6 +98,7 @@ public actor Coordinator {
         self.logger = logger
         self.metricsRegistry = metricsRegistry
         self.recordedMetrics = CoordinatorMetrics(registry: metricsRegistry)
+        self.access = AccessControl(roles: configuration.authentication?.roles)
         self.dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
             coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
@@ -144,7 +147,7 @@ public actor Coordinator {
                 onUnroutable: { [weak self] identity in
                     guard let self else { return }
                     Task { await self.peerUnreachable(PeerIdentity(identity)) }
-                })
+                }, appendsPeerKey: true)
         } catch {
             await authenticator?.stop()
             authenticator = nil
@@ -184,6 +187,11 @@ public actor Coordinator {
         if ownsContext { await context.terminate() }
     }
 
+    /// Has the ZAP handler admit `keys` from now on (`applyAllowLists`).
+    func replaceAdmittedKeys(_ keys: Set<CurvePublicKey>) {
+        authenticator?.replaceAllowedKeys(keys)
+    }
+
     /// Peers refused by the ZAP handler since the coordinator started (0 without CurveZMQ).
     public var authenticationRefusals: Int { authenticator?.refusals ?? 0 }
 
@@ -206,15 +214,15 @@ public actor Coordinator {
     }
 
     private func handle(_ frames: [[UInt8]]) {
-        guard frames.count == 2 else {
+        guard let (sender, envelope) = MessageSender.split(frames) else {
             droppedMessages += 1
-            logger.debug("dropped a message with \(frames.count) frames (expected identity + envelope)")
+            logger.debug("dropped a message with \(frames.count - 1) frames (expected identity + envelope)")
             return
         }
-        let peer = PeerIdentity(frames[0])
+        let peer = sender.identity
         let message: Message
         do {
-            message = try WireCodec.decode(frames[1])
+            message = try WireCodec.decode(envelope)
         } catch {
             droppedMessages += 1
             if logThrottle.admit("dropped a malformed message", now: .now) {
@@ -225,6 +233,7 @@ public actor Coordinator {
             }
             return
         }
+        guard let scope = authorize(message, from: sender) else { return }
         let now = ContinuousClock.now
         switch message {
         case .workerHello(let hello):
@@ -247,9 +256,9 @@ public actor Coordinator {
         case .taskResults(let results):
             for result in results { complete(result, from: peer, now: now) }
         case .submitBatch(let submit):
-            accept(submit, from: peer)
+            accept(submit, from: peer, owner: sender.key)
         case .statusRequest(let request):
-            send([Outbound(peer: peer, message: StatusReport(coordinator: self, now: now).answer(to: request))])
+            send([Outbound(peer: peer, message: StatusReport(coordinator: self, now: now, scope: scope).answer(to: request))])
         case .cancelBatch(let request):
             cancel(request, from: peer)
         case .fetchResults(let request):

@@ -23,12 +23,15 @@ struct MetricsReport: Equatable {
     var messagesDropped: UInt64 = 0
     /// Peers refused by CurveZMQ; `nil` without it (the metric is then left out).
     var peersRefused: Int?
+    /// Requests refused for want of a role or of ownership (`AccessControl`), by labels.
+    var accessRefusals: [AccessRefusal.Labels: UInt64] = [:]
 
     /// The report of `coordinator` as it stands.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
         self.init(dispatcher: coordinator.dispatcher, registry: coordinator.registry,
                   queuedTasks: coordinator.queuedTaskCount, droppedMessages: coordinator.droppedMessages,
                   peersRefused: coordinator.authenticationRefusalsIfAuthenticating, now: now)
+        accessRefusals = coordinator.access.refusals
     }
 
     init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,

@@ -1,3 +1,4 @@
+import Messaging
 import Wire
 
 /// The coordinator's answer to `StatusRequest`: its workers, its queue, and its batches (one with its
@@ -10,11 +11,16 @@ struct StatusReport {
     /// Messages the coordinator dropped (besides the stale results the dispatcher counts).
     let droppedMessages: UInt64
     let now: ContinuousClock.Instant
+    /// The batches a list shows (a client sees its own), and who owns each.
+    var scope: BatchScope = .all
+    var owners: [String: CurvePublicKey] = [:]
 
-    /// The report of `coordinator` as it stands.
-    init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
+    /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
+    init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
         self.init(dispatcher: coordinator.dispatcher, registry: coordinator.registry, queuedTasks: coordinator.queuedTaskCount,
                   droppedMessages: coordinator.droppedMessages, now: now)
+        self.scope = scope
+        self.owners = coordinator.access.owners
     }
 
     init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
@@ -36,8 +42,8 @@ struct StatusReport {
         return .statusReply(reply(to: request))
     }
 
-    /// The reply to `request`: every batch without items, or the batch it names with its items (none
-    /// when the coordinator does not know it).
+    /// The reply to `request`: every batch of the scope without items, or the batch it names with its
+    /// items (none when the coordinator does not know it).
     func reply(to request: StatusRequest) -> StatusReply {
         let workerStatuses = dispatcher.workers.values
             .sorted { $0.workerID < $1.workerID }
@@ -50,7 +56,7 @@ struct StatusReport {
             }
         let selected: [RegisteredBatch]
         if request.batchID.isEmpty {
-            selected = registry.batches.values.sorted { $0.batchID < $1.batchID }
+            selected = registry.batches.values.filter { scope.includes(owners[$0.batchID]) }.sorted { $0.batchID < $1.batchID }
         } else {
             selected = registry.batches[request.batchID].map { [$0] } ?? []
         }

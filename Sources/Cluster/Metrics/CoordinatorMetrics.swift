@@ -30,6 +30,7 @@ struct CoordinatorMetrics {
         "shiftwork_assignments_lost_total": "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
         "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
         "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
+        "shiftwork_refusals_total": "Requests refused because the sender's key lacks the role they need or does not own the batch, by the key's roles, the request and the reason.",
     ]
 
     /// The registry the metrics are recorded in, rendered by `text`.
@@ -50,6 +51,8 @@ struct CoordinatorMetrics {
     /// Made at the first report that has it (with CurveZMQ only).
     private var peersRefused: MirroredCounter?
     private var perWorker: [String: WorkerSeries] = [:]
+    /// `shiftwork_refusals_total`, one series per labels seen.
+    private var accessRefusals: [AccessRefusal.Labels: MirroredCounter] = [:]
 
     /// Metrics recorded in `registry`, which nothing else should record into under these names.
     init(registry: PrometheusCollectorRegistry) {
@@ -91,6 +94,14 @@ struct CoordinatorMetrics {
                 peersRefused = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_peers_refused_total", dimensions: [], factory: factory))
             }
             peersRefused?.advance(to: UInt64(max(0, refused)))
+        }
+        for (labels, total) in report.accessRefusals {
+            var counter = accessRefusals[labels] ?? MirroredCounter(CoreMetrics.Counter(
+                label: "shiftwork_refusals_total",
+                dimensions: [("role", labels.role), ("request", labels.request), ("reason", labels.reason.rawValue)],
+                factory: factory))
+            counter.advance(to: total)
+            accessRefusals[labels] = counter
         }
         for (workerID, series) in perWorker where report.workers[workerID] == nil {
             series.destroy()

@@ -53,14 +53,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
     var maxMessageMb: Int?
 
     @Option(help: ArgumentHelp(
-        "The coordinator's secret key, as `shiftwork keygen coordinator` writes it into coordinator.key (env SHIFTWORK_SECRET_KEY). Turns CurveZMQ on, with --allow-keys.",
+        "The coordinator's secret key, as `shiftwork keygen coordinator` writes it into coordinator.key (env SHIFTWORK_SECRET_KEY). Turns CurveZMQ on, with --allow-keys or the role lists below (SIGHUP reads them again).",
         valueName: "file"))
     var secretKey: String?
 
-    @Option(help: ArgumentHelp(
-        "The workers' and clients' public keys: a directory of *.pub files, or a file with one key per line (env SHIFTWORK_ALLOW_KEYS). Any other peer is refused.",
-        valueName: "path"))
-    var allowKeys: String?
+    @OptionGroup var allowLists: AllowListOptions
 
     @Flag(help: "Listen on tcp:// without CurveZMQ: no authentication, no encryption. Only on a network you trust (env SHIFTWORK_INSECURE=1).")
     var insecure = false
@@ -98,36 +95,6 @@ struct CoordinatorCommand: AsyncParsableCommand {
         return (host, port)
     }
 
-    /// The CurveZMQ setting from the key options. Any endpoint but `inproc://` needs keys, or an
-    /// explicit `--insecure`.
-    static func authentication(endpoint: String, secretKey: String?, allowKeys: String?, insecure: Bool) throws -> CoordinatorAuthentication? {
-        switch (secretKey, allowKeys) {
-        case (nil, nil):
-            if insecure || endpoint.hasPrefix("inproc://") { return nil }
-            throw CommandError(
-                "refusing to listen on \(endpoint) without CurveZMQ: anyone who reaches it could submit batches, "
-                    + "cancel them, or join as a worker. Create keys with `shiftwork keygen coordinator --out keys` and "
-                    + "`shiftwork keygen NAME --out keys` for each worker and client, then start with "
-                    + "`--secret-key keys/coordinator.key --allow-keys keys` (env SHIFTWORK_SECRET_KEY, SHIFTWORK_ALLOW_KEYS); "
-                    + "or, on a network you trust, opt out explicitly with --insecure (env SHIFTWORK_INSECURE=1).")
-        case (_?, nil):
-            throw CommandError("--secret-key needs --allow-keys (SHIFTWORK_ALLOW_KEYS): the public keys of the workers and clients to let in, a directory of *.pub files or a file with one key per line")
-        case (nil, _?):
-            throw CommandError("--allow-keys needs --secret-key (SHIFTWORK_SECRET_KEY): the coordinator's own secret key; create it with `shiftwork keygen coordinator`")
-        case (let secretKey?, let allowKeys?):
-            if insecure {
-                throw CommandError("--insecure (SHIFTWORK_INSECURE) contradicts --secret-key and --allow-keys: drop one or the other")
-            }
-            SecretKeyFile.warnIfExposed(secretKey)
-            do {
-                return CoordinatorAuthentication(keyPair: try CurveKeyPair.load(secretKeyFile: secretKey),
-                                                 allowedKeys: try CurvePublicKey.loadAllowList(allowKeys))
-            } catch let error as CurveKeyError {
-                throw CommandError(error.description)
-            }
-        }
-    }
-
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.coordinator", defaultLevel: .info)
         Self.tuneAllocator()
@@ -137,9 +104,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard maxMessage > 0 else { throw CommandError("--max-message-mb must be at least 1 (got \(maxMessage))") }
         socketOptions.maxMessageSize = Int64(maxMessage) << 20
         let dataDirectory = (dataDir ?? Environment.value("DATA_DIR")).map { URL(fileURLWithPath: $0, isDirectory: true) }
-        let authentication = try Self.authentication(
-            endpoint: endpoint, secretKey: Environment.resolve(secretKey, "SECRET_KEY"),
-            allowKeys: Environment.resolve(allowKeys, "ALLOW_KEYS"), insecure: Environment.flag(insecure, "INSECURE"))
+        let authentication = try allowLists.authentication(
+            endpoint: endpoint, secretKey: Environment.resolve(secretKey, "SECRET_KEY"), insecure: Environment.flag(insecure, "INSECURE"))
         let coordinator = try Coordinator(
             configuration: CoordinatorConfiguration(
                 listen: [endpoint],
@@ -163,11 +129,14 @@ struct CoordinatorCommand: AsyncParsableCommand {
             await coordinator.stop()
             throw CommandError("\(error)")
         }
+        // Trapped before the coordinator says it listens: a SIGHUP from then on reloads, never ends it.
+        let reloader = authentication == nil ? nil : await AllowListReloader(coordinator: coordinator, logger: logger)
         if let dataDirectory { print("journal and results in \(dataDirectory.path)") }
         print("coordinator listening on \(bound ?? endpoint)")
         if let authentication {
             let count = authentication.allowedKeys.count
-            print("CurveZMQ on: public key \(authentication.keyPair.publicKey), \(count) peer key\(count == 1 ? "" : "s") allowed")
+            print("CurveZMQ on: public key \(authentication.keyPair.publicKey), \(count) peer key\(count == 1 ? "" : "s") allowed"
+                + " (\(authentication.roles.summary); SIGHUP reloads the lists)")
         } else if !endpoint.hasPrefix("inproc://") {
             logger.warning("CurveZMQ is off (--insecure): peers are neither authenticated nor encrypted", metadata: ["endpoint": "\(endpoint)"])
         }
@@ -185,6 +154,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 throw CommandError("cannot serve metrics on \(address): \(error). Choose another address with --metrics-listen.")
             }
         }
+        if let reloader { services.append(reloader) }
         services.append(coordinator)
         fflush(nil)
         try await ServiceRunner.run(services, maximumGracefulShutdownDuration: Self.shutdownDeadline, logger: logger)

@@ -56,13 +56,14 @@ extension CMessageBuilder {
             started.pointee.unix_ms = unixMilliseconds
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_STARTED
             c.pointee.started = started
-        case .batchAccepted(let batchID, let client, let submit, let unixMilliseconds):
+        case .batchAccepted(let batchID, let client, let submit, let unixMilliseconds, let ownerKey):
             let accepted = arena.make(Shiftwork__V1__JournalBatchAccepted.self)
             shiftwork__v1__journal_batch_accepted__init(accepted)
             accepted.pointee.batch_id = string(batchID)
             accepted.pointee.client = bytes(client)
             accepted.pointee.submit = submitBatch(submit)
             accepted.pointee.unix_ms = unixMilliseconds
+            accepted.pointee.owner_key = string(ownerKey)
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_ACCEPTED
             c.pointee.batch_accepted = accepted
         case .itemFinished(let item):
@@ -96,7 +97,8 @@ extension JournalRecord {
             let accepted = try required(c.batch_accepted, "JournalRecord.batch_accepted").pointee
             let submit = try required(accepted.submit, "JournalBatchAccepted.submit").pointee
             self = .batchAccepted(batchID: try readString(accepted.batch_id), client: readBytes(accepted.client),
-                                  submit: try SubmitBatch(submit), unixMilliseconds: accepted.unix_ms)
+                                  submit: try SubmitBatch(submit), unixMilliseconds: accepted.unix_ms,
+                                  ownerKey: try readString(accepted.owner_key))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED:
             self = .itemFinished(try ItemFinished(try required(c.item_finished, "JournalRecord.item_finished").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED:

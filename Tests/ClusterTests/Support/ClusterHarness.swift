@@ -51,9 +51,10 @@ final class ClusterHarness {
         return (status, process.outputText)
     }
 
-    /// `shiftwork status [BATCH] --json`, parsed.
-    func status(_ endpoint: String, batch: String? = nil) async throws -> [String: Any] {
-        let (status, output) = try await run(["status"] + (batch.map { [$0] } ?? []) + ["--json", "--coordinator", endpoint])
+    /// `shiftwork status [BATCH] --json`, parsed; `keyArguments` are a client's CurveZMQ options.
+    func status(_ endpoint: String, batch: String? = nil, keyArguments: [String] = []) async throws -> [String: Any] {
+        let (status, output) = try await run(["status"] + (batch.map { [$0] } ?? []) + ["--json", "--coordinator", endpoint]
+                                             + keyArguments)
         guard status == 0, let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
             throw HarnessError("status failed (\(String(describing: status))):\n\(output)")
         }
@@ -61,12 +62,12 @@ final class ClusterHarness {
     }
 
     /// Polls the cluster status until `condition` holds or `timeout` passes; returns the last status.
-    func waitForStatus(_ endpoint: String, batch: String? = nil, timeout: Duration = .seconds(30),
+    func waitForStatus(_ endpoint: String, batch: String? = nil, keyArguments: [String] = [], timeout: Duration = .seconds(30),
                        until condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         var last: [String: Any] = [:]
         while ContinuousClock.now < deadline {
-            last = try await status(endpoint, batch: batch)
+            last = try await status(endpoint, batch: batch, keyArguments: keyArguments)
             if condition(last) { return last }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -59,7 +59,8 @@ final class JournalTests: XCTestCase {
         let records: [JournalRecord] = [
             .started(coordinatorID: "c1", incarnation: 1, unixMilliseconds: 0),
             .batchAccepted(batchID: "b-done", client: [1], submit: submit(1), unixMilliseconds: 1),
-            .batchAccepted(batchID: "b-open", client: [2], submit: submit(3), unixMilliseconds: 2),
+            .batchAccepted(batchID: "b-open", client: [2], submit: submit(3), unixMilliseconds: 2,
+                           ownerKey: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"),
             .itemFinished(ItemFinished(batchID: "b-done", itemIndex: 0, outcome: .failure(TaskFailure(code: .download, message: "404")))),
             .itemFinished(ItemFinished(batchID: "b-open", itemIndex: 2, outcome: .output(TaskOutput(data: [], mediaType: "image/png")))),
             .batchCancelled(CancelBatch(batchID: "b-open", itemIndexes: [1])),
@@ -80,6 +81,8 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(again.batches.map(\.batchID), ["b-open"])
         XCTAssertEqual(again.batches.first?.finished, state.batches.first?.finished)
         XCTAssertEqual(again.batches.first?.acceptedUnixMilliseconds, 2)
+        XCTAssertEqual(again.batches.first?.ownerKey, "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
+                       "the batch's owner survives compaction, so a second restart keeps it too")
     }
 
     func testReplayedExpansionsAddItemsAndCountTheirManifestAsFinished() {

@@ -354,7 +354,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_started__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__journal_started__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__journal_batch_accepted__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_batch_accepted__field_descriptors[5] =
 {
   {
     "batch_id",
@@ -404,17 +404,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_batch_accepted__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "owner_key",
+    160,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalBatchAccepted, owner_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__journal_batch_accepted__field_indices_by_name[] = {
   0,   /* field[0] = batch_id */
   1,   /* field[1] = client */
+  4,   /* field[4] = owner_key */
   2,   /* field[2] = submit */
   3,   /* field[3] = unix_ms */
 };
-static const ProtobufCIntRange shiftwork__v1__journal_batch_accepted__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__journal_batch_accepted__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 160, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_accepted__descriptor =
 {
@@ -424,10 +438,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_accepted__descript
   "Shiftwork__V1__JournalBatchAccepted",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__JournalBatchAccepted),
-  4,
+  5,
   shiftwork__v1__journal_batch_accepted__field_descriptors,
   shiftwork__v1__journal_batch_accepted__field_indices_by_name,
-  1,  shiftwork__v1__journal_batch_accepted__number_ranges,
+  2,  shiftwork__v1__journal_batch_accepted__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_batch_accepted__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

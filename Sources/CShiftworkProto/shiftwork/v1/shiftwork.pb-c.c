@@ -4134,7 +4134,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   shiftwork__v1__failure_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_number[8] =
+static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_number[9] =
 {
   { "REFUSAL_CODE_UNSPECIFIED", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSPECIFIED", 0 },
   { "REFUSAL_CODE_UNKNOWN_WORKER", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNKNOWN_WORKER", 1 },
@@ -4144,12 +4144,14 @@ static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_numb
   { "REFUSAL_CODE_LIMIT", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_LIMIT", 5 },
   { "REFUSAL_CODE_NO_STORED_RESULTS", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_NO_STORED_RESULTS", 6 },
   { "REFUSAL_CODE_UNAVAILABLE", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE", 7 },
+  { "REFUSAL_CODE_FORBIDDEN", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_FORBIDDEN", 160 },
 };
 static const ProtobufCIntRange shiftwork__v1__refusal_code__value_ranges[] = {
-{0, 0},{0, 8}
+{0, 0},{160, 8},{0, 9}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__refusal_code__enum_values_by_name[8] =
+static const ProtobufCEnumValueIndex shiftwork__v1__refusal_code__enum_values_by_name[9] =
 {
+  { "REFUSAL_CODE_FORBIDDEN", 8 },
   { "REFUSAL_CODE_INVALID_REQUEST", 4 },
   { "REFUSAL_CODE_LIMIT", 5 },
   { "REFUSAL_CODE_NO_STORED_RESULTS", 6 },
@@ -4166,11 +4168,11 @@ const ProtobufCEnumDescriptor shiftwork__v1__refusal_code__descriptor =
   "RefusalCode",
   "Shiftwork__V1__RefusalCode",
   "shiftwork.v1",
-  8,
+  9,
   shiftwork__v1__refusal_code__enum_values_by_number,
-  8,
+  9,
   shiftwork__v1__refusal_code__enum_values_by_name,
-  1,
+  2,
   shiftwork__v1__refusal_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -78,10 +78,12 @@ final class Journal {
         return descriptor
     }
 
-    /// Records an accepted batch, synced to disk before it returns.
-    func recordAccepted(batchID: String, client: [UInt8], submit: SubmitBatch) throws {
+    /// Records an accepted batch and its owner (the submitter's public key in Z85, empty without CurveZMQ),
+    /// synced to disk before it returns.
+    func recordAccepted(batchID: String, client: [UInt8], submit: SubmitBatch, ownerKey: String = "") throws {
         try file.append(JournalCodec.encode(.batchAccepted(
-            batchID: batchID, client: client, submit: submit, unixMilliseconds: Self.nowMilliseconds())), sync: true)
+            batchID: batchID, client: client, submit: submit, unixMilliseconds: Self.nowMilliseconds(),
+            ownerKey: ownerKey)), sync: true)
     }
 
     /// Records an item's final outcome; an output's bytes are written to the results directory first.

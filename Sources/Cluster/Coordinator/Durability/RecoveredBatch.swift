@@ -6,6 +6,8 @@ struct RecoveredBatch: Sendable {
     /// The ZeroMQ identity of the client that submitted it.
     let client: [UInt8]
     let submit: SubmitBatch
+    /// The submitter's CurveZMQ public key in Z85, the batch's owner; empty without CurveZMQ.
+    var ownerKey = ""
     /// When it was accepted (milliseconds since 1970).
     let acceptedUnixMilliseconds: UInt64
     /// Items that reached their final outcome, by index. Outputs carry no bytes here (they are in the
@@ -51,10 +53,10 @@ struct RecoveredState: Sendable {
             switch record {
             case .started(_, let incarnation, _):
                 lastIncarnation = max(lastIncarnation, incarnation)
-            case .batchAccepted(let batchID, let client, let submit, let accepted):
+            case .batchAccepted(let batchID, let client, let submit, let accepted, let ownerKey):
                 if byID[batchID] == nil { order.append(batchID) }
                 byID[batchID] = RecoveredBatch(
-                    batchID: batchID, client: client, submit: submit, acceptedUnixMilliseconds: accepted)
+                    batchID: batchID, client: client, submit: submit, ownerKey: ownerKey, acceptedUnixMilliseconds: accepted)
             case .itemsAdded(let added):
                 guard let batch = byID[added.batchID], Int(added.firstIndex) == batch.allItems.count,
                       Int(added.parentIndex) < batch.allItems.count
@@ -92,7 +94,7 @@ struct RecoveredState: Sendable {
         var records: [JournalRecord] = []
         for batch in batches {
             records.append(.batchAccepted(batchID: batch.batchID, client: batch.client, submit: batch.submit,
-                                          unixMilliseconds: batch.acceptedUnixMilliseconds))
+                                          unixMilliseconds: batch.acceptedUnixMilliseconds, ownerKey: batch.ownerKey))
             records += batch.expansions.map { .itemsAdded($0) }
             for index in batch.finished.keys.sorted() {
                 if let item = batch.finished[index] { records.append(.itemFinished(item)) }

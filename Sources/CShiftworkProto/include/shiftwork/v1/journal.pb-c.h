@@ -92,10 +92,15 @@ struct  Shiftwork__V1__JournalBatchAccepted
   ProtobufCBinaryData client;
   Shiftwork__V1__SubmitBatch *submit;
   uint64_t unix_ms;
+  /*
+   * The submitter's CurveZMQ public key (40 characters of Z85): the batch's owner, the one client key that
+   * may see, cancel and fetch it besides administrators. Empty: submitted without CurveZMQ (no owner).
+   */
+  char *owner_key;
 };
 #define SHIFTWORK__V1__JOURNAL_BATCH_ACCEPTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_batch_accepted__descriptor) \
-    , (char *)protobuf_c_empty_string, {0,NULL}, NULL, 0 }
+    , (char *)protobuf_c_empty_string, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string }
 
 
 /*

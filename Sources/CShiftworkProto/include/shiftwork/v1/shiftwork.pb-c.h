@@ -142,7 +142,11 @@ typedef enum _Shiftwork__V1__RefusalCode {
   /*
    * the coordinator could not take it now (e.g. its journal cannot be written)
    */
-  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE = 7
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE = 7,
+  /*
+   * the sender's key lacks the role the request needs, or the batch is another client's
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_FORBIDDEN = 160
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__REFUSAL_CODE)
 } Shiftwork__V1__RefusalCode;
 
