@@ -42,7 +42,9 @@ let package = Package(
             name: "CImageCodecs",
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"), .linkedLibrary("m")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("avif"),
+                            .linkedLibrary("m")]
         ),
 
         // MARK: Libraries
@@ -114,6 +116,13 @@ let package = Package(
             path: "Tests/Support"
         ),
 
+        // Test-only C helpers (a CMYK profile made with LittleCMS, CMYK JPEGs written with libjpeg-turbo).
+        .target(
+            name: "CTestSupport",
+            path: "Tests/CTestSupport",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
+        ),
+
         // MARK: Tests
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
@@ -121,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "ImagingTests",
             dependencies: [
-                "Imaging", "ShiftworkTestSupport",
+                "Imaging", "ShiftworkTestSupport", "CTestSupport",
             ],
             resources: [.copy("Fixtures")]
         ),

@@ -12,4 +12,9 @@ static inline int sw_should_stop(const sw_cancellation *cancel, unsigned row) {
     return cancel->should_stop(cancel->context) != 0;
 }
 
+/** Asks the caller whether to stop, whatever the row (for work that is not done in rows). */
+static inline int sw_should_stop_now(const sw_cancellation *cancel) {
+    return cancel != NULL && cancel->should_stop != NULL && cancel->should_stop(cancel->context) != 0;
+}
+
 #endif

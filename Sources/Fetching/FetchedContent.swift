@@ -2,7 +2,7 @@ import Imaging
 
 /// What a source turned out to hold: an image, or a manifest of more sources.
 public enum FetchedContent: Sendable {
-    /// A JPEG or PNG image.
+    /// A JPEG, PNG, WebP or AVIF image.
     case image(EncodedImage)
     /// A list of images (see ``Manifest``).
     case manifest(Manifest)

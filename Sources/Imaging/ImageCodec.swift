@@ -3,14 +3,15 @@ import Operations
 
 /// Format-independent decoding (by magic bytes) and encoding.
 public enum ImageCodec {
-    /// Decodes JPEG or PNG data, recognised by its magic bytes; applies the EXIF orientation. Stops with
+    /// Decodes JPEG, PNG, WebP or AVIF data, recognised by its magic bytes; applies the EXIF orientation. Stops with
     /// `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
     public static func decode(_ data: [UInt8], limits: ImageLimits = .default,
                               cancellation: CancellationFlag? = nil) throws -> (image: ImageBuffer, format: ImageFormat) {
         try CancellationToken.with(cancellation) { token in try decode(data, limits: limits, token: token) }
     }
 
-    /// Encodes `image` as `format`. Stops with `ImagingError` `.cancelled` when `cancellation` is raised or
+    /// Encodes `image` as `format` (`jpegQuality` serves JPEG; WebP and AVIF take their quality from `options`,
+    /// which `encode(_:options:)` uses whole). Stops with `ImagingError` `.cancelled` when `cancellation` is raised or
     /// the current task is cancelled.
     public static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int = 90,
                               pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
@@ -27,14 +28,36 @@ public enum ImageCodec {
         switch format {
         case .jpeg: return (try JPEGCodec.decode(data, limits: limits, applyOrientation: true, token: token), .jpeg)
         case .png: return (try PNGCodec.decode(data, limits: limits, token: token), .png)
+        case .webp, .avif:
+            return try data.withUnsafeBufferPointer { bytes in
+                let decoder = try WholePictureDecoder(format, .memory(bytes), limits: limits)
+                return (try decoder.readImage(token: token).oriented(exifOrientation: decoder.orientation), format)
+            }
         }
     }
 
     static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int, pngCompressionLevel: Int,
                        token: CancellationToken) throws -> [UInt8] {
+        let options = EncodingOptions(format: format, jpegQuality: jpegQuality, pngCompressionLevel: pngCompressionLevel)
+        return try encode(image, as: format, options: options, token: token)
+    }
+
+    /// Encodes `image` as `options.format` (JPEG when nil) at the quality `options` gives that format.
+    public static func encode(_ image: ImageBuffer, options: EncodingOptions, cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+        let options = try options.validated()
+        return try CancellationToken.with(cancellation) { token in
+            try encode(image, as: options.format ?? .jpeg, options: options, token: token)
+        }
+    }
+
+    static func encode(_ image: ImageBuffer, as format: ImageFormat, options: EncodingOptions, token: CancellationToken) throws -> [UInt8] {
         switch format {
-        case .jpeg: try JPEGCodec.encode(image, quality: jpegQuality, token: token)
-        case .png: try PNGCodec.encode(image, compressionLevel: pngCompressionLevel, token: token)
+        case .jpeg: return try JPEGCodec.encode(image, quality: options.jpegQuality, token: token)
+        case .png: return try PNGCodec.encode(image, compressionLevel: options.pngCompressionLevel, token: token)
+        case .webp, .avif:
+            let encoder = try WholePictureEncoder(format, width: image.width, height: image.height, channels: image.channels,
+                                                  quality: options.quality(for: format), destination: .memory)
+            return try encoder.encode(image, token: token)
         }
     }
 }

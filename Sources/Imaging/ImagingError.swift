@@ -4,7 +4,7 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     public enum Kind: Sendable, Equatable {
         /// Fetching the bytes failed (HTTP status, network, timeout, missing local file).
         case download
-        /// The bytes are not a readable JPEG or PNG image.
+        /// The bytes are not a readable JPEG, PNG, WebP or AVIF image.
         case decode
         /// Bad parameters, or encoding/filtering failed.
         case processing

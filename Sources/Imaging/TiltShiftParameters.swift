@@ -49,8 +49,13 @@ public struct TiltShiftParameters: Sendable, Equatable {
 public struct EncodingOptions: Sendable, Equatable {
     /// The output format; nil keeps the input's format.
     public var format: ImageFormat?
-    /// JPEG quality, 1…100. Default 90.
+    /// JPEG quality, 1…100. Default 90 (`defaultJPEGQuality`).
     public var jpegQuality: Int
+    /// WebP quality (libwebp's, lossy), 1…100. Default 80 (`defaultWebPQuality`).
+    public var webpQuality: Int
+    /// AVIF quality, 1…100, mapped to AV1's quantizer 63…0 as libavif 1.0 maps its own. Default 60
+    /// (`defaultAVIFQuality`).
+    public var avifQuality: Int
     /// zlib level for PNG output, 0…9. Default `PNGCodec.defaultCompressionLevel` (3).
     public var pngCompressionLevel: Int
     /// What the output keeps of the input's metadata. Default `.keep`: the ICC profile, EXIF (orientation
@@ -60,19 +65,44 @@ public struct EncodingOptions: Sendable, Equatable {
     /// `.srgb` converts profiled RGB to sRGB. CMYK JPEGs are converted to sRGB through their profile either way.
     public var colour: ColourPolicy
 
-    public init(format: ImageFormat? = nil, jpegQuality: Int = 90, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
+    /// The default JPEG quality: 90.
+    public static let defaultJPEGQuality = 90
+    /// The default WebP quality: 80 (cwebp's is 75; 80 keeps the blur's gradients free of banding).
+    public static let defaultWebPQuality = 80
+    /// The default AVIF quality: 60 (libavif 1.0's own default; AV1's quantizer 25).
+    public static let defaultAVIFQuality = 60
+
+    public init(format: ImageFormat? = nil, jpegQuality: Int = defaultJPEGQuality, webpQuality: Int = defaultWebPQuality,
+                avifQuality: Int = defaultAVIFQuality, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
                 metadata: MetadataPolicy = .keep, colour: ColourPolicy = .keep) {
         self.format = format
         self.jpegQuality = jpegQuality
+        self.webpQuality = webpQuality
+        self.avifQuality = avifQuality
         self.pngCompressionLevel = pngCompressionLevel
         self.metadata = metadata
         self.colour = colour
     }
 
+    /// The quality used when writing `format` (PNG, which is lossless, has none: its compression level instead).
+    public func quality(for format: ImageFormat) -> Int {
+        switch format {
+        case .jpeg: jpegQuality
+        case .webp: webpQuality
+        case .avif: avifQuality
+        case .png: pngCompressionLevel
+        }
+    }
+
+    /// Sets the quality of every lossy format (for a `--quality` given without knowing which one will be written).
+    public mutating func setLossyQuality(_ quality: Int) {
+        (jpegQuality, webpQuality, avifQuality) = (quality, quality, quality)
+    }
+
     /// Throws an `ImagingError` of kind `.processing` for an out-of-range quality or level.
     public func validated() throws -> EncodingOptions {
-        guard (1...100).contains(jpegQuality) else {
-            throw ImagingError(.processing, "JPEG quality must be between 1 and 100 (got \(jpegQuality))")
+        for (name, quality) in [("JPEG", jpegQuality), ("WebP", webpQuality), ("AVIF", avifQuality)] where !(1...100).contains(quality) {
+            throw ImagingError(.processing, "\(name) quality must be between 1 and 100 (got \(quality))")
         }
         guard (0...9).contains(pngCompressionLevel) else {
             throw ImagingError(.processing, "PNG compression level must be between 0 and 9 (got \(pngCompressionLevel))")

@@ -82,7 +82,7 @@ struct StageClock {
 /// run it on threads of its own (``ComputeThreads``, as `TiltShiftOperation` does), never on Swift's
 /// cooperative pool.
 public enum TiltShiftPipeline {
-    /// Processes encoded JPEG or PNG bytes (recognised by their magic bytes).
+    /// Processes encoded JPEG, PNG, WebP or AVIF bytes (recognised by their magic bytes).
     ///
     /// - Parameters:
     ///   - limits: byte and pixel limits checked before decoding (decompression bombs).
@@ -157,6 +157,7 @@ public enum TiltShiftPipeline {
             var (decodeTime, decodeCPU) = (openTime, openCPU)
             let format = encoding.format ?? inputFormat
             let (width, height) = (decoder.width, decoder.height)
+            try Self.checkWritable(format, width: width, height: height)
             let metadata = decoder.metadata.applying(encoding.metadata)
             var (encodeTime, encodeCPU) = (Duration.zero, Duration.zero)
             var filterStart = StageClock.now
@@ -199,7 +200,7 @@ public enum TiltShiftPipeline {
                 finalEncoder = encoder
             }
             start = StageClock.now
-            let bytes = try finalEncoder.finish() ?? []
+            let bytes = try finalEncoder.finish(token: token) ?? []
             let (wall, cpu) = start.elapsed
             encodeTime += wall
             encodeCPU += cpu
@@ -214,6 +215,19 @@ public enum TiltShiftPipeline {
             return ProcessedImage(data: bytes, format: format, width: width, height: height, warnings: warnings)
         }
     }
+
+    /// Refuses, before any filtering, an output format that cannot hold an image of this size (WebP: at most
+    /// 16383 pixels a side), naming the formats that can.
+    static func checkWritable(_ format: ImageFormat, width: Int, height: Int) throws {
+        guard format == .webp, max(width, height) > webpMaxSide else { return }
+        let others = ImageFormat.allCases.filter { $0 != .webp }.map(\.rawValue).joined(separator: ", ")
+        throw ImagingError(
+            .processing,
+            "cannot write a \(width)×\(height) image as WebP (at most \(webpMaxSide) pixels a side): choose one of \(others)")
+    }
+
+    /// WebP's largest width and height.
+    static let webpMaxSide = 16383
 
     /// Rows decoded at a time: few enough that they are still in cache when the filter reads them.
     static let rowsPerRead = 16

@@ -16,14 +16,16 @@ struct TiltShiftCommand: AsyncParsableCommand {
         commandName: "tiltshift",
         abstract: "Apply a tilt-shift (miniature) effect to one image.",
         discussion: """
-            INPUT is a JPEG or PNG file, a file:// URL or an http(s):// URL; its format is recognised by \
-            its content. The output format is --format if given, else OUTPUT's extension (.jpg, .jpeg, \
-            .png), else the input's format; an extension that names another format than --format, or a \
-            format that cannot be written (.webp, .avif, .gif, .tiff…), is refused before any work. A \
-            JPEG going to JPEG is filtered in its own Y'CbCr planes; the image streams from file to file \
-            in rows. The ICC profile, EXIF (its orientation reset to 1: the pixels are written upright), \
-            XMP and IPTC are kept (--metadata, --colour). The defaults are Core Image's recipe: sharp at \
-            mid-height, blurred (σ = 10 px) from the top and bottom quarters outwards.
+            INPUT is a JPEG, PNG, WebP or AVIF file, a file:// URL or an http(s):// URL; its format is \
+            recognised by its content. The output format is --format if given, else OUTPUT's extension \
+            (.jpg, .jpeg, .png, .webp, .avif), else the input's format; an extension that names another \
+            format than --format, or a format that cannot be written (.gif, .tiff…), is refused before any \
+            work. --quality is the lossy format's (JPEG 90, WebP 80, AVIF 60 by default). A JPEG going to \
+            JPEG is filtered in its own Y'CbCr planes; JPEG and PNG stream from file to file in rows, WebP \
+            and AVIF are encoded from the whole picture (their libraries need it). The ICC profile, EXIF \
+            (its orientation reset to 1: the pixels are written upright), XMP and IPTC are kept (--metadata, \
+            --colour; IPTC only into JPEG). The defaults are Core Image's recipe: sharp at mid-height, \
+            blurred (σ = 10 px) from the top and bottom quarters outwards.
             """)
 
     @Argument(help: "The image to read: a path, file:// URL or http(s):// URL.")
@@ -47,12 +49,6 @@ struct TiltShiftCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the time spent decoding, filtering and encoding, and megapixels per second, to standard error.")
     var timing = false
-
-    @Option(help: "The input's metadata in the output: keep (the ICC profile, EXIF with its orientation reset to 1, XMP, IPTC) or strip (the ICC profile only).")
-    var metadata: MetadataPolicy = .keep
-
-    @Option(help: "Colours: keep (the pixels and their ICC profile as they are) or srgb (profiled RGB converted to sRGB). CMYK JPEGs become sRGB either way.")
-    var colour: ColourPolicy = .keep
 
     @Flag(name: .customLong("always-rgb"),
           help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
@@ -78,8 +74,9 @@ struct TiltShiftCommand: AsyncParsableCommand {
         let limits = try limitOptions.limits()
         let threadCount = threads == 0 ? Self.coreCount : threads
         let outputFormat = try Self.outputFormat(chosen: chosen.format, output: output)
-        let encoding = try EncodingOptions(format: outputFormat, jpegQuality: chosen.jpegQuality, pngCompressionLevel: pngLevel,
-                                           metadata: metadata, colour: colour).validated()
+        var options = chosen
+        (options.format, options.pngCompressionLevel) = (outputFormat, pngLevel)
+        let encoding = try options.validated()
         let repetitions = repetitions
         let (input, output, jpegPlanes) = (input, output, !alwaysRGB)
 
@@ -166,7 +163,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
         guard output != "-", let dot = output.lastIndex(of: "."), !output[dot...].contains("/") else { return chosen }
         let fileExtension = output[output.index(after: dot)...].lowercased()
         let named = ImageFormat(name: fileExtension)
-        let writable = ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        let writable = ImageFormat.names
         if named == nil, otherImageExtensions.contains(fileExtension) {
             throw ValidationError(
                 "cannot write .\(fileExtension) images (\(output)): the output formats are \(writable); name the file "
@@ -181,7 +178,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
 
     /// Extensions of image formats that Imaging does not write: refused rather than filled with another format.
     private static let otherImageExtensions: Set<String> = [
-        "webp", "avif", "gif", "tif", "tiff", "bmp", "heic", "heif", "jxl", "jp2", "ico", "svg",
+        "gif", "tif", "tiff", "bmp", "heic", "heif", "jxl", "jp2", "ico", "svg",
     ]
 
     private static func write(_ bytes: [UInt8], to path: String) throws {
@@ -200,5 +197,3 @@ struct TiltShiftCommand: AsyncParsableCommand {
     }
 }
 
-extension MetadataPolicy: ExpressibleByArgument {}
-extension ColourPolicy: ExpressibleByArgument {}

@@ -55,13 +55,16 @@ public struct ItemStatus: Sendable, Equatable {
     public var state: String
     /// Why it failed; empty otherwise.
     public var error: String
+    /// A succeeded item's warnings (its output's ``TaskOutput/warnings``).
+    public var warnings: [String]
 
     /// Creates an item status.
-    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "") {
+    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "", warnings: [String] = []) {
         self.itemIndex = itemIndex
         self.source = source
         self.state = state
         self.error = error
+        self.warnings = warnings
     }
 }
 

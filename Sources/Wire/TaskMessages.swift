@@ -79,13 +79,17 @@ public struct TaskOutput: Sendable, Equatable {
     public var width: UInt32
     /// The image height in pixels, 0 if unknown.
     public var height: UInt32
+    /// What the worker noticed although the task succeeded (an ignored colour profile, a CMYK JPEG converted
+    /// without one); empty for most outputs.
+    public var warnings: [String]
 
     /// Creates an output.
-    public init(data: [UInt8], mediaType: String = "", width: UInt32 = 0, height: UInt32 = 0) {
+    public init(data: [UInt8], mediaType: String = "", width: UInt32 = 0, height: UInt32 = 0, warnings: [String] = []) {
         self.data = data
         self.mediaType = mediaType
         self.width = width
         self.height = height
+        self.warnings = warnings
     }
 }
 

@@ -7,4 +7,8 @@ public enum WireImageFormat: UInt32, Sendable, Equatable, CaseIterable {
     case jpeg = 1
     /// PNG.
     case png = 2
+    /// WebP (lossy).
+    case webp = 140
+    /// AVIF.
+    case avif = 141
 }

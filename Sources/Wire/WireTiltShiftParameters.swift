@@ -13,16 +13,29 @@ public struct WireTiltShiftParameters: Sendable, Equatable {
     public var outputFormat: WireImageFormat
     /// The JPEG quality, 1...100; 0 means the default.
     public var jpegQuality: UInt32
+    /// The WebP quality, 1...100; 0 means the default.
+    public var webpQuality: UInt32
+    /// The AVIF quality, 1...100; 0 means the default.
+    public var avifQuality: UInt32
+    /// Whether profiled RGB is converted to sRGB (false: the pixels keep their ICC profile).
+    public var colourSRGB: Bool
+    /// Whether the output keeps only the ICC profile of the input's metadata (false: EXIF, XMP, IPTC too).
+    public var stripMetadata: Bool
 
     /// Creates tilt-shift parameters. The geometry has no defaults here: the Imaging layer owns the
-    /// recipe; the output is by default in the input's format at the default JPEG quality.
+    /// recipe; the output is by default in the input's format at the default qualities, its colours and
+    /// metadata kept.
     public init(
         focusPosition: Float,
         sharpBand: Float,
         transition: Float,
         blurRadius: Float,
         outputFormat: WireImageFormat = .sameAsInput,
-        jpegQuality: UInt32 = 0
+        jpegQuality: UInt32 = 0,
+        webpQuality: UInt32 = 0,
+        avifQuality: UInt32 = 0,
+        colourSRGB: Bool = false,
+        stripMetadata: Bool = false
     ) {
         self.focusPosition = focusPosition
         self.sharpBand = sharpBand
@@ -30,5 +43,9 @@ public struct WireTiltShiftParameters: Sendable, Equatable {
         self.blurRadius = blurRadius
         self.outputFormat = outputFormat
         self.jpegQuality = jpegQuality
+        self.webpQuality = webpQuality
+        self.avifQuality = avifQuality
+        self.colourSRGB = colourSRGB
+        self.stripMetadata = stripMetadata
     }
 }

@@ -34,7 +34,8 @@ final class TiltShiftCommandTests: XCTestCase {
 
     func testTheOutputFormatFollowsTheFileName() async throws {
         let input = try writeInput()
-        for (name, format) in [("out.png", ImageFormat.png), ("out.jpeg", .jpeg), ("out.JPG", .jpeg), ("out.result", .jpeg)] {
+        for (name, format) in [("out.png", ImageFormat.png), ("out.jpeg", .jpeg), ("out.JPG", .jpeg), ("out.result", .jpeg),
+                               ("out.webp", .webp), ("out.AVIF", .avif)] {
             let (status, output) = try await tiltshift([input, path(name)])
             XCTAssertEqual(status, 0, output)
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name))))
@@ -47,16 +48,51 @@ final class TiltShiftCommandTests: XCTestCase {
 
     func testFormatsItCannotWriteAndContradictionsAreRefusedBeforeAnyWork() async throws {
         let input = try writeInput()
-        let (webp, webpOutput) = try await tiltshift([input, path("out.webp")])
-        XCTAssertNotEqual(webp, 0)
-        XCTAssertTrue(webpOutput.contains("cannot write .webp images"), webpOutput)
-        XCTAssertTrue(webpOutput.contains("jpeg, png"), webpOutput)
+        let (gif, gifOutput) = try await tiltshift([input, path("out.gif")])
+        XCTAssertNotEqual(gif, 0)
+        XCTAssertTrue(gifOutput.contains("cannot write .gif images"), gifOutput)
+        XCTAssertTrue(gifOutput.contains("jpeg, png, webp, avif"), gifOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.gif")))
+
+        let (unknown, unknownOutput) = try await tiltshift([input, path("out.bin"), "--format", "heic"])
+        XCTAssertNotEqual(unknown, 0)
+        XCTAssertTrue(unknownOutput.contains("unknown output format 'heic': the supported formats are jpeg, png, webp, avif"), unknownOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.bin")))
+
+        let (webpAsAVIF, webpOutput) = try await tiltshift([input, path("out.webp"), "--format", "avif"])
+        XCTAssertNotEqual(webpAsAVIF, 0)
+        XCTAssertTrue(webpOutput.contains("--format avif contradicts the output name"), webpOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.webp")))
+
+        let (pngQuality, pngOutput) = try await tiltshift([input, path("out.png"), "--format", "png", "--quality", "50"])
+        XCTAssertNotEqual(pngQuality, 0)
+        XCTAssertTrue(pngOutput.contains("--quality applies to the lossy formats"), pngOutput)
 
         let (contradiction, output) = try await tiltshift([input, path("out.jpg"), "--format", "png"])
         XCTAssertNotEqual(contradiction, 0)
         XCTAssertTrue(output.contains("--format png contradicts the output name"), output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.jpg")))
+    }
+
+    func testQualityAppliesToTheChosenLossyFormat() async throws {
+        let input = try writeInput()
+        var sizes: [String: Int] = [:]
+        for format in ["webp", "avif", "jpg"] {
+            for quality in ["20", "95"] {
+                let name = "q\(quality).\(format)"
+                let (status, output) = try await tiltshift([input, path(name), "--quality", quality])
+                XCTAssertEqual(status, 0, output)
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name))))
+                XCTAssertEqual(ImageFormat(sniffing: bytes), ImageFormat(name: format), name)
+                sizes[name] = bytes.count
+            }
+            XCTAssertLessThan(sizes["q20.\(format)"] ?? 0, sizes["q95.\(format)"] ?? 0, "\(format): \(sizes)")
+        }
+        // A WebP input is read too, into another format.
+        let (status, output) = try await tiltshift([path("q95.webp"), path("from-webp.png")])
+        XCTAssertEqual(status, 0, output)
+        let png = try PNGCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path("from-webp.png")))))
+        XCTAssertEqual([png.width, png.height], [300, 200])
     }
 
     func testAnUnreadableInputLeavesNoOutputFile() async throws {

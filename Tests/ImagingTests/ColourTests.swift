@@ -1,3 +1,4 @@
+import CTestSupport
 import XCTest
 @testable import Imaging
 
@@ -59,5 +60,52 @@ final class ColourTests: XCTestCase {
         XCTAssertEqual(try PNGCodec.decode(output.data).channels, 3)
         XCTAssertEqual(output.warnings.count, 1)
         XCTAssertTrue(output.warnings.first?.contains("CMYK JPEG converted to RGB without a profile") ?? false, "\(output.warnings)")
+    }
+
+    /// Golden: a CMYK JPEG made here, with an embedded CMYK profile made here (LittleCMS) whose inks are swapped
+    /// (cyan ink takes away blue, yellow takes away red), comes out in the colours the profile says, not in those
+    /// of the naive conversion; the output is RGB without the CMYK profile, and no warning is given.
+    func testACMYKJPEGIsConvertedThroughItsEmbeddedProfile() throws {
+        var profileSize = 0
+        guard let profileBytes = sw_test_swapped_cmyk_profile(&profileSize) else { return XCTFail("no profile made") }
+        defer { free(profileBytes) }
+        let profile = Array(UnsafeBufferPointer(start: profileBytes, count: profileSize))
+        // Patches of 16×16 pixels, as ink amounts (0…255), and the sRGB colour the swapped inks give.
+        let patches: [(ink: [Int], expected: [Int])] = [
+            ([0, 0, 0, 0], [255, 255, 255]),       // paper
+            ([255, 0, 0, 0], [255, 255, 0]),       // cyan ink: yellow here (naively: cyan 0,255,255)
+            ([0, 255, 0, 0], [255, 0, 255]),       // magenta ink: magenta either way
+            ([0, 0, 255, 0], [0, 255, 255]),       // yellow ink: cyan here (naively: yellow)
+            ([255, 255, 0, 0], [255, 0, 0]),       // cyan + magenta: red here (naively: blue)
+            ([0, 0, 0, 255], [0, 0, 0]),           // black
+        ]
+        let (side, width, height) = (16, 16 * patches.count, 16)
+        var cmyk = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                // Adobe's inverted CMYK (libjpeg writes the Adobe marker): 255 means no ink.
+                for c in 0..<4 { cmyk[(y * width + x) * 4 + c] = UInt8(255 - patches[x / side].ink[c]) }
+            }
+        }
+        var jpegSize = 0
+        guard let jpegBytes = sw_test_cmyk_jpeg(cmyk, Int32(width), Int32(height), profile, profile.count, &jpegSize) else {
+            return XCTFail("no JPEG made")
+        }
+        defer { free(jpegBytes) }
+        let jpeg = Array(UnsafeBufferPointer(start: jpegBytes, count: jpegSize))
+        for colour in ColourPolicy.allCases {
+            let output = try TiltShiftPipeline.process(jpeg, parameters: TiltShiftParameters(blurRadius: 0),
+                                                       encoding: EncodingOptions(format: .png, colour: colour))
+            XCTAssertEqual(output.warnings, [], "\(colour)")
+            let image = try PNGCodec.decode(output.data)
+            XCTAssertEqual(image.channels, 3)
+            XCTAssertEqual(try MetadataTests.metadata(of: output.data).icc, [],
+                           "the CMYK profile does not travel with RGB pixels")
+            for (index, patch) in patches.enumerated() {
+                let centre = (0..<3).map { Int(image[index * side + side / 2, side / 2, $0]) }
+                let error = zip(centre, patch.expected).map { abs($0 - $1) }.max() ?? 255
+                XCTAssertLessThanOrEqual(error, 6, "\(colour) patch \(index) (ink \(patch.ink)): \(centre), expected \(patch.expected)")
+            }
+        }
     }
 }

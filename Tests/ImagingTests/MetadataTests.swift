@@ -69,11 +69,12 @@ final class MetadataTests: XCTestCase {
         return try encoder.encode(photo, token: .never)
     }
 
-    private func metadata(of data: [UInt8]) throws -> ImageMetadata {
+    static func metadata(of data: [UInt8]) throws -> ImageMetadata {
         try data.withUnsafeBufferPointer { bytes -> ImageMetadata in
             switch ImageFormat(sniffing: data) {
             case .jpeg?: return try JPEGRowDecoder(.memory(bytes), limits: .default).metadata
             case .png?: return try PNGRowDecoder(.memory(bytes), limits: .default).metadata
+            case let format?: return try WholePictureDecoder(format, .memory(bytes), limits: .default).metadata
             case nil: throw XCTSkip("not an image")
             }
         }
@@ -81,7 +82,7 @@ final class MetadataTests: XCTestCase {
 
     func testTheProfileAndMetadataSurviveEveryPath() throws {
         let jpeg = try adobeRGBPhoto()
-        let input = try metadata(of: jpeg)
+        let input = try Self.metadata(of: jpeg)
         XCTAssertEqual(input.icc, Self.adobeRGBProfile())
         XCTAssertEqual(input.xmp, xmp)
         // JPEG -> JPEG (planar and RGB), JPEG -> PNG (fast and zlib levels), PNG -> JPEG, PNG -> PNG.
@@ -100,7 +101,7 @@ final class MetadataTests: XCTestCase {
             outputs.append(("PNG -> PNG", try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions()).data))
         }
         for (path, data) in outputs {
-            let output = try metadata(of: data)
+            let output = try Self.metadata(of: data)
             XCTAssertEqual(output.icc, Self.adobeRGBProfile(), "\(path): ICC profile")
             XCTAssertEqual(output.exif, Self.exif(orientation: 1), "\(path): EXIF")
             if ImageFormat(sniffing: data) == .jpeg, !path.hasPrefix("PNG") {
@@ -114,7 +115,7 @@ final class MetadataTests: XCTestCase {
         for format in [ImageFormat.jpeg, .png] {
             let data = try TiltShiftPipeline.process(jpeg, parameters: .coreImage,
                                                      encoding: EncodingOptions(format: format, metadata: .strip)).data
-            let output = try metadata(of: data)
+            let output = try Self.metadata(of: data)
             XCTAssertEqual(output, { var m = ImageMetadata(); m.icc = Self.adobeRGBProfile(); return m }(), "\(format)")
         }
     }
@@ -135,7 +136,7 @@ final class MetadataTests: XCTestCase {
             XCTAssertEqual([output.width, output.height], [upright.width, upright.height], "orientation \(orientation)")
             let decoded = try PNGCodec.decode(output.data)
             XCTAssertLessThan(TestImages.meanDifference(decoded, upright), 3, "orientation \(orientation)")
-            let exif = try self.metadata(of: output.data).exif
+            let exif = try Self.metadata(of: output.data).exif
             XCTAssertEqual(exif, Self.exif(orientation: 1), "orientation \(orientation)")
             XCTAssertEqual(exif.withUnsafeBufferPointer { sw_exif_orientation_value($0) }, 1)
         }

@@ -2,7 +2,7 @@
 #define SHIFTWORK_CIMAGECODECS_H
 
 /*
- * Thin C wrappers around libjpeg-turbo and libpng for the Imaging module.
+ * Thin C wrappers around libjpeg-turbo, libpng, libwebp and libavif for the Imaging module.
  *
  * Both libraries report fatal errors by longjmp. Every function here that calls into them does its
  * own setjmp, so a longjmp never crosses a Swift frame: failures come back as a non-zero return value
@@ -196,6 +196,61 @@ int sw_png_fast_encoder_write(sw_png_fast_encoder *encoder, const uint8_t *pixel
                               const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_png_fast_encoder_finish(sw_png_fast_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 void sw_png_fast_encoder_close(sw_png_fast_encoder *encoder);
+
+/* MARK: WebP and AVIF (whole pictures)
+
+   libwebp's encoder and libavif take a complete picture, so their encoders collect the rows written to them
+   (width x height x 3 or 4 bytes; gray is widened to RGB) and encode in *_finish, which asks `cancel` whether to
+   stop (libwebp through its progress hook, during the encode; libavif before the AV1 encode, which cannot be
+   interrupted). Their decoders read the whole encoded input (a file up to `max_bytes`) and decode the whole
+   picture into the caller's pixels with one *_read call (WebP incrementally, a slice of the input at a time,
+   asking `cancel` between slices). Animated images are refused. Metadata: ICC, EXIF (orientation reset to 1 on
+   output) and XMP, in WebP's ICCP/EXIF/XMP chunks and AVIF's colr/Exif/XMP items. */
+
+typedef struct sw_webp_decoder sw_webp_decoder;
+typedef struct sw_webp_encoder sw_webp_encoder;
+typedef struct sw_avif_decoder sw_avif_decoder;
+typedef struct sw_avif_encoder sw_avif_encoder;
+
+/** Reads a still WebP's header (`data` must stay alive until sw_webp_close): RGB, or RGBA when it has alpha. */
+sw_webp_decoder *sw_webp_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+sw_webp_decoder *sw_webp_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen);
+/** Decodes the whole picture into `pixels` (rows `stride` bytes apart, `info.channels` bytes per pixel). */
+int sw_webp_read(sw_webp_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                 size_t errlen);
+/** The ICCP, EXIF and XMP chunks (valid until sw_webp_close). */
+void sw_webp_metadata(const sw_webp_decoder *decoder, sw_image_metadata *metadata);
+void sw_webp_close(sw_webp_decoder *decoder);
+
+/** Starts a lossy WebP of 1, 3 or 4-channel rows at `quality` (1...100) into `file` (or memory when NULL). NULL,
+    with the reason, for an image over WebP's 16383-pixel side. */
+sw_webp_encoder *sw_webp_encoder_open(int width, int height, int channels, int quality, FILE *file,
+                                      const sw_image_metadata *metadata, char *err, size_t errlen);
+int sw_webp_encoder_write(sw_webp_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                          const sw_cancellation *cancel, char *err, size_t errlen);
+/** Encodes the collected rows; `*out` as for sw_jpeg_encoder_finish. */
+int sw_webp_encoder_finish(sw_webp_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
+                           char *err, size_t errlen);
+void sw_webp_encoder_close(sw_webp_encoder *encoder);
+
+/** Reads a still AVIF's header (`data` must stay alive until sw_avif_close): RGB, or RGBA when it has alpha;
+    deeper samples are scaled to 8 bits. */
+sw_avif_decoder *sw_avif_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+sw_avif_decoder *sw_avif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen);
+int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                 size_t errlen);
+void sw_avif_metadata(const sw_avif_decoder *decoder, sw_image_metadata *metadata);
+void sw_avif_close(sw_avif_decoder *decoder);
+
+/** Starts an AVIF (AV1, 8-bit 4:2:0, full range) of 1, 3 or 4-channel rows at `quality` (1...100, mapped to AV1's
+    quantizer 63...0). */
+sw_avif_encoder *sw_avif_encoder_open(int width, int height, int channels, int quality, FILE *file,
+                                      const sw_image_metadata *metadata, char *err, size_t errlen);
+int sw_avif_encoder_write(sw_avif_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                          const sw_cancellation *cancel, char *err, size_t errlen);
+int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
+                           char *err, size_t errlen);
+void sw_avif_encoder_close(sw_avif_encoder *encoder);
 
 /** PNG row filter masks (the values of libpng's PNG_FILTER_*), for `sw_png_encode`. */
 #define SW_PNG_FILTER_NONE 0x08

@@ -95,7 +95,7 @@ struct BatchOutputCollector {
                                          overwrite: overwrite)
                 }
                 return ItemOutcome(index: index, source: source, outputPath: written.url.path, error: nil,
-                                   existingPath: written.existing?.path)
+                                   existingPath: written.existing?.path, warnings: output.warnings)
             } catch {
                 return ItemOutcome(index: index, source: source, outputPath: nil, error: "\(error)")
             }

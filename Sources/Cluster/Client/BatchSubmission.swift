@@ -19,10 +19,13 @@ public struct ItemOutcome: Sendable {
     /// The path the output would have had, when a file was already there: the output went to
     /// `outputPath` instead (nothing is overwritten without `--overwrite`).
     public let existingPath: String?
+    /// What the worker warned about although the item succeeded (an ignored colour profile…).
+    public let warnings: [String]
 
     /// Describes an item's outcome.
     public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0,
-                wasCancelled: Bool = false, existingPath: String? = nil) {
+                wasCancelled: Bool = false, existingPath: String? = nil, warnings: [String] = []) {
+        self.warnings = warnings
         self.existingPath = existingPath
         self.index = index
         self.source = source

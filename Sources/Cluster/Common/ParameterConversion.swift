@@ -10,7 +10,11 @@ extension WireTiltShiftParameters {
             transition: Float(parameters.transition),
             blurRadius: Float(parameters.blurRadius),
             outputFormat: WireImageFormat(encoding.format),
-            jpegQuality: UInt32(clamping: encoding.jpegQuality))
+            jpegQuality: UInt32(clamping: encoding.jpegQuality),
+            webpQuality: UInt32(clamping: encoding.webpQuality),
+            avifQuality: UInt32(clamping: encoding.avifQuality),
+            colourSRGB: encoding.colour == .srgb,
+            stripMetadata: encoding.metadata == .strip)
     }
 
     /// The filter settings these wire parameters describe.
@@ -22,10 +26,13 @@ extension WireTiltShiftParameters {
             blurRadius: Double(blurRadius))
     }
 
-    /// The encoding settings these wire parameters describe (quality 0 means the default).
+    /// The encoding settings these wire parameters describe (quality 0 means the format's default).
     var encodingOptions: EncodingOptions {
-        var options = EncodingOptions(format: outputFormat.imageFormat)
+        var options = EncodingOptions(format: outputFormat.imageFormat, metadata: stripMetadata ? .strip : .keep,
+                                      colour: colourSRGB ? .srgb : .keep)
         if jpegQuality > 0 { options.jpegQuality = Int(jpegQuality) }
+        if webpQuality > 0 { options.webpQuality = Int(webpQuality) }
+        if avifQuality > 0 { options.avifQuality = Int(avifQuality) }
         return options
     }
 }
@@ -36,6 +43,8 @@ extension WireImageFormat {
         case nil: self = .sameAsInput
         case .jpeg?: self = .jpeg
         case .png?: self = .png
+        case .webp?: self = .webp
+        case .avif?: self = .avif
         }
     }
 
@@ -44,6 +53,8 @@ extension WireImageFormat {
         case .sameAsInput: nil
         case .jpeg: .jpeg
         case .png: .png
+        case .webp: .webp
+        case .avif: .avif
         }
     }
 }

@@ -34,7 +34,7 @@ struct AssignedTask: Sendable {
             }
             guard let format = ImageFormat(sniffing: injected.data) else {
                 throw TaskRejection(TaskFailure(
-                    code: .decode, message: "\(assignment.source): the downloaded bytes are not a JPEG or PNG image"))
+                    code: .decode, message: "\(assignment.source): the downloaded bytes are not a \(ImageFormat.readableNames) image"))
             }
             let parameters = assignment.parameters ?? WireTiltShiftParameters(
                 TiltShiftParameters.coreImage, encoding: EncodingOptions())
@@ -99,7 +99,7 @@ struct AssignedTask: Sendable {
             if let tiltShift = operation as? TiltShiftOperation, let image = tiltShift.output {
                 return .output(TaskOutput(
                     data: image.data, mediaType: image.format.mediaType,
-                    width: UInt32(image.width), height: UInt32(image.height)))
+                    width: UInt32(image.width), height: UInt32(image.height), warnings: image.warnings))
             }
             if operation is NoOpOperation { return .output(TaskOutput(data: [])) }
             return .failure(TaskFailure(code: .internal, message: "\(operation.name) finished without an output"))

@@ -23,7 +23,7 @@ enum ImageSource {
             }
             return format
         case .file(let file):
-            var head = [UInt8](repeating: 0, count: 16)
+            var head = [UInt8](repeating: 0, count: ImageFormat.sniffedBytes)
             let count = fread(&head, 1, head.count, file)
             rewind(file)
             let bytes = head.prefix(count)

@@ -52,7 +52,7 @@ final class JPEGRowEncoder: RowEncoder {
         try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
     }
 
-    func finish() throws -> [UInt8]? {
+    func finish(token: CancellationToken) throws -> [UInt8]? {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let status = sw_jpeg_encoder_finish(encoder, &output, &size, &message, message.count)

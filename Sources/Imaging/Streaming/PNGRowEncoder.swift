@@ -56,7 +56,7 @@ final class PNGRowEncoder: RowEncoder {
         try CodecStatus.check(status, .processing, "cannot encode PNG", message: message)
     }
 
-    func finish() throws -> [UInt8]? {
+    func finish(token: CancellationToken) throws -> [UInt8]? {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
         let status = switch encoder {

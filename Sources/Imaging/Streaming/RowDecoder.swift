@@ -23,10 +23,10 @@ extension RowDecoder {
 }
 
 enum RowDecoders {
-    /// Opens a decoder for `source` (JPEG or PNG, recognised by its first bytes), after checking the image's
-    /// size against `limits`, with `colour` applied (`ColourManagement`; its warnings are returned). A JPEG
-    /// whose EXIF orientation turns or flips it, and an interlaced PNG, cannot stream: they are decoded whole
-    /// (and turned) first, and their rows served from memory.
+    /// Opens a decoder for `source` (JPEG, PNG, WebP or AVIF, recognised by its first bytes), after checking the
+    /// image's size against `limits`, with `colour` applied (`ColourManagement`; its warnings are returned). A JPEG
+    /// whose EXIF orientation turns or flips it, an interlaced PNG, a WebP and an AVIF cannot stream: they are
+    /// decoded whole (and turned) first, and their rows served from memory.
     static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, token: CancellationToken) throws
         -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
@@ -42,6 +42,11 @@ enum RowDecoders {
             let streaming: RowDecoder = png.interlaced
                 ? BufferRowDecoder(try png.readWhole(token: token), metadata: png.metadata) : png
             let (managed, warnings) = try ColourManagement.manage(streaming, policy: colour)
+            return (managed, format, warnings)
+        case .webp, .avif:
+            let whole = try WholePictureDecoder(format, source, limits: limits)
+            let image = try whole.readImage(token: token).oriented(exifOrientation: whole.orientation)
+            let (managed, warnings) = try ColourManagement.manage(BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
             return (managed, format, warnings)
         }
     }

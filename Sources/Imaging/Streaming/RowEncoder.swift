@@ -4,12 +4,15 @@ import CImageCodecs
 protocol RowEncoder: AnyObject {
     /// Encodes the next `rows` rows (`width * channels` bytes a row, no padding).
     func write(_ pixels: UnsafePointer<UInt8>, rows: Int, token: CancellationToken) throws
-    /// Ends the image: the encoded bytes when encoding to memory, nil when written to a file.
-    func finish() throws -> [UInt8]?
+    /// Ends the image: the encoded bytes when encoding to memory, nil when written to a file. (Encoders of whole
+    /// pictures do their work here, and check `token`.)
+    func finish(token: CancellationToken) throws -> [UInt8]?
 }
 
 enum RowEncoders {
-    /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`.
+    /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`. JPEG and PNG
+    /// encode the rows as they come; WebP and AVIF collect them and encode the whole picture at the end
+    /// (`WholePictureEncoder`).
     static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
                      metadata: ImageMetadata, destination: ImageDestination) throws -> RowEncoder {
         switch format {
@@ -19,6 +22,9 @@ enum RowEncoders {
         case .png:
             try PNGRowEncoder(width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
                               metadata: metadata, destination: destination)
+        case .webp, .avif:
+            try WholePictureEncoder(format, width: width, height: height, channels: channels,
+                                    quality: encoding.quality(for: format), metadata: metadata, destination: destination)
         }
     }
 
@@ -37,6 +43,6 @@ extension RowEncoder {
             guard let base = pixels.baseAddress else { return }
             try write(base, rows: image.height, token: token)
         }
-        return try finish() ?? []
+        return try finish(token: token) ?? []
     }
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import Imaging
 
 /// The tilt-shift and output options shared by `run`, `submit` and `tiltshift`. Each falls back to a
-/// `SHIFTWORK_*` environment variable (named in its help), then to Core Image's recipe.
+/// `SHIFTWORK_*` environment variable (named in its help), then to Core Image's recipe and the documented
+/// output defaults. `run` and `submit` send them to the workers in `TiltShiftParameters`.
 struct FilterOptions: ParsableArguments {
     @Option(help: "Focus line, as a fraction of the height from the top, 0...1 (env SHIFTWORK_FOCUS; default 0.5).")
     var focus: Double?
@@ -16,11 +17,17 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Blur radius (Gaussian sigma) in pixels (env SHIFTWORK_RADIUS; default 10).")
     var radius: Double?
 
-    @Option(help: "Output format: jpeg or png (env SHIFTWORK_FORMAT; default: the input's).")
+    @Option(help: "Output format: jpeg, png, webp or avif (env SHIFTWORK_FORMAT; default: the input's).")
     var format: String?
 
-    @Option(help: "JPEG quality, 1...100 (env SHIFTWORK_QUALITY; default 90).")
+    @Option(help: "Quality of the lossy output format, 1...100 (env SHIFTWORK_QUALITY; defaults: JPEG 90, WebP 80, AVIF 60). Without --format it applies to whichever lossy format is written; PNG is lossless and takes none.")
     var quality: Int?
+
+    @Option(help: "The input's metadata in the output: keep (the ICC profile, EXIF with its orientation reset to 1, XMP, IPTC) or strip (the ICC profile only) (env SHIFTWORK_METADATA; default keep).")
+    var metadata: MetadataPolicy?
+
+    @Option(help: "Colours: keep (the pixels and their ICC profile as they are) or srgb (profiled RGB converted to sRGB). CMYK JPEGs become sRGB either way (env SHIFTWORK_COLOUR; default keep).")
+    var colour: ColourPolicy?
 
     /// The filter parameters, validated.
     func parameters() throws -> TiltShiftParameters {
@@ -39,24 +46,49 @@ struct FilterOptions: ParsableArguments {
         }
     }
 
-    /// The encoding options, validated.
+    /// The encoding options, validated: the format (nil: the input's), the quality of the lossy formats, the
+    /// colour and metadata policies.
     func encoding() throws -> EncodingOptions {
-        var chosen: ImageFormat?
-        if let format = format ?? Environment.value("FORMAT") {
-            switch format.lowercased() {
-            case "jpeg", "jpg": chosen = .jpeg
-            case "png": chosen = .png
-            default: throw ValidationError("unknown format '\(format)': use jpeg or png")
-            }
+        var options = EncodingOptions(
+            format: try Self.format(named: Environment.resolve(format, "FORMAT")),
+            metadata: try Self.policy(metadata, "METADATA", default: .keep),
+            colour: try Self.policy(colour, "COLOUR", default: .keep))
+        // An explicit --quality with --format png is a mistake worth saying; SHIFTWORK_QUALITY, set for every
+        // command, is simply not used for PNG.
+        if self.quality != nil, options.format == .png {
+            throw ValidationError("--quality applies to the lossy formats (jpeg, webp, avif), not to png: leave it out")
+        }
+        if let quality = try self.quality ?? Environment.value("QUALITY").map({ _ in try Environment.resolve(nil as Int?, "QUALITY", default: 0) }) {
+            options.setLossyQuality(quality)
         }
         do {
-            return try EncodingOptions(
-                format: chosen, jpegQuality: try Environment.resolve(quality, "QUALITY", default: 90)
-            ).validated()
-        } catch let error as CommandError {
-            throw error
+            return try options.validated()
         } catch {
             throw ValidationError("\(error)")
         }
     }
+
+    /// The format `name` names (nil for none); refused, naming the supported ones, when it is none of them.
+    static func format(named name: String?) throws -> ImageFormat? {
+        guard let name else { return nil }
+        guard let format = ImageFormat(name: name) else {
+            throw ValidationError("unknown output format '\(name)': the supported formats are \(ImageFormat.names)")
+        }
+        return format
+    }
+
+    /// The option's policy, else `SHIFTWORK_<NAME>`'s, else `fallback`.
+    private static func policy<Policy: RawRepresentable<String>>(_ option: Policy?, _ name: String, default fallback: Policy) throws -> Policy
+        where Policy: CaseIterable {
+        if let option { return option }
+        guard let text = Environment.value(name) else { return fallback }
+        guard let policy = Policy(rawValue: text.lowercased()) else {
+            let names = Policy.allCases.map(\.rawValue).joined(separator: " or ")
+            throw CommandError("SHIFTWORK_\(name)=\(text) is not one of \(names)")
+        }
+        return policy
+    }
 }
+
+extension MetadataPolicy: ExpressibleByArgument {}
+extension ColourPolicy: ExpressibleByArgument {}

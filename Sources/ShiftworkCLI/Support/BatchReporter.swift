@@ -94,7 +94,8 @@ final class BatchReporter: @unchecked Sendable {
         let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
         if let path = outcome.outputPath {
             let renamed = outcome.existingPath.map { " (\(PrintableText.escape($0)) exists; --overwrite replaces it)" } ?? ""
-            return "\(counter) ok      \(source) -> \(PrintableText.escape(path))\(renamed)"
+            let warnings = outcome.warnings.map { " (warning: \(PrintableText.escape($0)))" }.joined()
+            return "\(counter) ok      \(source) -> \(PrintableText.escape(path))\(renamed)\(warnings)"
         }
         if outcome.error == nil {
             return "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
@@ -121,6 +122,7 @@ final class BatchReporter: @unchecked Sendable {
                 if let error = item.error { entry["error"] = error }
                 if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }
                 if item.wasCancelled { entry["cancelled"] = true }
+                if !item.warnings.isEmpty { entry["warnings"] = item.warnings }
                 return entry
             },
         ]

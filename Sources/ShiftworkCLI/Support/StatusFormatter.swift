@@ -14,7 +14,8 @@ enum StatusFormatter {
         if batchRequested, let batch = reply.batches.first {
             lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
             for item in batch.items {
-                let error = item.error.isEmpty ? "" : "  \(shown(item.error))"
+                let error = (item.error.isEmpty ? "" : "  \(shown(item.error))")
+                    + item.warnings.map { "  warning: \(shown($0))" }.joined()
                 lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(error)")
             }
             return lines.joined(separator: "\n")

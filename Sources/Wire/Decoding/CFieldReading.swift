@@ -38,6 +38,13 @@ func readRepeated<C, T>(
     return result
 }
 
+/// The elements of a repeated `string` field (each as `readString` reads it); a null element is malformed.
+func readStrings(
+    _ count: Int, _ elements: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, field: String
+) throws(WireError) -> [String] {
+    try readRepeated(count, elements, field: field) { (element) throws(WireError) in try readString(element) }
+}
+
 /// The pointer of a set message field, or a `malformed` error naming it.
 func required<C>(_ pointer: UnsafeMutablePointer<C>?, _ field: String) throws(WireError) -> UnsafeMutablePointer<C> {
     guard let pointer else { throw .malformed("\(field) is set but null") }

@@ -139,7 +139,8 @@ extension WireTiltShiftParameters {
             focusPosition: c.focus_position, sharpBand: c.sharp_band, transition: c.transition,
             blurRadius: c.blur_radius,
             outputFormat: try WireImageFormat(c.output_format, field: "\(field).output_format"),
-            jpegQuality: c.jpeg_quality)
+            jpegQuality: c.jpeg_quality, webpQuality: c.webp_quality, avifQuality: c.avif_quality,
+            colourSRGB: c.colour_srgb != 0, stripMetadata: c.strip_metadata != 0)
     }
 }
 
@@ -168,7 +169,8 @@ extension TaskAssignment {
 
 extension TaskOutput {
     init(_ c: Shiftwork__V1__TaskOutput) throws(WireError) {
-        self.init(data: readBytes(c.data), mediaType: try readString(c.media_type), width: c.width, height: c.height)
+        self.init(data: readBytes(c.data), mediaType: try readString(c.media_type), width: c.width, height: c.height,
+                  warnings: try readStrings(c.n_warnings, c.warnings, field: "TaskOutput.warnings"))
     }
 }
 
@@ -325,7 +327,8 @@ extension ItemStatus {
     init(_ c: Shiftwork__V1__ItemStatus) throws(WireError) {
         self.init(
             itemIndex: c.item_index, source: try readString(c.source), state: try readString(c.state),
-            error: try readString(c.error))
+            error: try readString(c.error),
+            warnings: try readStrings(c.n_warnings, c.warnings, field: "ItemStatus.warnings"))
     }
 }
 

@@ -145,6 +145,13 @@ struct CMessageBuilder: ~Copyable {
     }
 
     /// An array of `count` pointers for a repeated message field.
+    /// A repeated `string` field: its count and its array of C strings in the arena.
+    private mutating func strings(_ values: [String]) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
+        let array = pointers(to: CChar.self, count: values.count)
+        for (index, value) in values.enumerated() { array?[index] = string(value) }
+        return (values.count, array)
+    }
+
     private mutating func pointers<T>(to type: T.Type, count: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<T>?>? {
         count == 0 ? nil : arena.array(of: UnsafeMutablePointer<T>?.self, count: count)
     }
@@ -203,6 +210,10 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.blur_radius = m.blurRadius
         c.pointee.output_format = Shiftwork__V1__ImageFormat(rawValue: m.outputFormat.rawValue)
         c.pointee.jpeg_quality = m.jpegQuality
+        c.pointee.webp_quality = m.webpQuality
+        c.pointee.avif_quality = m.avifQuality
+        c.pointee.colour_srgb = m.colourSRGB ? 1 : 0
+        c.pointee.strip_metadata = m.stripMetadata ? 1 : 0
         return c
     }
 
@@ -245,6 +256,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.media_type = string(m.mediaType)
         c.pointee.width = m.width
         c.pointee.height = m.height
+        (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
         return c
     }
 
@@ -430,6 +442,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.source = string(m.source)
         c.pointee.state = string(m.state)
         c.pointee.error = string(m.error)
+        (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
         return c
     }
 

@@ -1994,7 +1994,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_goodbye__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__worker_goodbye__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__tilt_shift_parameters__field_descriptors[6] =
+static const ProtobufCFieldDescriptor shiftwork__v1__tilt_shift_parameters__field_descriptors[10] =
 {
   {
     "focus_position",
@@ -2068,19 +2068,72 @@ static const ProtobufCFieldDescriptor shiftwork__v1__tilt_shift_parameters__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "webp_quality",
+    140,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TiltShiftParameters, webp_quality),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "avif_quality",
+    141,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TiltShiftParameters, avif_quality),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "colour_srgb",
+    142,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TiltShiftParameters, colour_srgb),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "strip_metadata",
+    143,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TiltShiftParameters, strip_metadata),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__tilt_shift_parameters__field_indices_by_name[] = {
+  7,   /* field[7] = avif_quality */
   3,   /* field[3] = blur_radius */
+  8,   /* field[8] = colour_srgb */
   0,   /* field[0] = focus_position */
   5,   /* field[5] = jpeg_quality */
   4,   /* field[4] = output_format */
   1,   /* field[1] = sharp_band */
+  9,   /* field[9] = strip_metadata */
   2,   /* field[2] = transition */
+  6,   /* field[6] = webp_quality */
 };
-static const ProtobufCIntRange shiftwork__v1__tilt_shift_parameters__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__tilt_shift_parameters__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 140, 6 },
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descriptor =
 {
@@ -2090,10 +2143,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descripto
   "Shiftwork__V1__TiltShiftParameters",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TiltShiftParameters),
-  6,
+  10,
   shiftwork__v1__tilt_shift_parameters__field_descriptors,
   shiftwork__v1__tilt_shift_parameters__field_indices_by_name,
-  1,  shiftwork__v1__tilt_shift_parameters__number_ranges,
+  2,  shiftwork__v1__tilt_shift_parameters__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__tilt_shift_parameters__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2316,7 +2369,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__task_assignment__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descriptors[5] =
 {
   {
     "data",
@@ -2366,17 +2419,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "warnings",
+    140,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Shiftwork__V1__TaskOutput, n_warnings),
+    offsetof(Shiftwork__V1__TaskOutput, warnings),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_output__field_indices_by_name[] = {
   0,   /* field[0] = data */
   3,   /* field[3] = height */
   1,   /* field[1] = media_type */
+  4,   /* field[4] = warnings */
   2,   /* field[2] = width */
 };
-static const ProtobufCIntRange shiftwork__v1__task_output__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__task_output__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 140, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor =
 {
@@ -2386,10 +2453,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor =
   "Shiftwork__V1__TaskOutput",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskOutput),
-  4,
+  5,
   shiftwork__v1__task_output__field_descriptors,
   shiftwork__v1__task_output__field_indices_by_name,
-  1,  shiftwork__v1__task_output__number_ranges,
+  2,  shiftwork__v1__task_output__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_output__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3546,7 +3613,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__worker_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descriptors[5] =
 {
   {
     "item_index",
@@ -3596,17 +3663,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "warnings",
+    140,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Shiftwork__V1__ItemStatus, n_warnings),
+    offsetof(Shiftwork__V1__ItemStatus, warnings),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__item_status__field_indices_by_name[] = {
   3,   /* field[3] = error */
   0,   /* field[0] = item_index */
   1,   /* field[1] = source */
   2,   /* field[2] = state */
+  4,   /* field[4] = warnings */
 };
-static const ProtobufCIntRange shiftwork__v1__item_status__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__item_status__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 140, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
 {
@@ -3616,10 +3697,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
   "Shiftwork__V1__ItemStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__ItemStatus),
-  4,
+  5,
   shiftwork__v1__item_status__field_descriptors,
   shiftwork__v1__item_status__field_indices_by_name,
-  1,  shiftwork__v1__item_status__number_ranges,
+  2,  shiftwork__v1__item_status__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__item_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3977,20 +4058,24 @@ const ProtobufCEnumDescriptor shiftwork__v1__task_kind__descriptor =
   shiftwork__v1__task_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__image_format__enum_values_by_number[3] =
+static const ProtobufCEnumValue shiftwork__v1__image_format__enum_values_by_number[5] =
 {
   { "IMAGE_FORMAT_SAME_AS_INPUT", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT", 0 },
   { "IMAGE_FORMAT_JPEG", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_JPEG", 1 },
   { "IMAGE_FORMAT_PNG", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_PNG", 2 },
+  { "IMAGE_FORMAT_WEBP", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_WEBP", 140 },
+  { "IMAGE_FORMAT_AVIF", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_AVIF", 141 },
 };
 static const ProtobufCIntRange shiftwork__v1__image_format__value_ranges[] = {
-{0, 0},{0, 3}
+{0, 0},{140, 3},{0, 5}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__image_format__enum_values_by_name[3] =
+static const ProtobufCEnumValueIndex shiftwork__v1__image_format__enum_values_by_name[5] =
 {
+  { "IMAGE_FORMAT_AVIF", 4 },
   { "IMAGE_FORMAT_JPEG", 1 },
   { "IMAGE_FORMAT_PNG", 2 },
   { "IMAGE_FORMAT_SAME_AS_INPUT", 0 },
+  { "IMAGE_FORMAT_WEBP", 3 },
 };
 const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
 {
@@ -3999,11 +4084,11 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   "ImageFormat",
   "Shiftwork__V1__ImageFormat",
   "shiftwork.v1",
-  3,
+  5,
   shiftwork__v1__image_format__enum_values_by_number,
-  3,
+  5,
   shiftwork__v1__image_format__enum_values_by_name,
-  1,
+  2,
   shiftwork__v1__image_format__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -49,6 +49,8 @@ struct RegisteredBatch {
     private var failures: [Int: TaskFailure] = [:]
     /// What each successful output looked like, without its bytes (kept only when results are kept).
     private var outputs: [Int: TaskOutput] = [:]
+    /// The warnings of successful outputs that had any, by index (kept whether or not results are kept).
+    private var warnings: [Int: [String]] = [:]
     /// Output names in use, for naming the items manifests add (made at the first expansion).
     private var naming: OutputNaming?
 
@@ -124,6 +126,7 @@ struct RegisteredBatch {
         case .output(let output):
             items[index].state = .succeeded
             succeeded += 1
+            if !output.warnings.isEmpty { warnings[index] = output.warnings }
             if keepingOutput {
                 outputs[index] = TaskOutput(data: [], mediaType: output.mediaType, width: output.width, height: output.height)
             }
@@ -139,6 +142,9 @@ struct RegisteredBatch {
         return true
     }
 
+    /// What a succeeded item's worker warned about (empty for most).
+    func warnings(of index: Int) -> [String] { warnings[index] ?? [] }
+
     /// Why a finished item did not succeed (`nil` for a success or an unfinished item).
     func failure(of index: Int) -> TaskFailure? { failures[index] }
 
@@ -148,7 +154,10 @@ struct RegisteredBatch {
         let outcome: TaskOutcome
         switch items[index].state {
         case .unfinished, .cancelling: return nil
-        case .succeeded: outcome = .output(outputs[index] ?? TaskOutput(data: []))
+        case .succeeded:
+            var output = outputs[index] ?? TaskOutput(data: [])
+            output.warnings = warnings(of: index)
+            outcome = .output(output)
         case .failed, .cancelled: outcome = .failure(failures[index] ?? TaskFailure(code: .internal))
         }
         return ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: items[index].outputName, outcome: outcome)

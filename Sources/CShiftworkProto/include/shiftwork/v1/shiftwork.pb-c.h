@@ -68,7 +68,9 @@ typedef enum _Shiftwork__V1__TaskKind {
 typedef enum _Shiftwork__V1__ImageFormat {
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT = 0,
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_JPEG = 1,
-  SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_PNG = 2
+  SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_PNG = 2,
+  SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_WEBP = 140,
+  SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_AVIF = 141
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__IMAGE_FORMAT)
 } Shiftwork__V1__ImageFormat;
 typedef enum _Shiftwork__V1__FailureCode {
@@ -353,10 +355,26 @@ struct  Shiftwork__V1__TiltShiftParameters
    * 1...100, 0 means the default
    */
   uint32_t jpeg_quality;
+  /*
+   * 1...100, 0 means the default (80)
+   */
+  uint32_t webp_quality;
+  /*
+   * 1...100, 0 means the default (60)
+   */
+  uint32_t avif_quality;
+  /*
+   * convert profiled RGB to sRGB (false: keep the pixels and their ICC profile)
+   */
+  protobuf_c_boolean colour_srgb;
+  /*
+   * keep only the ICC profile (false: keep EXIF, XMP, IPTC too)
+   */
+  protobuf_c_boolean strip_metadata;
 };
 #define SHIFTWORK__V1__TILT_SHIFT_PARAMETERS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__tilt_shift_parameters__descriptor) \
-    , 0, 0, 0, 0, SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT, 0 }
+    , 0, 0, 0, 0, SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT, 0, 0, 0, 0, 0 }
 
 
 /*
@@ -414,10 +432,15 @@ struct  Shiftwork__V1__TaskOutput
   char *media_type;
   uint32_t width;
   uint32_t height;
+  /*
+   * what the worker noticed although it succeeded (an ignored colour profile)
+   */
+  size_t n_warnings;
+  char **warnings;
 };
 #define SHIFTWORK__V1__TASK_OUTPUT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_output__descriptor) \
-    , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0 }
+    , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
 
 
 struct  Shiftwork__V1__TaskFailure
@@ -740,10 +763,15 @@ struct  Shiftwork__V1__ItemStatus
    */
   char *state;
   char *error;
+  /*
+   * a succeeded item's TaskOutput.warnings
+   */
+  size_t n_warnings;
+  char **warnings;
 };
 #define SHIFTWORK__V1__ITEM_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_status__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 struct  Shiftwork__V1__BatchStatus

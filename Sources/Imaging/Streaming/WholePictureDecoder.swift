@@ -1,0 +1,79 @@
+import CImageCodecs
+
+/// WebP (libwebp) or AVIF (libavif) input: the header is read (and the size checked against the limits) when it
+/// opens, then the whole picture is decoded at once (neither library hands out rows of a still image as it goes
+/// in a way worth streaming: an AV1 frame is decoded whole, and a WebP is small beside its pixels). The pixels
+/// then stream to the filter from memory, so an input takes `width × height × 3` bytes (4 with alpha), bounded
+/// by `ImageLimits.maxPixels`. Animated images are refused. EXIF orientation: WebP's is applied like JPEG's;
+/// AVIF's own transforms (irot/imir) are not applied.
+final class WholePictureDecoder {
+    private enum Decoder {
+        case webp(OpaquePointer)
+        case avif(OpaquePointer)
+    }
+
+    let width: Int
+    let height: Int
+    let channels: Int
+    let orientation: Int
+    let metadata: ImageMetadata
+    private let decoder: Decoder
+    private let name: String
+    private var message = [CChar](repeating: 0, count: 512)
+
+    /// Reads the header of `format` (`.webp` or `.avif`) from `source` (which must outlive the decoder) and checks
+    /// the size against `limits`.
+    init(_ format: ImageFormat, _ source: ImageSource, limits: ImageLimits) throws {
+        var info = sw_image_info()
+        var c = sw_image_metadata()
+        let maxBytes = limits.maxBytes
+        switch format {
+        case .webp:
+            name = "WebP"
+            let opened = try source.openDecoder(
+                name, limits: limits,
+                memory: { sw_webp_open($0, $1, &info, $2, $3) },
+                file: { sw_webp_open_file($0, maxBytes, &info, $1, $2) })
+            decoder = .webp(opened)
+            sw_webp_metadata(opened, &c)
+        case .avif:
+            name = "AVIF"
+            let opened = try source.openDecoder(
+                name, limits: limits,
+                memory: { sw_avif_open($0, $1, &info, $2, $3) },
+                file: { sw_avif_open_file($0, maxBytes, &info, $1, $2) })
+            decoder = .avif(opened)
+            sw_avif_metadata(opened, &c)
+        case .jpeg, .png:
+            throw ImagingError(.decode, "\(format.rawValue) is decoded row by row, not as a whole picture")
+        }
+        width = Int(info.width)
+        height = Int(info.height)
+        channels = Int(info.channels)
+        orientation = Int(info.orientation)
+        metadata = ImageMetadata(c)
+        try limits.checkPixels(width: width, height: height)
+    }
+
+    deinit {
+        switch decoder {
+        case .webp(let d): sw_webp_close(d)
+        case .avif(let d): sw_avif_close(d)
+        }
+    }
+
+    /// Decodes the picture, as stored (not turned).
+    func readImage(token: CancellationToken) throws -> ImageBuffer {
+        try ImageBuffer(width: width, height: height, channels: channels) { pixels in
+            guard let base = pixels.baseAddress else { return }
+            let stride = width * channels
+            let status = token.withCodecCallback { cancel in
+                switch decoder {
+                case .webp(let d): sw_webp_read(d, base, stride, cancel, &message, message.count)
+                case .avif(let d): sw_avif_read(d, base, stride, cancel, &message, message.count)
+                }
+            }
+            try CodecStatus.check(status, .decode, "cannot read \(name)", message: message)
+        }
+    }
+}
