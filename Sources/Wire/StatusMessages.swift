@@ -55,13 +55,16 @@ public struct ItemStatus: Sendable, Equatable {
     public var state: String
     /// Why it failed; empty otherwise.
     public var error: String
+    /// Where a succeeded item's output was written, when the batch has a sink (minor 3); else empty.
+    public var location: String
 
     /// Creates an item status.
-    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "") {
+    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "", location: String = "") {
         self.itemIndex = itemIndex
         self.source = source
         self.state = state
         self.error = error
+        self.location = location
     }
 }
 

@@ -60,7 +60,8 @@ struct StatusReport {
                 failed: batch.failed, cancelled: batch.cancelled,
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
                     let (state, error) = self.state(of: index, in: batch)
-                    return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error)
+                    return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error,
+                                      location: batch.location(of: index))
                 })
         }
         return StatusReply(

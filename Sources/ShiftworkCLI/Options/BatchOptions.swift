@@ -16,13 +16,20 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
     var json = false
 
+    @Option(help: "A directory every worker reaches (a shared volume) into which the workers write the outputs themselves; only their names, sizes and checksums come back (env SHIFTWORK_SINK). --out is then not used.")
+    var sink: String?
+
     @OptionGroup var filter: FilterOptions
 
     /// The submission these options describe, validated.
     func submission() throws -> BatchSubmission {
-        BatchSubmission(
+        var submission = BatchSubmission(
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
             parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite)
+        if let sink = Environment.resolve(sink, "SINK") {
+            submission.sink = try SinkOption.validate(sink)
+        }
+        return submission
     }
 }

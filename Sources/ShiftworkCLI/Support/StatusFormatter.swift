@@ -15,7 +15,8 @@ enum StatusFormatter {
             lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
             for item in batch.items {
                 let error = item.error.isEmpty ? "" : "  \(shown(item.error))"
-                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(error)")
+                let location = item.location.isEmpty ? "" : "  → \(shown(item.location))"
+                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(location)\(error)")
             }
             return lines.joined(separator: "\n")
         }
@@ -53,7 +54,7 @@ enum StatusFormatter {
             "batches": reply.batches.map { batch -> [String: Any] in
                 ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
                  "cancelled": batch.cancelled,
-                 "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
+                 "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error, "location": $0.location] }]
             },
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]) else {
