@@ -17,6 +17,10 @@ static inline CURLcode shiftwork_curl_set_string(CURL *handle, CURLoption option
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode shiftwork_curl_set_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 static inline CURLcode shiftwork_curl_set_pointer(CURL *handle, CURLoption option, void *value) {
     return curl_easy_setopt(handle, option, value);
 }

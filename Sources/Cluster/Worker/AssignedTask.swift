@@ -26,7 +26,8 @@ struct AssignedTask: Sendable {
         self.received = received
         switch assignment.kind {
         case .download:
-            operation = FetchOperation(source: assignment.source, fetcher: fetcher)
+            operation = FetchOperation(source: assignment.source, fetcher: fetcher,
+                                       s3Endpoint: assignment.s3Endpoint.isEmpty ? nil : assignment.s3Endpoint)
         case .tiltShift:
             guard let injected = assignment.inputs.first else {
                 throw TaskRejection(TaskFailure(
@@ -43,7 +44,8 @@ struct AssignedTask: Sendable {
                 let sink: any OutputSink
                 do {
                     try OutputSinks.checkName(assignment.sinkName, sink: assignment.sink)
-                    sink = try OutputSinks.make(assignment.sink, threads: computeThreads)
+                    sink = try OutputSinks.make(assignment.sink, s3Endpoint: assignment.s3Endpoint, threads: computeThreads,
+                                                fetcher: fetcher)
                 } catch {
                     throw TaskRejection(TaskFailure(code: .sink, message: "\(assignment.source): \(error)"))
                 }

@@ -15,6 +15,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's easy handle, once ``setUp()`` succeeded.
     private(set) var handle: UnsafeMutableRawPointer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request's extra headers (libcurl keeps the list's pointer until the transfer ends).
+    private var headers: UnsafeMutablePointer<curl_slist>?
+    /// A PUT's body, at a stable address for libcurl (`CURLOPT_POSTFIELDS`).
+    private var uploadBuffer: UnsafeMutableBufferPointer<UInt8>?
     /// When a header or body byte last arrived (or the transfer started): the read timeout counts from it.
     private(set) var lastActivity: ContinuousClock.Instant = .now
     private var body: [UInt8] = []
@@ -34,6 +38,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit {
         if let handle { curl_easy_cleanup(handle) }
+        if let headers { curl_slist_free_all(headers) }
+        uploadBuffer?.deallocate()
         errorBuffer.deallocate()
     }
 
@@ -73,7 +79,31 @@ final class CurlTransfer: @unchecked Sendable {
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, context), "header context")
         try check(shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "body callback")
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, context), "body context")
+        try setUpS3(handle)
         lastActivity = .now
+    }
+
+    /// A PUT body and AWS Signature Version 4, for S3 requests.
+    private func setUpS3(_ handle: UnsafeMutableRawPointer) throws(CurlSetupError) {
+        var lines: [String] = []
+        if let upload = request.upload {
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, upload.bytes.count))
+            _ = buffer.initialize(from: upload.bytes)
+            uploadBuffer = buffer
+            try check(shiftwork_curl_set_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.bytes.count)), "upload size")
+            try check(shiftwork_curl_set_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress), "upload body")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, "PUT"), "method")
+            lines += ["Content-Type: \(upload.contentType)", "Expect:"]
+        }
+        if let signing = request.signing {
+            try check(shiftwork_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):s3"), "AWS signature")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_USERNAME, signing.accessKeyID), "access key")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_PASSWORD, signing.secretAccessKey), "secret key")
+            if let token = signing.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        }
+        guard !lines.isEmpty else { return }
+        for line in lines { headers = curl_slist_append(headers, line) }
+        try check(shiftwork_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headers), "headers")
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(CurlSetupError) {

@@ -27,8 +27,8 @@ final class DirectorySinkUnitTests: XCTestCase {
     func testAStoredOutputIsWholeUnderAFreeNameWithItsMetadata() async throws {
         let sink = try OutputSinks.make(directory.path, threads: threads)
         let bytes = [UInt8](repeating: 7, count: 100_000)
-        let first = try await sink.store(bytes, name: "x.jpg")
-        let second = try await sink.store(bytes, name: "x.jpg")
+        let first = try await sink.store(bytes, name: "x.jpg", mediaType: "image/jpeg")
+        let second = try await sink.store(bytes, name: "x.jpg", mediaType: "image/jpeg")
         XCTAssertEqual(first.location, directory.appendingPathComponent("x.jpg").path)
         XCTAssertEqual(second.location, directory.appendingPathComponent("x-2.jpg").path, "never replaced")
         XCTAssertEqual(first.size, 100_000)
@@ -40,7 +40,7 @@ final class DirectorySinkUnitTests: XCTestCase {
         let missing = directory.appendingPathComponent("nope").path
         let sink = try OutputSinks.make(missing, threads: threads)
         do {
-            _ = try await sink.store([1, 2, 3], name: "x.jpg")
+            _ = try await sink.store([1, 2, 3], name: "x.jpg", mediaType: "image/jpeg")
             XCTFail("a missing directory must fail")
         } catch let error as SinkError {
             XCTAssertTrue(error.description.hasPrefix("sink \(missing): no such directory"), error.description)

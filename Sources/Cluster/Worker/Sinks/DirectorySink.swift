@@ -12,7 +12,7 @@ struct DirectorySink: OutputSink {
 
     var description: String { directory.path }
 
-    func store(_ bytes: [UInt8], name: String) async throws -> StoredOutput {
+    func store(_ bytes: [UInt8], name: String, mediaType: String) async throws -> StoredOutput {
         let (directory, sink) = (directory, description)
         let fileExtension = (name as NSString).pathExtension
         let stem = (name as NSString).deletingPathExtension

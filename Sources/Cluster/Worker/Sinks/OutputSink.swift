@@ -1,3 +1,4 @@
+import Fetching
 import Foundation
 import Operations
 
@@ -7,10 +8,10 @@ protocol OutputSink: Sendable {
     /// The sink as the user gave it (a directory or `s3://BUCKET/PREFIX`), for messages.
     var description: String { get }
 
-    /// Stores `bytes` under `name` (file name with extension), whole or not at all.
+    /// Stores `bytes` (of `mediaType`) under `name` (file name with extension), whole or not at all.
     ///
     /// - Throws: `SinkError`, naming the sink and the reason.
-    func store(_ bytes: [UInt8], name: String) async throws -> StoredOutput
+    func store(_ bytes: [UInt8], name: String, mediaType: String) async throws -> StoredOutput
 }
 
 /// What a sink reports of an output it stored.
@@ -44,11 +45,18 @@ enum OutputSinks {
         if let problem { throw SinkError(sink: sink, reason: problem) }
     }
 
-    /// The sink for `target` (`TaskAssignment.sink`): a directory path (or `file://` URL); `s3://` is
-    /// refused by this build.
-    static func make(_ target: String, threads: ComputeThreads) throws(SinkError) -> any OutputSink {
-        if target.lowercased().hasPrefix("s3://") {
-            throw SinkError(sink: target, reason: "this worker cannot write to S3 sinks (upgrade it)")
+    /// The sink for `target` (`TaskAssignment.sink`): a directory path (or `file://` URL), or
+    /// `s3://BUCKET/PREFIX` (at `s3Endpoint`, empty: AWS) uploaded through `fetcher`.
+    static func make(_ target: String, s3Endpoint: String = "", threads: ComputeThreads,
+                     fetcher: ImageFetcher? = nil) throws(SinkError) -> any OutputSink {
+        if S3Location.isS3(target) {
+            guard let fetcher else { throw SinkError(sink: target, reason: "S3 sinks need the worker's fetcher") }
+            do {
+                return S3Sink(prefix: try S3Location(target), endpoint: s3Endpoint.isEmpty ? nil : s3Endpoint,
+                              fetcher: fetcher, threads: threads)
+            } catch {
+                throw SinkError(sink: target, reason: error.description)
+            }
         }
         if target.hasPrefix("file://") {
             guard let url = URL(string: target), url.isFileURL else {

@@ -34,7 +34,7 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
                 data, parameters: parameters, encoding: encoding, limits: limits, threads: threads, cancellation: cancellation)
         }
         try Task.checkCancellation()
-        let stored = try await sink.store(image.data, name: "\(outputName).\(image.format.fileExtension)")
+        let stored = try await sink.store(image.data, name: "\(outputName).\(image.format.fileExtension)", mediaType: image.format.mediaType)
         return TaskOutput(location: stored.location, size: stored.size, crc32c: stored.crc32c,
                           mediaType: image.format.mediaType, width: UInt32(image.width), height: UInt32(image.height))
     }
