@@ -1,3 +1,4 @@
+import Foundation
 import CCurl
 
 /// One transfer inside the ``TransferLoop``: libcurl's easy handle, set up for a ``TransferRequest``,
@@ -93,9 +94,12 @@ final class CurlTransfer: @unchecked Sendable {
             try check(shiftwork_curl_set_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.bytes.count)), "upload size")
             try check(shiftwork_curl_set_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress), "upload body")
             try check(shiftwork_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, "PUT"), "method")
-            lines += ["Content-Type: \(upload.contentType)", "Expect:"]
+            // No "Expect:" line to switch 100-continue off: libcurl 7.88 would sign that empty header.
+            lines.append("Content-Type: \(upload.contentType)")
         }
         if let signing = request.signing {
+            // S3 wants the payload's hash in a header too; it equals the one libcurl signs.
+            lines.append("x-amz-content-sha256: \(Self.sha256Hex(request.upload?.bytes ?? []))")
             try check(shiftwork_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):s3"), "AWS signature")
             try check(shiftwork_curl_set_string(handle, CURLOPT_USERNAME, signing.accessKeyID), "access key")
             try check(shiftwork_curl_set_string(handle, CURLOPT_PASSWORD, signing.secretAccessKey), "secret key")
@@ -104,6 +108,17 @@ final class CurlTransfer: @unchecked Sendable {
         guard !lines.isEmpty else { return }
         for line in lines { headers = curl_slist_append(headers, line) }
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headers), "headers")
+    }
+
+    /// The SHA-256 of `bytes` in lowercase hex.
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                shiftwork_sha256(input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(CurlSetupError) {
