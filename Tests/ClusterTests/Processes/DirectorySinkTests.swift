@@ -7,17 +7,8 @@ import XCTest
 /// the coordinator and the client see only their metadata, and a sink the workers cannot use fails its
 /// items (naming the sink), never the worker.
 final class DirectorySinkTests: ClusterTestCase {
-    private func metric(_ name: String, in page: String) -> Int? {
-        page.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int(Double($0.split(separator: " ")[1]) ?? -1) }
-    }
-
     func testWorkersWriteIntoTheSinkAndOnlyMetadataCrossesTheCoordinator() async throws {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                              "--metrics-listen", "127.0.0.1:0"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
-        let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
         for name in ["a", "b"] {
             _ = try harness.launch(name, ["worker", "--slots", "2", "--worker-id", name, "--coordinator", endpoint])
         }
@@ -39,8 +30,8 @@ final class DirectorySinkTests: ClusterTestCase {
             XCTAssertTrue(output.contains(sink.appendingPathComponent(file).path), "the summary says where \(file) went:\n\(output)")
         }
         let page = try await TestHTTPClient.get(metricsURL).text
-        XCTAssertEqual(metric("shiftwork_download_bytes_received_total", in: page), 0, page)
-        XCTAssertEqual(metric("shiftwork_output_bytes_received_total", in: page), 0, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_output_bytes_received_total", in: page), 0, page)
 
         // `status BATCH` and `results BATCH` list where each output went.
         let batchID = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("batch ") }?
@@ -61,9 +52,7 @@ final class DirectorySinkTests: ClusterTestCase {
     }
 
     func testASinkTheWorkersCannotReachFailsItsItemsNamingItAndTheWorkerGoesOn() async throws {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
+        let endpoint = try await harness.startCoordinator()
         let worker = try harness.launch("worker", ["worker", "--coordinator", endpoint])
         let urls = try server.serveSyntheticImages(2, prefix: "unsunk")
         let missing = harness.scratch.appendingPathComponent("not-mounted")

@@ -8,12 +8,7 @@ final class LocalityProcessTests: ClusterTestCase {
     /// Runs a batch of `count` images on two workers started with `workerArguments`, and returns the
     /// coordinator's metrics page afterwards.
     private func runBatch(_ count: Int, workerArguments: [String]) async throws -> String {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                              "--metrics-listen", "127.0.0.1:0"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
-        let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
         for name in ["near", "far"] {
             _ = try harness.launch(name, ["worker", "--slots", "2", "--worker-id", name, "--coordinator", endpoint] + workerArguments)
         }
@@ -25,23 +20,17 @@ final class LocalityProcessTests: ClusterTestCase {
         return try await TestHTTPClient.get(metricsURL).text
     }
 
-    private func metric(_ name: String, in page: String) -> Int? {
-        page.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int(Double($0.split(separator: " ")[1]) ?? -1) }
-    }
-
     func testEveryTiltShiftRunsWhereItsDownloadRanAndNoDownloadedByteReachesTheCoordinator() async throws {
         let page = try await runBatch(6, workerArguments: [])
-        XCTAssertEqual(metric("shiftwork_tasks_local_input_total", in: page), 6, page)
-        XCTAssertEqual(metric("shiftwork_tasks_local_input_missed_total", in: page), 0, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_total", in: page), 6, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_missed_total", in: page), 0, page)
         // The images stayed on the workers that downloaded them; the outputs came through (no sink).
-        XCTAssertEqual(metric("shiftwork_download_bytes_received_total", in: page), 0, page)
-        XCTAssertGreaterThan(metric("shiftwork_output_bytes_received_total", in: page) ?? 0, 0, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
+        XCTAssertGreaterThan(MetricsPage.value("shiftwork_output_bytes_received_total", in: page) ?? 0, 0, page)
     }
 
     func testAnImageLargerThanTheWorkersInputCacheFailsSayingWhatToRaise() async throws {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
+        let endpoint = try await harness.startCoordinator()
         _ = try harness.launch("worker", ["worker", "--input-cache-mb", "0", "--coordinator", endpoint])
         let urls = try server.serveSyntheticImages(1, prefix: "uncached")
         let (status, output) = try await harness.run(["submit"] + urls + ["--out", harness.scratch.appendingPathComponent("u").path,
@@ -53,12 +42,7 @@ final class LocalityProcessTests: ClusterTestCase {
     /// Lineage: the worker that holds a downloaded image dies while filtering it; the download runs again
     /// on another worker, and the item succeeds there.
     func testAWorkerKilledAfterItsDownloadMakesTheDownloadRunAgainElsewhere() async throws {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                              "--metrics-listen", "127.0.0.1:0"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
-        let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
         let doomed = try harness.launch("doomed", ["worker", "--slots", "1", "--worker-id", "doomed", "--log-level", "debug",
                                                    "--coordinator", endpoint])
         // Large enough that its filter runs for a while after the download.
@@ -75,7 +59,7 @@ final class LocalityProcessTests: ClusterTestCase {
         XCTAssertEqual(status, 0, harness.allOutput)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
         let page = try await TestHTTPClient.get(metricsURL).text
-        XCTAssertGreaterThanOrEqual(metric("shiftwork_tasks_input_lost_total", in: page) ?? 0, 1, page)
-        XCTAssertEqual(metric("shiftwork_download_bytes_received_total", in: page), 0, page)
+        XCTAssertGreaterThanOrEqual(MetricsPage.value("shiftwork_tasks_input_lost_total", in: page) ?? 0, 1, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
     }
 }

@@ -66,12 +66,7 @@ final class S3SinkTests: ClusterTestCase {
             s3.create_bucket(Bucket="shiftwork-out")
             s3.upload_file("\(inputFile.path)", "shiftwork-in", "photos/a.jpg")
             """)
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                              "--metrics-listen", "127.0.0.1:0", "--log-level", "debug"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
-        let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator(["--log-level", "debug"])
         _ = try harness.launch("worker", ["worker", "--coordinator", endpoint, "--log-level", "debug"], environment: credentials)
         let http = try server.serveSyntheticImages(1, prefix: "s3")
         let (status, output) = try await harness.run(
