@@ -2,10 +2,18 @@
 #define SHIFTWORK_CCURL_SHIM_H
 /*
  * libcurl for Swift. curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which
- * Swift cannot call; these typed wrappers fix the type of the third argument. Nothing else lives here.
+ * Swift cannot call; these typed wrappers fix the type of the third argument. Besides them only the
+ * SHA-256 of an S3 request's body (OpenSSL's libcrypto, which libcurl uses too): libcurl 7.88 signs S3
+ * requests (CURLOPT_AWS_SIGV4) but does not send the x-amz-content-sha256 header S3 requires.
  * Needs libcurl 7.85 or later (CURLOPT_PROTOCOLS_STR); Debian 12 has 7.88.
  */
 #include <curl/curl.h>
+#include <openssl/sha.h>
+
+/* SHA-256 of `count` bytes into `digest` (32 bytes). */
+static inline void shiftwork_sha256(const unsigned char *bytes, size_t count, unsigned char *digest) {
+    SHA256(bytes, count, digest);
+}
 
 static inline CURLcode shiftwork_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
 
@@ -14,6 +22,10 @@ static inline CURLcode shiftwork_curl_set_long(CURL *handle, CURLoption option, 
 }
 
 static inline CURLcode shiftwork_curl_set_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode shiftwork_curl_set_off_t(CURL *handle, CURLoption option, curl_off_t value) {
     return curl_easy_setopt(handle, option, value);
 }
 

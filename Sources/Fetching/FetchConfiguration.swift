@@ -33,6 +33,9 @@ public struct FetchConfiguration: Sendable, Equatable {
     public var retryDelay: Duration
     /// The longest wait between two attempts, a server's `Retry-After` included. Default 30 s.
     public var maxRetryDelay: Duration
+    /// The credentials `s3://` sources and sinks are signed with (`S3Credentials.load()` at start-up);
+    /// `nil`: none, and `s3://` requests fail saying what to set.
+    public var s3Credentials: S3Credentials?
 
     public init(
         allowLocalFiles: Bool = false,

@@ -25,13 +25,16 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
     /// The URL or path to fetch.
     public let source: String
     private let fetcher: ImageFetcher
+    /// The S3-compatible endpoint for an `s3://` source (`nil` or empty: AWS).
+    public let s3Endpoint: String?
     /// When the total time limit ends: set by the first attempt.
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Creates a fetch of `source` through `fetcher` (which holds the limits and the HTTP client), with
     /// the fetcher's retry policy.
-    public init(source: String, fetcher: ImageFetcher, priority: OperationPriority = .normal) {
+    public init(source: String, fetcher: ImageFetcher, s3Endpoint: String? = nil, priority: OperationPriority = .normal) {
         self.source = source
+        self.s3Endpoint = s3Endpoint
         self.fetcher = fetcher
         super.init(name: "download \(source)", priority: priority)
         retryPolicy = fetcher.configuration.retryPolicy
@@ -47,7 +50,7 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
             return deadline
         }
         do {
-            return try await fetcher.attempt(source, deadline: deadline)
+            return try await fetcher.attempt(source, deadline: deadline, s3Endpoint: s3Endpoint)
         } catch let failure as DownloadFailure {
             let attempt = max(1, self.attempt)
             guard failure.isTransient, let policy = retryPolicy, attempt < policy.maxAttempts, !Task.isCancelled else {

@@ -6,6 +6,8 @@ enum FetchSource: Equatable {
     case http(String)
     /// A local file, by its path (a `file://` URL's path is percent-decoded).
     case localFile(path: String)
+    /// An object of an S3 bucket (`s3://BUCKET/KEY`), read with a signed GET.
+    case s3(S3Location)
 
     /// Parses `source`. Throws `ImagingError` of kind `.download` for an unsupported URL scheme or a
     /// `file://` URL that is not absolute.
@@ -13,6 +15,12 @@ enum FetchSource: Equatable {
         let lower = source.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             self = .http(source)
+        } else if S3Location.isS3(source) {
+            do {
+                self = .s3(try S3Location(source))
+            } catch {
+                throw ImagingError(.download, error.description)
+            }
         } else if lower.hasPrefix("file://") {
             var rest = String(source.dropFirst("file://".count))
             // file://localhost/path and file:///path
@@ -23,7 +31,7 @@ enum FetchSource: Equatable {
             self = .localFile(path: LocalFileReader.percentDecoded(rest))
         } else if let colon = source.firstIndex(of: ":"), source[colon...].hasPrefix("://"),
                   Self.isScheme(source[..<colon]) {
-            throw ImagingError(.download, "\(source): unsupported URL scheme '\(source[..<colon])' (use http, https or file)")
+            throw ImagingError(.download, "\(source): unsupported URL scheme '\(source[..<colon])' (use http, https, s3 or file)")
         } else {
             self = .localFile(path: source)
         }

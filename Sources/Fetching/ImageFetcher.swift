@@ -80,11 +80,23 @@ public final class ImageFetcher: Sendable {
     /// end by `deadline`.
     ///
     /// Throws `DownloadFailure` for a failed download (which says whether to retry), else `ImagingError`.
-    func attempt(_ source: String, deadline: ContinuousClock.Instant?) async throws -> FetchedContent {
+    func attempt(_ source: String, deadline: ContinuousClock.Instant?, s3Endpoint: String? = nil) async throws -> FetchedContent {
         let data: [UInt8]
         switch try FetchSource(source) {
         case .http(let url):
             data = try await http.download(url, deadline: deadline)
+        case .s3(let location):
+            guard let credentials = configuration.s3Credentials else {
+                throw ImagingError(.download, "\(location): this worker has no S3 credentials: \(S3Credentials.howToSet)")
+            }
+            do {
+                data = try await http.download(location.url(endpoint: s3Endpoint, region: credentials.region), deadline: deadline,
+                                               signing: credentials)
+            } catch let failure as DownloadFailure {
+                // The message names the object, not only the endpoint's URL.
+                throw DownloadFailure(error: ImagingError(failure.error.kind, "\(location): \(failure.error.message)"),
+                                      isTransient: failure.isTransient, retryAfter: failure.retryAfter)
+            }
         case .localFile(let path):
             guard configuration.allowLocalFiles else {
                 throw ImagingError(.download, "\(source): reading local files is not allowed here (start the worker with --allow-local-files, or serve the file over HTTP)")
@@ -100,6 +112,24 @@ public final class ImageFetcher: Sendable {
             }
         }
         return try FetchedContent(recognising: data, from: source)
+    }
+
+    /// Writes `bytes` as the object at `location` with one signed PUT (libcurl's AWS SigV4), so that the
+    /// object is whole or absent: S3 stores nothing of a PUT that did not complete.
+    ///
+    /// - Throws: `S3Error`, naming the object and the reason (never the credentials).
+    public func upload(_ bytes: [UInt8], contentType: String, to location: S3Location, endpoint: String?) async throws {
+        guard let credentials = configuration.s3Credentials else {
+            throw S3Error("\(location): this worker has no S3 credentials: \(S3Credentials.howToSet)")
+        }
+        do {
+            try await http.upload(bytes, contentType: contentType, to: location.url(endpoint: endpoint, region: credentials.region),
+                                  signing: credentials)
+        } catch let failure as DownloadFailure {
+            throw S3Error("\(location): \(failure.error.message)", isTransient: failure.isTransient)
+        } catch {
+            throw S3Error("\(location): \(error)")
+        }
     }
 
     /// Stops the fetcher's threads (a download still running fails) and waits for the transfer thread.

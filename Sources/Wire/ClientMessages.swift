@@ -31,6 +31,11 @@ public struct SubmitBatch: Sendable, Equatable {
     /// The client understands ``Message/itemsFinished(_:)`` for this batch (minor 1): the coordinator
     /// may then send several finished items in one message.
     public var acceptsBatches: Bool
+    /// Where workers write the outputs (minor 3): a directory every worker reaches, or
+    /// `s3://BUCKET/PREFIX`; empty: outputs come back through the coordinator.
+    public var sink: String = ""
+    /// The S3-compatible endpoint for `s3://` sinks and sources (minor 3; empty: AWS).
+    public var s3Endpoint: String = ""
 
     /// Creates a submission.
     public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil,

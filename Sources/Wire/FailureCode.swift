@@ -18,7 +18,9 @@ public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
     case limit = 6
     /// An internal error.
     case `internal` = 7
-    /// An input the coordinator said the worker holds (``InjectedInput/onWorker``) is no longer in its
-    /// cache; the coordinator sends the task again with the bytes.
+    /// An input the coordinator said the worker holds (``InjectedInput/onWorker``) is no longer there
+    /// (evicted from its cache, or its worker left); the coordinator runs its producer again (lineage).
     case inputMissing = 8
+    /// The output could not be written to the batch's sink (minor 3); the message names the sink.
+    case sink = 180
 }

@@ -57,14 +57,18 @@ public struct ItemStatus: Sendable, Equatable {
     public var error: String
     /// A succeeded item's warnings (its output's ``TaskOutput/warnings``).
     public var warnings: [String]
+    /// Where a succeeded item's output was written, when the batch has a sink (minor 3); else empty.
+    public var location: String
 
     /// Creates an item status.
-    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "", warnings: [String] = []) {
+    public init(itemIndex: UInt32, source: String = "", state: String, error: String = "", warnings: [String] = [],
+                location: String = "") {
         self.itemIndex = itemIndex
         self.source = source
         self.state = state
         self.error = error
         self.warnings = warnings
+        self.location = location
     }
 }
 

@@ -44,6 +44,16 @@ public struct TaskAssignment: Sendable, Equatable {
     /// The assignment's number among those sent to this worker since it registered (minor 1; 0: none),
     /// which the worker reports back in ``Heartbeat/lastSequence``.
     public var sequence: UInt64
+    /// For a download (minor 3): keep the image on the worker and answer with its metadata only
+    /// (``TaskOutput/heldOnWorker``); a manifest still comes back whole.
+    public var keepOutput: Bool = false
+    /// For a tilt-shift (minor 3): write the output here (a directory every worker reaches, or
+    /// `s3://BUCKET/PREFIX`) and answer with its metadata only (``TaskOutput/location``); empty: send it back.
+    public var sink: String = ""
+    /// The output's name in the sink without extension, unique within the batch (minor 3).
+    public var sinkName: String = ""
+    /// The S3-compatible endpoint for `s3://` sinks and sources (minor 3; empty: AWS).
+    public var s3Endpoint: String = ""
 
     /// Creates an assignment.
     public init(
@@ -82,6 +92,15 @@ public struct TaskOutput: Sendable, Equatable {
     /// What the worker noticed although the task succeeded (an ignored colour profile, a CMYK JPEG converted
     /// without one); empty for most outputs.
     public var warnings: [String]
+    /// A download's image that stayed on the worker that answered, in its input cache (minor 3): `data`
+    /// is empty.
+    public var heldOnWorker: Bool = false
+    /// Where the worker wrote the output, a path or an `s3://` URL (minor 3): `data` is empty.
+    public var location: String = ""
+    /// The output's size in bytes, when `data` did not travel (minor 3).
+    public var size: UInt64 = 0
+    /// The CRC-32C (Castagnoli) of the output's bytes, with `location` (minor 3).
+    public var crc32c: UInt32 = 0
 
     /// Creates an output.
     public init(data: [UInt8], mediaType: String = "", width: UInt32 = 0, height: UInt32 = 0, warnings: [String] = []) {
@@ -90,6 +109,16 @@ public struct TaskOutput: Sendable, Equatable {
         self.width = width
         self.height = height
         self.warnings = warnings
+    }
+
+    /// Creates the metadata of an output that did not travel: held on the worker, or written to `location`.
+    public init(heldOnWorker: Bool = false, location: String = "", size: UInt64, crc32c: UInt32 = 0,
+                mediaType: String, width: UInt32 = 0, height: UInt32 = 0) {
+        self.init(data: [], mediaType: mediaType, width: width, height: height)
+        self.heldOnWorker = heldOnWorker
+        self.location = location
+        self.size = size
+        self.crc32c = crc32c
     }
 }
 

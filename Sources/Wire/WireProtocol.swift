@@ -12,5 +12,7 @@ public enum WireProtocol {
     ///   assignment sequences.
     /// - 2: ``RefusalCode`` in ``Refusal``, ``CancelBatch/requestID`` answered by ``CancelAccepted``, and
     ///   ``CancelTask/taskKey``. Peers of minor 1 keep working with peers of minor 2 (docs/protocol.md).
-    public static let minor: UInt32 = 2
+    /// - 3: data off the coordinator: ``TaskAssignment/keepOutput``, sinks (``SubmitBatch/sink``,
+    ///   ``TaskAssignment/sink``, ``TaskOutput/location``), ``FailureCode/sink``, ``ItemStatus/location``.
+    public static let minor: UInt32 = 3
 }

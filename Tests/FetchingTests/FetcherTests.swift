@@ -43,7 +43,7 @@ final class FetcherTests: XCTestCase {
         for source in ["http+unix://%2Fvar%2Frun%2Fs.sock/a.jpg", "ftp://example.org/a.jpg", "s3.v2://bucket/a.jpg"] {
             let error = await expectError(source, kind: .download)
             XCTAssertTrue(error?.message.contains("unsupported URL scheme") ?? false, "\(source): \(String(describing: error))")
-            XCTAssertTrue(error?.message.contains("use http, https or file") ?? false, "\(source): \(String(describing: error))")
+            XCTAssertTrue(error?.message.contains("use http, https, s3 or file") ?? false, "\(source): \(String(describing: error))")
         }
     }
 

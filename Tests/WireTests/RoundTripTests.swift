@@ -71,15 +71,15 @@ final class RoundTripTests: XCTestCase {
     /// The encoding is the proto's: field numbers and wire types as written in shiftwork.proto.
     func testEncodingMatchesTheProtoByteForByte() {
         let bytes = WireCodec.encode(.heartbeat(Heartbeat(workerID: "w", running: 3)))
-        // major = 1; minor = 2; heartbeat (field 11, length 5) { worker_id = "w"; running = 3 }
-        XCTAssertEqual(bytes, [0x08, 0x01, 0x10, 0x02, 0x5A, 0x05, 0x0A, 0x01, 0x77, 0x10, 0x03])
+        // major = 1; minor = 3; heartbeat (field 11, length 5) { worker_id = "w"; running = 3 }
+        XCTAssertEqual(bytes, [0x08, 0x01, 0x10, 0x03, 0x5A, 0x05, 0x0A, 0x01, 0x77, 0x10, 0x03])
     }
 
     func testEncodedEnvelopeCarriesTheVersion() throws {
         let bytes = WireCodec.encode(.refusal(Refusal(reason: "x")))
         XCTAssertEqual(Array(bytes.prefix(2)), [0x08, UInt8(WireProtocol.major)])
         XCTAssertEqual(WireProtocol.major, 1)
-        XCTAssertEqual(WireProtocol.minor, 2)
+        XCTAssertEqual(WireProtocol.minor, 3)
     }
 
     func testStringsEndAtTheFirstNULCharacter() throws {

@@ -315,6 +315,9 @@ const sw_blur_kernels *sw_blur_kernels_for(int level, int *chosen);
 /** The size of the horizontal pass's scratch memory. */
 size_t sw_blur_scratch_bytes(int width, int channels);
 
+/* CRC-32C (Castagnoli) of `count` bytes (checksum.c, ISA-L): 0xE3069283 for "123456789". */
+uint32_t sw_crc32c(const uint8_t *bytes, size_t count);
+
 #pragma clang diagnostic pop
 
 #endif

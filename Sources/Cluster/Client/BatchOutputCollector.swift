@@ -20,11 +20,14 @@ struct BatchOutputCollector {
     /// The items as the client knows them (source and output name); for a batch the client did not
     /// submit, the sources only, and the names come with the results.
     let items: [BatchItem]
+    /// Whether outputs may arrive as bytes to write (the output directory is created); `false` for a
+    /// batch with a sink, whose outputs the workers wrote.
+    var writesFiles = true
 
     func collect(
         _ events: AsyncThrowingStream<BatchEvent, any Error>, progress: @Sendable (BatchProgress) -> Void
     ) async throws -> BatchSummary {
-        try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        if writesFiles { try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true) }
         var items = self.items
         var outcomes: [ItemOutcome?] = Array(repeating: nil, count: items.count)
         var naming = OutputNaming()
@@ -86,6 +89,9 @@ struct BatchOutputCollector {
         case .failure(let failure):
             return ItemOutcome(index: index, source: source, outputPath: nil, error: failure.message,
                                wasCancelled: failure.code == .cancelled)
+        case .output(let output) where !output.location.isEmpty:
+            // Written by the worker into the batch's sink: only its metadata came here.
+            return ItemOutcome(index: index, source: source, outputPath: output.location, error: nil, inSink: true)
         case .output(let output):
             let format = ImageFormat(sniffing: output.data) ?? .jpeg
             let (directory, overwrite) = (outputDirectory, overwrite)

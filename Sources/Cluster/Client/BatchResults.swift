@@ -32,11 +32,32 @@ public struct BatchResults: Sendable {
             throw ClusterClientError.refused(
                 "no batch \(batchID): it is unknown to this coordinator. `shiftwork status` lists the batches it knows.")
         }
+        if let listed = Self.sinkListing(batch) {
+            // The outputs are in the batch's sink, and every item is done: the status says where each went.
+            progress(.accepted(batchID: batchID, itemCount: listed.count))
+            for (done, outcome) in listed.enumerated() { progress(.item(outcome, done: done + 1, total: listed.count)) }
+            return BatchSummary(batchID: batchID, items: listed)
+        }
         var items = Array(repeating: BatchItem(source: ""), count: Int(batch.itemCount))
         for item in batch.items where Int(item.itemIndex) < items.count {
             items[Int(item.itemIndex)] = BatchItem(source: item.source)
         }
         let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
         return try await collector.collect(await client.results(batchID: batchID), progress: progress)
+    }
+
+    /// The outcomes of a finished batch whose outputs went to a sink, from its status; `nil` for a batch
+    /// without a sink or with items still running.
+    static func sinkListing(_ batch: BatchStatus) -> [ItemOutcome]? {
+        let finished = ["succeeded", "failed", "cancelled"]
+        guard batch.items.count == Int(batch.itemCount), batch.items.contains(where: { !$0.location.isEmpty }),
+              batch.items.allSatisfy({ finished.contains($0.state) })
+        else { return nil }
+        return batch.items.map { item in
+            ItemOutcome(index: Int(item.itemIndex), source: item.source,
+                        outputPath: item.location.isEmpty ? nil : item.location,
+                        error: item.state == "succeeded" ? nil : (item.error.isEmpty ? item.state : item.error),
+                        wasCancelled: item.state == "cancelled", inSink: !item.location.isEmpty)
+        }
     }
 }

@@ -21,11 +21,15 @@ public struct ItemOutcome: Sendable {
     public let existingPath: String?
     /// What the worker warned about although the item succeeded (an ignored colour profile…).
     public let warnings: [String]
+    /// `outputPath` is where a worker wrote the output in the batch's sink (a path or an `s3://` URL),
+    /// not a file this client wrote.
+    public let inSink: Bool
 
     /// Describes an item's outcome.
     public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0,
-                wasCancelled: Bool = false, existingPath: String? = nil, warnings: [String] = []) {
+                wasCancelled: Bool = false, existingPath: String? = nil, warnings: [String] = [], inSink: Bool = false) {
         self.warnings = warnings
+        self.inSink = inSink
         self.existingPath = existingPath
         self.index = index
         self.source = source
@@ -77,6 +81,11 @@ public struct BatchSubmission: Sendable {
     public let encoding: EncodingOptions
     /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
     public let overwrite: Bool
+    /// Where the workers write the outputs themselves (a directory they all reach, or
+    /// `s3://BUCKET/PREFIX`): the client then gets their locations, not their bytes. Empty: `outputDirectory`.
+    public var sink: String = ""
+    /// The S3-compatible endpoint for `s3://` sinks and sources (empty: AWS).
+    public var s3Endpoint: String = ""
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
@@ -95,13 +104,16 @@ public struct BatchSubmission: Sendable {
     public func run(
         with client: ClusterClient, progress: @Sendable (BatchProgress) -> Void = { _ in }
     ) async throws -> BatchSummary {
-        try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        if sink.isEmpty { try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true) }
         var naming = OutputNaming()
         let items = inputs.map { BatchItem(source: $0, outputName: naming.stem(for: $0)) }
-        let request = SubmitBatch(
+        var request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding))
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
+        request.sink = sink
+        request.s3Endpoint = s3Endpoint
+        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
+        collector.writesFiles = sink.isEmpty
         return try await collector.collect(await client.submit(request), progress: progress)
     }
 }

@@ -26,7 +26,7 @@ public enum StatusJSON {
     public static func object(_ batch: BatchStatus) -> [String: Any] {
         ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
          "cancelled": batch.cancelled,
-         "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error, "warnings": $0.warnings] }]
+         "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error, "warnings": $0.warnings, "location": $0.location] }]
     }
 
     /// `object` as text: pretty-printed, or on one line when `compact`; keys sorted.

@@ -35,12 +35,14 @@ extension Coordinator {
 
     /// The operations of a planned batch.
     private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) throws -> BatchOperation {
-        let planner = ItemPlanner(
+        var planner = ItemPlanner(
             batchID: planned.batchID,
             parameters: submit.parameters ?? WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10),
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
             firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self))
+        planner.sink = submit.sink
+        planner.s3Endpoint = submit.s3Endpoint
         return try BatchOperation(planned, planner: planner)
     }
 

@@ -35,7 +35,8 @@ extension Coordinator {
 
     /// A finished item with its output's bytes read back from the results directory.
     private func withStoredOutput(_ item: ItemFinished) -> ItemFinished {
-        guard case .output(var output) = item.outcome, !output.mediaType.isEmpty else { return item }
+        // An output written to a sink has no bytes here: its location is the result.
+        guard case .output(var output) = item.outcome, !output.mediaType.isEmpty, output.location.isEmpty else { return item }
         var item = item
         do {
             output.data = try journal?.storedOutput(batchID: item.batchID, itemIndex: item.itemIndex) ?? []

@@ -278,6 +278,8 @@ public actor Coordinator {
     /// Sends `outbound` (while a wake-up's messages are handled: at its end), batchable messages to one
     /// peer grouped, with one wake-up of the socket's thread.
     func send(_ outbound: [Outbound]) {
+        // Tasks whose input went with its worker: their operations re-run the producer (`Lineage`).
+        for lost in dispatcher.takeLostInputs() { deliver(lost) }
         guard !outbound.isEmpty else { return }
         if outbox != nil {
             outbox! += outbound

@@ -20,6 +20,9 @@ struct MetricsReport: Equatable {
     var localInputs: UInt64 = 0
     var localInputsMissed: UInt64 = 0
     var assignmentsLost: UInt64 = 0
+    var inputsLost: UInt64 = 0
+    var downloadBytesReceived: UInt64 = 0
+    var outputBytesReceived: UInt64 = 0
     var messagesDropped: UInt64 = 0
     /// Peers refused by CurveZMQ; `nil` without it (the metric is then left out).
     var peersRefused: Int?
@@ -49,6 +52,9 @@ struct MetricsReport: Equatable {
         localInputs = dispatcher.localInputs
         localInputsMissed = dispatcher.localInputsMissed
         assignmentsLost = dispatcher.lostDeliveries
+        inputsLost = dispatcher.inputsLost
+        downloadBytesReceived = dispatcher.downloadBytesReceived
+        outputBytesReceived = dispatcher.outputBytesReceived
         messagesDropped = droppedMessages + dispatcher.staleResults
         self.peersRefused = peersRefused
     }

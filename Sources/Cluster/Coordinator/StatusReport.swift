@@ -67,7 +67,8 @@ struct StatusReport {
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
                     let (state, error) = self.state(of: index, in: batch)
                     return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error,
-                                      warnings: batch.warnings(of: index))
+                                      warnings: batch.warnings(of: index),
+                                      location: batch.location(of: index))
                 })
         }
         return StatusReply(

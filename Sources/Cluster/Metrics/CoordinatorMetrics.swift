@@ -26,7 +26,10 @@ struct CoordinatorMetrics {
         "shiftwork_batches_accepted_total": "Batches accepted.",
         "shiftwork_batches_running": "Batches with unfinished items.",
         "shiftwork_tasks_local_input_total": "Tasks sent to the worker that already held their input (it did not travel).",
-        "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes.",
+        "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes (workers of protocol minor 2).",
+        "shiftwork_tasks_input_lost_total": "Tilt-shifts whose downloaded image was lost with its worker (or evicted): the download ran again elsewhere.",
+        "shiftwork_download_bytes_received_total": "Bytes of downloaded images that reached the coordinator (0 when workers keep them: minor 3).",
+        "shiftwork_output_bytes_received_total": "Bytes of outputs that reached the coordinator (0 with a sink: workers write them).",
         "shiftwork_assignments_lost_total": "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
         "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
         "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
@@ -47,6 +50,9 @@ struct CoordinatorMetrics {
     private var localInputs: MirroredCounter
     private var localInputsMissed: MirroredCounter
     private var assignmentsLost: MirroredCounter
+    private var inputsLost: MirroredCounter
+    private var downloadBytesReceived: MirroredCounter
+    private var outputBytesReceived: MirroredCounter
     private var messagesDropped: MirroredCounter
     /// Made at the first report that has it (with CurveZMQ only).
     private var peersRefused: MirroredCounter?
@@ -72,6 +78,9 @@ struct CoordinatorMetrics {
         localInputs = counter("shiftwork_tasks_local_input_total")
         localInputsMissed = counter("shiftwork_tasks_local_input_missed_total")
         assignmentsLost = counter("shiftwork_assignments_lost_total")
+        inputsLost = counter("shiftwork_tasks_input_lost_total")
+        downloadBytesReceived = counter("shiftwork_download_bytes_received_total")
+        outputBytesReceived = counter("shiftwork_output_bytes_received_total")
         messagesDropped = counter("shiftwork_messages_dropped_total")
     }
 
@@ -88,6 +97,9 @@ struct CoordinatorMetrics {
         localInputs.advance(to: report.localInputs)
         localInputsMissed.advance(to: report.localInputsMissed)
         assignmentsLost.advance(to: report.assignmentsLost)
+        inputsLost.advance(to: report.inputsLost)
+        downloadBytesReceived.advance(to: report.downloadBytesReceived)
+        outputBytesReceived.advance(to: report.outputBytesReceived)
         messagesDropped.advance(to: report.messagesDropped)
         if let refused = report.peersRefused {
             if peersRefused == nil {

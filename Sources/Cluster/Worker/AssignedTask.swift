@@ -26,7 +26,8 @@ struct AssignedTask: Sendable {
         self.received = received
         switch assignment.kind {
         case .download:
-            operation = FetchOperation(source: assignment.source, fetcher: fetcher)
+            operation = FetchOperation(source: assignment.source, fetcher: fetcher,
+                                       s3Endpoint: assignment.s3Endpoint.isEmpty ? nil : assignment.s3Endpoint)
         case .tiltShift:
             guard let injected = assignment.inputs.first else {
                 throw TaskRejection(TaskFailure(
@@ -38,12 +39,30 @@ struct AssignedTask: Sendable {
             }
             let parameters = assignment.parameters ?? WireTiltShiftParameters(
                 TiltShiftParameters.coreImage, encoding: EncodingOptions())
-            let tiltShift = TiltShiftOperation(
-                name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
-                encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
-                computeThreads: computeThreads)
-            tiltShift.input = EncodedImage(data: injected.data, format: format)
-            operation = tiltShift
+            if !assignment.sink.isEmpty {
+                // The output goes to the batch's sink from here; only its metadata goes back.
+                let sink: any OutputSink
+                do {
+                    try OutputSinks.checkName(assignment.sinkName, sink: assignment.sink)
+                    sink = try OutputSinks.make(assignment.sink, s3Endpoint: assignment.s3Endpoint, threads: computeThreads,
+                                                fetcher: fetcher)
+                } catch {
+                    throw TaskRejection(TaskFailure(code: .sink, message: "\(assignment.source): \(error)"))
+                }
+                let tiltShift = SinkTiltShiftOperation(
+                    name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
+                    encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
+                    computeThreads: computeThreads, sink: sink, outputName: assignment.sinkName)
+                tiltShift.input = EncodedImage(data: injected.data, format: format)
+                operation = tiltShift
+            } else {
+                let tiltShift = TiltShiftOperation(
+                    name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
+                    encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
+                    computeThreads: computeThreads)
+                tiltShift.input = EncodedImage(data: injected.data, format: format)
+                operation = tiltShift
+            }
         case .noop:
             operation = NoOpOperation(name: assignment.taskID)
         case .unspecified:
@@ -69,7 +88,8 @@ struct AssignedTask: Sendable {
         switch result.outcome {
         case .output(let output):
             log.debug("task succeeded, result sent", metadata: [
-                "bytes": "\(output.data.count)", "elapsed_ms": "\(elapsedMilliseconds)"])
+                "bytes": "\(output.data.count)", "elapsed_ms": "\(elapsedMilliseconds)",
+                "location": "\(output.location)"])
         case .failure(let failure) where failure.code == .cancelled:
             log.debug("task cancelled, result sent", metadata: [
                 "error": "\(failure.message)", "elapsed_ms": "\(elapsedMilliseconds)"])
@@ -101,6 +121,7 @@ struct AssignedTask: Sendable {
                     data: image.data, mediaType: image.format.mediaType,
                     width: UInt32(image.width), height: UInt32(image.height), warnings: image.warnings))
             }
+            if let sinked = operation as? SinkTiltShiftOperation, let stored = sinked.output { return .output(stored) }
             if operation is NoOpOperation { return .output(TaskOutput(data: [])) }
             return .failure(TaskFailure(code: .internal, message: "\(operation.name) finished without an output"))
         case .cancelled:
@@ -121,6 +142,9 @@ struct AssignedTask: Sendable {
         }
         if error is CancellationError {
             return TaskFailure(code: .cancelled, message: "\(operation) was cancelled")
+        }
+        if let sink = error as? SinkError {
+            return TaskFailure(code: .sink, message: "\(operation): \(sink)")
         }
         return TaskFailure(code: .internal, message: "\(operation): \(error)")
     }

@@ -24,9 +24,25 @@ struct InputCache {
     /// How many images are kept.
     var count: Int { entries.count }
 
-    /// Keeps the output of download task `taskID`, evicting the oldest entries to make room.
-    mutating func store(_ taskID: String, data: [UInt8], mediaType: String) {
-        guard data.count <= capacityBytes else { return }
+    /// Keeps a download's image for its tilt-shift and returns the outcome to report: with
+    /// `TaskAssignment.keepOutput`, its metadata only (`TaskOutput.heldOnWorker`), or a `limit` failure
+    /// when the image is larger than the whole cache; without it (an older coordinator), the bytes.
+    mutating func keep(_ output: TaskOutput, of assignment: TaskAssignment, capacityOption: String) -> TaskOutcome {
+        let stored = store(assignment.taskID, data: output.data, mediaType: output.mediaType)
+        guard assignment.keepOutput else { return .output(output) }
+        guard stored else {
+            return .failure(TaskFailure(code: .limit, message:
+                "\(assignment.source): the image (\(output.data.count >> 20) MiB) is larger than this worker's input cache "
+                + "(\(capacityBytes >> 20) MiB): start the workers with a larger \(capacityOption)"))
+        }
+        return .output(TaskOutput(heldOnWorker: true, size: UInt64(output.data.count), mediaType: output.mediaType))
+    }
+
+    /// Keeps the output of download task `taskID`, evicting the oldest entries to make room. Returns
+    /// `false` when it is larger than the whole cache (then it is not kept).
+    @discardableResult
+    mutating func store(_ taskID: String, data: [UInt8], mediaType: String) -> Bool {
+        guard data.count <= capacityBytes else { return false }
         if let previous = entries.removeValue(forKey: taskID) { totalBytes -= previous.data.count }
         while totalBytes + data.count > capacityBytes, orderStart < order.count {
             let oldest = order[orderStart]
@@ -40,6 +56,7 @@ struct InputCache {
             order.removeFirst(orderStart)
             orderStart = 0
         }
+        return true
     }
 
     /// Hands over (and forgets) the output of download task `taskID`, if it is still kept.

@@ -81,6 +81,7 @@ extension FailureCode {
         case .limit: "limit"
         case .internal: "internal"
         case .inputMissing: "input-missing"
+        case .sink: "sink"
         }
     }
 }

@@ -333,7 +333,7 @@ public actor Worker: Service {
         log.debug("task received")
         guard let assignment = inputCache.resolve(received) else {
             let failure = TaskFailure(code: .inputMissing, message:
-                "\(received.source): its input is no longer in this worker's cache; the coordinator sends it again with the bytes")
+                "\(received.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again")
             send(.taskResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
                                         taskKey: received.taskKey)))
             log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
@@ -378,8 +378,9 @@ public actor Worker: Service {
         defer { runningShrank() }
         var result = task.result
         if task.assignment.kind == .download, case .output(let output) = result.outcome, !ManifestList.isList(output) {
-            // Kept for the tilt-shift, which the coordinator sends here when it can (locality).
-            inputCache.store(task.assignment.taskID, data: output.data, mediaType: output.mediaType)
+            // Kept for the tilt-shift, which the coordinator sends here (locality); with `keepOutput` the
+            // bytes stay here alone.
+            result.outcome = inputCache.keep(output, of: task.assignment, capacityOption: "--input-cache-mb")
         }
         var encoded = WireCodec.encode(.taskResult(result))
         let limit = coordinatorMaxMessageBytes ?? configuration.socketOptions.maxMessageSize

@@ -1,3 +1,4 @@
+import Foundation
 import CCurl
 
 /// One transfer inside the ``TransferLoop``: libcurl's easy handle, set up for a ``TransferRequest``,
@@ -15,6 +16,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's easy handle, once ``setUp()`` succeeded.
     private(set) var handle: UnsafeMutableRawPointer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request's extra headers (libcurl keeps the list's pointer until the transfer ends).
+    private var headers: UnsafeMutablePointer<curl_slist>?
+    /// A PUT's body, at a stable address for libcurl (`CURLOPT_POSTFIELDS`).
+    private var uploadBuffer: UnsafeMutableBufferPointer<UInt8>?
     /// When a header or body byte last arrived (or the transfer started): the read timeout counts from it.
     private(set) var lastActivity: ContinuousClock.Instant = .now
     private var body: [UInt8] = []
@@ -34,6 +39,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit {
         if let handle { curl_easy_cleanup(handle) }
+        if let headers { curl_slist_free_all(headers) }
+        uploadBuffer?.deallocate()
         errorBuffer.deallocate()
     }
 
@@ -73,7 +80,45 @@ final class CurlTransfer: @unchecked Sendable {
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, context), "header context")
         try check(shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "body callback")
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, context), "body context")
+        try setUpS3(handle)
         lastActivity = .now
+    }
+
+    /// A PUT body and AWS Signature Version 4, for S3 requests.
+    private func setUpS3(_ handle: UnsafeMutableRawPointer) throws(CurlSetupError) {
+        var lines: [String] = []
+        if let upload = request.upload {
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, upload.bytes.count))
+            _ = buffer.initialize(from: upload.bytes)
+            uploadBuffer = buffer
+            try check(shiftwork_curl_set_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.bytes.count)), "upload size")
+            try check(shiftwork_curl_set_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress), "upload body")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, "PUT"), "method")
+            // No "Expect:" line to switch 100-continue off: libcurl 7.88 would sign that empty header.
+            lines.append("Content-Type: \(upload.contentType)")
+        }
+        if let signing = request.signing {
+            // S3 wants the payload's hash in a header too; it equals the one libcurl signs.
+            lines.append("x-amz-content-sha256: \(Self.sha256Hex(request.upload?.bytes ?? []))")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):s3"), "AWS signature")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_USERNAME, signing.accessKeyID), "access key")
+            try check(shiftwork_curl_set_string(handle, CURLOPT_PASSWORD, signing.secretAccessKey), "secret key")
+            if let token = signing.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        }
+        guard !lines.isEmpty else { return }
+        for line in lines { headers = curl_slist_append(headers, line) }
+        try check(shiftwork_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headers), "headers")
+    }
+
+    /// The SHA-256 of `bytes` in lowercase hex.
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                shiftwork_sha256(input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(CurlSetupError) {

@@ -30,7 +30,7 @@ final class HTTPDownloader: Sendable {
 
     /// One attempt at `url`, which must end by `deadline` (the download's total time limit) if given.
     /// Throws `DownloadFailure`, or `ImagingError` of kind `.cancelled`.
-    func download(_ url: String, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+    func download(_ url: String, deadline: ContinuousClock.Instant?, signing: S3Credentials? = nil) async throws -> [UInt8] {
         guard let loop else {
             throw DownloadFailure(error: ImagingError(.download, "\(url): libcurl could not be initialised"), isTransient: false)
         }
@@ -44,12 +44,32 @@ final class HTTPDownloader: Sendable {
             url: url, maxBytes: configuration.maxBytes, connectTimeout: configuration.connectTimeout, timeout: timeout,
             readTimeout: configuration.readTimeout, minimumRate: configuration.minimumRate,
             minimumRateWindow: configuration.minimumRateWindow, maxRedirects: configuration.maxRedirects)
-        let report = await loop.perform(request)
+        var signed = request
+        signed.signing = signing
+        let report = await loop.perform(signed)
         if report.stop == .cancelled || Task.isCancelled { throw ImagingError.cancelledError }
         if report.stop == nil, report.curlCode == CURLE_OK.rawValue, (200..<300).contains(report.status) {
             return report.body
         }
         throw failure(report, limitedByDeadline: limitedByDeadline)
+    }
+
+    /// One signed PUT of `bytes` to `url` (an S3 upload), without redirects or retries. Throws
+    /// `DownloadFailure` (its message names the URL and the cause), or `ImagingError` of kind `.cancelled`.
+    func upload(_ bytes: [UInt8], contentType: String, to url: String, signing: S3Credentials) async throws {
+        guard let loop else {
+            throw DownloadFailure(error: ImagingError(.download, "\(url): libcurl could not be initialised"), isTransient: false)
+        }
+        var request = TransferRequest(
+            url: url, maxBytes: 1 << 20, connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout,
+            readTimeout: configuration.requestTimeout, minimumRate: 0, minimumRateWindow: configuration.minimumRateWindow,
+            maxRedirects: 0)
+        request.upload = TransferRequest.Upload(bytes: bytes, contentType: contentType)
+        request.signing = signing
+        let report = await loop.perform(request)
+        if report.stop == .cancelled || Task.isCancelled { throw ImagingError.cancelledError }
+        if report.stop == nil, report.curlCode == CURLE_OK.rawValue, (200..<300).contains(report.status) { return }
+        throw failure(report, limitedByDeadline: false)
     }
 
     // MARK: - Why a transfer failed

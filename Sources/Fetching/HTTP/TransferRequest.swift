@@ -1,4 +1,5 @@
-/// One HTTP(S) GET for the ``TransferLoop``: the URL and every limit the transfer must keep.
+/// One HTTP(S) request for the ``TransferLoop``: a GET (or, with `upload`, a PUT), the URL and every limit
+/// the transfer must keep.
 struct TransferRequest: Sendable {
     /// An `http://` or `https://` URL.
     var url: String
@@ -18,4 +19,14 @@ struct TransferRequest: Sendable {
     var minimumRateWindow: Duration
     /// Redirects followed (0: none). Only to `http` and `https` URLs.
     var maxRedirects: Int
+    /// A PUT of these bytes instead of a GET (an S3 upload: one request, so an object is whole or absent).
+    var upload: Upload?
+    /// Signs the request with AWS Signature Version 4 (libcurl's `CURLOPT_AWS_SIGV4`).
+    var signing: S3Credentials?
+
+    /// The body of a PUT.
+    struct Upload: Sendable {
+        let bytes: [UInt8]
+        let contentType: String
+    }
 }

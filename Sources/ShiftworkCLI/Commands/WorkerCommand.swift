@@ -24,7 +24,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds to finish running tasks after SIGTERM before leaving (env SHIFTWORK_DRAIN_TIMEOUT; default 60).")
     var drainTimeout: Int?
 
-    @Option(help: "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); 0 turns locality off).")
+    @Option(help: "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); the downloads waiting for their tilt-shift stay here, never on the coordinator: an image larger than this fails).")
     var inputCacheMb: Int?
 
     @OptionGroup var limitOptions: LimitOptions

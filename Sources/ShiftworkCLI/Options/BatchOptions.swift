@@ -1,5 +1,6 @@
 import ArgumentParser
 import Cluster
+import Fetching
 import Foundation
 
 /// The inputs, output directory, filter and report style of a batch: shared by `run` and `submit`.
@@ -16,13 +17,27 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
     var json = false
 
+    @Option(help: "Where the workers write the outputs themselves: a directory every worker reaches (a shared volume), or s3://BUCKET/PREFIX; only their names, sizes and checksums come back (env SHIFTWORK_SINK). --out is then not used.")
+    var sink: String?
+
+    @Option(name: .customLong("s3-endpoint"), help: "The URL of an S3-compatible store for s3:// sinks and inputs, e.g. http://minio:9000 (env SHIFTWORK_S3_ENDPOINT; default: AWS). Credentials: the standard AWS_* variables or ~/.aws/credentials, on the workers.")
+    var s3Endpoint: String?
+
     @OptionGroup var filter: FilterOptions
 
     /// The submission these options describe, validated.
     func submission() throws -> BatchSubmission {
-        BatchSubmission(
+        var submission = BatchSubmission(
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
             parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite)
+        if let sink = Environment.resolve(sink, "SINK") {
+            submission.sink = try SinkOption.validate(sink)
+        }
+        if let input = submission.inputs.first(where: S3Location.isS3) {
+            try SinkOption.requireCredentials(for: input)
+        }
+        submission.s3Endpoint = Environment.resolve(s3Endpoint, "S3_ENDPOINT") ?? ""
+        return submission
     }
 }

@@ -34,6 +34,8 @@ struct DownloadOptions: ParsableArguments {
         configuration.minimumRate = Int((rate * 1024).rounded())
         configuration.minimumRateWindow = .seconds(window)
         configuration.totalTimeLimit = .seconds(limit)
+        // For s3:// sources and sinks; read once, here at start-up.
+        configuration.s3Credentials = S3Credentials.load()
         return configuration
     }
 }

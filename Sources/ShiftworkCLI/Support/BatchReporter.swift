@@ -69,6 +69,10 @@ final class BatchReporter: @unchecked Sendable {
             if style == .bar { print("") }
             let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
             print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
+            let inSink = summary.items.filter(\.inSink).count
+            if inSink > 0 {
+                print("\(inSink) output\(inSink == 1 ? " was" : "s were") written by the workers into the sink (above: where each went; `shiftwork status \(PrintableText.escape(summary.batchID))` lists them)")
+            }
             if summary.renamed > 0 {
                 print("\(summary.renamed) output\(summary.renamed == 1 ? "" : "s") took a new name: a file of that name was already in the output directory (--overwrite replaces such files)")
             }
@@ -118,6 +122,7 @@ final class BatchReporter: @unchecked Sendable {
             "items": summary.items.map { item -> [String: Any] in
                 var entry: [String: Any] = ["index": item.index, "source": item.source]
                 if let path = item.outputPath { entry["output"] = path }
+                if item.inSink { entry["in_sink"] = true }
                 if let existing = item.existingPath { entry["existing_file_kept"] = existing }
                 if let error = item.error { entry["error"] = error }
                 if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }

@@ -16,7 +16,8 @@ enum StatusFormatter {
             for item in batch.items {
                 let error = (item.error.isEmpty ? "" : "  \(shown(item.error))")
                     + item.warnings.map { "  warning: \(shown($0))" }.joined()
-                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(error)")
+                let location = item.location.isEmpty ? "" : "  → \(shown(item.location))"
+                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(location)\(error)")
             }
             return lines.joined(separator: "\n")
         }

@@ -164,6 +164,10 @@ extension TaskAssignment {
                 try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
             },
             taskKey: c.task_key, sequence: c.sequence)
+        keepOutput = c.keep_output != 0
+        sink = try readString(c.sink)
+        sinkName = try readString(c.sink_name)
+        s3Endpoint = try readString(c.s3_endpoint)
     }
 }
 
@@ -171,6 +175,10 @@ extension TaskOutput {
     init(_ c: Shiftwork__V1__TaskOutput) throws(WireError) {
         self.init(data: readBytes(c.data), mediaType: try readString(c.media_type), width: c.width, height: c.height,
                   warnings: try readStrings(c.n_warnings, c.warnings, field: "TaskOutput.warnings"))
+        heldOnWorker = c.held_on_worker != 0
+        location = try readString(c.location)
+        size = c.size
+        crc32c = c.crc32c
     }
 }
 
@@ -235,6 +243,8 @@ extension SubmitBatch {
             },
             kind: try TaskKind(c.kind, field: "SubmitBatch.kind"),
             acceptsBatches: c.accepts_batches != 0)
+        sink = try readString(c.sink)
+        s3Endpoint = try readString(c.s3_endpoint)
     }
 }
 
@@ -328,7 +338,8 @@ extension ItemStatus {
         self.init(
             itemIndex: c.item_index, source: try readString(c.source), state: try readString(c.state),
             error: try readString(c.error),
-            warnings: try readStrings(c.n_warnings, c.warnings, field: "ItemStatus.warnings"))
+            warnings: try readStrings(c.n_warnings, c.warnings, field: "ItemStatus.warnings"),
+            location: try readString(c.location))
     }
 }
 

@@ -246,6 +246,10 @@ struct CMessageBuilder: ~Copyable {
         }
         c.pointee.task_key = m.taskKey
         c.pointee.sequence = m.sequence
+        c.pointee.keep_output = m.keepOutput ? 1 : 0
+        c.pointee.sink = string(m.sink)
+        c.pointee.sink_name = string(m.sinkName)
+        c.pointee.s3_endpoint = string(m.s3Endpoint)
         return c
     }
 
@@ -257,6 +261,10 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.width = m.width
         c.pointee.height = m.height
         (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
+        c.pointee.held_on_worker = m.heldOnWorker ? 1 : 0
+        c.pointee.location = string(m.location)
+        c.pointee.size = m.size
+        c.pointee.crc32c = m.crc32c
         return c
     }
 
@@ -319,6 +327,8 @@ struct CMessageBuilder: ~Copyable {
         }
         c.pointee.kind = Shiftwork__V1__TaskKind(rawValue: m.kind.rawValue)
         c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
+        c.pointee.sink = string(m.sink)
+        c.pointee.s3_endpoint = string(m.s3Endpoint)
         return c
     }
 
@@ -443,6 +453,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.state = string(m.state)
         c.pointee.error = string(m.error)
         (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
+        c.pointee.location = string(m.location)
         return c
     }
 

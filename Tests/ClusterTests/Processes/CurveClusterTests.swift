@@ -79,22 +79,22 @@ final class CurveClusterTests: XCTestCase {
     }
 
     /// A relay between the worker and the coordinator records every byte: with keys, no 32-byte run of
-    /// the image (which crosses that link twice: the download's result, then the tilt-shift's input)
-    /// appears in it; the same run without keys shows the check can see the image.
+    /// the output image (which crosses that link: the tilt-shift's result; the downloaded image stays on
+    /// the worker) appears in it; the same run without keys shows the check can see the output.
     func testACaptureOfTheTrafficHoldsNoImageBytesInClear() async throws {
         let image = try serveImage("captured.jpg", format: .jpeg, seed: 42)
-        let encrypted = try await capture(image, keys: try await TestKeys(in: harness.scratch, allowed: ["worker", "client"]))
-        XCTAssertGreaterThan(encrypted.count, image.bytes.count, "the capture missed the traffic")
-        XCTAssertFalse(containsAnyWindow(of: image.bytes, in: encrypted), "image bytes crossed the wire in clear with CurveZMQ on")
+        let (encrypted, output) = try await capture(image, keys: try await TestKeys(in: harness.scratch, allowed: ["worker", "client"]))
+        XCTAssertGreaterThan(encrypted.count, output.count, "the capture missed the traffic")
+        XCTAssertFalse(containsAnyWindow(of: output, in: encrypted), "image bytes crossed the wire in clear with CurveZMQ on")
 
         await harness.stopAll()
         harness = try ClusterHarness()
-        let plain = try await capture(image, keys: nil)
-        XCTAssertTrue(containsAnyWindow(of: image.bytes, in: plain), "the control run's capture holds no image bytes: the check cannot fail")
+        let (plain, plainOutput) = try await capture(image, keys: nil)
+        XCTAssertTrue(containsAnyWindow(of: plainOutput, in: plain), "the control run's capture holds no image bytes: the check cannot fail")
     }
 
     /// Runs a one-image batch with the worker connected through a recording relay; returns the recording.
-    private func capture(_ image: (url: String, bytes: [UInt8]), keys: TestKeys?) async throws -> [UInt8] {
+    private func capture(_ image: (url: String, bytes: [UInt8]), keys: TestKeys?) async throws -> (recording: [UInt8], output: [UInt8]) {
         let endpoint = try await harness.startCoordinator(keys: keys)
         let port = try XCTUnwrap(endpoint.split(separator: ":").last.flatMap { Int($0) }, endpoint)
         let relay = try RecordingTCPRelay(upstreamPort: port)
@@ -105,6 +105,7 @@ final class CurveClusterTests: XCTestCase {
             ["submit", image.url, "--out", out.path, "--coordinator", endpoint] + (keys?.peerArguments("client") ?? []))
         XCTAssertEqual(status, 0, harness.allOutput)
         XCTAssertTrue(output.contains("1 item: 1 succeeded"), output)
-        return relay.recording
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: out.path).first, output)
+        return (relay.recording, [UInt8](try Data(contentsOf: out.appendingPathComponent(file))))
     }
 }

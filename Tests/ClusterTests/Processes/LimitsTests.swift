@@ -142,8 +142,9 @@ final class MessageSizeLimitTests: ClusterTestCase {
         let endpoint = try await harness.startCoordinator(["--max-message-mb", "1"])
         try harness.startWorker("worker", endpoint: endpoint, slots: 2)
         let small = try server.serveSyntheticImages(1, prefix: "small")
-        // Noise does not compress: a 1000×800 PNG of it is well over 1 MiB.
-        let big = try SyntheticImages.make(width: 1000, height: 800, format: .png, seed: 9)
+        // Noise does not compress: a 2000×1600 PNG of it is well over 1 MiB, and so is its tilt-shift (whose
+        // sharp middle keeps the noise). The download stays on the worker; the output must cross.
+        let big = try SyntheticImages.make(width: 2000, height: 1600, format: .png, seed: 9)
         XCTAssertGreaterThan(big.count, 1 << 20)
         server.serve(path: "/big.png", body: big, contentType: "image/png")
         let out = harness.scratch.appendingPathComponent("sized")

@@ -8,12 +8,7 @@ final class LocalityProcessTests: ClusterTestCase {
     /// Runs a batch of `count` images on two workers started with `workerArguments`, and returns the
     /// coordinator's metrics page afterwards.
     private func runBatch(_ count: Int, workerArguments: [String]) async throws -> String {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                              "--metrics-listen", "127.0.0.1:0"])
-        let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
-        let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
-        let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
         for name in ["near", "far"] {
             _ = try harness.launch(name, ["worker", "--slots", "2", "--worker-id", name, "--coordinator", endpoint] + workerArguments)
         }
@@ -25,20 +20,46 @@ final class LocalityProcessTests: ClusterTestCase {
         return try await TestHTTPClient.get(metricsURL).text
     }
 
-    private func metric(_ name: String, in page: String) -> Int? {
-        page.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int(Double($0.split(separator: " ")[1]) ?? -1) }
-    }
-
-    func testEveryTiltShiftRunsWhereItsDownloadRan() async throws {
+    func testEveryTiltShiftRunsWhereItsDownloadRanAndNoDownloadedByteReachesTheCoordinator() async throws {
         let page = try await runBatch(6, workerArguments: [])
-        XCTAssertEqual(metric("shiftwork_tasks_local_input_total", in: page), 6, page)
-        XCTAssertEqual(metric("shiftwork_tasks_local_input_missed_total", in: page), 0, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_total", in: page), 6, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_missed_total", in: page), 0, page)
+        // The images stayed on the workers that downloaded them; the outputs came through (no sink).
+        XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
+        XCTAssertGreaterThan(MetricsPage.value("shiftwork_output_bytes_received_total", in: page) ?? 0, 0, page)
     }
 
-    func testAWorkerWithoutItsInputGetsTheBytes() async throws {
-        // No cache at all: every reference misses, and every tilt-shift is sent again with the bytes.
-        let page = try await runBatch(4, workerArguments: ["--input-cache-mb", "0"])
-        XCTAssertEqual(metric("shiftwork_tasks_local_input_total", in: page), 4, page)
-        XCTAssertEqual(metric("shiftwork_tasks_local_input_missed_total", in: page), 4, page)
+    func testAnImageLargerThanTheWorkersInputCacheFailsSayingWhatToRaise() async throws {
+        let endpoint = try await harness.startCoordinator()
+        _ = try harness.launch("worker", ["worker", "--input-cache-mb", "0", "--coordinator", endpoint])
+        let urls = try server.serveSyntheticImages(1, prefix: "uncached")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", harness.scratch.appendingPathComponent("u").path,
+                                                                          "--coordinator", endpoint])
+        XCTAssertEqual(status, 1, output)
+        XCTAssertTrue(output.contains("input cache") && output.contains("--input-cache-mb"), output)
+    }
+
+    /// Lineage: the worker that holds a downloaded image dies while filtering it; the download runs again
+    /// on another worker, and the item succeeds there.
+    func testAWorkerKilledAfterItsDownloadMakesTheDownloadRunAgainElsewhere() async throws {
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        let doomed = try harness.launch("doomed", ["worker", "--slots", "1", "--worker-id", "doomed", "--log-level", "debug",
+                                                   "--coordinator", endpoint])
+        // Large enough that its filter runs for a while after the download.
+        let bytes = try SyntheticImages.make(width: 6000, height: 4000, format: .jpeg, seed: 7)
+        server.serve(path: "/big.jpg", body: bytes, contentType: "image/jpeg")
+        let out = harness.scratch.appendingPathComponent("lineage")
+        let submit = try harness.launch("submit", ["submit", server.url("/big.jpg"), "--out", out.path, "--coordinator", endpoint])
+        let filtering = await doomed.waitForLine(timeout: .seconds(120)) { $0.contains("task started") && $0.contains("tilt-shift") }
+        XCTAssertNotNil(filtering, doomed.outputText)
+        await doomed.kill9()
+        _ = try harness.launch("survivor", ["worker", "--slots", "1", "--worker-id", "survivor", "--log-level", "debug",
+                                            "--coordinator", endpoint])
+        let status = await submit.waitForExit(timeout: .seconds(180))
+        XCTAssertEqual(status, 0, harness.allOutput)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
+        let page = try await TestHTTPClient.get(metricsURL).text
+        XCTAssertGreaterThanOrEqual(MetricsPage.value("shiftwork_tasks_input_lost_total", in: page) ?? 0, 1, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
     }
 }

@@ -18,6 +18,8 @@ final class MetricsTests: XCTestCase {
         "shiftwork_tasks_local_input_total": "counter", "shiftwork_tasks_local_input_missed_total": "counter",
         "shiftwork_assignments_lost_total": "counter", "shiftwork_messages_dropped_total": "counter",
         "shiftwork_peers_refused_total": "counter",
+        "shiftwork_tasks_input_lost_total": "counter", "shiftwork_download_bytes_received_total": "counter",
+        "shiftwork_output_bytes_received_total": "counter",
     ]
 
     /// The page's samples: `name{labels}` → value.

@@ -45,8 +45,9 @@ final class ClusterHarness {
     }
 
     /// Runs a CLI command to completion; returns its exit status and output.
-    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32?, output: String) {
-        let process = try launch(arguments.first ?? "cli", arguments)
+    func run(_ arguments: [String], timeout: Duration = .seconds(60),
+             environment: [String: String] = [:]) async throws -> (status: Int32?, output: String) {
+        let process = try launch(arguments.first ?? "cli", arguments, environment: environment)
         let status = await process.waitForExit(timeout: timeout)
         return (status, process.outputText)
     }

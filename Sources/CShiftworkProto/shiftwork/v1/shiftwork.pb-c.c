@@ -2227,7 +2227,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__injected_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[9] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[13] =
 {
   {
     "task_id",
@@ -2337,22 +2337,75 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "keep_output",
+    180,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, keep_output),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sink",
+    181,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, sink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sink_name",
+    182,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, sink_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "s3_endpoint",
+    183,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, s3_endpoint),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = {
   2,   /* field[2] = attempt */
   1,   /* field[1] = batch_id */
   5,   /* field[5] = inputs */
+  9,   /* field[9] = keep_output */
   3,   /* field[3] = kind */
   6,   /* field[6] = parameters */
+  12,   /* field[12] = s3_endpoint */
   8,   /* field[8] = sequence */
+  10,   /* field[10] = sink */
+  11,   /* field[11] = sink_name */
   4,   /* field[4] = source */
   0,   /* field[0] = task_id */
   7,   /* field[7] = task_key */
 };
-static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 180, 9 },
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
 {
@@ -2362,14 +2415,14 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
   "Shiftwork__V1__TaskAssignment",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskAssignment),
-  9,
+  13,
   shiftwork__v1__task_assignment__field_descriptors,
   shiftwork__v1__task_assignment__field_indices_by_name,
-  1,  shiftwork__v1__task_assignment__number_ranges,
+  2,  shiftwork__v1__task_assignment__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_assignment__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descriptors[9] =
 {
   {
     "data",
@@ -2431,19 +2484,72 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "held_on_worker",
+    180,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskOutput, held_on_worker),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "location",
+    181,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskOutput, location),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "size",
+    182,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskOutput, size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "crc32c",
+    183,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskOutput, crc32c),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_output__field_indices_by_name[] = {
+  8,   /* field[8] = crc32c */
   0,   /* field[0] = data */
   3,   /* field[3] = height */
+  5,   /* field[5] = held_on_worker */
+  6,   /* field[6] = location */
   1,   /* field[1] = media_type */
+  7,   /* field[7] = size */
   4,   /* field[4] = warnings */
   2,   /* field[2] = width */
 };
-static const ProtobufCIntRange shiftwork__v1__task_output__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__task_output__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 140, 4 },
-  { 0, 5 }
+  { 180, 5 },
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor =
 {
@@ -2453,10 +2559,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor =
   "Shiftwork__V1__TaskOutput",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskOutput),
-  5,
+  9,
   shiftwork__v1__task_output__field_descriptors,
   shiftwork__v1__task_output__field_indices_by_name,
-  2,  shiftwork__v1__task_output__number_ranges,
+  3,  shiftwork__v1__task_output__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_output__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2792,7 +2898,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[7] =
 {
   {
     "request_id",
@@ -2854,6 +2960,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "sink",
+    180,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, sink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "s3_endpoint",
+    181,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, s3_endpoint),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
   4,   /* field[4] = accepts_batches */
@@ -2861,11 +2991,14 @@ static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
   3,   /* field[3] = kind */
   2,   /* field[2] = parameters */
   0,   /* field[0] = request_id */
+  6,   /* field[6] = s3_endpoint */
+  5,   /* field[5] = sink */
 };
-static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 180, 5 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
 {
@@ -2875,10 +3008,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   "Shiftwork__V1__SubmitBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__SubmitBatch),
-  5,
+  7,
   shiftwork__v1__submit_batch__field_descriptors,
   shiftwork__v1__submit_batch__field_indices_by_name,
-  1,  shiftwork__v1__submit_batch__number_ranges,
+  2,  shiftwork__v1__submit_batch__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__submit_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3613,7 +3746,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__worker_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descriptors[6] =
 {
   {
     "item_index",
@@ -3675,19 +3808,33 @@ static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "location",
+    180,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ItemStatus, location),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__item_status__field_indices_by_name[] = {
   3,   /* field[3] = error */
   0,   /* field[0] = item_index */
+  5,   /* field[5] = location */
   1,   /* field[1] = source */
   2,   /* field[2] = state */
   4,   /* field[4] = warnings */
 };
-static const ProtobufCIntRange shiftwork__v1__item_status__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__item_status__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 140, 4 },
-  { 0, 5 }
+  { 180, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
 {
@@ -3697,10 +3844,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
   "Shiftwork__V1__ItemStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__ItemStatus),
-  5,
+  6,
   shiftwork__v1__item_status__field_descriptors,
   shiftwork__v1__item_status__field_indices_by_name,
-  2,  shiftwork__v1__item_status__number_ranges,
+  3,  shiftwork__v1__item_status__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__item_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -4092,7 +4239,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   shiftwork__v1__image_format__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[9] =
+static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[10] =
 {
   { "FAILURE_CODE_UNSPECIFIED", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED", 0 },
   { "FAILURE_CODE_DOWNLOAD", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_DOWNLOAD", 1 },
@@ -4103,11 +4250,12 @@ static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_numb
   { "FAILURE_CODE_LIMIT", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_LIMIT", 6 },
   { "FAILURE_CODE_INTERNAL", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL", 7 },
   { "FAILURE_CODE_INPUT_MISSING", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING", 8 },
+  { "FAILURE_CODE_SINK", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK", 180 },
 };
 static const ProtobufCIntRange shiftwork__v1__failure_code__value_ranges[] = {
-{0, 0},{0, 9}
+{0, 0},{180, 9},{0, 10}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[9] =
+static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[10] =
 {
   { "FAILURE_CODE_CANCELLED", 4 },
   { "FAILURE_CODE_DECODE", 2 },
@@ -4117,6 +4265,7 @@ static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by
   { "FAILURE_CODE_INTERNAL", 7 },
   { "FAILURE_CODE_LIMIT", 6 },
   { "FAILURE_CODE_PROCESSING", 3 },
+  { "FAILURE_CODE_SINK", 9 },
   { "FAILURE_CODE_UNSPECIFIED", 0 },
 };
 const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
@@ -4126,11 +4275,11 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   "FailureCode",
   "Shiftwork__V1__FailureCode",
   "shiftwork.v1",
-  9,
+  10,
   shiftwork__v1__failure_code__enum_values_by_number,
-  9,
+  10,
   shiftwork__v1__failure_code__enum_values_by_name,
-  1,
+  2,
   shiftwork__v1__failure_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

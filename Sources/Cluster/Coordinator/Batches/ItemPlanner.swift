@@ -11,6 +11,10 @@ struct ItemPlanner: Sendable {
     let maxDownloadsPerHost: Int
     let firstAttempt: UInt32
     let runner: any RemoteTaskRunning
+    /// Where workers write the outputs (`SubmitBatch.sink`); empty: back through the coordinator.
+    var sink = ""
+    /// The S3-compatible endpoint for `s3://` sinks and sources (`SubmitBatch.s3Endpoint`).
+    var s3Endpoint = ""
 
     /// The operations of the item at `index`, in dependency order; none for an item without task keys
     /// (it had finished before the coordinator restarted).
@@ -23,19 +27,25 @@ struct ItemPlanner: Sendable {
                                source: item.source, taskKey: key),
                 runner: runner)]
         }
-        let download = RemoteTaskOperation(
-            TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
-                           kind: .download, source: item.source, taskKey: key),
-            runner: runner)
+        var fetch = TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
+                                   kind: .download, source: item.source, taskKey: key)
+        // The image stays on the worker that downloads it; only its metadata comes here (a manifest's list does).
+        fetch.keepOutput = true
+        fetch.s3Endpoint = s3Endpoint
+        let download = RemoteTaskOperation(fetch, runner: runner)
         if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
             // every remote download of the cluster is an operation of this process.
             download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
         }
-        let tiltShift = RemoteTaskOperation(
-            TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
-                           kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1),
-            runner: runner, priority: 1)  // finish started items before starting new ones
+        var filter = TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
+                                    kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1)
+        if !sink.isEmpty {
+            filter.sink = sink
+            filter.sinkName = item.outputName  // unique within the batch (BatchRegistry)
+            filter.s3Endpoint = s3Endpoint
+        }
+        let tiltShift = RemoteTaskOperation(filter, runner: runner, priority: 1)  // finish started items before starting new ones
         // Injection: requires the download's success; a failed or cancelled download cancels the
         // tilt-shift with an InjectionError that carries the download's error as its cause.
         try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in

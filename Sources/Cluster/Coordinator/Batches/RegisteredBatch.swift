@@ -127,8 +127,11 @@ struct RegisteredBatch {
             items[index].state = .succeeded
             succeeded += 1
             if !output.warnings.isEmpty { warnings[index] = output.warnings }
-            if keepingOutput {
-                outputs[index] = TaskOutput(data: [], mediaType: output.mediaType, width: output.width, height: output.height)
+            if keepingOutput || !output.location.isEmpty {
+                // Metadata only: the bytes are in the results directory, or in the batch's sink (`location`).
+                var kept = output
+                kept.data = []
+                outputs[index] = kept
             }
         case .failure(let failure) where failure.code == .cancelled:
             items[index].state = .cancelled
@@ -161,6 +164,11 @@ struct RegisteredBatch {
         case .failed, .cancelled: outcome = .failure(failures[index] ?? TaskFailure(code: .internal))
         }
         return ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: items[index].outputName, outcome: outcome)
+    }
+
+    /// Where a succeeded item's output was written, when the batch has a sink; else empty.
+    func location(of index: Int) -> String {
+        outputs[index]?.location ?? ""
     }
 
     /// Finished items not yet in `sent`, in index order.

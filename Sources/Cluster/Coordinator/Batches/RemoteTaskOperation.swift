@@ -37,7 +37,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     private let runner: any RemoteTaskRunning
     private let dispatchPriority: Int
     // Guards the payloads, which are handed over between threads by the engine.
-    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String)>((nil, nil, ""))
+    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, producer: TaskAssignment?)>((nil, nil, nil))
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
 
@@ -77,7 +77,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         let moved = dependency.takeOutput()
         payloads.withLock {
             $0.input = moved
-            $0.inputFrom = dependency.template.taskID
+            $0.producer = dependency.template
         }
     }
 
@@ -100,7 +100,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
 
     override func execute() async throws {
         var assignment = template
-        let (input, from) = payloads.withLock { ($0.input, $0.inputFrom) }
+        let (input, producer) = payloads.withLock { ($0.input, $0.producer) }
         if let input, ManifestList.isList(input) {
             // The download was a manifest: nothing to filter. The list becomes the item's output, and
             // the coordinator adds the images it names to the batch.
@@ -110,11 +110,19 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
             }
             return
         }
-        if let input {
-            assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
+        if let input, let producer {
+            assignment.inputs = [Lineage.input(from: producer, output: input)]
         }
-        let result = try await runner.run(
-            assignment, priority: dispatchPriority, wasWaiting: claimStart(), dependentKey: dependentKey.load(ordering: .relaxed))
+        let wasWaiting = claimStart()
+        let result: TaskOutput
+        if let producer, input?.heldOnWorker == true {
+            // The input stayed on the worker that downloaded it: if that copy is lost, download again.
+            result = try await Lineage(producer: producer, runner: runner).run(
+                assignment, priority: dispatchPriority, wasWaiting: wasWaiting)
+        } else {
+            result = try await runner.run(
+                assignment, priority: dispatchPriority, wasWaiting: wasWaiting, dependentKey: dependentKey.load(ordering: .relaxed))
+        }
         payloads.withLock {
             $0.output = result
             // The worker has consumed the input: keep it only while a re-run could still need it.

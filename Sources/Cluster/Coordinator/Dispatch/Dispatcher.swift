@@ -42,6 +42,8 @@ struct Dispatcher {
         var dependentKey: TaskKey = 0
         /// Sent with its input as a reference to the worker's cache (`InjectedInput.onWorker`).
         var sentByReference = false
+        /// The only worker that may run it: its input stayed there (`InputPlacements`).
+        var pinnedTo: PeerIdentity?
     }
 
     /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.
@@ -81,6 +83,19 @@ struct Dispatcher {
     private(set) var localInputs: UInt64 = 0
     /// Of those, tasks whose input the worker no longer had, sent again with the bytes.
     private(set) var localInputsMissed: UInt64 = 0
+    /// Which worker holds the input of which dependent (downloads that stayed where they landed).
+    private(set) var placements = InputPlacements()
+    /// Workers with tasks pinned to them (`WorkerRecord.pinned`) waiting for a slot.
+    private var workersWithPinned: Set<PeerIdentity> = []
+    /// Failures (`inputMissing`) of tasks whose input is gone with its worker, for the coordinator to
+    /// deliver (`takeLostInputs()`); their producers are run again (`Lineage`).
+    private var lostInputs: [TaskResult] = []
+    /// Tasks whose input was lost that way.
+    private(set) var inputsLost: UInt64 = 0
+    /// Bytes of task outputs that reached the coordinator, downloads and the rest apart: with downloads
+    /// kept on workers and a sink, both stay near 0 (a manifest's list and no-op results only).
+    private(set) var downloadBytesReceived: UInt64 = 0
+    private(set) var outputBytesReceived: UInt64 = 0
     /// A reservation not taken up within this long is given back (its dependent never came).
     static let reservationTimeout: Duration = .seconds(30)
     /// Finished tasks per second, for the throughput in status.
@@ -121,13 +136,54 @@ struct Dispatcher {
         let key = assignment.taskKey
         entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
                              dependentKey: dependentKey)
+        let holder = placements.take(key)
+        if let holder { entries[key]?.pinnedTo = holder }
         if let reservation = reservations.removeValue(forKey: key) {
             if workers[reservation.worker]?.running.contains(key) == true {
                 return [sendByReference(key, to: reservation.worker)]
             }
         }
+        if let holder {
+            guard let worker = workers[holder], !worker.draining else {
+                loseInput(key, reason: "the worker that held it left")
+                return []
+            }
+            workers[holder]?.pinned.append(key)
+            workersWithPinned.insert(holder)
+            return dispatch()
+        }
+        if assignment.inputs.contains(where: \.onWorker) {
+            loseInput(key, reason: "no worker holds it any more")
+            return []
+        }
         readyQueue.push(key, priority: priority)
         return dispatch()
+    }
+
+    /// Fails a task whose input stayed on a worker that no longer has it: `inputMissing`, delivered by the
+    /// coordinator (`takeLostInputs()`), after which its producer runs again (`Lineage`).
+    private mutating func loseInput(_ key: TaskKey, reason: String) {
+        guard let entry = entries[key] else { return }
+        removeEntry(key)
+        inputsLost += 1
+        lostInputs.append(TaskResult(
+            taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
+            outcome: .failure(TaskFailure(code: .inputMissing, message: "\(entry.assignment.source): its downloaded image is gone: \(reason)")),
+            taskKey: key))
+    }
+
+    /// The failures of tasks whose input was lost since the last call, for whoever waits for them.
+    mutating func takeLostInputs() -> [TaskResult] {
+        guard !lostInputs.isEmpty else { return [] }
+        defer { lostInputs = [] }
+        return lostInputs
+    }
+
+    /// Sends a pinned task to its worker, which has a free slot.
+    private mutating func sendPinned(_ key: TaskKey, to peer: PeerIdentity) -> Outbound {
+        workers[peer]?.running.insert(key)
+        entries[key]?.heartbeatsUnseen = 0
+        return sendByReference(key, to: peer)
     }
 
     /// Sends a task to the worker that holds its input (in the slot kept for it), the input by reference.
@@ -148,6 +204,7 @@ struct Dispatcher {
 
     /// Gives back the slot kept for `key` (its dependent will not run: cancelled, or it never started).
     mutating func release(_ key: TaskKey) -> [Outbound] {
+        placements.forget(key)
         guard let reservation = reservations.removeValue(forKey: key) else { return [] }
         workers[reservation.worker]?.running.remove(key)
         return dispatch()
@@ -192,7 +249,7 @@ struct Dispatcher {
         }
         switch entry.state {
         case .running(let worker) where worker == peer:
-            if entry.sentByReference, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
+            if entry.sentByReference, entry.pinnedTo == nil, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
                 // The worker no longer had the input: send the bytes, to whichever worker is free.
                 localInputsMissed += 1
                 workers[peer]?.running.remove(key)
@@ -205,11 +262,19 @@ struct Dispatcher {
             removeEntry(key)
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
+            if case .output(let output) = result.outcome {
+                if entry.assignment.kind == .download {
+                    downloadBytesReceived += UInt64(output.data.count)
+                } else {
+                    outputBytesReceived += UInt64(output.data.count)
+                }
+                if entry.dependentKey != 0, output.heldOnWorker { placements.record(entry.dependentKey, on: peer) }
+            }
             if let workerIndex {
                 workers.values[workerIndex].running.remove(key)
                 if succeeded { workers.values[workerIndex].completed += 1 } else { workers.values[workerIndex].failed += 1 }
                 if succeeded, entry.dependentKey != 0, case .output(let output) = result.outcome,
-                   !output.data.isEmpty, output.mediaType.hasPrefix("image/"),
+                   output.heldOnWorker || !output.data.isEmpty, output.mediaType.hasPrefix("image/"),
                    workers.values[workerIndex].acceptsBatches, !workers.values[workerIndex].draining {
                     // Locality: the slot stays taken, kept for the tilt-shift of these bytes.
                     workers.values[workerIndex].running.insert(entry.dependentKey)
@@ -239,7 +304,11 @@ struct Dispatcher {
         switch entry.state {
         case .queued:
             removeEntry(key)
-            readyQueue.remove(key)
+            if let holder = entry.pinnedTo {
+                workers[holder]?.pinned.removeAll { $0 == key }
+            } else {
+                readyQueue.remove(key)
+            }
             return []
         case .running(let worker):
             entries[key]?.state = .cancelling(worker: worker)
@@ -338,6 +407,9 @@ struct Dispatcher {
     mutating func workerLeft(_ peer: PeerIdentity, draining: Bool) -> [Outbound] {
         if draining {
             workers[peer]?.draining = true
+            // It is sent nothing new: tasks waiting for its inputs run their producers again elsewhere.
+            for key in workers[peer]?.pinned ?? [] { loseInput(key, reason: "the worker that held it is draining") }
+            workers[peer]?.pinned = []
             return []
         }
         removeWorker(peer)
@@ -370,10 +442,14 @@ struct Dispatcher {
     private mutating func removeWorker(_ peer: PeerIdentity, died: Bool = false) -> [TaskResult] {
         guard let worker = workers.removeValue(forKey: peer) else { return [] }
         for key in worker.running where reservations[key]?.worker == peer { reservations[key] = nil }
+        placements.forgetWorker(peer)
+        for key in worker.pinned { loseInput(key, reason: "the worker that held it left") }
         var poisoned: [TaskResult] = []
         for key in worker.running.sorted() {
             guard var entry = entries[key] else { continue }
             switch entry.state {
+            case .running where entry.pinnedTo == peer:
+                loseInput(key, reason: "the worker that held it left while running it")
             case .running:
                 if died {
                     entry.workerDeaths += 1
@@ -402,7 +478,12 @@ struct Dispatcher {
         entry.assignment.attempt += 1
         entry.state = .queued
         entries[key] = entry
-        readyQueue.pushFront(key, priority: entry.priority)
+        if let holder = entry.pinnedTo {
+            workers[holder]?.pinned.insert(key, at: 0)
+            workersWithPinned.insert(holder)
+        } else {
+            readyQueue.pushFront(key, priority: entry.priority)
+        }
     }
 
     /// Forgets a task that will not be tried again and returns its failure, for whoever waits for it.
@@ -415,16 +496,31 @@ struct Dispatcher {
 
     // MARK: Dispatch
 
+    /// Sends the tasks pinned to a worker (their input is there) to it while it has free slots: they go
+    /// before the shared queue.
+    private mutating func dispatchPinned() -> [Outbound] {
+        var out: [Outbound] = []
+        for peer in workersWithPinned {
+            while let worker = workers[peer], worker.freeSlots > 0, let key = worker.pinned.first {
+                workers[peer]?.pinned.removeFirst()
+                guard entries[key]?.state == .queued else { continue }
+                out.append(sendPinned(key, to: peer))
+            }
+            if workers[peer]?.pinned.isEmpty ?? true { workersWithPinned.remove(peer) }
+        }
+        return out
+    }
+
     /// Sends ready tasks to workers with free slots, filling the least loaded first.
     private mutating func dispatch() -> [Outbound] {
-        guard !readyQueue.isEmpty else { return [] }
+        var out = workersWithPinned.isEmpty ? [] : dispatchPinned()
+        guard !readyQueue.isEmpty else { return out }
         var free: [(peer: PeerIdentity, slots: Int, batchable: Bool)] = []
         for (peer, worker) in workers where worker.freeSlots > 0 {
             free.append((peer, worker.freeSlots, worker.acceptsBatches))
         }
-        guard !free.isEmpty else { return [] }
+        guard !free.isEmpty else { return out }
         if free.count > 1 { free.sort { $0.slots > $1.slots } }
-        var out: [Outbound] = []
         var next = 0
         while !free.isEmpty, let key = readyQueue.pop() {
             guard let index = entries.index(forKey: key), entries.values[index].state == .queued else { continue }

@@ -21,6 +21,9 @@ struct WorkerRecord {
     /// The worker speaks minor 1 (`WorkerHello.acceptsBatches`): it understands batch messages and
     /// echoes task keys in its results.
     var acceptsBatches = false
+    /// Tasks that may run only here (their input stayed on this worker), waiting for one of its slots;
+    /// sent before the shared queue's tasks.
+    var pinned: [TaskKey] = []
 
     var freeSlots: Int { draining ? 0 : max(0, slots - running.count) }
 }

@@ -101,9 +101,13 @@ typedef enum _Shiftwork__V1__FailureCode {
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_LIMIT = 6,
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL = 7,
   /*
-   * an `on_worker` input is no longer in the worker's cache: send the bytes
+   * an `on_worker` input is gone (evicted, or its worker left): re-run its producer
    */
-  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING = 8
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING = 8,
+  /*
+   * minor 3: the output could not be written to the sink
+   */
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK = 180
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FAILURE_CODE)
 } Shiftwork__V1__FailureCode;
 /*
@@ -419,10 +423,26 @@ struct  Shiftwork__V1__TaskAssignment
    * minor 1: 1, 2, 3… per worker registration, in the order sent (0: none)
    */
   uint64_t sequence;
+  /*
+   * Minor 3, data off the coordinator. A download with `keep_output` keeps its image in the worker's input
+   * cache and answers with its metadata only (TaskOutput.held_on_worker); a manifest still comes back whole.
+   */
+  protobuf_c_boolean keep_output;
+  /*
+   * A tilt-shift with a `sink` writes its output there itself (a directory every worker reaches, or
+   * s3://BUCKET/PREFIX) under `sink_name` (unique within the batch; the worker adds the extension) and
+   * answers with its metadata only (TaskOutput.location).
+   */
+  char *sink;
+  char *sink_name;
+  /*
+   * for s3:// sinks and sources: the S3-compatible endpoint URL (empty: AWS)
+   */
+  char *s3_endpoint;
 };
 #define SHIFTWORK__V1__TASK_ASSIGNMENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__TaskOutput
@@ -437,10 +457,24 @@ struct  Shiftwork__V1__TaskOutput
    */
   size_t n_warnings;
   char **warnings;
+  /*
+   * Minor 3: an output that did not travel (`data` empty). `held_on_worker`: a download kept in the input
+   * cache of the worker that answered; `location`: where the worker wrote it (a path or an s3:// URL).
+   */
+  protobuf_c_boolean held_on_worker;
+  char *location;
+  /*
+   * the output's bytes (with held_on_worker or location)
+   */
+  uint64_t size;
+  /*
+   * CRC-32C (Castagnoli) of the output's bytes (with location)
+   */
+  uint32_t crc32c;
 };
 #define SHIFTWORK__V1__TASK_OUTPUT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_output__descriptor) \
-    , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
+    , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Shiftwork__V1__TaskFailure
@@ -558,10 +592,19 @@ struct  Shiftwork__V1__SubmitBatch
    * minor 1: the client understands ItemFinishedBatch for this batch
    */
   protobuf_c_boolean accepts_batches;
+  /*
+   * Minor 3: where workers write the outputs (a directory every worker reaches, or s3://BUCKET/PREFIX);
+   * empty: outputs come back to the client through the coordinator.
+   */
+  char *sink;
+  /*
+   * the S3-compatible endpoint for s3:// sinks and sources (empty: AWS)
+   */
+  char *s3_endpoint;
 };
 #define SHIFTWORK__V1__SUBMIT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__submit_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0 }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -768,10 +811,14 @@ struct  Shiftwork__V1__ItemStatus
    */
   size_t n_warnings;
   char **warnings;
+  /*
+   * minor 3: where a succeeded item's output was written (a sink), else empty
+   */
+  char *location;
 };
 #define SHIFTWORK__V1__ITEM_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_status__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__BatchStatus

@@ -1,0 +1,54 @@
+@testable import Cluster
+import Foundation
+import Operations
+import Wire
+import XCTest
+
+/// The worker's side of a directory sink, without a cluster: checksums, names, whole files only.
+final class DirectorySinkUnitTests: XCTestCase {
+    private var directory: URL!
+    private let threads = ComputeThreads(name: "sink test", count: 1)
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+        threads.shutdown()
+    }
+
+    func testCRC32CIsTheCastagnoliChecksum() {
+        XCTAssertEqual(CRC32C.checksum(Array("123456789".utf8)), 0xE306_9283)
+        XCTAssertEqual(CRC32C.checksum([]), 0)
+    }
+
+    func testAStoredOutputIsWholeUnderAFreeNameWithItsMetadata() async throws {
+        let sink = try OutputSinks.make(directory.path, threads: threads)
+        let bytes = [UInt8](repeating: 7, count: 100_000)
+        let first = try await sink.store(bytes, name: "x.jpg", mediaType: "image/jpeg")
+        let second = try await sink.store(bytes, name: "x.jpg", mediaType: "image/jpeg")
+        XCTAssertEqual(first.location, directory.appendingPathComponent("x.jpg").path)
+        XCTAssertEqual(second.location, directory.appendingPathComponent("x-2.jpg").path, "never replaced")
+        XCTAssertEqual(first.size, 100_000)
+        XCTAssertEqual(first.crc32c, CRC32C.checksum(bytes))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["x-2.jpg", "x.jpg"])
+    }
+
+    func testAMissingDirectoryOrAHostileNameFailsNamingTheSink() async throws {
+        let missing = directory.appendingPathComponent("nope").path
+        let sink = try OutputSinks.make(missing, threads: threads)
+        do {
+            _ = try await sink.store([1, 2, 3], name: "x.jpg", mediaType: "image/jpeg")
+            XCTFail("a missing directory must fail")
+        } catch let error as SinkError {
+            XCTAssertTrue(error.description.hasPrefix("sink \(missing): no such directory"), error.description)
+        }
+        for name in ["../escape", ".hidden", "", "a/b", "bell\u{7}"] {
+            XCTAssertThrowsError(try OutputSinks.checkName(name, sink: "/s"), name)
+        }
+        XCTAssertNoThrow(try OutputSinks.checkName("photo-2", sink: "/s"))
+        XCTAssertThrowsError(try OutputSinks.make("relative/dir", threads: threads))
+    }
+}
