@@ -31,15 +31,23 @@ public struct SubmitBatch: Sendable, Equatable {
     /// The client understands ``Message/itemsFinished(_:)`` for this batch (minor 1): the coordinator
     /// may then send several finished items in one message.
     public var acceptsBatches: Bool
+    /// Retries of each task after a transient failure (``TaskFailure/isTransient``), 0...10; `nil`: the
+    /// coordinator's default.
+    public var retries: UInt32?
+    /// Seconds after acceptance at which the batch's unfinished items are cancelled; 0: no deadline.
+    public var deadlineSeconds: UInt32
 
     /// Creates a submission.
     public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil,
-                kind: TaskKind = .unspecified, acceptsBatches: Bool = false) {
+                kind: TaskKind = .unspecified, acceptsBatches: Bool = false, retries: UInt32? = nil,
+                deadlineSeconds: UInt32 = 0) {
         self.requestID = requestID
         self.items = items
         self.parameters = parameters
         self.kind = kind
         self.acceptsBatches = acceptsBatches
+        self.retries = retries
+        self.deadlineSeconds = deadlineSeconds
     }
 }
 

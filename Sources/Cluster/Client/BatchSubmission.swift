@@ -74,6 +74,10 @@ public struct BatchSubmission: Sendable {
     public let encoding: EncodingOptions
     /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
     public let overwrite: Bool
+    /// Retries of each task after a transient failure (0...10); `nil`: the coordinator's default (2).
+    public var retries: Int?
+    /// Seconds after which the coordinator cancels the batch's unfinished items; 0: no deadline.
+    public var deadlineSeconds: Int = 0
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
@@ -97,7 +101,8 @@ public struct BatchSubmission: Sendable {
         let items = inputs.map { BatchItem(source: $0, outputName: naming.stem(for: $0)) }
         let request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
-            parameters: WireTiltShiftParameters(parameters, encoding: encoding))
+            parameters: WireTiltShiftParameters(parameters, encoding: encoding),
+            retries: retries.map { UInt32(clamping: $0) }, deadlineSeconds: UInt32(clamping: deadlineSeconds))
         let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
         return try await collector.collect(await client.submit(request), progress: progress)
     }

@@ -10,11 +10,14 @@ struct StatusReport {
     /// Messages the coordinator dropped (besides the stale results the dispatcher counts).
     let droppedMessages: UInt64
     let now: ContinuousClock.Instant
+    /// The operations of running batches, for the failed attempts of unfinished items.
+    var operations: [String: BatchOperation] = [:]
 
     /// The report of `coordinator` as it stands.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
         self.init(dispatcher: coordinator.dispatcher, registry: coordinator.registry, queuedTasks: coordinator.queuedTaskCount,
                   droppedMessages: coordinator.droppedMessages, now: now)
+        self.operations = coordinator.operations
     }
 
     init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
@@ -60,7 +63,9 @@ struct StatusReport {
                 failed: batch.failed, cancelled: batch.cancelled,
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
                     let (state, error) = self.state(of: index, in: batch)
-                    return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error)
+                    let failed = self.failedAttempts(of: index, in: batch)
+                    return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error,
+                                      attempts: Self.attempts(state: state, failed: failed), failedAttempts: failed)
                 })
         }
         return StatusReply(
@@ -90,6 +95,20 @@ struct StatusReport {
             }
             return ("queued", "")
         }
+    }
+
+    /// The failed attempts of an item's tasks, oldest first: kept by the registry once it finished, read
+    /// from its operations while it runs.
+    func failedAttempts(of index: Int, in batch: RegisteredBatch) -> [AttemptStatus] {
+        if batch.items[index].state.isFinished { return batch.failedAttempts(of: index) }
+        guard let items = operations[batch.batchID]?.items, items.indices.contains(index) else { return [] }
+        return items[index].tasks.flatMap(\.failedAttempts)
+    }
+
+    /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.
+    static func attempts(state: String, failed: [AttemptStatus]) -> UInt32 {
+        if state == "queued" && failed.isEmpty { return 0 }
+        return UInt32(1 + failed.filter(\.retried).count)
     }
 
     static func milliseconds(_ duration: Duration) -> UInt64 {

@@ -17,12 +17,13 @@ struct BatchOptions: ParsableArguments {
     var json = false
 
     @OptionGroup var filter: FilterOptions
+    @OptionGroup var retry: RetryOptions
 
     /// The submission these options describe, validated.
     func submission() throws -> BatchSubmission {
-        BatchSubmission(
+        try retry.applied(to: BatchSubmission(
             inputs: try InputList.normalize(inputs),
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
-            parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite)
+            parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite))
     }
 }

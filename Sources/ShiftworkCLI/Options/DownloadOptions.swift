@@ -34,6 +34,9 @@ struct DownloadOptions: ParsableArguments {
         configuration.minimumRate = Int((rate * 1024).rounded())
         configuration.minimumRateWindow = .seconds(window)
         configuration.totalTimeLimit = .seconds(limit)
+        // One attempt per task: the coordinator retries transient failures (`submit --retries`), on another
+        // worker where one is free, and shows each attempt in status; retrying here too would multiply them.
+        configuration.retries = 0
         return configuration
     }
 }

@@ -15,7 +15,9 @@ enum StatusFormatter {
             lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
             for item in batch.items {
                 let error = item.error.isEmpty ? "" : "  \(shown(item.error))"
-                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(error)")
+                let attempts = item.attempts > 1 ? "  (\(item.attempts) attempts)" : ""
+                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(attempts)\(error)")
+                lines += item.failedAttempts.map { "        " + attemptLine($0) }
             }
             return lines.joined(separator: "\n")
         }
@@ -33,6 +35,17 @@ enum StatusFormatter {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One failed attempt under its item: `download attempt 1 on w-1: download (transient), retried after 0.4 s: …`.
+    static func attemptLine(_ attempt: AttemptStatus) -> String {
+        let shown = PrintableText.escape
+        let worker = attempt.worker.isEmpty ? "" : " on \(shown(attempt.worker))"
+        let next = attempt.retried
+            ? ", retried after \(String(format: "%.1f", Double(attempt.retryDelayMs) / 1000)) s"
+            : ", not retried"
+        return "\(shown(attempt.task)) attempt \(attempt.attempt)\(worker): \(attempt.code.name)"
+            + "\(attempt.isTransient ? " (transient)" : "")\(next): \(shown(attempt.error))"
     }
 
     private static func pad(_ value: some BinaryInteger, _ width: Int) -> String {
@@ -53,7 +66,15 @@ enum StatusFormatter {
             "batches": reply.batches.map { batch -> [String: Any] in
                 ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
                  "cancelled": batch.cancelled,
-                 "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
+                 "item_states": batch.items.map { item -> [String: Any] in
+                     ["index": item.itemIndex, "source": item.source, "state": item.state, "error": item.error,
+                      "attempts": item.attempts,
+                      "failed_attempts": item.failedAttempts.map { attempt -> [String: Any] in
+                          ["task": attempt.task, "attempt": attempt.attempt, "code": attempt.code.name, "error": attempt.error,
+                           "transient": attempt.isTransient, "retried": attempt.retried,
+                           "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker]
+                      }]
+                 }]
             },
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]) else {

@@ -11,6 +11,8 @@ struct ItemPlanner: Sendable {
     let maxDownloadsPerHost: Int
     let firstAttempt: UInt32
     let runner: any RemoteTaskRunning
+    /// How the batch's tasks are retried (`SubmitBatch.retries`).
+    var retrySchedule = TaskRetrySchedule()
 
     /// The operations of the item at `index`, in dependency order; none for an item without task keys
     /// (it had finished before the coordinator restarted).
@@ -21,12 +23,12 @@ struct ItemPlanner: Sendable {
             return [RemoteTaskOperation(
                 TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
                                source: item.source, taskKey: key),
-                runner: runner)]
+                runner: runner, retrySchedule: retrySchedule)]
         }
         let download = RemoteTaskOperation(
             TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
                            kind: .download, source: item.source, taskKey: key),
-            runner: runner)
+            runner: runner, retrySchedule: retrySchedule)
         if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
             // every remote download of the cluster is an operation of this process.
@@ -35,7 +37,7 @@ struct ItemPlanner: Sendable {
         let tiltShift = RemoteTaskOperation(
             TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
                            kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1),
-            runner: runner, priority: 1)  // finish started items before starting new ones
+            runner: runner, priority: 1, retrySchedule: retrySchedule)  // finish started items before starting new ones
         // Injection: requires the download's success; a failed or cancelled download cancels the
         // tilt-shift with an InjectionError that carries the download's error as its cause.
         try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in

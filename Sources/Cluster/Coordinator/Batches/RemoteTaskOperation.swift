@@ -12,12 +12,22 @@ protocol RemoteTaskRunning: Sendable {
     /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
     /// `dependentKey` (for a download: its tilt-shift's key; 0: none) asks the dispatcher to keep the
     /// worker's slot for the dependent once this task succeeds, so that it runs where its input is.
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey) async throws -> TaskOutput
+    /// `avoiding` (a retry) names the worker where the last attempt failed: another with a free slot is
+    /// preferred.
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey,
+             avoiding: PeerIdentity?) async throws -> TaskOutput
 }
 
-/// A task that failed on a worker, with the worker's code and message.
+/// A task that failed on a worker (or was timed out by the coordinator), with the code and message, the
+/// attempt that failed and where it ran.
 struct RemoteTaskError: Error, CustomStringConvertible {
     let failure: TaskFailure
+    /// The attempt number of the failed attempt (`TaskResult.attempt`); 0 when unknown.
+    var attempt: UInt32 = 0
+    /// The worker it ran on, when known.
+    var worker: PeerIdentity?
+    /// That worker's ID, for status.
+    var workerID = ""
     var description: String { failure.message }
 }
 
@@ -36,6 +46,10 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     let template: TaskAssignment
     private let runner: any RemoteTaskRunning
     private let dispatchPriority: Int
+    /// Which failures are tried again, how often, after which wait.
+    let retrySchedule: TaskRetrySchedule
+    /// Every failed attempt, oldest first, for status (kept until the item finishes).
+    private let failures = Mutex<[AttemptStatus]>([])
     // Guards the payloads, which are handed over between threads by the engine.
     private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String)>((nil, nil, ""))
     /// Whether the task still counts as waiting to start (see `claimStart()`).
@@ -45,11 +59,13 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     let dependentKey = Atomic<TaskKey>(0)
 
     /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
-    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
+    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0,
+         retrySchedule: TaskRetrySchedule = TaskRetrySchedule()) {
         assert(template.taskKey != 0, "a remote task needs a task key")
         self.template = template
         self.runner = runner
         self.dispatchPriority = priority
+        self.retrySchedule = retrySchedule
         // The engine's priority follows the dispatch priority: a tilt-shift whose download finished goes
         // before downloads still waiting for a place in their batch.
         super.init(name: template.taskID, priority: priority > 0 ? .high : .normal)
@@ -90,6 +106,9 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         }
     }
 
+    /// Every failed attempt so far, oldest first.
+    var failedAttempts: [AttemptStatus] { failures.withLock { $0 } }
+
     /// Forgets input and output once the item's result has been delivered.
     func releasePayloads() {
         payloads.withLock {
@@ -113,12 +132,45 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         if let input {
             assignment.inputs = [InjectedInput(fromTaskID: from, data: input.data, mediaType: input.mediaType)]
         }
-        let result = try await runner.run(
-            assignment, priority: dispatchPriority, wasWaiting: claimStart(), dependentKey: dependentKey.load(ordering: .relaxed))
+        let result = try await runWithRetries(assignment)
         payloads.withLock {
             $0.output = result
             // The worker has consumed the input: keep it only while a re-run could still need it.
             $0.input = nil
+        }
+    }
+
+    /// Sends the task, and after a failure the schedule retries sends it again, as a new attempt (a late
+    /// result of the old one is stale), to another worker where one is free, after the schedule's wait.
+    /// The wait is cancelled with the operation. Every failed attempt is recorded for status.
+    private func runWithRetries(_ first: TaskAssignment) async throws -> TaskOutput {
+        var assignment = first
+        var attempt = 1
+        var avoiding: PeerIdentity?
+        var wasWaiting = claimStart()
+        while true {
+            do {
+                return try await runner.run(
+                    assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
+                    dependentKey: dependentKey.load(ordering: .relaxed), avoiding: avoiding)
+            } catch let error as RemoteTaskError {
+                let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1))
+                var wait: Duration?
+                if case .retry(let after) = decision { wait = after }
+                failures.withLock {
+                    $0.append(AttemptStatus(
+                        task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
+                        error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
+                        retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
+                        worker: error.workerID))
+                }
+                guard let wait, !Task.isCancelled else { throw error }
+                try await Task.sleep(for: wait)
+                attempt += 1
+                assignment.attempt = max(assignment.attempt, error.attempt) + 1
+                avoiding = error.worker
+                wasWaiting = false
+            }
         }
     }
 }

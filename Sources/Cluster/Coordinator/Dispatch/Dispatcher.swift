@@ -42,6 +42,8 @@ struct Dispatcher {
         var dependentKey: TaskKey = 0
         /// Sent with its input as a reference to the worker's cache (`InjectedInput.onWorker`).
         var sentByReference = false
+        /// A retry: the worker where its last attempt failed, passed over while another has a free slot.
+        var avoid: PeerIdentity?
     }
 
     /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.
@@ -109,7 +111,9 @@ struct Dispatcher {
     /// Queues a task for the next free slot. A task whose input a worker holds (the slot kept there when
     /// its download succeeded) goes straight to that worker, with its input as a reference. For a
     /// download, `dependentKey` names the tilt-shift to keep a slot for.
-    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0) -> [Outbound] {
+    /// `avoiding` (a retry) names a worker to pass over while another has a free slot.
+    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0,
+                          avoiding: PeerIdentity? = nil) -> [Outbound] {
         var assignment = assignment
         var mapped = false
         if assignment.taskKey == 0 {
@@ -120,7 +124,7 @@ struct Dispatcher {
         }
         let key = assignment.taskKey
         entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
-                             dependentKey: dependentKey)
+                             dependentKey: dependentKey, avoid: avoiding)
         if let reservation = reservations.removeValue(forKey: key) {
             if workers[reservation.worker]?.running.contains(key) == true {
                 return [sendByReference(key, to: reservation.worker)]
@@ -429,6 +433,9 @@ struct Dispatcher {
         while !free.isEmpty, let key = readyQueue.pop() {
             guard let index = entries.index(forKey: key), entries.values[index].state == .queued else { continue }
             if next >= free.count { next = 0 }
+            if free.count > 1, let avoid = entries.values[index].avoid, free[next].peer == avoid {
+                next = (next + 1) % free.count  // a retry goes to another worker with a free slot
+            }
             let peer = free[next].peer
             entries.values[index].state = .running(worker: peer)
             entries.values[index].sentByReference = false
