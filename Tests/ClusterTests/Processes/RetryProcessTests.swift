@@ -129,7 +129,7 @@ final class RetryProcessTests: ClusterTestCase {
 
     func testRetriesOutsideTheRangeAreRefusedByTheClient() async throws {
         let (status, output) = try await harness.run(
-            ["submit", "http://127.0.0.1:9/x.jpg", "--retries", "-1", "--coordinator", "tcp://127.0.0.1:9"])
+            ["submit", "http://127.0.0.1:9/x.jpg", "--retries=-1", "--coordinator", "tcp://127.0.0.1:9"])
         XCTAssertNotEqual(status, 0)
         XCTAssertTrue(output.contains("--retries (or SHIFTWORK_RETRIES) must be between 0 and 10 (got -1)"), output)
     }
