@@ -63,7 +63,7 @@ final class TaskRetryScheduleTests: XCTestCase {
         XCTAssertNil(TaskRetrySchedule.problem(retries: 0))
         XCTAssertNil(TaskRetrySchedule.problem(retries: 10))
         XCTAssertEqual(TaskRetrySchedule.problem(retries: 11), "retries must be between 0 and 10 (got 11)")
-        XCTAssertEqual(TaskRetrySchedule(SubmitBatch(requestID: "r", items: [])).retries, TaskRetrySchedule.defaultRetries)
+        XCTAssertEqual(Int(TaskRetrySchedule(SubmitBatch(requestID: "r", items: [])).retries), TaskRetrySchedule.defaultRetries)
         XCTAssertEqual(TaskRetrySchedule(SubmitBatch(requestID: "r", items: [], retries: 0)).retries, 0)
     }
 

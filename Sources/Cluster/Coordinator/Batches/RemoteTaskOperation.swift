@@ -48,10 +48,10 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     private let dispatchPriority: Int
     /// Which failures are tried again, how often, after which wait.
     let retrySchedule: TaskRetrySchedule
-    /// Every failed attempt, oldest first, for status (kept until the item finishes).
-    private let failures = Mutex<[AttemptStatus]>([])
-    // Guards the payloads, which are handed over between threads by the engine.
-    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String)>((nil, nil, ""))
+    // Guards the payloads, which are handed over between threads by the engine, and every failed attempt,
+    // oldest first, for status.
+    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, inputFrom: String, failures: [AttemptStatus])>(
+        (nil, nil, "", []))
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
 
@@ -107,13 +107,14 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     }
 
     /// Every failed attempt so far, oldest first.
-    var failedAttempts: [AttemptStatus] { failures.withLock { $0 } }
+    var failedAttempts: [AttemptStatus] { payloads.withLock { $0.failures } }
 
     /// Forgets input and output once the item's result has been delivered.
     func releasePayloads() {
         payloads.withLock {
             $0.input = nil
             $0.output = nil
+            $0.failures = []  // kept by the registry once the item finished
         }
     }
 
@@ -140,9 +141,9 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         }
     }
 
-    /// Sends the task, and after a failure the schedule retries sends it again, as a new attempt (a late
-    /// result of the old one is stale), to another worker where one is free, after the schedule's wait.
-    /// The wait is cancelled with the operation. Every failed attempt is recorded for status.
+    /// Sends the task; after a failure that the schedule retries, sends it again after the schedule's wait,
+    /// as a new attempt (a late result of the old one is stale), to another worker where one is free. The
+    /// wait is cancelled with the operation. Every failed attempt is recorded for status.
     private func runWithRetries(_ first: TaskAssignment) async throws -> TaskOutput {
         var assignment = first
         var attempt = 1
@@ -156,15 +157,15 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
             } catch let error as RemoteTaskError {
                 let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1))
                 var wait: Duration?
-                if case .retry(let after) = decision { wait = after }
-                failures.withLock {
-                    $0.append(AttemptStatus(
+                if case .retry(let after) = decision, !Task.isCancelled { wait = after }
+                payloads.withLock {
+                    $0.failures.append(AttemptStatus(
                         task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
                         error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
                         retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
                         worker: error.workerID))
                 }
-                guard let wait, !Task.isCancelled else { throw error }
+                guard let wait else { throw error }
                 try await Task.sleep(for: wait)
                 attempt += 1
                 assignment.attempt = max(assignment.attempt, error.attempt) + 1

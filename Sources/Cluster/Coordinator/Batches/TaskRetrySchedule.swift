@@ -33,26 +33,27 @@ struct TaskRetrySchedule: Sendable, Equatable {
     /// The longest backoff (a `Retry-After` may ask for more, up to ``RetryAfterClamp/longest``).
     static let maxBackoff: Duration = .seconds(30)
 
-    /// Retries of each task after its first attempt.
-    let retries: Int
-    /// The engine's backoff maths: exponential, full jitter, `Retry-After` capped.
-    private let policy: RetryPolicy
+    /// Retries of each task after its first attempt. (The only stored value: every remote operation
+    /// holds its schedule, so it stays one byte.)
+    let retries: UInt8
 
     init(retries: Int = Self.defaultRetries) {
-        self.retries = min(max(0, retries), Int(Self.allowedRetries.upperBound))
-        var policy = RetryPolicy(maxAttempts: self.retries + 1, initialDelay: Self.initialDelay, multiplier: 2,
+        self.retries = UInt8(min(max(0, retries), Int(Self.allowedRetries.upperBound)))
+    }
+
+    /// The engine's backoff maths for this schedule: exponential, full jitter, `Retry-After` capped.
+    private var policy: RetryPolicy {
+        var policy = RetryPolicy(maxAttempts: Int(retries) + 1, initialDelay: Self.initialDelay, multiplier: 2,
                                  maxDelay: Self.maxBackoff)
         policy.jitter = .full
         policy.maxRequestedDelay = RetryAfterClamp.longest
-        self.policy = policy
+        return policy
     }
 
     /// The schedule a submission asks for (``defaultRetries`` when it does not say).
     init(_ submit: SubmitBatch) {
         self.init(retries: submit.retries.map(Int.init) ?? Self.defaultRetries)
     }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.retries == rhs.retries }
 
     /// Whether another attempt may cure `failure`.
     static func isRetryable(_ failure: TaskFailure) -> Bool {
@@ -66,7 +67,7 @@ struct TaskRetrySchedule: Sendable, Equatable {
     /// What to do after attempt `attempt` (1-based, of this task) failed with `failure`; `fraction` (0..<1)
     /// is the random part of the backoff to wait.
     func decide(after failure: TaskFailure, attempt: Int, fraction: Double) -> Decision {
-        guard Self.isRetryable(failure), attempt <= retries else { return .fail }
+        guard Self.isRetryable(failure), attempt <= Int(retries) else { return .fail }
         return .retry(after: policy.delay(
             afterAttempt: attempt, requested: RetryAfterClamp.duration(milliseconds: failure.retryAfterMs), fraction: fraction))
     }
