@@ -101,7 +101,7 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "Messaging", "Wire"],
+            dependencies: ["Cluster", "Imaging", "Messaging", "Wire"],
             path: "Benchmarks/ClusterBenchmark"
         ),
 

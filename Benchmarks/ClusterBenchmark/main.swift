@@ -8,6 +8,8 @@
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5591 --memory-tasks 1000000 --coordinator-pid PID
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5592 --soak-batches 2000 --soak-batch-size 5000 \
 //                    --coordinator-pid PID [--soak-cancel] [--soak-every 100] [--soak-settle 10]
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --cancel-rounds 20 --cancel-side 8000 --expect-workers 2
+//                    (workers started with --allow-local-files on this machine)
 //
 // Modes:
 // - throughput (default when --tasks > 0): `--tasks` no-op tasks as batches of `--batch-size`, all
@@ -21,8 +23,14 @@
 //   its VmRSS every `--soak-every` batches, then again after `--soak-settle` seconds of idleness (long
 //   enough for `--keep-finished-for` to retire what is left). With workers, no-op batches run to their
 //   end; with `--soak-cancel` (no workers needed), each batch is cancelled as soon as it is accepted.
+// - cancel latency (when --cancel-rounds > 0): writes a `--cancel-side`² JPEG to a temporary file, then
+//   per round submits as many copies as the cluster has slots, waits until every slot is taken and one
+//   more second (the local read is done, the slots filter), cancels the batch and polls status until no
+//   task runs: the time from sending `CancelBatch` to every slot free (each cancel confirmed by its
+//   worker). Prints p50, p99 and the maximum.
 import Cluster
 import Foundation
+import Imaging
 import Messaging
 import Wire
 
@@ -41,6 +49,8 @@ struct Arguments {
     var soakEvery = 100
     var soakSettle = 0
     var soakCancel = false
+    var cancelRounds = 0
+    var cancelSide = 8_000
 
     static let usage = """
         usage: ClusterBenchmark --coordinator ENDPOINT [--tasks N] [--batch-size N] [--latency-rounds N]
@@ -48,6 +58,7 @@ struct Arguments {
                                 [--memory-tasks N --coordinator-pid PID [--memory-batch-size N]]
                                 [--soak-batches N --coordinator-pid PID [--soak-batch-size N] [--soak-every N]
                                  [--soak-settle SECONDS] [--soak-cancel]]
+                                [--cancel-rounds N [--cancel-side PIXELS]]
         """
 
     init(_ argv: [String]) {
@@ -78,6 +89,8 @@ struct Arguments {
             case "--soak-every": soakEvery = max(1, number("--soak-every"))
             case "--soak-settle": soakSettle = number("--soak-settle")
             case "--soak-cancel": soakCancel = true
+            case "--cancel-rounds": cancelRounds = number("--cancel-rounds")
+            case "--cancel-side": cancelSide = max(16, number("--cancel-side"))
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -278,6 +291,59 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
     print("soak coordinator RSS: start \(before >> 20) MiB, peak \(peak >> 20) MiB, end \(end >> 20) MiB")
 }
 
+/// Cancel latency with every slot busy on large images: see the header. Returns the samples in seconds.
+func cancelLatency(_ client: ClusterClient, rounds: Int, side: Int) async throws -> [Double] {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-bench-\(UUID().uuidString).jpg").path
+    try writeLargeJPEG(side: side, to: path)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let slots = Int(try await client.status().workers.reduce(0) { $0 + $1.slots })
+    guard slots > 0 else { throw BenchmarkError(description: "the cancel latency needs workers") }
+    print("cancel latency: \(rounds) rounds, \(slots) slots busy on \(side)×\(side) JPEGs (\(side * side / 1_000_000) MP)")
+    let clock = ContinuousClock()
+    var samples: [Double] = []
+    let batch = SubmitBatch(requestID: "", items: (0..<slots).map { BatchItem(source: path, outputName: "big-\($0)") })
+    for _ in 0..<rounds {
+        var events = await client.submit(batch).makeAsyncIterator()
+        guard case .accepted(let batchID, _)? = try await events.next() else {
+            throw BenchmarkError(description: "the batch was not accepted")
+        }
+        var busy = false
+        for _ in 0..<6_000 where !busy {
+            busy = try await client.status().runningTasks >= UInt32(slots)
+            if !busy { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        guard busy else { throw BenchmarkError(description: "the slots did not all fill within 60 s") }
+        try await Task.sleep(for: .seconds(1))  // the local reads are done: every slot filters
+        let start = clock.now
+        _ = try await client.cancel(batchID: batchID)
+        while try await client.status().runningTasks > 0 { try await Task.sleep(for: .milliseconds(2)) }
+        samples.append(seconds(clock.now - start))
+        while try await events.next() != nil {}  // the batch's stream ends with its BatchFinished
+    }
+    return samples
+}
+
+/// A `side`×`side` JPEG with detail everywhere (so every row is real work), written to `path`.
+func writeLargeJPEG(side: Int, to path: String) throws {
+    var pixels = [UInt8](repeating: 0, count: side * side * 3)
+    pixels.withUnsafeMutableBufferPointer { buffer in
+        for y in 0..<side {
+            for x in 0..<side {
+                let base = (y * side + x) * 3
+                let value = UInt8(truncatingIfNeeded: (x ^ y) &* 7 &+ (x / 9) &+ (y / 5))
+                buffer[base] = value
+                buffer[base + 1] = value &+ 60
+                buffer[base + 2] = 255 &- value
+            }
+        }
+    }
+    let image = try ImageBuffer(width: side, height: side, channels: 3, pixels: pixels)
+    let bytes = try ImageCodec.encode(image, as: .jpeg)
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+        throw BenchmarkError(description: "could not write \(path)")
+    }
+}
+
 func format(_ value: Double, _ digits: Int) -> String {
     String(format: "%.\(digits)f", value)
 }
@@ -316,6 +382,12 @@ do {
         let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
         print("shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s")
         print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
+    }
+    if arguments.cancelRounds > 0 {
+        let samples = try await cancelLatency(client, rounds: arguments.cancelRounds, side: arguments.cancelSide).sorted()
+        print("shiftwork cancel latency p50: \(format(percentile(samples, 50) * 1000, 1)) ms p99: "
+              + "\(format(percentile(samples, 99) * 1000, 1)) ms max: \(format((samples.last ?? .nan) * 1000, 1)) ms "
+              + "(\(samples.count) cancels, CancelBatch sent → every slot free)")
     }
     if arguments.latencyRounds > 0 {
         _ = try await latency(client, rounds: min(100, arguments.latencyRounds))  // warm-up

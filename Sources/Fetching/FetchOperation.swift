@@ -29,6 +29,11 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
     public let s3Endpoint: String?
     /// When the total time limit ends: set by the first attempt.
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
+    private let advice = Mutex<RetryAdvice?>(nil)
+
+    /// Once the fetch failed with a download error: whether another attempt (elsewhere, later) may
+    /// succeed, and the wait the server asked for. `nil` before, after a success, and for other errors.
+    public var retryAdvice: RetryAdvice? { advice.withLock { $0 } }
 
     /// Creates a fetch of `source` through `fetcher` (which holds the limits and the HTTP client), with
     /// the fetcher's retry policy.
@@ -53,6 +58,7 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
             return try await fetcher.attempt(source, deadline: deadline, s3Endpoint: s3Endpoint)
         } catch let failure as DownloadFailure {
             let attempt = max(1, self.attempt)
+            advice.withLock { $0 = RetryAdvice(isTransient: failure.isTransient, retryAfter: failure.retryAfter) }
             guard failure.isTransient, let policy = retryPolicy, attempt < policy.maxAttempts, !Task.isCancelled else {
                 throw failure.finalError(attempts: attempt)
             }

@@ -36,15 +36,23 @@ public struct SubmitBatch: Sendable, Equatable {
     public var sink: String = ""
     /// The S3-compatible endpoint for `s3://` sinks and sources (minor 3; empty: AWS).
     public var s3Endpoint: String = ""
+    /// Retries of each task after a transient failure (``TaskFailure/isTransient``), 0...10; `nil`: the
+    /// coordinator's default.
+    public var retries: UInt32?
+    /// Seconds after acceptance at which the batch's unfinished items are cancelled; 0: no deadline.
+    public var deadlineSeconds: UInt32
 
     /// Creates a submission.
     public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil,
-                kind: TaskKind = .unspecified, acceptsBatches: Bool = false) {
+                kind: TaskKind = .unspecified, acceptsBatches: Bool = false, retries: UInt32? = nil,
+                deadlineSeconds: UInt32 = 0) {
         self.requestID = requestID
         self.items = items
         self.parameters = parameters
         self.kind = kind
         self.acceptsBatches = acceptsBatches
+        self.retries = retries
+        self.deadlineSeconds = deadlineSeconds
     }
 }
 

@@ -23,4 +23,26 @@ public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
     case inputMissing = 8
     /// The output could not be written to the batch's sink (minor 3); the message names the sink.
     case sink = 180
+    /// The task ran longer than the coordinator's task timeout (`--task-timeout`): set by the coordinator,
+    /// which cancelled it on its worker.
+    case timedOut = 100
+}
+
+extension FailureCode {
+    /// The code's name as logs, `status` and JSON show it: `download`, `limit`, `timed-out`…
+    public var name: String {
+        switch self {
+        case .unspecified: "unspecified"
+        case .download: "download"
+        case .decode: "decode"
+        case .processing: "processing"
+        case .cancelled: "cancelled"
+        case .dependency: "dependency"
+        case .limit: "limit"
+        case .internal: "internal"
+        case .inputMissing: "input-missing"
+        case .timedOut: "timed-out"
+        case .sink: "sink"
+        }
+    }
 }

@@ -59,16 +59,55 @@ public struct ItemStatus: Sendable, Equatable {
     public var warnings: [String]
     /// Where a succeeded item's output was written, when the batch has a sink (minor 3); else empty.
     public var location: String
+    /// Attempts made at the item: 1 + the retries of its tasks (0: none started yet, or not said).
+    public var attempts: UInt32
+    /// Every failed attempt at one of its tasks, oldest first.
+    public var failedAttempts: [AttemptStatus]
 
     /// Creates an item status.
     public init(itemIndex: UInt32, source: String = "", state: String, error: String = "", warnings: [String] = [],
-                location: String = "") {
+                location: String = "", attempts: UInt32 = 0, failedAttempts: [AttemptStatus] = []) {
         self.itemIndex = itemIndex
         self.source = source
         self.state = state
         self.error = error
         self.warnings = warnings
         self.location = location
+        self.attempts = attempts
+        self.failedAttempts = failedAttempts
+    }
+}
+
+/// One failed attempt at one of an item's tasks, in ``ItemStatus``.
+public struct AttemptStatus: Sendable, Equatable {
+    /// Which task: `download`, `tilt-shift` or `noop`.
+    public var task: String
+    /// The attempt's number for this task: 1, 2, 3…
+    public var attempt: UInt32
+    /// Why it failed.
+    public var code: FailureCode
+    /// The failure's message.
+    public var error: String
+    /// A cause that another attempt may cure.
+    public var isTransient: Bool
+    /// Another attempt followed.
+    public var retried: Bool
+    /// The wait before that attempt, in milliseconds (the backoff, or the origin's `Retry-After`).
+    public var retryDelayMs: UInt32
+    /// The worker it ran on (empty when unknown).
+    public var worker: String
+
+    /// Creates an attempt's status.
+    public init(task: String, attempt: UInt32, code: FailureCode, error: String = "", isTransient: Bool = false,
+                retried: Bool = false, retryDelayMs: UInt32 = 0, worker: String = "") {
+        self.task = task
+        self.attempt = attempt
+        self.code = code
+        self.error = error
+        self.isTransient = isTransient
+        self.retried = retried
+        self.retryDelayMs = retryDelayMs
+        self.worker = worker
     }
 }
 

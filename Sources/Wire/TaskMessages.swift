@@ -128,11 +128,18 @@ public struct TaskFailure: Sendable, Equatable {
     public var code: FailureCode
     /// A human-readable explanation.
     public var message: String
+    /// Whether another attempt may succeed (connection refused or reset, timeouts, HTTP 408, 429 and 5xx):
+    /// the coordinator retries such a task. `false` for every other cause.
+    public var isTransient: Bool
+    /// The wait the origin asked for before another attempt (HTTP `Retry-After`), in milliseconds; 0: none.
+    public var retryAfterMs: UInt32
 
     /// Creates a failure.
-    public init(code: FailureCode, message: String = "") {
+    public init(code: FailureCode, message: String = "", isTransient: Bool = false, retryAfterMs: UInt32 = 0) {
         self.code = code
         self.message = message
+        self.isTransient = isTransient
+        self.retryAfterMs = retryAfterMs
     }
 }
 

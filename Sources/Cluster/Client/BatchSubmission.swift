@@ -86,6 +86,10 @@ public struct BatchSubmission: Sendable {
     public var sink: String = ""
     /// The S3-compatible endpoint for `s3://` sinks and sources (empty: AWS).
     public var s3Endpoint: String = ""
+    /// Retries of each task after a transient failure (0...10); `nil`: the coordinator's default (2).
+    public var retries: Int?
+    /// Seconds after which the coordinator cancels the batch's unfinished items; 0: no deadline.
+    public var deadlineSeconds: Int = 0
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
@@ -109,7 +113,8 @@ public struct BatchSubmission: Sendable {
         let items = inputs.map { BatchItem(source: $0, outputName: naming.stem(for: $0)) }
         var request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
-            parameters: WireTiltShiftParameters(parameters, encoding: encoding))
+            parameters: WireTiltShiftParameters(parameters, encoding: encoding),
+            retries: retries.map { UInt32(clamping: $0) }, deadlineSeconds: UInt32(clamping: deadlineSeconds))
         request.sink = sink
         request.s3Endpoint = s3Endpoint
         var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)

@@ -26,7 +26,15 @@ public enum StatusJSON {
     public static func object(_ batch: BatchStatus) -> [String: Any] {
         ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
          "cancelled": batch.cancelled,
-         "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error, "warnings": $0.warnings, "location": $0.location] }]
+         "item_states": batch.items.map { item -> [String: Any] in
+             ["index": item.itemIndex, "source": item.source, "state": item.state, "error": item.error,
+              "warnings": item.warnings, "location": item.location, "attempts": item.attempts,
+              "failed_attempts": item.failedAttempts.map { attempt -> [String: Any] in
+                  ["task": attempt.task, "attempt": attempt.attempt, "code": attempt.code.name, "error": attempt.error,
+                   "transient": attempt.isTransient, "retried": attempt.retried,
+                   "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker]
+              }]
+         }]
     }
 
     /// `object` as text: pretty-printed, or on one line when `compact`; keys sorted.

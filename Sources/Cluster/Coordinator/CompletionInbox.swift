@@ -40,6 +40,8 @@ struct RemoteRequest: Sendable {
     let wasWaiting: Bool
     /// For a download: the tilt-shift to keep the worker's slot for.
     let dependentKey: TaskKey
+    /// A retry: the worker where the last attempt failed, to avoid when another has a free slot.
+    let avoiding: PeerIdentity?
     let call: RemoteCall
     let continuation: CheckedContinuation<TaskOutput, any Error>
 }

@@ -29,6 +29,7 @@ extension Coordinator {
         let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID)
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
+        batchDeadlines.set(batchID, seconds: submit.deadlineSeconds, from: .now)
         adopt(batch)
         start(batch)
     }
@@ -40,7 +41,8 @@ extension Coordinator {
             parameters: submit.parameters ?? WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10),
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
-            firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self))
+            firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self),
+            retrySchedule: TaskRetrySchedule(submit))
         planner.sink = submit.sink
         planner.s3Endpoint = submit.s3Endpoint
         return try BatchOperation(planned, planner: planner)
@@ -100,6 +102,7 @@ extension Coordinator {
                 "batch": "\(saved.batchID)", "items": "\(planned.items.count)", "finished": "\(saved.finished.count)",
             ])
             if saved.isComplete { continue }
+            batchDeadlines.set(saved.batchID, seconds: saved.submit.deadlineSeconds, from: .now)
             adopt(batch)
             for request in saved.cancellations { carryOut(registry.cancel(request, from: nil), of: request.batchID) }
             start(batch)
@@ -119,6 +122,7 @@ extension Coordinator {
     private func finish(_ item: BatchOperation.Item, of batch: BatchOperation) {
         guard registry.batches[batch.batchID]?.items[item.index].state.isFinished == false else { return }
         var outcome = BatchOperation.outcome(of: item)
+        registry.noteFailedAttempts(item.tasks.flatMap(\.failedAttempts), item: item.index, of: batch.batchID)
         for task in item.tasks {
             task.releasePayloads()
             if task.claimStart() {
@@ -235,10 +239,11 @@ extension Coordinator {
     }
 
     /// Cancels the operations of the items a cancel names (first, so that a request they post later is
-    /// answered at once), then withdraws their tasks from the dispatcher.
-    private func carryOut(_ cancellation: BatchRegistry.Cancellation, of batchID: String) {
+    /// answered at once), then withdraws their tasks from the dispatcher. `reason` is the cause the items
+    /// finish with (by default: cancelled by request).
+    func carryOut(_ cancellation: BatchRegistry.Cancellation, of batchID: String, reason: (any Error)? = nil) {
         guard let batch = operations[batchID] else { return }
-        let reason = BatchCancelledError(batchID: batchID)
+        let reason = reason ?? BatchCancelledError(batchID: batchID)
         if cancellation.isWholeBatch {
             batch.cancel(error: reason)
         } else {

@@ -11,14 +11,15 @@ extension Coordinator {
     /// queues the posted tasks in groups. The cancellation handler only marks the call: the coordinator
     /// cancels remote operations itself and withdraws their tasks at the same time (`withdraw`).
     nonisolated func run(
-        _ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey
+        _ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey, avoiding: PeerIdentity?
     ) async throws -> TaskOutput {
         let call = RemoteCall()
         let inbox = remoteRequests
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 inbox.post(RemoteRequest(assignment: assignment, priority: priority, wasWaiting: wasWaiting,
-                                         dependentKey: dependentKey, call: call, continuation: continuation)) {
+                                         dependentKey: dependentKey, avoiding: avoiding, call: call,
+                                         continuation: continuation)) {
                     Task { await self.takeRemoteRequests() }
                 }
             }
@@ -40,7 +41,8 @@ extension Coordinator {
                     continue
                 }
                 waiters[request.assignment.taskKey] = request.continuation
-                send(dispatcher.enqueue(request.assignment, priority: request.priority, dependentKey: request.dependentKey))
+                send(dispatcher.enqueue(request.assignment, priority: request.priority, dependentKey: request.dependentKey,
+                                        avoiding: request.avoiding))
             }
         }
     }
@@ -54,12 +56,16 @@ extension Coordinator {
         }
     }
 
-    /// Resumes the remote operation waiting for `result` (whose `taskKey` the dispatcher has set).
-    func deliver(_ result: TaskResult) {
+    /// Resumes the remote operation waiting for `result` (whose `taskKey` the dispatcher has set), which
+    /// came from `peer` when known (a retry avoids that worker).
+    func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil) {
         guard let waiter = waiters.removeValue(forKey: result.taskKey) else { return }
         switch result.outcome {
         case .output(let output): waiter.resume(returning: output)
-        case .failure(let failure): waiter.resume(throwing: RemoteTaskError(failure: failure))
+        case .failure(let failure):
+            waiter.resume(throwing: RemoteTaskError(
+                failure: failure, attempt: result.attempt, worker: peer,
+                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? ""))
         }
     }
 }
@@ -67,7 +73,9 @@ extension Coordinator {
 /// The coordinator as its remote operations see it.
 struct CoordinatorTaskRunner: RemoteTaskRunning {
     let coordinator: Coordinator
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey) async throws -> TaskOutput {
-        try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting, dependentKey: dependentKey)
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey,
+             avoiding: PeerIdentity?) async throws -> TaskOutput {
+        try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting, dependentKey: dependentKey,
+                                  avoiding: avoiding)
     }
 }

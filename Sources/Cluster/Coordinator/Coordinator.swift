@@ -68,6 +68,10 @@ public actor Coordinator {
     let finishedItemInbox = CompletionInbox<(BatchOperation.Item, BatchOperation)>()
     /// Requests of remote operations, posted from the engine's threads (see `run`).
     let remoteRequests = CompletionInbox<RemoteRequest>()
+    /// Task attempts running on workers, against the task timeout (`Coordinator+Deadlines`).
+    var taskTimeouts: TaskTimeouts
+    /// Batches submitted with a deadline.
+    var batchDeadlines = BatchDeadlines()
 
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
     var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
@@ -99,6 +103,7 @@ public actor Coordinator {
         self.metricsRegistry = metricsRegistry
         self.recordedMetrics = CoordinatorMetrics(registry: metricsRegistry)
         self.access = AccessControl(roles: configuration.authentication?.roles)
+        self.taskTimeouts = TaskTimeouts(limit: configuration.taskTimeout)
         self.dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
             coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
@@ -271,7 +276,8 @@ public actor Coordinator {
 
     private func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) {
         let (current, out) = dispatcher.complete(result, from: peer, now: now)
-        if let current { deliver(current) }
+        if let current { deliver(current, from: peer) }
+        settleTimedOutTasks()
         send(out)
     }
 
@@ -286,6 +292,7 @@ public actor Coordinator {
             return
         }
         guard let channel else { return }
+        noteSent(outbound)
         flushJournal()
         channel.send(contentsOf: Outbound.coalesced(outbound).map { [$0.peer.bytes, WireCodec.encode($0.message)] })
     }
@@ -329,6 +336,7 @@ public actor Coordinator {
             releaseFinishedBatches(now: .now)
             let (dead, poisoned, out) = dispatcher.expireWorkers(now: .now)
             for result in poisoned { deliver(result) }
+            enforceDeadlines(now: .now)
             for worker in dead {
                 logger.warning("worker declared dead; its tasks are queued again", metadata: [
                     "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",

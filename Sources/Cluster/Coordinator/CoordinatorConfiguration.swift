@@ -25,6 +25,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var authentication: CoordinatorAuthentication?
     /// How many finished batches are kept for status and `results`, and for how long.
     public var retention: BatchRetention
+    /// How long one attempt of a task may run on its worker before the coordinator cancels it there and
+    /// retries or fails it ("timed out after N s"); see ``defaultTaskTimeout``.
+    public var taskTimeout: Duration = Self.defaultTaskTimeout
 
     /// Creates a configuration listening on `listen`.
     public init(

@@ -14,6 +14,8 @@ struct StatusReport {
     /// The batches a list shows (a client sees its own), and who owns each.
     var scope: BatchScope = .all
     var owners: [String: CurvePublicKey] = [:]
+    /// The operations of running batches, for the failed attempts of unfinished items.
+    var operations: [String: BatchOperation] = [:]
 
     /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
@@ -21,6 +23,7 @@ struct StatusReport {
                   droppedMessages: coordinator.droppedMessages, now: now)
         self.scope = scope
         self.owners = coordinator.access.owners
+        self.operations = coordinator.operations
     }
 
     init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
@@ -66,9 +69,10 @@ struct StatusReport {
                 failed: batch.failed, cancelled: batch.cancelled,
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
                     let (state, error) = self.state(of: index, in: batch)
+                    let failed = self.failedAttempts(of: index, in: batch)
                     return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error,
-                                      warnings: batch.warnings(of: index),
-                                      location: batch.location(of: index))
+                                      warnings: batch.warnings(of: index), location: batch.location(of: index),
+                                      attempts: Self.attempts(state: state, failed: failed), failedAttempts: failed)
                 })
         }
         return StatusReply(
@@ -98,6 +102,20 @@ struct StatusReport {
             }
             return ("queued", "")
         }
+    }
+
+    /// The failed attempts of an item's tasks, oldest first: kept by the registry once it finished, read
+    /// from its operations while it runs.
+    func failedAttempts(of index: Int, in batch: RegisteredBatch) -> [AttemptStatus] {
+        if batch.items[index].state.isFinished { return batch.failedAttempts(of: index) }
+        guard let items = operations[batch.batchID]?.items, items.indices.contains(index) else { return [] }
+        return items[index].tasks.flatMap(\.failedAttempts)
+    }
+
+    /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.
+    static func attempts(state: String, failed: [AttemptStatus]) -> UInt32 {
+        if state == "queued" && failed.isEmpty { return 0 }
+        return UInt32(1 + failed.filter(\.retried).count)
     }
 
     static func milliseconds(_ duration: Duration) -> UInt64 {

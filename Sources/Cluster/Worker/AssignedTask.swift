@@ -127,7 +127,13 @@ struct AssignedTask: Sendable {
         case .cancelled:
             return .failure(TaskFailure(code: .cancelled, message: "\(operation.name) was cancelled"))
         case .failed:
-            return .failure(failure(from: operation.errors, operation: operation.name))
+            var failure = failure(from: operation.errors, operation: operation.name)
+            if let advice = (operation as? FetchOperation)?.retryAdvice, failure.code == .download {
+                // The coordinator retries a transient failure, on another worker where it can.
+                failure.isTransient = advice.isTransient
+                failure.retryAfterMs = advice.retryAfter.map(RetryAfterClamp.milliseconds) ?? 0
+            }
+            return .failure(failure)
         case .pending, .ready, .executing:
             return .failure(TaskFailure(code: .internal, message: "\(operation.name) has not finished"))
         }

@@ -70,18 +70,5 @@ extension TaskKind {
 
 extension FailureCode {
     /// The code as it appears in logs, e.g. `download` or `limit`.
-    var logName: String {
-        switch self {
-        case .unspecified: "unspecified"
-        case .download: "download"
-        case .decode: "decode"
-        case .processing: "processing"
-        case .cancelled: "cancelled"
-        case .dependency: "dependency"
-        case .limit: "limit"
-        case .internal: "internal"
-        case .inputMissing: "input-missing"
-        case .sink: "sink"
-        }
-    }
+    var logName: String { name }
 }

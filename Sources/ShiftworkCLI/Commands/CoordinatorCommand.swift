@@ -16,6 +16,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds without a heartbeat before a worker is declared dead (env SHIFTWORK_WORKER_TIMEOUT; default 5).")
     var workerTimeout: Int?
 
+    @Option(help: "Seconds one attempt of a task may run on its worker before it is cancelled there and retried or failed as timed out (env SHIFTWORK_TASK_TIMEOUT; default \(CoordinatorConfiguration.defaultTaskTimeout.components.seconds): above a worker's download time limit, far above the tilt-shift of the largest image it accepts).")
+    var taskTimeout: Int?
+
     @Option(help: "Downloads from one origin host running at once across all workers (env SHIFTWORK_MAX_DOWNLOADS_PER_HOST; default \(ClusterDefaults.maxDownloadsPerHost)).")
     var maxDownloadsPerHost: Int?
 
@@ -124,7 +127,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxBatchItems: try Environment.resolve(maxBatchItems, "MAX_BATCH_ITEMS", default: ClusterDefaults.maxBatchItems),
                 maxPendingItemsPerClient: try Environment.resolve(
                     maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT", default: ClusterDefaults.maxPendingItemsPerClient),
-                authentication: authentication, retention: try retention()),
+                authentication: authentication, retention: try retention()
+            ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))),
             logger: logger)
         let bound: String?
         do {

@@ -24,6 +24,7 @@ struct BatchOptions: ParsableArguments {
     var s3Endpoint: String?
 
     @OptionGroup var filter: FilterOptions
+    @OptionGroup var retry: RetryOptions
 
     /// The submission these options describe, validated.
     func submission() throws -> BatchSubmission {
@@ -38,6 +39,6 @@ struct BatchOptions: ParsableArguments {
             try SinkOption.requireCredentials(for: input)
         }
         submission.s3Endpoint = Environment.resolve(s3Endpoint, "S3_ENDPOINT") ?? ""
-        return submission
+        return try retry.applied(to: submission)
     }
 }

@@ -12,7 +12,7 @@ struct DownloadOptions: ParsableArguments {
     @Option(help: "Seconds over which the download rate is measured (env SHIFTWORK_MIN_DOWNLOAD_RATE_WINDOW; default \(defaults.minimumRateWindow.components.seconds)).")
     var minDownloadRateWindow: Int?
 
-    @Option(help: "Seconds a download may take in all, retries and the waits between them included (env SHIFTWORK_DOWNLOAD_TIME_LIMIT; default \(defaults.totalTimeLimit.components.seconds)).")
+    @Option(help: "Seconds one download attempt may take in all (env SHIFTWORK_DOWNLOAD_TIME_LIMIT; default \(defaults.totalTimeLimit.components.seconds)); the coordinator retries a failed attempt (submit --retries).")
     var downloadTimeLimit: Int?
 
     /// The fetch configuration with these settings, validated.
@@ -36,6 +36,9 @@ struct DownloadOptions: ParsableArguments {
         configuration.totalTimeLimit = .seconds(limit)
         // For s3:// sources and sinks; read once, here at start-up.
         configuration.s3Credentials = S3Credentials.load()
+        // One attempt per task: the coordinator retries transient failures (`submit --retries`), on another
+        // worker where one is free, and shows each attempt in status; retrying here too would multiply them.
+        configuration.retries = 0
         return configuration
     }
 }

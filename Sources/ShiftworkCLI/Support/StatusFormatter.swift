@@ -17,7 +17,9 @@ enum StatusFormatter {
                 let error = (item.error.isEmpty ? "" : "  \(shown(item.error))")
                     + item.warnings.map { "  warning: \(shown($0))" }.joined()
                 let location = item.location.isEmpty ? "" : "  → \(shown(item.location))"
-                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(location)\(error)")
+                let attempts = item.attempts > 1 ? "  (\(item.attempts) attempts)" : ""
+                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(location)\(attempts)\(error)")
+                lines += item.failedAttempts.map { "        " + attemptLine($0) }
             }
             return lines.joined(separator: "\n")
         }
@@ -35,6 +37,17 @@ enum StatusFormatter {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One failed attempt under its item: `download attempt 1 on w-1: download (transient), retried after 0.4 s: …`.
+    static func attemptLine(_ attempt: AttemptStatus) -> String {
+        let shown = PrintableText.escape
+        let worker = attempt.worker.isEmpty ? "" : " on \(shown(attempt.worker))"
+        let next = attempt.retried
+            ? ", retried after \(String(format: "%.1f", Double(attempt.retryDelayMs) / 1000)) s"
+            : ", not retried"
+        return "\(shown(attempt.task)) attempt \(attempt.attempt)\(worker): \(attempt.code.name)"
+            + "\(attempt.isTransient ? " (transient)" : "")\(next): \(shown(attempt.error))"
     }
 
     private static func pad(_ value: some BinaryInteger, _ width: Int) -> String {

@@ -184,7 +184,8 @@ extension TaskOutput {
 
 extension TaskFailure {
     init(_ c: Shiftwork__V1__TaskFailure) throws(WireError) {
-        self.init(code: FailureCode(c.code), message: try readString(c.message))
+        self.init(code: FailureCode(c.code), message: try readString(c.message), isTransient: c.transient != 0,
+                  retryAfterMs: c.retry_after_ms)
     }
 }
 
@@ -242,7 +243,9 @@ extension SubmitBatch {
                 try WireTiltShiftParameters(p.pointee, field: "SubmitBatch.parameters")
             },
             kind: try TaskKind(c.kind, field: "SubmitBatch.kind"),
-            acceptsBatches: c.accepts_batches != 0)
+            acceptsBatches: c.accepts_batches != 0,
+            retries: c.retry_limit_case == SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT_RETRIES ? c.retries : nil,
+            deadlineSeconds: c.deadline_seconds)
         sink = try readString(c.sink)
         s3Endpoint = try readString(c.s3_endpoint)
     }
@@ -339,7 +342,19 @@ extension ItemStatus {
             itemIndex: c.item_index, source: try readString(c.source), state: try readString(c.state),
             error: try readString(c.error),
             warnings: try readStrings(c.n_warnings, c.warnings, field: "ItemStatus.warnings"),
-            location: try readString(c.location))
+            location: try readString(c.location), attempts: c.attempts,
+            failedAttempts: try readRepeated(c.n_failed_attempts, c.failed_attempts, field: "ItemStatus.failed_attempts") {
+                (element) throws(WireError) in try AttemptStatus(element.pointee)
+            })
+    }
+}
+
+extension AttemptStatus {
+    init(_ c: Shiftwork__V1__AttemptStatus) throws(WireError) {
+        self.init(
+            task: try readString(c.task), attempt: c.attempt, code: FailureCode(c.code), error: try readString(c.error),
+            isTransient: c.transient != 0, retried: c.retried != 0, retryDelayMs: c.retry_delay_ms,
+            worker: try readString(c.worker))
     }
 }
 

@@ -273,6 +273,8 @@ struct CMessageBuilder: ~Copyable {
         shiftwork__v1__task_failure__init(c)
         c.pointee.code = Shiftwork__V1__FailureCode(rawValue: m.code.rawValue)
         c.pointee.message = string(m.message)
+        c.pointee.transient = m.isTransient ? 1 : 0
+        c.pointee.retry_after_ms = m.retryAfterMs
         return c
     }
 
@@ -329,6 +331,11 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
         c.pointee.sink = string(m.sink)
         c.pointee.s3_endpoint = string(m.s3Endpoint)
+        if let retries = m.retries {
+            c.pointee.retry_limit_case = SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT_RETRIES
+            c.pointee.retries = retries
+        }
+        c.pointee.deadline_seconds = m.deadlineSeconds
         return c
     }
 
@@ -454,6 +461,27 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.error = string(m.error)
         (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
         c.pointee.location = string(m.location)
+        c.pointee.attempts = m.attempts
+        let attempts = pointers(to: Shiftwork__V1__AttemptStatus.self, count: m.failedAttempts.count)
+        for (index, attempt) in m.failedAttempts.enumerated() {
+            attempts?[index] = attemptStatus(attempt)
+        }
+        c.pointee.n_failed_attempts = m.failedAttempts.count
+        c.pointee.failed_attempts = attempts
+        return c
+    }
+
+    private mutating func attemptStatus(_ m: AttemptStatus) -> UnsafeMutablePointer<Shiftwork__V1__AttemptStatus> {
+        let c = arena.make(Shiftwork__V1__AttemptStatus.self)
+        shiftwork__v1__attempt_status__init(c)
+        c.pointee.task = string(m.task)
+        c.pointee.attempt = m.attempt
+        c.pointee.code = Shiftwork__V1__FailureCode(rawValue: m.code.rawValue)
+        c.pointee.error = string(m.error)
+        c.pointee.transient = m.isTransient ? 1 : 0
+        c.pointee.retried = m.retried ? 1 : 0
+        c.pointee.retry_delay_ms = m.retryDelayMs
+        c.pointee.worker = string(m.worker)
         return c
     }
 

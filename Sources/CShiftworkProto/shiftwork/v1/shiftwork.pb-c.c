@@ -1222,6 +1222,51 @@ void   shiftwork__v1__item_status__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__item_status__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__attempt_status__init
+                     (Shiftwork__V1__AttemptStatus         *message)
+{
+  static const Shiftwork__V1__AttemptStatus init_value = SHIFTWORK__V1__ATTEMPT_STATUS__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__attempt_status__get_packed_size
+                     (const Shiftwork__V1__AttemptStatus *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__attempt_status__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__attempt_status__pack
+                     (const Shiftwork__V1__AttemptStatus *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__attempt_status__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__attempt_status__pack_to_buffer
+                     (const Shiftwork__V1__AttemptStatus *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__attempt_status__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__AttemptStatus *
+       shiftwork__v1__attempt_status__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__AttemptStatus *)
+     protobuf_c_message_unpack (&shiftwork__v1__attempt_status__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__attempt_status__free_unpacked
+                     (Shiftwork__V1__AttemptStatus *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__attempt_status__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__batch_status__init
                      (Shiftwork__V1__BatchStatus         *message)
 {
@@ -2566,7 +2611,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__task_output__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_failure__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_failure__field_descriptors[4] =
 {
   {
     "code",
@@ -2592,15 +2637,42 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_failure__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "transient",
+    100,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskFailure, transient),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "retry_after_ms",
+    101,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskFailure, retry_after_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_failure__field_indices_by_name[] = {
   0,   /* field[0] = code */
   1,   /* field[1] = message */
+  3,   /* field[3] = retry_after_ms */
+  2,   /* field[2] = transient */
 };
-static const ProtobufCIntRange shiftwork__v1__task_failure__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__task_failure__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 100, 2 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor =
 {
@@ -2610,10 +2682,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor =
   "Shiftwork__V1__TaskFailure",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskFailure),
-  2,
+  4,
   shiftwork__v1__task_failure__field_descriptors,
   shiftwork__v1__task_failure__field_indices_by_name,
-  1,  shiftwork__v1__task_failure__number_ranges,
+  2,  shiftwork__v1__task_failure__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_failure__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2898,7 +2970,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[7] =
+static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[9] =
 {
   {
     "request_id",
@@ -2961,6 +3033,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "retries",
+    100,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Shiftwork__V1__SubmitBatch, retry_limit_case),
+    offsetof(Shiftwork__V1__SubmitBatch, retries),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "deadline_seconds",
+    101,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, deadline_seconds),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "sink",
     180,
     PROTOBUF_C_LABEL_NONE,
@@ -2987,18 +3083,21 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
 };
 static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
   4,   /* field[4] = accepts_batches */
+  6,   /* field[6] = deadline_seconds */
   1,   /* field[1] = items */
   3,   /* field[3] = kind */
   2,   /* field[2] = parameters */
   0,   /* field[0] = request_id */
-  6,   /* field[6] = s3_endpoint */
-  5,   /* field[5] = sink */
+  5,   /* field[5] = retries */
+  8,   /* field[8] = s3_endpoint */
+  7,   /* field[7] = sink */
 };
-static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[3 + 1] =
 {
   { 1, 0 },
-  { 180, 5 },
-  { 0, 7 }
+  { 100, 5 },
+  { 180, 7 },
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
 {
@@ -3008,10 +3107,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   "Shiftwork__V1__SubmitBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__SubmitBatch),
-  7,
+  9,
   shiftwork__v1__submit_batch__field_descriptors,
   shiftwork__v1__submit_batch__field_indices_by_name,
-  2,  shiftwork__v1__submit_batch__number_ranges,
+  3,  shiftwork__v1__submit_batch__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__submit_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3746,7 +3845,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__worker_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descriptors[6] =
+static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descriptors[8] =
 {
   {
     "item_index",
@@ -3797,6 +3896,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descript
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "attempts",
+    100,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ItemStatus, attempts),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "failed_attempts",
+    101,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__ItemStatus, n_failed_attempts),
+    offsetof(Shiftwork__V1__ItemStatus, failed_attempts),
+    &shiftwork__v1__attempt_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "warnings",
     140,
     PROTOBUF_C_LABEL_REPEATED,
@@ -3822,19 +3945,22 @@ static const ProtobufCFieldDescriptor shiftwork__v1__item_status__field_descript
   },
 };
 static const unsigned shiftwork__v1__item_status__field_indices_by_name[] = {
+  4,   /* field[4] = attempts */
   3,   /* field[3] = error */
+  5,   /* field[5] = failed_attempts */
   0,   /* field[0] = item_index */
-  5,   /* field[5] = location */
+  7,   /* field[7] = location */
   1,   /* field[1] = source */
   2,   /* field[2] = state */
-  4,   /* field[4] = warnings */
+  6,   /* field[6] = warnings */
 };
-static const ProtobufCIntRange shiftwork__v1__item_status__number_ranges[3 + 1] =
+static const ProtobufCIntRange shiftwork__v1__item_status__number_ranges[4 + 1] =
 {
   { 1, 0 },
-  { 140, 4 },
-  { 180, 5 },
-  { 0, 6 }
+  { 100, 4 },
+  { 140, 6 },
+  { 180, 7 },
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
 {
@@ -3844,11 +3970,140 @@ const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
   "Shiftwork__V1__ItemStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__ItemStatus),
-  6,
+  8,
   shiftwork__v1__item_status__field_descriptors,
   shiftwork__v1__item_status__field_indices_by_name,
-  3,  shiftwork__v1__item_status__number_ranges,
+  4,  shiftwork__v1__item_status__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__item_status__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__attempt_status__field_descriptors[8] =
+{
+  {
+    "task",
+    100,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, task),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attempt",
+    101,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, attempt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "code",
+    102,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, code),
+    &shiftwork__v1__failure_code__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "error",
+    103,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, error),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "transient",
+    104,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, transient),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "retried",
+    105,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, retried),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "retry_delay_ms",
+    106,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, retry_delay_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "worker",
+    107,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, worker),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__attempt_status__field_indices_by_name[] = {
+  1,   /* field[1] = attempt */
+  2,   /* field[2] = code */
+  3,   /* field[3] = error */
+  5,   /* field[5] = retried */
+  6,   /* field[6] = retry_delay_ms */
+  0,   /* field[0] = task */
+  4,   /* field[4] = transient */
+  7,   /* field[7] = worker */
+};
+static const ProtobufCIntRange shiftwork__v1__attempt_status__number_ranges[1 + 1] =
+{
+  { 100, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.AttemptStatus",
+  "AttemptStatus",
+  "Shiftwork__V1__AttemptStatus",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__AttemptStatus),
+  8,
+  shiftwork__v1__attempt_status__field_descriptors,
+  shiftwork__v1__attempt_status__field_indices_by_name,
+  1,  shiftwork__v1__attempt_status__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__attempt_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descriptors[6] =
@@ -4239,7 +4494,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   shiftwork__v1__image_format__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[10] =
+static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[11] =
 {
   { "FAILURE_CODE_UNSPECIFIED", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED", 0 },
   { "FAILURE_CODE_DOWNLOAD", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_DOWNLOAD", 1 },
@@ -4250,12 +4505,13 @@ static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_numb
   { "FAILURE_CODE_LIMIT", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_LIMIT", 6 },
   { "FAILURE_CODE_INTERNAL", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL", 7 },
   { "FAILURE_CODE_INPUT_MISSING", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING", 8 },
+  { "FAILURE_CODE_TIMED_OUT", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_TIMED_OUT", 100 },
   { "FAILURE_CODE_SINK", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK", 180 },
 };
 static const ProtobufCIntRange shiftwork__v1__failure_code__value_ranges[] = {
-{0, 0},{180, 9},{0, 10}
+{0, 0},{100, 9},{180, 10},{0, 11}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[10] =
+static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[11] =
 {
   { "FAILURE_CODE_CANCELLED", 4 },
   { "FAILURE_CODE_DECODE", 2 },
@@ -4265,7 +4521,8 @@ static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by
   { "FAILURE_CODE_INTERNAL", 7 },
   { "FAILURE_CODE_LIMIT", 6 },
   { "FAILURE_CODE_PROCESSING", 3 },
-  { "FAILURE_CODE_SINK", 9 },
+  { "FAILURE_CODE_SINK", 10 },
+  { "FAILURE_CODE_TIMED_OUT", 9 },
   { "FAILURE_CODE_UNSPECIFIED", 0 },
 };
 const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
@@ -4275,11 +4532,11 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   "FailureCode",
   "Shiftwork__V1__FailureCode",
   "shiftwork.v1",
-  10,
+  11,
   shiftwork__v1__failure_code__enum_values_by_number,
-  10,
+  11,
   shiftwork__v1__failure_code__enum_values_by_name,
-  2,
+  3,
   shiftwork__v1__failure_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -97,6 +97,9 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
             if let cancelled = error as? BatchCancelledError {
                 return TaskFailure(code: .cancelled, message: cancelled.description)
             }
+            if let deadline = error as? BatchDeadlineError {
+                return TaskFailure(code: .cancelled, message: deadline.description)
+            }
             return TaskFailure(code: .internal, message: "\(error)")
         }
         if item.tasks.contains(where: { $0.state == .cancelled }) {

@@ -104,6 +104,9 @@ struct BatchRegistry {
         if submit.items.isEmpty {
             return refuse(.invalidRequest, "the batch has no items: give at least one image URL or path")
         }
+        if let problem = TaskRetrySchedule.problem(retries: submit.retries) ?? BatchDeadlines.problem(seconds: submit.deadlineSeconds) {
+            return refuse(.invalidRequest, problem)
+        }
         if let (index, problem) = submit.items.lazy.enumerated()
             .compactMap({ item in PeerInputRules.sourceProblem(item.element.source).map { (item.offset, $0) } }).first {
             return refuse(.invalidRequest, "item \(index): \(problem)")
@@ -209,6 +212,12 @@ struct BatchRegistry {
     }
 
     // MARK: Finishing items
+
+    /// Keeps the failed attempts of an item's tasks (oldest first) for status; called as the item finishes.
+    mutating func noteFailedAttempts(_ attempts: [AttemptStatus], item index: Int, of batchID: String) {
+        guard !attempts.isEmpty else { return }
+        batches[batchID]?.noteFailedAttempts(attempts, of: index)
+    }
 
     /// An item's operations ended with `outcome`; a manifest item's `added` items are announced first.
     /// Returns `nil` when the item had finished already or is unknown.

@@ -24,20 +24,22 @@ struct Lineage: Sendable {
 
     /// Runs `dependent` where its input is; each time that input turns out lost, runs the producer again
     /// first (its result pins the dependent to the producer's new worker).
-    func run(_ dependent: TaskAssignment, priority: Int, wasWaiting: Bool) async throws -> TaskOutput {
+    func run(_ dependent: TaskAssignment, priority: Int, wasWaiting: Bool, avoiding: PeerIdentity? = nil) async throws -> TaskOutput {
         var dependent = dependent
         var reruns = 0
         var wasWaiting = wasWaiting
         while true {
             do {
-                return try await runner.run(dependent, priority: priority, wasWaiting: wasWaiting, dependentKey: 0)
+                return try await runner.run(dependent, priority: priority, wasWaiting: wasWaiting, dependentKey: 0,
+                                            avoiding: reruns == 0 ? avoiding : nil)
             } catch let error as RemoteTaskError where error.failure.code == .inputMissing && reruns < Self.maxReruns {
                 reruns += 1
                 wasWaiting = false
                 var download = producer
                 download.attempt = producer.attempt + UInt32(reruns) * Self.attemptStride
                 // It keeps the slot for the dependent and pins it to its worker, as the first run did.
-                let output = try await runner.run(download, priority: priority, wasWaiting: false, dependentKey: dependent.taskKey)
+                let output = try await runner.run(download, priority: priority, wasWaiting: false, dependentKey: dependent.taskKey,
+                                                  avoiding: nil)
                 dependent.attempt = dependent.attempt + Self.attemptStride
                 dependent.inputs = [Self.input(from: producer, output: output)]
             }

@@ -53,6 +53,8 @@ struct RegisteredBatch {
     private var warnings: [Int: [String]] = [:]
     /// Output names in use, for naming the items manifests add (made at the first expansion).
     private var naming: OutputNaming?
+    /// The failed attempts of finished items that had any, by index (few: most items have none).
+    private var failedAttempts: [Int: [AttemptStatus]] = [:]
 
     init(batchID: String, client: PeerIdentity, clientAcceptsBatches: Bool, tasksPerItem: Int) {
         self.batchID = batchID
@@ -147,6 +149,13 @@ struct RegisteredBatch {
 
     /// What a succeeded item's worker warned about (empty for most).
     func warnings(of index: Int) -> [String] { warnings[index] ?? [] }
+    /// Keeps the failed attempts of a finished item's tasks, for status.
+    mutating func noteFailedAttempts(_ attempts: [AttemptStatus], of index: Int) {
+        failedAttempts[index] = attempts
+    }
+
+    /// The failed attempts of a finished item's tasks, oldest first (empty when it had none).
+    func failedAttempts(of index: Int) -> [AttemptStatus] { failedAttempts[index] ?? [] }
 
     /// Why a finished item did not succeed (`nil` for a success or an unfinished item).
     func failure(of index: Int) -> TaskFailure? { failures[index] }

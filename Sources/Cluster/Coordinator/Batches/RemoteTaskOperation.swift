@@ -12,12 +12,22 @@ protocol RemoteTaskRunning: Sendable {
     /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
     /// `dependentKey` (for a download: its tilt-shift's key; 0: none) asks the dispatcher to keep the
     /// worker's slot for the dependent once this task succeeds, so that it runs where its input is.
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey) async throws -> TaskOutput
+    /// `avoiding` (a retry) names the worker where the last attempt failed: another with a free slot is
+    /// preferred.
+    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey,
+             avoiding: PeerIdentity?) async throws -> TaskOutput
 }
 
-/// A task that failed on a worker, with the worker's code and message.
+/// A task that failed on a worker (or was timed out by the coordinator), with the code and message, the
+/// attempt that failed and where it ran.
 struct RemoteTaskError: Error, CustomStringConvertible {
     let failure: TaskFailure
+    /// The attempt number of the failed attempt (`TaskResult.attempt`); 0 when unknown.
+    var attempt: UInt32 = 0
+    /// The worker it ran on, when known.
+    var worker: PeerIdentity?
+    /// That worker's ID, for status.
+    var workerID = ""
     var description: String { failure.message }
 }
 
@@ -36,8 +46,13 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     let template: TaskAssignment
     private let runner: any RemoteTaskRunning
     private let dispatchPriority: Int
-    // Guards the payloads, which are handed over between threads by the engine.
-    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, producer: TaskAssignment?)>((nil, nil, nil))
+    /// Which failures are tried again, how often, after which wait.
+    let retrySchedule: TaskRetrySchedule
+    // Guards the payloads, which are handed over between threads by the engine, the task that produced
+    // the input (to run again if the worker holding it is lost), and every failed attempt, oldest first,
+    // for status.
+    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, producer: TaskAssignment?, failures: [AttemptStatus])>(
+        (nil, nil, nil, []))
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
 
@@ -45,11 +60,13 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     let dependentKey = Atomic<TaskKey>(0)
 
     /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
-    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0) {
+    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0,
+         retrySchedule: TaskRetrySchedule = TaskRetrySchedule()) {
         assert(template.taskKey != 0, "a remote task needs a task key")
         self.template = template
         self.runner = runner
         self.dispatchPriority = priority
+        self.retrySchedule = retrySchedule
         // The engine's priority follows the dispatch priority: a tilt-shift whose download finished goes
         // before downloads still waiting for a place in their batch.
         super.init(name: template.taskID, priority: priority > 0 ? .high : .normal)
@@ -90,11 +107,15 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         }
     }
 
+    /// Every failed attempt so far, oldest first.
+    var failedAttempts: [AttemptStatus] { payloads.withLock { $0.failures } }
+
     /// Forgets input and output once the item's result has been delivered.
     func releasePayloads() {
         payloads.withLock {
             $0.input = nil
             $0.output = nil
+            $0.failures = []  // kept by the registry once the item finished
         }
     }
 
@@ -113,20 +134,50 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         if let input, let producer {
             assignment.inputs = [Lineage.input(from: producer, output: input)]
         }
-        let wasWaiting = claimStart()
-        let result: TaskOutput
-        if let producer, input?.heldOnWorker == true {
-            // The input stayed on the worker that downloaded it: if that copy is lost, download again.
-            result = try await Lineage(producer: producer, runner: runner).run(
-                assignment, priority: dispatchPriority, wasWaiting: wasWaiting)
-        } else {
-            result = try await runner.run(
-                assignment, priority: dispatchPriority, wasWaiting: wasWaiting, dependentKey: dependentKey.load(ordering: .relaxed))
-        }
+        // An input that stayed on the worker that downloaded it: if that copy is lost, download again.
+        let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0, runner: runner) } : nil
+        let result = try await runWithRetries(assignment, lineage: lineage)
         payloads.withLock {
             $0.output = result
             // The worker has consumed the input: keep it only while a re-run could still need it.
             $0.input = nil
+        }
+    }
+
+    /// Sends the task; after a failure that the schedule retries, sends it again after the schedule's wait,
+    /// as a new attempt (a late result of the old one is stale), to another worker where one is free. The
+    /// wait is cancelled with the operation. Every failed attempt is recorded for status.
+    private func runWithRetries(_ first: TaskAssignment, lineage: Lineage?) async throws -> TaskOutput {
+        var assignment = first
+        var attempt = 1
+        var avoiding: PeerIdentity?
+        var wasWaiting = claimStart()
+        while true {
+            do {
+                if let lineage {
+                    return try await lineage.run(assignment, priority: dispatchPriority, wasWaiting: wasWaiting, avoiding: avoiding)
+                }
+                return try await runner.run(
+                    assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
+                    dependentKey: dependentKey.load(ordering: .relaxed), avoiding: avoiding)
+            } catch let error as RemoteTaskError {
+                let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1))
+                var wait: Duration?
+                if case .retry(let after) = decision, !Task.isCancelled { wait = after }
+                payloads.withLock {
+                    $0.failures.append(AttemptStatus(
+                        task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
+                        error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
+                        retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
+                        worker: error.workerID))
+                }
+                guard let wait else { throw error }
+                try await Task.sleep(for: wait)
+                attempt += 1
+                assignment.attempt = max(assignment.attempt, error.attempt) + 1
+                avoiding = error.worker
+                wasWaiting = false
+            }
         }
     }
 }

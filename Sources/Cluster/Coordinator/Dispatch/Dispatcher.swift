@@ -44,6 +44,8 @@ struct Dispatcher {
         var sentByReference = false
         /// The only worker that may run it: its input stayed there (`InputPlacements`).
         var pinnedTo: PeerIdentity?
+        /// A retry: the worker where its last attempt failed, passed over while another has a free slot.
+        var avoid: PeerIdentity?
     }
 
     /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.
@@ -124,7 +126,9 @@ struct Dispatcher {
     /// Queues a task for the next free slot. A task whose input a worker holds (the slot kept there when
     /// its download succeeded) goes straight to that worker, with its input as a reference. For a
     /// download, `dependentKey` names the tilt-shift to keep a slot for.
-    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0) -> [Outbound] {
+    /// `avoiding` (a retry) names a worker to pass over while another has a free slot.
+    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0,
+                          avoiding: PeerIdentity? = nil) -> [Outbound] {
         var assignment = assignment
         var mapped = false
         if assignment.taskKey == 0 {
@@ -135,7 +139,7 @@ struct Dispatcher {
         }
         let key = assignment.taskKey
         entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
-                             dependentKey: dependentKey)
+                             dependentKey: dependentKey, avoid: avoiding)
         let holder = placements.take(key)
         if let holder { entries[key]?.pinnedTo = holder }
         if let reservation = reservations.removeValue(forKey: key) {
@@ -525,6 +529,9 @@ struct Dispatcher {
         while !free.isEmpty, let key = readyQueue.pop() {
             guard let index = entries.index(forKey: key), entries.values[index].state == .queued else { continue }
             if next >= free.count { next = 0 }
+            if free.count > 1, let avoid = entries.values[index].avoid, free[next].peer == avoid {
+                next = (next + 1) % free.count  // a retry goes to another worker with a free slot
+            }
             let peer = free[next].peer
             entries.values[index].state = .running(worker: peer)
             entries.values[index].sentByReference = false

@@ -42,6 +42,7 @@ typedef struct Shiftwork__V1__CancelBatch Shiftwork__V1__CancelBatch;
 typedef struct Shiftwork__V1__CancelAccepted Shiftwork__V1__CancelAccepted;
 typedef struct Shiftwork__V1__WorkerStatus Shiftwork__V1__WorkerStatus;
 typedef struct Shiftwork__V1__ItemStatus Shiftwork__V1__ItemStatus;
+typedef struct Shiftwork__V1__AttemptStatus Shiftwork__V1__AttemptStatus;
 typedef struct Shiftwork__V1__BatchStatus Shiftwork__V1__BatchStatus;
 typedef struct Shiftwork__V1__StatusReply Shiftwork__V1__StatusReply;
 typedef struct Shiftwork__V1__Refusal Shiftwork__V1__Refusal;
@@ -107,7 +108,11 @@ typedef enum _Shiftwork__V1__FailureCode {
   /*
    * minor 3: the output could not be written to the sink
    */
-  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK = 180
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK = 180,
+  /*
+   * the task ran longer than the coordinator's --task-timeout (set by the coordinator)
+   */
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_TIMED_OUT = 100
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FAILURE_CODE)
 } Shiftwork__V1__FailureCode;
 /*
@@ -482,10 +487,19 @@ struct  Shiftwork__V1__TaskFailure
   ProtobufCMessage base;
   Shiftwork__V1__FailureCode code;
   char *message;
+  /*
+   * Whether another attempt may succeed (connection refused or reset, timeouts, HTTP 408, 429, 5xx): the
+   * coordinator retries such a task (SubmitBatch.retries). False for every other cause.
+   */
+  protobuf_c_boolean transient;
+  /*
+   * the wait the origin asked for (HTTP Retry-After), clamped; 0: none
+   */
+  uint32_t retry_after_ms;
 };
 #define SHIFTWORK__V1__TASK_FAILURE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_failure__descriptor) \
-    , SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string }
+    , SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 typedef enum {
@@ -573,6 +587,12 @@ struct  Shiftwork__V1__BatchItem
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+typedef enum {
+  SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__NOT_SET = 0,
+  SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT_RETRIES = 100
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__CASE)
+} Shiftwork__V1__SubmitBatch__RetryLimitCase;
+
 struct  Shiftwork__V1__SubmitBatch
 {
   ProtobufCMessage base;
@@ -601,10 +621,18 @@ struct  Shiftwork__V1__SubmitBatch
    * the S3-compatible endpoint for s3:// sinks and sources (empty: AWS)
    */
   char *s3_endpoint;
+  /*
+   * cancel the unfinished items this long after acceptance; 0: no deadline
+   */
+  uint32_t deadline_seconds;
+  Shiftwork__V1__SubmitBatch__RetryLimitCase retry_limit_case;
+  union {
+    uint32_t retries;
+  };
 };
 #define SHIFTWORK__V1__SUBMIT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__submit_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__NOT_SET, {0} }
 
 
 /*
@@ -815,10 +843,57 @@ struct  Shiftwork__V1__ItemStatus
    * minor 3: where a succeeded item's output was written (a sink), else empty
    */
   char *location;
+  /*
+   * attempts made: 1 + the retries of its tasks (0: none started yet)
+   */
+  uint32_t attempts;
+  /*
+   * every failed attempt, oldest first
+   */
+  size_t n_failed_attempts;
+  Shiftwork__V1__AttemptStatus **failed_attempts;
 };
 #define SHIFTWORK__V1__ITEM_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__item_status__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0, 0,NULL }
+
+
+/*
+ * One failed attempt at one of an item's tasks, in ItemStatus.
+ */
+struct  Shiftwork__V1__AttemptStatus
+{
+  ProtobufCMessage base;
+  /*
+   * download, tilt-shift or noop
+   */
+  char *task;
+  /*
+   * 1, 2, 3… for this task
+   */
+  uint32_t attempt;
+  Shiftwork__V1__FailureCode code;
+  char *error;
+  /*
+   * a cause another attempt may cure
+   */
+  protobuf_c_boolean transient;
+  /*
+   * another attempt followed
+   */
+  protobuf_c_boolean retried;
+  /*
+   * the wait before that attempt (backoff, or the origin's Retry-After)
+   */
+  uint32_t retry_delay_ms;
+  /*
+   * the worker it ran on
+   */
+  char *worker;
+};
+#define SHIFTWORK__V1__ATTEMPT_STATUS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__attempt_status__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__BatchStatus
@@ -1395,6 +1470,25 @@ Shiftwork__V1__ItemStatus *
 void   shiftwork__v1__item_status__free_unpacked
                      (Shiftwork__V1__ItemStatus *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__AttemptStatus methods */
+void   shiftwork__v1__attempt_status__init
+                     (Shiftwork__V1__AttemptStatus         *message);
+size_t shiftwork__v1__attempt_status__get_packed_size
+                     (const Shiftwork__V1__AttemptStatus   *message);
+size_t shiftwork__v1__attempt_status__pack
+                     (const Shiftwork__V1__AttemptStatus   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__attempt_status__pack_to_buffer
+                     (const Shiftwork__V1__AttemptStatus   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__AttemptStatus *
+       shiftwork__v1__attempt_status__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__attempt_status__free_unpacked
+                     (Shiftwork__V1__AttemptStatus *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__BatchStatus methods */
 void   shiftwork__v1__batch_status__init
                      (Shiftwork__V1__BatchStatus         *message);
@@ -1535,6 +1629,9 @@ typedef void (*Shiftwork__V1__WorkerStatus_Closure)
 typedef void (*Shiftwork__V1__ItemStatus_Closure)
                  (const Shiftwork__V1__ItemStatus *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__AttemptStatus_Closure)
+                 (const Shiftwork__V1__AttemptStatus *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__BatchStatus_Closure)
                  (const Shiftwork__V1__BatchStatus *message,
                   void *closure_data);
@@ -1581,6 +1678,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor;
