@@ -99,7 +99,7 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "Messaging", "Wire"],
+            dependencies: ["Cluster", "Messaging", "Wire", "CZeroMQ"],
             path: "Benchmarks/ClusterBenchmark"
         ),
 
@@ -133,7 +133,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Processes/Deployment/Resources/compose-to-json.py")]
+            resources: [
+                .copy("Processes/Deployment/Resources/compose-to-json.py"),
+                .copy("Processes/Deployment/Resources/yaml-documents-to-json.py"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,10 +8,14 @@
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5591 --memory-tasks 1000000 --coordinator-pid PID
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5592 --soak-batches 2000 --soak-batch-size 5000 \
 //                    --coordinator-pid PID [--soak-cancel] [--soak-every 100] [--soak-settle 10]
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --simulate-workers 1000 --coordinator-pid PID \
+//                    [--simulated-slots 4] [--simulation-threads 4] [--io-threads 1] [--task-delay-ms 0] \
+//                    [--idle-seconds 5] [--tasks 200000] [--batch-size 25000]
 //
 // Modes:
 // - throughput (default when --tasks > 0): `--tasks` no-op tasks as batches of `--batch-size`, all
-//   submitted at once; the clock runs from the first submit to the last `BatchFinished`.
+//   submitted at once; the clock runs from the first submit to the last `BatchFinished`. With
+//   --coordinator-pid, also the coordinator's CPU time per task (/proc/PID/stat).
 // - latency (when --latency-rounds > 0): single-task batches, one at a time; each round trip runs from
 //   `submit` to its `ItemFinished`. Prints p50, p99 and the mean.
 // - memory (when --memory-tasks > 0, against a coordinator with no workers): reads the coordinator's
@@ -21,6 +25,12 @@
 //   its VmRSS every `--soak-every` batches, then again after `--soak-settle` seconds of idleness (long
 //   enough for `--keep-finished-for` to retire what is left). With workers, no-op batches run to their
 //   end; with `--soak-cancel` (no workers needed), each batch is cancelled as soon as it is accepted.
+// - simulation (when --simulate-workers > 0, against a coordinator with no other workers): connects that
+//   many simulated workers from this process (`SimulatedWorkerGroup`: DEALER sockets driven by
+//   `--simulation-threads` threads with zmq_poll, each socket owned by one thread), waits until all are
+//   registered, measures the coordinator's CPU for heartbeats alone over `--idle-seconds`, then runs the
+//   throughput mode's no-op tasks through them and prints tasks/s, the coordinator's CPU per task (from
+//   /proc/PID/stat) and its RSS. `--task-delay-ms` makes each simulated task take that long.
 import Cluster
 import Foundation
 import Messaging
@@ -41,6 +51,12 @@ struct Arguments {
     var soakEvery = 100
     var soakSettle = 0
     var soakCancel = false
+    var simulateWorkers = 0
+    var simulatedSlots = 4
+    var simulationThreads = 4
+    var ioThreads = 1
+    var taskDelayMs = 0
+    var idleSeconds = 5
 
     static let usage = """
         usage: ClusterBenchmark --coordinator ENDPOINT [--tasks N] [--batch-size N] [--latency-rounds N]
@@ -48,6 +64,8 @@ struct Arguments {
                                 [--memory-tasks N --coordinator-pid PID [--memory-batch-size N]]
                                 [--soak-batches N --coordinator-pid PID [--soak-batch-size N] [--soak-every N]
                                  [--soak-settle SECONDS] [--soak-cancel]]
+                                [--simulate-workers N --coordinator-pid PID [--simulated-slots N]
+                                 [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]]
         """
 
     init(_ argv: [String]) {
@@ -78,6 +96,12 @@ struct Arguments {
             case "--soak-every": soakEvery = max(1, number("--soak-every"))
             case "--soak-settle": soakSettle = number("--soak-settle")
             case "--soak-cancel": soakCancel = true
+            case "--simulate-workers": simulateWorkers = number("--simulate-workers")
+            case "--simulated-slots": simulatedSlots = max(1, number("--simulated-slots"))
+            case "--simulation-threads": simulationThreads = max(1, number("--simulation-threads"))
+            case "--io-threads": ioThreads = max(1, number("--io-threads"))
+            case "--task-delay-ms": taskDelayMs = number("--task-delay-ms")
+            case "--idle-seconds": idleSeconds = number("--idle-seconds")
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -87,6 +111,7 @@ struct Arguments {
         }
         if memoryTasks > 0 && coordinatorPID <= 0 { Self.fail("--memory-tasks needs --coordinator-pid") }
         if soakBatches > 0 && coordinatorPID <= 0 { Self.fail("--soak-batches needs --coordinator-pid") }
+        if simulateWorkers > 0 && coordinatorPID <= 0 { Self.fail("--simulate-workers needs --coordinator-pid") }
     }
 
     static func fail(_ message: String) -> Never {
@@ -172,12 +197,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 /// VmRSS of a process in bytes, from /proc/PID/status.
 func residentBytes(pid: Int32) throws -> Int {
-    let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        if fields.count >= 2, let kib = Int(fields[1]) { return kib * 1024 }
-    }
-    throw BenchmarkError(description: "no VmRSS in /proc/\(pid)/status")
+    try ProcessFigures.read(pid: pid).residentBytes
 }
 
 /// Submits `tasks` no-op tasks to a coordinator without workers and measures its memory once they are all queued.
@@ -305,17 +325,29 @@ do {
         try await soak(client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
                        settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
     }
-    if arguments.tasks > 0 {
+    if arguments.simulateWorkers > 0 {
+        let simulation = WorkerSimulation(
+            endpoint: arguments.coordinator, workers: arguments.simulateWorkers, slots: arguments.simulatedSlots,
+            threads: arguments.simulationThreads, ioThreads: arguments.ioThreads,
+            taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds, tasks: arguments.tasks,
+            batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID)
+        try await simulation.run(client)
+    } else if arguments.tasks > 0 {
         if arguments.warmup > 0 {
             _ = try await throughput(client, tasks: arguments.warmup, batchSize: arguments.batchSize)
         }
+        let cpuBefore = arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
         let (elapsed, succeeded) = try await throughput(client, tasks: arguments.tasks, batchSize: arguments.batchSize)
+        let cpuAfter = arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
         guard succeeded == arguments.tasks else {
             throw BenchmarkError(description: "\(succeeded) of \(arguments.tasks) no-op tasks succeeded")
         }
         let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
         print("shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s")
         print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
+        if arguments.coordinatorPID > 0 {
+            print("shiftwork coordinator CPU per task: \(format((cpuAfter - cpuBefore) / Double(arguments.tasks) * 1e6, 2)) µs")
+        }
     }
     if arguments.latencyRounds > 0 {
         _ = try await latency(client, rounds: min(100, arguments.latencyRounds))  // warm-up

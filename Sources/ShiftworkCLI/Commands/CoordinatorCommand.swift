@@ -88,11 +88,11 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     /// Splits `HOST:PORT` (or `[IPv6]:PORT`).
-    static func hostAndPort(_ text: String) throws -> (String, Int) {
+    static func hostAndPort(_ text: String, option: String = "--metrics-listen") throws -> (String, Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
               (0...65535).contains(port), colon != text.startIndex
         else {
-            throw ValidationError("--metrics-listen wants HOST:PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
+            throw ValidationError("\(option) wants HOST:PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
         }
         let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return (host, port)
