@@ -98,7 +98,10 @@ struct WorkerSimulation {
             let (elapsed, succeeded) = try await throughput(client, tasks: tasks, batchSize: batchSize)
             let after = try ProcessFigures.read(pid: coordinatorPID)
             let ownCPU = ProcessFigures.ownCPUSeconds() - ownBefore
-            guard succeeded == tasks else { throw SimulationError("\(succeeded) of \(tasks) no-op tasks succeeded") }
+            if succeeded != tasks {
+                // Reported, not fatal: the figures still stand, and the failures are a finding (see stderr for why).
+                print("FAILED TASKS: \(tasks - succeeded) of \(tasks) no-op tasks did not succeed (the first failure of each batch is on stderr)")
+            }
             let cpu = after.cpuSeconds - before.cpuSeconds
             let heartbeatsDuring = counters.heartbeats.load(ordering: .relaxed) - heartbeatsAtStart
             let batches = (tasks + batchSize - 1) / batchSize

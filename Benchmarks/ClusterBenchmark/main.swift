@@ -135,8 +135,12 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
     for try await event in await client.submit(batch) {
         switch event {
         case .accepted, .itemsAdded: break
-        case .itemFinished: items += 1
-        case .itemsFinished(let group): items += group.count
+        case .itemFinished(let item):
+            items += 1
+            reportFirstFailure([item])
+        case .itemsFinished(let group):
+            items += group.count
+            reportFirstFailure(group)
         case .finished(let finished):
             succeeded = Int(finished.succeeded)
             guard items == batch.items.count else {
@@ -145,6 +149,16 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
         }
     }
     return succeeded
+}
+
+/// Prints the first failed item's failure of a batch run, so that a run with failures says why.
+func reportFirstFailure(_ items: [ItemFinished]) {
+    for item in items {
+        if case .failure(let failure) = item.outcome {
+            FileHandle.standardError.write(Data("ClusterBenchmark: item \(item.itemIndex) of \(item.batchID) failed: \(failure.code) \(failure.message)\n".utf8))
+            return
+        }
+    }
 }
 
 /// All batches at once; returns (seconds, succeeded).
