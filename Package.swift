@@ -101,7 +101,7 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "Imaging", "Messaging", "Wire"],
+            dependencies: ["Cluster", "Imaging", "Messaging", "Wire", "CZeroMQ"],
             path: "Benchmarks/ClusterBenchmark"
         ),
 
@@ -142,8 +142,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Processes/Deployment/Resources/compose-to-json.py"),
-                        .copy("Processes/Dashboard/Resources/headless-browser.py")]
+            resources: [
+                .copy("Processes/Deployment/Resources/compose-to-json.py"),
+                .copy("Processes/Deployment/Resources/yaml-documents-to-json.py"),
+                .copy("Processes/Dashboard/Resources/headless-browser.py"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

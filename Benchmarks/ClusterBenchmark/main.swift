@@ -10,10 +10,14 @@
 //                    --coordinator-pid PID [--soak-cancel] [--soak-every 100] [--soak-settle 10]
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --cancel-rounds 20 --cancel-side 8000 --expect-workers 2
 //                    (workers started with --allow-local-files on this machine)
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --simulate-workers 1000 --coordinator-pid PID \
+//                    [--simulated-slots 4] [--simulation-threads 4] [--io-threads 1] [--task-delay-ms 0] \
+//                    [--idle-seconds 5] [--tasks 200000] [--batch-size 25000]
 //
 // Modes:
 // - throughput (default when --tasks > 0): `--tasks` no-op tasks as batches of `--batch-size`, all
-//   submitted at once; the clock runs from the first submit to the last `BatchFinished`.
+//   submitted at once; the clock runs from the first submit to the last `BatchFinished`. With
+//   --coordinator-pid, also the coordinator's CPU time per task (/proc/PID/stat).
 // - latency (when --latency-rounds > 0): single-task batches, one at a time; each round trip runs from
 //   `submit` to its `ItemFinished`. Prints p50, p99 and the mean.
 // - memory (when --memory-tasks > 0, against a coordinator with no workers): reads the coordinator's
@@ -28,6 +32,12 @@
 //   more second (the local read is done, the slots filter), cancels the batch and polls status until no
 //   task runs: the time from sending `CancelBatch` to every slot free (each cancel confirmed by its
 //   worker). Prints p50, p99 and the maximum.
+// - simulation (when --simulate-workers > 0, against a coordinator with no other workers): connects that
+//   many simulated workers from this process (`SimulatedWorkerGroup`: DEALER sockets driven by
+//   `--simulation-threads` threads with zmq_poll, each socket owned by one thread), waits until all are
+//   registered, measures the coordinator's CPU for heartbeats alone over `--idle-seconds`, then runs the
+//   throughput mode's no-op tasks through them and prints tasks/s, the coordinator's CPU per task (from
+//   /proc/PID/stat) and its RSS. `--task-delay-ms` makes each simulated task take that long.
 import Cluster
 import Foundation
 import Imaging
@@ -51,6 +61,12 @@ struct Arguments {
     var soakCancel = false
     var cancelRounds = 0
     var cancelSide = 8_000
+    var simulateWorkers = 0
+    var simulatedSlots = 4
+    var simulationThreads = 4
+    var ioThreads = 1
+    var taskDelayMs = 0
+    var idleSeconds = 5
 
     static let usage = """
         usage: ClusterBenchmark --coordinator ENDPOINT [--tasks N] [--batch-size N] [--latency-rounds N]
@@ -59,6 +75,8 @@ struct Arguments {
                                 [--soak-batches N --coordinator-pid PID [--soak-batch-size N] [--soak-every N]
                                  [--soak-settle SECONDS] [--soak-cancel]]
                                 [--cancel-rounds N [--cancel-side PIXELS]]
+                                [--simulate-workers N --coordinator-pid PID [--simulated-slots N]
+                                 [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]]
         """
 
     init(_ argv: [String]) {
@@ -91,6 +109,12 @@ struct Arguments {
             case "--soak-cancel": soakCancel = true
             case "--cancel-rounds": cancelRounds = number("--cancel-rounds")
             case "--cancel-side": cancelSide = max(16, number("--cancel-side"))
+            case "--simulate-workers": simulateWorkers = number("--simulate-workers")
+            case "--simulated-slots": simulatedSlots = max(1, number("--simulated-slots"))
+            case "--simulation-threads": simulationThreads = max(1, number("--simulation-threads"))
+            case "--io-threads": ioThreads = max(1, number("--io-threads"))
+            case "--task-delay-ms": taskDelayMs = number("--task-delay-ms")
+            case "--idle-seconds": idleSeconds = number("--idle-seconds")
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -100,6 +124,7 @@ struct Arguments {
         }
         if memoryTasks > 0 && coordinatorPID <= 0 { Self.fail("--memory-tasks needs --coordinator-pid") }
         if soakBatches > 0 && coordinatorPID <= 0 { Self.fail("--soak-batches needs --coordinator-pid") }
+        if simulateWorkers > 0 && coordinatorPID <= 0 { Self.fail("--simulate-workers needs --coordinator-pid") }
     }
 
     static func fail(_ message: String) -> Never {
@@ -123,8 +148,12 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
     for try await event in await client.submit(batch) {
         switch event {
         case .accepted, .itemsAdded: break
-        case .itemFinished: items += 1
-        case .itemsFinished(let group): items += group.count
+        case .itemFinished(let item):
+            items += 1
+            reportFirstFailure([item])
+        case .itemsFinished(let group):
+            items += group.count
+            reportFirstFailure(group)
         case .finished(let finished):
             succeeded = Int(finished.succeeded)
             guard items == batch.items.count else {
@@ -133,6 +162,16 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
         }
     }
     return succeeded
+}
+
+/// Prints the first failed item's failure of a batch run, so that a run with failures says why.
+func reportFirstFailure(_ items: [ItemFinished]) {
+    for item in items {
+        if case .failure(let failure) = item.outcome {
+            FileHandle.standardError.write(Data("ClusterBenchmark: item \(item.itemIndex) of \(item.batchID) failed: \(failure.code) \(failure.message)\n".utf8))
+            return
+        }
+    }
 }
 
 /// All batches at once; returns (seconds, succeeded).
@@ -185,12 +224,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 /// VmRSS of a process in bytes, from /proc/PID/status.
 func residentBytes(pid: Int32) throws -> Int {
-    let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        if fields.count >= 2, let kib = Int(fields[1]) { return kib * 1024 }
-    }
-    throw BenchmarkError(description: "no VmRSS in /proc/\(pid)/status")
+    try ProcessFigures.read(pid: pid).residentBytes
 }
 
 /// Submits `tasks` no-op tasks to a coordinator without workers and measures its memory once they are all queued.
@@ -371,17 +405,29 @@ do {
         try await soak(client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
                        settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
     }
-    if arguments.tasks > 0 {
+    if arguments.simulateWorkers > 0 {
+        let simulation = WorkerSimulation(
+            endpoint: arguments.coordinator, workers: arguments.simulateWorkers, slots: arguments.simulatedSlots,
+            threads: arguments.simulationThreads, ioThreads: arguments.ioThreads,
+            taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds, tasks: arguments.tasks,
+            batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID)
+        try await simulation.run(client)
+    } else if arguments.tasks > 0 {
         if arguments.warmup > 0 {
             _ = try await throughput(client, tasks: arguments.warmup, batchSize: arguments.batchSize)
         }
+        let cpuBefore = arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
         let (elapsed, succeeded) = try await throughput(client, tasks: arguments.tasks, batchSize: arguments.batchSize)
+        let cpuAfter = arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
         guard succeeded == arguments.tasks else {
             throw BenchmarkError(description: "\(succeeded) of \(arguments.tasks) no-op tasks succeeded")
         }
         let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
         print("shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s")
         print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
+        if arguments.coordinatorPID > 0 {
+            print("shiftwork coordinator CPU per task: \(format((cpuAfter - cpuBefore) / Double(arguments.tasks) * 1e6, 2)) µs")
+        }
     }
     if arguments.cancelRounds > 0 {
         let samples = try await cancelLatency(client, rounds: arguments.cancelRounds, side: arguments.cancelSide).sorted()

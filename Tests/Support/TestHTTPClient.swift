@@ -41,15 +41,22 @@ public enum TestHTTPClient {
         let host = String(authority[..<colon])
         let group = MultiThreadedEventLoopGroup.singleton
         let promise = group.next().makePromise(of: Response.self)
-        let channel = try await ClientBootstrap(group: group)
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(timeout)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
+                    }
                 }
-            }
-            .connect(host: host, port: port).get()
+                .connect(host: host, port: port).get()
+        } catch {
+            // Nothing listens (yet): complete the promise, which NIO requires of every promise it drops.
+            promise.fail(error)
+            throw error
+        }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: String(authority))
         headers.add(name: "Connection", value: "close")

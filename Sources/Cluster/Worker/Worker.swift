@@ -182,6 +182,13 @@ public actor Worker: Service {
         await stop()
     }
 
+    /// What the worker's health endpoint reports: registered (welcomed, and no hello awaiting an answer),
+    /// draining, stopping, tasks running.
+    public var health: WorkerHealth {
+        WorkerHealth(registered: isRegistered && helloSentAt == nil, draining: isDraining, stopping: isStopping,
+                     running: running.count)
+    }
+
     /// Stops gracefully: takes no new tasks, finishes those it runs, then leaves. It waits for the last
     /// running task to finish, for at most `timeout` (without one: until then, or until `stop()`, as when
     /// its `ServiceGroup`'s graceful shutdown runs out of time). Tasks still running then are cancelled and

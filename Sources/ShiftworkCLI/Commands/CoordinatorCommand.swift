@@ -94,12 +94,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     /// Splits `HOST:PORT` (or `[IPv6]:PORT`); a port alone means loopback (`127.0.0.1`).
-    static func hostAndPort(_ text: String) throws -> (String, Int) {
+    static func hostAndPort(_ text: String, option: String = "--metrics-listen (--http-listen)") throws -> (String, Int) {
         if let port = Int(text), (0...65535).contains(port) { return ("127.0.0.1", port) }
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
               (0...65535).contains(port), colon != text.startIndex
         else {
-            throw ValidationError("--metrics-listen (--http-listen) wants HOST:PORT or PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
+            throw ValidationError("\(option) wants HOST:PORT or PORT, e.g. 127.0.0.1:9464 (got '\(text)')")
         }
         let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return (host, port)

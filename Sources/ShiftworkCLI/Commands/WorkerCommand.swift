@@ -3,6 +3,7 @@ import Cluster
 import Fetching
 import Foundation
 import Imaging
+import ServiceLifecycle
 
 /// `shiftwork worker`: runs download and tilt-shift tasks for a coordinator.
 struct WorkerCommand: AsyncParsableCommand {
@@ -27,6 +28,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); the downloads waiting for their tilt-shift stay here, never on the coordinator: an image larger than this fails).")
     var inputCacheMb: Int?
 
+    @Option(help: "Serve the worker's probes at http://HOST:PORT: /livez (the process answers) and /readyz (registered with the coordinator, not draining; 503 otherwise), e.g. 0.0.0.0:8080 for Kubernetes (env SHIFTWORK_HEALTH_LISTEN; default: off).")
+    var healthListen: String?
+
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var download: DownloadOptions
     @OptionGroup var logging: LoggingOptions
@@ -45,10 +49,25 @@ struct WorkerCommand: AsyncParsableCommand {
             inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
         let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
         let worker = try Worker(configuration: configuration, logger: logger)
+        // The group stops its services in the reverse of this order: the worker drains first, while the
+        // health server still answers (readiness 503: draining), then the server stops.
+        var services: [any Service] = []
+        if let address = healthListen ?? Environment.value("HEALTH_LISTEN") {
+            let (host, port) = try CoordinatorCommand.hostAndPort(address, option: "--health-listen")
+            do {
+                let server = try await WorkerHealthServer.start(host: host, port: port) { await worker.health }
+                services.append(server)
+                print("health on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/readyz and /livez")
+                fflush(nil)
+            } catch {
+                throw CommandError("cannot serve health on \(address): \(error). Choose another address with --health-listen.")
+            }
+        }
+        services.append(worker)
         do {
-            // SIGTERM (docker stop, compose scale down) drains: running tasks finish, nothing new starts;
-            // at the drain timeout, or on a second signal, the worker leaves with what still runs.
-            try await ServiceRunner.run([worker], maximumGracefulShutdownDuration: .seconds(drainTimeout), logger: logger)
+            // SIGTERM (docker stop, compose scale down, Kubernetes) drains: running tasks finish, nothing new
+            // starts; at the drain timeout, or on a second signal, the worker leaves with what still runs.
+            try await ServiceRunner.run(services, maximumGracefulShutdownDuration: .seconds(drainTimeout), logger: logger)
         } catch {
             throw CommandError("\(error)")
         }

@@ -520,8 +520,13 @@ struct Dispatcher {
         var out = workersWithPinned.isEmpty ? [] : dispatchPinned()
         guard !readyQueue.isEmpty else { return out }
         var free: [(peer: PeerIdentity, slots: Int, batchable: Bool)] = []
-        for (peer, worker) in workers where worker.freeSlots > 0 {
-            free.append((peer, worker.freeSlots, worker.acceptsBatches))
+        // Read in place: iterating `(peer, worker)` copied every WorkerRecord (its `running` set retained and
+        // released) on every call, which with 1,000 workers was half the coordinator's CPU (docs/benchmarks.md).
+        var index = workers.startIndex
+        while index != workers.endIndex {
+            let slots = workers.values[index].freeSlots
+            if slots > 0 { free.append((workers.keys[index], slots, workers.values[index].acceptsBatches)) }
+            workers.formIndex(after: &index)
         }
         guard !free.isEmpty else { return out }
         if free.count > 1 { free.sort { $0.slots > $1.slots } }

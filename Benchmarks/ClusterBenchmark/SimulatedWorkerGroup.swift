@@ -1,0 +1,269 @@
+import CZeroMQ
+import Foundation
+import Synchronization
+import Wire
+
+/// Counters the simulated workers share with the benchmark's main task.
+final class SimulationCounters: Sendable {
+    /// Task assignments received.
+    let assignments = Atomic<Int>(0)
+    /// Task results sent.
+    let results = Atomic<Int>(0)
+    /// Heartbeats sent.
+    let heartbeats = Atomic<Int>(0)
+    /// `WorkerHello`s sent (the first ones and those after an `unknownWorker` refusal).
+    let hellos = Atomic<Int>(0)
+    /// `Welcome`s received.
+    let welcomes = Atomic<Int>(0)
+    /// Refusals received (an `unknownWorker` one means the coordinator had declared the worker dead).
+    let refusals = Atomic<Int>(0)
+    /// Messages that did not decode, and sends that failed (a full queue).
+    let malformed = Atomic<Int>(0)
+    let sendFailures = Atomic<Int>(0)
+    /// Set by the main task to end every group.
+    let stop = Atomic<Bool>(false)
+    /// Groups whose thread has ended.
+    let finishedThreads = Atomic<Int>(0)
+
+    init() {}
+}
+
+/// A ZeroMQ context handed to the threads that open sockets in it (a context is thread-safe; a socket is not).
+struct SimulationContext: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+}
+
+/// Simulated workers driven by one thread: each a DEALER socket of its own, speaking the real protocol
+/// (`WorkerHello`, heartbeats with the tasks held, batched results, `WorkerGoodbye`) and answering each
+/// task with an empty output at once or after a fixed delay. The thread opens, polls (`zmq_poll`) and
+/// closes its sockets; no other thread touches them or this object's state (hence `@unchecked Sendable`:
+/// only `counters` is shared).
+final class SimulatedWorkerGroup: @unchecked Sendable {
+    private struct SimulatedWorker {
+        let id: String
+        var socket: UnsafeMutableRawPointer?
+        var acceptsBatches = false
+        var heartbeatIntervalNs: UInt64 = 1_000_000_000
+        var nextHeartbeatNs: UInt64 = 0
+        var helloSentNs: UInt64 = 0
+        var lastSequence: UInt64 = 0
+        /// Keys of the tasks received and not answered yet (fixed-delay tasks), reported in heartbeats.
+        var holding: Set<UInt64> = []
+        /// Results to send at the end of this wake-up.
+        var outgoing: [TaskResult] = []
+        /// Raised by each `Welcome`: delayed results of an earlier registration are dropped.
+        var registration = 0
+        var tasksAnswered = 0
+    }
+
+    /// A fixed-delay task's result, due at `dueNs`.
+    private struct DelayedResult {
+        let dueNs: UInt64
+        let worker: Int
+        let registration: Int
+        let result: TaskResult
+    }
+
+    private let context: SimulationContext
+    private let endpoint: String
+    private let slots: UInt32
+    private let taskDelayNs: UInt64
+    private let counters: SimulationCounters
+    private var workers: [SimulatedWorker]
+    /// Fixed delay: results in the order they fall due (a FIFO, since every task waits the same time).
+    private var delayed: [DelayedResult] = []
+    private var delayedHead = 0
+    private var dirty: [Int] = []
+    /// Tasks answered per worker, filled in when the thread ends.
+    private let answeredPerWorker = Mutex<[Int]>([])
+
+    /// Workers named `PREFIX-N` for each N in `numbers`, connecting to `endpoint` with `slots` each.
+    init(context: SimulationContext, endpoint: String, numbers: Range<Int>, prefix: String, slots: Int,
+         taskDelay: Duration, counters: SimulationCounters) {
+        self.context = context
+        self.endpoint = endpoint
+        self.slots = UInt32(max(1, slots))
+        let parts = taskDelay.components
+        self.taskDelayNs = UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
+        self.counters = counters
+        self.workers = numbers.map { SimulatedWorker(id: "\(prefix)-\($0)") }
+    }
+
+    /// Tasks each worker answered; complete once the thread has ended.
+    var tasksAnswered: [Int] { answeredPerWorker.withLock { $0 } }
+
+    /// The thread's body: connects every worker, serves until `counters.stop`, then says goodbye and closes.
+    func run() {
+        for index in workers.indices { open(index) }
+        var items = workers.map { zmq_pollitem_t(socket: $0.socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0) }
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        var nextHeartbeatScanNs: UInt64 = 0
+        while !counters.stop.load(ordering: .relaxed) {
+            var timeoutMs: Int = 5
+            if delayedHead < delayed.count {
+                let now = Self.nowNs()
+                let due = delayed[delayedHead].dueNs
+                timeoutMs = due <= now ? 0 : min(timeoutMs, Int((due - now) / 1_000_000) + 1)
+            }
+            let ready = zmq_poll(&items, Int32(items.count), timeoutMs)
+            if ready > 0 {
+                for index in items.indices where items[index].revents & Int16(ZMQ_POLLIN) != 0 {
+                    receive(index, into: &message)
+                }
+            }
+            let now = Self.nowNs()
+            releaseDueResults(now: now)
+            flush()
+            if now >= nextHeartbeatScanNs {
+                sendHeartbeats(now: now)
+                nextHeartbeatScanNs = now + 20_000_000
+            }
+        }
+        zmq_msg_close(&message)
+        for index in workers.indices {
+            send(.workerGoodbye(WorkerGoodbye(workerID: workers[index].id)), to: index)
+            zmq_close(workers[index].socket)
+            workers[index].socket = nil
+        }
+        let answered = workers.map(\.tasksAnswered)
+        answeredPerWorker.withLock { $0 = answered }
+    }
+
+    private func open(_ index: Int) {
+        guard let socket = zmq_socket(context.pointer, ZMQ_DEALER) else {
+            fatalError("zmq_socket: \(String(cString: zmq_strerror(zmq_errno()))) (raise ulimit -n?)")
+        }
+        let identity = Array(workers[index].id.utf8)
+        var linger: Int32 = 0
+        var unlimited: Int32 = 0
+        zmq_setsockopt(socket, ZMQ_IDENTITY, identity, identity.count)
+        zmq_setsockopt(socket, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
+        zmq_setsockopt(socket, ZMQ_SNDHWM, &unlimited, MemoryLayout<Int32>.size)
+        zmq_setsockopt(socket, ZMQ_RCVHWM, &unlimited, MemoryLayout<Int32>.size)
+        guard zmq_connect(socket, endpoint) == 0 else {
+            fatalError("zmq_connect \(endpoint): \(String(cString: zmq_strerror(zmq_errno())))")
+        }
+        workers[index].socket = socket
+        sayHello(index, now: Self.nowNs())
+        // Heartbeats spread over the first second, as workers started at different times would send them.
+        workers[index].nextHeartbeatNs = Self.nowNs() + UInt64.random(in: 0..<1_000_000_000)
+    }
+
+    private func sayHello(_ index: Int, now: UInt64) {
+        workers[index].helloSentNs = now
+        send(.workerHello(WorkerHello(workerID: workers[index].id, slots: slots, version: "simulation",
+                                      hostname: "simulation", acceptsBatches: true)), to: index)
+        counters.hellos.add(1, ordering: .relaxed)
+    }
+
+    /// Reads every message waiting on the worker's socket (its last frame is the payload).
+    private func receive(_ index: Int, into message: inout zmq_msg_t) {
+        guard let socket = workers[index].socket else { return }
+        while zmq_msg_recv(&message, socket, ZMQ_DONTWAIT) >= 0 {
+            if zmq_msg_more(&message) != 0 { continue }
+            let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))
+            let decoded: Message
+            do {
+                decoded = try WireCodec.decode(bytes)
+            } catch {
+                counters.malformed.add(1, ordering: .relaxed)
+                continue
+            }
+            for part in MessageBatching.unbatched(decoded) { handle(part, worker: index) }
+        }
+    }
+
+    private func handle(_ message: Message, worker index: Int) {
+        switch message {
+        case .taskAssignment(let assignment):
+            counters.assignments.add(1, ordering: .relaxed)
+            workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
+            let result = TaskResult(taskID: assignment.taskID, attempt: assignment.attempt,
+                                    outcome: .output(TaskOutput(data: [])), taskKey: assignment.taskKey)
+            if taskDelayNs == 0 {
+                queue(result, for: index)
+            } else {
+                workers[index].holding.insert(assignment.taskKey)
+                delayed.append(DelayedResult(dueNs: Self.nowNs() + taskDelayNs, worker: index,
+                                             registration: workers[index].registration, result: result))
+            }
+        case .welcome(let welcome):
+            counters.welcomes.add(1, ordering: .relaxed)
+            workers[index].registration += 1
+            workers[index].acceptsBatches = welcome.acceptsBatches
+            workers[index].holding.removeAll()
+            workers[index].outgoing.removeAll()
+            workers[index].lastSequence = 0
+            if welcome.heartbeatIntervalMs > 0 {
+                workers[index].heartbeatIntervalNs = UInt64(max(100, welcome.heartbeatIntervalMs)) * 1_000_000
+            }
+        case .refusal(let refusal):
+            counters.refusals.add(1, ordering: .relaxed)
+            // As a real worker: register again, once per two heartbeat intervals at most.
+            let now = Self.nowNs()
+            if refusal.code == .unknownWorker, now - workers[index].helloSentNs > 2 * workers[index].heartbeatIntervalNs {
+                sayHello(index, now: now)
+            }
+        default:
+            break  // cancels: the result (sent anyway) confirms them
+        }
+    }
+
+    private func queue(_ result: TaskResult, for index: Int) {
+        if workers[index].outgoing.isEmpty { dirty.append(index) }
+        workers[index].outgoing.append(result)
+    }
+
+    private func releaseDueResults(now: UInt64) {
+        while delayedHead < delayed.count, delayed[delayedHead].dueNs <= now {
+            let due = delayed[delayedHead]
+            delayedHead += 1
+            guard workers[due.worker].registration == due.registration else { continue }
+            queue(due.result, for: due.worker)
+        }
+        if delayedHead > 4096, delayedHead * 2 > delayed.count {
+            delayed.removeFirst(delayedHead)
+            delayedHead = 0
+        }
+    }
+
+    /// Sends each worker's results of this wake-up, in batch messages when the coordinator takes them.
+    private func flush() {
+        for index in dirty {
+            let results = workers[index].outgoing
+            workers[index].outgoing.removeAll(keepingCapacity: true)
+            if taskDelayNs > 0 { for result in results { workers[index].holding.remove(result.taskKey) } }
+            let messages = results.map(Message.taskResult)
+            for message in workers[index].acceptsBatches ? MessageBatching.coalesce(messages) : messages {
+                send(message, to: index)
+            }
+            workers[index].tasksAnswered += results.count
+            counters.results.add(results.count, ordering: .relaxed)
+        }
+        dirty.removeAll(keepingCapacity: true)
+    }
+
+    private func sendHeartbeats(now: UInt64) {
+        for index in workers.indices where workers[index].nextHeartbeatNs <= now {
+            let worker = workers[index]
+            send(.heartbeat(Heartbeat(workerID: worker.id, running: UInt32(worker.holding.count),
+                                      lastSequence: worker.lastSequence, holding: Array(worker.holding))), to: index)
+            workers[index].nextHeartbeatNs = now + worker.heartbeatIntervalNs
+            counters.heartbeats.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func send(_ message: Message, to index: Int) {
+        guard let socket = workers[index].socket else { return }
+        let bytes = WireCodec.encode(message)
+        let sent = bytes.withUnsafeBytes { zmq_send(socket, $0.baseAddress, $0.count, ZMQ_DONTWAIT) }
+        if sent < 0 { counters.sendFailures.add(1, ordering: .relaxed) }
+    }
+
+    private static func nowNs() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
