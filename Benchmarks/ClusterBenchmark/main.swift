@@ -109,7 +109,7 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
     var items = 0
     for try await event in await client.submit(batch) {
         switch event {
-        case .accepted, .itemsAdded: break
+        case .accepted, .attached, .itemsAdded: break
         case .itemFinished: items += 1
         case .itemsFinished(let group): items += group.count
         case .finished(let finished):
@@ -258,7 +258,7 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
                 if cancel { _ = try await client.cancel(batchID: batchID) }
             case .itemFinished: items += 1
             case .itemsFinished(let group): items += group.count
-            case .itemsAdded: break
+            case .itemsAdded, .attached: break
             case .finished(let summary): finished = summary
             }
         }

@@ -37,6 +37,8 @@ public struct ItemOutcome: Sendable {
 public enum BatchProgress: Sendable {
     /// The coordinator accepted the batch.
     case accepted(batchID: String, itemCount: Int)
+    /// Instead of `accepted`: the idempotency key named a batch the coordinator had; the client attached to it.
+    case attached(batchID: String, itemCount: Int)
     /// One item finished (written, or failed).
     case item(ItemOutcome, done: Int, total: Int)
     /// A manifest added `count` items to the batch, which now has `total`.
@@ -74,6 +76,10 @@ public struct BatchSubmission: Sendable {
     public let encoding: EncodingOptions
     /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
     public let overwrite: Bool
+    /// The batch's priority (`BatchPriority`, -10...10; checked by `SharingOptions` and the coordinator).
+    public var priority: Int32 = BatchPriority.normal
+    /// The idempotency key (`IdempotencyKey`); empty: none.
+    public var idempotencyKey = ""
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
@@ -95,9 +101,11 @@ public struct BatchSubmission: Sendable {
         try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         var naming = OutputNaming()
         let items = inputs.map { BatchItem(source: $0, outputName: naming.stem(for: $0)) }
-        let request = SubmitBatch(
+        var request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding))
+        request.priority = priority
+        request.idempotencyKey = idempotencyKey
         let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
         return try await collector.collect(await client.submit(request), progress: progress)
     }

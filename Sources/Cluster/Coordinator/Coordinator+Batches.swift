@@ -8,12 +8,14 @@ extension Coordinator {
     // MARK: Accepting
 
     func accept(_ submit: SubmitBatch, from client: PeerIdentity) {
+        if attachByIdempotencyKey(submit, from: client) { return }
         if let refusal = registry.refusal(of: submit, from: client) {
             send([Outbound(peer: client, message: .refusal(refusal))])
             return
         }
         let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
-        let planned = registry.plan(batchID: batchID, client: client, submit: submit)
+        let planned = registry.plan(batchID: batchID, client: client, submit: submit,
+                                    idempotencyScope: clientIdentity(of: client).idempotencyScope)
         let batch: BatchOperation
         do {
             batch = try makeOperations(for: planned, submit: submit)
@@ -27,18 +29,20 @@ extension Coordinator {
         let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID)
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
+        share(planned, of: clientIdentity(of: client))
         adopt(batch)
         start(batch)
     }
 
     /// The operations of a planned batch.
     private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) throws -> BatchOperation {
-        let planner = ItemPlanner(
+        var planner = ItemPlanner(
             batchID: planned.batchID,
             parameters: submit.parameters ?? WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10),
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
             firstAttempt: (incarnation - 1) * 1_000 + 1, runner: CoordinatorTaskRunner(coordinator: self))
+        planner.sharesHosts = configuration.scheduling == .fairShare
         return try BatchOperation(planned, planner: planner)
     }
 
@@ -78,8 +82,9 @@ extension Coordinator {
             ])
         }
         for saved in recovered.batches {
+            let client = clientIdentity(of: PeerIdentity(saved.client))
             let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
-                                        recovered: saved)
+                                        recovered: saved, idempotencyScope: client.idempotencyScope)
             let batch: BatchOperation
             do {
                 batch = try makeOperations(for: planned, submit: saved.submit)
@@ -95,6 +100,7 @@ extension Coordinator {
                 "batch": "\(saved.batchID)", "items": "\(planned.items.count)", "finished": "\(saved.finished.count)",
             ])
             if saved.isComplete { continue }
+            share(planned, of: client)
             adopt(batch)
             for request in saved.cancellations { carryOut(registry.cancel(request, from: nil), of: request.batchID) }
             start(batch)
@@ -153,6 +159,7 @@ extension Coordinator {
         if let summary = end.batchFinished {
             batch.close()
             operations[batch.batchID] = nil
+            dispatcher.forgetShare(of: batch.batchID)
             AllocatorTrim.request()  // its operations are let go as its group ends
             logger.info("batch finished", metadata: [
                 "batch": "\(batch.batchID)", "succeeded": "\(summary.succeeded)", "failed": "\(summary.failed)",

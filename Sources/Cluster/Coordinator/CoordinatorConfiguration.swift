@@ -25,6 +25,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var authentication: CoordinatorAuthentication?
     /// How many finished batches are kept for status and `results`, and for how long.
     public var retention: BatchRetention
+    /// How waiting tasks take turns for worker slots (`--scheduling`): fair share (the default) or FIFO.
+    public var scheduling: SchedulingPolicy = .fairShare
 
     /// Creates a configuration listening on `listen`.
     public init(
@@ -49,5 +51,14 @@ public struct CoordinatorConfiguration: Sendable {
         self.dataDirectory = dataDirectory
         self.maxBatchItems = max(1, maxBatchItems)
         self.maxPendingItemsPerClient = max(1, maxPendingItemsPerClient)
+    }
+}
+
+extension CoordinatorConfiguration {
+    /// This configuration with `policy` for its waiting tasks.
+    public func scheduled(_ policy: SchedulingPolicy) -> CoordinatorConfiguration {
+        var configuration = self
+        configuration.scheduling = policy
+        return configuration
     }
 }

@@ -55,13 +55,16 @@ struct StatusReport {
             selected = registry.batches[request.batchID].map { [$0] } ?? []
         }
         let batchStatuses = selected.map { batch in
-            BatchStatus(
+            var status = BatchStatus(
                 batchID: batch.batchID, itemCount: UInt32(batch.items.count), succeeded: batch.succeeded,
                 failed: batch.failed, cancelled: batch.cancelled,
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
                     let (state, error) = self.state(of: index, in: batch)
                     return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error)
                 })
+            status.priority = batch.priority
+            status.idempotencyKey = batch.idempotencyKey
+            return status
         }
         return StatusReply(
             requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(clamping: queuedTasks),

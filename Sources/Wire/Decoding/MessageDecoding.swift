@@ -233,6 +233,8 @@ extension SubmitBatch {
             },
             kind: try TaskKind(c.kind, field: "SubmitBatch.kind"),
             acceptsBatches: c.accepts_batches != 0)
+        priority = c.priority
+        idempotencyKey = try readString(c.idempotency_key)
     }
 }
 
@@ -240,6 +242,7 @@ extension BatchAccepted {
     init(_ c: Shiftwork__V1__BatchAccepted) throws(WireError) {
         self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), itemCount: c.item_count,
                   coordinatorID: try readString(c.coordinator_id))
+        attached = c.attached != 0
     }
 }
 
@@ -335,6 +338,8 @@ extension BatchStatus {
             batchID: try readString(c.batch_id), itemCount: c.item_count, succeeded: c.succeeded,
             failed: c.failed, cancelled: c.cancelled,
             items: try readRepeated(c.n_items, c.items, field: "BatchStatus.items") { (element) throws(WireError) in try ItemStatus(element.pointee) })
+        priority = c.priority
+        idempotencyKey = try readString(c.idempotency_key)
     }
 }
 

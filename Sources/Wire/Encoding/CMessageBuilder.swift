@@ -307,6 +307,8 @@ struct CMessageBuilder: ~Copyable {
         }
         c.pointee.kind = Shiftwork__V1__TaskKind(rawValue: m.kind.rawValue)
         c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
+        c.pointee.priority = m.priority
+        c.pointee.idempotency_key = string(m.idempotencyKey)
         return c
     }
 
@@ -317,6 +319,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.batch_id = string(m.batchID)
         c.pointee.item_count = m.itemCount
         c.pointee.coordinator_id = string(m.coordinatorID)
+        c.pointee.attached = m.attached ? 1 : 0
         return c
     }
 
@@ -447,6 +450,8 @@ struct CMessageBuilder: ~Copyable {
         }
         c.pointee.n_items = m.items.count
         c.pointee.items = items
+        c.pointee.priority = m.priority
+        c.pointee.idempotency_key = string(m.idempotencyKey)
         return c
     }
 

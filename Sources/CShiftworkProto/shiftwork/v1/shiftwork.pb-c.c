@@ -2725,7 +2725,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[7] =
 {
   {
     "request_id",
@@ -2787,18 +2787,45 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "priority",
+    120,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, priority),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "idempotency_key",
+    121,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, idempotency_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
   4,   /* field[4] = accepts_batches */
+  6,   /* field[6] = idempotency_key */
   1,   /* field[1] = items */
   3,   /* field[3] = kind */
   2,   /* field[2] = parameters */
+  5,   /* field[5] = priority */
   0,   /* field[0] = request_id */
 };
-static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 120, 5 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
 {
@@ -2808,14 +2835,14 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   "Shiftwork__V1__SubmitBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__SubmitBatch),
-  5,
+  7,
   shiftwork__v1__submit_batch__field_descriptors,
   shiftwork__v1__submit_batch__field_indices_by_name,
-  1,  shiftwork__v1__submit_batch__number_ranges,
+  2,  shiftwork__v1__submit_batch__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__submit_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[5] =
 {
   {
     "request_id",
@@ -2865,17 +2892,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "attached",
+    120,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchAccepted, attached),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_accepted__field_indices_by_name[] = {
+  4,   /* field[4] = attached */
   1,   /* field[1] = batch_id */
   3,   /* field[3] = coordinator_id */
   2,   /* field[2] = item_count */
   0,   /* field[0] = request_id */
 };
-static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 120, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
 {
@@ -2885,10 +2926,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
   "Shiftwork__V1__BatchAccepted",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchAccepted),
-  4,
+  5,
   shiftwork__v1__batch_accepted__field_descriptors,
   shiftwork__v1__batch_accepted__field_indices_by_name,
-  1,  shiftwork__v1__batch_accepted__number_ranges,
+  2,  shiftwork__v1__batch_accepted__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__batch_accepted__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3623,7 +3664,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__item_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descriptors[6] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descriptors[8] =
 {
   {
     "batch_id",
@@ -3697,19 +3738,46 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "priority",
+    120,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchStatus, priority),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "idempotency_key",
+    121,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchStatus, idempotency_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_status__field_indices_by_name[] = {
   0,   /* field[0] = batch_id */
   4,   /* field[4] = cancelled */
   3,   /* field[3] = failed */
+  7,   /* field[7] = idempotency_key */
   1,   /* field[1] = item_count */
   5,   /* field[5] = items */
+  6,   /* field[6] = priority */
   2,   /* field[2] = succeeded */
 };
-static const ProtobufCIntRange shiftwork__v1__batch_status__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__batch_status__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 120, 6 },
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
 {
@@ -3719,10 +3787,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
   "Shiftwork__V1__BatchStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchStatus),
-  6,
+  8,
   shiftwork__v1__batch_status__field_descriptors,
   shiftwork__v1__batch_status__field_indices_by_name,
-  1,  shiftwork__v1__batch_status__number_ranges,
+  2,  shiftwork__v1__batch_status__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__batch_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
