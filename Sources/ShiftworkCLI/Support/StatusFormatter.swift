@@ -12,7 +12,8 @@ enum StatusFormatter {
         let shown = PrintableText.escape
         var lines: [String] = []
         if batchRequested, let batch = reply.batches.first {
-            lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
+            let key = batch.idempotencyKey.isEmpty ? "" : ", key \(shown(batch.idempotencyKey))"
+            lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled, priority \(batch.priority)\(key)")
             for item in batch.items {
                 let error = item.error.isEmpty ? "" : "  \(shown(item.error))"
                 lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(error)")
@@ -52,7 +53,7 @@ enum StatusFormatter {
             },
             "batches": reply.batches.map { batch -> [String: Any] in
                 ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
-                 "cancelled": batch.cancelled,
+                 "cancelled": batch.cancelled, "priority": batch.priority, "idempotency_key": batch.idempotencyKey,
                  "item_states": batch.items.map { ["index": $0.itemIndex, "source": $0.source, "state": $0.state, "error": $0.error] }]
             },
         ]
