@@ -44,6 +44,11 @@ public struct MutualExclusion: OperationCondition {
     public static func holders(of category: String) -> Int {
         ExclusivityController.shared.holders(of: category)
     }
+
+    /// The number of operations waiting for a slot of `category` (for diagnostics and tests).
+    public static func waiters(of category: String) -> Int {
+        ExclusivityController.shared.waiters(of: category)
+    }
 }
 
 /// The process-wide counters and waiters of the mutual-exclusion categories: per category, a FIFO of
@@ -59,69 +64,47 @@ final class ExclusivityController: Sendable {
 
     private struct Category {
         var held = 0
-        /// Waiters by group, each in arrival order (`waiters[head...]`). A group emptied by a cancel
-        /// stays until its turn comes, and is dropped then.
-        var groups: [String: (waiters: [Waiter], head: Int)] = [:]
-        /// Groups with waiters, in turn order (`turns[turnHead...]`).
-        var turns: [String] = []
-        var turnHead = 0
+        /// Waiters by group, each in arrival order. A group emptied by a cancel stays until its turn
+        /// comes, and is dropped then.
+        var groups: [String: FIFOQueue<Waiter>] = [:]
+        /// Groups with waiters, in turn order.
+        var turns = FIFOQueue<String>()
 
         var hasWaiters: Bool { !groups.isEmpty }
 
         mutating func append(_ waiter: Waiter, group: String) {
             if groups[group] == nil {
-                groups[group] = ([], 0)
+                groups[group] = FIFOQueue()
                 turns.append(group)
             }
-            groups[group]?.waiters.append(waiter)
+            groups[group]?.append(waiter)
         }
 
         /// The waiter whose turn it is (groups emptied by cancels are dropped on the way).
         mutating func next() -> Waiter? {
-            while turnHead < turns.count {
-                let group = turns[turnHead]
-                if let queue = groups[group], queue.head < queue.waiters.count { return queue.waiters[queue.head] }
+            while let group = turns.first {
+                if let waiter = groups[group]?.first { return waiter }
                 groups[group] = nil
-                advanceTurn()
+                _ = turns.popFirst()
             }
             return nil
         }
 
         /// Removes the waiter `next()` returned; its group goes to the back of the turns if it has more.
         mutating func removeNext() {
-            guard turnHead < turns.count else { return }
-            let group = turns[turnHead]
-            advanceTurn()
-            guard var queue = groups[group] else { return }
-            groups[group] = nil
-            queue.head += 1
-            guard queue.head < queue.waiters.count else { return }
-            if queue.head > 256 && queue.head * 2 > queue.waiters.count {
-                queue.waiters.removeFirst(queue.head)
-                queue.head = 0
-            }
+            guard let group = turns.popFirst(), var queue = groups.removeValue(forKey: group) else { return }
+            _ = queue.popFirst()
+            guard !queue.isEmpty else { return }
             groups[group] = queue
             turns.append(group)
         }
 
         /// Removes a cancelled waiter; `nil` when it is not waiting (any more).
         mutating func remove(id: UInt64) -> Waiter? {
-            for (group, queue) in groups {
-                guard let index = queue.waiters[queue.head...].firstIndex(where: { $0.id == id }) else { continue }
-                return groups[group]?.waiters.remove(at: index)
+            for group in groups.keys {
+                if let waiter = groups[group]?.removeFirst(where: { $0.id == id }) { return waiter }
             }
             return nil
-        }
-
-        private mutating func advanceTurn() {
-            turnHead += 1
-            if turnHead == turns.count {
-                turns.removeAll(keepingCapacity: true)
-                turnHead = 0
-            } else if turnHead > 256 && turnHead * 2 > turns.count {
-                turns.removeFirst(turnHead)
-                turnHead = 0
-            }
         }
     }
 
@@ -133,6 +116,10 @@ final class ExclusivityController: Sendable {
     private let state = LockedValue(State())
 
     func holders(of category: String) -> Int { state.withLock { $0.categories[category]?.held ?? 0 } }
+
+    func waiters(of category: String) -> Int {
+        state.withLock { $0.categories[category]?.groups.values.reduce(0) { $0 + $1.count } ?? 0 }
+    }
 
     func acquire(category: String, limit: Int, group: String = "") async throws {
         let id = state.withLock { s -> UInt64 in

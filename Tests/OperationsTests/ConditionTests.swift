@@ -40,12 +40,13 @@ final class ConditionTests: XCTestCase {
             operation.addCondition(MutualExclusion(category: category, group: group))
             return operation
         }
-        let big = (0..<20).map { waiter("big-\($0)", group: "big") }
-        try queue.addOperations(big)
-        try await Task.sleep(for: .milliseconds(100))  // the big group waits first
+        for index in 0..<20 {  // one at a time, so that they wait in this order; the big group first
+            try queue.addOperation(waiter("big-\(index)", group: "big"))
+            await eventually { MutualExclusion.waiters(of: category) == index + 1 }
+        }
         let small = (0..<2).map { waiter("small-\($0)", group: "small") }
         try queue.addOperations(small)
-        try await Task.sleep(for: .milliseconds(100))
+        await eventually { MutualExclusion.waiters(of: category) == 22 }
         holder.complete(with: 1)
         await waitForQueue(queue)
         let served = order.entries

@@ -1,3 +1,5 @@
+import Operations
+
 /// The tasks waiting for a worker slot, and which goes next: fair share between clients, and between
 /// the batches of one client, weighted by the batches' priorities (stride scheduling). O(1) to enqueue
 /// and remove, O(log f) to dequeue, f the number of classes with waiting tasks (a handful).
@@ -46,28 +48,11 @@ struct FairShareQueue {
         let shareClass: ShareClass
         let stride: UInt64
         var pass: UInt64 = 0
-        /// Lanes with tasks, served round robin (a ring: `ring[head...]`).
-        var ring: [Int] = []
-        var head = 0
+        /// Lanes with tasks, served round robin.
+        var ring = FIFOQueue<Int>()
         var isScheduled = false
         /// Lanes of the flow that exist (with tasks, or removed ones still to skip).
         var lanes = 0
-
-        var hasLanes: Bool { head < ring.count }
-
-        mutating func nextLane() -> Int? {
-            guard head < ring.count else { return nil }
-            let lane = ring[head]
-            head += 1
-            if head == ring.count {
-                ring.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 64 && head * 2 > ring.count {
-                ring.removeFirst(head)
-                head = 0
-            }
-            return lane
-        }
     }
 
     init(policy: SchedulingPolicy = .fairShare) {
@@ -122,7 +107,7 @@ struct FairShareQueue {
     mutating func dequeue() -> TaskKey? {
         while let least = heap.min {
             let flow = least.flow
-            guard let lane = flows[flow].nextLane() else {
+            guard let lane = flows[flow].ring.popFirst() else {
                 heap.removeMin()
                 flows[flow].isScheduled = false
                 releaseFlowIfUnused(flow)
@@ -142,7 +127,7 @@ struct FairShareQueue {
             guard let key = served else { continue }  // the lane held only removed tasks
             virtualTime = flows[flow].pass
             flows[flow].pass += flows[flow].stride
-            if flows[flow].hasLanes {
+            if !flows[flow].ring.isEmpty {
                 heap.updateMin(pass: flows[flow].pass)
             } else {
                 heap.removeMin()
@@ -163,31 +148,26 @@ struct FairShareQueue {
             client: ClientIdentity(peer: PeerIdentity(Array(laneKey.utf8)), key: nil), priority: 0)
         let flow = flowByClass[shareClass] ?? makeFlow(shareClass)
         flows[flow].lanes += 1
-        let lane = TaskLane(batchID: laneKey, flow: flow)
-        let index: Int
-        if let free = freeLanes.popLast() {
-            lanes[free] = lane
-            index = free
-        } else {
-            lanes.append(lane)
-            index = lanes.count - 1
-        }
+        let index = Self.store(TaskLane(batchID: laneKey, flow: flow), in: &lanes, reusing: &freeLanes)
         laneByBatch[laneKey] = index
         return index
     }
 
     private mutating func makeFlow(_ shareClass: ShareClass) -> Int {
         let flow = Flow(shareClass: shareClass, stride: Self.strideScale / max(1, shareClass.weight))
-        let index: Int
-        if let free = freeFlows.popLast() {
-            flows[free] = flow
-            index = free
-        } else {
-            flows.append(flow)
-            index = flows.count - 1
-        }
+        let index = Self.store(flow, in: &flows, reusing: &freeFlows)
         flowByClass[shareClass] = index
         return index
+    }
+
+    /// Puts `element` in a free place of `storage` (or at its end); returns its index.
+    private static func store<Element>(_ element: Element, in storage: inout [Element], reusing free: inout [Int]) -> Int {
+        if let index = free.popLast() {
+            storage[index] = element
+            return index
+        }
+        storage.append(element)
+        return storage.count - 1
     }
 
     /// Lets go of a lane with nothing left in it.

@@ -1,3 +1,5 @@
+import Operations
+
 /// The tasks of one batch waiting for a slot, in the batch's own order: higher urgencies first (a
 /// tilt-shift whose download finished goes before new downloads), first-in first-out within an urgency,
 /// except that a task pushed to the front (its worker died) goes before the rest. O(1) amortised.
@@ -19,7 +21,7 @@ struct TaskLane {
 
     mutating func push(_ key: TaskKey, urgency: Int, front: Bool) {
         let index = levelIndex(urgency)
-        if front { levels[index].tasks.front.append(key) } else { levels[index].tasks.storage.append(key) }
+        if front { levels[index].tasks.front.append(key) } else { levels[index].tasks.queue.append(key) }
     }
 
     /// The next task of the lane (possibly one removed meanwhile: the queue skips those).
@@ -39,24 +41,12 @@ struct TaskLane {
 
     /// One urgency's tasks: a FIFO with a stack of tasks pushed to its front.
     private struct Level {
-        var storage: [TaskKey] = []
-        var head = 0
+        var queue = FIFOQueue<TaskKey>()
         var front: [TaskKey] = []
-        var isEmpty: Bool { head == storage.count && front.isEmpty }
+        var isEmpty: Bool { queue.isEmpty && front.isEmpty }
 
         mutating func pop() -> TaskKey? {
-            if let key = front.popLast() { return key }
-            guard head < storage.count else { return nil }
-            let key = storage[head]
-            head += 1
-            if head == storage.count {
-                storage.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1_024 && head * 2 > storage.count {
-                storage.removeFirst(head)
-                head = 0
-            }
-            return key
+            front.popLast() ?? queue.popFirst()
         }
     }
 }
