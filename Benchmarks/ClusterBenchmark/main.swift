@@ -6,6 +6,7 @@
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5590 [--tasks 100000] [--batch-size 25000]
 //                    [--latency-rounds 2000] [--warmup 2000]
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5591 --memory-tasks 1000000 --coordinator-pid PID
+//   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --behind 10000 --small 10 --label fair
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5592 --soak-batches 2000 --soak-batch-size 5000 \
 //                    --coordinator-pid PID [--soak-cancel] [--soak-every 100] [--soak-settle 10]
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --cancel-rounds 20 --cancel-side 8000 --expect-workers 2
@@ -23,6 +24,10 @@
 // - memory (when --memory-tasks > 0, against a coordinator with no workers): reads the coordinator's
 //   VmRSS from /proc/PID/status, submits the tasks, waits until its queue settles,
 //   reads VmRSS again and prints the growth per queued task.
+// - behind (when --behind > 0): a no-op batch of `--behind` tasks from one client; once its first
+//   result is in, a batch of `--small` tasks from a second client. Prints the small batch's time to its
+//   first result and to its end, and the large batch's end, from the small batch's submit (run against a
+//   coordinator with `--scheduling fifo` and one with `--scheduling fair` to compare).
 // - soak (when --soak-batches > 0): runs batches one after another through the coordinator and prints
 //   its VmRSS every `--soak-every` batches, then again after `--soak-settle` seconds of idleness (long
 //   enough for `--keep-finished-for` to retire what is left). With workers, no-op batches run to their
@@ -67,6 +72,9 @@ struct Arguments {
     var ioThreads = 1
     var taskDelayMs = 0
     var idleSeconds = 5
+    var behind = 0
+    var small = 10
+    var label = ""
 
     static let usage = """
         usage: ClusterBenchmark --coordinator ENDPOINT [--tasks N] [--batch-size N] [--latency-rounds N]
@@ -77,6 +85,7 @@ struct Arguments {
                                 [--cancel-rounds N [--cancel-side PIXELS]]
                                 [--simulate-workers N --coordinator-pid PID [--simulated-slots N]
                                  [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]]
+                                [--behind N [--small N] [--label TEXT]]
         """
 
     init(_ argv: [String]) {
@@ -115,6 +124,9 @@ struct Arguments {
             case "--io-threads": ioThreads = max(1, number("--io-threads"))
             case "--task-delay-ms": taskDelayMs = number("--task-delay-ms")
             case "--idle-seconds": idleSeconds = number("--idle-seconds")
+            case "--behind": behind = number("--behind")
+            case "--small": small = max(1, number("--small"))
+            case "--label": label = value("--label")
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -147,7 +159,7 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
     var items = 0
     for try await event in await client.submit(batch) {
         switch event {
-        case .accepted, .itemsAdded: break
+        case .accepted, .attached, .itemsAdded: break
         case .itemFinished(let item):
             items += 1
             reportFirstFailure([item])
@@ -209,6 +221,43 @@ func latency(_ client: ClusterClient, rounds: Int) async throws -> [Double] {
         samples.append(sample)
     }
     return samples
+}
+
+/// A small batch from a second client behind a large one that runs: the small batch's time to its first
+/// result and to its end, and the large one's end, from the small batch's submit.
+func behind(_ endpoint: String, large: Int, small: Int, label: String) async throws {
+    let bigClient = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
+    let smallClient = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
+    defer { Task { await bigClient.close(); await smallClient.close() } }
+    let running = AsyncStream<Void>.makeStream()
+    let bigDone = Task { () throws -> ContinuousClock.Instant in
+        var signalled = false
+        for try await event in await bigClient.submit(noopBatch(large)) {
+            switch event {
+            case .itemFinished, .itemsFinished:
+                if !signalled { running.continuation.yield(); signalled = true }
+            case .finished: return .now
+            case .accepted, .attached, .itemsAdded: break
+            }
+        }
+        throw BenchmarkError(description: "the large batch did not finish")
+    }
+    for await _ in running.stream { break }
+    let start = ContinuousClock.now
+    var first: ContinuousClock.Instant?
+    var end: ContinuousClock.Instant?
+    for try await event in await smallClient.submit(noopBatch(small)) {
+        switch event {
+        case .itemFinished, .itemsFinished: if first == nil { first = .now }
+        case .finished: end = .now
+        case .accepted, .attached, .itemsAdded: break
+        }
+    }
+    let bigEnd = try await bigDone.value
+    guard let first, let end else { throw BenchmarkError(description: "the small batch did not finish") }
+    print("shiftwork behind \(label): \(small)-task batch behind a running \(large)-task batch: first result "
+          + "\(format(seconds(first - start) * 1000, 1)) ms, done \(format(seconds(end - start) * 1000, 1)) ms; "
+          + "large batch done \(format(seconds(bigEnd - start) * 1000, 1)) ms after the small submit")
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -305,7 +354,7 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
                 if cancel { _ = try await client.cancel(batchID: batchID) }
             case .itemFinished: items += 1
             case .itemsFinished(let group): items += group.count
-            case .itemsAdded: break
+            case .itemsAdded, .attached: break
             case .finished(let summary): finished = summary
             }
         }
@@ -404,6 +453,9 @@ do {
     if arguments.soakBatches > 0 {
         try await soak(client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
                        settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
+    }
+    if arguments.behind > 0 {
+        try await behind(arguments.coordinator, large: arguments.behind, small: arguments.small, label: arguments.label)
     }
     if arguments.simulateWorkers > 0 {
         let simulation = WorkerSimulation(

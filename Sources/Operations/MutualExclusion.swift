@@ -4,7 +4,9 @@
 ///
 /// The slot is taken when the operation starts (after its dependencies, never at enqueue) and released
 /// when it finishes, however it finishes. Waiting suspends the operation's task without blocking a thread;
-/// waiters are served first-come first-served, and a waiting operation can be cancelled. An operation with
+/// waiters are served first-come first-served within their `group`, and groups take turns (one grant
+/// each), so that many waiters of one group do not hold back a later group; a waiting operation can be
+/// cancelled. An operation with
 /// several exclusions acquires them in category order, so two operations cannot deadlock on each other's
 /// categories. While it waits it holds its ``WorkQueue`` slot.
 public struct MutualExclusion: OperationCondition {
@@ -12,14 +14,18 @@ public struct MutualExclusion: OperationCondition {
     public let category: String
     /// How many operations of the category may execute at once (at least 1).
     public let limit: Int
+    /// Waiters of one group are served in order; groups take turns ("": the group of all that name none).
+    public let group: String
 
     /// A name for diagnostics, e.g. `MutualExclusion(download:example.com, limit: 4)`.
     public var name: String { "MutualExclusion(\(category), limit: \(limit))" }
 
-    /// Creates an exclusion on `category`.
-    public init(category: String, limit: Int = 1) {
+    /// Creates an exclusion on `category`. Waiters of different `group`s take turns for a free slot (for
+    /// example the batches downloading from one host); within a group, first come first served.
+    public init(category: String, limit: Int = 1, group: String = "") {
         self.category = category
         self.limit = max(1, limit)
+        self.group = group
     }
 
     /// Creates an exclusion whose category is a type's name, e.g. `MutualExclusion(LoginOperation.self)`.
@@ -30,7 +36,7 @@ public struct MutualExclusion: OperationCondition {
     /// Waits for a slot of the category, then registers its release for when `operation` finishes.
     public func evaluate(for operation: AsyncOperation) async throws {
         let category = self.category
-        try await ExclusivityController.shared.acquire(category: category, limit: limit)
+        try await ExclusivityController.shared.acquire(category: category, limit: limit, group: group)
         operation.addFinishAction { ExclusivityController.shared.release(category: category) }
     }
 
@@ -38,9 +44,15 @@ public struct MutualExclusion: OperationCondition {
     public static func holders(of category: String) -> Int {
         ExclusivityController.shared.holders(of: category)
     }
+
+    /// The number of operations waiting for a slot of `category` (for diagnostics and tests).
+    public static func waiters(of category: String) -> Int {
+        ExclusivityController.shared.waiters(of: category)
+    }
 }
 
-/// The process-wide counters and FIFO waiters of the mutual-exclusion categories.
+/// The process-wide counters and waiters of the mutual-exclusion categories: per category, a FIFO of
+/// waiters per group, and the groups with waiters in turn.
 final class ExclusivityController: Sendable {
     static let shared = ExclusivityController()
 
@@ -52,7 +64,48 @@ final class ExclusivityController: Sendable {
 
     private struct Category {
         var held = 0
-        var waiters: [Waiter] = []
+        /// Waiters by group, each in arrival order. A group emptied by a cancel stays until its turn
+        /// comes, and is dropped then.
+        var groups: [String: FIFOQueue<Waiter>] = [:]
+        /// Groups with waiters, in turn order.
+        var turns = FIFOQueue<String>()
+
+        var hasWaiters: Bool { !groups.isEmpty }
+
+        mutating func append(_ waiter: Waiter, group: String) {
+            if groups[group] == nil {
+                groups[group] = FIFOQueue()
+                turns.append(group)
+            }
+            groups[group]?.append(waiter)
+        }
+
+        /// The waiter whose turn it is (groups emptied by cancels are dropped on the way).
+        mutating func next() -> Waiter? {
+            while let group = turns.first {
+                if let waiter = groups[group]?.first { return waiter }
+                groups[group] = nil
+                _ = turns.popFirst()
+            }
+            return nil
+        }
+
+        /// Removes the waiter `next()` returned; its group goes to the back of the turns if it has more.
+        mutating func removeNext() {
+            guard let group = turns.popFirst(), var queue = groups.removeValue(forKey: group) else { return }
+            _ = queue.popFirst()
+            guard !queue.isEmpty else { return }
+            groups[group] = queue
+            turns.append(group)
+        }
+
+        /// Removes a cancelled waiter; `nil` when it is not waiting (any more).
+        mutating func remove(id: UInt64) -> Waiter? {
+            for group in groups.keys {
+                if let waiter = groups[group]?.removeFirst(where: { $0.id == id }) { return waiter }
+            }
+            return nil
+        }
     }
 
     private struct State {
@@ -64,7 +117,11 @@ final class ExclusivityController: Sendable {
 
     func holders(of category: String) -> Int { state.withLock { $0.categories[category]?.held ?? 0 } }
 
-    func acquire(category: String, limit: Int) async throws {
+    func waiters(of category: String) -> Int {
+        state.withLock { $0.categories[category]?.groups.values.reduce(0) { $0 + $1.count } ?? 0 }
+    }
+
+    func acquire(category: String, limit: Int, group: String = "") async throws {
         let id = state.withLock { s -> UInt64 in
             s.nextID &+= 1
             return s.nextID
@@ -76,11 +133,11 @@ final class ExclusivityController: Sendable {
                     var entry = s.categories[category] ?? Category()
                     defer { s.categories[category] = entry }
                     if Task.isCancelled { return .cancelled }
-                    if entry.waiters.isEmpty && entry.held < limit {
+                    if !entry.hasWaiters && entry.held < limit {
                         entry.held += 1
                         return .granted
                     }
-                    entry.waiters.append(Waiter(id: id, limit: limit, continuation: continuation))
+                    entry.append(Waiter(id: id, limit: limit, continuation: continuation), group: group)
                     return .waiting
                 }
                 switch outcome {
@@ -91,10 +148,7 @@ final class ExclusivityController: Sendable {
             }
         } onCancel: {
             let continuation = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-                guard var entry = s.categories[category],
-                    let index = entry.waiters.firstIndex(where: { $0.id == id })
-                else { return nil }
-                let waiter = entry.waiters.remove(at: index)
+                guard var entry = s.categories[category], let waiter = entry.remove(id: id) else { return nil }
                 s.categories[category] = entry
                 return waiter.continuation
             }
@@ -107,12 +161,12 @@ final class ExclusivityController: Sendable {
             guard var entry = s.categories[category] else { return [] }
             entry.held -= 1
             var granted: [CheckedContinuation<Void, any Error>] = []
-            while let first = entry.waiters.first, entry.held < first.limit {
-                entry.waiters.removeFirst()
+            while let first = entry.next(), entry.held < first.limit {
+                entry.removeNext()
                 entry.held += 1
                 granted.append(first.continuation)
             }
-            if entry.held == 0 && entry.waiters.isEmpty {
+            if entry.held == 0 && !entry.hasWaiters {
                 s.categories[category] = nil
             } else {
                 s.categories[category] = entry

@@ -41,6 +41,11 @@ public struct SubmitBatch: Sendable, Equatable {
     public var retries: UInt32?
     /// Seconds after acceptance at which the batch's unfinished items are cancelled; 0: no deadline.
     public var deadlineSeconds: UInt32
+    /// The batch's share of the cluster against other waiting batches (``BatchPriority``, -10...10).
+    public var priority: Int32 = BatchPriority.normal
+    /// A key the client chose (``IdempotencyKey``); empty: none. A submission with a key the coordinator
+    /// knows from this client attaches to that batch (``BatchAccepted/attached``) instead of creating one.
+    public var idempotencyKey: String = ""
 
     /// Creates a submission.
     public init(requestID: String, items: [BatchItem], parameters: WireTiltShiftParameters? = nil,
@@ -68,6 +73,9 @@ public struct BatchAccepted: Sendable, Equatable {
     /// The coordinator instance that answered; a client that later sees another one (the coordinator
     /// restarted) re-attaches with ``FetchResults``.
     public var coordinatorID: String
+    /// The submission's ``SubmitBatch/idempotencyKey`` named a batch the coordinator knew: the client is
+    /// attached to it (its finished items follow, as after ``FetchResults``); no batch was created.
+    public var attached = false
 
     /// Creates an acceptance.
     public init(requestID: String, batchID: String, itemCount: UInt32, coordinatorID: String = "") {

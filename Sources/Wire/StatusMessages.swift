@@ -125,6 +125,10 @@ public struct BatchStatus: Sendable, Equatable {
     public var cancelled: UInt32
     /// Per-item states (sent when one batch was asked for).
     public var items: [ItemStatus]
+    /// Its priority (``SubmitBatch/priority``).
+    public var priority: Int32 = BatchPriority.normal
+    /// The idempotency key it was submitted with; empty: none.
+    public var idempotencyKey = ""
 
     /// Creates a batch status.
     public init(

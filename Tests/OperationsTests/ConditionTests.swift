@@ -1,3 +1,4 @@
+import Foundation
 import Operations
 import XCTest
 
@@ -24,6 +25,35 @@ final class ConditionTests: XCTestCase {
             XCTAssertEqual(gauge.total, 12, host)
             XCTAssertEqual(gauge.maximum, 3, "at most 3 downloads at once from \(host)")
         }
+    }
+
+    func testMutualExclusionGroupsTakeTurnsWhileWaitersOfOneGroupAreServedInOrder() async throws {
+        let category = "turns-\(UUID().uuidString)"
+        let holder = CompletableOperation<Int>(name: "holder")
+        holder.addCondition(MutualExclusion(category: category))
+        let queue = WorkQueue()
+        try queue.addOperation(holder)
+        await eventually { holder.isExecuting }
+        let order = LockedLog()
+        func waiter(_ name: String, group: String) -> AsyncOperation {
+            let operation = AsyncBlockOperation(name: name) { order.append(name) }
+            operation.addCondition(MutualExclusion(category: category, group: group))
+            return operation
+        }
+        for index in 0..<20 {  // one at a time, so that they wait in this order; the big group first
+            try queue.addOperation(waiter("big-\(index)", group: "big"))
+            await eventually { MutualExclusion.waiters(of: category) == index + 1 }
+        }
+        let small = (0..<2).map { waiter("small-\($0)", group: "small") }
+        try queue.addOperations(small)
+        await eventually { MutualExclusion.waiters(of: category) == 22 }
+        holder.complete(with: 1)
+        await waitForQueue(queue)
+        let served = order.entries
+        XCTAssertEqual(served.count, 22)
+        XCTAssertEqual(served.filter { $0.hasPrefix("big") }, (0..<20).map { "big-\($0)" }, "in order within a group")
+        let lastSmall = served.lastIndex { $0.hasPrefix("small") } ?? .max
+        XCTAssertLessThan(lastSmall, 6, "the groups take turns: \(served)")
     }
 
     func testMutualExclusionWaiterCanBeCancelled() async throws {
@@ -62,5 +92,23 @@ final class ConditionTests: XCTestCase {
         XCTAssertEqual(guarded.state, .failed)
         XCTAssertTrue((guarded.errors.first as? ConditionFailedError)?.underlyingError is DependencyFailedError)
         XCTAssertEqual(allowed.state, .finished)
+    }
+}
+
+/// Names appended from several operations, in order.
+private final class LockedLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [String] = []
+
+    func append(_ name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        names.append(name)
+    }
+
+    var entries: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return names
     }
 }

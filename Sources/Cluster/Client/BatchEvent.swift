@@ -4,6 +4,9 @@ import Wire
 public enum BatchEvent: Sendable {
     /// The coordinator took the batch and gave it an ID.
     case accepted(batchID: String, itemCount: Int)
+    /// Instead of `accepted`: the submission's idempotency key named a batch the coordinator had, and the
+    /// client was attached to it (no second batch); its items finished so far follow, then the others.
+    case attached(batchID: String, itemCount: Int)
     /// One item is done: its output image or its error.
     case itemFinished(ItemFinished)
     /// Several items of the batch are done, in order (they arrived in one message): each means what

@@ -52,13 +52,17 @@ struct BatchOutputCollector {
         }
         for try await event in events {
             switch event {
-            case .accepted(let id, let count):
+            case .accepted(let id, let count), .attached(let id, let count):
                 batchID = id
                 if items.count < count {
                     items += (items.count..<count).map { BatchItem(source: "item \($0)") }
                     outcomes += Array(repeating: nil, count: count - outcomes.count)
                 }
-                progress(.accepted(batchID: id, itemCount: count))
+                if case .attached = event {
+                    progress(.attached(batchID: id, itemCount: count))
+                } else {
+                    progress(.accepted(batchID: id, itemCount: count))
+                }
             case .itemsAdded(let added):
                 let first = Int(added.firstIndex)
                 if items.count < first + added.items.count {

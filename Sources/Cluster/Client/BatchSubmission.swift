@@ -44,6 +44,8 @@ public struct ItemOutcome: Sendable {
 public enum BatchProgress: Sendable {
     /// The coordinator accepted the batch.
     case accepted(batchID: String, itemCount: Int)
+    /// Instead of `accepted`: the idempotency key named a batch the coordinator had; the client attached to it.
+    case attached(batchID: String, itemCount: Int)
     /// One item finished (written, or failed).
     case item(ItemOutcome, done: Int, total: Int)
     /// A manifest added `count` items to the batch, which now has `total`.
@@ -90,6 +92,10 @@ public struct BatchSubmission: Sendable {
     public var retries: Int?
     /// Seconds after which the coordinator cancels the batch's unfinished items; 0: no deadline.
     public var deadlineSeconds: Int = 0
+    /// The batch's priority (`BatchPriority`, -10...10; checked by `SharingOptions` and the coordinator).
+    public var priority: Int32 = BatchPriority.normal
+    /// The idempotency key (`IdempotencyKey`); empty: none.
+    public var idempotencyKey = ""
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
@@ -115,6 +121,8 @@ public struct BatchSubmission: Sendable {
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding),
             retries: retries.map { UInt32(clamping: $0) }, deadlineSeconds: UInt32(clamping: deadlineSeconds))
+        request.priority = priority
+        request.idempotencyKey = idempotencyKey
         request.sink = sink
         request.s3Endpoint = s3Endpoint
         var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)

@@ -245,7 +245,8 @@ public actor ClusterClient {
             received[accepted.batchID] = []
             coordinatorOfBatch[accepted.batchID] = accepted.coordinatorID
             itemCounts[accepted.batchID] = Int(accepted.itemCount)
-            continuation.yield(.accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
+            continuation.yield(accepted.attached ? .attached(batchID: accepted.batchID, itemCount: Int(accepted.itemCount))
+                                                 : .accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
             startWatchdog()
         case .itemFinished(let item):
             receiveItems([item])

@@ -25,7 +25,7 @@ public enum StatusJSON {
     /// One batch as a JSON object, its items (`item_states`) included when the reply carried them.
     public static func object(_ batch: BatchStatus) -> [String: Any] {
         ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
-         "cancelled": batch.cancelled,
+         "cancelled": batch.cancelled, "priority": batch.priority, "idempotency_key": batch.idempotencyKey,
          "item_states": batch.items.map { item -> [String: Any] in
              ["index": item.itemIndex, "source": item.source, "state": item.state, "error": item.error,
               "warnings": item.warnings, "location": item.location, "attempts": item.attempts,

@@ -9,12 +9,14 @@ extension Coordinator {
     // MARK: Accepting
 
     func accept(_ submit: SubmitBatch, from client: PeerIdentity, owner: CurvePublicKey?) {
+        if attachByIdempotencyKey(submit, from: client, key: owner) { return }
         if let refusal = registry.refusal(of: submit, from: client) {
             send([Outbound(peer: client, message: .refusal(refusal))])
             return
         }
         let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
-        let planned = registry.plan(batchID: batchID, client: client, submit: submit)
+        let planned = registry.plan(batchID: batchID, client: client, submit: submit,
+                                    idempotencyScope: clientIdentity(of: client, key: owner).idempotencyScope)
         let batch: BatchOperation
         do {
             batch = try makeOperations(for: planned, submit: submit)
@@ -30,6 +32,7 @@ extension Coordinator {
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
         batchDeadlines.set(batchID, seconds: submit.deadlineSeconds, from: .now)
+        share(planned, of: clientIdentity(of: client, key: owner))
         adopt(batch)
         start(batch)
     }
@@ -45,6 +48,7 @@ extension Coordinator {
             retrySchedule: TaskRetrySchedule(submit))
         planner.sink = submit.sink
         planner.s3Endpoint = submit.s3Endpoint
+        planner.sharesHosts = configuration.scheduling == .fairShare
         return try BatchOperation(planned, planner: planner)
     }
 
@@ -84,8 +88,9 @@ extension Coordinator {
             ])
         }
         for saved in recovered.batches {
+            let client = clientIdentity(of: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey))
             let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
-                                        recovered: saved)
+                                        recovered: saved, idempotencyScope: client.idempotencyScope)
             let batch: BatchOperation
             do {
                 batch = try makeOperations(for: planned, submit: saved.submit)
@@ -103,6 +108,7 @@ extension Coordinator {
             ])
             if saved.isComplete { continue }
             batchDeadlines.set(saved.batchID, seconds: saved.submit.deadlineSeconds, from: .now)
+            share(planned, of: client)
             adopt(batch)
             for request in saved.cancellations { carryOut(registry.cancel(request, from: nil), of: request.batchID) }
             start(batch)
@@ -162,6 +168,7 @@ extension Coordinator {
         if let summary = end.batchFinished {
             batch.close()
             operations[batch.batchID] = nil
+            dispatcher.forgetShare(of: batch.batchID)
             AllocatorTrim.request()  // its operations are let go as its group ends
             logger.info("batch finished", metadata: [
                 "batch": "\(batch.batchID)", "succeeded": "\(summary.succeeded)", "failed": "\(summary.failed)",

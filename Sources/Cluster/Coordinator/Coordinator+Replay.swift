@@ -5,8 +5,9 @@ import Wire
 /// restarted, or from another process (`shiftwork results`). They are sent every item finished so far,
 /// outputs read back from the journal's results directory, then the rest as the batch goes on.
 extension Coordinator {
-    func attach(_ peer: PeerIdentity, _ request: FetchResults) {
-        let (out, catchUp) = registry.attach(request, from: peer, coordinatorID: dispatcher.coordinatorID)
+    /// With `attached`, the client sent a `SubmitBatch` whose idempotency key named the batch.
+    func attach(_ peer: PeerIdentity, _ request: FetchResults, attached: Bool = false) {
+        let (out, catchUp) = registry.attach(request, from: peer, coordinatorID: dispatcher.coordinatorID, attached: attached)
         send(out)
         guard let catchUp else { return }
         logger.info("client attached to a batch", metadata: ["batch": "\(request.batchID)", "client": "\(peer)"])

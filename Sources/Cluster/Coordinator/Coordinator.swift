@@ -107,7 +107,8 @@ public actor Coordinator {
         self.dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
             coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
-            maxMessageBytes: UInt64(max(0, configuration.socketOptions.maxMessageSize)))
+            maxMessageBytes: UInt64(max(0, configuration.socketOptions.maxMessageSize)),
+            scheduling: configuration.scheduling)
         self.registry = BatchRegistry(
             limits: BatchRegistry.Limits(maxBatchItems: configuration.maxBatchItems,
                                          maxPendingItemsPerClient: configuration.maxPendingItemsPerClient),

@@ -28,6 +28,8 @@ public struct CoordinatorConfiguration: Sendable {
     /// How long one attempt of a task may run on its worker before the coordinator cancels it there and
     /// retries or fails it ("timed out after N s"); see ``defaultTaskTimeout``.
     public var taskTimeout: Duration = Self.defaultTaskTimeout
+    /// How waiting tasks take turns for worker slots (`--scheduling`): fair share (the default) or FIFO.
+    public var scheduling: SchedulingPolicy = .fairShare
 
     /// Creates a configuration listening on `listen`.
     public init(
@@ -52,5 +54,14 @@ public struct CoordinatorConfiguration: Sendable {
         self.dataDirectory = dataDirectory
         self.maxBatchItems = max(1, maxBatchItems)
         self.maxPendingItemsPerClient = max(1, maxPendingItemsPerClient)
+    }
+}
+
+extension CoordinatorConfiguration {
+    /// This configuration with `policy` for its waiting tasks.
+    public func scheduled(_ policy: SchedulingPolicy) -> CoordinatorConfiguration {
+        var configuration = self
+        configuration.scheduling = policy
+        return configuration
     }
 }

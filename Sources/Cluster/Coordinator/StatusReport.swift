@@ -64,7 +64,7 @@ struct StatusReport {
             selected = registry.batches[request.batchID].map { [$0] } ?? []
         }
         let batchStatuses = selected.map { batch in
-            BatchStatus(
+            var status = BatchStatus(
                 batchID: batch.batchID, itemCount: UInt32(batch.items.count), succeeded: batch.succeeded,
                 failed: batch.failed, cancelled: batch.cancelled,
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
@@ -74,6 +74,9 @@ struct StatusReport {
                                       warnings: batch.warnings(of: index), location: batch.location(of: index),
                                       attempts: Self.attempts(state: state, failed: failed), failedAttempts: failed)
                 })
+            status.priority = batch.priority
+            status.idempotencyKey = batch.idempotencyKey
+            return status
         }
         return StatusReply(
             requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(clamping: queuedTasks),

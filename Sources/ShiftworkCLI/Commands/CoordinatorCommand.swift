@@ -46,6 +46,19 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Seconds a finished batch is kept for `status` and `results` before it is retired (env SHIFTWORK_KEEP_FINISHED_FOR; default \(ClusterDefaults.keepFinishedFor.components.seconds)).")
     var keepFinishedFor: Int?
 
+    @Option(help: "How waiting tasks take turns for worker slots: fair (clients and batches take turns, weighted by priority) or fifo (every batch waits for those before it) (env SHIFTWORK_SCHEDULING; default fair).")
+    var scheduling: String?
+
+    /// The scheduling policy `--scheduling` names.
+    func schedulingPolicy() throws -> SchedulingPolicy {
+        let text = Environment.resolve(scheduling, "SCHEDULING", default: SchedulingPolicy.fairShare.rawValue)
+        guard let policy = SchedulingPolicy(rawValue: text.lowercased()) else {
+            throw CommandError("--scheduling \(text) is not a scheduling policy: give "
+                + SchedulingPolicy.allCases.map(\.rawValue).joined(separator: " or "))
+        }
+        return policy
+    }
+
     /// The retention of finished batches, from `--keep-finished-batches` and `--keep-finished-for`.
     func retention() throws -> BatchRetention {
         let count = try Environment.resolve(keepFinishedBatches, "KEEP_FINISHED_BATCHES", default: ClusterDefaults.keepFinishedBatches)
@@ -128,7 +141,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxPendingItemsPerClient: try Environment.resolve(
                     maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT", default: ClusterDefaults.maxPendingItemsPerClient),
                 authentication: authentication, retention: try retention()
-            ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))),
+            ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))).scheduled(try schedulingPolicy()),
             logger: logger)
         let bound: String?
         do {

@@ -18,6 +18,8 @@ final class BatchReporter: @unchecked Sendable {
     private var started = ContinuousClock.now
     private var failures = 0
     private var batchID = ""
+    /// The submission attached to an existing batch (`submit --key`).
+    private var attached = false
 
     /// Chooses the style: JSON when asked, a bar when standard output is a terminal, lines otherwise.
     init(json: Bool) {
@@ -29,10 +31,14 @@ final class BatchReporter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         switch progress {
-        case .accepted(let batchID, let count):
+        case .accepted(let batchID, let count), .attached(let batchID, let count):
             self.batchID = batchID
             started = .now
-            if style != .json { print("batch \(PrintableText.escape(batchID)): \(count) item\(count == 1 ? "" : "s")") }
+            if case .attached = progress { attached = true }
+            if style != .json {
+                let note = attached ? " (attached: submitted before with this --key; no second batch was made)" : ""
+                print("batch \(PrintableText.escape(batchID)): \(count) item\(count == 1 ? "" : "s")\(note)")
+            }
             if style == .bar { drawBar(done: 0, total: count) }
         case .grew(let count, let total):
             switch style {

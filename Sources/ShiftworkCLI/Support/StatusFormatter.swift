@@ -12,7 +12,8 @@ enum StatusFormatter {
         let shown = PrintableText.escape
         var lines: [String] = []
         if batchRequested, let batch = reply.batches.first {
-            lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled")
+            let key = batch.idempotencyKey.isEmpty ? "" : ", key \(shown(batch.idempotencyKey))"
+            lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled, priority \(batch.priority)\(key)")
             for item in batch.items {
                 let error = (item.error.isEmpty ? "" : "  \(shown(item.error))")
                     + item.warnings.map { "  warning: \(shown($0))" }.joined()

@@ -248,6 +248,8 @@ extension SubmitBatch {
             deadlineSeconds: c.deadline_seconds)
         sink = try readString(c.sink)
         s3Endpoint = try readString(c.s3_endpoint)
+        priority = c.priority
+        idempotencyKey = try readString(c.idempotency_key)
     }
 }
 
@@ -255,6 +257,7 @@ extension BatchAccepted {
     init(_ c: Shiftwork__V1__BatchAccepted) throws(WireError) {
         self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), itemCount: c.item_count,
                   coordinatorID: try readString(c.coordinator_id))
+        attached = c.attached != 0
     }
 }
 
@@ -364,6 +367,8 @@ extension BatchStatus {
             batchID: try readString(c.batch_id), itemCount: c.item_count, succeeded: c.succeeded,
             failed: c.failed, cancelled: c.cancelled,
             items: try readRepeated(c.n_items, c.items, field: "BatchStatus.items") { (element) throws(WireError) in try ItemStatus(element.pointee) })
+        priority = c.priority
+        idempotencyKey = try readString(c.idempotency_key)
     }
 }
 

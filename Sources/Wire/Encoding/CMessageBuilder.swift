@@ -336,6 +336,8 @@ struct CMessageBuilder: ~Copyable {
             c.pointee.retries = retries
         }
         c.pointee.deadline_seconds = m.deadlineSeconds
+        c.pointee.priority = m.priority
+        c.pointee.idempotency_key = string(m.idempotencyKey)
         return c
     }
 
@@ -346,6 +348,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.batch_id = string(m.batchID)
         c.pointee.item_count = m.itemCount
         c.pointee.coordinator_id = string(m.coordinatorID)
+        c.pointee.attached = m.attached ? 1 : 0
         return c
     }
 
@@ -499,6 +502,8 @@ struct CMessageBuilder: ~Copyable {
         }
         c.pointee.n_items = m.items.count
         c.pointee.items = items
+        c.pointee.priority = m.priority
+        c.pointee.idempotency_key = string(m.idempotencyKey)
         return c
     }
 

@@ -115,12 +115,12 @@ final class BatchRetentionTests: XCTestCase {
 
     func testTheDispatchQueueLetsGoOfRemovedTasksOnceItIsEmpty() {
         // Tasks of a cancelled batch are removed from the queue lazily; without workers nothing pops them.
-        var queue = PriorityTaskQueue()
-        for key in TaskKey(1)...4_096 { queue.push(key, priority: 0) }
+        var queue = FairShareQueue()
+        for key in TaskKey(1)...4_096 { queue.enqueue(key, batch: "b") }
         for key in TaskKey(1)...4_096 { queue.remove(key) }
         XCTAssertTrue(queue.isEmpty)
         XCTAssertTrue(queue.removed.isEmpty, "nothing of the removed tasks is held")
-        queue.push(5_000, priority: 1)
-        XCTAssertEqual(queue.pop(), 5_000)
+        queue.enqueue(5_000, batch: "c", urgency: 1)
+        XCTAssertEqual(queue.dequeue(), 5_000)
     }
 }

@@ -2970,7 +2970,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[9] =
+static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[11] =
 {
   {
     "request_id",
@@ -3057,6 +3057,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "priority",
+    120,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, priority),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "idempotency_key",
+    121,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__SubmitBatch, idempotency_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "sink",
     180,
     PROTOBUF_C_LABEL_NONE,
@@ -3084,20 +3108,23 @@ static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descrip
 static const unsigned shiftwork__v1__submit_batch__field_indices_by_name[] = {
   4,   /* field[4] = accepts_batches */
   6,   /* field[6] = deadline_seconds */
+  8,   /* field[8] = idempotency_key */
   1,   /* field[1] = items */
   3,   /* field[3] = kind */
   2,   /* field[2] = parameters */
+  7,   /* field[7] = priority */
   0,   /* field[0] = request_id */
   5,   /* field[5] = retries */
-  8,   /* field[8] = s3_endpoint */
-  7,   /* field[7] = sink */
+  10,   /* field[10] = s3_endpoint */
+  9,   /* field[9] = sink */
 };
-static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[3 + 1] =
+static const ProtobufCIntRange shiftwork__v1__submit_batch__number_ranges[4 + 1] =
 {
   { 1, 0 },
   { 100, 5 },
-  { 180, 7 },
-  { 0, 9 }
+  { 120, 7 },
+  { 180, 9 },
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
 {
@@ -3107,14 +3134,14 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   "Shiftwork__V1__SubmitBatch",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__SubmitBatch),
-  9,
+  11,
   shiftwork__v1__submit_batch__field_descriptors,
   shiftwork__v1__submit_batch__field_indices_by_name,
-  3,  shiftwork__v1__submit_batch__number_ranges,
+  4,  shiftwork__v1__submit_batch__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__submit_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[5] =
 {
   {
     "request_id",
@@ -3164,17 +3191,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "attached",
+    120,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchAccepted, attached),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_accepted__field_indices_by_name[] = {
+  4,   /* field[4] = attached */
   1,   /* field[1] = batch_id */
   3,   /* field[3] = coordinator_id */
   2,   /* field[2] = item_count */
   0,   /* field[0] = request_id */
 };
-static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 120, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
 {
@@ -3184,10 +3225,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
   "Shiftwork__V1__BatchAccepted",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchAccepted),
-  4,
+  5,
   shiftwork__v1__batch_accepted__field_descriptors,
   shiftwork__v1__batch_accepted__field_indices_by_name,
-  1,  shiftwork__v1__batch_accepted__number_ranges,
+  2,  shiftwork__v1__batch_accepted__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__batch_accepted__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -4106,7 +4147,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__attempt_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descriptors[6] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descriptors[8] =
 {
   {
     "batch_id",
@@ -4180,19 +4221,46 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_status__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "priority",
+    120,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchStatus, priority),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "idempotency_key",
+    121,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchStatus, idempotency_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_status__field_indices_by_name[] = {
   0,   /* field[0] = batch_id */
   4,   /* field[4] = cancelled */
   3,   /* field[3] = failed */
+  7,   /* field[7] = idempotency_key */
   1,   /* field[1] = item_count */
   5,   /* field[5] = items */
+  6,   /* field[6] = priority */
   2,   /* field[2] = succeeded */
 };
-static const ProtobufCIntRange shiftwork__v1__batch_status__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__batch_status__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 120, 6 },
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
 {
@@ -4202,10 +4270,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
   "Shiftwork__V1__BatchStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchStatus),
-  6,
+  8,
   shiftwork__v1__batch_status__field_descriptors,
   shiftwork__v1__batch_status__field_indices_by_name,
-  1,  shiftwork__v1__batch_status__number_ranges,
+  2,  shiftwork__v1__batch_status__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__batch_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

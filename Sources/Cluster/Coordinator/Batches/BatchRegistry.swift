@@ -70,6 +70,8 @@ struct BatchRegistry {
     private var subscribers: [String: Set<PeerIdentity>] = [:]
     /// Clients still being sent a batch's finished items; they join its audience once they have caught up.
     private var replaying: [String: Set<PeerIdentity>] = [:]
+    /// The batches submitted with an idempotency key, by scope and key; as long as the batch is kept.
+    private var batchesByKey: [IdempotencyIndex: String] = [:]
     /// Unfinished items per client, for `maxPendingItemsPerClient`.
     private var pendingItems: [PeerIdentity: Int] = [:]
     /// Finished batches still kept, oldest first, with when they finished.
@@ -104,6 +106,12 @@ struct BatchRegistry {
         if submit.items.isEmpty {
             return refuse(.invalidRequest, "the batch has no items: give at least one image URL or path")
         }
+        if let problem = BatchPriority.problem(submit.priority) {
+            return refuse(.invalidRequest, problem)
+        }
+        if !submit.idempotencyKey.isEmpty, let problem = IdempotencyKey.problem(submit.idempotencyKey) {
+            return refuse(.invalidRequest, problem)
+        }
         if let problem = TaskRetrySchedule.problem(retries: submit.retries) ?? BatchDeadlines.problem(seconds: submit.deadlineSeconds) {
             return refuse(.invalidRequest, problem)
         }
@@ -127,9 +135,12 @@ struct BatchRegistry {
     /// The batch `submit` (or, after a restart, `recovered`) describes, its items' task keys handed out;
     /// not registered yet (see `register`). Items `recovered` holds an outcome for are finished already.
     mutating func plan(batchID: String, client: PeerIdentity, submit: SubmitBatch,
-                       recovered: RecoveredBatch? = nil) -> RegisteredBatch {
+                       recovered: RecoveredBatch? = nil, idempotencyScope: String = "") -> RegisteredBatch {
         var batch = RegisteredBatch(batchID: batchID, client: client, clientAcceptsBatches: submit.acceptsBatches,
                                     tasksPerItem: submit.kind == .noop ? 1 : 2)
+        batch.priority = submit.priority
+        batch.idempotencyKey = submit.idempotencyKey
+        batch.idempotencyScope = idempotencyScope
         var parents: [Int: Int] = [:]
         for expansion in recovered?.expansions ?? [] {
             for offset in expansion.items.indices { parents[Int(expansion.firstIndex) + offset] = Int(expansion.parentIndex) }
@@ -150,6 +161,9 @@ struct BatchRegistry {
     mutating func register(_ batch: RegisteredBatch, answering requestID: String?, coordinatorID: String,
                            now: ContinuousClock.Instant = .now) -> (out: [Outbound], retired: [String]) {
         batches[batch.batchID] = batch
+        if !batch.idempotencyKey.isEmpty {
+            batchesByKey[IdempotencyIndex(scope: batch.idempotencyScope, key: batch.idempotencyKey)] = batch.batchID
+        }
         pendingItems[batch.client, default: 0] += batch.unfinishedCount
         var out: [Outbound] = []
         if let requestID {
@@ -202,6 +216,11 @@ struct BatchRegistry {
         pendingItems[batch.client, default: 0] += entries.count
         batches[batchID] = batch
         return ItemsAdded(batchID: batchID, parentIndex: UInt32(index), firstIndex: UInt32(firstIndex), items: added)
+    }
+
+    /// The batch kept under an idempotency key in `scope` (`ClientIdentity.idempotencyScope`), if any.
+    func batchID(forKey key: String, scope: String) -> String? {
+        key.isEmpty ? nil : batchesByKey[IdempotencyIndex(scope: scope, key: key)]
     }
 
     /// Takes back the items of an expansion whose operations could not be added.
@@ -295,6 +314,9 @@ struct BatchRegistry {
     /// Lets a finished batch go, and remembers what became of it.
     private mutating func retire(_ batchID: String, by rule: BatchRetention.Rule, now: ContinuousClock.Instant) {
         guard let batch = batches.removeValue(forKey: batchID) else { return }
+        if !batch.idempotencyKey.isEmpty {
+            batchesByKey[IdempotencyIndex(scope: batch.idempotencyScope, key: batch.idempotencyKey)] = nil
+        }
         subscribers[batchID] = nil
         retiredBatches[batchID] = RetiredBatch(summary: batch.summary, itemCount: batch.items.count, rule: rule, retiredAt: now)
         retiredOrder.append(batchID)
@@ -345,8 +367,10 @@ struct BatchRegistry {
     /// A client (re-)attaches to a batch (`FetchResults`): it is told the batch's size and, once it has
     /// been sent every finished item (`catchUp`), joins the batch's audience. Returns the answer, and the
     /// catch-up to run (`nil`: refused, or already catching up).
+    /// With `attached`, the answer says the client was attached to it by an idempotency key (the
+    /// `BatchAccepted` of a `SubmitBatch` whose key named it).
     mutating func attach(_ request: FetchResults, from peer: PeerIdentity, coordinatorID: String,
-                         now: ContinuousClock.Instant = .now) -> ([Outbound], CatchUp?) {
+                         attached: Bool = false, now: ContinuousClock.Instant = .now) -> ([Outbound], CatchUp?) {
         func refuse(_ code: RefusalCode, _ reason: String) -> ([Outbound], CatchUp?) {
             ([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, code: code, reason: reason)))], nil)
         }
@@ -357,14 +381,20 @@ struct BatchRegistry {
             return ([Outbound(peer: peer, message: .refusal(refusal))], nil)
         }
         guard keepsResults else {
+            if attached {
+                return refuse(.noStoredResults, "batch \(batch.batchID) was submitted with this idempotency key already "
+                    + "and no second batch was made; this coordinator keeps no results to send again (start it with "
+                    + "--data-dir DIR for that): `shiftwork status \(batch.batchID)` shows how it goes")
+            }
             return refuse(.noStoredResults, "this coordinator keeps no results to send again: start it with --data-dir DIR "
                 + "to fetch the results of a batch later, or after a restart")
         }
         guard replaying[batch.batchID]?.contains(peer) != true else { return ([], nil) }  // already catching up
         replaying[batch.batchID, default: []].insert(peer)
-        let accepted = Outbound(peer: peer, message: .batchAccepted(BatchAccepted(
-            requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
-            coordinatorID: coordinatorID)))
+        var answer = BatchAccepted(requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
+                                   coordinatorID: coordinatorID)
+        answer.attached = attached
+        let accepted = Outbound(peer: peer, message: .batchAccepted(answer))
         return ([accepted], CatchUp(batchID: batch.batchID, peer: peer, announced: batch.items.count,
                                     sent: Array(repeating: false, count: batch.items.count), summary: batch.summary))
     }

@@ -17,6 +17,8 @@ struct ItemPlanner: Sendable {
     var s3Endpoint = ""
     /// How the batch's tasks are retried (`SubmitBatch.retries`).
     var retrySchedule = TaskRetrySchedule()
+    /// Batches take turns for an origin host's downloads (fair share); `false`: first come first served (FIFO).
+    var sharesHosts = true
 
     /// The operations of the item at `index`, in dependency order; none for an item without task keys
     /// (it had finished before the coordinator restarted).
@@ -37,8 +39,10 @@ struct ItemPlanner: Sendable {
         let download = RemoteTaskOperation(fetch, runner: runner, retrySchedule: retrySchedule)
         if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
-            // every remote download of the cluster is an operation of this process.
-            download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost))
+            // every remote download of the cluster is an operation of this process. Batches waiting for
+            // the same host take turns (a small batch is not held back behind a large one's downloads).
+            download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost,
+                                                  group: sharesHosts ? batchID : ""))
         }
         var filter = TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
                                     kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1)

@@ -39,6 +39,11 @@ struct RegisteredBatch {
     let clientAcceptsBatches: Bool
     /// Tasks per item: a download and a tilt-shift, or one no-op.
     let tasksPerItem: Int
+    /// Its priority (`SubmitBatch.priority`) and idempotency key (`SubmitBatch.idempotencyKey`, "" for none),
+    /// with the scope of the key (`ClientIdentity.idempotencyScope`).
+    var priority: Int32 = 0
+    var idempotencyKey = ""
+    var idempotencyScope = ""
     /// Items in order (index = position): the submitted ones, then those manifests added.
     private(set) var items: [Item]
     private(set) var finishedCount = 0

@@ -13,7 +13,8 @@ typealias TaskKey = UInt64
 ///   worker's answer for the task that held it (a result, or its confirmation of a cancel).
 /// - A worker silent for longer than `workerTimeout` is dead: its tasks are queued again, first in
 ///   line, with a new attempt number; a late result from the old attempt is ignored.
-/// - Higher priorities are dispatched first; within a priority, in the order tasks became ready.
+/// - Which ready task goes next is the `FairShareQueue`'s: clients and batches take turns, weighted by
+///   their batches' priorities; within a batch, urgent tasks first, then in the order they became ready.
 struct Dispatcher {
     /// Where a task is in its life on the cluster.
     enum EntryState: Equatable {
@@ -66,7 +67,7 @@ struct Dispatcher {
     let maxWorkerDeaths: Int
     private(set) var workers: [PeerIdentity: WorkerRecord] = [:]
     private(set) var entries: [TaskKey: Entry] = [:]
-    private var readyQueue = PriorityTaskQueue()
+    private var readyQueue: FairShareQueue
     /// Keys by task ID, only for the tasks that need it: enqueued without a key (one is made up here), or
     /// sent to a worker of minor 0, whose results carry no key.
     private var keysByID: [String: TaskKey] = [:]
@@ -110,7 +111,8 @@ struct Dispatcher {
     let maxMessageBytes: UInt64
 
     init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3, coordinatorID: String = "",
-         maxMessageBytes: UInt64 = 0) {
+         maxMessageBytes: UInt64 = 0, scheduling: SchedulingPolicy = .fairShare) {
+        self.readyQueue = FairShareQueue(policy: scheduling)
         self.coordinatorID = coordinatorID
         self.maxMessageBytes = maxMessageBytes
         self.heartbeatInterval = heartbeatInterval
@@ -160,7 +162,7 @@ struct Dispatcher {
             loseInput(key, reason: "no worker holds it any more")
             return []
         }
-        readyQueue.push(key, priority: priority)
+        readyQueue.enqueue(key, batch: assignment.batchID, urgency: priority)
         return dispatch()
     }
 
@@ -260,7 +262,7 @@ struct Dispatcher {
                 entries[key]?.assignment.attempt += 1
                 entries[key]?.state = .queued
                 entries[key]?.sentByReference = false
-                readyQueue.pushFront(key, priority: entry.priority)
+                readyQueue.enqueue(key, batch: entry.assignment.batchID, urgency: entry.priority, front: true)
                 return (nil, dispatch())
             }
             removeEntry(key)
@@ -321,6 +323,16 @@ struct Dispatcher {
         case .cancelling:
             return []
         }
+    }
+
+    /// Describes a batch before its tasks come: whose it is and its priority, for the fair share.
+    mutating func share(batch batchID: String, as shareClass: ShareClass) {
+        readyQueue.register(batch: batchID, as: shareClass)
+    }
+
+    /// Forgets a finished batch's description.
+    mutating func forgetShare(of batchID: String) {
+        readyQueue.unregister(batch: batchID)
     }
 
     /// Tasks finished per second over the last 10 seconds.
@@ -486,7 +498,7 @@ struct Dispatcher {
             workers[holder]?.pinned.insert(key, at: 0)
             workersWithPinned.insert(holder)
         } else {
-            readyQueue.pushFront(key, priority: entry.priority)
+            readyQueue.enqueue(key, batch: entry.assignment.batchID, urgency: entry.priority, front: true)
         }
     }
 
@@ -531,7 +543,7 @@ struct Dispatcher {
         guard !free.isEmpty else { return out }
         if free.count > 1 { free.sort { $0.slots > $1.slots } }
         var next = 0
-        while !free.isEmpty, let key = readyQueue.pop() {
+        while !free.isEmpty, let key = readyQueue.dequeue() {
             guard let index = entries.index(forKey: key), entries.values[index].state == .queued else { continue }
             if next >= free.count { next = 0 }
             if free.count > 1, let avoid = entries.values[index].avoid, free[next].peer == avoid {

@@ -625,6 +625,16 @@ struct  Shiftwork__V1__SubmitBatch
    * cancel the unfinished items this long after acceptance; 0: no deadline
    */
   uint32_t deadline_seconds;
+  /*
+   * The batch's share of the cluster against other waiting batches, -10...10 (0: normal; each 2 points
+   * double its weight). Outside the range: refused with INVALID_REQUEST.
+   */
+  int32_t priority;
+  /*
+   * A key the client chose (1-128 of A-Z a-z 0-9 . _ - : @; empty: none). While the coordinator keeps a
+   * batch submitted with the same key by the same client, this submission attaches to it instead.
+   */
+  char *idempotency_key;
   Shiftwork__V1__SubmitBatch__RetryLimitCase retry_limit_case;
   union {
     uint32_t retries;
@@ -632,7 +642,7 @@ struct  Shiftwork__V1__SubmitBatch
 };
 #define SHIFTWORK__V1__SUBMIT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__submit_batch__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__NOT_SET, {0} }
 
 
 /*
@@ -648,10 +658,15 @@ struct  Shiftwork__V1__BatchAccepted
    * the coordinator instance; a client that sees it change re-attaches
    */
   char *coordinator_id;
+  /*
+   * The SubmitBatch carried an idempotency_key the coordinator already knew: no batch was created, the
+   * client is attached to the existing one (its finished items follow, as for FetchResults).
+   */
+  protobuf_c_boolean attached;
 };
 #define SHIFTWORK__V1__BATCH_ACCEPTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__batch_accepted__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0 }
 
 
 typedef enum {
@@ -906,10 +921,18 @@ struct  Shiftwork__V1__BatchStatus
   uint32_t cancelled;
   size_t n_items;
   Shiftwork__V1__ItemStatus **items;
+  /*
+   * the batch's priority (SubmitBatch.priority)
+   */
+  int32_t priority;
+  /*
+   * the key it was submitted with, if any
+   */
+  char *idempotency_key;
 };
 #define SHIFTWORK__V1__BATCH_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__batch_status__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__StatusReply
