@@ -16,7 +16,7 @@ release: setup
 
 ## Sets up, builds and runs the embedded default over the sample photos; outputs land in $(OUT).
 demo: release
-	"$$($(SWIFT) build -c release --show-bin-path)/shiftwork" run samples/*.jpg samples/*.png --out $(OUT)
+	"$$($(SWIFT) build -c release --show-bin-path)/shiftwork" run samples --out $(OUT)
 	@echo "tilt-shifted images are in $(OUT)/"
 
 ## Sets up, then runs every test (and the engine's tests under ThreadSanitizer, and the decoders' fuzzer for a minute).

@@ -67,7 +67,8 @@ final class BatchReporter: @unchecked Sendable {
             print(Self.json(summary, seconds: elapsed))
         case .bar, .lines:
             if style == .bar { print("") }
-            let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
+            // Only images processed count: a failed download or a manifest is not an image per second.
+            let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.imagesWritten) / elapsed) : ""
             print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
             if summary.renamed > 0 {
                 print("\(summary.renamed) output\(summary.renamed == 1 ? "" : "s") took a new name: a file of that name was already in the output directory (--overwrite replaces such files)")
