@@ -11,26 +11,21 @@ import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
 from . import connection
-from .errors import AuthenticationError, ProtocolVersionError, ShiftworkError
+from .errors import ShiftworkError
 from .keys import CurveKeys
-from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, ItemResult,
-                     TiltShift)
-from .session import MAJOR, Answer, Event, FailAll, Session
+from .models import BatchAccepted, BatchEvent, BatchResult, CancelResult, ClusterStatus, TiltShift
+from .batch_state import BatchState
+from .session import MAJOR, Answer, Event, FailAll
 
 
-class AsyncBatch:
+class AsyncBatch(BatchState):
     """A batch this client follows: ``async for event in batch`` for its events (`ItemsAdded`,
     `ItemResult`, then `BatchFinished`), or ``await batch.wait()`` for its `BatchResult`."""
 
     def __init__(self, client: "AsyncClient", accepted: BatchAccepted, queue: "asyncio.Queue[object]"):
+        super().__init__(accepted)
         self._client = client
         self._queue = queue
-        self.batch_id = accepted.batch_id
-        self.item_count = accepted.item_count
-        self.coordinator_id = accepted.coordinator_id
-        self.items: Dict[int, ItemResult] = {}
-        """The items finished so far, by index."""
-        self.finished: Optional[BatchFinished] = None
 
     def __aiter__(self) -> AsyncIterator[BatchEvent]:
         return self.events()
@@ -46,10 +41,8 @@ class AsyncBatch:
             if isinstance(event, ShiftworkError):
                 self._client._close_stream(self.batch_id)
                 raise event
-            if isinstance(event, ItemResult):
-                self.items[event.index] = event
-            elif isinstance(event, BatchFinished):
-                self.finished = event
+            self._record(event)
+            if self.finished is not None:
                 self._client._close_stream(self.batch_id)
             yield event
 
@@ -57,16 +50,14 @@ class AsyncBatch:
         """Waits until every item finished (`timeout` per event) and returns the batch's result."""
         async for _ in self.events(timeout):
             pass
-        assert self.finished is not None
-        return BatchResult(self.batch_id, tuple(self.items[index] for index in sorted(self.items)),
-                           self.finished.succeeded, self.finished.failed, self.finished.cancelled)
+        return self._result()
 
     async def cancel(self, items: Optional[Sequence[int]] = None) -> CancelResult:
         """Cancels the batch's unfinished items (or only `items`); they finish as cancelled."""
         return await self._client.cancel(self.batch_id, items)
 
 
-class AsyncClient:
+class AsyncClient(connection.Connection):
     """The asyncio form of `Client` (same arguments, same errors)::
 
         async with AsyncClient("tcp://127.0.0.1:5570") as client:
@@ -79,18 +70,10 @@ class AsyncClient:
     def __init__(self, endpoint: Optional[str] = None, *, secret_key_file: Optional[str] = None,
                  coordinator_key_file: Optional[str] = None, keys: Optional[CurveKeys] = None,
                  timeout: float = 10.0, protocol_major: int = MAJOR):
-        self.endpoint = connection.resolve_endpoint(endpoint)
-        self.timeout = timeout
-        self._keys = connection.resolve_keys(keys, secret_key_file, coordinator_key_file)
-        self._session = Session(protocol_major)
+        super().__init__(zmq.asyncio.Context(), endpoint, secret_key_file, coordinator_key_file, keys, timeout,
+                         protocol_major)
         self._answers: Dict[str, "asyncio.Future[Answer]"] = {}
         self._queues: Dict[str, "asyncio.Queue[object]"] = {}
-        self._broken: Optional[ShiftworkError] = None
-        self._context = zmq.asyncio.Context()
-        self._socket = self._context.socket(zmq.DEALER)
-        connection.configure(self._socket, self._keys)
-        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
-        self._socket.connect(self.endpoint)
         self._readers: list = []
 
     async def close(self) -> None:
@@ -103,12 +86,7 @@ class AsyncClient:
             except asyncio.CancelledError:
                 pass
         self._readers = []
-        if self._monitor is not None:
-            self._socket.disable_monitor()
-            self._monitor.close(linger=0)
-            self._monitor = None
-        self._socket.close()
-        self._context.term()
+        self._close_socket()
 
     async def __aenter__(self) -> "AsyncClient":
         return self
@@ -205,5 +183,4 @@ class AsyncClient:
                 future.set_result(Answer(request_id, error=error))
         for queue in self._queues.values():
             queue.put_nowait(error)
-        if isinstance(error, (ProtocolVersionError, AuthenticationError)):
-            self._broken = error
+        self._end_if_final(error)

@@ -4,31 +4,26 @@ from __future__ import annotations
 
 import collections
 import time
-from typing import Deque, Dict, Iterator, List, Optional, Sequence
+from typing import Deque, Dict, Iterator, Optional, Sequence
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from . import connection
-from .errors import AuthenticationError, ProtocolVersionError, ShiftworkError
+from .errors import ShiftworkError
 from .keys import CurveKeys
-from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, ItemResult,
-                     TiltShift)
-from .session import MAJOR, Answer, Event, FailAll, Session
+from .models import BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, TiltShift
+from .batch_state import BatchState
+from .session import MAJOR, Answer, Event, FailAll
 
 
-class Batch:
+class Batch(BatchState):
     """A batch this client follows: iterate it for its events as they come (`ItemsAdded`, `ItemResult`,
     then `BatchFinished`), or `wait()` for its `BatchResult`."""
 
     def __init__(self, client: "Client", accepted: BatchAccepted):
+        super().__init__(accepted)
         self._client = client
-        self.batch_id = accepted.batch_id
-        self.item_count = accepted.item_count
-        self.coordinator_id = accepted.coordinator_id
-        self.items: Dict[int, ItemResult] = {}
-        """The items finished so far, by index."""
-        self.finished: Optional[BatchFinished] = None
 
     def __iter__(self) -> Iterator[BatchEvent]:
         return self.events()
@@ -38,26 +33,21 @@ class Batch:
         event (None: as long as items take); `NoAnswerError` when it passes."""
         while self.finished is None:
             event = self._client._next_event(self.batch_id, timeout)
-            if isinstance(event, ItemResult):
-                self.items[event.index] = event
-            elif isinstance(event, BatchFinished):
-                self.finished = event
+            self._record(event)
             yield event
 
     def wait(self, timeout: Optional[float] = None) -> BatchResult:
         """Waits until every item finished (`timeout` per event) and returns the batch's result."""
         for _ in self.events(timeout):
             pass
-        assert self.finished is not None
-        return BatchResult(self.batch_id, tuple(self.items[index] for index in sorted(self.items)),
-                           self.finished.succeeded, self.finished.failed, self.finished.cancelled)
+        return self._result()
 
     def cancel(self, items: Optional[Sequence[int]] = None) -> CancelResult:
         """Cancels the batch's unfinished items (or only `items`); they finish as cancelled."""
         return self._client.cancel(self.batch_id, items)
 
 
-class Client:
+class Client(connection.Connection):
     """A client of a Shiftwork coordinator.
 
     ::
@@ -77,28 +67,14 @@ class Client:
     def __init__(self, endpoint: Optional[str] = None, *, secret_key_file: Optional[str] = None,
                  coordinator_key_file: Optional[str] = None, keys: Optional[CurveKeys] = None,
                  timeout: float = 10.0, protocol_major: int = MAJOR):
-        self.endpoint = connection.resolve_endpoint(endpoint)
-        self.timeout = timeout
-        self._keys = connection.resolve_keys(keys, secret_key_file, coordinator_key_file)
-        self._session = Session(protocol_major)
+        super().__init__(zmq.Context(), endpoint, secret_key_file, coordinator_key_file, keys, timeout, protocol_major)
         self._answers: Dict[str, Answer] = {}
         self._waiting: set = set()
         self._events: Dict[str, Deque[object]] = {}
-        self._broken: Optional[ShiftworkError] = None
-        self._context = zmq.Context()
-        self._socket = self._context.socket(zmq.DEALER)
-        connection.configure(self._socket, self._keys)
-        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
-        self._socket.connect(self.endpoint)
 
     def close(self) -> None:
         """Closes the socket (unsent messages wait at most 200 ms)."""
-        if self._monitor is not None:
-            self._socket.disable_monitor()
-            self._monitor.close(linger=0)
-            self._monitor = None
-        self._socket.close()
-        self._context.term()
+        self._close_socket()
 
     def __enter__(self) -> "Client":
         return self
@@ -212,5 +188,4 @@ class Client:
             self._answers[request_id] = Answer(request_id, error=error)
         for queue in self._events.values():
             queue.append(error)
-        if isinstance(error, (ProtocolVersionError, AuthenticationError)):
-            self._broken = error
+        self._end_if_final(error)

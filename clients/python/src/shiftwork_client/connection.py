@@ -9,8 +9,9 @@ from typing import Optional
 
 import zmq
 
-from .errors import AuthenticationError, NoAnswerError
+from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, ShiftworkError
 from .keys import CurveKeys
+from .session import Session
 
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:5570"
 
@@ -60,3 +61,35 @@ def refused_key(endpoint: str, status: int) -> AuthenticationError:
     return AuthenticationError(
         f"the coordinator at {endpoint} refused this client's CurveZMQ key (ZAP status {status}): put the client's "
         f"public key (NAME.pub, from `shiftwork keygen NAME`) on the coordinator's allow-list (--allow-keys)")
+
+
+class Connection:
+    """The socket of a client and what both forms keep beside it: the endpoint, the keys, the protocol
+    session, and the error that ended the connection for good (a version mismatch, a refused key)."""
+
+    def __init__(self, context: zmq.Context, endpoint: Optional[str], secret_key_file: Optional[str],
+                 coordinator_key_file: Optional[str], keys: Optional[CurveKeys], timeout: float, protocol_major: int):
+        self.endpoint = resolve_endpoint(endpoint)
+        self.timeout = timeout
+        self._keys = resolve_keys(keys, secret_key_file, coordinator_key_file)
+        self._session = Session(protocol_major)
+        self._broken: Optional[ShiftworkError] = None
+        self._context = context
+        self._socket = context.socket(zmq.DEALER)
+        configure(self._socket, self._keys)
+        # With keys, libzmq reports the coordinator's refusal of the key (ZAP 400) on a monitor socket.
+        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
+        self._socket.connect(self.endpoint)
+
+    def _close_socket(self) -> None:
+        if self._monitor is not None:
+            self._socket.disable_monitor()
+            self._monitor.close(linger=0)
+            self._monitor = None
+        self._socket.close()
+        self._context.term()
+
+    def _end_if_final(self, error: ShiftworkError) -> None:
+        """A version mismatch or a refused key fails every later call too: nothing sent can succeed."""
+        if isinstance(error, (ProtocolVersionError, AuthenticationError)):
+            self._broken = error
