@@ -16,21 +16,26 @@ release: setup
 
 ## Sets up, builds and runs the embedded default over the sample photos; outputs land in $(OUT).
 demo: release
-	"$$($(SWIFT) build -c release --show-bin-path)/shiftwork" run samples/*.jpg samples/*.png --out $(OUT)
+	"$$($(SWIFT) build -c release --show-bin-path)/shiftwork" run samples --out $(OUT)
 	@echo "tilt-shifted images are in $(OUT)/"
 
-## Sets up, then runs every test (and the engine's tests under ThreadSanitizer, and the decoders' fuzzer for a minute).
+## Sets up, then runs every test (the Python client's against real processes, the engine's tests under
+## ThreadSanitizer, and the decoders' fuzzer for a minute).
 test: setup
 	scripts/setup-python
 	scripts/setup-browser
 	$(SWIFT) build --build-tests
 	timeout 30m $(SWIFT) test --skip-build
+	timeout 10m scripts/test-python-client
 	@if [ -x scripts/test-operations-tsan ]; then timeout 30m scripts/test-operations-tsan; fi
 	timeout 10m scripts/fuzz 60
 
-## Regenerates Sources/CShiftworkProto from proto/ (commit the result).
+## Regenerates the generated protobuf code from proto/ (commit the result): Sources/CShiftworkProto
+## (protobuf-c) and the Python client's clients/python/src/shiftwork_client/_proto (protoc).
 proto: setup
+	scripts/setup-python
 	scripts/generate-proto
+	scripts/generate-proto-python
 
 clean:
 	rm -rf .build .build-* out

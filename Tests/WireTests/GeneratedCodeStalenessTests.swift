@@ -1,16 +1,30 @@
 import Foundation
 import XCTest
 
-/// The protobuf-c code committed in Sources/CShiftworkProto is what scripts/generate-proto makes from
-/// proto/ today.
+/// The generated protobuf code that is committed is what the generation scripts make from proto/ today:
+/// the protobuf-c code in Sources/CShiftworkProto (scripts/generate-proto) and the Python client's module
+/// in clients/python/src/shiftwork_client/_proto (scripts/generate-proto-python). `make proto` runs both.
 final class GeneratedCodeStalenessTests: XCTestCase {
-    private static let generatedSuffixes = [".pb-c.c", ".pb-c.h"]
-
-    private var repositoryRoot: URL { RepositoryRoot.url }
-
     func testCommittedProtobufCCodeIsUpToDate() throws {
-        guard Self.findInPath("protoc-c") != nil else {
-            return XCTFail("protoc-c not found in PATH: run scripts/setup (it installs protobuf-c-compiler)")
+        try assertUpToDate(
+            script: "scripts/generate-proto", compiler: "protoc-c", package: "protobuf-c-compiler", setup: "scripts/setup",
+            committed: "Sources/CShiftworkProto", suffixes: [".pb-c.c", ".pb-c.h"])
+    }
+
+    func testCommittedPythonClientCodeIsUpToDate() throws {
+        try assertUpToDate(
+            script: "scripts/generate-proto-python", compiler: "protoc", package: "protobuf-compiler", setup: "scripts/setup-python",
+            committed: "clients/python/src/shiftwork_client/_proto", suffixes: [".py"])
+    }
+
+    /// Runs `script` into a temporary directory and compares every generated file (those ending in one of
+    /// `suffixes`; hand-written files beside them are not compared) with the one under `committed`.
+    private func assertUpToDate(
+        script: String, compiler: String, package: String, setup: String, committed: String, suffixes: [String],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        guard Self.findInPath(compiler) != nil else {
+            return XCTFail("\(compiler) not found in PATH: run \(setup) (it installs \(package))", file: file, line: line)
         }
         let fileManager = FileManager.default
         let output = fileManager.temporaryDirectory.appendingPathComponent("shiftwork-proto-\(UUID().uuidString)")
@@ -18,7 +32,7 @@ final class GeneratedCodeStalenessTests: XCTestCase {
         defer { try? fileManager.removeItem(at: output) }
 
         let process = Process()
-        process.executableURL = repositoryRoot.appendingPathComponent("scripts/generate-proto")
+        process.executableURL = RepositoryRoot.url.appendingPathComponent(script)
         process.arguments = [output.path]
         let errors = Pipe()
         process.standardError = errors
@@ -26,38 +40,35 @@ final class GeneratedCodeStalenessTests: XCTestCase {
         let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            return XCTFail("scripts/generate-proto failed (\(process.terminationStatus)): \(errorText)")
+            return XCTFail("\(script) failed (\(process.terminationStatus)): \(errorText)", file: file, line: line)
         }
 
-        let committedRoot = repositoryRoot.appendingPathComponent("Sources/CShiftworkProto")
-        let generated = Self.generatedFiles(under: output)
-        let committed = Self.generatedFiles(under: committedRoot)
-        XCTAssertFalse(generated.isEmpty, "scripts/generate-proto produced no files")
-
+        let committedRoot = RepositoryRoot.url.appendingPathComponent(committed)
+        let generated = Self.generatedFiles(under: output, suffixes: suffixes)
+        let present = Self.generatedFiles(under: committedRoot, suffixes: suffixes)
+        XCTAssertFalse(generated.isEmpty, "\(script) produced no files", file: file, line: line)
+        let fix = "run `make proto` (\(script)) and commit the result"
         for path in generated.sorted() {
             let fresh = try Data(contentsOf: output.appendingPathComponent(path))
-            let committedFile = committedRoot.appendingPathComponent(path)
-            guard let old = try? Data(contentsOf: committedFile) else {
-                XCTFail("Sources/CShiftworkProto/\(path) is missing: run scripts/generate-proto and commit the result")
+            guard let old = try? Data(contentsOf: committedRoot.appendingPathComponent(path)) else {
+                XCTFail("\(committed)/\(path) is missing: \(fix)", file: file, line: line)
                 continue
             }
-            XCTAssertTrue(
-                fresh == old,
-                "Sources/CShiftworkProto/\(path) differs from what proto/ generates: run scripts/generate-proto and commit the result")
+            XCTAssertTrue(fresh == old, "\(committed)/\(path) differs from what proto/ generates: \(fix)\(errorText.isEmpty ? "" : " (\(errorText))")",
+                          file: file, line: line)
         }
-        for path in committed.subtracting(generated).sorted() {
-            XCTFail("Sources/CShiftworkProto/\(path) is no longer generated from proto/: delete it, run scripts/generate-proto and commit the result")
+        for path in present.subtracting(generated).sorted() {
+            XCTFail("\(committed)/\(path) is no longer generated from proto/: delete it, \(fix)", file: file, line: line)
         }
     }
 
-    /// The generated files under `root`, as paths relative to it (the hand-written umbrella header and
-    /// module map are not generated and not compared).
-    private static func generatedFiles(under root: URL) -> Set<String> {
+    /// The files under `root` whose names end in one of `suffixes`, as paths relative to it.
+    private static func generatedFiles(under root: URL, suffixes: [String]) -> Set<String> {
         let rootPath = root.standardizedFileURL.resolvingSymlinksInPath().path
         guard let enumerator = FileManager.default.enumerator(atPath: rootPath) else { return [] }
         var files: Set<String> = []
         while let path = enumerator.nextObject() as? String {
-            if generatedSuffixes.contains(where: { path.hasSuffix($0) }) {
+            if suffixes.contains(where: { path.hasSuffix($0) }), !path.contains("__pycache__") {
                 files.insert(path)
             }
         }

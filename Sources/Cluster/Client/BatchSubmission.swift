@@ -66,6 +66,9 @@ public struct BatchSummary: Sendable {
     public var cancelled: Int { items.filter(\.wasCancelled).count }
     /// Whether every item succeeded.
     public var allSucceeded: Bool { succeeded == items.count }
+    /// Images processed: items whose output image was written (not failed or cancelled items, nor
+    /// manifests, which list images and have no output of their own).
+    public var imagesWritten: Int { items.filter { $0.outputPath != nil }.count }
     /// Items written under another name because a file of theirs was already in the output directory.
     public var renamed: Int { items.filter { $0.existingPath != nil }.count }
 }

@@ -54,7 +54,8 @@ enum LocalFileReader {
         return bytes
     }
 
-    private static func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    /// `read(2)` of the platform's C library.
+    static func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
         Glibc.read(fd, buffer, count)
         #elseif canImport(Musl)

@@ -25,7 +25,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.run", defaultLevel: .warning)
         let reporter = BatchReporter(json: batch.json)
-        let submission = try batch.submission()
+        let submission = try await batch.submission()
         let limits = try limitOptions.limits()
         let cluster = try await EmbeddedCluster.start(
             workerCount: try Environment.resolve(workers, "WORKERS", default: 1),

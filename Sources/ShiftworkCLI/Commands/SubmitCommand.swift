@@ -21,7 +21,7 @@ struct SubmitCommand: AsyncParsableCommand {
     func run() async throws {
         _ = try logging.makeLogger(label: "shiftwork.submit", defaultLevel: .warning)
         let reporter = BatchReporter(json: batch.json)
-        let submission = try sharing.applied(to: batch.submission())
+        let submission = try sharing.applied(to: await batch.submission())
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
         let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
             try await submission.run(with: client, progress: { reporter.report($0) })

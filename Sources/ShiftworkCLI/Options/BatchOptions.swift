@@ -5,7 +5,7 @@ import Foundation
 
 /// The inputs, output directory, filter and report style of a batch: shared by `run` and `submit`.
 struct BatchOptions: ParsableArguments {
-    @Argument(help: "Images to process: http(s) or file URLs, or paths.")
+    @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their JPEG and PNG images, recursively).")
     var inputs: [String]
 
     @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
@@ -26,10 +26,15 @@ struct BatchOptions: ParsableArguments {
     @OptionGroup var filter: FilterOptions
     @OptionGroup var retry: RetryOptions
 
-    /// The submission these options describe, validated.
-    func submission() throws -> BatchSubmission {
+    /// The submission these options describe, validated, with directories expanded to their images; says
+    /// on standard error what the directories held that is not an image.
+    func submission() async throws -> BatchSubmission {
+        let list = try await InputList.resolve(inputs)
+        for note in list.notes {
+            FileHandle.standardError.write(Data("shiftwork: \(PrintableText.escape(note))\n".utf8))
+        }
         var submission = BatchSubmission(
-            inputs: try InputList.normalize(inputs),
+            inputs: list.sources,
             outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
             parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite)
         if let sink = Environment.resolve(sink, "SINK") {

@@ -73,7 +73,8 @@ final class BatchReporter: @unchecked Sendable {
             print(Self.json(summary, seconds: elapsed))
         case .bar, .lines:
             if style == .bar { print("") }
-            let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.items.count) / elapsed) : ""
+            // Only images processed count: a failed download or a manifest is not an image per second.
+            let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.imagesWritten) / elapsed) : ""
             print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
             let inSink = summary.items.filter(\.inSink).count
             if inSink > 0 {

@@ -117,11 +117,13 @@ final class RetryProcessTests: ClusterTestCase {
         server.serve(path: "/never-2.jpg", response: .stall)
         let endpoint = try await cluster()
         let urls = [server.url("/quick.jpg"), server.url("/never-1.jpg"), server.url("/never-2.jpg")]
-        let (status, output, items) = try await submit(urls, endpoint, ["--deadline", "3"])
+        // 6 s: the quick item (a small image, downloaded and filtered) must finish well before it, even on a
+        // loaded machine; the stalled ones never do.
+        let (status, output, items) = try await submit(urls, endpoint, ["--deadline", "6"])
         XCTAssertEqual(status, 1, output)
         XCTAssertEqual(items.map { $0["state"] as? String }, ["succeeded", "cancelled", "cancelled"], "\(items)")
         for item in items.dropFirst() {
-            XCTAssertTrue((item["error"] as? String ?? "").contains("deadline of 3 s passed"), "\(item)")
+            XCTAssertTrue((item["error"] as? String ?? "").contains("deadline of 6 s passed"), "\(item)")
         }
         let cluster = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 0 }
         XCTAssertEqual(cluster.int("running_tasks"), 0, "the cancelled downloads freed their slots:\n\(harness.allOutput)")

@@ -2,11 +2,12 @@ import Foundation
 import ShiftworkTestSupport
 import XCTest
 
-/// The Python client of docs/examples/python, run by the venv's Python (scripts/setup-python) against a
-/// coordinator and a worker on loopback TCP: proof that the protocol is usable from another language
-/// with nothing but pyzmq and protoc's output for proto/.
+/// The example of the Python client package (clients/python/examples/submit.py, on `shiftwork_client`),
+/// run by the venv's Python (scripts/setup-python) against a coordinator and a worker on loopback TCP:
+/// proof that the protocol is usable from another language, and that the example the package's README
+/// shows works. The package's own tests are clients/python/tests (scripts/test-python-client).
 final class PythonClientDeploymentTests: DeploymentTestCase {
-    private let client = Repository.file("docs/examples/python/shiftwork_client.py")
+    private let client = Repository.file("clients/python/examples/submit.py")
 
     /// Starts a coordinator and one worker; returns the coordinator's endpoint.
     private func startCluster() async throws -> String {
@@ -94,7 +95,7 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         let (refused, refusedOutput) = try await runClient(["--coordinator", endpoint, "--out", out.path, "--timeout", "2", images[0].url,
                                                             "--secret-key", keys.secretKey("stranger"), "--coordinator-key", keys.publicKey("coordinator")])
         XCTAssertEqual(refused, 2, refusedOutput)
-        XCTAssertTrue(refusedOutput.contains("no answer from a coordinator"), refusedOutput)
+        XCTAssertTrue(refusedOutput.contains("refused this client's CurveZMQ key"), refusedOutput)
     }
 
     func testPythonClientWithoutACoordinatorSaysSo() async throws {
@@ -102,6 +103,6 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         let (status, output) = try await runClient(["--coordinator", "tcp://127.0.0.1:\(port)", "--timeout", "1",
                                                     "http://127.0.0.1:\(port)/a.jpg"])
         XCTAssertEqual(status, 2, output)
-        XCTAssertTrue(output.contains("no answer from a coordinator at tcp://127.0.0.1:\(port) within 1 s"), output)
+        XCTAssertTrue(output.contains("no answer to the batch from a coordinator at tcp://127.0.0.1:\(port) within 1 s"), output)
     }
 }

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Imaging
+
+/// The images inside a local directory, as `shiftwork run DIR` and `shiftwork submit DIR` take them.
+///
+/// The walk is recursive and its order is stable: in each directory the entries are sorted by their
+/// names' bytes, and a subdirectory's images come where its name sorts. A file is an image when its first
+/// bytes are a JPEG or PNG signature (`ImageFormat(sniffing:)`), whatever its name: `scan.JPG`, `photo`
+/// and `IMG_0001.jpeg` are all found, and a `notes.jpg` that holds text is not. Hidden entries (names
+/// starting with `.`, such as `.git` or `.DS_Store`) are passed over; symbolic links are followed, and
+/// a directory reached twice (a link loop) is walked once. Anything else, including sockets and pipes,
+/// is *skipped* and listed, so that the caller can say what it left out.
+///
+/// Blocking (it reads the file system): call it on ``ComputeThreads``, never on Swift's cooperative pool.
+public struct ImageDirectory: Sendable {
+    /// The directory as given.
+    public let path: String
+    /// Absolute or as-given paths of the images found, in walk order.
+    public let images: [String]
+    /// Paths, relative to `path`, of the files that are not images, in walk order.
+    public let skipped: [String]
+
+    /// Lists the images under the directory `path`.
+    ///
+    /// - Throws: `ImagingError` of kind `.download` when `path` cannot be opened as a directory (the
+    ///   message names the path and the cause).
+    public init(path: String) throws(ImagingError) {
+        self.path = path
+        var walk = Walk()
+        try walk.visit(directory: path, relative: "", isTop: true)
+        images = walk.images
+        skipped = walk.skipped
+    }
+
+    /// The local directory `source` names (a path or a `file://` URL), or nil when it names anything else:
+    /// an `http(s)` URL, a file, or nothing that exists (those go on as they are, and fail, if they do,
+    /// with their own error when fetched).
+    public static func directoryPath(of source: String) -> String? {
+        guard case .localFile(let path)? = try? FetchSource(source) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return path
+    }
+
+    /// One line for people about the skipped files, or nil when none was skipped, e.g.
+    /// `samples: skipped 3 files that are not images: a.txt, b/c.pdf, d.md`. At most `shown` names are
+    /// listed, then how many more. The names are the file system's: escape them before printing.
+    public func skippedSummary(shown: Int = 5) -> String? {
+        guard !skipped.isEmpty else { return nil }
+        let names = skipped.prefix(shown).joined(separator: ", ")
+        let more = skipped.count > shown ? ", and \(skipped.count - shown) more" : ""
+        let files = skipped.count == 1 ? "1 file that is not an image" : "\(skipped.count) files that are not images"
+        return "\(path): skipped \(files) (JPEG or PNG): \(names)\(more)"
+    }
+
+    /// The state of one walk: what it found, and the directories it has been in.
+    private struct Walk {
+        var images: [String] = []
+        var skipped: [String] = []
+        var visited: Set<FileIdentity> = []
+
+        mutating func visit(directory: String, relative: String, isTop: Bool) throws(ImagingError) {
+            var info = stat()
+            guard stat(directory, &info) == 0 else {
+                if isTop { throw ImagingError(.download, "\(directory): \(LocalFileReader.errnoMessage(errno))") }
+                skipped.append(relative + "/")
+                return
+            }
+            guard visited.insert(FileIdentity(info)).inserted else { return }
+            guard let names = Self.entries(of: directory) else {
+                if isTop { throw ImagingError(.download, "\(directory): \(LocalFileReader.errnoMessage(errno))") }
+                skipped.append(relative + "/")
+                return
+            }
+            let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+            for name in names {
+                let path = prefix + name
+                let shown = relative.isEmpty ? name : relative + "/" + name
+                var entry = stat()
+                guard stat(path, &entry) == 0 else {  // a dangling link, or one removed meanwhile
+                    skipped.append(shown)
+                    continue
+                }
+                switch entry.st_mode & S_IFMT {
+                case S_IFDIR:
+                    try visit(directory: path, relative: shown, isTop: false)
+                case S_IFREG where Self.hasImageSignature(path):
+                    images.append(path)
+                default:
+                    skipped.append(shown)
+                }
+            }
+        }
+
+        /// The names in `directory`, hidden ones left out, sorted by their bytes; nil when it cannot be read.
+        private static func entries(of directory: String) -> [String]? {
+            guard let stream = opendir(directory) else { return nil }
+            defer { closedir(stream) }
+            var names: [[UInt8]] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    Array(raw.prefix(while: { $0 != 0 }))
+                }
+                if name.first == UInt8(ascii: ".") { continue }  // ".", "..", and hidden entries
+                names.append(name)
+            }
+            return names.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// Whether the file starts with a JPEG or PNG signature (reads at most 8 bytes).
+        private static func hasImageSignature(_ path: String) -> Bool {
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var head = [UInt8](repeating: 0, count: 8)
+            var count = 0
+            while count < head.count {
+                let read = head.withUnsafeMutableBytes { buffer in
+                    LocalFileReader.systemRead(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)
+                }
+                if read < 0, errno == EINTR { continue }
+                if read <= 0 { break }
+                count += read
+            }
+            return ImageFormat(sniffing: head.prefix(count)) != nil
+        }
+    }
+
+    /// A file's device and inode: the same directory reached by two paths has one identity.
+    private struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+"""A Python client for a Shiftwork coordinator.
+
+`Client` (synchronous) and `AsyncClient` (asyncio) submit batches of images, follow them as items
+finish, fetch a batch's results again, ask for status and cancel, over one ZeroMQ DEALER socket, with
+CurveZMQ keys as `shiftwork keygen` writes them. Every call returns a dataclass of `models`; every
+failure is a `ShiftworkError` that says what went wrong and what to do.
+"""
+
+from .aio import AsyncBatch, AsyncClient
+from .client import Batch, Client
+from .errors import (AuthenticationError, KeyFileError, NoAnswerError, ProtocolVersionError, RefusedError,
+                     ShiftworkError)
+from .keys import CurveKeys, read_key
+from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
+                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, TiltShift, WorkerStatus)
+from .session import MAJOR, MINOR
+
+__all__ = [
+    "AsyncBatch", "AsyncClient", "AuthenticationError", "Batch", "BatchAccepted", "BatchEvent", "BatchFinished",
+    "BatchResult", "BatchStatus", "CancelResult", "Client", "ClusterStatus", "CurveKeys", "Failure", "ItemResult",
+    "ItemsAdded", "ItemStatus", "KeyFileError", "MAJOR", "MINOR", "NoAnswerError", "Output", "ProtocolVersionError",
+    "RefusedError", "ShiftworkError", "TiltShift", "WorkerStatus", "read_key",
+]

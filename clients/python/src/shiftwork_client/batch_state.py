@@ -1,0 +1,31 @@
+"""What a followed batch knows, whichever client follows it."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from .models import BatchAccepted, BatchFinished, BatchResult, ItemResult
+
+
+class BatchState:
+    """A batch as accepted, and its items and end as they arrive (`Batch` and `AsyncBatch` fill it)."""
+
+    def __init__(self, accepted: BatchAccepted):
+        self.batch_id = accepted.batch_id
+        self.item_count = accepted.item_count
+        self.coordinator_id = accepted.coordinator_id
+        self.items: Dict[int, ItemResult] = {}
+        """The items finished so far, by index."""
+        self.finished: Optional[BatchFinished] = None
+        """The batch's end, once it came."""
+
+    def _record(self, event: object) -> None:
+        if isinstance(event, ItemResult):
+            self.items[event.index] = event
+        elif isinstance(event, BatchFinished):
+            self.finished = event
+
+    def _result(self) -> BatchResult:
+        assert self.finished is not None, "the batch has not finished"
+        return BatchResult(self.batch_id, tuple(self.items[index] for index in sorted(self.items)),
+                           self.finished.succeeded, self.finished.failed, self.finished.cancelled)

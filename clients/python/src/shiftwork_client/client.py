@@ -1,0 +1,191 @@
+"""The synchronous client: one DEALER socket, used by one thread."""
+
+from __future__ import annotations
+
+import collections
+import time
+from typing import Deque, Dict, Iterator, Optional, Sequence
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from . import connection
+from .errors import ShiftworkError
+from .keys import CurveKeys
+from .models import BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, TiltShift
+from .batch_state import BatchState
+from .session import MAJOR, Answer, Event, FailAll
+
+
+class Batch(BatchState):
+    """A batch this client follows: iterate it for its events as they come (`ItemsAdded`, `ItemResult`,
+    then `BatchFinished`), or `wait()` for its `BatchResult`."""
+
+    def __init__(self, client: "Client", accepted: BatchAccepted):
+        super().__init__(accepted)
+        self._client = client
+
+    def __iter__(self) -> Iterator[BatchEvent]:
+        return self.events()
+
+    def events(self, timeout: Optional[float] = None) -> Iterator[BatchEvent]:
+        """The batch's events until `BatchFinished` (included). `timeout`: seconds to wait for each
+        event (None: as long as items take); `NoAnswerError` when it passes."""
+        while self.finished is None:
+            event = self._client._next_event(self.batch_id, timeout)
+            self._record(event)
+            yield event
+
+    def wait(self, timeout: Optional[float] = None) -> BatchResult:
+        """Waits until every item finished (`timeout` per event) and returns the batch's result."""
+        for _ in self.events(timeout):
+            pass
+        return self._result()
+
+    def cancel(self, items: Optional[Sequence[int]] = None) -> CancelResult:
+        """Cancels the batch's unfinished items (or only `items`); they finish as cancelled."""
+        return self._client.cancel(self.batch_id, items)
+
+
+class Client(connection.Connection):
+    """A client of a Shiftwork coordinator.
+
+    ::
+
+        with Client("tcp://127.0.0.1:5570", secret_key_file="keys/client.key",
+                    coordinator_key_file="keys/coordinator.pub") as client:
+            batch = client.submit(["https://example.org/street.jpg"], TiltShift(radius=12))
+            for event in batch:
+                if isinstance(event, ItemResult) and event.succeeded:
+                    print(event.save("results"))
+            print(client.status().workers)
+
+    `endpoint` defaults to ``SHIFTWORK_COORDINATOR`` (else ``tcp://127.0.0.1:5570``); the key files to
+    ``SHIFTWORK_SECRET_KEY`` and ``SHIFTWORK_COORDINATOR_KEY`` (none: a coordinator run with
+    ``--insecure``). `timeout` is how many seconds a request waits for its answer. Not thread-safe."""
+
+    def __init__(self, endpoint: Optional[str] = None, *, secret_key_file: Optional[str] = None,
+                 coordinator_key_file: Optional[str] = None, keys: Optional[CurveKeys] = None,
+                 timeout: float = 10.0, protocol_major: int = MAJOR):
+        super().__init__(zmq.Context(), endpoint, secret_key_file, coordinator_key_file, keys, timeout, protocol_major)
+        self._answers: Dict[str, Answer] = {}
+        self._waiting: set = set()
+        self._events: Dict[str, Deque[object]] = {}
+
+    def close(self) -> None:
+        """Closes the socket (unsent messages wait at most 200 ms)."""
+        self._close_socket()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------------------------ requests
+
+    def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift()) -> Batch:
+        """Submits a batch of image URLs or paths (workers fetch them) and returns it once accepted.
+
+        Raises `RefusedError` (with its code) when the coordinator refuses the batch, `NoAnswerError` when
+        it does not answer within `timeout`, `ProtocolVersionError` for a coordinator of another major
+        version, `AuthenticationError` when it refuses this client's key."""
+        request_id, data = self._session.submit(sources, parameters)
+        accepted = self._request(request_id, data, "the batch")
+        return Batch(self, accepted)
+
+    def results(self, batch_id: str) -> Batch:
+        """Attaches to a batch (submitted by anyone, perhaps before a restart) and returns it: its items
+        finished so far come first, then the others as they finish. Needs a coordinator with ``--data-dir``."""
+        request_id, data = self._session.fetch(batch_id)
+        accepted = self._request(request_id, data, f"the results of {batch_id}")
+        return Batch(self, accepted)
+
+    def status(self, batch_id: str = "") -> ClusterStatus:
+        """The cluster's status; with `batch_id`, that batch with its items."""
+        request_id, data = self._session.status(batch_id)
+        return self._request(request_id, data, "the status request")
+
+    def cancel(self, batch_id: str, items: Optional[Sequence[int]] = None) -> CancelResult:
+        """Cancels a batch's unfinished items (all of them, or `items`)."""
+        request_id, data = self._session.cancel(batch_id, items)
+        return self._request(request_id, data, f"the cancel of {batch_id} (a coordinator older than protocol "
+                                               f"minor 2 carries a cancel out without answering)")
+
+    # ------------------------------------------------------------------------------------------------ plumbing
+
+    def _request(self, request_id: str, data: bytes, what: str):
+        if self._broken is not None:
+            raise self._broken
+        self._waiting.add(request_id)
+        try:
+            self._socket.send(data)
+            deadline = time.monotonic() + self.timeout
+            while request_id not in self._answers:
+                if not self._pump(deadline):
+                    self._session.forget(request_id)
+                    raise connection.no_answer(self.endpoint, self.timeout, self._keys, what)
+            answer = self._answers.pop(request_id)
+        finally:
+            self._waiting.discard(request_id)
+        if answer.error is not None:
+            raise answer.error
+        return answer.value
+
+    def _next_event(self, batch_id: str, timeout: Optional[float]):
+        queue = self._events.setdefault(batch_id, collections.deque())
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not queue:
+            if self._broken is not None:
+                raise self._broken
+            if not self._pump(deadline):
+                raise connection.no_answer(self.endpoint, timeout or 0, self._keys, f"batch {batch_id}")
+        event = queue.popleft()
+        if isinstance(event, ShiftworkError):
+            self._events.pop(batch_id, None)
+            self._session.close_stream(batch_id)
+            raise event
+        if isinstance(event, BatchFinished):
+            self._events.pop(batch_id, None)
+        return event
+
+    def _pump(self, deadline: Optional[float]) -> bool:
+        """Receives and routes what arrives before `deadline` (None: no limit); False when nothing did."""
+        poller = zmq.Poller()
+        poller.register(self._socket, zmq.POLLIN)
+        if self._monitor is not None:
+            poller.register(self._monitor, zmq.POLLIN)
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready = dict(poller.poll(None if left is None else int(left * 1000)))
+        if not ready:
+            return False
+        if self._monitor is not None and self._monitor in ready:
+            event = recv_monitor_message(self._monitor)
+            if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+                self._fail_all(connection.refused_key(self.endpoint, event["value"]))
+        if self._socket in ready:
+            for delivery in self._session.receive(self._socket.recv_multipart()):
+                self._deliver(delivery)
+        return True
+
+    def _deliver(self, delivery) -> None:
+        if isinstance(delivery, Answer):
+            self._answers[delivery.request_id] = delivery
+            if isinstance(delivery.value, BatchAccepted):  # its items may follow in the next message
+                self._events.setdefault(delivery.value.batch_id, collections.deque())
+        elif isinstance(delivery, Event):
+            queue = self._events.get(delivery.batch_id)
+            if queue is not None:
+                queue.append(delivery.event)
+        elif isinstance(delivery, FailAll):
+            self._fail_all(delivery.error)
+
+    def _fail_all(self, error: ShiftworkError) -> None:
+        """Fails every pending request and stream; a version mismatch or a refused key fails every later
+        call too (nothing this client sends can succeed)."""
+        for request_id in self._waiting:
+            self._session.forget(request_id)
+            self._answers[request_id] = Answer(request_id, error=error)
+        for queue in self._events.values():
+            queue.append(error)
+        self._end_if_final(error)

@@ -1,0 +1,95 @@
+"""What the synchronous and the asyncio client share: the endpoint, the keys, the socket's options, and
+the words of their errors."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Optional
+
+import zmq
+
+from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, ShiftworkError
+from .keys import CurveKeys
+from .session import Session
+
+DEFAULT_ENDPOINT = "tcp://127.0.0.1:5570"
+
+
+def resolve_endpoint(endpoint: Optional[str]) -> str:
+    """`endpoint`, else ``SHIFTWORK_COORDINATOR``, else ``tcp://127.0.0.1:5570``."""
+    return endpoint or os.environ.get("SHIFTWORK_COORDINATOR") or DEFAULT_ENDPOINT
+
+
+def resolve_keys(keys: Optional[CurveKeys], secret_key_file: Optional[str],
+                 coordinator_key_file: Optional[str]) -> Optional[CurveKeys]:
+    """The CurveZMQ keys to use: `keys`, else the two files (``SHIFTWORK_SECRET_KEY`` and
+    ``SHIFTWORK_COORDINATOR_KEY`` when not given), else none (a coordinator run with ``--insecure``)."""
+    if keys is not None:
+        return keys
+    secret = secret_key_file or os.environ.get("SHIFTWORK_SECRET_KEY") or None
+    coordinator = coordinator_key_file or os.environ.get("SHIFTWORK_COORDINATOR_KEY") or None
+    if bool(secret) != bool(coordinator):
+        raise ValueError("a secret key file and the coordinator's public key file go together (CurveZMQ), or neither "
+                         "is given: set both secret_key_file and coordinator_key_file (or SHIFTWORK_SECRET_KEY and "
+                         "SHIFTWORK_COORDINATOR_KEY)")
+    return CurveKeys.from_files(secret, coordinator) if secret and coordinator else None
+
+
+def configure(socket: zmq.Socket, keys: Optional[CurveKeys]) -> None:
+    """A client's DEALER options (docs/protocol.md): a stable ``client-<uuid>`` routing identity, so that a
+    restarted coordinator can stream to it again; a short linger; CurveZMQ keys when given."""
+    socket.setsockopt(zmq.ROUTING_ID, f"client-{uuid.uuid4()}".encode())
+    socket.setsockopt(zmq.LINGER, 200)
+    socket.setsockopt(zmq.RECONNECT_IVL, 100)
+    socket.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+    if keys is not None:
+        keys.apply(socket)
+
+
+def no_answer(endpoint: str, seconds: float, keys: Optional[CurveKeys], what: str) -> NoAnswerError:
+    """The error of a request that got no answer, naming what to check."""
+    hint = ("check that the coordinator runs there and that coordinator_key is its public key"
+            if keys is not None else
+            "check that the coordinator runs there (a coordinator with CurveZMQ keys needs secret_key_file and "
+            "coordinator_key_file)")
+    return NoAnswerError(f"no answer to {what} from a coordinator at {endpoint} within {seconds:g} s: {hint}")
+
+
+def refused_key(endpoint: str, status: int) -> AuthenticationError:
+    """The error of a CurveZMQ handshake the coordinator refused."""
+    return AuthenticationError(
+        f"the coordinator at {endpoint} refused this client's CurveZMQ key (ZAP status {status}): put the client's "
+        f"public key (NAME.pub, from `shiftwork keygen NAME`) on the coordinator's allow-list (--allow-keys)")
+
+
+class Connection:
+    """The socket of a client and what both forms keep beside it: the endpoint, the keys, the protocol
+    session, and the error that ended the connection for good (a version mismatch, a refused key)."""
+
+    def __init__(self, context: zmq.Context, endpoint: Optional[str], secret_key_file: Optional[str],
+                 coordinator_key_file: Optional[str], keys: Optional[CurveKeys], timeout: float, protocol_major: int):
+        self.endpoint = resolve_endpoint(endpoint)
+        self.timeout = timeout
+        self._keys = resolve_keys(keys, secret_key_file, coordinator_key_file)
+        self._session = Session(protocol_major)
+        self._broken: Optional[ShiftworkError] = None
+        self._context = context
+        self._socket = context.socket(zmq.DEALER)
+        configure(self._socket, self._keys)
+        # With keys, libzmq reports the coordinator's refusal of the key (ZAP 400) on a monitor socket.
+        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
+        self._socket.connect(self.endpoint)
+
+    def _close_socket(self) -> None:
+        if self._monitor is not None:
+            self._socket.disable_monitor()
+            self._monitor.close(linger=0)
+            self._monitor = None
+        self._socket.close()
+        self._context.term()
+
+    def _end_if_final(self, error: ShiftworkError) -> None:
+        """A version mismatch or a refused key fails every later call too: nothing sent can succeed."""
+        if isinstance(error, (ProtocolVersionError, AuthenticationError)):
+            self._broken = error

@@ -1,0 +1,241 @@
+"""The client's side of the wire protocol, without sockets: it builds the requests, reads what the
+coordinator sends, and says whom each message is for. `Client` and `AsyncClient` only move its bytes.
+
+Rules kept here (docs/protocol.md): every message is one `Envelope` with ``major = 1`` and this client's
+minor version, read from the last frame; every request carries a fresh ``request_id`` that its answer or
+refusal echoes; submissions say ``accepts_batches``, so finished items may come grouped in an
+``ItemFinishedBatch`` (each element names its batch); an item is delivered once even when the coordinator
+sends it twice (a re-attached stream); a refusal with an empty ``request_id`` fails every pending request
+and stream; an envelope of another major version, or a refusal with ``REFUSAL_CODE_UNSUPPORTED_VERSION``,
+is a `ProtocolVersionError` naming both versions. A message that cannot be decoded is dropped and
+counted; a body this version does not know (a newer minor's) is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+
+from google.protobuf.message import DecodeError
+
+from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
+from .errors import ProtocolVersionError, RefusedError, ShiftworkError
+from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClusterStatus, Failure,
+                     ItemResult, ItemsAdded, ItemStatus, Output, TiltShift, WorkerStatus)
+from .naming import output_names
+
+MAJOR = 1
+"""The wire protocol's major version this client speaks."""
+MINOR = 2
+"""The minor version it sends: request IDs on cancels, `CancelAccepted`, refusal codes."""
+
+_FORMATS = {"same": pb.IMAGE_FORMAT_SAME_AS_INPUT, "jpeg": pb.IMAGE_FORMAT_JPEG, "jpg": pb.IMAGE_FORMAT_JPEG,
+            "png": pb.IMAGE_FORMAT_PNG}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer to request `request_id`: a typed `value`, or the `error` it failed with."""
+
+    request_id: str
+    value: object = None
+    error: Optional[ShiftworkError] = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """A message of the stream of batch `batch_id`."""
+
+    batch_id: str
+    event: BatchEvent
+
+
+@dataclass(frozen=True)
+class FailAll:
+    """Every pending request and stream fails with `error` (a refusal without request ID, or a
+    coordinator of another major version)."""
+
+    error: ShiftworkError
+
+
+Delivery = Union[Answer, Event, FailAll]
+
+
+@dataclass
+class _Stream:
+    """What the session knows of a batch it streams: its sources by index and the items delivered."""
+
+    sources: List[Optional[str]]
+    delivered: Set[int] = field(default_factory=set)
+
+
+class Session:
+    """The protocol state of one client connection (one DEALER socket). Not thread-safe: one caller.
+
+    `protocol_major` is for tests of version mismatches only; a client always speaks `MAJOR`."""
+
+    def __init__(self, protocol_major: int = MAJOR):
+        self.major = protocol_major
+        # request_id -> (kind, sources of a submission)
+        self._pending: Dict[str, Tuple[str, Optional[List[str]]]] = {}
+        self._streams: Dict[str, _Stream] = {}
+        self.dropped_messages = 0
+        """Messages from the coordinator that could not be decoded."""
+
+    # ------------------------------------------------------------------------------------------------ requests
+
+    def submit(self, sources: Sequence[str], parameters: TiltShift, noop: bool = False) -> Tuple[str, bytes]:
+        """A `SubmitBatch` of `sources` (URLs or paths the workers can read); returns its request ID and bytes."""
+        sources = list(sources)
+        if not sources:
+            raise ValueError("no sources: give image URLs (http, https, file) or paths the workers can read")
+        if parameters.output_format.lower() not in _FORMATS:
+            raise ValueError(f"output_format '{parameters.output_format}' is not one of same, jpeg, png")
+        items = [pb.BatchItem(source=source, output_name=name) for source, name in zip(sources, output_names(sources))]
+        wire_parameters = pb.TiltShiftParameters(
+            focus_position=parameters.focus, sharp_band=parameters.band, transition=parameters.transition,
+            blur_radius=parameters.radius, output_format=_FORMATS[parameters.output_format.lower()],
+            jpeg_quality=parameters.jpeg_quality)
+        request_id = self._new_request("submit", sources)
+        body = pb.SubmitBatch(request_id=request_id, items=items, parameters=wire_parameters, accepts_batches=True,
+                              kind=pb.TASK_KIND_NOOP if noop else pb.TASK_KIND_UNSPECIFIED)
+        return request_id, self._envelope(submit_batch=body)
+
+    def status(self, batch_id: str = "") -> Tuple[str, bytes]:
+        """A `StatusRequest`: the whole cluster, or one batch's items."""
+        request_id = self._new_request("status")
+        return request_id, self._envelope(status_request=pb.StatusRequest(request_id=request_id, batch_id=batch_id))
+
+    def cancel(self, batch_id: str, items: Optional[Sequence[int]] = None) -> Tuple[str, bytes]:
+        """A `CancelBatch` of some items of a batch, or of all of them."""
+        request_id = self._new_request("cancel")
+        body = pb.CancelBatch(request_id=request_id, batch_id=batch_id, item_indexes=list(items or []))
+        return request_id, self._envelope(cancel_batch=body)
+
+    def fetch(self, batch_id: str) -> Tuple[str, bytes]:
+        """A `FetchResults`: attach to a batch and receive its items (again)."""
+        request_id = self._new_request("fetch")
+        return request_id, self._envelope(fetch_results=pb.FetchResults(request_id=request_id, batch_id=batch_id))
+
+    def forget(self, request_id: str) -> None:
+        """Stops waiting for `request_id` (it timed out): a late answer is dropped."""
+        self._pending.pop(request_id, None)
+
+    def close_stream(self, batch_id: str) -> None:
+        """Stops following `batch_id`: later messages of that batch are dropped."""
+        self._streams.pop(batch_id, None)
+
+    def _new_request(self, kind: str, sources: Optional[List[str]] = None) -> str:
+        request_id = str(uuid.uuid4())
+        self._pending[request_id] = (kind, sources)
+        return request_id
+
+    def _envelope(self, **body) -> bytes:
+        return pb.Envelope(major=self.major, minor=MINOR, **body).SerializeToString()
+
+    # ------------------------------------------------------------------------------------------------ receiving
+
+    def receive(self, frames: Sequence[bytes]) -> List[Delivery]:
+        """Reads one message (its frames; the envelope is the last) and returns what it delivers."""
+        try:
+            envelope = pb.Envelope.FromString(frames[-1])
+        except (DecodeError, IndexError, ValueError):
+            self.dropped_messages += 1
+            return []
+        if envelope.major != self.major:
+            detail = envelope.refusal.reason if envelope.WhichOneof("body") == "refusal" else ""
+            return [FailAll(ProtocolVersionError(envelope.major, self.major, detail))]
+        kind = envelope.WhichOneof("body")
+        if kind is None:
+            return []  # a body of a newer minor version: not for this client
+        message = getattr(envelope, kind)
+        handler = getattr(self, f"_on_{kind}", None)
+        return handler(message) if handler else []
+
+    def _on_refusal(self, refusal) -> List[Delivery]:
+        code = pb.RefusalCode.Name(refusal.code) if refusal.code in pb.RefusalCode.values() else "REFUSAL_CODE_UNSPECIFIED"
+        if refusal.code == pb.REFUSAL_CODE_UNSUPPORTED_VERSION:
+            # "unsupported wire protocol major version 2 (this peer speaks 1)": the coordinator's is the last number.
+            speaks = re.search(r"speaks (\d+)", refusal.reason)
+            error: ShiftworkError = ProtocolVersionError(int(speaks.group(1)) if speaks else None, self.major, refusal.reason)
+        else:
+            error = RefusedError(code, refusal.reason, refusal.request_id)
+        if not refusal.request_id:
+            return [FailAll(error)]
+        if self._pending.pop(refusal.request_id, None) is None:
+            return []
+        return [Answer(refusal.request_id, error=error)]
+
+    def _on_batch_accepted(self, accepted) -> List[Delivery]:
+        pending = self._pending.pop(accepted.request_id, None)
+        if pending is None:
+            return []
+        _, sources = pending
+        stream = self._streams.get(accepted.batch_id)
+        if stream is None or sources is not None:
+            stream = _Stream(sources=list(sources) if sources else [])
+            self._streams[accepted.batch_id] = stream
+        return [Answer(accepted.request_id, BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id))]
+
+    def _on_status_reply(self, reply) -> List[Delivery]:
+        if self._pending.pop(reply.request_id, None) is None:
+            return []
+        return [Answer(reply.request_id, _cluster_status(reply))]
+
+    def _on_cancel_accepted(self, accepted) -> List[Delivery]:
+        if self._pending.pop(accepted.request_id, None) is None:
+            return []
+        return [Answer(accepted.request_id, CancelResult(accepted.batch_id, accepted.cancelled_items))]
+
+    def _on_items_added(self, added) -> List[Delivery]:
+        stream = self._streams.get(added.batch_id)
+        if stream is None:
+            return []
+        end = added.first_index + len(added.items)
+        stream.sources.extend([None] * (end - len(stream.sources)))
+        for offset, item in enumerate(added.items):
+            stream.sources[added.first_index + offset] = item.source
+        event = ItemsAdded(added.batch_id, added.parent_index, added.first_index,
+                           tuple(item.source for item in added.items), tuple(item.output_name for item in added.items))
+        return [Event(added.batch_id, event)]
+
+    def _on_item_finished(self, finished) -> List[Delivery]:
+        stream = self._streams.get(finished.batch_id)
+        if stream is None or finished.item_index in stream.delivered:
+            return []
+        stream.delivered.add(finished.item_index)
+        source = stream.sources[finished.item_index] if finished.item_index < len(stream.sources) else None
+        output = failure = None
+        if finished.WhichOneof("outcome") == "output":
+            out = finished.output
+            output = Output(bytes(out.data), out.media_type, out.width, out.height)
+        else:
+            code = finished.failure.code
+            name = pb.FailureCode.Name(code) if code in pb.FailureCode.values() else "FAILURE_CODE_UNSPECIFIED"
+            failure = Failure(name, finished.failure.message)
+        result = ItemResult(finished.batch_id, finished.item_index, finished.output_name, source, output, failure)
+        return [Event(finished.batch_id, result)]
+
+    def _on_items_finished(self, batch) -> List[Delivery]:
+        deliveries: List[Delivery] = []
+        for finished in batch.items:
+            deliveries += self._on_item_finished(finished)
+        return deliveries
+
+    def _on_batch_finished(self, finished) -> List[Delivery]:
+        if self._streams.pop(finished.batch_id, None) is None:
+            return []
+        event = BatchFinished(finished.batch_id, finished.succeeded, finished.failed, finished.cancelled)
+        return [Event(finished.batch_id, event)]
+
+
+def _cluster_status(reply) -> ClusterStatus:
+    workers = tuple(WorkerStatus(w.worker_id, w.hostname, w.slots, w.running, w.completed, w.failed,
+                                 w.last_seen_ms_ago, w.dropped_messages, w.version) for w in reply.workers)
+    batches = tuple(BatchStatus(b.batch_id, b.item_count, b.succeeded, b.failed, b.cancelled,
+                                tuple(ItemStatus(i.item_index, i.source, i.state, i.error) for i in b.items))
+                    for b in reply.batches)
+    return ClusterStatus(reply.coordinator_id, workers, reply.queued_tasks, reply.running_tasks, reply.completed_tasks,
+                         reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches)

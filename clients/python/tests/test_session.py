@@ -1,0 +1,97 @@
+"""The wire rules of `Session`, without sockets: bytes in, deliveries out."""
+
+from __future__ import annotations
+
+import unittest
+
+from shiftwork_client import (BatchAccepted, BatchFinished, ItemResult, ProtocolVersionError, RefusedError, TiltShift)
+from shiftwork_client._proto.shiftwork.v1 import shiftwork_pb2 as pb
+from shiftwork_client.session import MAJOR, MINOR, Answer, Event, FailAll, Session
+
+
+def envelope(major=1, **body) -> list:
+    return [pb.Envelope(major=major, minor=2, **body).SerializeToString()]
+
+
+def finished(batch_id, index, name="x") -> pb.ItemFinished:
+    return pb.ItemFinished(batch_id=batch_id, item_index=index, output_name=name,
+                           output=pb.TaskOutput(data=b"\xff\xd8\xff\xe0", media_type="image/jpeg", width=2, height=1))
+
+
+class SessionTests(unittest.TestCase):
+    def accept(self, session, sources, batch_id):
+        request_id, data = session.submit(sources, TiltShift())
+        sent = pb.Envelope.FromString(data)
+        self.assertEqual((sent.major, sent.minor), (MAJOR, MINOR))
+        self.assertEqual(sent.submit_batch.request_id, request_id)
+        self.assertTrue(sent.submit_batch.accepts_batches)
+        deliveries = session.receive(envelope(batch_accepted=pb.BatchAccepted(
+            request_id=request_id, batch_id=batch_id, item_count=len(sources), coordinator_id="c")))
+        self.assertEqual(deliveries, [Answer(request_id, BatchAccepted(batch_id, len(sources), "c"))])
+
+    def test_an_item_finished_batch_is_split_by_batch_and_each_item_delivered_once(self):
+        session = Session()
+        self.accept(session, ["a.jpg", "b.jpg"], "b-1")
+        self.accept(session, ["c.jpg"], "b-2")
+        grouped = pb.ItemFinishedBatch(items=[finished("b-1", 1), finished("b-2", 0), finished("b-1", 1)])
+        deliveries = session.receive(envelope(items_finished=grouped))
+        self.assertEqual([(d.batch_id, d.event.index, d.event.source) for d in deliveries],
+                         [("b-1", 1, "b.jpg"), ("b-2", 0, "c.jpg")])
+        self.assertEqual(session.receive(envelope(item_finished=finished("b-1", 1))), [], "delivered twice")
+        done = session.receive(envelope(batch_finished=pb.BatchFinished(batch_id="b-2", succeeded=1)))
+        self.assertEqual(done, [Event("b-2", BatchFinished("b-2", 1, 0, 0))])
+        self.assertEqual(session.receive(envelope(item_finished=finished("b-2", 0))), [], "after BatchFinished")
+
+    def test_submit_sends_the_parameters_and_distinct_output_names(self):
+        request_id, data = Session().submit(["https://x.org/a/street.jpg", "/p/Street.png", "file:///q/caf%C3%A9.jpg"],
+                                            TiltShift(focus=0.3, band=0.1, transition=0.2, radius=4, output_format="png",
+                                                      jpeg_quality=80))
+        submit = pb.Envelope.FromString(data).submit_batch
+        self.assertEqual([item.output_name for item in submit.items], ["street", "Street-2", "caf_"])
+        self.assertAlmostEqual(submit.parameters.focus_position, 0.3, places=5)
+        self.assertEqual(submit.parameters.output_format, pb.IMAGE_FORMAT_PNG)
+        with self.assertRaises(ValueError):
+            Session().submit([], TiltShift())
+        with self.assertRaises(ValueError):
+            Session().submit(["a.jpg"], TiltShift(output_format="gif"))
+
+    def test_a_refusal_without_request_id_fails_everything_and_one_with_it_fails_its_request(self):
+        session = Session()
+        request_id, _ = session.status()
+        [answer] = session.receive(envelope(refusal=pb.Refusal(request_id=request_id, code=pb.REFUSAL_CODE_LIMIT,
+                                                               reason="too many")))
+        self.assertIsInstance(answer.error, RefusedError)
+        self.assertEqual((answer.error.code, answer.error.reason), ("REFUSAL_CODE_LIMIT", "too many"))
+        [fail] = session.receive(envelope(refusal=pb.Refusal(reason="no")))
+        self.assertIsInstance(fail, FailAll)
+        self.assertEqual(session.receive(envelope(refusal=pb.Refusal(request_id="someone-else", reason="x"))), [])
+
+    def test_other_major_versions_and_version_refusals_name_both_versions(self):
+        session = Session()
+        [fail] = session.receive(envelope(major=3, status_reply=pb.StatusReply()))
+        self.assertIsInstance(fail.error, ProtocolVersionError)
+        self.assertIn("major version 3, this client speaks major version 1", str(fail.error))
+        request_id, _ = session.status()
+        [answer] = session.receive(envelope(refusal=pb.Refusal(
+            request_id=request_id, code=pb.REFUSAL_CODE_UNSUPPORTED_VERSION,
+            reason="unsupported wire protocol major version 1 (this peer speaks 4)")))
+        self.assertEqual((answer.error.coordinator_major, answer.error.client_major), (4, 1))
+
+    def test_malformed_bytes_are_dropped_and_counted_and_unknown_bodies_dropped(self):
+        session = Session()
+        self.assertEqual(session.receive([b"\xff\xff\xff"]), [])
+        self.assertEqual(session.dropped_messages, 1)
+        self.assertEqual(session.receive([pb.Envelope(major=1, minor=9).SerializeToString() + b"\xa2\x06\x00"]), [])
+        self.assertEqual(session.receive(envelope(status_reply=pb.StatusReply(request_id="unknown"))), [])
+
+    def test_a_failure_code_this_version_does_not_know_reads_as_unspecified(self):
+        session = Session()
+        self.accept(session, ["a.jpg"], "b-1")
+        item = pb.ItemFinished(batch_id="b-1", item_index=0, failure=pb.TaskFailure(code=99, message="new"))
+        [event] = session.receive(envelope(item_finished=item))
+        self.assertIsInstance(event.event, ItemResult)
+        self.assertEqual((event.event.failure.code, event.event.failure.message), ("FAILURE_CODE_UNSPECIFIED", "new"))
+
+
+if __name__ == "__main__":
+    unittest.main()
