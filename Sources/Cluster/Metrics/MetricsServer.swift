@@ -8,14 +8,13 @@ import ServiceLifecycle
 /// else is 404. Binds one address; `shutdown()` stops it.
 ///
 /// A `Service`: in a `ServiceGroup`, `run()` serves until the group shuts down, then stops listening.
-/// NIO rather than a web framework: a few routes, one thread, and swift-nio is already a dependency.
+/// On `PlainHTTPServer` (SwiftNIO, one thread).
 public final class MetricsServer: Service, Sendable {
     /// The address actually bound (a port of 0 is resolved).
     public let host: String
     /// The port actually bound.
     public let port: Int
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let server: PlainHTTPServer
     /// The dashboard served beside `/metrics`, if any.
     public let dashboard: Dashboard?
     /// Samples the dashboard's throughput history.
@@ -26,41 +25,26 @@ public final class MetricsServer: Service, Sendable {
     /// - Throws: NIO's error when the address cannot be bound (in use, not local).
     public static func start(host: String, port: Int, dashboard: Dashboard? = nil,
                              render: @escaping @Sendable () async -> String) async throws -> MetricsServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(DashboardHTTPHandler(renderMetrics: render, dashboard: dashboard))
-                    }
-                }
-                .bind(host: host, port: port).get()
-            let bound = channel.localAddress?.port ?? port
-            let sampling = dashboard.map { dashboard in
-                let loop = group.next()
-                return loop.scheduleRepeatedAsyncTask(initialDelay: .zero, delay: .seconds(Dashboard.sampleIntervalSeconds)) { _ in
-                    let promise = loop.makePromise(of: Void.self)
-                    promise.completeWithTask { dashboard.sample(await dashboard.source.dashboardStatus(batchID: "")) }
-                    return promise.futureResult
-                }
-            }
-            return MetricsServer(host: host, port: bound, group: group, channel: channel, dashboard: dashboard, sampling: sampling)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
+        let server = try await PlainHTTPServer.start(host: host, port: port) {
+            DashboardHTTPHandler(renderMetrics: render, dashboard: dashboard)
         }
+        let sampling = dashboard.map { dashboard in
+            let loop = server.eventLoop
+            return loop.scheduleRepeatedAsyncTask(initialDelay: .zero, delay: .seconds(Dashboard.sampleIntervalSeconds)) { _ in
+                let promise = loop.makePromise(of: Void.self)
+                promise.completeWithTask { dashboard.sample(await dashboard.source.dashboardStatus(batchID: "")) }
+                return promise.futureResult
+            }
+        }
+        return MetricsServer(server: server, dashboard: dashboard, sampling: sampling)
     }
 
-    private init(host: String, port: Int, group: MultiThreadedEventLoopGroup, channel: any Channel, dashboard: Dashboard?,
-                 sampling: RepeatedTask?) {
+    private init(server: PlainHTTPServer, dashboard: Dashboard?, sampling: RepeatedTask?) {
         self.dashboard = dashboard
         self.sampling = sampling
-        self.host = host
-        self.port = port
-        self.group = group
-        self.channel = channel
+        self.host = server.host
+        self.port = server.port
+        self.server = server
     }
 
     /// Serves until graceful shutdown or cancellation, then stops listening.
@@ -72,8 +56,7 @@ public final class MetricsServer: Service, Sendable {
     /// Stops listening and ends the server's thread.
     public func shutdown() async {
         sampling?.cancel()
-        try? await channel.close()
-        try? await group.shutdownGracefully()
+        await server.shutdown()
         dashboard?.shutdown()
     }
 }

@@ -20,11 +20,23 @@ final class PlainHTTPServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
 
+    /// The event loop of the server's thread, for work that belongs with it (a repeated sample).
+    var eventLoop: any EventLoop { group.next() }
+
     /// Starts serving on `host:port` (port 0: any free port).
     ///
     /// - Throws: NIO's error when the address cannot be bound (in use, not local).
     static func start(host: String, port: Int, notFound: String,
                       answer: @escaping @Sendable (String) async -> Answer) async throws -> PlainHTTPServer {
+        try await start(host: host, port: port) { AnsweringHandler(notFound: notFound, answer: answer) }
+    }
+
+    /// Starts serving on `host:port` (port 0: any free port), each connection's requests handled by a
+    /// handler from `makeHandler` behind NIO's HTTP/1.1 server pipeline.
+    ///
+    /// - Throws: NIO's error when the address cannot be bound (in use, not local).
+    static func start(host: String, port: Int,
+                      makeHandler: @escaping @Sendable () -> any ChannelHandler) async throws -> PlainHTTPServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
             let channel = try await ServerBootstrap(group: group)
@@ -32,7 +44,7 @@ final class PlainHTTPServer: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(AnsweringHandler(notFound: notFound, answer: answer))
+                        try channel.pipeline.syncOperations.addHandler(makeHandler())
                     }
                 }
                 .bind(host: host, port: port).get()
