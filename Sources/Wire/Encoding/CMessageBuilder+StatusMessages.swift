@@ -1,0 +1,97 @@
+import CShiftworkProto
+
+/// The status reply and its worker, item, attempt and batch records.
+extension CMessageBuilder {
+    mutating func workerStatus(_ m: WorkerStatus) -> UnsafeMutablePointer<Shiftwork__V1__WorkerStatus> {
+        let c = arena.make(Shiftwork__V1__WorkerStatus.self)
+        shiftwork__v1__worker_status__init(c)
+        c.pointee.worker_id = string(m.workerID)
+        c.pointee.hostname = string(m.hostname)
+        c.pointee.slots = m.slots
+        c.pointee.running = m.running
+        c.pointee.completed = m.completed
+        c.pointee.failed = m.failed
+        c.pointee.last_seen_ms_ago = m.lastSeenMsAgo
+        c.pointee.dropped_messages = m.droppedMessages
+        c.pointee.version = string(m.version)
+        return c
+    }
+
+    mutating func itemStatus(_ m: ItemStatus) -> UnsafeMutablePointer<Shiftwork__V1__ItemStatus> {
+        let c = arena.make(Shiftwork__V1__ItemStatus.self)
+        shiftwork__v1__item_status__init(c)
+        c.pointee.item_index = m.itemIndex
+        c.pointee.source = string(m.source)
+        c.pointee.state = string(m.state)
+        c.pointee.error = string(m.error)
+        (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
+        c.pointee.location = string(m.location)
+        c.pointee.attempts = m.attempts
+        let attempts = pointers(to: Shiftwork__V1__AttemptStatus.self, count: m.failedAttempts.count)
+        for (index, attempt) in m.failedAttempts.enumerated() {
+            attempts?[index] = attemptStatus(attempt)
+        }
+        c.pointee.n_failed_attempts = m.failedAttempts.count
+        c.pointee.failed_attempts = attempts
+        return c
+    }
+
+    mutating func attemptStatus(_ m: AttemptStatus) -> UnsafeMutablePointer<Shiftwork__V1__AttemptStatus> {
+        let c = arena.make(Shiftwork__V1__AttemptStatus.self)
+        shiftwork__v1__attempt_status__init(c)
+        c.pointee.task = string(m.task)
+        c.pointee.attempt = m.attempt
+        c.pointee.code = Shiftwork__V1__FailureCode(rawValue: m.code.rawValue)
+        c.pointee.error = string(m.error)
+        c.pointee.transient = m.isTransient ? 1 : 0
+        c.pointee.retried = m.retried ? 1 : 0
+        c.pointee.retry_delay_ms = m.retryDelayMs
+        c.pointee.worker = string(m.worker)
+        return c
+    }
+
+    mutating func batchStatus(_ m: BatchStatus) -> UnsafeMutablePointer<Shiftwork__V1__BatchStatus> {
+        let c = arena.make(Shiftwork__V1__BatchStatus.self)
+        shiftwork__v1__batch_status__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.item_count = m.itemCount
+        c.pointee.succeeded = m.succeeded
+        c.pointee.failed = m.failed
+        c.pointee.cancelled = m.cancelled
+        let items = pointers(to: Shiftwork__V1__ItemStatus.self, count: m.items.count)
+        for (index, item) in m.items.enumerated() {
+            items?[index] = itemStatus(item)
+        }
+        c.pointee.n_items = m.items.count
+        c.pointee.items = items
+        c.pointee.priority = m.priority
+        c.pointee.idempotency_key = string(m.idempotencyKey)
+        return c
+    }
+
+    mutating func statusReply(_ m: StatusReply) -> UnsafeMutablePointer<Shiftwork__V1__StatusReply> {
+        let c = arena.make(Shiftwork__V1__StatusReply.self)
+        shiftwork__v1__status_reply__init(c)
+        c.pointee.request_id = string(m.requestID)
+        let workers = pointers(to: Shiftwork__V1__WorkerStatus.self, count: m.workers.count)
+        for (index, worker) in m.workers.enumerated() {
+            workers?[index] = workerStatus(worker)
+        }
+        c.pointee.n_workers = m.workers.count
+        c.pointee.workers = workers
+        c.pointee.queued_tasks = m.queuedTasks
+        c.pointee.running_tasks = m.runningTasks
+        c.pointee.completed_tasks = m.completedTasks
+        c.pointee.failed_tasks = m.failedTasks
+        let batches = pointers(to: Shiftwork__V1__BatchStatus.self, count: m.batches.count)
+        for (index, batch) in m.batches.enumerated() {
+            batches?[index] = batchStatus(batch)
+        }
+        c.pointee.n_batches = m.batches.count
+        c.pointee.batches = batches
+        c.pointee.dropped_messages = m.droppedMessages
+        c.pointee.tasks_per_second = m.tasksPerSecond
+        c.pointee.coordinator_id = string(m.coordinatorID)
+        return c
+    }
+}
