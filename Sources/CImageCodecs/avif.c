@@ -7,6 +7,7 @@
    to stop before each long step; the AV1 encode itself cannot be interrupted. */
 #include "CImageCodecs.h"
 #include "cancellation.h"
+#include "metadata.h"
 #include "whole_image.h"
 
 #include <stdlib.h>
@@ -123,14 +124,9 @@ int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const
 }
 
 void sw_avif_metadata(const sw_avif_decoder *decoder, sw_image_metadata *metadata) {
-    memset(metadata, 0, sizeof *metadata);
     const avifImage *image = decoder->decoder->image;
-    metadata->icc = image->icc.data;
-    metadata->icc_size = image->icc.size;
-    metadata->exif = decoder->exif;
-    metadata->exif_size = decoder->exif_size;
-    metadata->xmp = image->xmp.data;
-    metadata->xmp_size = image->xmp.size;
+    sw_metadata_view(metadata, image->icc.data, image->icc.size, decoder->exif, decoder->exif_size, image->xmp.data,
+                     image->xmp.size);
 }
 
 void sw_avif_close(sw_avif_decoder *decoder) {
@@ -159,10 +155,8 @@ int sw_avif_encoder_write(sw_avif_encoder *encoder, const uint8_t *pixels, size_
 
 int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
                            char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
     sw_whole_image *image = &encoder->image;
-    if (sw_whole_image_complete(image, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
+    if (sw_whole_image_complete(image, out, out_size, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
     if (sw_should_stop_now(cancel)) return SW_CODEC_CANCELLED;
     avifImage *avif = avifImageCreate((uint32_t)image->width, (uint32_t)image->height, 8, AVIF_PIXEL_FORMAT_YUV420);
     if (avif == NULL) {

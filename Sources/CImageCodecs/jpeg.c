@@ -1,6 +1,7 @@
 /* JPEG decode/encode through libjpeg-turbo. Every libjpeg call happens below a setjmp in this file. */
 #include "CImageCodecs.h"
 #include "cancellation.h"
+#include "metadata.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -149,12 +150,8 @@ static void sw_jpeg_keep_metadata(sw_jpeg_decoder *decoder) {
 }
 
 void sw_jpeg_metadata(const sw_jpeg_decoder *decoder, sw_image_metadata *metadata) {
-    metadata->icc = decoder->icc;
-    metadata->icc_size = decoder->icc_size;
-    metadata->exif = decoder->exif;
-    metadata->exif_size = decoder->exif_size;
-    metadata->xmp = decoder->xmp;
-    metadata->xmp_size = decoder->xmp_size;
+    sw_metadata_view(metadata, decoder->icc, decoder->icc_size, decoder->exif, decoder->exif_size, decoder->xmp,
+                     decoder->xmp_size);
     metadata->iptc = decoder->iptc;
     metadata->iptc_size = decoder->iptc_size;
 }

@@ -1,5 +1,7 @@
-/* Metadata carried from an input to its output: the EXIF orientation tag, read and reset. */
+/* Metadata carried from an input to its output: the parts a decoder hands out, and the EXIF orientation tag,
+   read and reset. */
 #include "CImageCodecs.h"
+#include "metadata.h"
 
 #include <string.h>
 
@@ -46,4 +48,15 @@ int sw_exif_reset_orientation(uint8_t *tiff, size_t size) {
     tiff[entry + 8] = little ? 1 : 0;
     tiff[entry + 9] = little ? 0 : 1;
     return 1;
+}
+
+void sw_metadata_view(sw_image_metadata *metadata, const uint8_t *icc, size_t icc_size, const uint8_t *exif,
+                      size_t exif_size, const uint8_t *xmp, size_t xmp_size) {
+    memset(metadata, 0, sizeof *metadata);
+    metadata->icc = icc;
+    metadata->icc_size = icc_size;
+    metadata->exif = exif;
+    metadata->exif_size = exif_size;
+    metadata->xmp = xmp;
+    metadata->xmp_size = xmp_size;
 }

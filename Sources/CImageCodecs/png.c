@@ -1,6 +1,7 @@
 /* PNG decode/encode through libpng. Every libpng call happens below a setjmp in this file. */
 #include "CImageCodecs.h"
 #include "cancellation.h"
+#include "metadata.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -84,11 +85,7 @@ static void sw_png_keep_metadata(sw_png_decoder *decoder) {
 }
 
 void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata) {
-    memset(metadata, 0, sizeof *metadata);
-    metadata->icc = decoder->icc;
-    metadata->icc_size = decoder->icc_size;
-    metadata->exif = decoder->exif;
-    metadata->exif_size = decoder->exif_size;
+    sw_metadata_view(metadata, decoder->icc, decoder->icc_size, decoder->exif, decoder->exif_size, NULL, 0);
 }
 
 static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info, char *err,

@@ -7,6 +7,7 @@
    rows are collected first (sw_whole_image), converted to the picture's Y'CbCr, freed, then encoded, with the
    caller asked whether to stop through libwebp's progress hook. */
 #include "CImageCodecs.h"
+#include "metadata.h"
 #include "whole_image.h"
 #include "cancellation.h"
 
@@ -147,13 +148,8 @@ int sw_webp_read(sw_webp_decoder *decoder, uint8_t *pixels, size_t stride, const
 }
 
 void sw_webp_metadata(const sw_webp_decoder *decoder, sw_image_metadata *metadata) {
-    memset(metadata, 0, sizeof *metadata);
-    metadata->icc = decoder->icc;
-    metadata->icc_size = decoder->icc_size;
-    metadata->exif = decoder->exif;
-    metadata->exif_size = decoder->exif_size;
-    metadata->xmp = decoder->xmp;
-    metadata->xmp_size = decoder->xmp_size;
+    sw_metadata_view(metadata, decoder->icc, decoder->icc_size, decoder->exif, decoder->exif_size, decoder->xmp,
+                     decoder->xmp_size);
 }
 
 void sw_webp_close(sw_webp_decoder *decoder) {
@@ -217,10 +213,8 @@ static int sw_webp_mux(const sw_whole_image *image, const WebPData *encoded, Web
 
 int sw_webp_encoder_finish(sw_webp_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
                            char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
     sw_whole_image *image = &encoder->image;
-    if (sw_whole_image_complete(image, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
+    if (sw_whole_image_complete(image, out, out_size, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
     WebPConfig config;
     WebPPicture picture;
     if (!WebPConfigPreset(&config, WEBP_PRESET_PHOTO, (float)image->quality) || !WebPPictureInit(&picture)) {

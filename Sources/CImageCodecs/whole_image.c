@@ -51,7 +51,9 @@ sw_whole_image *sw_whole_image_new(int width, int height, int channels, int qual
     return image;
 }
 
-int sw_whole_image_complete(const sw_whole_image *image, char *err, size_t errlen) {
+int sw_whole_image_complete(const sw_whole_image *image, uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
     if (image->rows == image->height) return SW_CODEC_OK;
     sw_whole_message(err, errlen, "the image ended before its last row");
     return SW_CODEC_ERROR;

@@ -29,8 +29,9 @@ void sw_whole_message(char *err, size_t errlen, const char *message);
     quality clamped to 1...100. NULL, with the reason, when it cannot be made. Free it with sw_whole_image_delete. */
 sw_whole_image *sw_whole_image_new(int width, int height, int channels, int quality, FILE *file,
                                    const sw_image_metadata *metadata, char *err, size_t errlen);
-/** SW_CODEC_OK when every row was written; else SW_CODEC_ERROR with the reason. */
-int sw_whole_image_complete(const sw_whole_image *image, char *err, size_t errlen);
+/** The start of every *_encoder_finish: clears `*out` and `*out_size`; SW_CODEC_OK when every row was written,
+    else SW_CODEC_ERROR with the reason. */
+int sw_whole_image_complete(const sw_whole_image *image, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 /** Appends `rows` rows (`stride` bytes apart). */
 int sw_whole_image_append(sw_whole_image *image, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen);
