@@ -35,15 +35,32 @@ enum ImageSource {
     }
 }
 
+/// A C decoder just opened on an ``ImageSource``: its handle (the caller closes it), the header it read and the
+/// metadata it found.
+struct OpenedDecoder {
+    let handle: OpaquePointer
+    let info: sw_image_info
+    let metadata: ImageMetadata
+
+    var width: Int { Int(info.width) }
+    var height: Int { Int(info.height) }
+    var channels: Int { Int(info.channels) }
+    var orientation: Int { Int(info.orientation) }
+}
+
 extension ImageSource {
-    /// Opens a C decoder on this source: `memory(bytes, count, message, capacity)` for bytes (after the byte
-    /// limit), `file(file, message, capacity)` for a file. Throws `.decode`, naming `what` and the C message.
+    /// Opens a C decoder on this source and reads its header and metadata: `memory(bytes, count, info, message,
+    /// capacity)` for bytes (after the byte limit), `file(file, info, message, capacity)` for a file, then
+    /// `metadata(decoder, metadata)`. Throws `.decode`, naming `what` and the C message. The pixel limit is the
+    /// caller's to check, once it owns the handle.
     func openDecoder(
         _ what: String, limits: ImageLimits,
-        memory: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?,
-        file: (UnsafeMutablePointer<FILE>, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?
-    ) throws -> OpaquePointer {
+        memory: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?,
+        file: (UnsafeMutablePointer<FILE>, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?,
+        metadata: (OpaquePointer, UnsafeMutablePointer<sw_image_metadata>) -> Void
+    ) throws -> OpenedDecoder {
         var message = [CChar](repeating: 0, count: 512)
+        var info = sw_image_info()
         let opened: OpaquePointer?
         switch self {
         case .memory(let bytes):
@@ -51,12 +68,14 @@ extension ImageSource {
             guard let base = bytes.baseAddress, bytes.count > 0 else {
                 throw ImagingError(.decode, "not a \(what) image (the data is empty)")
             }
-            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { memory(base, bytes.count, $0, m.count) } }
+            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { memory(base, bytes.count, &info, $0, m.count) } }
         case .file(let handle):
-            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { file(handle, $0, m.count) } }
+            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { file(handle, &info, $0, m.count) } }
         }
         guard let opened else { throw ImagingError(.decode, "cannot read \(what): \(CodecMessage.string(message))") }
-        return opened
+        var found = sw_image_metadata()
+        metadata(opened, &found)
+        return OpenedDecoder(handle: opened, info: info, metadata: ImageMetadata(found))
     }
 }
 

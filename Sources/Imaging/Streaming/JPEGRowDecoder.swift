@@ -18,20 +18,11 @@ final class JPEGRowDecoder: RowDecoder {
 
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
-        var info = sw_image_info()
-        let opened = try source.openDecoder(
-            "JPEG", limits: limits,
-            memory: { sw_jpeg_open($0, $1, &info, $2, $3) },
-            file: { sw_jpeg_open_file($0, &info, $1, $2) })
-        self.decoder = opened
-        self.width = Int(info.width)
-        self.height = Int(info.height)
-        self.channels = Int(info.channels)
-        self.orientation = Int(info.orientation)
-        self.isCMYK = info.converted_from_cmyk != 0
-        var metadata = sw_image_metadata()
-        sw_jpeg_metadata(opened, &metadata)
-        self.metadata = ImageMetadata(metadata)
+        let opened = try source.openDecoder("JPEG", limits: limits, memory: sw_jpeg_open, file: sw_jpeg_open_file,
+                                            metadata: sw_jpeg_metadata)
+        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
+        self.orientation = opened.orientation
+        self.isCMYK = opened.info.converted_from_cmyk != 0
         try limits.checkPixels(width: width, height: height)
     }
 

@@ -14,19 +14,10 @@ final class PNGRowDecoder: RowDecoder {
 
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
-        var info = sw_image_info()
-        let opened = try source.openDecoder(
-            "PNG", limits: limits,
-            memory: { sw_png_open($0, $1, &info, $2, $3) },
-            file: { sw_png_open_file($0, &info, $1, $2) })
-        self.decoder = opened
-        self.width = Int(info.width)
-        self.height = Int(info.height)
-        self.channels = Int(info.channels)
-        self.interlaced = info.interlaced != 0
-        var metadata = sw_image_metadata()
-        sw_png_metadata(opened, &metadata)
-        self.metadata = ImageMetadata(metadata)
+        let opened = try source.openDecoder("PNG", limits: limits, memory: sw_png_open, file: sw_png_open_file,
+                                            metadata: sw_png_metadata)
+        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
+        self.interlaced = opened.info.interlaced != 0
         try limits.checkPixels(width: width, height: height)
     }
 

@@ -24,34 +24,23 @@ final class WholePictureDecoder {
     /// Reads the header of `format` (`.webp` or `.avif`) from `source` (which must outlive the decoder) and checks
     /// the size against `limits`.
     init(_ format: ImageFormat, _ source: ImageSource, limits: ImageLimits) throws {
-        var info = sw_image_info()
-        var c = sw_image_metadata()
         let maxBytes = limits.maxBytes
+        let opened: OpenedDecoder
         switch format {
         case .webp:
             name = "WebP"
-            let opened = try source.openDecoder(
-                name, limits: limits,
-                memory: { sw_webp_open($0, $1, &info, $2, $3) },
-                file: { sw_webp_open_file($0, maxBytes, &info, $1, $2) })
-            decoder = .webp(opened)
-            sw_webp_metadata(opened, &c)
+            opened = try source.openDecoder(name, limits: limits, memory: sw_webp_open,
+                                            file: { sw_webp_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_webp_metadata)
+            decoder = .webp(opened.handle)
         case .avif:
             name = "AVIF"
-            let opened = try source.openDecoder(
-                name, limits: limits,
-                memory: { sw_avif_open($0, $1, &info, $2, $3) },
-                file: { sw_avif_open_file($0, maxBytes, &info, $1, $2) })
-            decoder = .avif(opened)
-            sw_avif_metadata(opened, &c)
+            opened = try source.openDecoder(name, limits: limits, memory: sw_avif_open,
+                                            file: { sw_avif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_avif_metadata)
+            decoder = .avif(opened.handle)
         case .jpeg, .png:
             throw ImagingError(.decode, "\(format.rawValue) is decoded row by row, not as a whole picture")
         }
-        width = Int(info.width)
-        height = Int(info.height)
-        channels = Int(info.channels)
-        orientation = Int(info.orientation)
-        metadata = ImageMetadata(c)
+        (width, height, channels, orientation, metadata) = (opened.width, opened.height, opened.channels, opened.orientation, opened.metadata)
         try limits.checkPixels(width: width, height: height)
     }
 
