@@ -2,6 +2,8 @@ import Messaging
 
 /// Who a batch belongs to, for sharing the cluster between clients and for the scope of idempotency
 /// keys: the public key the client authenticated with (CurveZMQ), else its ZeroMQ routing identity.
+/// The coordinator gets it from the submission's ``MessageSender`` (`MessageSender.client`), the one
+/// notion of who sent something; this is that sender seen as a client (two processes with one key are one).
 ///
 /// A key is the same for every process of a client, so its batches share one fair share and its
 /// idempotency keys are its own. A routing identity is made up per client process (`client-UUID`):

@@ -8,15 +8,16 @@ import Wire
 extension Coordinator {
     // MARK: Accepting
 
-    func accept(_ submit: SubmitBatch, from client: PeerIdentity, owner: CurvePublicKey?) {
-        if attachByIdempotencyKey(submit, from: client, key: owner) { return }
+    func accept(_ submit: SubmitBatch, from sender: MessageSender) {
+        let (client, owner) = (sender.identity, sender.key)
+        if attachByIdempotencyKey(submit, from: sender) { return }
         if let refusal = registry.refusal(of: submit, from: client) {
             send([Outbound(peer: client, message: .refusal(refusal))])
             return
         }
         let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
         let planned = registry.plan(batchID: batchID, client: client, submit: submit,
-                                    idempotencyScope: clientIdentity(of: client, key: owner).idempotencyScope)
+                                    idempotencyScope: sender.client.idempotencyScope)
         let batch: BatchOperation
         do {
             batch = try makeOperations(for: planned, submit: submit)
@@ -32,7 +33,7 @@ extension Coordinator {
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
         batchDeadlines.set(batchID, seconds: submit.deadlineSeconds, from: .now)
-        share(planned, of: clientIdentity(of: client, key: owner))
+        share(planned, of: sender.client)
         adopt(batch)
         start(batch)
     }
@@ -88,7 +89,7 @@ extension Coordinator {
             ])
         }
         for saved in recovered.batches {
-            let client = clientIdentity(of: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey))
+            let client = MessageSender(identity: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey)).client
             let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
                                         recovered: saved, idempotencyScope: client.idempotencyScope)
             let batch: BatchOperation

@@ -5,12 +5,6 @@ import Wire
 /// (`FairShareQueue`), and a submission whose idempotency key names a batch the coordinator keeps
 /// attaches to that batch instead of making a second one.
 extension Coordinator {
-    /// The client behind `peer`, for fair share and the scope of idempotency keys: the CurveZMQ key it
-    /// authenticated with (`MessageSender.key`, or a journaled batch's owner), else its routing identity.
-    func clientIdentity(of peer: PeerIdentity, key: CurvePublicKey?) -> ClientIdentity {
-        ClientIdentity(peer: peer, key: key)
-    }
-
     /// Tells the dispatcher whose `batch` is and its priority, before its tasks come.
     func share(_ batch: RegisteredBatch, of client: ClientIdentity) {
         dispatcher.share(batch: batch.batchID, as: ShareClass(client: client, priority: batch.priority))
@@ -19,9 +13,10 @@ extension Coordinator {
     /// A submission whose idempotency key names a batch this coordinator keeps (submitted by the same
     /// client, as `ClientIdentity.idempotencyScope` tells): the client is attached to that batch, as with
     /// `FetchResults`, and told so (`BatchAccepted.attached`). Returns `false` when there is no such batch.
-    func attachByIdempotencyKey(_ submit: SubmitBatch, from peer: PeerIdentity, key: CurvePublicKey?) -> Bool {
+    func attachByIdempotencyKey(_ submit: SubmitBatch, from sender: MessageSender) -> Bool {
+        let peer = sender.identity
         guard let batchID = registry.batchID(forKey: submit.idempotencyKey,
-                                             scope: clientIdentity(of: peer, key: key).idempotencyScope) else { return false }
+                                             scope: sender.client.idempotencyScope) else { return false }
         logger.info("submission attached to the batch of its idempotency key", metadata: [
             "batch": "\(batchID)", "client": "\(peer)", "key": "\(submit.idempotencyKey)",
         ])

@@ -262,7 +262,7 @@ public actor Coordinator {
         case .taskResults(let results):
             for result in results { complete(result, from: peer, now: now) }
         case .submitBatch(let submit):
-            accept(submit, from: peer, owner: sender.key)
+            accept(submit, from: sender)
         case .statusRequest(let request):
             send([Outbound(peer: peer, message: StatusReport(coordinator: self, now: now, scope: scope).answer(to: request))])
         case .cancelBatch(let request):
