@@ -10,10 +10,10 @@ import ServiceLifecycle
 /// A `Service`: in a `ServiceGroup`, `run()` serves until the group shuts down, then stops listening.
 /// On `PlainHTTPServer` (SwiftNIO, one thread).
 public final class MetricsServer: Service, Sendable {
-    /// The address actually bound (a port of 0 is resolved).
-    public let host: String
-    /// The port actually bound.
-    public let port: Int
+    /// The address actually bound.
+    public var host: String { server.host }
+    /// The port actually bound (a port of 0 is resolved).
+    public var port: Int { server.port }
     private let server: PlainHTTPServer
     /// The dashboard served beside `/metrics`, if any.
     public let dashboard: Dashboard?
@@ -42,15 +42,12 @@ public final class MetricsServer: Service, Sendable {
     private init(server: PlainHTTPServer, dashboard: Dashboard?, sampling: RepeatedTask?) {
         self.dashboard = dashboard
         self.sampling = sampling
-        self.host = server.host
-        self.port = server.port
         self.server = server
     }
 
     /// Serves until graceful shutdown or cancellation, then stops listening.
     public func run() async throws {
-        try? await gracefulShutdown()
-        await shutdown()
+        await PlainHTTPServer.serveUntilGracefulShutdown(then: shutdown)
     }
 
     /// Stops listening and ends the server's thread.

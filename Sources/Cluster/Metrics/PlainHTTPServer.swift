@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ServiceLifecycle
 
 /// A one-thread HTTP/1.1 server for small read-only endpoints (metrics, probes): each `GET` or `HEAD`
 /// is answered with what `answer` returns for its path (query string removed); any other method gets 404.
@@ -66,6 +67,13 @@ final class PlainHTTPServer: Sendable {
     func shutdown() async {
         try? await channel.close()
         try? await group.shutdownGracefully()
+    }
+
+    /// The `run()` of a `Service` built on this server: waits for the group's graceful shutdown (or
+    /// cancellation), then calls the service's `shutdown`, which stops this server.
+    static func serveUntilGracefulShutdown(then shutdown: () async -> Void) async {
+        try? await gracefulShutdown()
+        await shutdown()
     }
 }
 

@@ -10,9 +10,9 @@ import ServiceLifecycle
 /// worker has drained (readiness 503 meanwhile), then stops listening.
 public final class WorkerHealthServer: Service, Sendable {
     /// The address actually bound.
-    public let host: String
+    public var host: String { server.host }
     /// The port actually bound (a port of 0 is resolved).
-    public let port: Int
+    public var port: Int { server.port }
     private let server: PlainHTTPServer
 
     /// Starts serving `health` on `host:port` (port 0: any free port).
@@ -33,15 +33,12 @@ public final class WorkerHealthServer: Service, Sendable {
     }
 
     private init(server: PlainHTTPServer) {
-        self.host = server.host
-        self.port = server.port
         self.server = server
     }
 
     /// Serves until graceful shutdown or cancellation, then stops listening.
     public func run() async throws {
-        try? await gracefulShutdown()
-        await shutdown()
+        await PlainHTTPServer.serveUntilGracefulShutdown(then: shutdown)
     }
 
     /// Stops listening and ends the server's thread.
