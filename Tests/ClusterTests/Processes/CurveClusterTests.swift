@@ -5,25 +5,7 @@ import XCTest
 
 /// CurveZMQ end to end, over real processes on loopback TCP: a coordinator with keys admits only the
 /// workers and clients on its allow-list, and what crosses the wire is encrypted.
-final class CurveClusterTests: XCTestCase {
-    private var harness: ClusterHarness!
-    private var server: TestHTTPServer?
-
-    override func setUp() async throws { harness = try ClusterHarness() }
-
-    override func tearDown() async throws {
-        await harness.stopAll()
-        server?.shutdown()
-    }
-
-    /// Serves one synthetic image; returns its URL and bytes.
-    private func serveImage(_ name: String, format: ImageFormat = .png, seed: UInt64 = 11) throws -> (url: String, bytes: [UInt8]) {
-        let server = try self.server ?? TestHTTPServer()
-        self.server = server
-        let bytes = try SyntheticImages.make(width: 160, height: 120, format: format, seed: seed)
-        server.serve(path: "/\(name)", body: bytes, contentType: format.mediaType)
-        return (server.url("/\(name)"), bytes)
-    }
+final class CurveClusterTests: ClusterTestCase {
 
     func testListedPeersProcessABatchAndUnlistedWorkerAndClientAreRefused() async throws {
         let keys = try await TestKeys(in: harness.scratch, allowed: ["worker-ok", "client-ok"], unlisted: ["intruder"])

@@ -8,16 +8,7 @@ import XCTest
 /// with `--allow-workers`, `--allow-clients` and `--allow-admins`, real workers and CLI clients with their
 /// own keys. Each rule of `AccessPolicy` through the socket, the refusals logged and counted, ownership
 /// kept across a restart on the same data directory, and SIGHUP reloading the lists.
-final class RoleAccessTests: XCTestCase {
-    private var harness: ClusterHarness!
-    private var server: TestHTTPServer?
-
-    override func setUp() async throws { harness = try ClusterHarness() }
-
-    override func tearDown() async throws {
-        await harness.stopAll()
-        server?.shutdown()
-    }
+final class RoleAccessTests: ClusterTestCase {
 
     /// Keys for every name, and a directory per role holding the `.pub` of the names given for it.
     private struct RoleLists {
@@ -78,12 +69,9 @@ final class RoleAccessTests: XCTestCase {
 
     /// Submits one served image as `name` and waits for the batch to finish; returns its ID.
     private func submitImage(as name: String, _ lists: RoleLists, endpoint: String) async throws -> String {
-        let server = try self.server ?? TestHTTPServer()
-        self.server = server
-        let bytes = try SyntheticImages.make(width: 64, height: 48, format: .png, seed: 5)
-        server.serve(path: "/\(name).png", body: bytes, contentType: "image/png")
+        let image = try serveImage("\(name).png", width: 64, height: 48, seed: 5)
         let out = harness.scratch.appendingPathComponent("out-\(name)-\(UUID().uuidString.prefix(6))")
-        let (status, output) = try await run(["submit", server.url("/\(name).png"), "--out", out.path], as: name, lists, endpoint: endpoint)
+        let (status, output) = try await run(["submit", image.url, "--out", out.path], as: name, lists, endpoint: endpoint)
         XCTAssertEqual(status, 0, harness.allOutput)
         XCTAssertTrue(output.contains("1 item: 1 succeeded"), output)
         let match = try XCTUnwrap(output.range(of: #"batch b-[0-9a-f]+"#, options: .regularExpression), output)
