@@ -22,6 +22,7 @@ extension Coordinator {
             batch = try makeOperations(for: planned, submit: submit)
             try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: owner?.z85 ?? "")
         } catch {
+            rerunPlans[batchID] = nil
             logger.error("batch refused", metadata: ["client": "\(client)", "error": "\(error)"])
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(error)")))])
@@ -49,17 +50,19 @@ extension Coordinator {
         planner.sink = submit.sink
         planner.s3Endpoint = submit.s3Endpoint
         planner.sharesHosts = configuration.scheduling == .fairShare
+        // Kept while the batch is: a retry plans its items again the same way.
+        rerunPlans[planned.batchID] = RerunPlan(planner: planner, deadlineSeconds: submit.deadlineSeconds)
         return try BatchOperation(planned, planner: planner)
     }
 
     /// Keeps a registered batch's operations and follows its items.
-    private func adopt(_ batch: BatchOperation) {
+    func adopt(_ batch: BatchOperation) {
         operations[batch.batchID] = batch
         track(batch.items[...], of: batch)
     }
 
     /// Starts a batch's operations.
-    private func start(_ batch: BatchOperation) {
+    func start(_ batch: BatchOperation) {
         do {
             try engine.addOperation(batch)
         } catch {
@@ -210,10 +213,11 @@ extension Coordinator {
     }
 
     /// Forgets batches the registry retired, in the journal too.
-    private func forget(_ retired: [String]) {
+    func forget(_ retired: [String]) {
         if !retired.isEmpty { AllocatorTrim.request() }
         for batchID in retired {
             operations[batchID] = nil
+            rerunPlans[batchID] = nil
             access.forget(batchID)
             do {
                 try journal?.recordRetired(batchID: batchID)

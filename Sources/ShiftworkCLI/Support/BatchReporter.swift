@@ -40,6 +40,18 @@ final class BatchReporter: @unchecked Sendable {
                 print("batch \(PrintableText.escape(batchID)): \(count) item\(count == 1 ? "" : "s")\(note)")
             }
             if style == .bar { drawBar(done: 0, total: count) }
+        case .retrying(let batchID, let count, let batchCount):
+            self.batchID = batchID
+            started = .now
+            let id = PrintableText.escape(batchID)
+            if style != .json {
+                if count == 0 {
+                    print("batch \(id): nothing to retry: every item of its \(batchCount) succeeded")
+                } else {
+                    print("batch \(id): retrying \(count) of its \(batchCount) item\(batchCount == 1 ? "" : "s")")
+                }
+            }
+            if style == .bar && count > 0 { drawBar(done: 0, total: count) }
         case .grew(let count, let total):
             switch style {
             case .json: break

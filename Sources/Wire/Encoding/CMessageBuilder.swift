@@ -91,6 +91,12 @@ struct CMessageBuilder: ~Copyable {
         case .cancelAccepted(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED
             envelope.pointee.cancel_accepted = cancelAccepted(m)
+        case .retryBatch(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_RETRY_BATCH
+            envelope.pointee.retry_batch = retryBatch(m)
+        case .retryAccepted(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED
+            envelope.pointee.retry_accepted = retryAccepted(m)
         case .refusal(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             envelope.pointee.refusal = refusal(m)
@@ -426,6 +432,28 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.request_id = string(m.requestID)
         c.pointee.batch_id = string(m.batchID)
         c.pointee.cancelled_items = m.cancelledItems
+        return c
+    }
+
+    private mutating func retryBatch(_ m: RetryBatch) -> UnsafeMutablePointer<Shiftwork__V1__RetryBatch> {
+        let c = arena.make(Shiftwork__V1__RetryBatch.self)
+        shiftwork__v1__retry_batch__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        (c.pointee.n_items, c.pointee.items) = strings(m.items)
+        c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
+        return c
+    }
+
+    private mutating func retryAccepted(_ m: RetryAccepted) -> UnsafeMutablePointer<Shiftwork__V1__RetryAccepted> {
+        let c = arena.make(Shiftwork__V1__RetryAccepted.self)
+        shiftwork__v1__retry_accepted__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.n_item_indexes = m.itemIndexes.count
+        c.pointee.item_indexes = arena.copy(m.itemIndexes)
+        c.pointee.item_count = m.itemCount
+        c.pointee.coordinator_id = string(m.coordinatorID)
         return c
     }
 
