@@ -31,10 +31,11 @@ public struct BatchRetry: Sendable {
     public func run(
         with client: ClusterClient, progress: @Sendable (BatchProgress) -> Void = { _ in }
     ) async throws -> BatchSummary {
-        // The sources, for the summary; the output names come with the results.
-        let status = try await client.status(batchID: batchID)
+        // The sources, for the summary; the output names come with the results. A status refused (a batch
+        // unknown, or another client's) leaves them out: the retry's own refusal says why.
+        let status = try? await client.status(batchID: batchID)
         var known: [BatchItem] = []
-        if let batch = status.batches.first(where: { $0.batchID == batchID }) {
+        if let batch = status?.batches.first(where: { $0.batchID == batchID }) {
             known = Array(repeating: BatchItem(source: ""), count: Int(batch.itemCount))
             for item in batch.items where Int(item.itemIndex) < known.count {
                 known[Int(item.itemIndex)] = BatchItem(source: item.source)
