@@ -24,30 +24,16 @@ struct RetryCommand: AsyncParsableCommand {
             help: "Only these items: each by its output name, its source, or its index as `status BATCH` shows it (default: every failed or cancelled item).")
     var items: [String] = []
 
-    @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
-    var outputDirectory: String?
-
-    @Flag(help: "Replace files of the same name in the output directory (by default an output takes the next free name, x-2.jpg, and says so).")
-    var overwrite = false
-
-    @Flag(help: "Print one JSON document with every re-run item's outcome at the end, instead of progress.")
-    var json = false
-
-    @Option(help: "Seconds to wait for the coordinator to answer (env SHIFTWORK_TIMEOUT; default 10).")
-    var timeout: Int?
+    @OptionGroup var output: ResultOutputOptions
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         _ = try logging.makeLogger(label: "shiftwork.retry", defaultLevel: .warning)
-        let reporter = BatchReporter(json: json)
-        let retry = BatchRetry(
-            batchID: batch, items: items,
-            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
-            overwrite: overwrite)
-        let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
-        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
+        let reporter = BatchReporter(json: output.json)
+        let retry = BatchRetry(batchID: batch, items: items, outputDirectory: output.directory, overwrite: output.overwrite)
+        let summary = try await withCoordinator(coordinator, responseTimeout: try output.responseTimeout()) { client in
             try await retry.run(with: client, progress: { reporter.report($0) })
         }
         if !reporter.summarize(summary) { throw ExitCode(1) }

@@ -20,6 +20,8 @@ final class BatchReporter: @unchecked Sendable {
     private var batchID = ""
     /// The submission attached to an existing batch (`submit --key`).
     private var attached = false
+    /// A retry found nothing to re-run (said when it was answered; no summary line follows).
+    private var nothingToRetry = false
 
     /// Chooses the style: JSON when asked, a bar when standard output is a terminal, lines otherwise.
     init(json: Bool) {
@@ -46,6 +48,7 @@ final class BatchReporter: @unchecked Sendable {
             let id = PrintableText.escape(batchID)
             if style != .json {
                 if count == 0 {
+                    nothingToRetry = true
                     print("batch \(id): nothing to retry: every item of its \(batchCount) succeeded")
                 } else {
                     print("batch \(id): retrying \(count) of its \(batchCount) item\(batchCount == 1 ? "" : "s")")
@@ -80,6 +83,7 @@ final class BatchReporter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let elapsed = Self.seconds(ContinuousClock.now - started)
+        if nothingToRetry && style != .json { return true }
         switch style {
         case .json:
             print(Self.json(summary, seconds: elapsed))
