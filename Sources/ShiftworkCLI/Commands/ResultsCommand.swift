@@ -15,7 +15,10 @@ struct ResultsCommand: AsyncParsableCommand {
     @Argument(help: "The batch ID, as `submit` or `status` printed it.")
     var batch: String
 
-    @OptionGroup var output: ResultOutputOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: "Seconds to wait for the coordinator to answer (env SHIFTWORK_TIMEOUT; default 10).")
+    var timeout: Int?
     @OptionGroup var coordinator: CoordinatorEndpointOption
     @OptionGroup var logging: LoggingOptions
 
@@ -23,7 +26,7 @@ struct ResultsCommand: AsyncParsableCommand {
         _ = try logging.makeLogger(label: "shiftwork.results", defaultLevel: .warning)
         let reporter = BatchReporter(json: output.json)
         let results = BatchResults(batchID: batch, outputDirectory: output.directory, overwrite: output.overwrite)
-        let summary = try await withCoordinator(coordinator, responseTimeout: try output.responseTimeout()) { client in
+        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10))) { client in
             try await results.run(with: client, progress: { reporter.report($0) })
         }
         if !reporter.summarize(summary) { throw ExitCode(1) }

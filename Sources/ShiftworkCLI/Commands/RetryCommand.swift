@@ -24,7 +24,10 @@ struct RetryCommand: AsyncParsableCommand {
             help: "Only these items: each by its output name, its source, or its index as `status BATCH` shows it (default: every failed or cancelled item).")
     var items: [String] = []
 
-    @OptionGroup var output: ResultOutputOptions
+    @OptionGroup var output: OutputOptions
+
+    @Option(help: "Seconds to wait for the coordinator to answer (env SHIFTWORK_TIMEOUT; default 10).")
+    var timeout: Int?
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
     @OptionGroup var logging: LoggingOptions
@@ -33,7 +36,7 @@ struct RetryCommand: AsyncParsableCommand {
         _ = try logging.makeLogger(label: "shiftwork.retry", defaultLevel: .warning)
         let reporter = BatchReporter(json: output.json)
         let retry = BatchRetry(batchID: batch, items: items, outputDirectory: output.directory, overwrite: output.overwrite)
-        let summary = try await withCoordinator(coordinator, responseTimeout: try output.responseTimeout()) { client in
+        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10))) { client in
             try await retry.run(with: client, progress: { reporter.report($0) })
         }
         if !reporter.summarize(summary) { throw ExitCode(1) }
