@@ -40,8 +40,15 @@ extension Coordinator {
 
     /// The operations of a planned batch.
     private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) throws -> BatchOperation {
+        // Kept while the batch is: a retry plans its items again the same way.
+        rerunPlans[planned.batchID] = RerunPlan(submit)
+        return try BatchOperation(planned, planner: makePlanner(batchID: planned.batchID, submit: submit))
+    }
+
+    /// How the items of batch `batchID`, submitted as `submit`, become remote operations.
+    func makePlanner(batchID: String, submit: SubmitBatch) -> ItemPlanner {
         var planner = ItemPlanner(
-            batchID: planned.batchID,
+            batchID: batchID,
             parameters: submit.parameters ?? WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10),
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
@@ -50,9 +57,7 @@ extension Coordinator {
         planner.sink = submit.sink
         planner.s3Endpoint = submit.s3Endpoint
         planner.sharesHosts = configuration.scheduling == .fairShare
-        // Kept while the batch is: a retry plans its items again the same way.
-        rerunPlans[planned.batchID] = RerunPlan(planner: planner, deadlineSeconds: submit.deadlineSeconds)
-        return try BatchOperation(planned, planner: planner)
+        return planner
     }
 
     /// Keeps a registered batch's operations and follows its items.

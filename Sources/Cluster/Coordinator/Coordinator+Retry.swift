@@ -41,7 +41,7 @@ extension Coordinator {
         send(out)
         let batch: BatchOperation
         do {
-            batch = try BatchOperation(reopened, planner: plan.planner)
+            batch = try BatchOperation(reopened, planner: makePlanner(batchID: batchID, submit: plan.submit))
         } catch {
             // Nothing runs them: they fail at once with why, and the batch finishes again.
             logger.error("a retried batch could not be planned", metadata: ["batch": "\(batchID)", "error": "\(error)"])
@@ -54,7 +54,7 @@ extension Coordinator {
             }
             return
         }
-        batchDeadlines.set(batchID, seconds: plan.deadlineSeconds, from: .now)
+        batchDeadlines.set(batchID, seconds: plan.submit.deadlineSeconds, from: .now)
         share(reopened, of: clientIdentity(of: reopened.client, key: access.owners[batchID]))
         adopt(batch)
         start(batch)

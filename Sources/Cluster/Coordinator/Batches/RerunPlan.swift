@@ -1,8 +1,15 @@
+import Wire
+
 /// What the coordinator keeps of a batch's submission to run some of its items again (`RetryBatch`)
-/// after the batch finished and its operations were let go: how its items' operations are made, and its
-/// deadline. Small: no items, no payloads.
+/// after the batch finished and its operations were let go: the submission without its items (their
+/// sources and names are the registry's), so small, and free of references to the coordinator.
 struct RerunPlan {
-    let planner: ItemPlanner
-    /// `SubmitBatch.deadlineSeconds`: a retry's items are cancelled this long after the retry (0: never).
-    let deadlineSeconds: UInt32
+    /// `SubmitBatch` as accepted, its `items` left out: parameters, kind, sink, retries, deadline, priority.
+    let submit: SubmitBatch
+
+    init(_ submit: SubmitBatch) {
+        var kept = submit
+        kept.items = []
+        self.submit = kept
+    }
 }
