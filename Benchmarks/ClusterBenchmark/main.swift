@@ -159,7 +159,7 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
     var items = 0
     for try await event in await client.submit(batch) {
         switch event {
-        case .accepted, .attached, .itemsAdded: break
+        case .accepted, .attached, .retrying, .itemsAdded: break
         case .itemFinished(let item):
             items += 1
             reportFirstFailure([item])
@@ -237,7 +237,7 @@ func behind(_ endpoint: String, large: Int, small: Int, label: String) async thr
             case .itemFinished, .itemsFinished:
                 if !signalled { running.continuation.yield(); signalled = true }
             case .finished: return .now
-            case .accepted, .attached, .itemsAdded: break
+            case .accepted, .attached, .retrying, .itemsAdded: break
             }
         }
         throw BenchmarkError(description: "the large batch did not finish")
@@ -250,7 +250,7 @@ func behind(_ endpoint: String, large: Int, small: Int, label: String) async thr
         switch event {
         case .itemFinished, .itemsFinished: if first == nil { first = .now }
         case .finished: end = .now
-        case .accepted, .attached, .itemsAdded: break
+        case .accepted, .attached, .retrying, .itemsAdded: break
         }
     }
     let bigEnd = try await bigDone.value
@@ -354,7 +354,7 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
                 if cancel { _ = try await client.cancel(batchID: batchID) }
             case .itemFinished: items += 1
             case .itemsFinished(let group): items += group.count
-            case .itemsAdded, .attached: break
+            case .itemsAdded, .attached, .retrying: break
             case .finished(let summary): finished = summary
             }
         }

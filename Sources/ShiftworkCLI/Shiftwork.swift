@@ -23,6 +23,7 @@ struct Shiftwork: AsyncParsableCommand {
             SubmitCommand.self,
             StatusCommand.self,
             ResultsCommand.self,
+            RetryCommand.self,
             CancelCommand.self,
             KeygenCommand.self,
             TiltShiftCommand.self,

@@ -43,6 +43,10 @@ public enum Message: Sendable, Equatable {
     case batchFinished(BatchFinished)
     /// Coordinator → client, in answer to a cancel request that carries a request id (minor 2).
     case cancelAccepted(CancelAccepted)
+    /// Client → coordinator, to re-run a finished batch's failed and cancelled items (or those named).
+    case retryBatch(RetryBatch)
+    /// Coordinator → client, in answer to a retry request.
+    case retryAccepted(RetryAccepted)
     /// Coordinator → client, in answer to a status request.
     case statusReply(StatusReply)
     /// Either direction: a request or a peer is refused.

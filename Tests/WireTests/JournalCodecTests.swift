@@ -19,6 +19,7 @@ final class JournalCodecTests: XCTestCase {
         .batchCancelled(CancelBatch(batchID: "b-1", itemIndexes: [1, 2])),
         .itemsAdded(ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 1, items: [BatchItem(source: "/x.png", outputName: "x")])),
         .batchRetired(batchID: "b-1"),
+        .batchRetried(batchID: "b-1", itemIndexes: [0, 2, UInt32.max], unixMilliseconds: 1_790_000_000_001),
     ]
 
     func testEveryRecordRoundTrips() throws {

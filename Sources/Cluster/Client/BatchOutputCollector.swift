@@ -34,6 +34,8 @@ struct BatchOutputCollector {
         var batchID = ""
         var done = 0
         var expansions: [Int: Int] = [:]  // manifest item → images it added
+        var retried: Set<Int>?  // for a retry: the items run again (the others are not awaited nor summarized)
+        var total: Int { retried?.count ?? items.count }
         /// Writes one finished item's output (once) and reports it.
         func record(_ finished: ItemFinished) async {
             let index = Int(finished.itemIndex)
@@ -48,7 +50,7 @@ struct BatchOutputCollector {
             }
             outcomes[index] = outcome
             done += 1
-            progress(.item(outcome, done: done, total: items.count))
+            progress(.item(outcome, done: done, total: total))
         }
         for try await event in events {
             switch event {
@@ -63,8 +65,18 @@ struct BatchOutputCollector {
                 } else {
                     progress(.accepted(batchID: id, itemCount: count))
                 }
+            case .retrying(let accepted):
+                batchID = accepted.batchID
+                let count = Int(accepted.itemCount)
+                if items.count < count {
+                    items += (items.count..<count).map { BatchItem(source: "item \($0)") }
+                    outcomes += Array(repeating: nil, count: count - outcomes.count)
+                }
+                retried = Set(accepted.itemIndexes.map { Int($0) })
+                progress(.retrying(batchID: batchID, itemCount: accepted.itemIndexes.count, batchItemCount: count))
             case .itemsAdded(let added):
                 let first = Int(added.firstIndex)
+                retried?.formUnion(first..<(first + added.items.count))  // a re-run manifest's images
                 if items.count < first + added.items.count {
                     let missing = first + added.items.count - items.count
                     items += (0..<missing).map { BatchItem(source: "item \(items.count + $0)") }
@@ -81,7 +93,8 @@ struct BatchOutputCollector {
                 break
             }
         }
-        let summary = outcomes.enumerated().map { index, outcome in
+        let summarized = outcomes.enumerated().filter { retried?.contains($0.offset) ?? true }
+        let summary = summarized.map { index, outcome in
             outcome ?? ItemOutcome(index: index, source: items[index].source, outputPath: nil,
                                    error: "no result arrived before the batch ended")
         }

@@ -46,6 +46,9 @@ public enum BatchProgress: Sendable {
     case accepted(batchID: String, itemCount: Int)
     /// Instead of `accepted`: the idempotency key named a batch the coordinator had; the client attached to it.
     case attached(batchID: String, itemCount: Int)
+    /// Instead of `accepted`, for a retry: `itemCount` items of the batch's `batchItemCount` run again (0:
+    /// nothing to re-run).
+    case retrying(batchID: String, itemCount: Int, batchItemCount: Int)
     /// One item finished (written, or failed).
     case item(ItemOutcome, done: Int, total: Int)
     /// A manifest added `count` items to the batch, which now has `total`.

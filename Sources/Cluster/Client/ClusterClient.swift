@@ -151,6 +151,23 @@ public actor ClusterClient {
         return stream
     }
 
+    /// Runs the failed and cancelled items of a finished batch again, or the items named (each by its
+    /// output name, its source or its index). The stream yields `.retrying` with the items that run again,
+    /// then each of them as it finishes, then `.finished`, and then ends; with nothing to re-run (every
+    /// item succeeded), `.retrying` with no items, and the end. It throws `ClusterClientError.refused` when
+    /// the coordinator does not know the batch, the batch is still running, or a name is no item of it.
+    public func retry(batchID: String, items: [String] = []) -> AsyncThrowingStream<BatchEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
+        if let handshakeRefusal {
+            continuation.finish(throwing: handshakeRefusal)
+            return stream
+        }
+        let requestID = UUID().uuidString
+        let request = RetryBatch(requestID: requestID, batchID: batchID, items: items, acceptsBatches: true)
+        awaitAcceptance(requestID, continuation, sending: WireCodec.encode(.retryBatch(request)))
+        return stream
+    }
+
     /// Sends a request answered by `BatchAccepted` (or a refusal), and fails its stream with `noAnswer`
     /// if neither comes within the response timeout.
     private func awaitAcceptance(
@@ -241,13 +258,18 @@ public actor ClusterClient {
             }
             acceptanceTimers.removeValue(forKey: accepted.requestID)?.cancel()
             guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
-            batches[accepted.batchID] = continuation
-            received[accepted.batchID] = []
-            coordinatorOfBatch[accepted.batchID] = accepted.coordinatorID
-            itemCounts[accepted.batchID] = Int(accepted.itemCount)
             continuation.yield(accepted.attached ? .attached(batchID: accepted.batchID, itemCount: Int(accepted.itemCount))
                                                  : .accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
-            startWatchdog()
+            follow(accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID)
+        case .retryAccepted(let accepted):
+            acceptanceTimers.removeValue(forKey: accepted.requestID)?.cancel()
+            guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
+            continuation.yield(.retrying(accepted))
+            guard !accepted.itemIndexes.isEmpty else { return continuation.finish() }
+            // The items that are not run again count as received: only the retried ones are awaited.
+            let kept = Set(UInt32(0)..<accepted.itemCount).subtracting(accepted.itemIndexes)
+            follow(accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID,
+                   received: kept)
         case .itemFinished(let item):
             receiveItems([item])
         case .itemsFinished(let items):
@@ -336,6 +358,18 @@ public actor ClusterClient {
             }
             start = end
         }
+    }
+
+    /// Streams a batch's items to `continuation` from now on, `received` counting as passed on already.
+    private func follow(
+        _ batchID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation, itemCount: Int,
+        coordinatorID: String, received: Set<UInt32> = []
+    ) {
+        batches[batchID] = continuation
+        self.received[batchID] = received
+        coordinatorOfBatch[batchID] = coordinatorID
+        itemCounts[batchID] = itemCount
+        startWatchdog()
     }
 
     private func anyRunningBatch() -> String? { batches.keys.first }

@@ -43,8 +43,10 @@ extension Coordinator {
             return batch(.cancel, request.batchID)
         case .fetchResults(let request):
             return batch(.results, request.batchID)
+        case .retryBatch(let request):
+            return batch(.retry, request.batchID)
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
-            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .refusal:
+            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             return nil
         }
     }
@@ -56,6 +58,7 @@ extension Coordinator {
         case .statusRequest(let request): request.requestID
         case .cancelBatch(let request): request.requestID
         case .fetchResults(let request): request.requestID
+        case .retryBatch(let request): request.requestID
         default: ""
         }
     }

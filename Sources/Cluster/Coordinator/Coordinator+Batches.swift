@@ -23,6 +23,7 @@ extension Coordinator {
             batch = try makeOperations(for: planned, submit: submit)
             try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: owner?.z85 ?? "")
         } catch {
+            rerunPlans[batchID] = nil
             logger.error("batch refused", metadata: ["client": "\(client)", "error": "\(error)"])
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(error)")))])
@@ -40,8 +41,15 @@ extension Coordinator {
 
     /// The operations of a planned batch.
     private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) throws -> BatchOperation {
+        // Kept while the batch is: a retry plans its items again the same way.
+        rerunPlans[planned.batchID] = RerunPlan(submit)
+        return try BatchOperation(planned, planner: makePlanner(batchID: planned.batchID, submit: submit))
+    }
+
+    /// How the items of batch `batchID`, submitted as `submit`, become remote operations.
+    func makePlanner(batchID: String, submit: SubmitBatch) -> ItemPlanner {
         var planner = ItemPlanner(
-            batchID: planned.batchID,
+            batchID: batchID,
             parameters: submit.parameters ?? WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10),
             kind: submit.kind, maxDownloadsPerHost: configuration.maxDownloadsPerHost,
@@ -50,17 +58,17 @@ extension Coordinator {
         planner.sink = submit.sink
         planner.s3Endpoint = submit.s3Endpoint
         planner.sharesHosts = configuration.scheduling == .fairShare
-        return try BatchOperation(planned, planner: planner)
+        return planner
     }
 
     /// Keeps a registered batch's operations and follows its items.
-    private func adopt(_ batch: BatchOperation) {
+    func adopt(_ batch: BatchOperation) {
         operations[batch.batchID] = batch
         track(batch.items[...], of: batch)
     }
 
     /// Starts a batch's operations.
-    private func start(_ batch: BatchOperation) {
+    func start(_ batch: BatchOperation) {
         do {
             try engine.addOperation(batch)
         } catch {
@@ -211,10 +219,11 @@ extension Coordinator {
     }
 
     /// Forgets batches the registry retired, in the journal too.
-    private func forget(_ retired: [String]) {
+    func forget(_ retired: [String]) {
         if !retired.isEmpty { AllocatorTrim.request() }
         for batchID in retired {
             operations[batchID] = nil
+            rerunPlans[batchID] = nil
             access.forget(batchID)
             do {
                 try journal?.recordRetired(batchID: batchID)

@@ -41,6 +41,8 @@ public actor Coordinator {
     var registry: BatchRegistry
     /// The operations of each batch with unfinished items.
     var operations: [String: BatchOperation] = [:]
+    /// How each batch the registry keeps plans its items, for a retry (`RetryBatch`).
+    var rerunPlans: [String: RerunPlan] = [:]
     private(set) var channel: SocketChannel?
     /// The ZAP handler, when CurveZMQ is on.
     private var authenticator: ZAPAuthenticator?
@@ -269,8 +271,10 @@ public actor Coordinator {
             cancel(request, from: peer)
         case .fetchResults(let request):
             attach(peer, request)
+        case .retryBatch(let request):
+            retry(request, from: peer)
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
-            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .refusal:
+            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
     }

@@ -110,9 +110,10 @@ struct StatusReport {
     /// The failed attempts of an item's tasks, oldest first: kept by the registry once it finished, read
     /// from its operations while it runs.
     func failedAttempts(of index: Int, in batch: RegisteredBatch) -> [AttemptStatus] {
-        if batch.items[index].state.isFinished { return batch.failedAttempts(of: index) }
-        guard let items = operations[batch.batchID]?.items, items.indices.contains(index) else { return [] }
-        return items[index].tasks.flatMap(\.failedAttempts)
+        let earlier = batch.failedAttempts(of: index)  // a retried item's earlier runs; all of a finished one's
+        if batch.items[index].state.isFinished { return earlier }
+        guard let items = operations[batch.batchID]?.items, items.indices.contains(index) else { return earlier }
+        return earlier + items[index].tasks.flatMap(\.failedAttempts)
     }
 
     /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.

@@ -8,14 +8,9 @@ struct BatchOptions: ParsableArguments {
     @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their JPEG and PNG images, recursively).")
     var inputs: [String]
 
-    @Option(name: .customLong("out"), help: "Directory to write the outputs into (env SHIFTWORK_OUT; default ./shiftwork-out).")
-    var outputDirectory: String?
-
-    @Flag(help: "Replace files of the same name in the output directory (by default an output takes the next free name, x-2.jpg, and says so).")
-    var overwrite = false
-
-    @Flag(help: "Print one JSON document with every item's outcome at the end, instead of progress.")
-    var json = false
+    @OptionGroup var output: OutputOptions
+    /// `--json`: one JSON document at the end instead of progress.
+    var json: Bool { output.json }
 
     @Option(help: "Where the workers write the outputs themselves: a directory every worker reaches (a shared volume), or s3://BUCKET/PREFIX; only their names, sizes and checksums come back (env SHIFTWORK_SINK). --out is then not used.")
     var sink: String?
@@ -35,8 +30,8 @@ struct BatchOptions: ParsableArguments {
         }
         var submission = BatchSubmission(
             inputs: list.sources,
-            outputDirectory: URL(fileURLWithPath: Environment.resolve(outputDirectory, "OUT", default: "shiftwork-out")),
-            parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: overwrite)
+            outputDirectory: output.directory,
+            parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: output.overwrite)
         if let sink = Environment.resolve(sink, "SINK") {
             submission.sink = try SinkOption.validate(sink)
         }

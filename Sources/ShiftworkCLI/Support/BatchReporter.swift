@@ -20,6 +20,8 @@ final class BatchReporter: @unchecked Sendable {
     private var batchID = ""
     /// The submission attached to an existing batch (`submit --key`).
     private var attached = false
+    /// A retry found nothing to re-run (said when it was answered; no summary line follows).
+    private var nothingToRetry = false
 
     /// Chooses the style: JSON when asked, a bar when standard output is a terminal, lines otherwise.
     init(json: Bool) {
@@ -40,6 +42,19 @@ final class BatchReporter: @unchecked Sendable {
                 print("batch \(PrintableText.escape(batchID)): \(count) item\(count == 1 ? "" : "s")\(note)")
             }
             if style == .bar { drawBar(done: 0, total: count) }
+        case .retrying(let batchID, let count, let batchCount):
+            self.batchID = batchID
+            started = .now
+            let id = PrintableText.escape(batchID)
+            if style != .json {
+                if count == 0 {
+                    nothingToRetry = true
+                    print("batch \(id): nothing to retry: every item of its \(batchCount) succeeded")
+                } else {
+                    print("batch \(id): retrying \(count) of its \(batchCount) item\(batchCount == 1 ? "" : "s")")
+                }
+            }
+            if style == .bar && count > 0 { drawBar(done: 0, total: count) }
         case .grew(let count, let total):
             switch style {
             case .json: break
@@ -68,6 +83,7 @@ final class BatchReporter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let elapsed = Self.seconds(ContinuousClock.now - started)
+        if nothingToRetry && style != .json { return true }
         switch style {
         case .json:
             print(Self.json(summary, seconds: elapsed))

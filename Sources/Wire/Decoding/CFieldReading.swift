@@ -50,3 +50,9 @@ func required<C>(_ pointer: UnsafeMutablePointer<C>?, _ field: String) throws(Wi
     guard let pointer else { throw .malformed("\(field) is set but null") }
     return pointer
 }
+
+/// The elements of a repeated `uint32` field (empty when unset).
+func readUInt32s(_ count: Int, _ elements: UnsafeMutablePointer<UInt32>?) -> [UInt32] {
+    guard count > 0, let elements else { return [] }
+    return [UInt32](UnsafeBufferPointer(start: elements, count: count))
+}

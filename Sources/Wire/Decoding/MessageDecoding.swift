@@ -41,6 +41,10 @@ extension Message {
             self = .statusReply(try StatusReply(try required(e.status_reply, "Envelope.status_reply").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED:
             self = .cancelAccepted(try CancelAccepted(try required(e.cancel_accepted, "Envelope.cancel_accepted").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_RETRY_BATCH:
+            self = .retryBatch(try RetryBatch(try required(e.retry_batch, "Envelope.retry_batch").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED:
+            self = .retryAccepted(try RetryAccepted(try required(e.retry_accepted, "Envelope.retry_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(try Refusal(try required(e.refusal, "Envelope.refusal").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS:
@@ -302,10 +306,7 @@ extension StatusRequest {
 
 extension CancelBatch {
     init(_ c: Shiftwork__V1__CancelBatch) throws(WireError) {
-        var indexes: [UInt32] = []
-        if c.n_item_indexes > 0, let base = c.item_indexes {
-            indexes = [UInt32](UnsafeBufferPointer(start: base, count: c.n_item_indexes))
-        }
+        let indexes = readUInt32s(c.n_item_indexes, c.item_indexes)
         self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), itemIndexes: indexes)
     }
 }
@@ -313,6 +314,21 @@ extension CancelBatch {
 extension CancelAccepted {
     init(_ c: Shiftwork__V1__CancelAccepted) throws(WireError) {
         self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), cancelledItems: c.cancelled_items)
+    }
+}
+
+extension RetryBatch {
+    init(_ c: Shiftwork__V1__RetryBatch) throws(WireError) {
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id),
+                  items: try readStrings(c.n_items, c.items, field: "RetryBatch.items"), acceptsBatches: c.accepts_batches != 0)
+    }
+}
+
+extension RetryAccepted {
+    init(_ c: Shiftwork__V1__RetryAccepted) throws(WireError) {
+        let indexes = readUInt32s(c.n_item_indexes, c.item_indexes)
+        self.init(requestID: try readString(c.request_id), batchID: try readString(c.batch_id), itemIndexes: indexes,
+                  itemCount: c.item_count, coordinatorID: try readString(c.coordinator_id))
     }
 }
 

@@ -125,6 +125,28 @@ extension CMessageBuilder {
         return c
     }
 
+    mutating func retryBatch(_ m: RetryBatch) -> UnsafeMutablePointer<Shiftwork__V1__RetryBatch> {
+        let c = arena.make(Shiftwork__V1__RetryBatch.self)
+        shiftwork__v1__retry_batch__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        (c.pointee.n_items, c.pointee.items) = strings(m.items)
+        c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
+        return c
+    }
+
+    mutating func retryAccepted(_ m: RetryAccepted) -> UnsafeMutablePointer<Shiftwork__V1__RetryAccepted> {
+        let c = arena.make(Shiftwork__V1__RetryAccepted.self)
+        shiftwork__v1__retry_accepted__init(c)
+        c.pointee.request_id = string(m.requestID)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.n_item_indexes = m.itemIndexes.count
+        c.pointee.item_indexes = arena.copy(m.itemIndexes)
+        c.pointee.item_count = m.itemCount
+        c.pointee.coordinator_id = string(m.coordinatorID)
+        return c
+    }
+
     mutating func refusal(_ m: Refusal) -> UnsafeMutablePointer<Shiftwork__V1__Refusal> {
         let c = arena.make(Shiftwork__V1__Refusal.self)
         shiftwork__v1__refusal__init(c)

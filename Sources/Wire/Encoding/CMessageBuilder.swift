@@ -91,6 +91,12 @@ struct CMessageBuilder: ~Copyable {
         case .cancelAccepted(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED
             envelope.pointee.cancel_accepted = cancelAccepted(m)
+        case .retryBatch(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_RETRY_BATCH
+            envelope.pointee.retry_batch = retryBatch(m)
+        case .retryAccepted(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED
+            envelope.pointee.retry_accepted = retryAccepted(m)
         case .refusal(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             envelope.pointee.refusal = refusal(m)

@@ -48,7 +48,7 @@ extension Message {
             items.flatMap(\.outcome.payloads)
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .submitBatch,
             .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal,
-            .cancelAccepted:
+            .cancelAccepted, .retryBatch, .retryAccepted:
             []
         }
     }

@@ -81,6 +81,15 @@ extension CMessageBuilder {
             retired.pointee.batch_id = string(batchID)
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED
             c.pointee.batch_retired = retired
+        case .batchRetried(let batchID, let itemIndexes, let unixMilliseconds):
+            let retried = arena.make(Shiftwork__V1__JournalBatchRetried.self)
+            shiftwork__v1__journal_batch_retried__init(retried)
+            retried.pointee.batch_id = string(batchID)
+            retried.pointee.n_item_indexes = itemIndexes.count
+            retried.pointee.item_indexes = arena.copy(itemIndexes)
+            retried.pointee.unix_ms = unixMilliseconds
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED
+            c.pointee.batch_retried = retried
         }
         return c
     }
@@ -108,6 +117,11 @@ extension JournalRecord {
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED:
             let retired = try required(c.batch_retired, "JournalRecord.batch_retired").pointee
             self = .batchRetired(batchID: try readString(retired.batch_id))
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED:
+            let retried = try required(c.batch_retried, "JournalRecord.batch_retried").pointee
+            let indexes = readUInt32s(retried.n_item_indexes, retried.item_indexes)
+            self = .batchRetried(batchID: try readString(retried.batch_id), itemIndexes: indexes,
+                                 unixMilliseconds: retried.unix_ms)
         default:
             throw .missingBody
         }

@@ -13,6 +13,9 @@ public enum JournalRecord: Sendable, Equatable {
     case itemsAdded(ItemsAdded)
     /// A client cancelled a batch or some of its items.
     case batchCancelled(CancelBatch)
+    /// A client re-ran items of a finished batch (``RetryBatch``): their earlier outcomes are void, and they
+    /// run (again, after a restart) until they finish anew.
+    case batchRetried(batchID: String, itemIndexes: [UInt32], unixMilliseconds: UInt64)
     /// A finished batch was forgotten, and its results removed.
     case batchRetired(batchID: String)
 }

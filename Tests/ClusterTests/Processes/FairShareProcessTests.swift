@@ -34,7 +34,7 @@ final class FairShareProcessTests: ClusterTestCase {
         Task {
             for try await event in events {
                 switch event {
-                case .accepted, .attached: log.accept(name)
+                case .accepted, .attached, .retrying: log.accept(name)
                 case .itemFinished: log.append(name, count: 1)
                 case .itemsFinished(let items): log.append(name, count: items.count)
                 case .finished: return

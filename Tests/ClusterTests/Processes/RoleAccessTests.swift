@@ -137,6 +137,13 @@ final class RoleAccessTests: ClusterTestCase {
         assertForbidden(try await run(["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen").path],
                                       as: "bob", lists, endpoint: endpoint), notOwner)
         assertForbidden(try await run(["cancel", aliceBatch], as: "bob", lists, endpoint: endpoint), "needs the admin role")
+        assertForbidden(try await run(["retry", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen-retry").path],
+                                      as: "bob", lists, endpoint: endpoint), "fetches and retries only its own batches")
+        let ownRetry = try await run(["retry", aliceBatch], as: "alice", lists, endpoint: endpoint)
+        XCTAssertEqual(ownRetry.status, 0, ownRetry.output)
+        XCTAssertTrue(ownRetry.output.contains("nothing to retry"), ownRetry.output)
+        let adminRetry = try await run(["retry", aliceBatch], as: "admin", lists, endpoint: endpoint)
+        XCTAssertEqual(adminRetry.status, 0, adminRetry.output)
         try await assertFetchRefused(aliceBatch, as: "bob", lists, endpoint: endpoint, expected: notOwner)
         let own = try await run(["status", aliceBatch], as: "alice", lists, endpoint: endpoint)
         XCTAssertEqual(own.status, 0, own.output)
@@ -166,8 +173,9 @@ final class RoleAccessTests: ClusterTestCase {
         let page = try await TestHTTPClient.get(metricsURL).text
         let samples = MetricsTests.samples(page)
         for (series, value) in [
-            // `results` asks for the batch's status first; the FetchResults was sent by the client above.
-            #"shiftwork_refusals_total{role="client",request="status",reason="not_owner"}"#: 2.0,
+            // `results` and `retry` ask for the batch's status first; the FetchResults was sent by the client above.
+            #"shiftwork_refusals_total{role="client",request="status",reason="not_owner"}"#: 3.0,
+            #"shiftwork_refusals_total{role="client",request="retry",reason="not_owner"}"#: 1,
             #"shiftwork_refusals_total{role="client",request="results",reason="not_owner"}"#: 1,
             #"shiftwork_refusals_total{role="client",request="cancel",reason="not_owner"}"#: 1,
             #"shiftwork_refusals_total{role="worker",request="submit",reason="needs_client"}"#: 1,

@@ -62,7 +62,7 @@ final class AccessPolicyTests: XCTestCase {
     }
 
     func testAClientReadsCancelsAndFetchesOnlyItsOwnBatch() throws {
-        for action in [AccessRequest.BatchAction.status, .cancel, .results] {
+        for action in [AccessRequest.BatchAction.status, .cancel, .results, .retry] {
             XCTAssertEqual(AccessPolicy.decide(.batch(action, batchID: "b-1", owner: .key(alice)), by: peer(alice, [.client])),
                            .allowed(.all))
             let other = try XCTUnwrap(refusal(AccessPolicy.decide(
@@ -81,7 +81,7 @@ final class AccessPolicyTests: XCTestCase {
     }
 
     func testAnAdministratorReadsCancelsAndFetchesEveryBatchAndAWorkerNone() throws {
-        for action in [AccessRequest.BatchAction.status, .cancel, .results] {
+        for action in [AccessRequest.BatchAction.status, .cancel, .results, .retry] {
             for owner in [BatchOwner.key(alice), .nobody, .unknownBatch] {
                 XCTAssertEqual(AccessPolicy.decide(.batch(action, batchID: "b", owner: owner), by: peer(bob, [.admin])), .allowed(.all))
                 let worker = try XCTUnwrap(refusal(AccessPolicy.decide(.batch(action, batchID: "b", owner: owner), by: peer(alice, [.worker]))))

@@ -111,6 +111,10 @@ enum SampleMessages {
             .cancelBatch(CancelBatch(requestID: "request-6", batchID: "batch-1", itemIndexes: [3])),
             .cancelAccepted(CancelAccepted(requestID: "request-6", batchID: "batch-1", cancelledItems: 7)),
             .cancelTask(CancelTask(taskID: "b/1/download", reason: "cancelled", taskKey: 1 << 50)),
+            // Retries of finished batches (`shiftwork retry`).
+            .retryBatch(RetryBatch(requestID: "request-7", batchID: "batch-1", items: ["rocket", "3", unicode], acceptsBatches: true)),
+            .retryAccepted(RetryAccepted(requestID: "request-7", batchID: "batch-1", itemIndexes: [0, 3, UInt32.max],
+                                         itemCount: 9, coordinatorID: "coordinator-1")),
         ]
     }
 

@@ -162,6 +162,53 @@ class StoredResultsTests(ClusterTestCase):
         self.assertEqual(refused.exception.code, "REFUSAL_CODE_UNKNOWN_BATCH")
 
 
+class RetryTests(ClusterTestCase):
+    def test_retry_reruns_the_failed_item_only_and_then_has_nothing_left(self):
+        later = os.path.join(self.out, "later.png")
+        client = self.client()
+        first = client.submit([ROCKET, later]).wait(timeout=60)
+        self.assertEqual((first.succeeded, first.failed), (1, 1))
+        with self.assertRaises(RefusedError) as refused:
+            client.retry(first.batch_id, items=["nosuch"])
+        self.assertEqual(refused.exception.code, "REFUSAL_CODE_INVALID_REQUEST")
+        self.assertIn("has no item nosuch", str(refused.exception))
+        with self.assertRaises(RefusedError) as unknown:
+            client.retry("b-00000000")
+        self.assertEqual(unknown.exception.code, "REFUSAL_CODE_UNKNOWN_BATCH")
+
+        with open(CHELSEA, "rb") as source, open(later, "wb") as target:
+            target.write(source.read())
+        batch = client.retry(first.batch_id)
+        self.assertEqual((batch.batch_id, batch.retried, batch.item_count), (first.batch_id, (1,), 2))
+        result = batch.wait(timeout=60)
+        self.assertEqual([item.index for item in result.items], [1], "only the retried item is streamed")
+        self.assertEqual(image_size(result.items[0].output.data), (451, 300))
+        self.assertEqual((result.succeeded, result.failed), (2, 0), "the whole batch's counts")
+        item = [i for i in client.status(first.batch_id).batches[0].items if i.index == 1][0]
+        self.assertEqual(item.state, "succeeded")
+
+        nothing = client.retry(first.batch_id)
+        self.assertEqual(nothing.retried, ())
+        self.assertEqual(nothing.wait(timeout=5).items, ())
+
+    def test_async_retry(self):
+        later = os.path.join(self.out, "later.jpg")
+
+        async def scenario():
+            async with AsyncClient(self.cluster.endpoint, timeout=30) as client:
+                first = await (await client.submit([later])).wait(60)
+                with open(ROCKET, "rb") as source, open(later, "wb") as target:
+                    target.write(source.read())
+                again = await client.retry(first.batch_id, items=[0])
+                return first, again.retried, await again.wait(60)
+
+        first, retried, result = asyncio.run(scenario())
+        self.assertEqual(first.failed, 1)
+        self.assertEqual(retried, (0,))
+        self.assertEqual((result.succeeded, result.failed), (1, 0))
+        self.assertEqual(image_size(result.items[0].output.data), (640, 427))
+
+
 class AsyncClientTests(ClusterTestCase):
     workers = 2
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import unittest
 
-from shiftwork_client import (BatchAccepted, BatchFinished, ItemResult, ProtocolVersionError, RefusedError, TiltShift)
+from shiftwork_client import (BatchAccepted, BatchFinished, ItemResult, ProtocolVersionError, RefusedError, RetryAccepted,
+                              TiltShift)
 from shiftwork_client._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from shiftwork_client.session import MAJOR, MINOR, Answer, Event, FailAll, Session
 
@@ -41,6 +42,23 @@ class SessionTests(unittest.TestCase):
         done = session.receive(envelope(batch_finished=pb.BatchFinished(batch_id="b-2", succeeded=1)))
         self.assertEqual(done, [Event("b-2", BatchFinished("b-2", 1, 0, 0))])
         self.assertEqual(session.receive(envelope(item_finished=finished("b-2", 0))), [], "after BatchFinished")
+
+    def test_a_retry_streams_only_its_items_and_nothing_to_retry_opens_no_stream(self):
+        session = Session()
+        request_id, data = session.retry("b-1", ["street", 3])
+        sent = pb.Envelope.FromString(data).retry_batch
+        self.assertEqual((sent.request_id, sent.batch_id, list(sent.items), sent.accepts_batches),
+                         (request_id, "b-1", ["street", "3"], True))
+        answer = session.receive(envelope(retry_accepted=pb.RetryAccepted(
+            request_id=request_id, batch_id="b-1", item_indexes=[1], item_count=3, coordinator_id="c")))
+        self.assertEqual(answer, [Answer(request_id, RetryAccepted("b-1", 3, "c", (1,)))])
+        grouped = pb.ItemFinishedBatch(items=[finished("b-1", 0), finished("b-1", 1)])
+        self.assertEqual([d.event.index for d in session.receive(envelope(items_finished=grouped))], [1],
+                         "an item that was not retried is not streamed again")
+        nothing_id, _ = session.retry("b-2")
+        answer = session.receive(envelope(retry_accepted=pb.RetryAccepted(request_id=nothing_id, batch_id="b-2", item_count=2)))
+        self.assertEqual(answer[0].value.retried, ())
+        self.assertEqual(session.receive(envelope(item_finished=finished("b-2", 0))), [])
 
     def test_submit_sends_the_parameters_and_distinct_output_names(self):
         request_id, data = Session().submit(["https://x.org/a/street.jpg", "/p/Street.png", "file:///q/caf%C3%A9.jpg"],

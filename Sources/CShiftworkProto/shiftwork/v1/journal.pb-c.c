@@ -187,7 +187,52 @@ void   shiftwork__v1__journal_batch_retired__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retired__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[6] =
+void   shiftwork__v1__journal_batch_retried__init
+                     (Shiftwork__V1__JournalBatchRetried         *message)
+{
+  static const Shiftwork__V1__JournalBatchRetried init_value = SHIFTWORK__V1__JOURNAL_BATCH_RETRIED__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__journal_batch_retried__get_packed_size
+                     (const Shiftwork__V1__JournalBatchRetried *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__journal_batch_retried__pack
+                     (const Shiftwork__V1__JournalBatchRetried *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__journal_batch_retried__pack_to_buffer
+                     (const Shiftwork__V1__JournalBatchRetried *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__JournalBatchRetried *
+       shiftwork__v1__journal_batch_retried__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__JournalBatchRetried *)
+     protobuf_c_message_unpack (&shiftwork__v1__journal_batch_retried__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__journal_batch_retried__free_unpacked
+                     (Shiftwork__V1__JournalBatchRetried *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[7] =
 {
   {
     "started",
@@ -261,19 +306,33 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "batch_retried",
+    200,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__JournalRecord, record_case),
+    offsetof(Shiftwork__V1__JournalRecord, batch_retried),
+    &shiftwork__v1__journal_batch_retried__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
   1,   /* field[1] = batch_accepted */
   3,   /* field[3] = batch_cancelled */
   4,   /* field[4] = batch_retired */
+  6,   /* field[6] = batch_retried */
   2,   /* field[2] = item_finished */
   5,   /* field[5] = items_added */
   0,   /* field[0] = started */
 };
-static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 200, 6 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
 {
@@ -283,10 +342,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
   "Shiftwork__V1__JournalRecord",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__JournalRecord),
-  6,
+  7,
   shiftwork__v1__journal_record__field_descriptors,
   shiftwork__v1__journal_record__field_indices_by_name,
-  1,  shiftwork__v1__journal_record__number_ranges,
+  2,  shiftwork__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -481,5 +540,69 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retired__descripto
   shiftwork__v1__journal_batch_retired__field_indices_by_name,
   1,  shiftwork__v1__journal_batch_retired__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_batch_retired__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_batch_retried__field_descriptors[3] =
+{
+  {
+    "batch_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalBatchRetried, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "item_indexes",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Shiftwork__V1__JournalBatchRetried, n_item_indexes),
+    offsetof(Shiftwork__V1__JournalBatchRetried, item_indexes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "unix_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalBatchRetried, unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__journal_batch_retried__field_indices_by_name[] = {
+  0,   /* field[0] = batch_id */
+  1,   /* field[1] = item_indexes */
+  2,   /* field[2] = unix_ms */
+};
+static const ProtobufCIntRange shiftwork__v1__journal_batch_retried__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retried__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.JournalBatchRetried",
+  "JournalBatchRetried",
+  "Shiftwork__V1__JournalBatchRetried",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__JournalBatchRetried),
+  3,
+  shiftwork__v1__journal_batch_retried__field_descriptors,
+  shiftwork__v1__journal_batch_retried__field_indices_by_name,
+  1,  shiftwork__v1__journal_batch_retried__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__journal_batch_retried__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

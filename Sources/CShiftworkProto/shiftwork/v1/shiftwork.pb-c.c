@@ -1132,6 +1132,96 @@ void   shiftwork__v1__cancel_accepted__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__cancel_accepted__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__retry_batch__init
+                     (Shiftwork__V1__RetryBatch         *message)
+{
+  static const Shiftwork__V1__RetryBatch init_value = SHIFTWORK__V1__RETRY_BATCH__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__retry_batch__get_packed_size
+                     (const Shiftwork__V1__RetryBatch *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__retry_batch__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__retry_batch__pack
+                     (const Shiftwork__V1__RetryBatch *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__retry_batch__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__retry_batch__pack_to_buffer
+                     (const Shiftwork__V1__RetryBatch *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__retry_batch__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__RetryBatch *
+       shiftwork__v1__retry_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__RetryBatch *)
+     protobuf_c_message_unpack (&shiftwork__v1__retry_batch__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__retry_batch__free_unpacked
+                     (Shiftwork__V1__RetryBatch *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__retry_batch__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__retry_accepted__init
+                     (Shiftwork__V1__RetryAccepted         *message)
+{
+  static const Shiftwork__V1__RetryAccepted init_value = SHIFTWORK__V1__RETRY_ACCEPTED__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__retry_accepted__get_packed_size
+                     (const Shiftwork__V1__RetryAccepted *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__retry_accepted__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__retry_accepted__pack
+                     (const Shiftwork__V1__RetryAccepted *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__retry_accepted__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__retry_accepted__pack_to_buffer
+                     (const Shiftwork__V1__RetryAccepted *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__retry_accepted__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__RetryAccepted *
+       shiftwork__v1__retry_accepted__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__RetryAccepted *)
+     protobuf_c_message_unpack (&shiftwork__v1__retry_accepted__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__retry_accepted__free_unpacked
+                     (Shiftwork__V1__RetryAccepted *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__retry_accepted__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__worker_status__init
                      (Shiftwork__V1__WorkerStatus         *message)
 {
@@ -1402,7 +1492,7 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[23] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[25] =
 {
   {
     "major",
@@ -1680,6 +1770,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "retry_batch",
+    200,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, retry_batch),
+    &shiftwork__v1__retry_batch__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "retry_accepted",
+    201,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, retry_accepted),
+    &shiftwork__v1__retry_accepted__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   15,   /* field[15] = batch_accepted */
@@ -1695,6 +1809,8 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
   22,   /* field[22] = refusal */
+  24,   /* field[24] = retry_accepted */
+  23,   /* field[23] = retry_batch */
   18,   /* field[18] = status_reply */
   12,   /* field[12] = status_request */
   11,   /* field[11] = submit_batch */
@@ -1706,7 +1822,7 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   5,   /* field[5] = worker_goodbye */
   2,   /* field[2] = worker_hello */
 };
-static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[6 + 1] =
+static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[7 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
@@ -1714,7 +1830,8 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[6 + 1] =
   { 30, 11 },
   { 40, 15 },
   { 50, 22 },
-  { 0, 23 }
+  { 200, 23 },
+  { 0, 25 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -1724,10 +1841,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  23,
+  25,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
-  6,  shiftwork__v1__envelope__number_ranges,
+  7,  shiftwork__v1__envelope__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__envelope__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3742,6 +3859,173 @@ const ProtobufCMessageDescriptor shiftwork__v1__cancel_accepted__descriptor =
   shiftwork__v1__cancel_accepted__field_indices_by_name,
   1,  shiftwork__v1__cancel_accepted__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__cancel_accepted__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__retry_batch__field_descriptors[4] =
+{
+  {
+    "request_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryBatch, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryBatch, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "items",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Shiftwork__V1__RetryBatch, n_items),
+    offsetof(Shiftwork__V1__RetryBatch, items),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "accepts_batches",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryBatch, accepts_batches),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__retry_batch__field_indices_by_name[] = {
+  3,   /* field[3] = accepts_batches */
+  1,   /* field[1] = batch_id */
+  2,   /* field[2] = items */
+  0,   /* field[0] = request_id */
+};
+static const ProtobufCIntRange shiftwork__v1__retry_batch__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__retry_batch__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.RetryBatch",
+  "RetryBatch",
+  "Shiftwork__V1__RetryBatch",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__RetryBatch),
+  4,
+  shiftwork__v1__retry_batch__field_descriptors,
+  shiftwork__v1__retry_batch__field_indices_by_name,
+  1,  shiftwork__v1__retry_batch__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__retry_batch__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__retry_accepted__field_descriptors[5] =
+{
+  {
+    "request_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryAccepted, request_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batch_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryAccepted, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "item_indexes",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Shiftwork__V1__RetryAccepted, n_item_indexes),
+    offsetof(Shiftwork__V1__RetryAccepted, item_indexes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "item_count",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryAccepted, item_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "coordinator_id",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__RetryAccepted, coordinator_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__retry_accepted__field_indices_by_name[] = {
+  1,   /* field[1] = batch_id */
+  4,   /* field[4] = coordinator_id */
+  3,   /* field[3] = item_count */
+  2,   /* field[2] = item_indexes */
+  0,   /* field[0] = request_id */
+};
+static const ProtobufCIntRange shiftwork__v1__retry_accepted__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__retry_accepted__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.RetryAccepted",
+  "RetryAccepted",
+  "Shiftwork__V1__RetryAccepted",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__RetryAccepted),
+  5,
+  shiftwork__v1__retry_accepted__field_descriptors,
+  shiftwork__v1__retry_accepted__field_indices_by_name,
+  1,  shiftwork__v1__retry_accepted__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__retry_accepted__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__worker_status__field_descriptors[9] =

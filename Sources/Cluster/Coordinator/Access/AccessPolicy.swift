@@ -6,7 +6,7 @@
 /// - Submitting a batch needs the `client` role; the batch is then owned by the submitter's key.
 /// - Listing batches (`status`) needs `client` or `admin`: an administrator sees every batch, a client
 ///   only those it owns. The workers and the queue are shown to both.
-/// - Reading, cancelling or fetching one batch needs `admin`, or `client` and owning the batch. A batch
+/// - Reading, cancelling, fetching or retrying one batch needs `admin`, or `client` and owning the batch. A batch
 ///   without an owner (submitted without CurveZMQ) is an administrator's to handle. A batch the
 ///   coordinator does not know is answered as such to a client or administrator.
 /// - A key on several lists has the union of their rights; a key on none (removed by a reload while
@@ -47,8 +47,8 @@ enum AccessPolicy {
             case .nobody where peer.key == nil:
                 return .allowed(.all)
             case .key:
-                return refuse(.notOwner, "batch \(batchID) was submitted by another client: a client key sees, cancels "
-                    + "and fetches only its own batches; \(action.phrase) of another's needs the admin role (the "
+                return refuse(.notOwner, "batch \(batchID) was submitted by another client: a client key sees, cancels, "
+                    + "fetches and retries only its own batches; \(action.phrase) of another's needs the admin role (the "
                     + "coordinator's --allow-admins list)")
             case .nobody:
                 return refuse(.notOwner, "batch \(batchID) has no owner (it was submitted without CurveZMQ): "

@@ -17,6 +17,8 @@ enum AccessRequest: Equatable {
         case cancel
         /// `FetchResults`.
         case results
+        /// `RetryBatch`.
+        case retry
 
         /// The action as the reason of a refusal words it.
         var phrase: String {
@@ -24,6 +26,7 @@ enum AccessRequest: Equatable {
             case .status: "reading a batch's status"
             case .cancel: "cancelling a batch"
             case .results: "fetching a batch's results"
+            case .retry: "re-running a batch's items"
             }
         }
     }

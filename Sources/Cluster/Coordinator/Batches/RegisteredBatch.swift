@@ -27,8 +27,8 @@ struct RegisteredBatch {
         /// How many manifests deep it is: 0 for a submitted item.
         let depth: UInt8
         /// The key of its first task; its other tasks have the keys that follow (`tasksPerItem` in all).
-        /// 0: it has no tasks (it had finished before the coordinator restarted).
-        let firstTaskKey: TaskKey
+        /// 0: it has no tasks (it had finished before the coordinator restarted, or before a retry of others).
+        var firstTaskKey: TaskKey
         var state: ItemState
     }
 
@@ -152,11 +152,48 @@ struct RegisteredBatch {
         return true
     }
 
+    // MARK: Running again
+
+    /// Makes the finished items `indexes` (failed or cancelled) unfinished again, with the tasks that
+    /// start at `firstTaskKeys` (one per item, in order); every other item loses its task keys (its
+    /// operations are not planned again). The counts go back by their outcomes, and the last failed
+    /// attempt of each counts as retried: another attempt follows, at the client's request.
+    mutating func reopen(_ indexes: [Int], firstTaskKeys: [TaskKey]) {
+        for index in items.indices { items[index].firstTaskKey = 0 }
+        for (index, key) in zip(indexes, firstTaskKeys) where items.indices.contains(index) && items[index].state.isFinished {
+            switch items[index].state {
+            case .succeeded: succeeded -= 1
+            case .failed: failed -= 1
+            case .cancelled: cancelled -= 1
+            case .unfinished, .cancelling: break
+            }
+            finishedCount -= 1
+            failures[index] = nil
+            outputs[index] = nil
+            warnings[index] = nil
+            if var attempts = failedAttempts[index], !attempts.isEmpty {
+                attempts[attempts.count - 1].retried = true
+                failedAttempts[index] = attempts
+            }
+            items[index].state = .unfinished
+            items[index].firstTaskKey = key
+        }
+    }
+
+    /// The index of the item `name` names: its output name, else its source, else its index in decimal;
+    /// `nil` when none does.
+    func itemIndex(named name: String) -> Int? {
+        if let index = items.firstIndex(where: { $0.outputName == name }) { return index }
+        if let index = items.firstIndex(where: { $0.source == name }) { return index }
+        if let index = Int(name), items.indices.contains(index) { return index }
+        return nil
+    }
+
     /// What a succeeded item's worker warned about (empty for most).
     func warnings(of index: Int) -> [String] { warnings[index] ?? [] }
-    /// Keeps the failed attempts of a finished item's tasks, for status.
+    /// Keeps the failed attempts of a finished item's tasks, for status, after those of its earlier runs.
     mutating func noteFailedAttempts(_ attempts: [AttemptStatus], of index: Int) {
-        failedAttempts[index] = attempts
+        failedAttempts[index, default: []] += attempts
     }
 
     /// The failed attempts of a finished item's tasks, oldest first (empty when it had none).

@@ -111,6 +111,13 @@ final class Journal {
         try file.appendBuffered(JournalCodec.encode(.batchCancelled(cancel)))
     }
 
+    /// Records that a client re-ran items of a finished batch (synced, as an accepted batch is, before the
+    /// client is told).
+    func recordRetried(batchID: String, itemIndexes: [UInt32]) throws {
+        try file.append(JournalCodec.encode(.batchRetried(batchID: batchID, itemIndexes: itemIndexes,
+                                                          unixMilliseconds: Self.nowMilliseconds())), sync: true)
+    }
+
     /// Records that a batch is forgotten (written at once, before its results are removed), and removes
     /// its results.
     func recordRetired(batchID: String) throws {

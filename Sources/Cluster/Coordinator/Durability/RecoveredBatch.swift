@@ -24,6 +24,14 @@ struct RecoveredBatch: Sendable {
     /// Whether every item has its outcome.
     var isComplete: Bool { finished.count >= submit.items.count + expansions.reduce(0) { $0 + $1.items.count } }
 
+    /// Items of the (finished) batch run again (`RetryBatch`): their outcomes are void, so they are planned
+    /// again. Cancellations recorded before concerned finished items only (a batch is retried only once
+    /// complete), so they no longer apply; the compacted journal needs no record of the retry.
+    mutating func rerun(_ itemIndexes: [UInt32]) {
+        for index in itemIndexes { finished[Int(index)] = nil }
+        cancellations = []
+    }
+
     /// The outcome a manifest item has once its expansion is recorded.
     static let expandedOutcome = TaskOutcome.output(TaskOutput(data: [], mediaType: ManifestList.mediaType))
 }
@@ -83,6 +91,12 @@ struct RecoveredState: Sendable {
                 byID[cancel.batchID]?.cancellations.append(cancel)
             case .batchRetired(let batchID):
                 byID[batchID] = nil
+            case .batchRetried(let batchID, let itemIndexes, _):
+                guard byID[batchID] != nil else {
+                    skippedRecords += 1
+                    continue
+                }
+                byID[batchID]?.rerun(itemIndexes)
             }
         }
         incarnation = lastIncarnation + 1

@@ -12,12 +12,12 @@ from .errors import (AuthenticationError, KeyFileError, NoAnswerError, ProtocolV
                      ShiftworkError)
 from .keys import CurveKeys, read_key
 from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
-                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, TiltShift, WorkerStatus)
+                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
 from .session import MAJOR, MINOR
 
 __all__ = [
     "AsyncBatch", "AsyncClient", "AuthenticationError", "Batch", "BatchAccepted", "BatchEvent", "BatchFinished",
     "BatchResult", "BatchStatus", "CancelResult", "Client", "ClusterStatus", "CurveKeys", "Failure", "ItemResult",
     "ItemsAdded", "ItemStatus", "KeyFileError", "MAJOR", "MINOR", "NoAnswerError", "Output", "ProtocolVersionError",
-    "RefusedError", "ShiftworkError", "TiltShift", "WorkerStatus", "read_key",
+    "RefusedError", "RetryAccepted", "ShiftworkError", "TiltShift", "WorkerStatus", "read_key",
 ]

@@ -4,7 +4,7 @@ message to the request or the batch it belongs to, so requests and batch streams
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator, Dict, Optional, Sequence
+from typing import AsyncIterator, Dict, Optional, Sequence, Union
 
 import zmq
 import zmq.asyncio
@@ -106,6 +106,12 @@ class AsyncClient(connection.Connection):
         """Attaches to a batch and returns it: finished items first, then the others as they finish."""
         request_id, data = self._session.fetch(batch_id)
         accepted = await self._request(request_id, data, f"the results of {batch_id}")
+        return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
+
+    async def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None) -> AsyncBatch:
+        """Runs a finished batch's failed and cancelled items again (or only `items`), as `Client.retry`."""
+        request_id, data = self._session.retry(batch_id, items)
+        accepted = await self._request(request_id, data, f"the retry of {batch_id}")
         return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
 
     async def status(self, batch_id: str = "") -> ClusterStatus:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from .models import BatchAccepted, BatchFinished, BatchResult, ItemResult
+from .models import BatchAccepted, BatchFinished, BatchResult, ItemResult, RetryAccepted
 
 
 class BatchState:
@@ -18,6 +18,11 @@ class BatchState:
         """The items finished so far, by index."""
         self.finished: Optional[BatchFinished] = None
         """The batch's end, once it came."""
+        self.retried = accepted.retried if isinstance(accepted, RetryAccepted) else None
+        """For a retry: the items that run again (only they are streamed); None for a submission."""
+        if self.retried == ():
+            # Nothing to retry means every item had succeeded: the batch is over as it was.
+            self.finished = BatchFinished(self.batch_id, self.item_count, 0, 0)
 
     def _record(self, event: object) -> None:
         if isinstance(event, ItemResult):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import time
-from typing import Deque, Dict, Iterator, Optional, Sequence
+from typing import Deque, Dict, Iterator, Optional, Sequence, Union
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -99,6 +99,18 @@ class Client(connection.Connection):
         finished so far come first, then the others as they finish. Needs a coordinator with ``--data-dir``."""
         request_id, data = self._session.fetch(batch_id)
         accepted = self._request(request_id, data, f"the results of {batch_id}")
+        return Batch(self, accepted)
+
+    def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None) -> Batch:
+        """Runs a finished batch's failed and cancelled items again as new attempts of the same batch (or
+        only `items`: output names, sources or indexes) and returns it: its events are the retried items'
+        results, then `BatchFinished` with the whole batch's counts. `Batch.retried` lists the items; empty
+        when there was nothing to retry (every item had succeeded; the batch is finished at once).
+
+        Raises `RefusedError` for an unknown batch (``REFUSAL_CODE_UNKNOWN_BATCH``), a batch still running,
+        a name that is no item of it or an item that succeeded (``REFUSAL_CODE_INVALID_REQUEST``)."""
+        request_id, data = self._session.retry(batch_id, items)
+        accepted = self._request(request_id, data, f"the retry of {batch_id}")
         return Batch(self, accepted)
 
     def status(self, batch_id: str = "") -> ClusterStatus:

@@ -65,6 +65,14 @@ class BatchAccepted:
 
 
 @dataclass(frozen=True)
+class RetryAccepted(BatchAccepted):
+    """The coordinator runs the items `retried` of a finished batch again (`retry`). Empty: nothing to
+    retry (every item had succeeded). `item_count` is the whole batch's size."""
+
+    retried: Tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class ItemsAdded:
     """A manifest item listed images: the batch grew by `sources`, indexed from `first_index` on."""
 

@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from .errors import ProtocolVersionError, RefusedError, ShiftworkError
 from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClusterStatus, Failure,
-                     ItemResult, ItemsAdded, ItemStatus, Output, TiltShift, WorkerStatus)
+                     ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
 from .naming import output_names
 
 MAJOR = 1
@@ -119,6 +119,14 @@ class Session:
         request_id = self._new_request("fetch")
         return request_id, self._envelope(fetch_results=pb.FetchResults(request_id=request_id, batch_id=batch_id))
 
+    def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None) -> Tuple[str, bytes]:
+        """A `RetryBatch`: run a finished batch's failed and cancelled items again, or only `items` (each
+        an output name, a source or an index)."""
+        request_id = self._new_request("retry")
+        body = pb.RetryBatch(request_id=request_id, batch_id=batch_id, items=[str(item) for item in items or []],
+                             accepts_batches=True)
+        return request_id, self._envelope(retry_batch=body)
+
     def forget(self, request_id: str) -> None:
         """Stops waiting for `request_id` (it timed out): a late answer is dropped."""
         self._pending.pop(request_id, None)
@@ -178,6 +186,17 @@ class Session:
             stream = _Stream(sources=list(sources) if sources else [])
             self._streams[accepted.batch_id] = stream
         return [Answer(accepted.request_id, BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id))]
+
+    def _on_retry_accepted(self, accepted) -> List[Delivery]:
+        if self._pending.pop(accepted.request_id, None) is None:
+            return []
+        retried = tuple(accepted.item_indexes)
+        if retried:
+            # Only the retried items are streamed: the others count as delivered already.
+            kept = set(range(accepted.item_count)) - set(retried)
+            self._streams[accepted.batch_id] = _Stream(sources=[], delivered=kept)
+        return [Answer(accepted.request_id,
+                       RetryAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, retried))]
 
     def _on_status_reply(self, reply) -> List[Delivery]:
         if self._pending.pop(reply.request_id, None) is None:

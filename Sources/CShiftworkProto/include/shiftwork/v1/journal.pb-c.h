@@ -20,6 +20,7 @@ typedef struct Shiftwork__V1__JournalRecord Shiftwork__V1__JournalRecord;
 typedef struct Shiftwork__V1__JournalStarted Shiftwork__V1__JournalStarted;
 typedef struct Shiftwork__V1__JournalBatchAccepted Shiftwork__V1__JournalBatchAccepted;
 typedef struct Shiftwork__V1__JournalBatchRetired Shiftwork__V1__JournalBatchRetired;
+typedef struct Shiftwork__V1__JournalBatchRetried Shiftwork__V1__JournalBatchRetried;
 
 
 /* --- enums --- */
@@ -34,7 +35,8 @@ typedef enum {
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED = 3,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED = 4,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED = 5,
-  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED = 6
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED = 6,
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED = 200
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__JOURNAL_RECORD__RECORD__CASE)
 } Shiftwork__V1__JournalRecord__RecordCase;
 
@@ -56,6 +58,10 @@ struct  Shiftwork__V1__JournalRecord
      * A manifest expanded: written before the manifest item's own ItemFinished.
      */
     Shiftwork__V1__ItemsAdded *items_added;
+    /*
+     * A client re-ran finished items (RetryBatch): they are unfinished again and run after a restart.
+     */
+    Shiftwork__V1__JournalBatchRetried *batch_retried;
   };
 };
 #define SHIFTWORK__V1__JOURNAL_RECORD__INIT \
@@ -114,6 +120,22 @@ struct  Shiftwork__V1__JournalBatchRetired
 #define SHIFTWORK__V1__JOURNAL_BATCH_RETIRED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_batch_retired__descriptor) \
     , (char *)protobuf_c_empty_string }
+
+
+/*
+ * Items of a finished batch re-run by a client's RetryBatch: their earlier outcomes are void.
+ */
+struct  Shiftwork__V1__JournalBatchRetried
+{
+  ProtobufCMessage base;
+  char *batch_id;
+  size_t n_item_indexes;
+  uint32_t *item_indexes;
+  uint64_t unix_ms;
+};
+#define SHIFTWORK__V1__JOURNAL_BATCH_RETRIED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_batch_retried__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0 }
 
 
 /* Shiftwork__V1__JournalRecord methods */
@@ -192,6 +214,25 @@ Shiftwork__V1__JournalBatchRetired *
 void   shiftwork__v1__journal_batch_retired__free_unpacked
                      (Shiftwork__V1__JournalBatchRetired *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__JournalBatchRetried methods */
+void   shiftwork__v1__journal_batch_retried__init
+                     (Shiftwork__V1__JournalBatchRetried         *message);
+size_t shiftwork__v1__journal_batch_retried__get_packed_size
+                     (const Shiftwork__V1__JournalBatchRetried   *message);
+size_t shiftwork__v1__journal_batch_retried__pack
+                     (const Shiftwork__V1__JournalBatchRetried   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__journal_batch_retried__pack_to_buffer
+                     (const Shiftwork__V1__JournalBatchRetried   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__JournalBatchRetried *
+       shiftwork__v1__journal_batch_retried__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__journal_batch_retried__free_unpacked
+                     (Shiftwork__V1__JournalBatchRetried *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Shiftwork__V1__JournalRecord_Closure)
@@ -206,6 +247,9 @@ typedef void (*Shiftwork__V1__JournalBatchAccepted_Closure)
 typedef void (*Shiftwork__V1__JournalBatchRetired_Closure)
                  (const Shiftwork__V1__JournalBatchRetired *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__JournalBatchRetried_Closure)
+                 (const Shiftwork__V1__JournalBatchRetried *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -216,6 +260,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descripto
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_started__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retired__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retried__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -40,6 +40,8 @@ typedef struct Shiftwork__V1__StatusRequest Shiftwork__V1__StatusRequest;
 typedef struct Shiftwork__V1__FetchResults Shiftwork__V1__FetchResults;
 typedef struct Shiftwork__V1__CancelBatch Shiftwork__V1__CancelBatch;
 typedef struct Shiftwork__V1__CancelAccepted Shiftwork__V1__CancelAccepted;
+typedef struct Shiftwork__V1__RetryBatch Shiftwork__V1__RetryBatch;
+typedef struct Shiftwork__V1__RetryAccepted Shiftwork__V1__RetryAccepted;
 typedef struct Shiftwork__V1__WorkerStatus Shiftwork__V1__WorkerStatus;
 typedef struct Shiftwork__V1__ItemStatus Shiftwork__V1__ItemStatus;
 typedef struct Shiftwork__V1__AttemptStatus Shiftwork__V1__AttemptStatus;
@@ -183,6 +185,8 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED = 44,
   SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_ADDED = 45,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED = 46,
+  SHIFTWORK__V1__ENVELOPE__BODY_RETRY_BATCH = 200,
+  SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED = 201,
   SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ENVELOPE__BODY__CASE)
 } Shiftwork__V1__Envelope__BodyCase;
@@ -241,6 +245,14 @@ struct  Shiftwork__V1__Envelope
      * minor 2: only for a CancelBatch with a request_id
      */
     Shiftwork__V1__CancelAccepted *cancel_accepted;
+    /*
+     * client → coordinator: re-run a finished batch's failed items
+     */
+    Shiftwork__V1__RetryBatch *retry_batch;
+    /*
+     * coordinator → client: the answer to RetryBatch
+     */
+    Shiftwork__V1__RetryAccepted *retry_accepted;
     /*
      * either direction
      */
@@ -813,6 +825,57 @@ struct  Shiftwork__V1__CancelAccepted
 #define SHIFTWORK__V1__CANCEL_ACCEPTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__cancel_accepted__descriptor) \
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * Re-runs the failed and cancelled items of a finished batch (or the items named) as new attempts of the
+ * same batch; its succeeded items keep their outputs. Answered by RetryAccepted or a Refusal carrying
+ * request_id; the re-run items' ItemFinished and then BatchFinished follow as for SubmitBatch.
+ */
+struct  Shiftwork__V1__RetryBatch
+{
+  ProtobufCMessage base;
+  char *request_id;
+  char *batch_id;
+  /*
+   * Items to re-run, each by its output name, its source, or its index in decimal; empty: every failed
+   * or cancelled item.
+   */
+  size_t n_items;
+  char **items;
+  /*
+   * the client understands ItemFinishedBatch for this batch
+   */
+  protobuf_c_boolean accepts_batches;
+};
+#define SHIFTWORK__V1__RETRY_BATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__retry_batch__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0 }
+
+
+/*
+ * The coordinator accepted a RetryBatch (journaled): `item_indexes` run again (empty: nothing to re-run,
+ * every item had succeeded; no BatchFinished follows then).
+ */
+struct  Shiftwork__V1__RetryAccepted
+{
+  ProtobufCMessage base;
+  char *request_id;
+  char *batch_id;
+  size_t n_item_indexes;
+  uint32_t *item_indexes;
+  /*
+   * the batch's size
+   */
+  uint32_t item_count;
+  /*
+   * as in BatchAccepted
+   */
+  char *coordinator_id;
+};
+#define SHIFTWORK__V1__RETRY_ACCEPTED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__retry_accepted__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__WorkerStatus
@@ -1455,6 +1518,44 @@ Shiftwork__V1__CancelAccepted *
 void   shiftwork__v1__cancel_accepted__free_unpacked
                      (Shiftwork__V1__CancelAccepted *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__RetryBatch methods */
+void   shiftwork__v1__retry_batch__init
+                     (Shiftwork__V1__RetryBatch         *message);
+size_t shiftwork__v1__retry_batch__get_packed_size
+                     (const Shiftwork__V1__RetryBatch   *message);
+size_t shiftwork__v1__retry_batch__pack
+                     (const Shiftwork__V1__RetryBatch   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__retry_batch__pack_to_buffer
+                     (const Shiftwork__V1__RetryBatch   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__RetryBatch *
+       shiftwork__v1__retry_batch__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__retry_batch__free_unpacked
+                     (Shiftwork__V1__RetryBatch *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__RetryAccepted methods */
+void   shiftwork__v1__retry_accepted__init
+                     (Shiftwork__V1__RetryAccepted         *message);
+size_t shiftwork__v1__retry_accepted__get_packed_size
+                     (const Shiftwork__V1__RetryAccepted   *message);
+size_t shiftwork__v1__retry_accepted__pack
+                     (const Shiftwork__V1__RetryAccepted   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__retry_accepted__pack_to_buffer
+                     (const Shiftwork__V1__RetryAccepted   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__RetryAccepted *
+       shiftwork__v1__retry_accepted__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__retry_accepted__free_unpacked
+                     (Shiftwork__V1__RetryAccepted *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__WorkerStatus methods */
 void   shiftwork__v1__worker_status__init
                      (Shiftwork__V1__WorkerStatus         *message);
@@ -1646,6 +1747,12 @@ typedef void (*Shiftwork__V1__CancelBatch_Closure)
 typedef void (*Shiftwork__V1__CancelAccepted_Closure)
                  (const Shiftwork__V1__CancelAccepted *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__RetryBatch_Closure)
+                 (const Shiftwork__V1__RetryBatch *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__RetryAccepted_Closure)
+                 (const Shiftwork__V1__RetryAccepted *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__WorkerStatus_Closure)
                  (const Shiftwork__V1__WorkerStatus *message,
                   void *closure_data);
@@ -1699,6 +1806,8 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__status_request__descripto
 extern const ProtobufCMessageDescriptor shiftwork__v1__fetch_results__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_accepted__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__retry_batch__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__retry_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__worker_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor;

@@ -1,0 +1,47 @@
+import Foundation
+import Wire
+
+/// Runs the failed and cancelled items of a finished batch again (or the items named) and writes their
+/// outputs into a directory as they arrive, as `submit` does; the batch's succeeded items keep their
+/// outputs and are not sent again. What `shiftwork retry BATCH --out DIR` runs.
+public struct BatchRetry: Sendable {
+    /// The batch's ID, as `submit` printed it.
+    public let batchID: String
+    /// The items to run again, each by its output name, its source or its index; empty: every failed or
+    /// cancelled item.
+    public let items: [String]
+    /// Directory the outputs are written into (created if missing).
+    public let outputDirectory: URL
+    /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
+    public let overwrite: Bool
+
+    /// Describes a retry.
+    public init(batchID: String, items: [String] = [], outputDirectory: URL, overwrite: Bool = false) {
+        self.batchID = batchID
+        self.items = items
+        self.outputDirectory = outputDirectory
+        self.overwrite = overwrite
+    }
+
+    /// Asks for the retry, writes the outputs, and returns once every re-run item is done. The summary
+    /// lists the re-run items only (none when there was nothing to re-run).
+    ///
+    /// - Throws: `ClusterClientError` when the coordinator does not answer or refuses the retry (an unknown
+    ///   batch, one still running, a name that is no item of it).
+    public func run(
+        with client: ClusterClient, progress: @Sendable (BatchProgress) -> Void = { _ in }
+    ) async throws -> BatchSummary {
+        // The sources, for the summary; the output names come with the results. A status refused (a batch
+        // unknown, or another client's) leaves them out: the retry's own refusal says why.
+        let status = try? await client.status(batchID: batchID)
+        var known: [BatchItem] = []
+        if let batch = status?.batches.first(where: { $0.batchID == batchID }) {
+            known = Array(repeating: BatchItem(source: ""), count: Int(batch.itemCount))
+            for item in batch.items where Int(item.itemIndex) < known.count {
+                known[Int(item.itemIndex)] = BatchItem(source: item.source)
+            }
+        }
+        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: known)
+        return try await collector.collect(await client.retry(batchID: batchID, items: items), progress: progress)
+    }
+}
