@@ -474,7 +474,7 @@ struct CMessageBuilder: ~Copyable {
         return c
     }
 
-    private mutating func attemptStatus(_ m: AttemptStatus) -> UnsafeMutablePointer<Shiftwork__V1__AttemptStatus> {
+    mutating func attemptStatus(_ m: AttemptStatus) -> UnsafeMutablePointer<Shiftwork__V1__AttemptStatus> {
         let c = arena.make(Shiftwork__V1__AttemptStatus.self)
         shiftwork__v1__attempt_status__init(c)
         c.pointee.task = string(m.task)
@@ -485,6 +485,7 @@ struct CMessageBuilder: ~Copyable {
         c.pointee.retried = m.retried ? 1 : 0
         c.pointee.retry_delay_ms = m.retryDelayMs
         c.pointee.worker = string(m.worker)
+        c.pointee.failed_unix_ms = m.failedUnixMilliseconds
         return c
     }
 

@@ -81,6 +81,14 @@ extension CMessageBuilder {
             retired.pointee.batch_id = string(batchID)
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED
             c.pointee.batch_retired = retired
+        case .attemptFailed(let batchID, let itemIndex, let attempt):
+            let failed = arena.make(Shiftwork__V1__JournalAttemptFailed.self)
+            shiftwork__v1__journal_attempt_failed__init(failed)
+            failed.pointee.batch_id = string(batchID)
+            failed.pointee.item_index = itemIndex
+            failed.pointee.attempt = attemptStatus(attempt)
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED
+            c.pointee.attempt_failed = failed
         }
         return c
     }
@@ -108,6 +116,11 @@ extension JournalRecord {
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED:
             let retired = try required(c.batch_retired, "JournalRecord.batch_retired").pointee
             self = .batchRetired(batchID: try readString(retired.batch_id))
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED:
+            let failed = try required(c.attempt_failed, "JournalRecord.attempt_failed").pointee
+            self = .attemptFailed(
+                batchID: try readString(failed.batch_id), itemIndex: failed.item_index,
+                attempt: try AttemptStatus(try required(failed.attempt, "JournalAttemptFailed.attempt").pointee))
         default:
             throw .missingBody
         }

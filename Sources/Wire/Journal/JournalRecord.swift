@@ -13,6 +13,9 @@ public enum JournalRecord: Sendable, Equatable {
     case itemsAdded(ItemsAdded)
     /// A client cancelled a batch or some of its items.
     case batchCancelled(CancelBatch)
+    /// An attempt at one of an item's tasks failed (retried or not): replayed for status and for the
+    /// retries an unfinished item has left.
+    case attemptFailed(batchID: String, itemIndex: UInt32, attempt: AttemptStatus)
     /// A finished batch was forgotten, and its results removed.
     case batchRetired(batchID: String)
 }

@@ -17,6 +17,8 @@ struct RecoveredBatch: Sendable {
     var cancellations: [CancelBatch] = []
     /// Expansions of manifest items, in order: their items follow the submitted ones.
     var expansions: [ItemsAdded] = []
+    /// Failed attempts at items' tasks, by item index, oldest first.
+    var failedAttempts: [Int: [AttemptStatus]] = [:]
 
     /// The submitted items, then those manifests added.
     var allItems: [BatchItem] { submit.items + expansions.flatMap(\.items) }
@@ -83,6 +85,9 @@ struct RecoveredState: Sendable {
                 byID[cancel.batchID]?.cancellations.append(cancel)
             case .batchRetired(let batchID):
                 byID[batchID] = nil
+            case .attemptFailed(let batchID, let itemIndex, let attempt):
+                // Written as attempts fail, perhaps just after their batch retired: those are let go.
+                byID[batchID]?.failedAttempts[Int(itemIndex), default: []].append(attempt)
             }
         }
         incarnation = lastIncarnation + 1
@@ -96,6 +101,11 @@ struct RecoveredState: Sendable {
             records.append(.batchAccepted(batchID: batch.batchID, client: batch.client, submit: batch.submit,
                                           unixMilliseconds: batch.acceptedUnixMilliseconds, ownerKey: batch.ownerKey))
             records += batch.expansions.map { .itemsAdded($0) }
+            for index in batch.failedAttempts.keys.sorted() {
+                for attempt in batch.failedAttempts[index] ?? [] {
+                    records.append(.attemptFailed(batchID: batch.batchID, itemIndex: UInt32(index), attempt: attempt))
+                }
+            }
             for index in batch.finished.keys.sorted() {
                 if let item = batch.finished[index] { records.append(.itemFinished(item)) }
             }
