@@ -26,6 +26,9 @@ public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
     /// The task ran longer than the coordinator's task timeout (`--task-timeout`): set by the coordinator,
     /// which cancelled it on its worker.
     case timedOut = 100
+    /// The worker running the task died, left while running it, or never received its assignment: set by
+    /// the coordinator, transient (the task is retried elsewhere while the batch's `--retries` allow).
+    case workerLost = 210
 }
 
 extension FailureCode {
@@ -43,6 +46,7 @@ extension FailureCode {
         case .inputMissing: "input-missing"
         case .timedOut: "timed-out"
         case .sink: "sink"
+        case .workerLost: "worker-lost"
         }
     }
 }

@@ -96,10 +96,12 @@ public struct AttemptStatus: Sendable, Equatable {
     public var retryDelayMs: UInt32
     /// The worker it ran on (empty when unknown).
     public var worker: String
+    /// When it failed, in milliseconds since 1970 (0: not said, e.g. by a coordinator before this field).
+    public var failedUnixMilliseconds: UInt64
 
     /// Creates an attempt's status.
     public init(task: String, attempt: UInt32, code: FailureCode, error: String = "", isTransient: Bool = false,
-                retried: Bool = false, retryDelayMs: UInt32 = 0, worker: String = "") {
+                retried: Bool = false, retryDelayMs: UInt32 = 0, worker: String = "", failedUnixMilliseconds: UInt64 = 0) {
         self.task = task
         self.attempt = attempt
         self.code = code
@@ -108,6 +110,7 @@ public struct AttemptStatus: Sendable, Equatable {
         self.retried = retried
         self.retryDelayMs = retryDelayMs
         self.worker = worker
+        self.failedUnixMilliseconds = failedUnixMilliseconds
     }
 }
 

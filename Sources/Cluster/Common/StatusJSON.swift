@@ -32,7 +32,8 @@ public enum StatusJSON {
               "failed_attempts": item.failedAttempts.map { attempt -> [String: Any] in
                   ["task": attempt.task, "attempt": attempt.attempt, "code": attempt.code.name, "error": attempt.error,
                    "transient": attempt.isTransient, "retried": attempt.retried,
-                   "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker]
+                   "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker,
+                   "failed_at_unix_ms": attempt.failedUnixMilliseconds]
               }]
          }]
     }

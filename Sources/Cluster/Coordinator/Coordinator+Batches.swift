@@ -116,8 +116,17 @@ extension Coordinator {
                 "batch": "\(saved.batchID)", "items": "\(planned.items.count)", "finished": "\(saved.finished.count)",
             ])
             if saved.isComplete { continue }
-            batchDeadlines.set(saved.batchID, seconds: saved.submit.deadlineSeconds, from: .now)
+            // From the original submit (or the last retry), not from this restart.
+            batchDeadlines.set(saved.batchID, seconds: saved.submit.deadlineSeconds,
+                               acceptedUnixMilliseconds: max(saved.acceptedUnixMilliseconds, saved.retriedUnixMilliseconds ?? 0),
+                               nowUnixMilliseconds: Journal.nowMilliseconds(), now: .now)
             share(planned, of: client)
+            // The attempts of unfinished items before the restart count against their retries.
+            for (index, attempts) in saved.failedAttempts where batch.items.indices.contains(index) {
+                for task in batch.items[index].tasks {
+                    task.restore(failedAttempts: attempts.filter { $0.task == task.template.kind.logName })
+                }
+            }
             adopt(batch)
             for request in saved.cancellations { carryOut(registry.cancel(request, from: nil), of: request.batchID) }
             start(batch)

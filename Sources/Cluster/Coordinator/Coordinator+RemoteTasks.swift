@@ -47,6 +47,23 @@ extension Coordinator {
         }
     }
 
+    /// Journals a failed attempt (see `RemoteTaskRunning`). Nonisolated, as `run`: the operation does not
+    /// wait for the actor; without a journal there is nothing to do.
+    nonisolated func recordFailedAttempt(_ attempt: AttemptStatus, itemIndex: Int, batchID: String) {
+        guard configuration.dataDirectory != nil else { return }
+        Task { await self.journal(attempt, itemIndex: itemIndex, batchID: batchID) }
+    }
+
+    private func journal(_ attempt: AttemptStatus, itemIndex: Int, batchID: String) {
+        do {
+            try journal?.recordAttemptFailed(batchID: batchID, itemIndex: UInt32(clamping: itemIndex), attempt: attempt)
+            try journal?.flush()  // now: with no worker left, nothing may be sent for a while
+        } catch {
+            logger.error("could not record a failed attempt in the journal; status after a restart will not show it",
+                         metadata: ["batch": "\(batchID)", "item": "\(itemIndex)", "error": "\(error)"])
+        }
+    }
+
     /// Withdraws tasks from the cluster: each is dropped from the dispatcher's queue, or cancelled on its
     /// worker (`CancelTask{task_key}`), and the operation waiting for it is resumed with `CancellationError`.
     func withdraw(_ keys: [TaskKey]) {
@@ -57,15 +74,16 @@ extension Coordinator {
     }
 
     /// Resumes the remote operation waiting for `result` (whose `taskKey` the dispatcher has set), which
-    /// came from `peer` when known (a retry avoids that worker).
-    func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil) {
+    /// came from `peer` when known (a retry avoids that worker). `workerID` names the worker for status
+    /// when `peer` is no longer registered (an attempt lost with its worker).
+    func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil, workerID: String = "") {
         guard let waiter = waiters.removeValue(forKey: result.taskKey) else { return }
         switch result.outcome {
         case .output(let output): waiter.resume(returning: output)
         case .failure(let failure):
             waiter.resume(throwing: RemoteTaskError(
                 failure: failure, attempt: result.attempt, worker: peer,
-                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? ""))
+                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID))
         }
     }
 }
@@ -77,5 +95,8 @@ struct CoordinatorTaskRunner: RemoteTaskRunning {
              avoiding: PeerIdentity?) async throws -> TaskOutput {
         try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting, dependentKey: dependentKey,
                                   avoiding: avoiding)
+    }
+    func recordFailedAttempt(_ attempt: AttemptStatus, itemIndex: Int, batchID: String) {
+        coordinator.recordFailedAttempt(attempt, itemIndex: itemIndex, batchID: batchID)
     }
 }

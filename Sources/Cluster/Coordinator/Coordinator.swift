@@ -251,10 +251,10 @@ public actor Coordinator {
             send(dispatcher.register(hello, peer: peer, now: now))
         case .heartbeat(let heartbeat):
             let (lost, out) = dispatcher.heartbeat(heartbeat, from: peer, now: now)
-            if !lost.isEmpty {
-                logger.warning("tasks whose assignment no worker could read failed", metadata: ["worker": "\(peer)", "tasks": "\(lost.count)"])
+            if lost > 0 {
+                logger.warning("assignments never reached their worker; their attempts count as lost",
+                               metadata: ["worker": "\(peer)", "tasks": "\(lost)"])
             }
-            for result in lost { deliver(result) }
             send(out)
         case .workerGoodbye(let goodbye):
             logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
@@ -291,6 +291,8 @@ public actor Coordinator {
     func send(_ outbound: [Outbound]) {
         // Tasks whose input went with its worker: their operations re-run the producer (`Lineage`).
         for lost in dispatcher.takeLostInputs() { deliver(lost) }
+        // Attempts lost with their workers: their operations retry them as their batches allow.
+        for loss in dispatcher.takeWorkerLosses() { deliver(loss.result, workerID: loss.workerID) }
         guard !outbound.isEmpty else { return }
         if outbox != nil {
             outbox! += outbound
@@ -326,10 +328,10 @@ public actor Coordinator {
 
     /// A message could not be delivered to `peer`: if it is a worker, its connection is gone.
     private func peerUnreachable(_ peer: PeerIdentity) {
-        let (wasWorker, poisoned, out) = dispatcher.workerUnreachable(peer)
+        let (wasWorker, out) = dispatcher.workerUnreachable(peer)
         guard wasWorker else { return }
-        logger.warning("worker unreachable (connection gone); its tasks are queued again", metadata: ["worker": "\(peer)"])
-        for result in poisoned { deliver(result) }
+        logger.warning("worker unreachable (connection gone); its tasks' attempts are lost and retried",
+                       metadata: ["worker": "\(peer)"])
         send(out)
     }
 
@@ -339,11 +341,10 @@ public actor Coordinator {
             try? await Task.sleep(for: interval)
             logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             releaseFinishedBatches(now: .now)
-            let (dead, poisoned, out) = dispatcher.expireWorkers(now: .now)
-            for result in poisoned { deliver(result) }
+            let (dead, out) = dispatcher.expireWorkers(now: .now)
             enforceDeadlines(now: .now)
             for worker in dead {
-                logger.warning("worker declared dead; its tasks are queued again", metadata: [
+                logger.warning("worker declared dead; its tasks' attempts are lost and retried", metadata: [
                     "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",
                 ])
             }

@@ -40,10 +40,15 @@ enum StatusFormatter {
         return lines.joined(separator: "\n")
     }
 
-    /// One failed attempt under its item: `download attempt 1 on w-1: download (transient), retried after 0.4 s: …`.
+    /// One failed attempt under its item:
+    /// `download attempt 1 on w-1 at 2026-11-23T15:20:01Z: download (transient), retried after 0.4 s: …`.
     static func attemptLine(_ attempt: AttemptStatus) -> String {
         let shown = PrintableText.escape
-        let worker = attempt.worker.isEmpty ? "" : " on \(shown(attempt.worker))"
+        var worker = attempt.worker.isEmpty ? "" : " on \(shown(attempt.worker))"
+        if attempt.failedUnixMilliseconds > 0 {
+            let time = Date(timeIntervalSince1970: Double(attempt.failedUnixMilliseconds) / 1000)
+            worker += " at " + time.formatted(.iso8601)
+        }
         let next = attempt.retried
             ? ", retried after \(String(format: "%.1f", Double(attempt.retryDelayMs) / 1000)) s"
             : ", not retried"

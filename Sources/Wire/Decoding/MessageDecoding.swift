@@ -373,7 +373,7 @@ extension AttemptStatus {
         self.init(
             task: try readString(c.task), attempt: c.attempt, code: FailureCode(c.code), error: try readString(c.error),
             isTransient: c.transient != 0, retried: c.retried != 0, retryDelayMs: c.retry_delay_ms,
-            worker: try readString(c.worker))
+            worker: try readString(c.worker), failedUnixMilliseconds: c.failed_unix_ms)
     }
 }
 

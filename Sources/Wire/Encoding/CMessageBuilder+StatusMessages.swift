@@ -47,6 +47,7 @@ extension CMessageBuilder {
         c.pointee.retried = m.retried ? 1 : 0
         c.pointee.retry_delay_ms = m.retryDelayMs
         c.pointee.worker = string(m.worker)
+        c.pointee.failed_unix_ms = m.failedUnixMilliseconds
         return c
     }
 

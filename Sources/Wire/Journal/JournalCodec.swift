@@ -90,6 +90,14 @@ extension CMessageBuilder {
             retried.pointee.unix_ms = unixMilliseconds
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED
             c.pointee.batch_retried = retried
+        case .attemptFailed(let batchID, let itemIndex, let attempt):
+            let failed = arena.make(Shiftwork__V1__JournalAttemptFailed.self)
+            shiftwork__v1__journal_attempt_failed__init(failed)
+            failed.pointee.batch_id = string(batchID)
+            failed.pointee.item_index = itemIndex
+            failed.pointee.attempt = attemptStatus(attempt)
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED
+            c.pointee.attempt_failed = failed
         }
         return c
     }
@@ -122,6 +130,11 @@ extension JournalRecord {
             let indexes = readUInt32s(retried.n_item_indexes, retried.item_indexes)
             self = .batchRetried(batchID: try readString(retried.batch_id), itemIndexes: indexes,
                                  unixMilliseconds: retried.unix_ms)
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED:
+            let failed = try required(c.attempt_failed, "JournalRecord.attempt_failed").pointee
+            self = .attemptFailed(
+                batchID: try readString(failed.batch_id), itemIndex: failed.item_index,
+                attempt: try AttemptStatus(try required(failed.attempt, "JournalAttemptFailed.attempt").pointee))
         default:
             throw .missingBody
         }

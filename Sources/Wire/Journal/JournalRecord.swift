@@ -16,6 +16,9 @@ public enum JournalRecord: Sendable, Equatable {
     /// A client re-ran items of a finished batch (``RetryBatch``): their earlier outcomes are void, and they
     /// run (again, after a restart) until they finish anew.
     case batchRetried(batchID: String, itemIndexes: [UInt32], unixMilliseconds: UInt64)
+    /// An attempt at one of an item's tasks failed (retried or not): replayed for status and for the
+    /// retries an unfinished item has left.
+    case attemptFailed(batchID: String, itemIndex: UInt32, attempt: AttemptStatus)
     /// A finished batch was forgotten, and its results removed.
     case batchRetired(batchID: String)
 }

@@ -65,58 +65,70 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(dispatcher.runningTaskCount, 0)
     }
 
-    func testADeadWorkersTasksAreRequeuedWithANewAttemptAndItsLateResultIsIgnored() {
+    func testADeadWorkersTaskIsLostAsAnAttemptAndItsLateResultIsIgnored() {
         var dispatcher = makeDispatcher()
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
-        let first = assignments(dispatcher.enqueue(task("t")))
+        var t = task("t")
+        t.taskKey = 7
+        let first = assignments(dispatcher.enqueue(t))
         XCTAssertEqual(first.map(\.attempt), [1])
 
         let later = now + .seconds(6)
         _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1), peer: other, now: later)
-        let (dead, _, out) = dispatcher.expireWorkers(now: later)
+        let (dead, out) = dispatcher.expireWorkers(now: later)
         XCTAssertEqual(dead, ["w1"])
-        let requeued = assignments(out)
-        XCTAssertEqual(requeued.map(\.taskID), ["t"])
-        XCTAssertEqual(requeued.first?.attempt, 2)
-        XCTAssertEqual(out.first?.peer, other)
+        XCTAssertTrue(assignments(out).isEmpty, "not requeued silently: its operation decides")
+        let losses = dispatcher.takeWorkerLosses()
+        XCTAssertEqual(losses.map(\.result.taskKey), [7])
+        XCTAssertEqual(losses.first?.workerID, "w1")
+        XCTAssertEqual(losses.first?.result.attempt, 1, "the lost attempt")
+        guard case .failure(let failure)? = losses.first?.result.outcome else { return XCTFail("expected a failure") }
+        XCTAssertEqual(failure.code, .workerLost)
+        XCTAssertTrue(failure.isTransient)
+        XCTAssertTrue(failure.message.contains("worker lost") && failure.message.contains("w1") && failure.message.contains("died"),
+                      failure.message)
+        XCTAssertTrue(dispatcher.takeWorkerLosses().isEmpty, "taken once")
+        XCTAssertNil(dispatcher.state(of: 7), "the dispatcher let it go")
 
+        // The operation's retry: a new attempt, to the live worker.
+        t.attempt = 2
+        XCTAssertEqual(assignments(dispatcher.enqueue(t)).first?.attempt, 2)
         let stale = dispatcher.staleResults
         let (late, lateOut) = dispatcher.complete(
-            TaskResult(taskID: "t", attempt: 1, outcome: .output(TaskOutput(data: [1]))), from: worker, now: later)
+            TaskResult(taskID: "t", attempt: 1, outcome: .output(TaskOutput(data: [1])), taskKey: 7), from: worker, now: later)
         XCTAssertNil(late, "a late result of an old attempt changes nothing")
         XCTAssertTrue(lateOut.isEmpty)
         XCTAssertEqual(dispatcher.staleResults, stale + 1)
-
         let (current, _) = dispatcher.complete(
-            TaskResult(taskID: "t", attempt: 2, outcome: .output(TaskOutput(data: [2]))), from: other, now: later)
+            TaskResult(taskID: "t", attempt: 2, outcome: .output(TaskOutput(data: [2])), taskKey: 7), from: other, now: later)
         XCTAssertEqual(current?.attempt, 2)
     }
 
-    func testATaskThatKilledThreeWorkersFailsInsteadOfKillingMore() {
+    func testALeavingWorkerLosesTheTasksItStartedAndHandsBackThoseItNeverReceived() {
         var dispatcher = makeDispatcher()
-        var clock = now
-        var deaths: [String] = []
-        for index in 1...3 {
-            let peer = PeerIdentity(Array("w\(index)".utf8))
-            let out = dispatcher.register(WorkerHello(workerID: "w\(index)", slots: 1), peer: peer, now: clock)
-            if index == 1 { _ = dispatcher.enqueue(task("deadly")) } else {
-                XCTAssertEqual(assignments(out).map(\.taskID), ["deadly"], "requeued after death \(index - 1)")
-            }
-            clock += .seconds(6)
-            let (dead, poisoned, _) = dispatcher.expireWorkers(now: clock)
-            deaths += dead
-            if index < 3 {
-                XCTAssertTrue(poisoned.isEmpty)
-            } else {
-                XCTAssertEqual(poisoned.count, 1)
-                guard case .failure(let failure)? = poisoned.first?.outcome else { return XCTFail("expected a failure") }
-                XCTAssertTrue(failure.message.contains("3 workers that died"), failure.message)
-                XCTAssertTrue(failure.message.contains("http://x/deadly.jpg"), failure.message)
-            }
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 3, acceptsBatches: true), peer: worker, now: now)
+        for key: TaskKey in 1...3 {
+            _ = dispatcher.enqueue(TaskAssignment(taskID: "t\(key)", batchID: "b", attempt: 1, kind: .noop, taskKey: key))
         }
-        XCTAssertEqual(deaths, ["w1", "w2", "w3"])
-        XCTAssertEqual(dispatcher.queuedTaskCount, 0)
-        XCTAssertNil(dispatcher.state(of: "deadly"))
+        // Its heartbeat says it received sequences 1 and 2; the result of 2 came too. 3 is still on the way.
+        _ = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [1, 2]), from: worker, now: now)
+        _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 3, acceptsBatches: true), peer: other, now: now)
+        _ = dispatcher.workerLeft(worker, draining: true)
+        let out = dispatcher.workerLeft(worker, draining: false)
+        XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey), [1, 2], "started there: attempts lost")
+        XCTAssertEqual(assignments(out).map(\.taskKey), [3], "never received: handed back without an attempt lost")
+        XCTAssertEqual(assignments(out).first?.attempt, 2, "as a new attempt all the same (a late result is stale)")
+    }
+
+    func testAResultTellsTheWorkerReceivedEveryEarlierAssignment() {
+        var dispatcher = makeDispatcher()
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
+        _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1))
+        _ = dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2))
+        _ = dispatcher.complete(TaskResult(taskID: "b", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 2),
+                                from: worker, now: now)
+        _ = dispatcher.workerLeft(worker, draining: false)
+        XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey), [1])
     }
 
     func testAnUnknownWorkersHeartbeatAsksItToRegisterAgain() {
@@ -128,7 +140,7 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(refusal.reason, "unknown worker: send hello", "minor-1 workers match this text: it never changes")
     }
 
-    func testAnAssignmentTheWorkerNeverGotIsSentAgainAndFailsAfterThreeTries() {
+    func testAnAssignmentTheWorkerNeverGotIsALostAttempt() {
         var dispatcher = makeDispatcher()
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
         let first = assignments(dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1)))
@@ -137,27 +149,29 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(second.map(\.sequence), [2])
         // The worker got the second (sequence 2) but holds only it: the first never arrived whole.
         var (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
-        XCTAssertTrue(lost.isEmpty)
-        XCTAssertEqual(assignments(out).map(\.taskKey), [1], "sent again at once")
-        XCTAssertEqual(assignments(out).first?.attempt, 2, "with a new attempt")
-        XCTAssertEqual(assignments(out).first?.sequence, 3)
-        XCTAssertEqual(dispatcher.lostDeliveries, 1)
-        // Not received again (the worker reports sequence 3 without holding it), then silence about it.
-        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: now)
-        XCTAssertEqual(assignments(out).first?.sequence, 4)
-        for _ in 0..<(Dispatcher.heartbeatsBeforeLost - 1) {
-            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: now)
-            XCTAssertTrue(lost.isEmpty && out.isEmpty, "not lost before \(Dispatcher.heartbeatsBeforeLost) heartbeats")
-        }
-        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: now)
-        XCTAssertEqual(lost.map(\.taskKey), [1], "the third loss fails it")
-        XCTAssertTrue(out.isEmpty)
-        if case .failure(let failure)? = lost.first?.outcome {
-            XCTAssertTrue(failure.message.contains("unreadable"), failure.message)
+        XCTAssertEqual(lost, 1)
+        XCTAssertTrue(assignments(out).isEmpty, "not sent again by the dispatcher: its operation retries it")
+        var losses = dispatcher.takeWorkerLosses()
+        XCTAssertEqual(losses.map(\.result.taskKey), [1])
+        if case .failure(let failure)? = losses.first?.result.outcome {
+            XCTAssertEqual(failure.code, .workerLost)
+            XCTAssertTrue(failure.message.contains("never received"), failure.message)
         } else {
             XCTFail("a failure is delivered")
         }
+        XCTAssertEqual(dispatcher.lostDeliveries, 1)
         XCTAssertEqual(dispatcher.workers[worker]?.running, [2], "its slot is free")
+
+        // The retry, never acknowledged: lost after `heartbeatsBeforeLost` heartbeats that do not show it.
+        _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 2, kind: .noop, taskKey: 1))
+        for _ in 0..<(Dispatcher.heartbeatsBeforeLost - 1) {
+            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+            XCTAssertTrue(lost == 0 && out.isEmpty, "not lost before \(Dispatcher.heartbeatsBeforeLost) heartbeats")
+        }
+        (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        XCTAssertEqual(lost, 1)
+        losses = dispatcher.takeWorkerLosses()
+        XCTAssertEqual(losses.map(\.result.attempt), [2])
     }
 
     func testAHeldTaskOrOneAnsweredIsNeverTakenForLost() {
@@ -166,7 +180,7 @@ final class DispatcherTests: XCTestCase {
         _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1))
         for _ in 0..<10 {
             let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 1, holding: [1]), from: worker, now: now)
-            XCTAssertTrue(lost.isEmpty && out.isEmpty)
+            XCTAssertTrue(lost == 0 && out.isEmpty)
         }
         XCTAssertEqual(dispatcher.lostDeliveries, 0)
         let (result, _) = dispatcher.complete(
@@ -195,10 +209,10 @@ extension DispatcherTests {
         let sent = assignments(dispatcher.enqueue(task("a")))
         let holder = dispatcher.workers.values.first { !$0.running.isEmpty }?.peer
         XCTAssertEqual(sent.count, 1)
-        let (wasWorker, poisoned, out) = dispatcher.workerUnreachable(holder ?? worker)
+        let (wasWorker, out) = dispatcher.workerUnreachable(holder ?? worker)
         XCTAssertTrue(wasWorker)
-        XCTAssertTrue(poisoned.isEmpty)
-        XCTAssertEqual(assignments(out).map(\.attempt), [2], "requeued on the other worker at once")
+        XCTAssertTrue(assignments(out).isEmpty)
+        XCTAssertEqual(dispatcher.takeWorkerLosses().count, 1, "its attempt is lost at once, for its operation to retry")
         XCTAssertFalse(dispatcher.workerUnreachable(PeerIdentity(Array("client".utf8))).wasWorker)
     }
 }

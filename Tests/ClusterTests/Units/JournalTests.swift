@@ -85,6 +85,35 @@ final class JournalTests: XCTestCase {
                        "the batch's owner survives compaction, so a second restart keeps it too")
     }
 
+    func testReplayKeepsEachItemsFailedAttemptsAndCompactionKeepsThem() {
+        func attempt(_ number: UInt32, _ code: FailureCode, worker: String) -> AttemptStatus {
+            AttemptStatus(task: "download", attempt: number, code: code, error: "x", isTransient: true, retried: number == 1,
+                          worker: worker, failedUnixMilliseconds: 1_795_000_000_000 + UInt64(number))
+        }
+        let records: [JournalRecord] = [
+            .batchAccepted(batchID: "b-1", client: [1], submit: submit(3), unixMilliseconds: 1),
+            .attemptFailed(batchID: "b-1", itemIndex: 1, attempt: attempt(1, .workerLost, worker: "w-1")),
+            .attemptFailed(batchID: "b-1", itemIndex: 2, attempt: attempt(1, .download, worker: "w-2")),
+            .attemptFailed(batchID: "b-1", itemIndex: 1, attempt: attempt(2, .workerLost, worker: "w-3")),
+            .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 1, outcome: .failure(TaskFailure(code: .workerLost, message: "lost")))),
+            .attemptFailed(batchID: "b-gone", itemIndex: 0, attempt: attempt(1, .download, worker: "w-1")),
+        ]
+        let state = RecoveredState(replaying: records.map(JournalCodec.encode))
+        XCTAssertEqual(state.skippedRecords, 0, "an attempt of a batch retired meanwhile is let go, not damage")
+        let batch = state.batches.first
+        XCTAssertEqual(batch?.failedAttempts[1]?.map(\.worker), ["w-1", "w-3"], "oldest first")
+        XCTAssertEqual(batch?.failedAttempts[2]?.map(\.code), [.download])
+        let again = RecoveredState(replaying: state.compactRecords.map(JournalCodec.encode))
+        XCTAssertEqual(again.batches.first?.failedAttempts, batch?.failedAttempts)
+
+        // Restored: a finished item's attempts are its batch's, for status.
+        var registry = BatchRegistry(limits: BatchRegistry.Limits(maxBatchItems: 10, maxPendingItemsPerClient: 10), keepsResults: true)
+        guard let saved = state.batches.first else { return XCTFail("the batch is restored") }
+        let planned = registry.plan(batchID: "b-1", client: PeerIdentity([1]), submit: saved.submit, recovered: saved)
+        XCTAssertEqual(planned.failedAttempts(of: 1).map(\.attempt), [1, 2])
+        XCTAssertTrue(planned.failedAttempts(of: 2).isEmpty, "an unfinished item's attempts go to its operations")
+    }
+
     func testReplayedExpansionsAddItemsAndCountTheirManifestAsFinished() {
         let added = ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 2, items: [
             BatchItem(source: "https://example.com/x.jpg", outputName: "x"), BatchItem(source: "https://example.com/y.jpg", outputName: "y"),

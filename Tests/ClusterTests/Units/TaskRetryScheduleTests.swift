@@ -21,6 +21,30 @@ final class TaskRetryScheduleTests: XCTestCase {
                        "a worker that sends no class is not retried")
     }
 
+    func testAWorkerLossIsATransientAttemptAndThreeLossesFailTheTask() {
+        let lost = TaskFailure(code: .workerLost, message: "http://x/a.jpg: worker lost: its download was on worker w-1, which died",
+                               isTransient: true)
+        XCTAssertTrue(TaskRetrySchedule.isRetryable(lost))
+        XCTAssertTrue(TaskRetrySchedule.isRetryable(TaskFailure(code: .workerLost, message: "x")), "the coordinator's own verdict")
+        let one = TaskRetrySchedule(retries: 1)
+        guard case .retry = one.decide(after: lost, attempt: 1, fraction: 0.5, workerLosses: 1) else {
+            return XCTFail("a first loss is retried")
+        }
+        XCTAssertEqual(one.decide(after: lost, attempt: 2, fraction: 0.5, workerLosses: 2), .fail, "it counts against --retries")
+        let ten = TaskRetrySchedule(retries: 10)
+        guard case .retry = ten.decide(after: lost, attempt: 3, fraction: 0.5, workerLosses: 2) else { return XCTFail("2 losses") }
+        XCTAssertEqual(ten.decide(after: lost, attempt: 3, fraction: 0.5, workerLosses: TaskRetrySchedule.maxWorkerLosses), .fail,
+                       "an input that kills its workers does not kill more, whatever the retries")
+        guard case .retry = ten.decide(after: transient503, attempt: 4, fraction: 0.5, workerLosses: 3) else {
+            return XCTFail("other failures are not capped by losses")
+        }
+        let final = TaskRetrySchedule.finalFailure(lost, workerLosses: 2)
+        XCTAssertEqual(final.code, .workerLost)
+        XCTAssertTrue(final.message.hasPrefix("worker lost 2 times"), final.message)
+        XCTAssertTrue(final.message.contains("w-1"), final.message)
+        XCTAssertEqual(TaskRetrySchedule.finalFailure(transient503, workerLosses: 2), transient503, "other causes unchanged")
+    }
+
     func testATaskGetsRetriesPlusOneAttempts() {
         let schedule = TaskRetrySchedule(retries: 2)
         guard case .retry = schedule.decide(after: transient503, attempt: 1, fraction: 0.5),

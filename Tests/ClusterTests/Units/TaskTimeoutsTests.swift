@@ -50,6 +50,21 @@ final class TaskTimeoutsTests: XCTestCase {
         XCTAssertTrue(timeouts.timingOut.isEmpty)
     }
 
+    func testARestoredBatchsDeadlineCountsFromItsSubmitNotFromTheRestart() {
+        var deadlines = BatchDeadlines()
+        let accepted: UInt64 = 1_795_000_000_000
+        // Accepted 40 s before the restart with a 60 s deadline: 20 s are left.
+        deadlines.set("b-1", seconds: 60, acceptedUnixMilliseconds: accepted, nowUnixMilliseconds: accepted + 40_000, now: start)
+        // Past its deadline while the coordinator was down: due at once.
+        deadlines.set("b-2", seconds: 10, acceptedUnixMilliseconds: accepted, nowUnixMilliseconds: accepted + 40_000, now: start)
+        // The wall clock was set back: counted from now, never more than its deadline.
+        deadlines.set("b-3", seconds: 30, acceptedUnixMilliseconds: accepted + 90_000, nowUnixMilliseconds: accepted, now: start)
+        XCTAssertEqual(deadlines.expired(now: start).map(\.batchID), ["b-2"])
+        XCTAssertTrue(deadlines.expired(now: start + .seconds(19)).isEmpty)
+        XCTAssertEqual(deadlines.expired(now: start + .seconds(20)).map(\.batchID), ["b-1"])
+        XCTAssertEqual(deadlines.expired(now: start + .seconds(30)).map(\.batchID), ["b-3"])
+    }
+
     func testBatchDeadlinesFireOnceAtTheirTime() {
         var deadlines = BatchDeadlines()
         deadlines.set("b-1", seconds: 5, from: start)

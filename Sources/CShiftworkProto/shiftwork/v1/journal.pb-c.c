@@ -142,6 +142,51 @@ void   shiftwork__v1__journal_batch_accepted__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_accepted__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__journal_attempt_failed__init
+                     (Shiftwork__V1__JournalAttemptFailed         *message)
+{
+  static const Shiftwork__V1__JournalAttemptFailed init_value = SHIFTWORK__V1__JOURNAL_ATTEMPT_FAILED__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__journal_attempt_failed__get_packed_size
+                     (const Shiftwork__V1__JournalAttemptFailed *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_attempt_failed__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__journal_attempt_failed__pack
+                     (const Shiftwork__V1__JournalAttemptFailed *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_attempt_failed__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__journal_attempt_failed__pack_to_buffer
+                     (const Shiftwork__V1__JournalAttemptFailed *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_attempt_failed__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__JournalAttemptFailed *
+       shiftwork__v1__journal_attempt_failed__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__JournalAttemptFailed *)
+     protobuf_c_message_unpack (&shiftwork__v1__journal_attempt_failed__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__journal_attempt_failed__free_unpacked
+                     (Shiftwork__V1__JournalAttemptFailed *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__journal_attempt_failed__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__journal_batch_retired__init
                      (Shiftwork__V1__JournalBatchRetired         *message)
 {
@@ -187,6 +232,7 @@ void   shiftwork__v1__journal_batch_retired__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retired__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+<<<<<<< HEAD
 void   shiftwork__v1__journal_batch_retried__init
                      (Shiftwork__V1__JournalBatchRetried         *message)
 {
@@ -232,6 +278,8 @@ void   shiftwork__v1__journal_batch_retried__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+=======
+>>>>>>> attempts
 static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[7] =
 {
   {
@@ -307,6 +355,7 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+<<<<<<< HEAD
     "batch_retried",
     200,
     PROTOBUF_C_LABEL_NONE,
@@ -314,12 +363,22 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     offsetof(Shiftwork__V1__JournalRecord, record_case),
     offsetof(Shiftwork__V1__JournalRecord, batch_retried),
     &shiftwork__v1__journal_batch_retried__descriptor,
+=======
+    "attempt_failed",
+    210,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__JournalRecord, record_case),
+    offsetof(Shiftwork__V1__JournalRecord, attempt_failed),
+    &shiftwork__v1__journal_attempt_failed__descriptor,
+>>>>>>> attempts
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
 static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
+  6,   /* field[6] = attempt_failed */
   1,   /* field[1] = batch_accepted */
   3,   /* field[3] = batch_cancelled */
   4,   /* field[4] = batch_retired */
@@ -331,7 +390,11 @@ static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
 static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[2 + 1] =
 {
   { 1, 0 },
+<<<<<<< HEAD
   { 200, 6 },
+=======
+  { 210, 6 },
+>>>>>>> attempts
   { 0, 7 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
@@ -502,6 +565,70 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_accepted__descript
   shiftwork__v1__journal_batch_accepted__field_indices_by_name,
   2,  shiftwork__v1__journal_batch_accepted__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_batch_accepted__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_attempt_failed__field_descriptors[3] =
+{
+  {
+    "batch_id",
+    210,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalAttemptFailed, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "item_index",
+    211,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalAttemptFailed, item_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attempt",
+    212,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalAttemptFailed, attempt),
+    &shiftwork__v1__attempt_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__journal_attempt_failed__field_indices_by_name[] = {
+  2,   /* field[2] = attempt */
+  0,   /* field[0] = batch_id */
+  1,   /* field[1] = item_index */
+};
+static const ProtobufCIntRange shiftwork__v1__journal_attempt_failed__number_ranges[1 + 1] =
+{
+  { 210, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__journal_attempt_failed__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.JournalAttemptFailed",
+  "JournalAttemptFailed",
+  "Shiftwork__V1__JournalAttemptFailed",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__JournalAttemptFailed),
+  3,
+  shiftwork__v1__journal_attempt_failed__field_descriptors,
+  shiftwork__v1__journal_attempt_failed__field_indices_by_name,
+  1,  shiftwork__v1__journal_attempt_failed__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__journal_attempt_failed__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__journal_batch_retired__field_descriptors[1] =

@@ -4302,7 +4302,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__item_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__attempt_status__field_descriptors[8] =
+static const ProtobufCFieldDescriptor shiftwork__v1__attempt_status__field_descriptors[9] =
 {
   {
     "task",
@@ -4400,21 +4400,35 @@ static const ProtobufCFieldDescriptor shiftwork__v1__attempt_status__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "failed_unix_ms",
+    210,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__AttemptStatus, failed_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__attempt_status__field_indices_by_name[] = {
   1,   /* field[1] = attempt */
   2,   /* field[2] = code */
   3,   /* field[3] = error */
+  8,   /* field[8] = failed_unix_ms */
   5,   /* field[5] = retried */
   6,   /* field[6] = retry_delay_ms */
   0,   /* field[0] = task */
   4,   /* field[4] = transient */
   7,   /* field[7] = worker */
 };
-static const ProtobufCIntRange shiftwork__v1__attempt_status__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__attempt_status__number_ranges[2 + 1] =
 {
   { 100, 0 },
-  { 0, 8 }
+  { 210, 8 },
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor =
 {
@@ -4424,10 +4438,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor =
   "Shiftwork__V1__AttemptStatus",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__AttemptStatus),
-  8,
+  9,
   shiftwork__v1__attempt_status__field_descriptors,
   shiftwork__v1__attempt_status__field_indices_by_name,
-  1,  shiftwork__v1__attempt_status__number_ranges,
+  2,  shiftwork__v1__attempt_status__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__attempt_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -4846,7 +4860,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   shiftwork__v1__image_format__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[11] =
+static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[12] =
 {
   { "FAILURE_CODE_UNSPECIFIED", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED", 0 },
   { "FAILURE_CODE_DOWNLOAD", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_DOWNLOAD", 1 },
@@ -4859,11 +4873,12 @@ static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_numb
   { "FAILURE_CODE_INPUT_MISSING", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INPUT_MISSING", 8 },
   { "FAILURE_CODE_TIMED_OUT", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_TIMED_OUT", 100 },
   { "FAILURE_CODE_SINK", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK", 180 },
+  { "FAILURE_CODE_WORKER_LOST", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_WORKER_LOST", 210 },
 };
 static const ProtobufCIntRange shiftwork__v1__failure_code__value_ranges[] = {
-{0, 0},{100, 9},{180, 10},{0, 11}
+{0, 0},{100, 9},{180, 10},{210, 11},{0, 12}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[11] =
+static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[12] =
 {
   { "FAILURE_CODE_CANCELLED", 4 },
   { "FAILURE_CODE_DECODE", 2 },
@@ -4876,6 +4891,7 @@ static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by
   { "FAILURE_CODE_SINK", 10 },
   { "FAILURE_CODE_TIMED_OUT", 9 },
   { "FAILURE_CODE_UNSPECIFIED", 0 },
+  { "FAILURE_CODE_WORKER_LOST", 11 },
 };
 const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
 {
@@ -4884,11 +4900,11 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   "FailureCode",
   "Shiftwork__V1__FailureCode",
   "shiftwork.v1",
-  11,
+  12,
   shiftwork__v1__failure_code__enum_values_by_number,
-  11,
+  12,
   shiftwork__v1__failure_code__enum_values_by_name,
-  3,
+  4,
   shiftwork__v1__failure_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -1,6 +1,7 @@
 /// The deadlines batches were submitted with (`submit --deadline SECONDS`), free of I/O: when one passes,
 /// the coordinator cancels the batch's unfinished items with that cause. A deadline counts from when the
-/// batch was accepted, or, for a batch a restarted coordinator carries on with, from the restart.
+/// batch was accepted, also for a batch a restarted coordinator carries on with: the journal keeps the
+/// wall-clock time of its acceptance, so the time the coordinator was down counts too.
 struct BatchDeadlines {
     /// The longest deadline a batch may ask for: 30 days.
     static let allowedSeconds: ClosedRange<UInt32> = 1...2_592_000
@@ -13,6 +14,17 @@ struct BatchDeadlines {
     mutating func set(_ batchID: String, seconds: UInt32, from now: ContinuousClock.Instant) {
         guard seconds > 0 else { return }
         deadlines[batchID] = (now + .seconds(Int64(seconds)), seconds)
+    }
+
+    /// Sets the deadline of a batch accepted at `acceptedUnixMilliseconds` (wall clock, from the journal),
+    /// `seconds` after that; `nowUnixMilliseconds` is the wall clock at `now`. A deadline passed already
+    /// is due at once; an acceptance time in the future (the clock was set back) counts as now.
+    mutating func set(_ batchID: String, seconds: UInt32, acceptedUnixMilliseconds: UInt64, nowUnixMilliseconds: UInt64,
+                      now: ContinuousClock.Instant) {
+        guard seconds > 0 else { return }
+        let elapsed = nowUnixMilliseconds > acceptedUnixMilliseconds ? nowUnixMilliseconds - acceptedUnixMilliseconds : 0
+        let remaining = Int64(seconds) * 1000 - Int64(clamping: elapsed)
+        deadlines[batchID] = (now + .milliseconds(max(0, remaining)), seconds)
     }
 
     /// The batches whose deadline has passed, with their deadline in seconds; they are forgotten.

@@ -157,6 +157,10 @@ struct BatchRegistry {
             batch.append(source: item.source, outputName: item.outputName.isEmpty ? "item-\(index)" : item.outputName,
                          parent: parent.map(Int32.init), depth: depth,
                          firstTaskKey: recorded == nil ? takeTaskKeys(batch.tasksPerItem) : 0, recorded: recorded)
+            // A finished item's attempts are kept for status; an unfinished item's go to its operations.
+            if recorded != nil, let attempts = recovered?.failedAttempts[index], !attempts.isEmpty {
+                batch.noteFailedAttempts(attempts, of: index)
+            }
         }
         return batch
     }

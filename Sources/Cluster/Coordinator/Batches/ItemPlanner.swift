@@ -29,14 +29,14 @@ struct ItemPlanner: Sendable {
             return [RemoteTaskOperation(
                 TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
                                source: item.source, taskKey: key),
-                runner: runner, retrySchedule: retrySchedule)]
+                itemIndex: index, runner: runner, retrySchedule: retrySchedule)]
         }
         var fetch = TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
                                    kind: .download, source: item.source, taskKey: key)
         // The image stays on the worker that downloads it; only its metadata comes here (a manifest's list does).
         fetch.keepOutput = true
         fetch.s3Endpoint = s3Endpoint
-        let download = RemoteTaskOperation(fetch, runner: runner, retrySchedule: retrySchedule)
+        let download = RemoteTaskOperation(fetch, itemIndex: index, runner: runner, retrySchedule: retrySchedule)
         if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
             // every remote download of the cluster is an operation of this process. Batches waiting for
@@ -51,7 +51,7 @@ struct ItemPlanner: Sendable {
             filter.sinkName = item.outputName  // unique within the batch (BatchRegistry)
             filter.s3Endpoint = s3Endpoint
         }
-        let tiltShift = RemoteTaskOperation(filter, runner: runner, priority: 1, retrySchedule: retrySchedule)  // finish started items before starting new ones
+        let tiltShift = RemoteTaskOperation(filter, itemIndex: index, runner: runner, priority: 1, retrySchedule: retrySchedule)  // finish started items before starting new ones
         // Injection: requires the download's success; a failed or cancelled download cancels the
         // tilt-shift with an InjectionError that carries the download's error as its cause.
         try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in

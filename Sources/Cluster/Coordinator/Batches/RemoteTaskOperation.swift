@@ -1,3 +1,4 @@
+import Foundation
 import Operations
 import Synchronization
 import Wire
@@ -16,6 +17,10 @@ protocol RemoteTaskRunning: Sendable {
     /// preferred.
     func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey,
              avoiding: PeerIdentity?) async throws -> TaskOutput
+
+    /// Keeps a failed attempt at a task of item `itemIndex` of `batchID` (the coordinator journals it,
+    /// so that status shows it after a restart and the item's retries keep counting).
+    func recordFailedAttempt(_ attempt: AttemptStatus, itemIndex: Int, batchID: String)
 }
 
 /// A task that failed on a worker (or was timed out by the coordinator), with the code and message, the
@@ -44,6 +49,8 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
 
     /// The assignment to send (its `inputs` are filled from `input` when it executes).
     let template: TaskAssignment
+    /// The item of its batch it belongs to.
+    let itemIndex: Int
     private let runner: any RemoteTaskRunning
     private let dispatchPriority: Int
     /// Which failures are tried again, how often, after which wait.
@@ -60,10 +67,11 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     let dependentKey = Atomic<TaskKey>(0)
 
     /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
-    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0,
+    init(_ template: TaskAssignment, itemIndex: Int, runner: any RemoteTaskRunning, priority: Int = 0,
          retrySchedule: TaskRetrySchedule = TaskRetrySchedule()) {
         assert(template.taskKey != 0, "a remote task needs a task key")
         self.template = template
+        self.itemIndex = itemIndex
         self.runner = runner
         self.dispatchPriority = priority
         self.retrySchedule = retrySchedule
@@ -110,6 +118,12 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     /// Every failed attempt so far, oldest first.
     var failedAttempts: [AttemptStatus] { payloads.withLock { $0.failures } }
 
+    /// Takes up the failed attempts a previous run of the coordinator recorded for this task (from its
+    /// journal), before it executes: they show in status, and count against its retries.
+    func restore(failedAttempts: [AttemptStatus]) {
+        payloads.withLock { $0.failures = failedAttempts }
+    }
+
     /// Forgets input and output once the item's result has been delivered.
     func releasePayloads() {
         payloads.withLock {
@@ -146,10 +160,13 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
 
     /// Sends the task; after a failure that the schedule retries, sends it again after the schedule's wait,
     /// as a new attempt (a late result of the old one is stale), to another worker where one is free. The
-    /// wait is cancelled with the operation. Every failed attempt is recorded for status.
+    /// wait is cancelled with the operation. Every failed attempt is recorded for status (and journaled);
+    /// attempts restored from the journal count.
     private func runWithRetries(_ first: TaskAssignment, lineage: Lineage?) async throws -> TaskOutput {
         var assignment = first
-        var attempt = 1
+        let earlier = failedAttempts
+        var attempt = earlier.count + 1
+        var workerLosses = earlier.filter { $0.code == .workerLost }.count
         var avoiding: PeerIdentity?
         var wasWaiting = claimStart()
         while true {
@@ -161,17 +178,22 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
                     assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
                     dependentKey: dependentKey.load(ordering: .relaxed), avoiding: avoiding)
             } catch let error as RemoteTaskError {
-                let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1))
+                if error.failure.code == .workerLost { workerLosses += 1 }
+                let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1),
+                                                    workerLosses: workerLosses)
                 var wait: Duration?
                 if case .retry(let after) = decision, !Task.isCancelled { wait = after }
-                payloads.withLock {
-                    $0.failures.append(AttemptStatus(
-                        task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
-                        error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
-                        retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
-                        worker: error.workerID))
+                let failed = AttemptStatus(
+                    task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
+                    error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
+                    retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
+                    worker: error.workerID, failedUnixMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
+                payloads.withLock { $0.failures.append(failed) }
+                runner.recordFailedAttempt(failed, itemIndex: itemIndex, batchID: template.batchID)
+                guard let wait else {
+                    throw RemoteTaskError(failure: TaskRetrySchedule.finalFailure(error.failure, workerLosses: workerLosses),
+                                          attempt: error.attempt, worker: error.worker, workerID: error.workerID)
                 }
-                guard let wait else { throw error }
                 try await Task.sleep(for: wait)
                 attempt += 1
                 assignment.attempt = max(assignment.attempt, error.attempt) + 1

@@ -11,8 +11,12 @@ typealias TaskKey = UInt64
 /// Rules:
 /// - Credit-based flow control: a worker holds at most `slots` tasks. A slot is freed only by the
 ///   worker's answer for the task that held it (a result, or its confirmation of a cancel).
-/// - A worker silent for longer than `workerTimeout` is dead: its tasks are queued again, first in
-///   line, with a new attempt number; a late result from the old attempt is ignored.
+/// - A worker silent for longer than `workerTimeout` is dead. Its tasks' attempts are lost
+///   (`WorkerLoss`, taken with `takeWorkerLosses()`): the coordinator fails them as `workerLost`, and
+///   their operations retry them (new attempts) as the batch's `--retries` allow; a late result from
+///   the old attempt is ignored. So with a worker that leaves while running a task, or an assignment
+///   that never reached its worker. A task a leaving worker never reported receiving is queued again,
+///   first in line, without counting an attempt.
 /// - Which ready task goes next is the `FairShareQueue`'s: clients and batches take turns, weighted by
 ///   their batches' priorities; within a batch, urgent tasks first, then in the order they became ready.
 struct Dispatcher {
@@ -30,13 +34,8 @@ struct Dispatcher {
         var assignment: TaskAssignment
         var state: EntryState
         let priority: Int
-        /// Workers that died while running this task.
-        var workerDeaths = 0
-        var lastDeadWorker = ""
         /// Its task ID is in `keysByID` (see there).
         var mappedByID = false
-        /// Times its assignment was lost on the way to a worker (see `heartbeat`).
-        var lostDeliveries = 0
         /// Heartbeats from its worker since it was sent that did not show the worker had received it yet.
         var heartbeatsUnseen = 0
         /// For a download: the key of the tilt-shift that consumes its output (locality); 0: none.
@@ -55,16 +54,12 @@ struct Dispatcher {
         let since: ContinuousClock.Instant
     }
 
-    /// An assignment lost this many times (no worker could read it) fails instead of being sent again.
-    static let maxLostDeliveries = 3
     /// Heartbeats after which an assignment its worker still has not reported receiving counts as lost
     /// (the worker heard nothing newer since: the last assignment it was sent did not arrive whole).
     static let heartbeatsBeforeLost = 5
 
     let heartbeatInterval: Duration
     let workerTimeout: Duration
-    /// A task that was running on this many workers when they died fails instead of killing more.
-    let maxWorkerDeaths: Int
     private(set) var workers: [PeerIdentity: WorkerRecord] = [:]
     private(set) var entries: [TaskKey: Entry] = [:]
     private var readyQueue: FairShareQueue
@@ -78,7 +73,7 @@ struct Dispatcher {
     private(set) var failedTasks: UInt64 = 0
     /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
     private(set) var staleResults: UInt64 = 0
-    /// Assignments found lost on the way to a worker and queued again.
+    /// Assignments found lost on the way to a worker (their attempts failed as `workerLost`).
     private(set) var lostDeliveries: UInt64 = 0
     /// Slots kept for dependents, by the dependent's key.
     private(set) var reservations: [TaskKey: Reservation] = [:]
@@ -93,6 +88,8 @@ struct Dispatcher {
     /// Failures (`inputMissing`) of tasks whose input is gone with its worker, for the coordinator to
     /// deliver (`takeLostInputs()`); their producers are run again (`Lineage`).
     private var lostInputs: [TaskResult] = []
+    /// Task attempts lost with their workers, for the coordinator to fail (`takeWorkerLosses()`).
+    private var workerLosses: [WorkerLoss] = []
     /// Tasks whose input was lost that way.
     private(set) var inputsLost: UInt64 = 0
     /// Bytes of task outputs that reached the coordinator, downloads and the rest apart: with downloads
@@ -110,14 +107,13 @@ struct Dispatcher {
     /// Sent in `Welcome`: the largest message the coordinator accepts (0: not said).
     let maxMessageBytes: UInt64
 
-    init(heartbeatInterval: Duration, workerTimeout: Duration, maxWorkerDeaths: Int = 3, coordinatorID: String = "",
+    init(heartbeatInterval: Duration, workerTimeout: Duration, coordinatorID: String = "",
          maxMessageBytes: UInt64 = 0, scheduling: SchedulingPolicy = .fairShare) {
         self.readyQueue = FairShareQueue(policy: scheduling)
         self.coordinatorID = coordinatorID
         self.maxMessageBytes = maxMessageBytes
         self.heartbeatInterval = heartbeatInterval
         self.workerTimeout = workerTimeout
-        self.maxWorkerDeaths = max(1, maxWorkerDeaths)
     }
 
     var queuedTaskCount: Int { readyQueue.count }
@@ -183,6 +179,19 @@ struct Dispatcher {
         guard !lostInputs.isEmpty else { return [] }
         defer { lostInputs = [] }
         return lostInputs
+    }
+
+    /// The attempts lost with their workers since the last call, for whoever waits for them.
+    mutating func takeWorkerLosses() -> [WorkerLoss] {
+        guard !workerLosses.isEmpty else { return [] }
+        defer { workerLosses = [] }
+        return workerLosses
+    }
+
+    /// Lets go of a task whose attempt was lost with `workerID`, and keeps the loss for the coordinator.
+    private mutating func loseAttempt(_ key: TaskKey, _ entry: Entry, workerID: String, reason: String) {
+        removeEntry(key)
+        workerLosses.append(WorkerLoss(entry.assignment, key: key, workerID: workerID, reason: reason))
     }
 
     /// Sends a pinned task to its worker, which has a free slot.
@@ -255,6 +264,10 @@ struct Dispatcher {
         }
         switch entry.state {
         case .running(let worker) where worker == peer:
+            if let workerIndex, entry.assignment.sequence > workers.values[workerIndex].acknowledgedSequence {
+                // Assignments arrive in order: the worker received every one up to this.
+                workers.values[workerIndex].acknowledgedSequence = entry.assignment.sequence
+            }
             if entry.sentByReference, entry.pinnedTo == nil, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
                 // The worker no longer had the input: send the bytes, to whichever worker is free.
                 localInputsMissed += 1
@@ -372,19 +385,21 @@ struct Dispatcher {
     /// this worker with a sequence up to the heartbeat's `lastSequence`, that the worker does not hold
     /// and whose result did not come first (results precede heartbeats on the connection), never
     /// arrived whole; likewise a task the worker has not acknowledged after `heartbeatsBeforeLost`
-    /// heartbeats. It is queued again with a new attempt, or fails after `maxLostDeliveries` (returned,
-    /// to deliver to whoever waits for it). A cancelled task the worker no longer holds frees its slot.
+    /// heartbeats. Its attempt is lost (`takeWorkerLosses()`): the coordinator fails it as `workerLost`,
+    /// and its operation retries it as its batch allows. A cancelled task the worker no longer holds frees
+    /// its slot. Returns how many assignments were found lost.
     mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
-                            now: ContinuousClock.Instant) -> (lost: [TaskResult], out: [Outbound]) {
+                            now: ContinuousClock.Instant) -> (lost: Int, out: [Outbound]) {
         guard let worker = workers[peer] else {
-            return ([], [Outbound(peer: peer, message: .refusal(.unknownWorker))])
+            return (0, [Outbound(peer: peer, message: .refusal(.unknownWorker))])
         }
         workers[peer]?.lastSeen = now
         workers[peer]?.droppedMessages = heartbeat.droppedMessages
+        workers[peer]?.acknowledgedSequence = max(worker.acknowledgedSequence, heartbeat.lastSequence)
         // Only minor-1 workers are sent sequences and report what they hold.
-        guard worker.acceptsBatches, !worker.running.isEmpty else { return ([], []) }
+        guard worker.acceptsBatches, !worker.running.isEmpty else { return (0, []) }
         let holding = Set(heartbeat.holding)
-        var failed: [TaskResult] = []
+        var lost = 0
         var freed = false
         for key in worker.running where !holding.contains(key) {
             guard var entry = entries[key] else { continue }
@@ -401,21 +416,15 @@ struct Dispatcher {
             case .cancelling:
                 removeEntry(key)  // nothing to confirm: the worker does not hold it
             case .running:
-                entry.lostDeliveries += 1
-                entry.heartbeatsUnseen = 0
-                if entry.lostDeliveries >= Self.maxLostDeliveries {
-                    failed.append(giveUp(key, entry, message:
-                        "\(entry.assignment.source): its assignment reached \(Self.maxLostDeliveries) workers unreadable "
-                        + "(do they run another version of shiftwork?); it fails instead of being sent again"))
-                    continue
-                }
-                requeue(key, entry)
+                loseAttempt(key, entry, workerID: worker.workerID, reason:
+                    "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)")
+                lost += 1
                 lostDeliveries += 1
             case .queued:
                 break
             }
         }
-        return (failed, freed ? dispatch() : [])
+        return (lost, freed ? dispatch() : [])
     }
 
     /// A worker says goodbye. Draining, it keeps its tasks and gets no new ones; leaving, whatever it
@@ -433,59 +442,51 @@ struct Dispatcher {
     }
 
     /// A worker the socket can no longer reach (its connection is gone): dead now, without waiting for
-    /// the heartbeat timeout. Returns the failures of tasks that have now killed too many workers.
-    mutating func workerUnreachable(_ peer: PeerIdentity) -> (wasWorker: Bool, poisoned: [TaskResult], out: [Outbound]) {
-        guard workers[peer] != nil else { return (false, [], []) }
-        let poisoned = removeWorker(peer, died: true)
-        return (true, poisoned, dispatch())
+    /// the heartbeat timeout. Its tasks' attempts are lost (`takeWorkerLosses()`).
+    mutating func workerUnreachable(_ peer: PeerIdentity) -> (wasWorker: Bool, out: [Outbound]) {
+        guard workers[peer] != nil else { return (false, []) }
+        removeWorker(peer, died: true)
+        return (true, dispatch())
     }
 
-    /// Declares workers silent for longer than the timeout dead and requeues their tasks. Returns the
-    /// IDs of the dead workers, the failures of tasks that have now killed `maxWorkerDeaths` workers
-    /// (to deliver to whoever waits for them), and the messages to send.
-    mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], poisoned: [TaskResult], out: [Outbound]) {
+    /// Declares workers silent for longer than the timeout dead; their tasks' attempts are lost
+    /// (`takeWorkerLosses()`). Returns the IDs of the dead workers and the messages to send.
+    mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], out: [Outbound]) {
         expireReservations(now: now)
         let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }
-        var poisoned: [TaskResult] = []
-        for worker in dead { poisoned += removeWorker(worker.peer, died: true) }
-        return (dead.map(\.workerID), poisoned, dispatch())
+        for worker in dead { removeWorker(worker.peer, died: true) }
+        return (dead.map(\.workerID), dispatch())
     }
 
-    /// Forgets a worker and queues its running tasks again, first in line, with a new attempt number.
-    /// When the worker `died`, a task that has now been on `maxWorkerDeaths` dying workers fails instead;
-    /// its failure is returned.
-    @discardableResult
-    private mutating func removeWorker(_ peer: PeerIdentity, died: Bool = false) -> [TaskResult] {
-        guard let worker = workers.removeValue(forKey: peer) else { return [] }
+    /// Forgets a worker. The attempts of the tasks it ran are lost (`WorkerLoss`): all of them when it
+    /// `died`; when it left (a goodbye, or a hello again), those it had reported receiving (it started
+    /// them), while those it never acknowledged are queued again, first in line, with a new attempt number
+    /// and without counting an attempt (handed back before they started).
+    private mutating func removeWorker(_ peer: PeerIdentity, died: Bool = false) {
+        guard let worker = workers.removeValue(forKey: peer) else { return }
         for key in worker.running where reservations[key]?.worker == peer { reservations[key] = nil }
         placements.forgetWorker(peer)
         for key in worker.pinned { loseInput(key, reason: "the worker that held it left") }
-        var poisoned: [TaskResult] = []
         for key in worker.running.sorted() {
-            guard var entry = entries[key] else { continue }
+            guard let entry = entries[key] else { continue }
             switch entry.state {
             case .running where entry.pinnedTo == peer:
                 loseInput(key, reason: "the worker that held it left while running it")
             case .running:
+                let sequence = entry.assignment.sequence
                 if died {
-                    entry.workerDeaths += 1
-                    entry.lastDeadWorker = worker.workerID
-                    if entry.workerDeaths >= maxWorkerDeaths {
-                        poisoned.append(giveUp(key, entry, message:
-                            "\(entry.assignment.source): its \(entry.assignment.kind == .download ? "download" : "tilt-shift") "
-                            + "was running on \(entry.workerDeaths) workers that died (the last: \(entry.lastDeadWorker)); "
-                            + "it fails now instead of killing more. Check this input, and the workers' logs."))
-                        continue
-                    }
+                    loseAttempt(key, entry, workerID: worker.workerID, reason: "died while running it (silent, or its connection gone)")
+                } else if sequence == 0 || sequence <= worker.acknowledgedSequence {
+                    loseAttempt(key, entry, workerID: worker.workerID, reason: "left while running it")
+                } else {
+                    requeue(key, entry)
                 }
-                requeue(key, entry)
             case .cancelling:
                 removeEntry(key)  // its cancel can no longer be confirmed; nobody waits for it
             case .queued:
                 break
             }
         }
-        return poisoned
     }
 
     /// Queues a task again, first in line, with a new attempt number (a late result of the old one is stale).
@@ -500,14 +501,6 @@ struct Dispatcher {
         } else {
             readyQueue.enqueue(key, batch: entry.assignment.batchID, urgency: entry.priority, front: true)
         }
-    }
-
-    /// Forgets a task that will not be tried again and returns its failure, for whoever waits for it.
-    private mutating func giveUp(_ key: TaskKey, _ entry: Entry, message: String) -> TaskResult {
-        removeEntry(key)
-        failedTasks += 1
-        return TaskResult(taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
-                          outcome: .failure(TaskFailure(code: .internal, message: message)), taskKey: key)
     }
 
     // MARK: Dispatch

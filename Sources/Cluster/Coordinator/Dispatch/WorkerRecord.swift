@@ -15,6 +15,9 @@ struct WorkerRecord {
     var droppedMessages: UInt64 = 0
     /// Assignments sent since it registered: the last one's `TaskAssignment.sequence`.
     var assignmentsSent: UInt64 = 0
+    /// The highest sequence its heartbeats said it received (`Heartbeat.last_sequence`): the assignments
+    /// up to it reached the worker, which started them.
+    var acknowledgedSequence: UInt64 = 0
     var lastSeen: ContinuousClock.Instant
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
     var draining = false

@@ -106,6 +106,11 @@ final class Journal {
         try file.appendBuffered(JournalCodec.encode(.itemsAdded(added)))
     }
 
+    /// Records a failed attempt at one of an item's tasks (buffered, as finished items are).
+    func recordAttemptFailed(batchID: String, itemIndex: UInt32, attempt: AttemptStatus) throws {
+        try file.appendBuffered(JournalCodec.encode(.attemptFailed(batchID: batchID, itemIndex: itemIndex, attempt: attempt)))
+    }
+
     /// Records a cancellation request.
     func recordCancelled(_ cancel: CancelBatch) throws {
         try file.appendBuffered(JournalCodec.encode(.batchCancelled(cancel)))
@@ -177,7 +182,8 @@ final class Journal {
         }
     }
 
-    private static func nowMilliseconds() -> UInt64 {
+    /// The wall clock in milliseconds since 1970, as records hold it.
+    static func nowMilliseconds() -> UInt64 {
         UInt64(max(0, Date().timeIntervalSince1970 * 1000))
     }
 }

@@ -17,6 +17,11 @@ struct RecoveredBatch: Sendable {
     var cancellations: [CancelBatch] = []
     /// Expansions of manifest items, in order: their items follow the submitted ones.
     var expansions: [ItemsAdded] = []
+    /// When its items were last re-run (`RetryBatch`, milliseconds since 1970), if they were since the
+    /// journal was last compacted: its deadline counts from then.
+    var retriedUnixMilliseconds: UInt64?
+    /// Failed attempts at items' tasks, by item index, oldest first.
+    var failedAttempts: [Int: [AttemptStatus]] = [:]
 
     /// The submitted items, then those manifests added.
     var allItems: [BatchItem] { submit.items + expansions.flatMap(\.items) }
@@ -27,8 +32,9 @@ struct RecoveredBatch: Sendable {
     /// Items of the (finished) batch run again (`RetryBatch`): their outcomes are void, so they are planned
     /// again. Cancellations recorded before concerned finished items only (a batch is retried only once
     /// complete), so they no longer apply; the compacted journal needs no record of the retry.
-    mutating func rerun(_ itemIndexes: [UInt32]) {
+    mutating func rerun(_ itemIndexes: [UInt32], at unixMilliseconds: UInt64) {
         for index in itemIndexes { finished[Int(index)] = nil }
+        retriedUnixMilliseconds = unixMilliseconds
         cancellations = []
     }
 
@@ -91,12 +97,15 @@ struct RecoveredState: Sendable {
                 byID[cancel.batchID]?.cancellations.append(cancel)
             case .batchRetired(let batchID):
                 byID[batchID] = nil
-            case .batchRetried(let batchID, let itemIndexes, _):
+            case .batchRetried(let batchID, let itemIndexes, let unixMilliseconds):
                 guard byID[batchID] != nil else {
                     skippedRecords += 1
                     continue
                 }
-                byID[batchID]?.rerun(itemIndexes)
+                byID[batchID]?.rerun(itemIndexes, at: unixMilliseconds)
+            case .attemptFailed(let batchID, let itemIndex, let attempt):
+                // Written as attempts fail, perhaps just after their batch retired: those are let go.
+                byID[batchID]?.failedAttempts[Int(itemIndex), default: []].append(attempt)
             }
         }
         incarnation = lastIncarnation + 1
@@ -110,6 +119,11 @@ struct RecoveredState: Sendable {
             records.append(.batchAccepted(batchID: batch.batchID, client: batch.client, submit: batch.submit,
                                           unixMilliseconds: batch.acceptedUnixMilliseconds, ownerKey: batch.ownerKey))
             records += batch.expansions.map { .itemsAdded($0) }
+            for index in batch.failedAttempts.keys.sorted() {
+                for attempt in batch.failedAttempts[index] ?? [] {
+                    records.append(.attemptFailed(batchID: batch.batchID, itemIndex: UInt32(index), attempt: attempt))
+                }
+            }
             for index in batch.finished.keys.sorted() {
                 if let item = batch.finished[index] { records.append(.itemFinished(item)) }
             }

@@ -19,6 +19,7 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Shiftwork__V1__JournalRecord Shiftwork__V1__JournalRecord;
 typedef struct Shiftwork__V1__JournalStarted Shiftwork__V1__JournalStarted;
 typedef struct Shiftwork__V1__JournalBatchAccepted Shiftwork__V1__JournalBatchAccepted;
+typedef struct Shiftwork__V1__JournalAttemptFailed Shiftwork__V1__JournalAttemptFailed;
 typedef struct Shiftwork__V1__JournalBatchRetired Shiftwork__V1__JournalBatchRetired;
 typedef struct Shiftwork__V1__JournalBatchRetried Shiftwork__V1__JournalBatchRetried;
 
@@ -36,7 +37,11 @@ typedef enum {
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED = 4,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED = 5,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED = 6,
+<<<<<<< HEAD
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED = 200
+=======
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED = 210
+>>>>>>> attempts
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__JOURNAL_RECORD__RECORD__CASE)
 } Shiftwork__V1__JournalRecord__RecordCase;
 
@@ -59,9 +64,15 @@ struct  Shiftwork__V1__JournalRecord
      */
     Shiftwork__V1__ItemsAdded *items_added;
     /*
+<<<<<<< HEAD
      * A client re-ran finished items (RetryBatch): they are unfinished again and run after a restart.
      */
     Shiftwork__V1__JournalBatchRetried *batch_retried;
+=======
+     * A failed attempt at one of an item's tasks (retried or not), for status after a restart.
+     */
+    Shiftwork__V1__JournalAttemptFailed *attempt_failed;
+>>>>>>> attempts
   };
 };
 #define SHIFTWORK__V1__JOURNAL_RECORD__INIT \
@@ -107,6 +118,22 @@ struct  Shiftwork__V1__JournalBatchAccepted
 #define SHIFTWORK__V1__JOURNAL_BATCH_ACCEPTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_batch_accepted__descriptor) \
     , (char *)protobuf_c_empty_string, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * A failed attempt at one of an item's tasks: written as it fails, replayed so that `status BATCH`
+ * shows the same attempts after a restart and an unfinished item's retries keep counting.
+ */
+struct  Shiftwork__V1__JournalAttemptFailed
+{
+  ProtobufCMessage base;
+  char *batch_id;
+  uint32_t item_index;
+  Shiftwork__V1__AttemptStatus *attempt;
+};
+#define SHIFTWORK__V1__JOURNAL_ATTEMPT_FAILED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_attempt_failed__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, NULL }
 
 
 /*
@@ -195,6 +222,25 @@ Shiftwork__V1__JournalBatchAccepted *
 void   shiftwork__v1__journal_batch_accepted__free_unpacked
                      (Shiftwork__V1__JournalBatchAccepted *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__JournalAttemptFailed methods */
+void   shiftwork__v1__journal_attempt_failed__init
+                     (Shiftwork__V1__JournalAttemptFailed         *message);
+size_t shiftwork__v1__journal_attempt_failed__get_packed_size
+                     (const Shiftwork__V1__JournalAttemptFailed   *message);
+size_t shiftwork__v1__journal_attempt_failed__pack
+                     (const Shiftwork__V1__JournalAttemptFailed   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__journal_attempt_failed__pack_to_buffer
+                     (const Shiftwork__V1__JournalAttemptFailed   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__JournalAttemptFailed *
+       shiftwork__v1__journal_attempt_failed__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__journal_attempt_failed__free_unpacked
+                     (Shiftwork__V1__JournalAttemptFailed *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__JournalBatchRetired methods */
 void   shiftwork__v1__journal_batch_retired__init
                      (Shiftwork__V1__JournalBatchRetired         *message);
@@ -244,6 +290,9 @@ typedef void (*Shiftwork__V1__JournalStarted_Closure)
 typedef void (*Shiftwork__V1__JournalBatchAccepted_Closure)
                  (const Shiftwork__V1__JournalBatchAccepted *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__JournalAttemptFailed_Closure)
+                 (const Shiftwork__V1__JournalAttemptFailed *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__JournalBatchRetired_Closure)
                  (const Shiftwork__V1__JournalBatchRetired *message,
                   void *closure_data);
@@ -259,6 +308,7 @@ typedef void (*Shiftwork__V1__JournalBatchRetried_Closure)
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_started__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_accepted__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__journal_attempt_failed__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retired__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retried__descriptor;
 

@@ -114,7 +114,11 @@ typedef enum _Shiftwork__V1__FailureCode {
   /*
    * the task ran longer than the coordinator's --task-timeout (set by the coordinator)
    */
-  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_TIMED_OUT = 100
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_TIMED_OUT = 100,
+  /*
+   * the worker running the task died, left, or never received it (set by the coordinator)
+   */
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_WORKER_LOST = 210
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FAILURE_CODE)
 } Shiftwork__V1__FailureCode;
 /*
@@ -968,10 +972,14 @@ struct  Shiftwork__V1__AttemptStatus
    * the worker it ran on
    */
   char *worker;
+  /*
+   * when it failed, in milliseconds since 1970 (0: not said)
+   */
+  uint64_t failed_unix_ms;
 };
 #define SHIFTWORK__V1__ATTEMPT_STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__attempt_status__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Shiftwork__V1__BatchStatus
