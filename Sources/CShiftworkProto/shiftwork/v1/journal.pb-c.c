@@ -232,7 +232,6 @@ void   shiftwork__v1__journal_batch_retired__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retired__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-<<<<<<< HEAD
 void   shiftwork__v1__journal_batch_retried__init
                      (Shiftwork__V1__JournalBatchRetried         *message)
 {
@@ -278,9 +277,7 @@ void   shiftwork__v1__journal_batch_retried__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-=======
->>>>>>> attempts
-static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[7] =
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[8] =
 {
   {
     "started",
@@ -355,7 +352,6 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
-<<<<<<< HEAD
     "batch_retried",
     200,
     PROTOBUF_C_LABEL_NONE,
@@ -363,7 +359,11 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     offsetof(Shiftwork__V1__JournalRecord, record_case),
     offsetof(Shiftwork__V1__JournalRecord, batch_retried),
     &shiftwork__v1__journal_batch_retried__descriptor,
-=======
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "attempt_failed",
     210,
     PROTOBUF_C_LABEL_NONE,
@@ -371,14 +371,13 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     offsetof(Shiftwork__V1__JournalRecord, record_case),
     offsetof(Shiftwork__V1__JournalRecord, attempt_failed),
     &shiftwork__v1__journal_attempt_failed__descriptor,
->>>>>>> attempts
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
 };
 static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
-  6,   /* field[6] = attempt_failed */
+  7,   /* field[7] = attempt_failed */
   1,   /* field[1] = batch_accepted */
   3,   /* field[3] = batch_cancelled */
   4,   /* field[4] = batch_retired */
@@ -387,15 +386,12 @@ static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
   5,   /* field[5] = items_added */
   0,   /* field[0] = started */
 };
-static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[3 + 1] =
 {
   { 1, 0 },
-<<<<<<< HEAD
   { 200, 6 },
-=======
-  { 210, 6 },
->>>>>>> attempts
-  { 0, 7 }
+  { 210, 7 },
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
 {
@@ -405,10 +401,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
   "Shiftwork__V1__JournalRecord",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__JournalRecord),
-  7,
+  8,
   shiftwork__v1__journal_record__field_descriptors,
   shiftwork__v1__journal_record__field_indices_by_name,
-  2,  shiftwork__v1__journal_record__number_ranges,
+  3,  shiftwork__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -37,11 +37,8 @@ typedef enum {
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED = 4,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED = 5,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED = 6,
-<<<<<<< HEAD
-  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED = 200
-=======
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED = 200,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED = 210
->>>>>>> attempts
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__JOURNAL_RECORD__RECORD__CASE)
 } Shiftwork__V1__JournalRecord__RecordCase;
 
@@ -64,15 +61,13 @@ struct  Shiftwork__V1__JournalRecord
      */
     Shiftwork__V1__ItemsAdded *items_added;
     /*
-<<<<<<< HEAD
      * A client re-ran finished items (RetryBatch): they are unfinished again and run after a restart.
      */
     Shiftwork__V1__JournalBatchRetried *batch_retried;
-=======
+    /*
      * A failed attempt at one of an item's tasks (retried or not), for status after a restart.
      */
     Shiftwork__V1__JournalAttemptFailed *attempt_failed;
->>>>>>> attempts
   };
 };
 #define SHIFTWORK__V1__JOURNAL_RECORD__INIT \
