@@ -86,24 +86,6 @@ class SubmitOptionsClusterTests(ClusterTestCase):
         self.assertIn("deadline of 5 s passed", stalled.message)
         self.assertEqual((result.succeeded, result.cancelled), (1, 1))
 
-    def test_the_same_idempotency_key_attaches_to_the_batch_it_made(self):
-        async def run():
-            async with AsyncClient(self.cluster.endpoint, timeout=30) as client:
-                first = await client.submit([ROCKET], idempotency_key="py-client:test@1", priority=10)
-                self.assertFalse(first.attached)
-                await first.wait(timeout=120)
-                again = await client.submit([ROCKET], idempotency_key="py-client:test@1", priority=10)
-                self.assertTrue(again.attached)
-                self.assertEqual(again.batch_id, first.batch_id)
-                events = [event async for event in again.events(timeout=120)]
-                other = await client.submit([ROCKET], idempotency_key="py-client:test@2")
-                await other.wait(timeout=120)
-                return first, events, other
-        first, events, other = asyncio.run(run())
-        self.assertEqual(events[-1], BatchFinished(first.batch_id, 1, 0, 0), "the attached stream repeats the item")
-        self.assertNotEqual(other.batch_id, first.batch_id, "another key makes another batch")
-        self.assertFalse(other.attached)
-
     def test_a_directory_sink_gets_the_outputs_in_the_format_asked_for(self):
         sink = os.path.join(self.out, "sink")
         os.makedirs(sink)
@@ -127,6 +109,28 @@ class SubmitOptionsClusterTests(ClusterTestCase):
             self.client().submit([ROCKET], retries=11)
         self.assertIn("retries must be between 0 and 10 (got 11)", str(raised.exception))
         self.assertEqual(self.client().status().batches, ())
+
+
+class IdempotencyKeyTests(ClusterTestCase):
+    data_dir = True  # an attached client gets the finished items again: the coordinator keeps them
+
+    def test_the_same_idempotency_key_attaches_to_the_batch_it_made(self):
+        async def run():
+            async with AsyncClient(self.cluster.endpoint, timeout=30) as client:
+                first = await client.submit([ROCKET], idempotency_key="py-client:test@1", priority=10)
+                self.assertFalse(first.attached)
+                await first.wait(timeout=120)
+                again = await client.submit([ROCKET], idempotency_key="py-client:test@1", priority=10)
+                self.assertTrue(again.attached)
+                self.assertEqual(again.batch_id, first.batch_id)
+                events = [event async for event in again.events(timeout=120)]
+                other = await client.submit([ROCKET], idempotency_key="py-client:test@2")
+                await other.wait(timeout=120)
+                return first, events, other
+        first, events, other = asyncio.run(run())
+        self.assertEqual(events[-1], BatchFinished(first.batch_id, 1, 0, 0), "the attached stream repeats the item")
+        self.assertNotEqual(other.batch_id, first.batch_id, "another key makes another batch")
+        self.assertFalse(other.attached)
 
 
 if __name__ == "__main__":
