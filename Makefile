@@ -20,15 +20,11 @@ demo: release
 	@echo "tilt-shifted images are in $(OUT)/"
 
 ## Sets up, then runs every test (the Python client's against real processes, the engine's tests under
-## ThreadSanitizer, and the decoders' fuzzer for a minute).
+## ThreadSanitizer, and the decoders' fuzzer for FUZZ_SECONDS), overlapping the steps that do not compete:
+## scripts/test-all says how, and prints each step's wall and CPU time.
+FUZZ_SECONDS ?= 60
 test: setup
-	scripts/setup-python
-	scripts/setup-browser
-	$(SWIFT) build --build-tests
-	timeout 30m $(SWIFT) test --skip-build
-	timeout 10m scripts/test-python-client
-	@if [ -x scripts/test-operations-tsan ]; then timeout 30m scripts/test-operations-tsan; fi
-	timeout 10m scripts/fuzz 60
+	scripts/test-all $(FUZZ_SECONDS)
 
 ## Regenerates the generated protobuf code from proto/ (commit the result): Sources/CShiftworkProto
 ## (protobuf-c) and the Python client's clients/python/src/shiftwork_client/_proto (protoc).

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Submit images to a Shiftwork coordinator, write each tilt-shifted image as it arrives, then show the
-batch's status: the `shiftwork-client` package (clients/python) in about 100 lines.
+batch's status: the `shiftwork-client` package (clients/python) in about 120 lines. The options are those of
+`shiftwork submit` (format, quality, colour, metadata, priority, key, retries, deadline, sink, S3 endpoint).
 
 Set up with scripts/setup-python (or `pip install clients/python`), then:
 
@@ -19,17 +20,26 @@ from shiftwork_client import Client, ItemResult, ItemsAdded, BatchFinished, Shif
 
 
 def run(args) -> int:
-    parameters = TiltShift(focus=args.focus, band=args.band, transition=args.transition, radius=args.radius)
     try:
+        parameters = TiltShift(focus=args.focus, band=args.band, transition=args.transition, radius=args.radius,
+                               output_format=args.format, quality=args.quality, colour=args.colour,
+                               metadata=args.metadata)
         with Client(args.coordinator, secret_key_file=args.secret_key, coordinator_key_file=args.coordinator_key,
                     timeout=args.timeout) as client:
-            batch = client.submit(args.inputs, parameters)
-            print(f"batch {batch.batch_id} accepted: {batch.item_count} items", flush=True)
+            batch = client.submit(args.inputs, parameters, priority=args.priority, idempotency_key=args.key,
+                                  retries=args.retries, deadline=args.deadline, sink=args.sink,
+                                  s3_endpoint=args.s3_endpoint)
+            verb = "attached to (same key)" if batch.attached else "accepted"
+            print(f"batch {batch.batch_id} {verb}: {batch.item_count} items", flush=True)
             for event in batch:
                 if isinstance(event, ItemsAdded):
                     print(f"item {event.parent_index} is a manifest: {len(event.sources)} items added", flush=True)
                 elif isinstance(event, ItemResult) and event.is_manifest:
                     print(f"item {event.index} ok {event.source}: a manifest, expanded", flush=True)
+                elif isinstance(event, ItemResult) and event.succeeded and event.output.in_sink:
+                    output = event.output
+                    print(f"item {event.index} ok {event.source} -> {output.location} (written by the worker; "
+                          f"{output.width}x{output.height} {output.media_type}, {output.size} bytes)", flush=True)
                 elif isinstance(event, ItemResult) and event.succeeded:
                     path = event.save(args.out)
                     output = event.output
@@ -72,8 +82,20 @@ def main() -> None:
     parser.add_argument("--band", type=float, default=0.0, help="height of the sharp band, fraction of the height")
     parser.add_argument("--transition", type=float, default=0.25, help="height of the sharp-to-blurred ramp")
     parser.add_argument("--radius", type=float, default=10.0, help="blur radius (Gaussian sigma) in pixels")
+    parser.add_argument("--format", default="same", help="same (the input's), jpeg, png, webp or avif")
+    parser.add_argument("--quality", type=int, default=None, help="quality of the lossy format written, 1...100")
+    parser.add_argument("--colour", default="keep", help="keep (pixels and ICC profile) or srgb")
+    parser.add_argument("--metadata", default="keep", help="keep (ICC, EXIF, XMP, IPTC) or strip (ICC only)")
+    parser.add_argument("--priority", default="normal", help="-10...10, or low, normal, high (default normal)")
+    parser.add_argument("--key", default=None, help="an idempotency key: submitting again attaches to the same batch")
+    parser.add_argument("--retries", type=int, default=None, help="retries of a transient failure, 0...10 (default 2)")
+    parser.add_argument("--deadline", type=int, default=None, help="seconds after which unfinished items are cancelled")
+    parser.add_argument("--sink", default=None, help="a directory every worker reaches, or s3://BUCKET/PREFIX: the "
+                                                     "workers write the outputs there (--out is then not used)")
+    parser.add_argument("--s3-endpoint", default=None, help="an S3-compatible store's URL for s3:// sinks and inputs")
     args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    if args.sink is None:
+        os.makedirs(args.out, exist_ok=True)
     sys.exit(run(args))
 
 

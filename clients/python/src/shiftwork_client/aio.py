@@ -16,6 +16,7 @@ from .keys import CurveKeys
 from .models import BatchAccepted, BatchEvent, BatchResult, CancelResult, ClusterStatus, TiltShift
 from .batch_state import BatchState
 from .session import MAJOR, Answer, Event, FailAll
+from .submit_options import SubmitOptions
 
 
 class AsyncBatch(BatchState):
@@ -96,9 +97,14 @@ class AsyncClient(connection.Connection):
 
     # ------------------------------------------------------------------------------------------------ requests
 
-    async def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift()) -> AsyncBatch:
-        """Submits a batch of image URLs or paths (workers fetch them) and returns it once accepted."""
-        request_id, data = self._session.submit(sources, parameters)
+    async def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift(), *,
+                     priority: Union[int, str] = 0, idempotency_key: Optional[str] = None, retries: Optional[int] = None,
+                     deadline: Optional[int] = None, sink: Optional[str] = None,
+                     s3_endpoint: Optional[str] = None) -> AsyncBatch:
+        """Submits a batch of image URLs or paths (workers fetch them) and returns it once accepted; the
+        options and errors are those of `Client.submit`."""
+        options = SubmitOptions(priority, idempotency_key, retries, deadline, sink, s3_endpoint)
+        request_id, data = self._session.submit(sources, parameters, options=options)
         accepted = await self._request(request_id, data, "the batch")
         return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
 

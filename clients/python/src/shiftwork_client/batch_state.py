@@ -14,6 +14,8 @@ class BatchState:
         self.batch_id = accepted.batch_id
         self.item_count = accepted.item_count
         self.coordinator_id = accepted.coordinator_id
+        self.attached = accepted.attached
+        """The submission's idempotency key attached this client to a batch the coordinator already had."""
         self.items: Dict[int, ItemResult] = {}
         """The items finished so far, by index."""
         self.finished: Optional[BatchFinished] = None

@@ -15,6 +15,7 @@ from .keys import CurveKeys
 from .models import BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, TiltShift
 from .batch_state import BatchState
 from .session import MAJOR, Answer, Event, FailAll
+from .submit_options import SubmitOptions
 
 
 class Batch(BatchState):
@@ -84,13 +85,21 @@ class Client(connection.Connection):
 
     # ------------------------------------------------------------------------------------------------ requests
 
-    def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift()) -> Batch:
+    def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift(), *, priority: Union[int, str] = 0,
+               idempotency_key: Optional[str] = None, retries: Optional[int] = None, deadline: Optional[int] = None,
+               sink: Optional[str] = None, s3_endpoint: Optional[str] = None) -> Batch:
         """Submits a batch of image URLs or paths (workers fetch them) and returns it once accepted.
+
+        `priority` (-10…10, or low, normal, high), `idempotency_key`, `retries` (0…10), `deadline` (seconds),
+        `sink` (a directory the workers reach, or ``s3://BUCKET/PREFIX``) and `s3_endpoint`: see `SubmitOptions`.
+        A value out of range raises `ValueError` before anything is sent. With an idempotency key the
+        coordinator already knows, the batch returned is that one (``batch.attached``).
 
         Raises `RefusedError` (with its code) when the coordinator refuses the batch, `NoAnswerError` when
         it does not answer within `timeout`, `ProtocolVersionError` for a coordinator of another major
         version, `AuthenticationError` when it refuses this client's key."""
-        request_id, data = self._session.submit(sources, parameters)
+        options = SubmitOptions(priority, idempotency_key, retries, deadline, sink, s3_endpoint)
+        request_id, data = self._session.submit(sources, parameters, options=options)
         accepted = self._request(request_id, data, "the batch")
         return Batch(self, accepted)
 

@@ -12,8 +12,13 @@ class TiltShift:
     """The filter's settings (`TiltShiftParameters` on the wire). The defaults are the coordinator's:
     focus line in the middle, no sharp band, a ramp of a quarter of the height, a blur of 10 pixels.
 
-    `output_format` is ``"same"`` (as the input), ``"jpeg"`` or ``"png"``; `jpeg_quality` 1…100 (0: 90).
-    Every field is sent as it is: 0 means 0, never "the default" (docs/protocol.md)."""
+    Ranges, as for ``shiftwork submit``: `focus`, `band`, `transition` 0…1; `radius` 0 (no blur) or 0.5…500.
+    `output_format` is ``"same"`` (as the input), ``"jpeg"``, ``"png"``, ``"webp"`` or ``"avif"``.
+    `quality` (1…100) is that of whichever lossy format is written (defaults: JPEG 90, WebP 80, AVIF 60; PNG
+    takes none), like ``--quality``; `jpeg_quality` (1…100) sets JPEG's alone (give one of the two).
+    `colour`: ``"keep"`` (the pixels and their ICC profile as they are) or ``"srgb"`` (profiled RGB converted
+    to sRGB). `metadata`: ``"keep"`` (ICC profile, EXIF with orientation reset, XMP, IPTC) or ``"strip"``
+    (the ICC profile only). `submit` raises `ValueError` for a value out of range."""
 
     focus: float = 0.5
     band: float = 0.0
@@ -21,16 +26,31 @@ class TiltShift:
     radius: float = 10.0
     output_format: str = "same"
     jpeg_quality: int = 90
+    quality: Optional[int] = None
+    colour: str = "keep"
+    metadata: str = "keep"
 
 
 @dataclass(frozen=True)
 class Output:
-    """A tilt-shifted image: its encoded bytes, media type and size in pixels."""
+    """A tilt-shifted image: its encoded bytes, media type and size in pixels. For a batch with a sink,
+    `data` is empty and `location` says where the worker wrote the image (a path or an ``s3://`` URL),
+    with its `size` in bytes and `crc32c` (CRC-32C of those bytes). `warnings`: what the worker noticed
+    although it succeeded (an ignored colour profile…)."""
 
     data: bytes = field(repr=False)
     media_type: str
     width: int
     height: int
+    location: str = ""
+    size: int = 0
+    crc32c: int = 0
+    warnings: Tuple[str, ...] = ()
+
+    @property
+    def in_sink(self) -> bool:
+        """Whether a worker wrote the image into the batch's sink (at `location`) instead of sending it."""
+        return bool(self.location)
 
     @property
     def extension(self) -> str:
@@ -39,7 +59,11 @@ class Output:
             return "png"
         if self.data.startswith(b"\xff\xd8\xff"):
             return "jpg"
-        return {"image/jpeg": "jpg", "image/png": "png"}.get(self.media_type, "bin")
+        if self.data[:4] == b"RIFF" and self.data[8:12] == b"WEBP":
+            return "webp"
+        if self.data[4:12] in (b"ftypavif", b"ftypavis"):
+            return "avif"
+        return {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/avif": "avif"}.get(self.media_type, "bin")
 
 
 @dataclass(frozen=True)
@@ -57,11 +81,14 @@ class Failure:
 
 @dataclass(frozen=True)
 class BatchAccepted:
-    """The coordinator took the batch (or, for `results`, re-attached this client to it)."""
+    """The coordinator took the batch (or, for `results`, re-attached this client to it). `attached`: the
+    submission's idempotency key named a batch the coordinator had, and this client was attached to it
+    (its finished items come first) instead of a new batch being made."""
 
     batch_id: str
     item_count: int
     coordinator_id: str
+    attached: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +137,9 @@ class ItemResult:
         ``shiftwork submit`` does. Raises `ValueError` for an item without an image."""
         if self.output is None or self.is_manifest:
             raise ValueError(f"item {self.index} of {self.batch_id} has no image to save")
+        if self.output.in_sink:
+            raise ValueError(f"item {self.index} of {self.batch_id} was written by a worker to {self.output.location} "
+                             f"(the batch's sink): read it there")
         os.makedirs(directory, exist_ok=True)
         stem, extension = self.output_name or f"item-{self.index}", self.output.extension
         path, counter = os.path.join(directory, f"{stem}.{extension}"), 2

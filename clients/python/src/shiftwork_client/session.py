@@ -25,14 +25,13 @@ from .errors import ProtocolVersionError, RefusedError, ShiftworkError
 from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClusterStatus, Failure,
                      ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
 from .naming import output_names
+from .submit_options import SubmitOptions, wire_parameters
 
 MAJOR = 1
 """The wire protocol's major version this client speaks."""
-MINOR = 2
-"""The minor version it sends: request IDs on cancels, `CancelAccepted`, refusal codes."""
-
-_FORMATS = {"same": pb.IMAGE_FORMAT_SAME_AS_INPUT, "jpeg": pb.IMAGE_FORMAT_JPEG, "jpg": pb.IMAGE_FORMAT_JPEG,
-            "png": pb.IMAGE_FORMAT_PNG}
+MINOR = 3
+"""The minor version it sends: request IDs on cancels, `CancelAccepted`, refusal codes (minor 2); sinks and
+outputs given by location (minor 3)."""
 
 
 @dataclass(frozen=True)
@@ -86,21 +85,22 @@ class Session:
 
     # ------------------------------------------------------------------------------------------------ requests
 
-    def submit(self, sources: Sequence[str], parameters: TiltShift, noop: bool = False) -> Tuple[str, bytes]:
-        """A `SubmitBatch` of `sources` (URLs or paths the workers can read); returns its request ID and bytes."""
+    def submit(self, sources: Sequence[str], parameters: TiltShift, noop: bool = False,
+               options: SubmitOptions = SubmitOptions()) -> Tuple[str, bytes]:
+        """A `SubmitBatch` of `sources` (URLs or paths the workers can read) with `parameters` and `options`;
+        returns its request ID and bytes. `ValueError`, saying what to give, for a value out of range."""
+        if isinstance(sources, (str, bytes)):
+            raise ValueError(f"sources must be a list of URLs or paths, not one string: give [{sources!r}]")
         sources = list(sources)
         if not sources:
             raise ValueError("no sources: give image URLs (http, https, file) or paths the workers can read")
-        if parameters.output_format.lower() not in _FORMATS:
-            raise ValueError(f"output_format '{parameters.output_format}' is not one of same, jpeg, png")
+        checked = options.checked()
         items = [pb.BatchItem(source=source, output_name=name) for source, name in zip(sources, output_names(sources))]
-        wire_parameters = pb.TiltShiftParameters(
-            focus_position=parameters.focus, sharp_band=parameters.band, transition=parameters.transition,
-            blur_radius=parameters.radius, output_format=_FORMATS[parameters.output_format.lower()],
-            jpeg_quality=parameters.jpeg_quality)
-        request_id = self._new_request("submit", sources)
-        body = pb.SubmitBatch(request_id=request_id, items=items, parameters=wire_parameters, accepts_batches=True,
+        body = pb.SubmitBatch(items=items, parameters=wire_parameters(parameters), accepts_batches=True,
                               kind=pb.TASK_KIND_NOOP if noop else pb.TASK_KIND_UNSPECIFIED)
+        checked.fill(body)
+        request_id = self._new_request("submit", sources)
+        body.request_id = request_id
         return request_id, self._envelope(submit_batch=body)
 
     def status(self, batch_id: str = "") -> Tuple[str, bytes]:
@@ -185,7 +185,8 @@ class Session:
         if stream is None or sources is not None:
             stream = _Stream(sources=list(sources) if sources else [])
             self._streams[accepted.batch_id] = stream
-        return [Answer(accepted.request_id, BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id))]
+        return [Answer(accepted.request_id, BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id,
+                                                          accepted.attached))]
 
     def _on_retry_accepted(self, accepted) -> List[Delivery]:
         if self._pending.pop(accepted.request_id, None) is None:
@@ -229,7 +230,8 @@ class Session:
         output = failure = None
         if finished.WhichOneof("outcome") == "output":
             out = finished.output
-            output = Output(bytes(out.data), out.media_type, out.width, out.height)
+            output = Output(bytes(out.data), out.media_type, out.width, out.height, out.location, out.size, out.crc32c,
+                            tuple(out.warnings))
         else:
             code = finished.failure.code
             name = pb.FailureCode.Name(code) if code in pb.FailureCode.values() else "FAILURE_CODE_UNSPECIFIED"
