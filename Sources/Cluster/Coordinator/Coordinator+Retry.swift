@@ -55,7 +55,7 @@ extension Coordinator {
             return
         }
         batchDeadlines.set(batchID, seconds: plan.submit.deadlineSeconds, from: .now)
-        share(reopened, of: clientIdentity(of: reopened.client, key: access.owners[batchID]))
+        share(reopened, of: MessageSender(identity: reopened.client, key: access.owners[batchID]).client)
         adopt(batch)
         start(batch)
     }
