@@ -50,10 +50,11 @@ final class StripBlender: @unchecked Sendable {
     /// 0 for the recursive filter or when the whole image fits).
     private let history: Int
 
-    /// The largest σ (pixels, per axis) filtered with the exact kernel instead of the recursive one. At σ 6
-    /// the exact kernel's 25 multiply-adds per sample make it about as fast as the recursive filter with its
-    /// transposes and strip overlap; measured in docs/benchmarks.md.
-    static let exactSigmaLimit = 6.0
+    /// The largest σ (pixels, per axis) filtered with the exact kernel instead of the recursive one. Chosen by
+    /// measuring (docs/benchmarks.md): with the limit at 6, Core Image's σ 10 put its chroma planes (σ 5) through
+    /// the exact kernel and the planar filter took 80 ms of CPU instead of 36 on 12 MP; at 3 the chroma of
+    /// recipes up to σ 6 is exact and σ 10 keeps its speed.
+    static let exactSigmaLimit = 3.0
     /// Bytes of the window (original rows, floats and scratch): what the filter holds per image.
     var windowBytes: Int { byteRowsSize + floatRowsSize + scratchBytes * max(1, threads) }
 
