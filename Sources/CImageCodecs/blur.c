@@ -53,6 +53,9 @@ const sw_blur_kernels *sw_blur_kernels_for(int level, int *chosen) {
 }
 
 size_t sw_blur_scratch_bytes(int width, int channels) {
-    /* 2 * width vectors of 8 floats for the forward values, then one row (plus a float) for padding rows. */
-    return ((size_t)16 * (size_t)width + (size_t)width * (size_t)channels + 16) * sizeof(float);
+    /* Recursive: 2 * width vectors of 8 floats for the forward values, then one row (plus a float) for padding
+       rows. Exact: one row with SW_FIR_MAX_RADIUS pixels repeated at each end and a vector of slack. */
+    size_t recursive = (size_t)16 * (size_t)width + (size_t)width * (size_t)channels + 16;
+    size_t exact = ((size_t)width + 2 * SW_FIR_MAX_RADIUS) * (size_t)channels + 16;
+    return (recursive > exact ? recursive : exact) * sizeof(float);
 }

@@ -346,6 +346,69 @@ SW_TARGET static void SW_NAME(horizontal)(const sw_recursive_gaussian *g, const 
     }
 }
 
+/* MARK: exact (FIR) Gaussian */
+
+/* One row: the samples, converted to floats (RGBA premultiplied), go into `padded` with `radius` pixels repeated at
+   each end; then out[j] = taps[0] p[j] + sum over k of taps[k] (p[j - k ch] + p[j + k ch]), 8 samples at a time.
+   The last vector may write up to 7 floats past the row's samples (the float rows have room for them). */
+SW_TARGET static void SW_NAME(fir_horizontal)(const sw_fir_gaussian *g, const uint8_t *const *src, float *const *dst,
+                                              int rows, int width, int channels, void *scratch) {
+    const int radius = g->radius, ch = channels;
+    float taps[SW_FIR_MAX_RADIUS + 1];
+    for (int k = 0; k <= radius; k++) taps[k] = g->taps[k];
+    const size_t samples = (size_t)width * (size_t)ch;
+    const size_t margin = (size_t)radius * (size_t)ch;
+    float *padded = (float *)scratch;
+    for (int r = 0; r < rows; r++) {
+        const uint8_t *s = src[r];
+        float *p = padded + margin;
+        for (size_t j = 0; j < samples; j++) p[j] = (float)s[j];
+        if (ch == 4) {
+            for (size_t j = 0; j < samples; j += 4) {
+                float a = p[j + 3] * (1.0f / 255);
+                p[j] *= a; p[j + 1] *= a; p[j + 2] *= a;
+            }
+        }
+        for (int k = 1; k <= radius; k++) {
+            for (int c = 0; c < ch; c++) {
+                p[-(ptrdiff_t)k * ch + c] = p[c];
+                p[samples - (size_t)ch + (size_t)k * (size_t)ch + (size_t)c] = p[samples - (size_t)ch + (size_t)c];
+            }
+        }
+        /* Past the right margin: zeros, read by the last vector's lanes beyond the row. */
+        for (size_t j = samples + margin; j < samples + margin + 8; j++) p[j] = 0;
+        float *out = dst[r];
+        for (size_t j = 0; j < samples; j += 8) {
+            sw_v8f acc = SW_NAME(splat8)(taps[0]) * SW_NAME(load8)(p + j);
+            for (int k = 1; k <= radius; k++) {
+                size_t d = (size_t)k * (size_t)ch;
+                acc += SW_NAME(splat8)(taps[k]) * (SW_NAME(load8)(p + j - d) + SW_NAME(load8)(p + j + d));
+            }
+            SW_NAME(store8)(out + j, acc);
+        }
+    }
+}
+
+SW_TARGET static void SW_NAME(fir_vertical)(const sw_fir_gaussian *g, const float *const *rows, float *out,
+                                            size_t begin, size_t end) {
+    const int radius = g->radius;
+    float taps[SW_FIR_MAX_RADIUS + 1];
+    for (int k = 0; k <= radius; k++) taps[k] = g->taps[k];
+    const float *centre = rows[radius];
+    for (size_t j = begin; j < end; j += 16) {
+        sw_v8f a = SW_NAME(splat8)(taps[0]) * SW_NAME(load8)(centre + j);
+        sw_v8f b = SW_NAME(splat8)(taps[0]) * SW_NAME(load8)(centre + j + 8);
+        for (int k = 1; k <= radius; k++) {
+            const float *up = rows[radius - k], *down = rows[radius + k];
+            sw_v8f t = SW_NAME(splat8)(taps[k]);
+            a += t * (SW_NAME(load8)(up + j) + SW_NAME(load8)(down + j));
+            b += t * (SW_NAME(load8)(up + j + 8) + SW_NAME(load8)(down + j + 8));
+        }
+        SW_NAME(store8)(out + j, a);
+        SW_NAME(store8)(out + j + 8, b);
+    }
+}
+
 static const sw_blur_kernels SW_NAME(kernels) = {
     .horizontal = SW_NAME(horizontal),
     .forward = SW_NAME(forward),
@@ -353,6 +416,8 @@ static const sw_blur_kernels SW_NAME(kernels) = {
     .end = SW_NAME(end),
     .blend = SW_NAME(blend),
     .blend_premultiplied = SW_NAME(blend_premultiplied),
+    .fir_horizontal = SW_NAME(fir_horizontal),
+    .fir_vertical = SW_NAME(fir_vertical),
 };
 
 #undef SW_INLINE

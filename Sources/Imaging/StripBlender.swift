@@ -12,7 +12,9 @@ import Darwin
 /// filtered rows come out top to bottom, and only a window of rows is ever held, whatever the image's height.
 ///
 /// The Gaussian is the recursive one (`RecursiveGaussian`: 14 multiply-adds per sample per axis whatever σ),
-/// in the C kernels of CImageCodecs (AVX2 + FMA where the CPU has them, chosen at run time; SSE otherwise).
+/// in the C kernels of CImageCodecs (AVX2 + FMA where the CPU has them, chosen at run time; SSE otherwise);
+/// along an axis whose σ is at most `exactSigmaLimit`, the exact one (`ExactGaussian`: a sampled kernel,
+/// ⌈4σ⌉ + 1 multiply-adds per sample), whose shape the recursive filter misses by about 1 % of an edge.
 ///
 /// - Horizontally, each row is filtered as it arrives.
 /// - Vertically, the forward recursion follows the rows as they arrive (it needs the three rows above). The
@@ -21,6 +23,10 @@ import Darwin
 ///   start has decayed below 10⁻⁴ of itself (`RecursiveGaussian.settlingLength`): under 0.03 of a level
 ///   before rounding. At the bottom of the image it starts from the exact Triggs–Sdika values instead.
 ///   Each finished row is blended with the original through its weight and leaves.
+///
+/// - With the exact kernel along y there is no recursion: a strip's row y is the kernel over rows y − r … y + r
+///   (r = ⌈4σ⌉, edges repeated), so the lookahead is r and r rows above the strip are kept; rows whose weight
+///   is 0 skip the vertical pass.
 ///
 /// So the window is `strip + lookahead` rows (336 for σ = 10: 48 MB of floats for a 12000-pixel-wide RGB
 /// image, 16 MB for a 4000-pixel one), the backward pass does `lookahead / strip` (half) more work than on a
@@ -40,6 +46,15 @@ final class StripBlender: @unchecked Sendable {
     let lookahead: Int
     /// Rows held: the window.
     let capacity: Int
+    /// Rows above the oldest unfinished one that must stay in the window (the exact kernel's radius along y,
+    /// 0 for the recursive filter or when the whole image fits).
+    private let history: Int
+
+    /// The largest σ (pixels, per axis) filtered with the exact kernel instead of the recursive one. Chosen by
+    /// measuring (docs/benchmarks.md): with the limit at 6, Core Image's σ 10 put its chroma planes (σ 5) through
+    /// the exact kernel and the planar filter took 80 ms of CPU instead of 36 on 12 MP; at 3 the chroma of
+    /// recipes up to σ 6 is exact and σ 10 keeps its speed.
+    static let exactSigmaLimit = 3.0
     /// Bytes of the window (original rows, floats and scratch): what the filter holds per image.
     var windowBytes: Int { byteRowsSize + floatRowsSize + scratchBytes * max(1, threads) }
 
@@ -50,6 +65,10 @@ final class StripBlender: @unchecked Sendable {
     /// The horizontal and vertical coefficients, in memory of their own (read by every worker thread).
     private let gaussian: UnsafeMutablePointer<sw_recursive_gaussian>
     private let verticalGaussian: UnsafeMutablePointer<sw_recursive_gaussian>
+    /// The exact kernels, along an axis whose σ is at most the limit (nil: the recursive filter there).
+    private let exact: UnsafeMutablePointer<sw_fir_gaussian>?
+    private let verticalExact: UnsafeMutablePointer<sw_fir_gaussian>?
+    private let verticalRadius: Int
     /// Floats per float row (at least samples + 1, a multiple of 16), and the columns the vertical kernels
     /// cover (samples rounded up to 16).
     private let stride: Int
@@ -85,8 +104,10 @@ final class StripBlender: @unchecked Sendable {
     ///     subsampled in one direction only).
     ///   - weights: one per row: 0 keeps the original row, 1 takes the blurred one.
     ///   - kernels: the SIMD variant (`.automatic`: the best the CPU runs).
+    ///   - exactUpTo: the largest σ filtered with the exact kernel (at most `ExactGaussian.largestSigma`; 0 never).
     init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, weights: [Float],
-         threads: Int, kernels variant: KernelVariant = .automatic, token: CancellationToken) {
+         threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
+         token: CancellationToken) {
         precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && weights.count == height)
         self.width = width
         self.height = height
@@ -103,13 +124,29 @@ final class StripBlender: @unchecked Sendable {
         self.verticalGaussian = .allocate(capacity: 1)
         verticalGaussian.initialize(to: gy.kernelCoefficients)
         self.passThrough = sigma <= 0 || weights.allSatisfy { $0 == 0 }
+        let limit = min(exactUpTo, ExactGaussian.largestSigma)
+        func exactKernel(_ s: Double) -> ExactGaussian? { s > 0 && s <= limit ? ExactGaussian(sigma: s) : nil }
+        let ex = exactKernel(sigma), ey = exactKernel(verticalSigma ?? sigma)
+        self.exact = ex.map { kernel in
+            let pointer = UnsafeMutablePointer<sw_fir_gaussian>.allocate(capacity: 1)
+            pointer.initialize(to: kernel.kernelCoefficients)
+            return pointer
+        }
+        self.verticalExact = ey.map { kernel in
+            let pointer = UnsafeMutablePointer<sw_fir_gaussian>.allocate(capacity: 1)
+            pointer.initialize(to: kernel.kernelCoefficients)
+            return pointer
+        }
+        self.verticalRadius = ey?.radius ?? 0
         self.stride = (samples + 16) & ~15
         self.columns = (samples + 15) & ~15
-        let lookahead = passThrough ? 0 : gy.settlingLength()
-        let strip = max(32, (2 * lookahead + 15) & ~15)
+        let lookahead = passThrough ? 0 : (ey?.radius ?? gy.settlingLength())
+        let strip = ey == nil ? max(32, (2 * lookahead + 15) & ~15) : 32
         self.lookahead = lookahead
         self.strip = strip
-        self.capacity = min(height, strip + lookahead)
+        let history = passThrough ? 0 : verticalRadius
+        self.capacity = min(height, strip + lookahead + history)
+        self.history = capacity == height ? 0 : history
         self.byteRowsSize = capacity * samples + 64
         self.byteRows = .allocate(capacity: byteRowsSize)
         byteRows.initialize(repeating: 0, count: byteRowsSize)
@@ -126,6 +163,8 @@ final class StripBlender: @unchecked Sendable {
     deinit {
         gaussian.deallocate()
         verticalGaussian.deallocate()
+        exact?.deallocate()
+        verticalExact?.deallocate()
         byteRows.deallocate()
         free(floatRows)
         free(scratch)
@@ -149,7 +188,7 @@ final class StripBlender: @unchecked Sendable {
     /// Room for the next rows, contiguous: fill up to `rows` rows of `samples` bytes and `commit` them.
     /// `rows` is 0 only once every row has been committed.
     func inputSpace() -> (pointer: UnsafeMutablePointer<UInt8>, rows: Int) {
-        let free = capacity - (received - emitted)
+        let free = capacity - history - (received - emitted)
         let untilWrap = capacity - received % capacity
         return (byteRow(received), max(0, min(free, untilWrap, height - received)))
     }
@@ -169,7 +208,11 @@ final class StripBlender: @unchecked Sendable {
             let needed = min(height, emitted + strip + lookahead)
             if forwarded < needed { break }
             let end = min(height, emitted + strip)
-            try backwardPass(strip: emitted..<end, from: needed - 1)
+            if verticalExact != nil {
+                try exactPass(strip: emitted..<end)
+            } else {
+                try backwardPass(strip: emitted..<end, from: needed - 1)
+            }
             try flush(through: end, emit: emit)
         }
     }
@@ -192,6 +235,10 @@ final class StripBlender: @unchecked Sendable {
             let first = forwarded
             let count = min(Self.batchRows, end - first, capacity - first % capacity)
             try horizontal(rows: first..<(first + count))
+            if verticalExact != nil {
+                forwarded += count
+                continue
+            }
             if first == 0 { top.update(from: floatRow(0), count: stride) }
             if first + count == height { bottom.update(from: floatRow(height - 1), count: stride) }
             try parallelColumns { range in
@@ -215,6 +262,12 @@ final class StripBlender: @unchecked Sendable {
             guard lower < upper else { return }
             let sources: [UnsafePointer<UInt8>?] = (lower..<upper).map { UnsafePointer(self.byteRow($0)) }
             let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0) }
+            if let exact = self.exact {
+                self.kernels.pointee.fir_horizontal(
+                    exact, sources, destinations, Int32(upper - lower), Int32(self.width), Int32(self.channels),
+                    self.scratch + worker * self.scratchBytes)
+                return
+            }
             self.kernels.pointee.horizontal(
                 self.gaussian, sources, destinations, Int32(upper - lower), Int32(self.width), Int32(self.channels),
                 self.scratch + worker * self.scratchBytes)
@@ -249,6 +302,23 @@ final class StripBlender: @unchecked Sendable {
                 (q1, q2, q3) = (destination, q1, q2)
                 self.blend(row: y, blurred: q1, strip: strip, columns: range)
                 y -= 1
+            }
+        }
+    }
+
+    /// The exact vertical pass over `strip`, blending each row as it is done (rows of weight 0 are skipped).
+    private func exactPass(strip: Range<Int>) throws {
+        guard verticalExact != nil else { return }
+        let radius = verticalRadius
+        try parallelColumns { range in
+            var rows = [UnsafePointer<Float>?](repeating: nil, count: 2 * radius + 1)
+            let blurred = self.backwardRows
+            for y in strip where self.weights[y] != 0 {
+                if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
+                for k in -radius...radius { rows[k + radius] = UnsafePointer(self.floatRow(min(self.height - 1, max(0, y + k)))) }
+                guard let kernel = self.verticalExact else { return }
+                self.kernels.pointee.fir_vertical(kernel, rows, blurred, range.lowerBound, range.upperBound)
+                self.blend(row: y, blurred: blurred, strip: strip, columns: range)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import Imaging
 
@@ -18,25 +19,27 @@ final class PlanarJPEGTests: XCTestCase {
     }
 
     /// Cells of pure primaries and secondaries with sharp edges: the largest chroma a JPEG holds.
-    private func primaries(width: Int, height: Int) -> ImageBuffer {
+    private func primaries(width: Int, height: Int, cell: Int) -> ImageBuffer {
         let colours: [[UInt8]] = [[255, 0, 0], [0, 0, 255], [0, 255, 0], [255, 0, 255], [255, 255, 0], [0, 255, 255]]
         var image = ImageBuffer(width: width, height: height, channels: 3)
         for y in 0..<height {
             for x in 0..<width {
-                let colour = colours[(x / 24 + 2 * (y / 24)) % colours.count]
+                let colour = colours[(x / cell + 2 * (y / cell)) % colours.count]
                 for c in 0..<3 { image[x, y, c] = colour[c] }
             }
         }
         return image
     }
 
-    /// The output of both paths (at quality 100, so that the encoding adds almost nothing), decoded, against
-    /// the exact RGB recipe on the decoded input: (planar, RGB) PSNR in dB.
+    /// The output of both paths (at quality 100, so that the encoding adds little), decoded, against the exact
+    /// RGB recipe on the decoded input: (planar, RGB) PSNR in dB, printed.
     @discardableResult
-    private func compare(_ jpeg: [UInt8], _ name: String, minimum: Double = 45, line: UInt = #line) throws -> (Double, Double) {
+    private func compare(_ jpeg: [UInt8], _ name: String, sigma: Double, minimum: Double = 45,
+                         line: UInt = #line) throws -> (Double, Double) {
+        let parameters = TiltShiftParameters(blurRadius: sigma)
         let decoded = try JPEGCodec.decode(jpeg)
         let weights = TiltShiftMask.weights(height: decoded.height, parameters: parameters)
-        let reference = TestImages.exactTiltShift(decoded, sigma: parameters.blurRadius, weights: weights)
+        let reference = TestImages.exactTiltShift(decoded, sigma: sigma, weights: weights)
         var results: [Bool: Double] = [:]
         for planes in [true, false] {
             var timings = PipelineTimings()
@@ -45,27 +48,55 @@ final class PlanarJPEGTests: XCTestCase {
             results[planes] = TestImages.psnr(try JPEGCodec.decode(output.data), reference)
         }
         let planar = results[true] ?? 0, rgb = results[false] ?? 0
-        print("\(name): planar path \(planar) dB, RGB path \(rgb) dB against the exact RGB recipe")
-        XCTAssertGreaterThanOrEqual(planar, minimum, name, line: line)
+        print(String(format: "%@, σ %.0f: planar path %.2f dB, RGB path %.2f dB against the exact RGB recipe", name, sigma, planar, rgb))
+        XCTAssertGreaterThanOrEqual(planar, minimum, "\(name), σ \(sigma)", line: line)
         return (planar, rgb)
     }
 
+    /// The photographs in samples/ (repository root).
+    private func sample(_ name: String) throws -> [UInt8] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return [UInt8](try Data(contentsOf: root.appendingPathComponent("samples/\(name)")))
+    }
+
+    /// Issue #13's goal: at least 45 dB against the exact RGB recipe, on photographs (the samples, the fixture,
+    /// and the fixture with its chroma tripled) at σ 6 (chroma planes at σ 3: the exact kernel) and at Core
+    /// Image's σ 10 (every plane recursive), and on sharp-edged primaries at σ 6.
     func testPlanarPathMatchesTheExactRGBRecipe() throws {
         let photoJPEG = try TestImages.fixture("photo.jpg")
         XCTAssertEqual(try samplingFactors(photoJPEG), [2, 2, 1, 1, 1, 1], "the fixture is 4:2:0")
-        try compare(photoJPEG, "photo.jpg")
         let photo = try JPEGCodec.decode(photoJPEG)
-        try compare(try JPEGCodec.encode(saturated(photo), quality: 95), "photo.jpg, chroma tripled")
-        // Not a photograph: pure primaries with sharp edges, whose JPEG rings past 0 and 255. Decoding to RGB
-        // clips the ringing before the exact recipe blurs it; the planes blur it unclipped (it averages out),
-        // so the two differ more (about 40 dB here). Filtering in RGB and re-encoding is further off still.
-        // The clipping is not the larger part: the same cells softened to 40…215 (nothing to clip) give 42.7 dB
-        // at σ 6 and 45.8 dB at σ 12 (measured 2026-11-23). What grows with σ is the recursive Gaussian's own
-        // accuracy at the chroma planes' σ / 2 (3 px here), seen on edges of full chroma amplitude; an exact
-        // (FIR) kernel for small chroma σ would be the fix.
-        let (planar, rgb) = try compare(try JPEGCodec.encode(primaries(width: 240, height: 200), quality: 95), "primaries",
-                                        minimum: 38)
-        XCTAssertGreaterThan(planar, rgb, "primaries")
+        let chelsea = try PNGCodec.decode(try sample("chelsea.png"))
+        let inputs: [(String, [UInt8])] = [
+            ("photo.jpg", photoJPEG),
+            ("photo.jpg, chroma tripled", try JPEGCodec.encode(saturated(photo), quality: 95)),
+            ("samples/coffee.jpg", try sample("coffee.jpg")),
+            ("samples/rocket.jpg", try sample("rocket.jpg")),
+            ("samples/chelsea.png as JPEG", try JPEGCodec.encode(chelsea, quality: 95)),
+        ]
+        let primaries48 = try JPEGCodec.encode(primaries(width: 240, height: 200, cell: 48), quality: 95)
+        try compare(primaries48, "primaries in 48-px cells", sigma: 6)
+        // At σ 10 the chroma planes' σ 5 is above `StripBlender.exactSigmaLimit` (kept for speed): the recursive
+        // filter's 1 % edge error shows on full-chroma edges, not on photographs.
+        try compare(primaries48, "primaries in 48-px cells", sigma: 10, minimum: 40)
+        for sigma in [6.0, 10.0] {
+            for (name, jpeg) in inputs { try compare(jpeg, name, sigma: sigma) }
+            // Known short of the goal (44.8–45.0 dB, 2026-11-23): coffee's chroma tripled clips widely in the
+            // decoder (see below); the RGB path gives 45.8–46.9 dB there. Held at 44 so that it cannot slip far.
+            let coffee = try JPEGCodec.encode(saturated(try JPEGCodec.decode(try sample("coffee.jpg"))), quality: 95)
+            try compare(coffee, "samples/coffee.jpg, chroma tripled", sigma: sigma, minimum: 44)
+        }
+        // Denser still: 24-px cells, an edge of full chroma every 24 pixels. Here the decoder's own clipping
+        // of out-of-gamut values (4:2:0 chroma upsampled against sharp luma: -11 in green at a blue/red edge;
+        // the exact recipe blurs the clipped RGB, the planes blur unclipped values) and the chroma rows'
+        // single weight in the mask's ramp leave 44–45 dB even with an exact blur (measured 2026-11-23 with a
+        // float model of libjpeg's upsampling: 45.6 dB at σ 6 before rounding and encoding). The RGB path
+        // does worse here (its output is subsampled again), so it is no fallback: the floor is held as it is.
+        for sigma in [6.0, 10.0] {
+            let (planar, rgb) = try compare(try JPEGCodec.encode(primaries(width: 240, height: 200, cell: 24), quality: 95),
+                                            "primaries in 24-px cells", sigma: sigma, minimum: sigma < 8 ? 42.5 : 40)
+            XCTAssertGreaterThan(planar, rgb, "primaries in 24-px cells, σ \(sigma)")
+        }
     }
 
     func testPlanarOutputKeepsTheSamplingAndSize() throws {

@@ -56,15 +56,18 @@ final class StreamingTests: XCTestCase {
 
     func testBaselineAndAVX2KernelsAgreeWithinOneLevel() throws {
         guard KernelVariant.cpuHasAVX2 else { throw XCTSkip("this CPU has no AVX2 + FMA") }
-        for channels in [1, 3, 4] {
-            for (width, height) in [(301, 517), (16, 40), (5, 3)] {
-                let image = TestImages.noise(width: width, height: height, channels: channels, seed: UInt64(channels))
-                let weights = TiltShiftMask.weights(height: height, parameters: .coreImage)
-                var baseline = image, avx2 = image
-                try GaussianBlur.blendInPlace(&baseline, sigma: 3, rowWeights: weights, threads: 1, kernels: .baseline, token: .never)
-                try GaussianBlur.blendInPlace(&avx2, sigma: 3, rowWeights: weights, threads: 1, kernels: .avx2, token: .never)
-                XCTAssertLessThanOrEqual(TestImages.maxDifference(baseline, avx2), 1, "\(width)×\(height)×\(channels)")
-                XCTAssertNotEqual(baseline, image)
+        // σ 3: the exact kernel (`StripBlender.exactSigmaLimit`); σ 5: the recursive one.
+        for sigma in [3.0, 5.0] {
+            for channels in [1, 3, 4] {
+                for (width, height) in [(301, 517), (16, 40), (5, 3)] {
+                    let image = TestImages.noise(width: width, height: height, channels: channels, seed: UInt64(channels))
+                    let weights = TiltShiftMask.weights(height: height, parameters: .coreImage)
+                    var baseline = image, avx2 = image
+                    try GaussianBlur.blendInPlace(&baseline, sigma: sigma, rowWeights: weights, threads: 1, kernels: .baseline, token: .never)
+                    try GaussianBlur.blendInPlace(&avx2, sigma: sigma, rowWeights: weights, threads: 1, kernels: .avx2, token: .never)
+                    XCTAssertLessThanOrEqual(TestImages.maxDifference(baseline, avx2), 1, "σ \(sigma), \(width)×\(height)×\(channels)")
+                    XCTAssertNotEqual(baseline, image)
+                }
             }
         }
     }

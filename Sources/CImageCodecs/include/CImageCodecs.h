@@ -274,6 +274,18 @@ typedef struct sw_recursive_gaussian {
     float m[9];
 } sw_recursive_gaussian;
 
+/** The largest radius of the exact (FIR) Gaussian. */
+#define SW_FIR_MAX_RADIUS 32
+
+/**
+ * An exact Gaussian as a finite kernel: the sampled Gaussian out to `radius` taps each side, normalised to a sum
+ * of 1; `taps[k]` is the weight at distance k (the kernel is symmetric), k = 0...radius.
+ */
+typedef struct sw_fir_gaussian {
+    int radius;
+    float taps[SW_FIR_MAX_RADIUS + 1];
+} sw_fir_gaussian;
+
 #pragma clang assume_nonnull begin
 /**
  * The kernels of the blur and the blend. Float rows are padded: a row of n samples has room for
@@ -300,6 +312,12 @@ typedef struct sw_blur_kernels {
     /** The same for RGBA premultiplied by alpha in `blurred`: blended premultiplied, then divided by alpha. */
     void (*blend_premultiplied)(const uint8_t *orig, const float *blurred, uint8_t *out, float weight, size_t begin,
                                 size_t end);
+    /** The exact horizontal pass of `rows` rows (edges repeat, RGBA premultiplied), like `horizontal`. */
+    void (*fir_horizontal)(const sw_fir_gaussian *g, const uint8_t *const *src, float *const *dst, int rows, int width,
+                           int channels, void *scratch);
+    /** The exact vertical pass of one row: out = sum of taps[|k|] rows[radius + k], k = -radius...radius, on
+        [begin, end); `rows` holds the 2 radius + 1 float rows around it (edge rows repeated by the caller). */
+    void (*fir_vertical)(const sw_fir_gaussian *g, const float *const *rows, float *out, size_t begin, size_t end);
 } sw_blur_kernels;
 #pragma clang assume_nonnull end
 
@@ -312,7 +330,7 @@ typedef struct sw_blur_kernels {
     AVX2 and FMA, checked at run time). */
 const sw_blur_kernels *sw_blur_kernels_for(int level, int *chosen);
 
-/** The size of the horizontal pass's scratch memory. */
+/** The size of the horizontal passes' scratch memory (recursive or exact). */
 size_t sw_blur_scratch_bytes(int width, int channels);
 
 /* CRC-32C (Castagnoli) of `count` bytes (checksum.c, ISA-L): 0xE3069283 for "123456789". */
