@@ -104,6 +104,13 @@ public final class SocketChannel: Sendable {
         shared.dropped.load(ordering: .relaxed)
     }
 
+    /// Elements put on ``messageBatches`` so far. A consumer that counts the elements it has handled can
+    /// tell from this whether it is behind (messages received and not handled yet), and wait until it has
+    /// caught up with a given count: the coordinator judges its workers' silence that way.
+    public var receivedBatchCount: UInt64 {
+        shared.receivedBatches.load(ordering: .acquiring)
+    }
+
     /// Flushes what the linger allows, closes the socket and waits for its thread to end. Idempotent.
     public func close() async {
         await shared.close()
@@ -122,6 +129,8 @@ final class SocketThreadState: Sendable {
 
     let outbox = Mutex(Outbox())
     let dropped = Atomic<Int>(0)
+    /// Elements yielded to `inbound` (counted before each yield, so never behind what a consumer saw).
+    let receivedBatches = Atomic<UInt64>(0)
     let inbound: AsyncStream<[[[UInt8]]]>.Continuation
     let wakeDescriptor: Int32
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
@@ -290,7 +299,12 @@ private struct SocketLoop {
     /// Hands every message waiting on the socket (up to `receiveBurst`) to the stream in one element.
     private func receiveAvailable() throws {
         var received: [[[UInt8]]] = []
-        defer { if !received.isEmpty { shared.inbound.yield(received) } }
+        defer {
+            if !received.isEmpty {
+                shared.receivedBatches.add(1, ordering: .releasing)
+                shared.inbound.yield(received)
+            }
+        }
         while received.count < receiveBurst, let frames = try socket.receive(appendingPeerKey: appendsPeerKey) {
             received.append(frames)
         }

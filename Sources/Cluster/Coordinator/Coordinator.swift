@@ -74,6 +74,9 @@ public actor Coordinator {
     var taskTimeouts: TaskTimeouts
     /// Batches submitted with a deadline.
     var batchDeadlines = BatchDeadlines()
+    /// When workers' silence is judged: only once the messages received before the liveness tick are
+    /// handled, so that a coordinator behind on its messages never declares a live worker dead.
+    private var liveness = LivenessCheckpoint()
 
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
     var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
@@ -215,9 +218,13 @@ public actor Coordinator {
 
     // MARK: Messages
 
+    /// Handles each wake-up's messages in the order they came (a worker's results before its heartbeat,
+    /// which the lost-assignment check relies on); a liveness check waiting for the coordinator to catch
+    /// up runs as soon as the messages received before it are handled (`LivenessCheckpoint`).
     private func receive(from channel: SocketChannel) async {
         for await received in channel.messageBatches {
             sendingTogether { for frames in received { handle(frames) } }
+            if let instant = liveness.handledBatch() { expireSilentWorkers(asOf: instant) }
         }
     }
 
@@ -341,14 +348,23 @@ public actor Coordinator {
             try? await Task.sleep(for: interval)
             logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             releaseFinishedBatches(now: .now)
-            let (dead, out) = dispatcher.expireWorkers(now: .now)
-            enforceDeadlines(now: .now)
-            for worker in dead {
-                logger.warning("worker declared dead; its tasks' attempts are lost and retried", metadata: [
-                    "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",
-                ])
+            if let instant = liveness.timerFired(receivedBatches: channel?.receivedBatchCount ?? 0, now: .now) {
+                expireSilentWorkers(asOf: instant)
             }
-            send(out)
+            enforceDeadlines(now: .now)
         }
+    }
+
+    /// Declares the workers silent for longer than the timeout as of `instant` dead (every message
+    /// received before it has been handled): their tasks' attempts are lost, and retried as their batches
+    /// allow (`send` delivers the losses).
+    private func expireSilentWorkers(asOf instant: ContinuousClock.Instant) {
+        let (dead, out) = dispatcher.expireWorkers(now: instant)
+        for worker in dead {
+            logger.warning("worker declared dead; its tasks' attempts are lost and retried", metadata: [
+                "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",
+            ])
+        }
+        send(out)
     }
 }

@@ -13,10 +13,13 @@ struct WorkerRecord {
     var failed: UInt64 = 0
     /// Messages the worker dropped, as its last heartbeat said.
     var droppedMessages: UInt64 = 0
-    /// Assignments sent since it registered: the last one's `TaskAssignment.sequence`.
-    var assignmentsSent: UInt64 = 0
-    /// The highest sequence its heartbeats said it received (`Heartbeat.last_sequence`): the assignments
-    /// up to it reached the worker, which started them.
+    /// The dispatcher's last sequence when the worker registered: every assignment of this registration
+    /// has a higher one. The worker counts its `Heartbeat.lastSequence` from 0 again on `Welcome`, so a
+    /// heartbeat reporting one in `1...sequenceFloor` was sent before the worker heard this registration's
+    /// `Welcome` (it crossed it): it says nothing about this registration's assignments.
+    var sequenceFloor: UInt64 = 0
+    /// The highest sequence its heartbeats said it received (`Heartbeat.last_sequence`), or that a result
+    /// showed: the assignments up to it reached the worker, which started them.
     var acknowledgedSequence: UInt64 = 0
     var lastSeen: ContinuousClock.Instant
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.

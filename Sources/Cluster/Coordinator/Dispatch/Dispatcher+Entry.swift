@@ -1,0 +1,38 @@
+import Wire
+
+/// What the dispatcher keeps per task, and per slot kept for locality.
+extension Dispatcher {
+    /// Where a task is in its life on the cluster.
+    enum EntryState: Equatable {
+        /// Waiting for a free slot.
+        case queued
+        /// Sent to a worker; its result is awaited.
+        case running(worker: PeerIdentity)
+        /// Cancelled while running: the worker was told, and its slot stays taken until it confirms.
+        case cancelling(worker: PeerIdentity)
+    }
+
+    struct Entry {
+        var assignment: TaskAssignment
+        var state: EntryState
+        let priority: Int
+        /// Its task ID is in `keysByID` (see there).
+        var mappedByID = false
+        /// Heartbeats from its worker since it was sent that did not show the worker had received it yet.
+        var heartbeatsUnseen = 0
+        /// For a download: the key of the tilt-shift that consumes its output (locality); 0: none.
+        var dependentKey: TaskKey = 0
+        /// Sent with its input as a reference to the worker's cache (`InjectedInput.onWorker`).
+        var sentByReference = false
+        /// The only worker that may run it: its input stayed there (`InputPlacements`).
+        var pinnedTo: PeerIdentity?
+        /// A retry: the worker where its last attempt failed, passed over while another has a free slot.
+        var avoid: PeerIdentity?
+    }
+
+    /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.
+    struct Reservation {
+        let worker: PeerIdentity
+        let since: ContinuousClock.Instant
+    }
+}
