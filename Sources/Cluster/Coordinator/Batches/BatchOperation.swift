@@ -22,6 +22,8 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
 
     let batchID: String
     private let planner: ItemPlanner
+    /// What every task of the batch shares (`planner.makeContext()`), held once for all of them.
+    private let context: BatchTaskContext
     /// Items in order (index = position), as in the registry.
     private(set) var items: [Item]
 
@@ -29,12 +31,14 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     init(_ planned: RegisteredBatch, planner: ItemPlanner) throws {
         self.batchID = planned.batchID
         self.planner = planner
+        let context = planner.makeContext()
+        self.context = context
         var items: [Item] = []
         var children: [AsyncOperation] = []
         items.reserveCapacity(planned.items.count)
         children.reserveCapacity(planned.items.count * planned.tasksPerItem)
         for (index, item) in planned.items.enumerated() {
-            let tasks = try planner.tasks(for: item, index: index)
+            let tasks = try planner.tasks(for: item, index: index, context: context)
             items.append(Item(index: index, tasks: tasks))
             children += tasks
         }
@@ -52,7 +56,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     func add(_ batch: RegisteredBatch, from first: Int) throws -> ArraySlice<Item> {
         var added: [Item] = []
         for index in first..<batch.items.count {
-            added.append(Item(index: index, tasks: try planner.tasks(for: batch.items[index], index: index)))
+            added.append(Item(index: index, tasks: try planner.tasks(for: batch.items[index], index: index, context: context)))
         }
         try addChildren(added.flatMap(\.tasks))
         items += added

@@ -20,23 +20,21 @@ struct ItemPlanner: Sendable {
     /// Batches take turns for an origin host's downloads (fair share); `false`: first come first served (FIFO).
     var sharesHosts = true
 
+    /// What every task of the batch shares; made once per batch (`BatchOperation`) and passed to `tasks`.
+    func makeContext() -> BatchTaskContext {
+        BatchTaskContext(batchID: batchID, firstAttempt: firstAttempt, parameters: parameters, sink: sink,
+                         s3Endpoint: s3Endpoint, runner: runner, retrySchedule: retrySchedule)
+    }
+
     /// The operations of the item at `index`, in dependency order; none for an item without task keys
-    /// (it had finished before the coordinator restarted).
-    func tasks(for item: RegisteredBatch.Item, index: Int) throws -> [RemoteTaskOperation] {
+    /// (it had finished before the coordinator restarted). `context` is this planner's `makeContext()`.
+    func tasks(for item: RegisteredBatch.Item, index: Int, context: BatchTaskContext) throws -> [RemoteTaskOperation] {
         let key = item.firstTaskKey
         guard key != 0 else { return [] }
         if kind == .noop {
-            return [RemoteTaskOperation(
-                TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
-                               source: item.source, taskKey: key),
-                runner: runner, retrySchedule: retrySchedule)]
+            return [RemoteTaskOperation(.noop, item: index, taskKey: key, source: item.source, context: context)]
         }
-        var fetch = TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
-                                   kind: .download, source: item.source, taskKey: key)
-        // The image stays on the worker that downloads it; only its metadata comes here (a manifest's list does).
-        fetch.keepOutput = true
-        fetch.s3Endpoint = s3Endpoint
-        let download = RemoteTaskOperation(fetch, runner: runner, retrySchedule: retrySchedule)
+        let download = RemoteTaskOperation(.download, item: index, taskKey: key, source: item.source, context: context)
         if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
             // every remote download of the cluster is an operation of this process. Batches waiting for
@@ -44,21 +42,17 @@ struct ItemPlanner: Sendable {
             download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost,
                                                   group: sharesHosts ? batchID : ""))
         }
-        var filter = TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
-                                    kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1)
-        if !sink.isEmpty {
-            filter.sink = sink
-            filter.sinkName = item.outputName  // unique within the batch (BatchRegistry)
-            filter.s3Endpoint = s3Endpoint
-        }
-        let tiltShift = RemoteTaskOperation(filter, runner: runner, priority: 1, retrySchedule: retrySchedule)  // finish started items before starting new ones
+        // The output's name is unique within the batch (BatchRegistry); used only with a sink.
+        let tiltShift = RemoteTaskOperation(.tiltShift, item: index, taskKey: key + 1, source: item.source,
+                                            sinkName: sink.isEmpty ? "" : item.outputName, context: context,
+                                            priority: 1)  // finish started items before starting new ones
         // Injection: requires the download's success; a failed or cancelled download cancels the
         // tilt-shift with an InjectionError that carries the download's error as its cause.
         try tiltShift.injectResult(from: download, policy: .requireSuccess) { tiltShift, download, _ in
             tiltShift.inject(from: download)
         }
         // Locality: the worker that downloads keeps the bytes and a slot for the tilt-shift.
-        download.dependentKey.store(tiltShift.template.taskKey, ordering: .relaxed)
+        download.dependentKey.store(tiltShift.taskKey, ordering: .relaxed)
         return [download, tiltShift]
     }
 }

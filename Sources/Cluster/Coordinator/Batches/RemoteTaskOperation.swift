@@ -38,63 +38,86 @@ struct RemoteTaskError: Error, CustomStringConvertible {
 ///
 /// It consumes and produces a `TaskOutput`, so a download's output can be injected into the
 /// tilt-shift that depends on it.
+///
+/// A batch may queue a million of these, so a waiting one is kept small: it holds only its own fields
+/// (kind, item, task key, source, sink name) and the batch's shared `BatchTaskContext`, builds its
+/// `TaskAssignment` when it starts, and allocates room for payloads and failed attempts only once it has any.
 final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsuming, @unchecked Sendable {
     typealias Output = TaskOutput
     typealias Input = TaskOutput
 
-    /// The assignment to send (its `inputs` are filled from `input` when it executes).
-    let template: TaskAssignment
-    private let runner: any RemoteTaskRunning
+    /// What the tasks of the batch share: the batch-wide part of the assignment, the runner, the retries.
+    let context: BatchTaskContext
+    let kind: TaskKind
+    /// The item's index in its batch.
+    let item: Int
+    /// The key results are matched by (the registry hands the keys out).
+    let taskKey: TaskKey
+    /// The item's source (URL or path).
+    let source: String
+    /// The output's name in the sink (a tilt-shift with a sink); empty otherwise.
+    let sinkName: String
     private let dispatchPriority: Int
-    /// Which failures are tried again, how often, after which wait.
-    let retrySchedule: TaskRetrySchedule
     // Guards the payloads, which are handed over between threads by the engine, the task that produced
     // the input (to run again if the worker holding it is lost), and every failed attempt, oldest first,
-    // for status.
-    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, producer: TaskAssignment?, failures: [AttemptStatus])>(
-        (nil, nil, nil, []))
+    // for status. `nil` until the first of them is set: a queued task holds none.
+    private let payloads = Mutex<Payloads?>(nil)
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
 
     /// For a download: the key of the tilt-shift that will consume its output (see `RemoteTaskRunning`).
     let dependentKey = Atomic<TaskKey>(0)
 
-    /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
-    init(_ template: TaskAssignment, runner: any RemoteTaskRunning, priority: Int = 0,
-         retrySchedule: TaskRetrySchedule = TaskRetrySchedule()) {
-        assert(template.taskKey != 0, "a remote task needs a task key")
-        self.template = template
-        self.runner = runner
+    /// A task of `context`'s batch. `taskKey` must not be 0: results are matched by it.
+    init(_ kind: TaskKind, item: Int, taskKey: TaskKey, source: String, sinkName: String = "",
+         context: BatchTaskContext, priority: Int = 0) {
+        assert(taskKey != 0, "a remote task needs a task key")
+        self.context = context
+        self.kind = kind
+        self.item = item
+        self.taskKey = taskKey
+        self.source = source
+        self.sinkName = sinkName
         self.dispatchPriority = priority
-        self.retrySchedule = retrySchedule
         // The engine's priority follows the dispatch priority: a tilt-shift whose download finished goes
         // before downloads still waiting for a place in their batch.
-        super.init(name: template.taskID, priority: priority > 0 ? .high : .normal)
+        super.init(name: BatchTaskContext.taskID(batchID: context.batchID, item: item, kind: kind),
+                   priority: priority > 0 ? .high : .normal)
     }
+
+    /// The assignment to send (its `inputs` are filled from `input` when it executes).
+    var template: TaskAssignment {
+        context.assignment(kind: kind, item: item, taskKey: taskKey, source: source, sinkName: sinkName)
+    }
+
+    /// Which failures are tried again, how often, after which wait.
+    var retrySchedule: TaskRetrySchedule { context.retrySchedule }
 
     /// The injected input (a download's bytes, for a tilt-shift).
     var input: TaskOutput? {
-        get { payloads.withLock { $0.input } }
-        set { payloads.withLock { $0.input = newValue } }
+        get { payloads.withLock { $0?.input } }
+        set { payloads.withLock { Payloads.ensure(&$0).input = newValue } }
     }
 
     /// The worker's output, once the task succeeded (until `takeOutput()` hands it over).
-    var output: TaskOutput? { payloads.withLock { $0.output } }
+    var output: TaskOutput? { payloads.withLock { $0?.output } }
 
     /// Hands the output over and forgets it, so that a payload is held once in the coordinator.
     func takeOutput() -> TaskOutput? {
         payloads.withLock { state in
-            defer { state.output = nil }
-            return state.output
+            defer { state?.output = nil }
+            return state?.output
         }
     }
 
     /// Sets the input taken from `dependency` (manual injection that moves the payload).
     func inject(from dependency: RemoteTaskOperation) {
         let moved = dependency.takeOutput()
+        let producer = dependency.template
         payloads.withLock {
-            $0.input = moved
-            $0.producer = dependency.template
+            let state = Payloads.ensure(&$0)
+            state.input = moved
+            state.producer = producer
         }
     }
 
@@ -108,26 +131,24 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
     }
 
     /// Every failed attempt so far, oldest first.
-    var failedAttempts: [AttemptStatus] { payloads.withLock { $0.failures } }
+    var failedAttempts: [AttemptStatus] { payloads.withLock { $0?.failures ?? [] } }
 
-    /// Forgets input and output once the item's result has been delivered.
+    /// Forgets input and output once the item's result has been delivered (and the failed attempts, which
+    /// the registry keeps once the item finished).
     func releasePayloads() {
-        payloads.withLock {
-            $0.input = nil
-            $0.output = nil
-            $0.failures = []  // kept by the registry once the item finished
-        }
+        payloads.withLock { $0 = nil }
     }
 
     override func execute() async throws {
         var assignment = template
-        let (input, producer) = payloads.withLock { ($0.input, $0.producer) }
+        let (input, producer) = payloads.withLock { ($0?.input, $0?.producer) }
         if let input, ManifestList.isList(input) {
             // The download was a manifest: nothing to filter. The list becomes the item's output, and
             // the coordinator adds the images it names to the batch.
             payloads.withLock {
-                $0.output = input
-                $0.input = nil
+                let state = Payloads.ensure(&$0)
+                state.output = input
+                state.input = nil
             }
             return
         }
@@ -135,12 +156,13 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
             assignment.inputs = [Lineage.input(from: producer, output: input)]
         }
         // An input that stayed on the worker that downloaded it: if that copy is lost, download again.
-        let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0, runner: runner) } : nil
+        let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0, runner: context.runner) } : nil
         let result = try await runWithRetries(assignment, lineage: lineage)
         payloads.withLock {
-            $0.output = result
+            let state = Payloads.ensure(&$0)
+            state.output = result
             // The worker has consumed the input: keep it only while a re-run could still need it.
-            $0.input = nil
+            state.input = nil
         }
     }
 
@@ -157,7 +179,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
                 if let lineage {
                     return try await lineage.run(assignment, priority: dispatchPriority, wasWaiting: wasWaiting, avoiding: avoiding)
                 }
-                return try await runner.run(
+                return try await context.runner.run(
                     assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
                     dependentKey: dependentKey.load(ordering: .relaxed), avoiding: avoiding)
             } catch let error as RemoteTaskError {
@@ -165,7 +187,7 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
                 var wait: Duration?
                 if case .retry(let after) = decision, !Task.isCancelled { wait = after }
                 payloads.withLock {
-                    $0.failures.append(AttemptStatus(
+                    Payloads.ensure(&$0).failures.append(AttemptStatus(
                         task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
                         error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
                         retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
@@ -178,6 +200,23 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
                 avoiding = error.worker
                 wasWaiting = false
             }
+        }
+    }
+
+    /// A task's payloads and failed attempts, allocated when the first of them arrives. Reached only
+    /// under `payloads`' lock.
+    private final class Payloads {
+        var input: TaskOutput?
+        var output: TaskOutput?
+        var producer: TaskAssignment?
+        var failures: [AttemptStatus] = []
+
+        /// The payloads in `slot`, allocated there first if there are none yet.
+        static func ensure(_ slot: inout Payloads?) -> Payloads {
+            if let payloads = slot { return payloads }
+            let payloads = Payloads()
+            slot = payloads
+            return payloads
         }
     }
 }
