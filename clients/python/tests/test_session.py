@@ -51,7 +51,7 @@ class SessionTests(unittest.TestCase):
                          (request_id, "b-1", ["street", "3"], True))
         answer = session.receive(envelope(retry_accepted=pb.RetryAccepted(
             request_id=request_id, batch_id="b-1", item_indexes=[1], item_count=3, coordinator_id="c")))
-        self.assertEqual(answer, [Answer(request_id, RetryAccepted("b-1", 3, "c", (1,)))])
+        self.assertEqual(answer, [Answer(request_id, RetryAccepted("b-1", 3, "c", retried=(1,)))])
         grouped = pb.ItemFinishedBatch(items=[finished("b-1", 0), finished("b-1", 1)])
         self.assertEqual([d.event.index for d in session.receive(envelope(items_finished=grouped))], [1],
                          "an item that was not retried is not streamed again")

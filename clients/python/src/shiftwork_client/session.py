@@ -197,7 +197,7 @@ class Session:
             kept = set(range(accepted.item_count)) - set(retried)
             self._streams[accepted.batch_id] = _Stream(sources=[], delivered=kept)
         return [Answer(accepted.request_id,
-                       RetryAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, retried))]
+                       RetryAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, retried=retried))]
 
     def _on_status_reply(self, reply) -> List[Delivery]:
         if self._pending.pop(reply.request_id, None) is None:
