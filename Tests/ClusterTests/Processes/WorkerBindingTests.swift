@@ -39,22 +39,49 @@ final class WorkerBindingTests: ClusterTestCase {
         return byReason
     }
 
-    private static func failure(_ message: String) -> TaskOutcome {
-        .failure(TaskFailure(code: .download, message: message, isTransient: false))
+    /// A coordinator (with `keys`: CurveZMQ), an honest worker "honest-w" (key "honest") with one slot, and a
+    /// submission whose download task the honest worker holds.
+    private struct Scene {
+        let endpoint: String
+        let metricsURL: String
+        let context: MessagingContext
+        let honest: WirePeer
+        let submit: ManagedProcess
+        let task: TaskAssignment
     }
 
-    func testAWorkerKeyCannotSpeakForAnotherWorkersTasksIDOrConnection() async throws {
-        let keys = try await TestKeys(in: harness.scratch, allowed: ["honest", "liar", "client"])
+    private func honestWorkerWithATask(keys: TestKeys?) async throws -> Scene {
         let (endpoint, metricsURL) = try await startCoordinator(keys: keys)
         let context = try MessagingContext()
-
-        var honest = try await WirePeer.worker("honest-w", key: "honest", keys: keys, endpoint: endpoint, context: context)
+        let honest = try await WirePeer.worker("honest-w", key: keys.map { _ in "honest" }, keys: keys, endpoint: endpoint,
+                                               context: context)
         honest.send(.workerHello(WorkerHello(workerID: "honest-w", slots: 1)))
         let welcome = await honest.next { if case .welcome(let w) = $0 { w } else { nil } }
         XCTAssertNotNil(welcome, harness.allOutput)
         let submit = try submit(endpoint: endpoint, keys: keys)
         let assigned = await honest.next { if case .taskAssignment(let a) = $0 { a } else { nil } }
         let task = try XCTUnwrap(assigned, harness.allOutput)
+        return Scene(endpoint: endpoint, metricsURL: metricsURL, context: context, honest: honest, submit: submit, task: task)
+    }
+
+    /// The submission ends with its item failed with the honest worker's answer, and no forged one.
+    private func assertTheItemFailedWithTheHonestAnswer(_ submit: ManagedProcess, file: StaticString = #filePath,
+                                                        line: UInt = #line) async {
+        let status = await submit.waitForExit(timeout: .seconds(60))
+        XCTAssertEqual(status, 1, submit.outputText, file: file, line: line)
+        XCTAssertTrue(submit.outputText.contains("the honest answer"), submit.outputText, file: file, line: line)
+        XCTAssertFalse(submit.outputText.contains("forged"), submit.outputText, file: file, line: line)
+    }
+
+    private static func failure(_ message: String) -> TaskOutcome {
+        .failure(TaskFailure(code: .download, message: message, isTransient: false))
+    }
+
+    func testAWorkerKeyCannotSpeakForAnotherWorkersTasksIDOrConnection() async throws {
+        let keys = try await TestKeys(in: harness.scratch, allowed: ["honest", "liar", "client"])
+        let scene = try await honestWorkerWithATask(keys: keys)
+        let (endpoint, metricsURL, context, task) = (scene.endpoint, scene.metricsURL, scene.context, scene.task)
+        var honest = scene.honest
 
         // 1. From a connection of its own: a result for the honest worker's task, and a hello under its ID.
         let liar = try await WirePeer.worker("liar-w", key: "liar", keys: keys, endpoint: endpoint, context: context)
@@ -90,10 +117,7 @@ final class WorkerBindingTests: ClusterTestCase {
         honest.send(.heartbeat(Heartbeat(workerID: "honest-w")))
         honest.send(.taskResult(TaskResult(taskID: task.taskID, attempt: task.attempt, outcome: Self.failure("the honest answer"),
                                            taskKey: task.taskKey)))
-        let status = await submit.waitForExit(timeout: .seconds(60))
-        XCTAssertEqual(status, 1, submit.outputText)
-        XCTAssertTrue(submit.outputText.contains("the honest answer"), submit.outputText)
-        XCTAssertFalse(submit.outputText.contains("forged"), submit.outputText)
+        await assertTheItemFailedWithTheHonestAnswer(scene.submit)
         XCTAssertFalse(honest.received.contains { if case .refusal = $0 { true } else { false } },
                        "the honest worker was never refused: \(honest.received)")
 
@@ -110,15 +134,8 @@ final class WorkerBindingTests: ClusterTestCase {
     }
 
     func testWithoutKeysAWorkerIDAndItsTasksBelongToTheConnectionThatRegisteredThem() async throws {
-        let (endpoint, metricsURL) = try await startCoordinator(keys: nil)
-        let context = try MessagingContext()
-        let honest = try await WirePeer.worker("honest-w", key: nil, keys: nil, endpoint: endpoint, context: context)
-        honest.send(.workerHello(WorkerHello(workerID: "honest-w", slots: 1)))
-        let welcome = await honest.next { if case .welcome(let w) = $0 { w } else { nil } }
-        XCTAssertNotNil(welcome, harness.allOutput)
-        let submit = try submit(endpoint: endpoint, keys: nil)
-        let assigned = await honest.next { if case .taskAssignment(let a) = $0 { a } else { nil } }
-        let task = try XCTUnwrap(assigned, harness.allOutput)
+        let scene = try await honestWorkerWithATask(keys: nil)
+        let (endpoint, metricsURL, context, task, honest) = (scene.endpoint, scene.metricsURL, scene.context, scene.task, scene.honest)
 
         let other = try await WirePeer.worker("other-w", key: nil, keys: nil, endpoint: endpoint, context: context)
         other.send(.taskResult(TaskResult(taskID: task.taskID, attempt: task.attempt, outcome: Self.failure("forged by another connection"),
@@ -129,10 +146,7 @@ final class WorkerBindingTests: ClusterTestCase {
 
         honest.send(.taskResult(TaskResult(taskID: task.taskID, attempt: task.attempt, outcome: Self.failure("the honest answer"),
                                            taskKey: task.taskKey)))
-        let status = await submit.waitForExit(timeout: .seconds(60))
-        XCTAssertEqual(status, 1, submit.outputText)
-        XCTAssertTrue(submit.outputText.contains("the honest answer"), submit.outputText)
-        XCTAssertFalse(submit.outputText.contains("forged"), submit.outputText)
+        await assertTheItemFailedWithTheHonestAnswer(scene.submit)
         let counted = try await refusals(metricsURL)
         XCTAssertEqual(counted["not_assigned"], 1, "\(counted)")
         XCTAssertEqual(counted["worker_id_taken"], 1, "\(counted)")
