@@ -28,16 +28,13 @@ extension Coordinator {
         return false
     }
 
-    /// The results of `results` that `sender` may give: those for tasks assigned to its own connection, or
-    /// stale ones (which the dispatcher counts); the others are refused.
-    func resultsOfSender(_ results: [TaskResult], from sender: MessageSender) -> [TaskResult] {
-        let registered = registration(of: sender)
-        return results.filter { result in
-            let claim = WorkerBinding.Claim.result(taskID: result.taskID, runningOn: currentHolder(of: result))
-            guard let refusal = WorkerBinding.decide(claim, from: sender, registered: registered) else { return true }
-            refuse(refusal, from: sender)
-            return false
-        }
+    /// Whether `sender` may give `result`: it answers a task assigned to the sender's own connection, or
+    /// it is stale (which the dispatcher counts); otherwise it is refused.
+    func isSendersResult(_ result: TaskResult, from sender: MessageSender) -> Bool {
+        let claim = WorkerBinding.Claim.result(taskID: result.taskID, runningOn: currentHolder(of: result))
+        guard let refusal = WorkerBinding.decide(claim, from: sender, registered: registration(of: sender)) else { return true }
+        refuse(refusal, from: sender)
+        return false
     }
 
     /// The connection that runs the attempt `result` answers, when it is the task's current attempt.

@@ -267,9 +267,9 @@ public actor Coordinator {
             logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
             send(dispatcher.workerLeft(peer, draining: goodbye.draining))
         case .taskResult(let result):
-            for result in resultsOfSender([result], from: sender) { complete(result, from: peer, now: now) }
+            if isSendersResult(result, from: sender) { complete(result, from: peer, now: now) }
         case .taskResults(let results):
-            for result in resultsOfSender(results, from: sender) { complete(result, from: peer, now: now) }
+            for result in results where isSendersResult(result, from: sender) { complete(result, from: peer, now: now) }
         case .submitBatch(let submit):
             accept(submit, from: sender)
         case .statusRequest(let request):
