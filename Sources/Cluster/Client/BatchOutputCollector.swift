@@ -4,8 +4,8 @@ import Imaging
 import Operations
 import Wire
 
-/// Turns a batch's event stream into output files in a directory and a summary: what `submit`, `run`
-/// and `results` share.
+/// Turns a batch's event stream into output files in a directory and a summary: what `submit`, `run`,
+/// `results` and `retry` share.
 ///
 /// Each item is written once, whatever the coordinator repeats (a client re-attaching after a
 /// restart may be sent an item twice). File names come from the item's output name, made safe: a
@@ -23,6 +23,23 @@ struct BatchOutputCollector {
     /// Whether outputs may arrive as bytes to write (the output directory is created); `false` for a
     /// batch with a sink, whose outputs the workers wrote.
     var writesFiles = true
+
+    /// A collector of a batch this client did not submit (`results`, `retry`): its items' sources as its
+    /// status lists them (`nil`: none known; the output names come with the results either way).
+    init(outputDirectory: URL, overwrite: Bool, itemsOf batch: BatchStatus?) {
+        var items: [BatchItem] = []
+        if let batch {
+            items = Array(repeating: BatchItem(source: ""), count: Int(batch.itemCount))
+            for item in batch.items where Int(item.itemIndex) < items.count {
+                items[Int(item.itemIndex)] = BatchItem(source: item.source)
+            }
+        }
+        self.init(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
+    }
+
+    init(outputDirectory: URL, overwrite: Bool, items: [BatchItem], writesFiles: Bool = true) {
+        (self.outputDirectory, self.overwrite, self.items, self.writesFiles) = (outputDirectory, overwrite, items, writesFiles)
+    }
 
     func collect(
         _ events: AsyncThrowingStream<BatchEvent, any Error>, progress: @Sendable (BatchProgress) -> Void

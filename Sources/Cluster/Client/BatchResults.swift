@@ -38,11 +38,7 @@ public struct BatchResults: Sendable {
             for (done, outcome) in listed.enumerated() { progress(.item(outcome, done: done + 1, total: listed.count)) }
             return BatchSummary(batchID: batchID, items: listed)
         }
-        var items = Array(repeating: BatchItem(source: ""), count: Int(batch.itemCount))
-        for item in batch.items where Int(item.itemIndex) < items.count {
-            items[Int(item.itemIndex)] = BatchItem(source: item.source)
-        }
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
+        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, itemsOf: batch)
         return try await collector.collect(await client.results(batchID: batchID), progress: progress)
     }
 

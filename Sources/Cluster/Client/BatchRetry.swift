@@ -34,14 +34,8 @@ public struct BatchRetry: Sendable {
         // The sources, for the summary; the output names come with the results. A status refused (a batch
         // unknown, or another client's) leaves them out: the retry's own refusal says why.
         let status = try? await client.status(batchID: batchID)
-        var known: [BatchItem] = []
-        if let batch = status?.batches.first(where: { $0.batchID == batchID }) {
-            known = Array(repeating: BatchItem(source: ""), count: Int(batch.itemCount))
-            for item in batch.items where Int(item.itemIndex) < known.count {
-                known[Int(item.itemIndex)] = BatchItem(source: item.source)
-            }
-        }
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: known)
+        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite,
+                                             itemsOf: status?.batches.first { $0.batchID == batchID })
         return try await collector.collect(await client.retry(batchID: batchID, items: items), progress: progress)
     }
 }

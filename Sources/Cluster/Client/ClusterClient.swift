@@ -122,10 +122,6 @@ public actor ClusterClient {
     /// batch within the response timeout.
     public func submit(_ batch: SubmitBatch) -> AsyncThrowingStream<BatchEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
-        if let handshakeRefusal {
-            continuation.finish(throwing: handshakeRefusal)
-            return stream
-        }
         let requestID = batch.requestID.isEmpty ? UUID().uuidString : batch.requestID
         var batch = batch
         batch.requestID = requestID
@@ -151,28 +147,12 @@ public actor ClusterClient {
         return stream
     }
 
-    /// Runs the failed and cancelled items of a finished batch again, or the items named (each by its
-    /// output name, its source or its index). The stream yields `.retrying` with the items that run again,
-    /// then each of them as it finishes, then `.finished`, and then ends; with nothing to re-run (every
-    /// item succeeded), `.retrying` with no items, and the end. It throws `ClusterClientError.refused` when
-    /// the coordinator does not know the batch, the batch is still running, or a name is no item of it.
-    public func retry(batchID: String, items: [String] = []) -> AsyncThrowingStream<BatchEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
-        if let handshakeRefusal {
-            continuation.finish(throwing: handshakeRefusal)
-            return stream
-        }
-        let requestID = UUID().uuidString
-        let request = RetryBatch(requestID: requestID, batchID: batchID, items: items, acceptsBatches: true)
-        awaitAcceptance(requestID, continuation, sending: WireCodec.encode(.retryBatch(request)))
-        return stream
-    }
-
-    /// Sends a request answered by `BatchAccepted` (or a refusal), and fails its stream with `noAnswer`
-    /// if neither comes within the response timeout.
-    private func awaitAcceptance(
+    /// Sends a request answered by `BatchAccepted` or `RetryAccepted` (or a refusal), and fails its stream
+    /// with `noAnswer` if neither comes within the response timeout; at once after a refused handshake.
+    func awaitAcceptance(
         _ requestID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation, sending message: [UInt8]
     ) {
+        if let handshakeRefusal { return continuation.finish(throwing: handshakeRefusal) }
         pendingSubmissions[requestID] = continuation
         channel.send([message])
         let timeout = responseTimeout
@@ -256,20 +236,12 @@ public actor ClusterClient {
                 coordinatorOfBatch[accepted.batchID] = accepted.coordinatorID
                 return
             }
-            acceptanceTimers.removeValue(forKey: accepted.requestID)?.cancel()
-            guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
+            guard let continuation = takeAcceptance(accepted.requestID) else { return }
             continuation.yield(accepted.attached ? .attached(batchID: accepted.batchID, itemCount: Int(accepted.itemCount))
                                                  : .accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
             follow(accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID)
         case .retryAccepted(let accepted):
-            acceptanceTimers.removeValue(forKey: accepted.requestID)?.cancel()
-            guard let continuation = pendingSubmissions.removeValue(forKey: accepted.requestID) else { return }
-            continuation.yield(.retrying(accepted))
-            guard !accepted.itemIndexes.isEmpty else { return continuation.finish() }
-            // The items that are not run again count as received: only the retried ones are awaited.
-            let kept = Set(UInt32(0)..<accepted.itemCount).subtracting(accepted.itemIndexes)
-            follow(accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID,
-                   received: kept)
+            retryAccepted(accepted)
         case .itemFinished(let item):
             receiveItems([item])
         case .itemsFinished(let items):
@@ -304,8 +276,7 @@ public actor ClusterClient {
                 // Refused for want of a role (its key was taken off a list meanwhile): not a forgotten batch.
                 endBatch(batchID, throwing: refusal.code == .forbidden
                     ? .refused(refusal.reason) : .batchForgotten(batchID: batchID, reason: refusal.reason))
-            } else if let continuation = pendingSubmissions.removeValue(forKey: refusal.requestID) {
-                acceptanceTimers.removeValue(forKey: refusal.requestID)?.cancel()
+            } else if let continuation = takeAcceptance(refusal.requestID) {
                 continuation.finish(throwing: error)
             } else if let pending = pendingReplies.removeValue(forKey: refusal.requestID) {
                 pending.fail(pending.error(for: refusal))
@@ -317,6 +288,12 @@ public actor ClusterClient {
         default:
             break
         }
+    }
+
+    /// The stream of the request `requestID` that awaits its acceptance, no longer awaiting it.
+    func takeAcceptance(_ requestID: String) -> AsyncThrowingStream<BatchEvent, any Error>.Continuation? {
+        acceptanceTimers.removeValue(forKey: requestID)?.cancel()
+        return pendingSubmissions.removeValue(forKey: requestID)
     }
 
     /// Checks, while batches run, that the coordinator still answers; fails them if it does not.
@@ -361,7 +338,7 @@ public actor ClusterClient {
     }
 
     /// Streams a batch's items to `continuation` from now on, `received` counting as passed on already.
-    private func follow(
+    func follow(
         _ batchID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation, itemCount: Int,
         coordinatorID: String, received: Set<UInt32> = []
     ) {
@@ -432,37 +409,5 @@ public actor ClusterClient {
 
     private func send(_ message: Message) {
         channel.send([WireCodec.encode(message)])
-    }
-}
-
-/// A request of `ClusterClient` waiting for its one reply.
-private enum PendingReply {
-    case status(CheckedContinuation<StatusReply, any Error>)
-    case cancel(batchID: String, CheckedContinuation<CancelAccepted, any Error>)
-
-    /// Resumes the request with its reply (a reply of another kind fails it).
-    func resolve(with reply: StatusReply) {
-        guard case .status(let continuation) = self else { return fail(Self.mismatch) }
-        continuation.resume(returning: reply)
-    }
-
-    func resolve(with reply: CancelAccepted) {
-        guard case .cancel(_, let continuation) = self else { return fail(Self.mismatch) }
-        continuation.resume(returning: reply)
-    }
-
-    private static let mismatch = ClusterClientError.refused("the coordinator answered with a reply to another kind of request")
-
-    func fail(_ error: any Error) {
-        switch self {
-        case .status(let continuation): continuation.resume(throwing: error)
-        case .cancel(_, let continuation): continuation.resume(throwing: error)
-        }
-    }
-
-    /// The error a refusal of this request means.
-    func error(for refusal: Refusal) -> ClusterClientError {
-        if case .cancel(let batchID, _) = self, refusal.code == .unknownBatch { return .unknownBatch(batchID: batchID) }
-        return .refused(refusal.reason)
     }
 }

@@ -18,23 +18,27 @@ public enum StatusJSON {
                  "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo,
                  "dropped_messages": worker.droppedMessages, "version": worker.version]
             },
-            "batches": reply.batches.map(object),
+            "batches": reply.batches.map { object($0) },
         ]
     }
 
-    /// One batch as a JSON object, its items (`item_states`) included when the reply carried them.
-    public static func object(_ batch: BatchStatus) -> [String: Any] {
+    /// One batch as a JSON object, its items (`item_states`) included when the reply carried them, or
+    /// `items` instead when given (the dashboard's event streams send only the items that changed).
+    public static func object(_ batch: BatchStatus, items: [ItemStatus]? = nil) -> [String: Any] {
         ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
          "cancelled": batch.cancelled, "priority": batch.priority, "idempotency_key": batch.idempotencyKey,
-         "item_states": batch.items.map { item -> [String: Any] in
-             ["index": item.itemIndex, "source": item.source, "state": item.state, "error": item.error,
-              "warnings": item.warnings, "location": item.location, "attempts": item.attempts,
-              "failed_attempts": item.failedAttempts.map { attempt -> [String: Any] in
-                  ["task": attempt.task, "attempt": attempt.attempt, "code": attempt.code.name, "error": attempt.error,
-                   "transient": attempt.isTransient, "retried": attempt.retried,
-                   "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker,
-                   "failed_at_unix_ms": attempt.failedUnixMilliseconds]
-              }]
+         "item_states": (items ?? batch.items).map(object)]
+    }
+
+    /// One item of a batch as a JSON object.
+    public static func object(_ item: ItemStatus) -> [String: Any] {
+        ["index": item.itemIndex, "source": item.source, "state": item.state, "error": item.error,
+         "warnings": item.warnings, "location": item.location, "attempts": item.attempts,
+         "failed_attempts": item.failedAttempts.map { attempt -> [String: Any] in
+             ["task": attempt.task, "attempt": attempt.attempt, "code": attempt.code.name, "error": attempt.error,
+              "transient": attempt.isTransient, "retried": attempt.retried,
+              "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker,
+              "failed_at_unix_ms": attempt.failedUnixMilliseconds]
          }]
     }
 

@@ -248,14 +248,14 @@ public actor Coordinator {
             }
             return
         }
-        guard let scope = authorize(message, from: sender) else { return }
+        guard let scope = authorize(message, from: sender), speaksForSender(message, from: sender) else { return }
         let now = ContinuousClock.now
         switch message {
         case .workerHello(let hello):
             logger.info("worker joined", metadata: [
                 "worker": "\(hello.workerID)", "slots": "\(hello.slots)", "host": "\(hello.hostname)",
             ])
-            send(dispatcher.register(hello, peer: peer, now: now))
+            send(dispatcher.register(hello, peer: peer, key: sender.key, now: now))
         case .heartbeat(let heartbeat):
             let (lost, out) = dispatcher.heartbeat(heartbeat, from: peer, now: now)
             if lost > 0 {
@@ -267,9 +267,9 @@ public actor Coordinator {
             logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
             send(dispatcher.workerLeft(peer, draining: goodbye.draining))
         case .taskResult(let result):
-            complete(result, from: peer, now: now)
+            if isSendersResult(result, from: sender) { complete(result, from: peer, now: now) }
         case .taskResults(let results):
-            for result in results { complete(result, from: peer, now: now) }
+            for result in results where isSendersResult(result, from: sender) { complete(result, from: peer, now: now) }
         case .submitBatch(let submit):
             accept(submit, from: sender)
         case .statusRequest(let request):

@@ -93,15 +93,24 @@ public final class Dashboard: Sendable {
         return DashboardResponse(status: 200, contentType: "application/json", text: StatusJSON.text(StatusJSON.object(reply)))
     }
 
-    /// One event of `/api/events`: the status (with the batch's items when `batchID` is given), the
-    /// throughput history, and whether previews exist.
-    func event(batchID: String?, status: DashboardStatus) -> String {
+    /// One event of `/api/events`: the status (with the batch's items when `batchID` is given: those that
+    /// changed since the stream's last event, as `items` tracks them), the throughput history, and whether
+    /// previews exist.
+    func event(batchID: String?, status: DashboardStatus, items: inout ItemChangeTracker) -> String {
         // One `data:` line: the JSON has no line breaks when compact.
-        "data: " + StatusJSON.text(eventObject(batchID: batchID, status: status), compact: true) + "\n\n"
+        "data: " + StatusJSON.text(eventObject(batchID: batchID, status: status, items: &items), compact: true) + "\n\n"
     }
 
-    /// What an event carries, as a JSON object.
+    /// What an event carries, as a JSON object: with every item of the batch (the page's first event).
     func eventObject(batchID: String?, status: DashboardStatus) -> [String: Any] {
+        var everyItem = ItemChangeTracker()
+        return eventObject(batchID: batchID, status: status, items: &everyItem)
+    }
+
+    /// What an event carries, as a JSON object. The batch's `item_states` are the items that changed since
+    /// the last event `items` tracked, and `item_states_complete` says whether they are all of them (else
+    /// the page merges them into those it has, by index).
+    func eventObject(batchID: String?, status: DashboardStatus, items: inout ItemChangeTracker) -> [String: Any] {
         var object: [String: Any] = ["previews": keepsOutputs, "history": history.withLock { $0.jsonObject },
                                      "time": Int64(Date().timeIntervalSince1970 * 1000)]
         if case .reply(let reply) = status {
@@ -112,7 +121,10 @@ public final class Dashboard: Sendable {
             if let problem = Self.unknownBatch(batchID, status) {
                 object["batch_error"] = ([problem.title] + problem.paragraphs).joined(separator: " ")
             } else if case .reply(let reply) = status, let batch = reply.batches.first {
-                object["batch"] = StatusJSON.object(batch)
+                let (changed, complete) = items.changes(in: batch.items)
+                var batchObject = StatusJSON.object(batch, items: changed)
+                batchObject["item_states_complete"] = complete
+                object["batch"] = batchObject
             }
         }
         return object

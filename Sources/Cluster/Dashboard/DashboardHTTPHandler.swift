@@ -85,7 +85,8 @@ final class DashboardHTTPHandler: ChannelInboundHandler {
         promise.futureResult.whenSuccess(then)
     }
 
-    /// Serves server-sent events: a status a second until the client goes. A browser's `EventSource`
+    /// Serves server-sent events: a status a second until the client goes (of a batch's items, those that
+    /// changed since the last event). A browser's `EventSource`
     /// reconnects by itself after a coordinator restart (`retry:` says how soon).
     private func startEvents(context: ChannelHandlerContext, reply: Reply, dashboard: Dashboard, batchID: String?) {
         guard !reply.headOnly else {
@@ -102,12 +103,14 @@ final class DashboardHTTPHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: "retry: 1000\n\n")))), promise: nil)
         let bound = reply.bound
         let loop = context.eventLoop
+        // Each event carries only the batch's items that changed since this stream's last one.
+        let items = NIOLoopBoundBox(ItemChangeTracker(), eventLoop: loop)
         eventTask = loop.scheduleRepeatedAsyncTask(initialDelay: .zero, delay: .seconds(Dashboard.eventIntervalSeconds)) { _ in
             let promise = loop.makePromise(of: DashboardStatus.self)
             promise.completeWithTask { await dashboard.source.dashboardStatus(batchID: batchID ?? "") }
             return promise.futureResult.map { status in
                 let context = bound.value
-                let text = dashboard.event(batchID: batchID, status: status)
+                let text = dashboard.event(batchID: batchID, status: status, items: &items.value)
                 context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(string: text)))),
                                       promise: nil)
             }

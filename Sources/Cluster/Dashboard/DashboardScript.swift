@@ -169,6 +169,8 @@ enum DashboardScript {
       ];
       const filters = ['all', 'failed', 'running', 'queued', 'succeeded', 'cancelled'];
       const rowCache = new Map();
+      // The batch's items as the events told them, by index (in index order: they come in that order).
+      const itemsByIndex = new Map();
       const maxRows = 2000;
 
       function renderBatch(event) {
@@ -180,7 +182,10 @@ enum DashboardScript {
         const batch = event.batch;
         if (!batch) return;
         $('batch-progress').replaceWith(Object.assign(progress(batch, true), { id: 'batch-progress' }));
-        const items = batch.item_states || [];
+        // An event carries the items that changed since the one before; all of them when complete.
+        if (batch.item_states_complete !== false) itemsByIndex.clear();
+        for (const item of batch.item_states || []) itemsByIndex.set(item.index, item);
+        const items = Array.from(itemsByIndex.values());
         const counts = { all: items.length };
         for (const item of items) counts[item.state] = (counts[item.state] || 0) + 1;
         $('batch-cards').replaceChildren(

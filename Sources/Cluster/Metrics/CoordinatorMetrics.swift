@@ -33,7 +33,7 @@ struct CoordinatorMetrics {
         "shiftwork_assignments_lost_total": "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
         "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
         "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
-        "shiftwork_refusals_total": "Requests refused because the sender's key lacks the role they need or does not own the batch, by the key's roles, the request and the reason.",
+        "shiftwork_refusals_total": "Requests refused because the sender's key lacks the role they need or does not own the batch, and worker messages that do not speak for their sender (another key, worker ID or connection), by the key's roles, the request and the reason.",
     ]
 
     /// The registry the metrics are recorded in, rendered by `text`.

@@ -1,8 +1,8 @@
 import CImageCodecs
 
 /// A row encoder in C (one of the CImageCodecs shims), driven through its functions: the handle, the
-/// message buffer and the status checks that `PNGRowEncoder` (ours or libpng) and `WholePictureEncoder`
-/// (libwebp or libavif) share. Closes the handle when it ends.
+/// message buffer and the status checks that `JPEGRowEncoder` (libjpeg-turbo), `PNGRowEncoder` (ours or
+/// libpng) and `WholePictureEncoder` (libwebp or libavif) share. Closes the handle when it ends.
 class CRowEncoder: RowEncoder {
     /// `write(encoder, pixels, stride, rows, cancel, message, capacity)`.
     typealias Write = (OpaquePointer, UnsafePointer<UInt8>, Int, Int32, UnsafePointer<sw_cancellation>,
@@ -34,19 +34,25 @@ class CRowEncoder: RowEncoder {
     deinit { close(encoder) }
 
     func write(_ pixels: UnsafePointer<UInt8>, rows: Int, token: CancellationToken) throws {
-        let status = token.withCodecCallback { cancel in
-            writeRows(encoder, pixels, rowBytes, Int32(rows), cancel, &message, message.count)
+        try perform(token: token) { encoder, cancel, message, capacity in
+            writeRows(encoder, pixels, rowBytes, Int32(rows), cancel, message, capacity)
         }
-        try CodecStatus.check(status, .processing, "cannot encode \(name)", message: message)
     }
 
     func finish(token: CancellationToken) throws -> [UInt8]? {
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0
-        let status = token.withCodecCallback { cancel in
-            finishImage(encoder, cancel, &output, &size, &message, message.count)
+        try perform(token: token) { encoder, cancel, message, capacity in
+            finishImage(encoder, cancel, &output, &size, message, capacity)
         }
-        try CodecStatus.check(status, .processing, "cannot encode \(name)", message: message)
         return RowEncoders.take(output, size: size)
+    }
+
+    /// Runs one call of the C encoder with its handle, `token` as its cancellation and the message buffer;
+    /// a failing status throws `.processing` with the C message ("cannot encode PNG: …").
+    func perform(token: CancellationToken,
+                 _ call: (OpaquePointer, UnsafePointer<sw_cancellation>, UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
+        let status = token.withCodecCallback { cancel in call(encoder, cancel, &message, message.count) }
+        try CodecStatus.check(status, .processing, "cannot encode \(name)", message: message)
     }
 }

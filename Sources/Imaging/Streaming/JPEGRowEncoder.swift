@@ -1,62 +1,45 @@
 import CImageCodecs
 
 /// JPEG through libjpeg-turbo: gray stays gray, RGB is stored as YCbCr 4:2:0, RGBA is composited over white.
-final class JPEGRowEncoder: RowEncoder {
-    private let encoder: OpaquePointer
-    private let rowBytes: Int
-    private var message = [CChar](repeating: 0, count: 512)
-
+final class JPEGRowEncoder: CRowEncoder {
     init(width: Int, height: Int, channels: Int, quality: Int, metadata: ImageMetadata = .none,
          destination: ImageDestination) throws {
-        var opening = [CChar](repeating: 0, count: 512)
-        guard let opened = metadata.withUnsafeMetadata({ metadata in
-            sw_jpeg_encoder_open(
-                Int32(clamping: width), Int32(clamping: height), Int32(channels), Int32(max(1, min(100, quality))),
-                destination.file, metadata, &opening, opening.count)
-        })
-        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(opening))") }
-        self.encoder = opened
-        self.rowBytes = width * channels
+        let (w, h, c, q) = (Int32(clamping: width), Int32(clamping: height), Int32(channels), JPEGRowEncoder.clamped(quality))
+        try super.init(
+            "JPEG", rowBytes: width * channels,
+            open: { m, n in metadata.withUnsafeMetadata { sw_jpeg_encoder_open(w, h, c, q, destination.file, $0, m, n) } },
+            write: sw_jpeg_encoder_write, finish: JPEGRowEncoder.finishJPEG, close: sw_jpeg_encoder_close)
     }
 
     /// An encoder of raw Y'CbCr planes laid out as `planes` (the decoder's: the sampling is kept).
     init(width: Int, height: Int, planes: sw_jpeg_planes, quality: Int, metadata: ImageMetadata = .none,
          destination: ImageDestination) throws {
-        var opening = [CChar](repeating: 0, count: 512)
+        let (w, h, q) = (Int32(clamping: width), Int32(clamping: height), JPEGRowEncoder.clamped(quality))
         var planes = planes
-        guard let opened = metadata.withUnsafeMetadata({ metadata in
-            sw_jpeg_encoder_open_planes(
-                Int32(clamping: width), Int32(clamping: height), &planes, Int32(max(1, min(100, quality))),
-                destination.file, metadata, &opening, opening.count)
-        })
-        else { throw ImagingError(.processing, "cannot encode JPEG: \(CodecMessage.string(opening))") }
-        self.encoder = opened
-        self.rowBytes = 0
+        try super.init(
+            "JPEG", rowBytes: 0,
+            open: { m, n in
+                metadata.withUnsafeMetadata { sw_jpeg_encoder_open_planes(w, h, &planes, q, destination.file, $0, m, n) }
+            },
+            write: sw_jpeg_encoder_write, finish: JPEGRowEncoder.finishJPEG, close: sw_jpeg_encoder_close)
     }
-
-    deinit { sw_jpeg_encoder_close(encoder) }
 
     /// Encodes the next group of plane rows (`sw_jpeg_planes.group_rows`, padding filled in).
     func writePlanes(_ buffers: [UnsafeMutablePointer<UInt8>], strides: [Int], token: CancellationToken) throws {
         var pointers: [UnsafeMutablePointer<UInt8>?] = buffers
-        let status = token.withCodecCallback { cancel in
-            sw_jpeg_encoder_write_planes(encoder, &pointers, strides, cancel, &message, message.count)
+        try perform(token: token) { encoder, cancel, message, capacity in
+            sw_jpeg_encoder_write_planes(encoder, &pointers, strides, cancel, message, capacity)
         }
-        try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
     }
 
-    func write(_ pixels: UnsafePointer<UInt8>, rows: Int, token: CancellationToken) throws {
-        let status = token.withCodecCallback { cancel in
-            sw_jpeg_encoder_write(encoder, pixels, rowBytes, Int32(rows), cancel, &message, message.count)
-        }
-        try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
-    }
+    /// libjpeg-turbo's quality, 1…100.
+    private static func clamped(_ quality: Int) -> Int32 { Int32(max(1, min(100, quality))) }
 
-    func finish(token: CancellationToken) throws -> [UInt8]? {
-        var output: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        let status = sw_jpeg_encoder_finish(encoder, &output, &size, &message, message.count)
-        try CodecStatus.check(status, .processing, "cannot encode JPEG", message: message)
-        return RowEncoders.take(output, size: size)
+    /// The finish of a JPEG, which has no cancellation to check (the rows are all written by then).
+    private static func finishJPEG(
+        _ encoder: OpaquePointer, _: UnsafePointer<sw_cancellation>, _ output: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+        _ size: UnsafeMutablePointer<Int>, _ message: UnsafeMutablePointer<CChar>, _ capacity: Int
+    ) -> Int32 {
+        sw_jpeg_encoder_finish(encoder, output, size, message, capacity)
     }
 }

@@ -15,20 +15,10 @@ struct ResultsCommand: AsyncParsableCommand {
     @Argument(help: "The batch ID, as `submit` or `status` printed it.")
     var batch: String
 
-    @OptionGroup var output: OutputOptions
-
-    @Option(help: "Seconds to wait for the coordinator to answer (env SHIFTWORK_TIMEOUT; default 10).")
-    var timeout: Int?
-    @OptionGroup var coordinator: CoordinatorEndpointOption
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var options: BatchOutputOptions
 
     func run() async throws {
-        _ = try logging.makeLogger(label: "shiftwork.results", defaultLevel: .warning)
-        let reporter = BatchReporter(json: output.json)
-        let results = BatchResults(batchID: batch, outputDirectory: output.directory, overwrite: output.overwrite)
-        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10))) { client in
-            try await results.run(with: client, progress: { reporter.report($0) })
-        }
-        if !reporter.summarize(summary) { throw ExitCode(1) }
+        let results = BatchResults(batchID: batch, outputDirectory: options.output.directory, overwrite: options.output.overwrite)
+        try await options.run(command: "results") { client, progress in try await results.run(with: client, progress: progress) }
     }
 }

@@ -24,21 +24,11 @@ struct RetryCommand: AsyncParsableCommand {
             help: "Only these items: each by its output name, its source, or its index as `status BATCH` shows it (default: every failed or cancelled item).")
     var items: [String] = []
 
-    @OptionGroup var output: OutputOptions
-
-    @Option(help: "Seconds to wait for the coordinator to answer (env SHIFTWORK_TIMEOUT; default 10).")
-    var timeout: Int?
-
-    @OptionGroup var coordinator: CoordinatorEndpointOption
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var options: BatchOutputOptions
 
     func run() async throws {
-        _ = try logging.makeLogger(label: "shiftwork.retry", defaultLevel: .warning)
-        let reporter = BatchReporter(json: output.json)
-        let retry = BatchRetry(batchID: batch, items: items, outputDirectory: output.directory, overwrite: output.overwrite)
-        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10))) { client in
-            try await retry.run(with: client, progress: { reporter.report($0) })
-        }
-        if !reporter.summarize(summary) { throw ExitCode(1) }
+        let retry = BatchRetry(batchID: batch, items: items, outputDirectory: options.output.directory,
+                               overwrite: options.output.overwrite)
+        try await options.run(command: "retry") { client, progress in try await retry.run(with: client, progress: progress) }
     }
 }

@@ -13,8 +13,8 @@ final class ProtocolCompatibilityTests: ClusterTestCase {
     func testAMinorOneClientAndWorkerStillWorkWithThisCoordinator() async throws {
         let endpoint = try await harness.startCoordinator()
         let context = try MessagingContext()
-        let worker = try await MinorOnePeer(kind: .dealer, identity: "old-worker", connect: endpoint, context: context)
-        let client = try await MinorOnePeer(kind: .dealer, identity: "old-client", connect: endpoint, context: context)
+        let worker = try await WirePeer(kind: .dealer, identity: "old-worker", connect: endpoint, envelopeMinor: 1, context: context)
+        let client = try await WirePeer(kind: .dealer, identity: "old-client", connect: endpoint, envelopeMinor: 1, context: context)
 
         // A minor-1 worker knows the refusal that asks it to register by its text.
         worker.send(.heartbeat(Heartbeat(workerID: "old-worker")))
@@ -56,7 +56,7 @@ final class ProtocolCompatibilityTests: ClusterTestCase {
 
     func testThisWorkerStillWorksWithAMinorOneCoordinator() async throws {
         let context = try MessagingContext()
-        let coordinator = try await MinorOnePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", context: context)
+        let coordinator = try await WirePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", envelopeMinor: 1, context: context)
         let endpoint = try XCTUnwrap(coordinator.channel.boundEndpoint)
         let process = try harness.launch("worker", ["worker", "--worker-id", "new-worker", "--slots", "1", "--coordinator", endpoint])
         let url = try server.serveSyntheticImages(1, prefix: "stalled") { _, _ in .stall }[0]
@@ -86,73 +86,5 @@ final class ProtocolCompatibilityTests: ClusterTestCase {
 
         await coordinator.close()
         await context.terminate()
-    }
-}
-
-/// A peer on a real ZeroMQ socket that sends what a minor-1 peer sends: envelopes with minor 1, and no
-/// minor-2 field set (those it is given must leave them at their defaults).
-private final class MinorOnePeer: Sendable {
-    let channel: SocketChannel
-    /// What arrived, how much of it `next` has gone past, and who sent the last message.
-    private final class Inbox: Sendable {
-        let state = Mutex<(messages: [Message], consumed: Int, identity: [UInt8]?)>(([], 0, nil))
-    }
-    private let inbox = Inbox()
-    private let reader: Task<Void, Never>
-
-    init(kind: SocketKind, identity: String?, connect: String? = nil, bind: String? = nil, context: MessagingContext) async throws {
-        var options = SocketOptions()
-        options.identity = identity.map { Array($0.utf8) }
-        channel = try await SocketChannel.open(context: context, kind: kind, options: options,
-                                               bind: bind.map { [$0] } ?? [], connect: connect.map { [$0] } ?? [],
-                                               name: identity ?? "old-coordinator")
-        let channel = self.channel
-        let inbox = self.inbox
-        reader = Task {
-            for await frames in channel.messages {
-                guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
-                inbox.state.withLock {
-                    $0.messages += MessageBatching.unbatched(message)
-                    if frames.count == 2 { $0.identity = frames[0] }
-                }
-            }
-        }
-    }
-
-    /// Everything received so far, batch messages taken apart.
-    var received: [Message] { inbox.state.withLock { $0.messages } }
-
-    /// The identity of the peer that sent the last message (a ROUTER's view).
-    var lastIdentity: [UInt8]? { inbox.state.withLock { $0.identity } }
-
-    func send(_ message: Message, to identity: [UInt8]? = nil) {
-        var bytes = WireCodec.encode(message)
-        precondition(Array(bytes.prefix(4)) == [0x08, UInt8(WireProtocol.major), 0x10, UInt8(WireProtocol.minor)],
-                     "an envelope starts with its version")
-        bytes[3] = 1
-        channel.send((identity.map { [$0] } ?? []) + [bytes])
-    }
-
-    /// The first message after those `next` went past (received already, or arriving within `timeout`)
-    /// that `match` picks; the next call looks after it.
-    func next<T>(timeout: Duration = .seconds(15), _ match: (Message) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let (messages, start) = inbox.state.withLock { ($0.messages, $0.consumed) }
-            for index in start..<messages.count {
-                if let found = match(messages[index]) {
-                    inbox.state.withLock { $0.consumed = index + 1 }
-                    return found
-                }
-            }
-            inbox.state.withLock { $0.consumed = messages.count }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
-    }
-
-    func close() async {
-        await channel.close()
-        reader.cancel()
     }
 }

@@ -32,6 +32,12 @@ struct AccessControl {
         return decision
     }
 
+    /// Counts a refusal decided elsewhere (`WorkerBinding`), under the labels of `key`'s roles.
+    mutating func count(_ reason: AccessRefusal.Reason, request: AccessRequest, from key: CurvePublicKey?) {
+        refusals[AccessRefusal.Labels(role: PeerRole.label(peer(key).roles), request: request.label, reason: reason),
+                 default: 0] += 1
+    }
+
     /// Records who submitted `batchID` (nothing without a key).
     mutating func recordOwner(_ key: CurvePublicKey?, of batchID: String) {
         owners[batchID] = key

@@ -1,10 +1,13 @@
+import Messaging
 import Wire
 
 /// The dispatcher's worker events: registration, heartbeats (and the assignments they show lost),
 /// goodbyes, deaths.
 extension Dispatcher {
-    /// Registers a worker (again): it is given its slots as credit.
-    mutating func register(_ hello: WorkerHello, peer: PeerIdentity, now: ContinuousClock.Instant) -> [Outbound] {
+    /// Registers a worker (again): it is given its slots as credit. `key` is the CurveZMQ key it
+    /// registered with, which its later messages must carry (`WorkerBinding`, checked by the coordinator).
+    mutating func register(_ hello: WorkerHello, peer: PeerIdentity, key: CurvePublicKey? = nil,
+                           now: ContinuousClock.Instant) -> [Outbound] {
         if !hello.workerID.isEmpty, let problem = PeerInputRules.workerIDProblem(hello.workerID) {
             return [Outbound(peer: peer, message: .refusal(Refusal(
                 code: .invalidRequest, reason: "\(problem): start the worker with another --worker-id")))]
@@ -12,7 +15,7 @@ extension Dispatcher {
         // A worker that says hello again has forgotten its tasks (it cancels them on welcome).
         removeWorker(peer)
         addWorker(WorkerRecord(
-            peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID,
+            peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID, key: key,
             hostname: hello.hostname, version: hello.version,
             slots: Int(max(1, hello.slots)), sequenceFloor: lastSequence, lastSeen: now, acceptsBatches: hello.acceptsBatches))
         let interval = heartbeatInterval.components

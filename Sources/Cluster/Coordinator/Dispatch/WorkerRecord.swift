@@ -1,7 +1,12 @@
+import Messaging
+
 /// What the coordinator knows of one connected worker.
 struct WorkerRecord {
     let peer: PeerIdentity
     let workerID: String
+    /// The CurveZMQ key it registered with (`nil` without CurveZMQ): only messages with this key speak
+    /// for this registration (`WorkerBinding`).
+    var key: CurvePublicKey? = nil
     let hostname: String
     let version: String
     /// The worker's credit: it is sent at most this many tasks at once.

@@ -85,6 +85,8 @@ final class DashboardBrowserTests: XCTestCase {
                 "wait", "document.querySelectorAll('#items tr[data-index]').length === \(items.count) && [...document.querySelectorAll('img.thumb')].every((i) => i.complete && i.naturalWidth > 0)",
                 "eval", "JSON.stringify({items: [...document.querySelectorAll('#items tr[data-index]')].map((r) => ({index: Number(r.dataset.index), state: r.dataset.state, source: r.querySelector('td.source').textContent, error: r.querySelector('td.error').textContent})), thumbs: document.querySelectorAll('img.thumb').length, injected: document.querySelectorAll('[onerror], img[src=x]').length, title: document.title})",
                 "dump", harness.scratch.appendingPathComponent("batch.html").path,
+                // The batch's event stream itself: every item in the first event, then only those that changed.
+                "eval", "(async () => { const response = await fetch('/api/events?batch=\(batchID)'); const reader = response.body.getReader(); const decoder = new TextDecoder(); const events = []; let text = ''; while (events.length < 2) { const { value, done } = await reader.read(); if (done) break; text += decoder.decode(value, { stream: true }); let end; while ((end = text.indexOf('\\n\\n')) >= 0) { const block = text.slice(0, end); text = text.slice(end + 2); if (block.startsWith('data: ')) events.push(JSON.parse(block.slice(6))); } } reader.cancel(); return JSON.stringify({events: events.map((e) => ({items: e.batch.item_states.length, complete: e.batch.item_states_complete}))}); })()",
                 "screenshot", shots.appendingPathComponent("dashboard-batch.png").path,
                 "size", "390x844", "screenshot", shots.appendingPathComponent("dashboard-phone.png").path,
                 "size", "1280x860", "open", base + "/",
@@ -110,8 +112,8 @@ final class DashboardBrowserTests: XCTestCase {
             let exit = await browser.waitForExit(timeout: .seconds(120))
             XCTAssertEqual(exit, 0, browser.outputText)
             let results = evaluations(browser.outputText).compactMap { ($0 as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } }
-            XCTAssertEqual(results.count, 3, browser.outputText)
-            guard results.count == 3 else { throw HarnessError("the browser did not finish:\n\(browser.outputText)\n\(harness.allOutput)") }
+            XCTAssertEqual(results.count, 4, browser.outputText)
+            guard results.count == 4 else { throw HarnessError("the browser did not finish:\n\(browser.outputText)\n\(harness.allOutput)") }
 
             // The cluster page: the cards, workers and batches that status reports.
             let cards = try XCTUnwrap(results[0]["cards"] as? [String: String])
@@ -143,10 +145,15 @@ final class DashboardBrowserTests: XCTestCase {
             XCTAssertFalse(dom.contains("<img src=\"x\""), dom)
             XCTAssertTrue(dom.contains("&lt;img src=x onerror="), dom)
 
+            // The finished batch's stream: all its items once, then none (nothing changed).
+            let events = try XCTUnwrap(results[2]["events"] as? [[String: Any]], "\(results[2])")
+            XCTAssertEqual(events.map { $0["items"] as? Int }, [items.count, 0], "\(events)")
+            XCTAssertEqual(events.map { $0["complete"] as? Bool }, [true, false], "\(events)")
+
             // After the restart: the same page, reconnected by itself, shows the new coordinator and batch.
-            XCTAssertNotEqual(results[2]["coordinator"] as? String, results[0]["coordinator"] as? String)
+            XCTAssertNotEqual(results[3]["coordinator"] as? String, results[0]["coordinator"] as? String)
             XCTAssertTrue((results[0]["coordinator"] as? String ?? "").hasPrefix("coordinator-"), "\(results[0])")
-            XCTAssertEqual((results[2]["batches"] as? [[String]])?.count, 2)
+            XCTAssertEqual((results[3]["batches"] as? [[String]])?.count, 2)
             print("dashboard screenshots in \(shots.path)")
         } catch {
             server.shutdown()
