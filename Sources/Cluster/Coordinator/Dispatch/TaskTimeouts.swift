@@ -41,6 +41,12 @@ struct TaskTimeouts {
         }
     }
 
+    /// The current attempt of `key` answered: its clock stops now, so that the tick's scan (`expire`) goes
+    /// over the attempts still running, not over every one sent since the last tick.
+    mutating func finished(_ key: TaskKey) {
+        running[key] = nil
+    }
+
     /// The keys of tasks whose current attempt has run on its worker for longer than the limit (to cancel
     /// there); they wait for `settle`. Attempts the dispatcher no longer runs (finished, requeued) are let go.
     mutating func expire(now: ContinuousClock.Instant, dispatcher: Dispatcher) -> [TaskKey] {
