@@ -30,6 +30,9 @@ struct TaskTimeouts {
         self.limit = limit
     }
 
+    /// Attempts whose clock runs: sent and neither answered (`finished`) nor let go by a tick (`expire`).
+    var watchedCount: Int { running.count }
+
     /// The limit in whole seconds, as messages say it.
     var limitSeconds: Int64 { max(1, limit.components.seconds) }
 
