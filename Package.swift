@@ -101,9 +101,11 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "Imaging", "Messaging", "Wire", "CZeroMQ"],
+            dependencies: ["Cluster", "Imaging", "Messaging", "Wire", "CZeroMQ", "CEpoll"],
             path: "Benchmarks/ClusterBenchmark"
         ),
+        // Linux's epoll for the simulated workers (Swift's Glibc module leaves it out).
+        .systemLibrary(name: "CEpoll", path: "Benchmarks/CEpoll"),
 
         // MARK: Test support (a real HTTP server on 127.0.0.1, process helpers); used only by tests
         .target(

@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import CEpoll
 import Synchronization
 import Wire
 
@@ -93,33 +94,43 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     var tasksAnswered: [Int] { answeredPerWorker.withLock { $0 } }
 
     /// The thread's body: connects every worker, serves until `counters.stop`, then says goodbye and closes.
+    ///
+    /// The sockets are watched with one `epoll` set over their `ZMQ_FD`s, so a wake-up costs in proportion
+    /// to the sockets that have something, not to all of them (`zmq_poll` over 250 sockets asks each for
+    /// its events at every wake-up). `ZMQ_FD` signals only that a socket's state may have changed, and a
+    /// send can consume that signal: every socket sent to is therefore read right after, and every socket
+    /// is read every 20 ms besides, so no message waits unseen.
     func run() {
         for index in workers.indices { open(index) }
-        var items = workers.map { zmq_pollitem_t(socket: $0.socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0) }
+        let poller = epoll_create1(0)
+        guard poller >= 0 else { fatalError("epoll_create1: \(String(cString: strerror(errno)))") }
+        for index in workers.indices { watch(index, in: poller) }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
         var message = zmq_msg_t()
         zmq_msg_init(&message)
-        var nextHeartbeatScanNs: UInt64 = 0
+        var nextSweepNs: UInt64 = 0
         while !counters.stop.load(ordering: .relaxed) {
-            var timeoutMs: Int = 5
+            var timeoutMs: Int32 = 5
             if delayedHead < delayed.count {
                 let now = Self.nowNs()
                 let due = delayed[delayedHead].dueNs
-                timeoutMs = due <= now ? 0 : min(timeoutMs, Int((due - now) / 1_000_000) + 1)
+                timeoutMs = due <= now ? 0 : min(timeoutMs, Int32((due - now) / 1_000_000) + 1)
             }
-            let ready = zmq_poll(&items, Int32(items.count), timeoutMs)
+            if !dirty.isEmpty { timeoutMs = 0 }  // results queued by the last reads
+            let ready = epoll_wait(poller, &events, Int32(events.count), timeoutMs)
             if ready > 0 {
-                for index in items.indices where items[index].revents & Int16(ZMQ_POLLIN) != 0 {
-                    receive(index, into: &message)
-                }
+                for event in events[0..<Int(ready)] { receive(Int(event.data.u32), into: &message) }
             }
             let now = Self.nowNs()
             releaseDueResults(now: now)
-            flush()
-            if now >= nextHeartbeatScanNs {
+            flush(into: &message)
+            if now >= nextSweepNs {
                 sendHeartbeats(now: now)
-                nextHeartbeatScanNs = now + 20_000_000
+                for index in workers.indices { receive(index, into: &message) }
+                nextSweepNs = now + 20_000_000
             }
         }
+        close(poller)
         zmq_msg_close(&message)
         for index in workers.indices {
             send(.workerGoodbye(WorkerGoodbye(workerID: workers[index].id)), to: index)
@@ -128,6 +139,21 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         }
         let answered = workers.map(\.tasksAnswered)
         answeredPerWorker.withLock { $0 = answered }
+    }
+
+    /// Adds the worker's socket (its `ZMQ_FD`) to the `epoll` set, tagged with its index.
+    private func watch(_ index: Int, in poller: Int32) {
+        var descriptor: Int32 = -1
+        var size = MemoryLayout<Int32>.size
+        guard zmq_getsockopt(workers[index].socket, ZMQ_FD, &descriptor, &size) == 0 else {
+            fatalError("zmq_getsockopt(ZMQ_FD): \(String(cString: zmq_strerror(zmq_errno())))")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u32 = UInt32(index)
+        guard epoll_ctl(poller, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
+            fatalError("epoll_ctl: \(String(cString: strerror(errno)))")
+        }
     }
 
     private func open(_ index: Int) {
@@ -228,8 +254,9 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         }
     }
 
-    /// Sends each worker's results of this wake-up, in batch messages when the coordinator takes them.
-    private func flush() {
+    /// Sends each worker's results of this wake-up, in batch messages when the coordinator takes them,
+    /// then reads the worker's socket (the send may have taken the signal of a message that came meanwhile).
+    private func flush(into message: inout zmq_msg_t) {
         for index in dirty {
             let results = workers[index].outgoing
             workers[index].outgoing.removeAll(keepingCapacity: true)
@@ -241,7 +268,9 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             workers[index].tasksAnswered += results.count
             counters.results.add(results.count, ordering: .relaxed)
         }
+        let sentTo = dirty
         dirty.removeAll(keepingCapacity: true)
+        for index in sentTo { receive(index, into: &message) }
     }
 
     private func sendHeartbeats(now: UInt64) {

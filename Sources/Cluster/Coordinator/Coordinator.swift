@@ -288,7 +288,10 @@ public actor Coordinator {
 
     private func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) {
         let (current, out) = dispatcher.complete(result, from: peer, now: now)
-        if let current { deliver(current, from: peer) }
+        if let current {
+            taskTimeouts.finished(current.taskKey)
+            deliver(current, from: peer)
+        }
         settleTimedOutTasks()
         send(out)
     }

@@ -14,12 +14,15 @@ extension Outbound {
     /// grouped into batch messages (`MessageBatching`). Peers appear in the order of their first message.
     static func coalesced(_ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()) -> [Outbound] {
         guard outbound.count > 1, outbound.contains(where: \.batchable) else { return outbound }
-        // Few peers at a time (the workers and clients of one burst): a linear search beats hashing.
+        // One wake-up may answer a thousand workers: their groups are found by hashing, not by a linear
+        // search (which made a burst's grouping quadratic in the number of peers).
         var groups: [(peer: PeerIdentity, items: [Outbound])] = []
+        var groupOfPeer: [PeerIdentity: Int] = [:]
         for item in outbound {
-            if let index = groups.firstIndex(where: { $0.peer == item.peer }) {
+            if let index = groupOfPeer[item.peer] {
                 groups[index].items.append(item)
             } else {
+                groupOfPeer[item.peer] = groups.count
                 groups.append((item.peer, [item]))
             }
         }

@@ -50,6 +50,27 @@ final class TaskTimeoutsTests: XCTestCase {
         XCTAssertTrue(timeouts.timingOut.isEmpty)
     }
 
+    /// An answered attempt leaves the table at once, so the tick scans only what still runs; one still
+    /// running past the limit is expired all the same.
+    func testAnAnsweredAttemptStopsItsClockAtOnceAndTheOthersStillExpire() {
+        var dispatcher = Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(60))
+        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: start)
+        var timeouts = TaskTimeouts(limit: .seconds(3))
+        for key: TaskKey in [7, 8] {
+            timeouts.sent(dispatcher.enqueue(TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: 1,
+                                                            kind: .download, source: "http://x/\(key).jpg", taskKey: key)),
+                          now: start)
+        }
+        XCTAssertEqual(timeouts.watchedCount, 2)
+        let (delivered, _) = dispatcher.complete(
+            TaskResult(taskID: "b/7/download", attempt: 1, outcome: .output(TaskOutput(data: [1])), taskKey: 7),
+            from: worker, now: start + .seconds(1))
+        XCTAssertNotNil(delivered)
+        timeouts.finished(7)
+        XCTAssertEqual(timeouts.watchedCount, 1, "the answered attempt is no longer watched, before any tick")
+        XCTAssertEqual(timeouts.expire(now: start + .seconds(4), dispatcher: dispatcher), [8], "the other one still times out")
+    }
+
     func testARestoredBatchsDeadlineCountsFromItsSubmitNotFromTheRestart() {
         var deadlines = BatchDeadlines()
         let accepted: UInt64 = 1_795_000_000_000

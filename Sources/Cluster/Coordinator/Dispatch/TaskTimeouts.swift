@@ -30,6 +30,9 @@ struct TaskTimeouts {
         self.limit = limit
     }
 
+    /// Attempts whose clock runs: sent and neither answered (`finished`) nor let go by a tick (`expire`).
+    var watchedCount: Int { running.count }
+
     /// The limit in whole seconds, as messages say it.
     var limitSeconds: Int64 { max(1, limit.components.seconds) }
 
@@ -39,6 +42,12 @@ struct TaskTimeouts {
             guard case .taskAssignment(let assignment) = message.message, assignment.taskKey != 0 else { continue }
             running[assignment.taskKey] = Running(attempt: assignment.attempt, worker: message.peer, until: now + limit)
         }
+    }
+
+    /// The current attempt of `key` answered: its clock stops now, so that the tick's scan (`expire`) goes
+    /// over the attempts still running, not over every one sent since the last tick.
+    mutating func finished(_ key: TaskKey) {
+        running[key] = nil
     }
 
     /// The keys of tasks whose current attempt has run on its worker for longer than the limit (to cancel
