@@ -18,7 +18,8 @@ enum AccessPolicy {
                 labels: AccessRefusal.Labels(role: PeerRole.label(peer.roles), request: request.label, reason: reason),
                 message: message))
         }
-        let having = rolesPhrase(peer.roles)
+        // Only for a refusal: an allowed message (every worker result) builds no text.
+        var having: String { rolesPhrase(peer.roles) }
         switch request {
         case .workerMessage:
             if peer.has(.worker) { return .allowed(.all) }
