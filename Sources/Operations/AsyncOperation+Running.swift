@@ -39,21 +39,20 @@ extension AsyncOperation {
     /// handed to the runner pool of its priority. Returns `false` if the operation finished meanwhile (then
     /// it did not take the queue slot).
     func launch(handoff: RunnerHandoff?) -> Bool {
-        guard let (priority, queue) = claimLaunch() else { return false }
-        let pool = queue?.runnerPool(for: priority) ?? RunnerPool.pool(for: priority)
+        guard let priority = claimLaunch() else { return false }
+        let pool = RunnerPool.pool(for: priority)
         if let handoff, handoff.offer(self, pool: pool) { return true }
         pool.push(self)
         return true
     }
 
-    /// Marks the operation launched, holding its queue slot; its priority and queue, or `nil` if it
-    /// finished meanwhile.
-    func claimLaunch() -> (priority: OperationPriority, queue: WorkQueue?)? {
-        core.withLock { s -> (OperationPriority, WorkQueue?)? in
+    /// Marks the operation launched, holding its queue slot; its priority, or `nil` if it finished meanwhile.
+    func claimLaunch() -> OperationPriority? {
+        core.withLock { s -> OperationPriority? in
             guard !s.state.isTerminal, !s.launched else { return nil }
             s.launched = true
             s.holdsSlot = true
-            return (s.priority, s.queue)
+            return s.priority
         }
     }
 

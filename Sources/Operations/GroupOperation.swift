@@ -182,8 +182,6 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
     /// Adds the children given at creation (announcing them to the observers), starts every child held so
     /// far and waits for all of them (later ones included). Overrides must call it.
     open override func execute() async throws {
-        // The children run where the group's own queue runs its operations (its executor, if it has one).
-        if let queue = core.withLock({ $0.queue }) { childQueue.adoptExecutor(of: queue) }
         let (children, initial, setupErrors) = group.withLock { g -> ([AsyncOperation], Int, [any Error]) in
             g.started = true
             let initial = g.unannounced

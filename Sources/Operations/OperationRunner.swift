@@ -32,15 +32,13 @@ final class OperationRunner: Sendable {
     /// Starts a new runner for `pool` on a new task; the pool counts it as searching for work.
     static func start(in pool: RunnerPool) {
         let runner = OperationRunner(pool: pool)
-        let task = Task.detached(executorPreference: pool.executor, priority: pool.priority) {
-            await runner.runOperations()
-        }
+        let task = Task.detached(priority: pool.priority) { await runner.runOperations() }
         runner.attach(task)
     }
 
     /// The body of the runner's task.
     private func runOperations() async {
-        let handoff = RunnerHandoff(pool: pool)
+        let handoff = RunnerHandoff()
         var searching = true
         while true {
             var operation: AsyncOperation?
@@ -101,17 +99,12 @@ final class OperationRunner: Sendable {
 /// It belongs to one runner's task and is only used there, synchronously, while that task finishes an
 /// operation; so it needs no lock (and is not `Sendable`).
 final class RunnerHandoff {
-    /// The runner's own pool: it takes only operations whose pool prefers the same executor.
-    private let runnerPool: RunnerPool
     /// The operation to run next, and its own pool (where it goes if the runner cannot run it).
     fileprivate(set) var next: (operation: AsyncOperation, pool: RunnerPool)?
 
-    init(pool: RunnerPool) { runnerPool = pool }
-
-    /// Takes `operation` (of `pool`) to run next, if nothing was handed over yet and `pool`'s runners
-    /// prefer the runner's executor (an operation of a queue with an executor of its own runs there).
+    /// Takes `operation` (of `pool`) to run next, if nothing was handed over yet.
     func offer(_ operation: AsyncOperation, pool: RunnerPool) -> Bool {
-        guard next == nil, pool.sharesExecutor(with: runnerPool) else { return false }
+        guard next == nil else { return false }
         next = (operation, pool)
         return true
     }

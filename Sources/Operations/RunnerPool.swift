@@ -7,8 +7,7 @@ import Darwin
 #endif
 
 /// The launched operations waiting for a runner, and the ``OperationRunner``s that run them: one pool per
-/// task priority (a set of them, ``RunnerPools``), shared by every ``WorkQueue`` without an executor of its
-/// own; a queue made with a `TaskExecutor` has a set whose runners prefer that executor.
+/// task priority, shared by every ``WorkQueue``.
 ///
 /// A Swift task per operation costs about a microsecond to create, schedule and destroy, more than the
 /// rest of the engine's work for an operation; a pool lets a runner that has finished an operation take
@@ -23,9 +22,6 @@ import Darwin
 final class RunnerPool: Sendable {
     /// The priority of this pool's tasks.
     let priority: TaskPriority
-    /// The executor this pool's runners prefer (their tasks run and are resumed there), or `nil`: Swift's
-    /// cooperative pool.
-    let executor: (any TaskExecutor)?
     private let state = LockedValue(State())
 
     /// Runners kept parked per pool; more would only hold memory.
@@ -41,8 +37,6 @@ final class RunnerPool: Sendable {
         var parked: [CheckedContinuation<Void, Never>] = []
         /// Runners told to park that have not registered yet (they count against ``maxParked``).
         var parking = 0
-        /// The pool's queue is gone (`retire()`): runners that find no work end instead of parking.
-        var retired = false
 
         /// Records that one more runner searches; returns the parked runner to wake, or `nil` if a new
         /// runner must be started.
@@ -52,10 +46,7 @@ final class RunnerPool: Sendable {
         }
     }
 
-    init(priority: TaskPriority, executor: (any TaskExecutor)?) {
-        self.priority = priority
-        self.executor = executor
-    }
+    private init(priority: TaskPriority) { self.priority = priority }
 
     /// What a runner does next.
     enum Take {
@@ -64,14 +55,20 @@ final class RunnerPool: Sendable {
         case exit
     }
 
-    /// The shared pool (runners on Swift's cooperative pool) whose runners run operations of `priority`.
-    static func pool(for priority: OperationPriority) -> RunnerPool {
-        RunnerPools.shared.pool(for: priority)
-    }
+    /// The pools, by ``OperationPriority/taskPriority``.
+    private static let pools = [
+        RunnerPool(priority: .background), RunnerPool(priority: .low), RunnerPool(priority: .medium),
+        RunnerPool(priority: .high),
+    ]
 
-    /// Whether a runner of this pool may run `other`'s operations: both prefer the same executor.
-    func sharesExecutor(with other: RunnerPool) -> Bool {
-        executor === other.executor
+    /// The pool whose runners run operations of `priority`.
+    static func pool(for priority: OperationPriority) -> RunnerPool {
+        switch priority {
+        case .veryLow: return pools[0]
+        case .low: return pools[1]
+        case .normal: return pools[2]
+        case .high, .veryHigh: return pools[3]
+        }
     }
 
     /// Adds a launched operation; a runner will run it.
@@ -114,7 +111,7 @@ final class RunnerPool: Sendable {
                 let wake = !s.waiting.isEmpty && s.searching == 0 ? Optional(s.wake()) : nil
                 return (.operation(operation), wake)
             }
-            if !s.retired, s.parked.count + s.parking < RunnerPool.maxParked {
+            if s.parked.count + s.parking < RunnerPool.maxParked {
                 s.parking += 1
                 return (.park, nil)
             }
@@ -128,26 +125,13 @@ final class RunnerPool: Sendable {
         return take
     }
 
-    /// Lets the parked runners end, and those that find no work from now on: for the pools of a queue
-    /// with an executor of its own, when the queue goes (a parked runner's task holds the executor, whose
-    /// thread would otherwise live on). An operation pushed later still gets a runner.
-    func retire() {
-        let parked = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.retired = true
-            s.searching += s.parked.count
-            defer { s.parked = [] }
-            return s.parked
-        }
-        for runner in parked { runner.resume() }
-    }
-
     /// Suspends a runner told to park until it is woken; it then searches.
     func park() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let searchNow = state.withLock { s -> Bool in
                 s.parking -= 1
-                if !s.waiting.isEmpty || s.retired {
-                    // An operation arrived between `take` and here (or the pool was retired: it ends).
+                if !s.waiting.isEmpty {
+                    // An operation arrived between `take` and here.
                     s.searching += 1
                     return true
                 }

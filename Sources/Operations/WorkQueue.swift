@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Runs ``AsyncOperation``s: the engine's counterpart of Foundation's `OperationQueue` (named
 /// `WorkQueue` so it never clashes with Foundation's type).
@@ -10,11 +9,6 @@ import Synchronization
 /// launched operations go to a pool of runners (`OperationRunner`, one pool per task priority, shared by
 /// all queues), and a runner that finishes an operation takes the next one. The queue itself never blocks
 /// a thread and has no actor: its bookkeeping sits behind one lock, held only for short steps.
-///
-/// A queue made with an `executor` has runners of its own that prefer it (`Task(executorPreference:)`):
-/// its operations, and the children of its groups, run and are resumed on that executor instead of
-/// Swift's cooperative pool. For operations that mostly wait and are woken by one thread (the
-/// coordinator's remote operations, resumed by its own thread): no other thread is woken for them.
 ///
 /// ```swift
 /// let queue = WorkQueue(name: "images", maxConcurrentOperationCount: 8)
@@ -35,41 +29,9 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     ///     its queue slot meanwhile. A ``GroupOperation`` gives its slot back once it has started its
     ///     children (they run on its own ``GroupOperation/childQueue``), so a group never starves the
     ///     operations its children wait for; limit concurrent groups with a ``MutualExclusion`` if needed.
-    ///   - executor: where the operations run: by default (`nil`) on Swift's cooperative pool; a
-    ///     `TaskExecutor` (a ``ThreadExecutor``, say) runs them, and the children of groups added here, on
-    ///     it. Only for operations that do little between their waits: a busy executor delays them all.
-    public init(name: String = "WorkQueue", maxConcurrentOperationCount: Int = .max, executor: (any TaskExecutor)? = nil) {
+    public init(name: String = "WorkQueue", maxConcurrentOperationCount: Int = .max) {
         self.name = name
         core = LockedValue(QueueCore(maxConcurrent: max(1, maxConcurrentOperationCount)))
-        if let executor { _ = ownRunners.storeIfNil(RunnerPools(executor: executor)) }
-        retiresRunners = executor != nil
-    }
-
-    deinit {
-        // The runners of its executor (which its groups' children share) end once they find no work.
-        if retiresRunners { ownRunners.load()?.retire() }
-    }
-
-    /// The queue made its runner pools (it was given an executor), and lets their runners end with it.
-    private let retiresRunners: Bool
-
-    /// The runner pools of an executor, set once: at creation, or for a group's ``GroupOperation/childQueue``
-    /// from its group's queue (`adoptExecutor(of:)`). Unset: the shared pools.
-    private let ownRunners = AtomicLazyReference<RunnerPools>()
-
-    /// The runner pools of this queue's operations.
-    var runners: RunnerPools { ownRunners.load() ?? RunnerPools.shared }
-
-    /// The pool that runs this queue's operations of `priority`.
-    func runnerPool(for priority: OperationPriority) -> RunnerPool { runners.pool(for: priority) }
-
-    /// The executor this queue's operations run on; `nil`: Swift's cooperative pool.
-    public var executor: (any TaskExecutor)? { ownRunners.load()?.executor }
-
-    /// Has this queue (a group's children's) run its operations where `queue`'s run, unless it has an
-    /// executor already.
-    func adoptExecutor(of queue: WorkQueue) {
-        if let runners = queue.ownRunners.load() { _ = ownRunners.storeIfNil(runners) }
     }
 
     /// The most operations executing at once. Raising it starts waiting operations at once.
@@ -157,7 +119,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             s.running += operations.count
             return (slot, true)
         }
-        var launched = LaunchBatch(capacity: reserved ? operations.count : 0, runners: runners)
+        var launched = LaunchBatch(capacity: reserved ? operations.count : 0)
         var ready: [AsyncOperation] = []
         var readyPriorities: [OperationPriority] = []
         var released = 0
@@ -201,7 +163,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             return (s.takeWaitersIfIdle(), granted, unusedSlots > 0 && s.readyCount > 0)
         }
         for operation in ready[..<granted] {
-            if let (priority, _) = operation.claimLaunch() {
+            if let priority = operation.claimLaunch() {
                 launched.append(operation, priority: priority)
             } else {
                 drain(releasing: 1, startAll: false)
@@ -333,17 +295,12 @@ struct LaunchBatch {
     private var operations: [AsyncOperation] = []
     private var pool: RunnerPool?
     private(set) var count = 0
-    /// The queue's runner pools.
-    private let runners: RunnerPools
 
-    init(capacity: Int, runners: RunnerPools) {
-        operations.reserveCapacity(capacity)
-        self.runners = runners
-    }
+    init(capacity: Int) { operations.reserveCapacity(capacity) }
 
     mutating func append(_ operation: AsyncOperation, priority: OperationPriority) {
         count += 1
-        let target = runners.pool(for: priority)
+        let target = RunnerPool.pool(for: priority)
         if pool == nil { pool = target }
         if target === pool {
             operations.append(operation)

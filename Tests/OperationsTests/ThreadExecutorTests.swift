@@ -8,7 +8,6 @@ final class ThreadExecutorTests: XCTestCase {
     private actor Recorder {
         private let executor = ThreadExecutor(name: "test actor")
         nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-        nonisolated var threadExecutor: ThreadExecutor { executor }
         private(set) var values: [Int] = []
 
         func record(_ value: Int) { values.append(value) }
@@ -64,51 +63,6 @@ final class ThreadExecutorTests: XCTestCase {
         XCTAssertEqual(answers, (0..<count).reduce(0, +))
         for _ in 0..<count { release.signal() }
         for task in blocked { await task.value }
-    }
-
-    func testATaskThatPrefersTheExecutorRunsAndIsResumedOnItsThread() async {
-        let executor = ThreadExecutor(name: "test preferred")
-        let preferring = Task(executorPreference: executor) { await ThreadExecutorTests.threadNamesAroundAWait() }
-        let names = await preferring.value
-        XCTAssertEqual(names, ["test preferred", "test preferred"])
-        // Without the preference, the same task runs on Swift's cooperative pool.
-        let plain = Task { await ThreadExecutorTests.threadNamesAroundAWait() }
-        let elsewhere = await plain.value
-        XCTAssertFalse(elsewhere.contains("test preferred"), "\(elsewhere)")
-    }
-
-    func testATaskThatPrefersAnActorsExecutorCallsTheActorOnTheSameThread() async {
-        let recorder = Recorder()
-        let preferring = Task(executorPreference: recorder.threadExecutor) { await ThreadExecutorTests.callAfterAWait(recorder) }
-        let name = await preferring.value
-        XCTAssertEqual(name, "test actor")
-        let values = await recorder.values
-        XCTAssertEqual(values, [1])
-    }
-
-    /// The thread's name before and after a wait that a thread of Dispatch's ends.
-    static func threadNamesAroundAWait() async -> [String] {
-        let first = threadName()
-        await resumedFromAnotherThread()
-        return [first, threadName()]
-    }
-
-    /// Calls `recorder` after a wait that a thread of Dispatch's ends; the name of the actor's thread.
-    private static func callAfterAWait(_ recorder: Recorder) async -> String {
-        await resumedFromAnotherThread()
-        await recorder.record(1)
-        return await recorder.threadName()
-    }
-
-    static func threadName() -> String {
-        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
-    }
-
-    /// Suspends until a thread of Dispatch's resumes the task.
-    static func resumedFromAnotherThread() async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume() }
-        }
     }
 
     /// Waits for `semaphore` without holding a thread of the cooperative pool.

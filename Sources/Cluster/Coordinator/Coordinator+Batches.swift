@@ -84,7 +84,7 @@ extension Coordinator {
             waitingTasks += item.tasks.count
             // Gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
             last.onCompletion { _ in
-                inbox.post((item, batch)) { self.onOwnThread { await self.finishItems() } }
+                inbox.post((item, batch)) { Task { await self.finishItems() } }
             }
         }
     }

@@ -20,7 +20,7 @@ extension Coordinator {
                 inbox.post(RemoteRequest(assignment: assignment, priority: priority, wasWaiting: wasWaiting,
                                          dependentKey: dependentKey, avoiding: avoiding, call: call,
                                          continuation: continuation)) {
-                    self.onOwnThread { await self.takeRemoteRequests() }
+                    Task { await self.takeRemoteRequests() }
                 }
             }
         } onCancel: {
@@ -51,7 +51,7 @@ extension Coordinator {
     /// wait for the actor; without a journal there is nothing to do.
     nonisolated func recordFailedAttempt(_ attempt: AttemptStatus, itemIndex: Int, batchID: String) {
         guard configuration.dataDirectory != nil else { return }
-        onOwnThread { await self.journal(attempt, itemIndex: itemIndex, batchID: batchID) }
+        Task { await self.journal(attempt, itemIndex: itemIndex, batchID: batchID) }
     }
 
     private func journal(_ attempt: AttemptStatus, itemIndex: Int, batchID: String) {

@@ -11,7 +11,7 @@ extension Coordinator {
         send(out)
         guard let catchUp else { return }
         logger.info("client attached to a batch", metadata: ["batch": "\(request.batchID)", "client": "\(peer)"])
-        background.append(onOwnThread { await self.catchUp(catchUp) })
+        background.append(Task { await self.catchUp(catchUp) })
     }
 
     /// Sends a client the batch's finished items, a few at a time so that the socket's queue stays short,

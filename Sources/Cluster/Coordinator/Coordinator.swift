@@ -23,9 +23,8 @@ import Wire
 /// A `Service` (see `Coordinator+Service`): in a `ServiceGroup` it serves until the group shuts down.
 public actor Coordinator {
     /// The coordinator's own thread: its jobs (dispatch, journal writes and syncs, replies) run there, so
-    /// a journal `fdatasync` never holds a thread of Swift's cooperative pool. The coordinator's own tasks
-    /// prefer it as their task executor too (`onOwnThread`).
-    private nonisolated let executor: ThreadExecutor
+    /// a journal `fdatasync` never holds a thread of Swift's cooperative pool.
+    private nonisolated let executor = ThreadExecutor(name: "coordinator")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let configuration: CoordinatorConfiguration
     private let context: MessagingContext
@@ -48,10 +47,8 @@ public actor Coordinator {
     /// The ZAP handler, when CurveZMQ is on.
     private var authenticator: ZAPAuthenticator?
     var background: [Task<Void, Never>] = []
-    /// Runs the batches (group operations); their remote children mostly wait, so there is no limit. They
-    /// run on the coordinator's thread (`executor`): a result that resumes a remote operation, and the
-    /// next task it posts, wake no other thread.
-    let engine: WorkQueue
+    /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
+    let engine = WorkQueue(name: "coordinator batches")
     /// Remote operations waiting for their task's result, by task key.
     var waiters: [TaskKey: CheckedContinuation<TaskOutput, any Error>] = [:]
     /// Tasks of accepted batches that have not reached the dispatcher yet: waiting for their dependency,
@@ -104,9 +101,6 @@ public actor Coordinator {
 
     private init(configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
                  metricsRegistry: PrometheusCollectorRegistry) {
-        let executor = ThreadExecutor(name: "coordinator")
-        self.executor = executor
-        self.engine = WorkQueue(name: "coordinator batches", executor: executor)
         self.configuration = configuration
         self.context = context
         self.ownsContext = ownsContext
@@ -163,7 +157,7 @@ public actor Coordinator {
                 bind: configuration.listen, name: "coordinator",
                 onUnroutable: { [weak self] identity in
                     guard let self else { return }
-                    self.onOwnThread { await self.peerUnreachable(PeerIdentity(identity)) }
+                    Task { await self.peerUnreachable(PeerIdentity(identity)) }
                 }, appendsPeerKey: true)
         } catch {
             await authenticator?.stop()
@@ -177,8 +171,8 @@ public actor Coordinator {
             "security": "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
         ])
         restore(recovered)
-        background.append(onOwnThread { await self.receive(from: channel) })
-        background.append(onOwnThread { await self.watchWorkers() })
+        background.append(Task { await self.receive(from: channel) })
+        background.append(Task { await self.watchWorkers() })
         return channel.boundEndpoint
     }
 
@@ -202,15 +196,6 @@ public actor Coordinator {
         await authenticator?.stop()
         authenticator = nil
         if ownsContext { await context.terminate() }
-    }
-
-    /// Starts a task of the coordinator's on its own thread (the executor as the task's preference): it
-    /// reaches the actor without a hop through Swift's cooperative pool, and what resumes it (a received
-    /// message, a timer, an inbox's drain) wakes only this thread. One wake-up of a thread per event
-    /// instead of two, which is most of the coordinator's CPU per item (docs/benchmarks.md, "The data path").
-    @discardableResult
-    nonisolated func onOwnThread(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        Task(executorPreference: executor, operation: body)
     }
 
     /// Has the ZAP handler admit `keys` from now on (`applyAllowLists`).
