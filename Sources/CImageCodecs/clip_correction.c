@@ -6,7 +6,8 @@
  * unclamped values leave the gamut, and the RGB recipe blurs the clamped image. Blurring the planes as they
  * are would blur the unclamped one. So, before the planes are blurred, each pixel whose R'G'B' would be
  * clamped has the Y'CbCr of (clamped − unclamped) added: to its luma sample, and averaged over its chroma
- * sample's pixels to the chroma sample.
+ * sample's pixels to the chroma sample. The corrected values are what the planes blur; they are still blended
+ * with the uncorrected ones (so that rows the mask keeps sharp are the JPEG's own).
  *
  * Most photographs barely clip, so the work goes in chunks of 16 chroma samples: a chunk's luma and chroma
  * extremes bound every pixel's R'G'B' (the upsampled chroma is a convex mix of its neighbours), and only a
@@ -47,7 +48,7 @@ static inline void sw_extremes(const uint8_t *p, int from, int to, int *low, int
 }
 
 /* Whether every pixel of chroma samples [i0, i1) certainly stays within 0...255. */
-static int sw_chunk_in_gamut(uint8_t *const luma[2], int luma_rows, int width, const sw_chroma_rows *cb,
+static int sw_chunk_in_gamut(const uint8_t *const luma[2], int luma_rows, int width, const sw_chroma_rows *cb,
                              const sw_chroma_rows *cr, int chroma_width, int h, int i0, int i1) {
     int y_low = 255, y_high = 0;
     int x1 = i1 * h < width ? i1 * h : width;
@@ -75,9 +76,9 @@ static int sw_chunk_in_gamut(uint8_t *const luma[2], int luma_rows, int width, c
 static inline int sw_clamp255(int x) { return x < 0 ? 0 : (x > 255 ? 255 : x); }
 static inline uint8_t sw_round_byte(float x) { return (uint8_t)sw_clamp255((int)(x + (x < 0 ? -0.5f : 0.5f))); }
 
-/* Converts chunk [i0, i1) pixel by pixel, corrects the luma in place and writes the chunk's chroma to the outputs;
-   returns the pixels that clipped. */
-static int sw_correct_chunk(uint8_t *const luma[2], int luma_rows, int width, const sw_chroma_rows *cb,
+/* Converts chunk [i0, i1) pixel by pixel and writes its corrected luma and chroma to the outputs; returns the
+   pixels that clipped. */
+static int sw_correct_chunk(const uint8_t *const luma[2], uint8_t *const luma_out[2], int luma_rows, int width, const sw_chroma_rows *cb,
                             const sw_chroma_rows *cr, uint8_t *cb_out, uint8_t *cr_out, int chroma_width, int h, int v,
                             int i0, int i1) {
     float cb_delta[SW_CHUNK] = {0}, cr_delta[SW_CHUNK] = {0};
@@ -98,7 +99,7 @@ static int sw_correct_chunk(uint8_t *const luma[2], int luma_rows, int width, co
             clipped++;
             float dr = (float)(sw_clamp255(red) - red), dg = (float)(sw_clamp255(green) - green);
             float db = (float)(sw_clamp255(blue) - blue);
-            luma[r][x] = sw_round_byte((float)y + 0.299f * dr + 0.587f * dg + 0.114f * db);
+            luma_out[r][x] = sw_round_byte((float)y + 0.299f * dr + 0.587f * dg + 0.114f * db);
             cb_delta[k] += -0.168736f * dr - 0.331264f * dg + 0.5f * db;
             cr_delta[k] += 0.5f * dr - 0.418688f * dg - 0.081312f * db;
         }
@@ -112,18 +113,22 @@ static int sw_correct_chunk(uint8_t *const luma[2], int luma_rows, int width, co
     return clipped;
 }
 
-int sw_ycc_correct_clipping(uint8_t *const luma[2], int luma_rows, int width, const uint8_t *const cb[3],
-                            const uint8_t *const cr[3], uint8_t *cb_out, uint8_t *cr_out, int chroma_width, int h,
-                            int v) {
+int sw_ycc_correct_clipping(const uint8_t *const luma[2], uint8_t *const luma_out[2], int luma_rows, int width,
+                            const uint8_t *const cb[3], const uint8_t *const cr[3], uint8_t *cb_out, uint8_t *cr_out,
+                            int chroma_width, int h, int v) {
     if (luma_rows < 1 || luma_rows > v || h < 1 || h > 2 || v < 1 || v > 2 || width <= 0 || chroma_width <= 0) return 0;
     sw_chroma_rows cb_rows = {cb[0], cb[1], cb[2]}, cr_rows = {cr[0], cr[1], cr[2]};
     memcpy(cb_out, cb[1], (size_t)chroma_width);
     memcpy(cr_out, cr[1], (size_t)chroma_width);
-    int clipped = 0;
+    int clipped = 0, copied = 0;
     for (int i0 = 0; i0 < chroma_width; i0 += SW_CHUNK) {
         int i1 = i0 + SW_CHUNK < chroma_width ? i0 + SW_CHUNK : chroma_width;
         if (sw_chunk_in_gamut(luma, luma_rows, width, &cb_rows, &cr_rows, chroma_width, h, i0, i1)) continue;
-        clipped += sw_correct_chunk(luma, luma_rows, width, &cb_rows, &cr_rows, cb_out, cr_out, chroma_width, h, v, i0, i1);
+        if (!copied) {
+            for (int r = 0; r < luma_rows; r++) memcpy(luma_out[r], luma[r], (size_t)width);
+            copied = 1;
+        }
+        clipped += sw_correct_chunk(luma, luma_out, luma_rows, width, &cb_rows, &cr_rows, cb_out, cr_out, chroma_width, h, v, i0, i1);
     }
     return clipped;
 }

@@ -15,9 +15,10 @@ import CImageCodecs
 /// One thing is not linear: the decoder clamps each pixel's R'G'B' to 0...255, and where 4:2:0 chroma meets
 /// sharp luma or colours are saturated, the unclamped values leave the gamut; the RGB recipe blurs the clamped
 /// image. So, when the image is filtered at all, each group is first corrected by `sw_ycc_correct_clipping`
-/// (the Y'CbCr of clamped − unclamped added to the planes; cheap where nothing clips). That needs the chroma
-/// row below a group's last one (the upsampling's neighbour), so the planes are fed one group behind the
-/// decoder.
+/// (the Y'CbCr of clamped − unclamped added to the planes; cheap where nothing clips), and the rows it changed
+/// are blurred from their corrected values and blended with their own (`StripBlender.setBlurInput`). That needs
+/// the chroma row below a group's last one (the upsampling's neighbour), so the planes are fed one group behind
+/// the decoder.
 final class PlanarJPEGPipeline {
     private let decoder: JPEGRowDecoder
     private let planes: [Plane]
@@ -38,11 +39,12 @@ final class PlanarJPEGPipeline {
         let groupRows: Int
         let blender: StripBlender
         /// Two groups of decoded rows (`groupRows` × `paddedWidth` each: the group being corrected and the one
-        /// below it), one group to encode, the corrected chroma of a group, and the last decoded chroma row of the
-        /// group above the one being corrected.
+        /// below it), one group to encode, the corrected rows of a group (valid where `isCorrected`), and the
+        /// last decoded row of the group above the one being corrected.
         let decoded: [UnsafeMutablePointer<UInt8>]
         let encoding: UnsafeMutablePointer<UInt8>
         let corrected: UnsafeMutablePointer<UInt8>
+        var isCorrected: [Bool]
         let rowAbove: UnsafeMutablePointer<UInt8>
         /// Finished rows waiting for the encoder (`width` bytes each), from `queueStart`.
         var queue: [UInt8] = []
@@ -59,6 +61,7 @@ final class PlanarJPEGPipeline {
             self.decoded = (0..<2).map { _ in .allocate(capacity: paddedWidth * groupRows) }
             self.encoding = .allocate(capacity: paddedWidth * groupRows)
             self.corrected = .allocate(capacity: paddedWidth * groupRows)
+            self.isCorrected = [Bool](repeating: false, count: groupRows)
             self.rowAbove = .allocate(capacity: paddedWidth)
         }
 
@@ -89,8 +92,9 @@ final class PlanarJPEGPipeline {
         let h = [layout.h.0, layout.h.1, layout.h.2], v = [layout.v.0, layout.v.1, layout.v.2]
         self.xFactor = Int(h[0] / h[1])
         self.yFactor = Int(v[0] / v[1])
-        self.correctsClipping = correctClipping && parameters.blurRadius > 0
+        let correcting = correctClipping && parameters.blurRadius > 0
             && TiltShiftMask.weights(height: decoder.height, parameters: parameters).contains { $0 != 0 }
+        self.correctsClipping = correcting
         self.planes = (0..<3).map { i in
             let (xFactor, yFactor) = (Int(layout.max_h / h[i]), Int(layout.max_v / v[i]))
             let sigma = parameters.blurRadius
@@ -99,7 +103,7 @@ final class PlanarJPEGPipeline {
             let blender = StripBlender(
                 width: Int(widths[i]), height: Int(heights[i]), channels: 1,
                 sigma: sigma == 0 ? 0 : sigma / Double(xFactor), verticalSigma: sigma == 0 ? 0 : sigma / Double(yFactor),
-                weights: weights, threads: threads, kernels: kernels, token: token)
+                weights: weights, threads: threads, kernels: kernels, separateBlurInput: correcting, token: token)
             return Plane(width: Int(widths[i]), height: Int(heights[i]), paddedWidth: Int(padded[i]),
                          groupRows: Int(groups[i]), blender: blender)
         }
@@ -158,23 +162,26 @@ final class PlanarJPEGPipeline {
             let firstLumaRow = j * yFactor
             let lumaRows = min(yFactor, luma.validRows(group: group) - firstLumaRow)
             guard lumaRows > 0 else { continue }
-            let lumaPointers: [UnsafeMutablePointer<UInt8>?] = (0..<2).map { luma.decodedRow(group: group, row: firstLumaRow + min($0, lumaRows - 1)) }
-            clippedPixels += Int(sw_ycc_correct_clipping(
-                lumaPointers, Int32(lumaRows), Int32(luma.width), neighbours(cb), neighbours(cr),
-                cb.corrected + j * cb.paddedWidth, cr.corrected + j * cr.paddedWidth, Int32(cb.width),
-                Int32(xFactor), Int32(yFactor)))
+            let lumaRowIndices = (0..<2).map { firstLumaRow + min($0, lumaRows - 1) }
+            let clipped = Int(sw_ycc_correct_clipping(
+                lumaRowIndices.map { UnsafePointer(luma.decodedRow(group: group, row: $0)) },
+                lumaRowIndices.map { luma.corrected + $0 * luma.paddedWidth }, Int32(lumaRows), Int32(luma.width),
+                neighbours(cb), neighbours(cr), cb.corrected + j * cb.paddedWidth, cr.corrected + j * cr.paddedWidth,
+                Int32(cb.width), Int32(xFactor), Int32(yFactor)))
+            clippedPixels += clipped
+            for r in firstLumaRow..<(firstLumaRow + lumaRows) { luma.isCorrected[r] = clipped > 0 }
+            cb.isCorrected[j] = clipped > 0
+            cr.isCorrected[j] = clipped > 0
         }
         for plane in [cb, cr] where rows > 0 {
             plane.rowAbove.update(from: plane.decodedRow(group: group, row: rows - 1), count: plane.width)
         }
-        try feed(luma, rows: luma.decodedRow(group: group, row: 0))
-        try feed(cb, rows: cb.corrected)
-        try feed(cr, rows: cr.corrected)
+        for plane in planes { try feed(plane, rows: plane.decodedRow(group: group, row: 0), corrected: true) }
     }
 
-    /// Pushes the next group's valid rows (from `source`, `paddedWidth` apart) through the plane's blender;
-    /// finished rows join its queue.
-    private func feed(_ plane: Plane, rows source: UnsafeMutablePointer<UInt8>) throws {
+    /// Pushes the next group's valid rows (from `source`, `paddedWidth` apart) through the plane's blender, the
+    /// rows marked in `isCorrected` blurred from `plane.corrected` when `corrected`; finished rows join its queue.
+    private func feed(_ plane: Plane, rows source: UnsafeMutablePointer<UInt8>, corrected: Bool = false) throws {
         let rows = max(0, min(plane.groupRows, plane.height - plane.blender.received))
         var done = 0
         while done < rows {
@@ -182,6 +189,9 @@ final class PlanarJPEGPipeline {
             let count = min(available, rows - done)
             for r in 0..<count {
                 (space + r * plane.width).update(from: source + (done + r) * plane.paddedWidth, count: plane.width)
+                if corrected, plane.isCorrected[done + r] {
+                    plane.blender.setBlurInput(row: r, from: plane.corrected + (done + r) * plane.paddedWidth)
+                }
             }
             try plane.blender.commit(rows: count) { finished, finishedRows, _ in
                 plane.queue.append(contentsOf: UnsafeBufferPointer(start: finished, count: finishedRows * plane.width))
