@@ -9,15 +9,15 @@
  * sample's pixels to the chroma sample. The corrected values are what the planes blur; they are still blended
  * with the uncorrected ones (so that rows the mask keeps sharp are the JPEG's own).
  *
- * Most photographs barely clip, so the work goes in chunks of 16 chroma samples: a chunk's luma and chroma
- * extremes bound every pixel's R'G'B' (the upsampled chroma is a convex mix of its neighbours), and only a
- * chunk whose bounds leave the gamut is converted pixel by pixel.
+ * Most photographs barely clip, so the work goes by bounds: a row's (then a chunk of 32 chroma samples') luma
+ * and chroma extremes bound every pixel's R'G'B' (the upsampled chroma is a convex mix of its neighbours), and
+ * only a chunk whose bounds leave the gamut is converted pixel by pixel.
  */
 #include <string.h>
 
 #include "CImageCodecs.h"
 
-#define SW_CHUNK 16
+#define SW_CHUNK 32
 
 /* libjpeg's fixed-point colour conversion (jdcolor.c): 16 fraction bits, rounded. */
 #define SW_FIX(x) ((int)((x) * 65536.0 + 0.5))
@@ -40,11 +40,27 @@ static inline int sw_upsampled(const sw_chroma_rows *rows, int r, int x, int chr
     return (3 * sum + neighbour + ((x & 1) ? 7 : 8)) >> 4;
 }
 
+typedef uint8_t sw_v16u8 __attribute__((vector_size(16)));
+
+/* Widens [*low, *high] to p[from..<to], 16 bytes at a time. */
 static inline void sw_extremes(const uint8_t *p, int from, int to, int *low, int *high) {
-    for (int i = from; i < to; i++) {
-        if (p[i] < *low) *low = p[i];
-        if (p[i] > *high) *high = p[i];
+    sw_v16u8 lo, hi;
+    memset(&lo, *low, sizeof lo);
+    memset(&hi, *high, sizeof hi);
+    int i = from;
+    for (; i + 16 <= to; i += 16) {
+        sw_v16u8 x;
+        memcpy(&x, p + i, sizeof x);
+        lo = __builtin_elementwise_min(lo, x);
+        hi = __builtin_elementwise_max(hi, x);
     }
+    int l = __builtin_reduce_min(lo), h = __builtin_reduce_max(hi);
+    for (; i < to; i++) {
+        l = p[i] < l ? p[i] : l;
+        h = p[i] > h ? p[i] : h;
+    }
+    *low = l;
+    *high = h;
 }
 
 /* Whether every pixel of chroma samples [i0, i1) certainly stays within 0...255. */
@@ -121,6 +137,8 @@ int sw_ycc_correct_clipping(const uint8_t *const luma[2], uint8_t *const luma_ou
     memcpy(cb_out, cb[1], (size_t)chroma_width);
     memcpy(cr_out, cr[1], (size_t)chroma_width);
     int clipped = 0, copied = 0;
+    /* The whole row first: most rows of most photographs end here. */
+    if (sw_chunk_in_gamut(luma, luma_rows, width, &cb_rows, &cr_rows, chroma_width, h, 0, chroma_width)) return 0;
     for (int i0 = 0; i0 < chroma_width; i0 += SW_CHUNK) {
         int i1 = i0 + SW_CHUNK < chroma_width ? i0 + SW_CHUNK : chroma_width;
         if (sw_chunk_in_gamut(luma, luma_rows, width, &cb_rows, &cr_rows, chroma_width, h, i0, i1)) continue;
