@@ -29,17 +29,6 @@ typedef struct {
 
 static inline int sw_clamp_index(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
-/* The chroma the decoder gives pixel x of luma row r (0 upper, 1 lower) of this chroma row. */
-static inline int sw_upsampled(const sw_chroma_rows *rows, int r, int x, int chroma_width, int h, int v) {
-    const uint8_t *neighbour_row = v == 2 ? (r == 0 ? rows->above : rows->below) : rows->current;
-    int i = x / h;
-    int sum = 3 * rows->current[i] + neighbour_row[i];
-    if (h == 1) return (4 * sum + 8) >> 4;
-    int n = sw_clamp_index((x & 1) ? i + 1 : i - 1, chroma_width);
-    int neighbour = 3 * rows->current[n] + neighbour_row[n];
-    return (3 * sum + neighbour + ((x & 1) ? 7 : 8)) >> 4;
-}
-
 typedef uint8_t sw_v16u8 __attribute__((vector_size(16)));
 
 /* Widens [*low, *high] to p[from..<to], 16 bytes at a time. */
@@ -92,39 +81,66 @@ static int sw_chunk_in_gamut(const uint8_t *const luma[2], int luma_rows, int wi
 static inline int sw_clamp255(int x) { return x < 0 ? 0 : (x > 255 ? 255 : x); }
 static inline uint8_t sw_round_byte(float x) { return (uint8_t)sw_clamp255((int)(x + (x < 0 ? -0.5f : 0.5f))); }
 
-/* Converts chunk [i0, i1) pixel by pixel and writes its corrected luma and chroma to the outputs; returns the
-   pixels that clipped. */
-static int sw_correct_chunk(const uint8_t *const luma[2], uint8_t *const luma_out[2], int luma_rows, int width, const sw_chroma_rows *cb,
-                            const sw_chroma_rows *cr, uint8_t *cb_out, uint8_t *cr_out, int chroma_width, int h, int v,
-                            int i0, int i1) {
-    float cb_delta[SW_CHUNK] = {0}, cr_delta[SW_CHUNK] = {0};
-    int pixels[SW_CHUNK] = {0};
+/* The chroma the decoder gives pixels [i0·h, i1·h) of luma row r (0 upper, 1 lower) of this chroma row. */
+static void sw_upsample_chunk(const sw_chroma_rows *rows, int r, int chroma_width, int h, int v, int i0, int i1,
+                              int *out) {
+    const uint8_t *neighbour_row = v == 2 ? (r == 0 ? rows->above : rows->below) : rows->current;
+    int sums[SW_CHUNK + 2];
+    for (int k = -1; k <= i1 - i0; k++) {
+        int i = sw_clamp_index(i0 + k, chroma_width);
+        sums[k + 1] = 3 * rows->current[i] + neighbour_row[i];
+    }
+    if (h == 1) {
+        for (int k = 0; k < i1 - i0; k++) out[k] = (4 * sums[k + 1] + 8) >> 4;
+        return;
+    }
+    for (int k = 0; k < i1 - i0; k++) {
+        out[2 * k] = (3 * sums[k + 1] + sums[k] + 8) >> 4;
+        out[2 * k + 1] = (3 * sums[k + 1] + sums[k + 2] + 7) >> 4;
+    }
+}
+
+static inline float sw_clampf(float x) { return x < 0 ? 0 : (x > 255 ? 255 : x); }
+
+/* Converts chunk [i0, i1) pixel by pixel (branch-free: an in-gamut pixel's correction is 0) and writes its
+   corrected luma and chroma to the outputs; returns the pixels that clipped. */
+static int sw_correct_chunk(const uint8_t *const luma[2], uint8_t *const luma_out[2], int luma_rows, int width,
+                            const sw_chroma_rows *cb, const sw_chroma_rows *cr, uint8_t *cb_out, uint8_t *cr_out,
+                            int chroma_width, int h, int v, int i0, int i1) {
+    float cb_delta[2 * SW_CHUNK] = {0}, cr_delta[2 * SW_CHUNK] = {0};
+    int up_cb[2 * SW_CHUNK], up_cr[2 * SW_CHUNK];
     int clipped = 0;
-    int x1 = i1 * h < width ? i1 * h : width;
+    int x0 = i0 * h, x1 = i1 * h < width ? i1 * h : width, n = x1 - x0;
     for (int r = 0; r < luma_rows; r++) {
-        for (int x = i0 * h; x < x1; x++) {
-            int y = luma[r][x];
-            int u = sw_upsampled(cb, r, x, chroma_width, h, v) - 128;
-            int w = sw_upsampled(cr, r, x, chroma_width, h, v) - 128;
+        sw_upsample_chunk(cb, r, chroma_width, h, v, i0, i1, up_cb);
+        sw_upsample_chunk(cr, r, chroma_width, h, v, i0, i1, up_cr);
+        const uint8_t *in = luma[r] + x0;
+        uint8_t *out = luma_out[r] + x0;
+        for (int j = 0; j < n; j++) {
+            int y = in[j], u = up_cb[j] - 128, w = up_cr[j] - 128;
             int red = y + ((SW_FIX(1.40200) * w + 32768) >> 16);
             int green = y + ((-SW_FIX(0.34414) * u - SW_FIX(0.71414) * w + 32768) >> 16);
             int blue = y + ((SW_FIX(1.77200) * u + 32768) >> 16);
-            int k = x / h - i0;
-            pixels[k]++;
-            if (((red | green | blue) & ~255) == 0) continue;
-            clipped++;
+            clipped += ((red | green | blue) & ~255) != 0;
             float dr = (float)(sw_clamp255(red) - red), dg = (float)(sw_clamp255(green) - green);
             float db = (float)(sw_clamp255(blue) - blue);
-            luma_out[r][x] = sw_round_byte((float)y + 0.299f * dr + 0.587f * dg + 0.114f * db);
-            cb_delta[k] += -0.168736f * dr - 0.331264f * dg + 0.5f * db;
-            cr_delta[k] += 0.5f * dr - 0.418688f * dg - 0.081312f * db;
+            out[j] = (uint8_t)(int)(sw_clampf((float)y + 0.299f * dr + 0.587f * dg + 0.114f * db) + 0.5f);
+            cb_delta[j] += -0.168736f * dr - 0.331264f * dg + 0.5f * db;
+            cr_delta[j] += 0.5f * dr - 0.418688f * dg - 0.081312f * db;
         }
     }
     for (int i = i0; i < i1; i++) {
-        int k = i - i0;
-        if (pixels[k] == 0 || (cb_delta[k] == 0 && cr_delta[k] == 0)) continue;
-        cb_out[i] = sw_round_byte((float)cb->current[i] + cb_delta[k] / (float)pixels[k]);
-        cr_out[i] = sw_round_byte((float)cr->current[i] + cr_delta[k] / (float)pixels[k]);
+        int k = i - i0, first = k * h, last = first + h < n ? first + h : n;
+        if (first >= last) continue;
+        float cb_sum = 0, cr_sum = 0;
+        for (int j = first; j < last; j++) {
+            cb_sum += cb_delta[j];
+            cr_sum += cr_delta[j];
+        }
+        if (cb_sum == 0 && cr_sum == 0) continue;
+        float pixels = (float)((last - first) * luma_rows);
+        cb_out[i] = sw_round_byte((float)cb->current[i] + cb_sum / pixels);
+        cr_out[i] = sw_round_byte((float)cr->current[i] + cr_sum / pixels);
     }
     return clipped;
 }
