@@ -33,7 +33,9 @@ import Darwin
 /// whole image, and edges repeat. RGBA is blurred premultiplied. The output does not depend on `threads`.
 ///
 /// Use: `inputSpace()` gives room for the next rows (decode into it), `commit(rows:emit:)` filters them and
-/// hands every finished row to `emit`, in order, in contiguous runs that are valid during the call.
+/// hands every finished row to `emit`, in order, in contiguous runs that are valid during the call. A row may
+/// be blurred from other values than the ones it is blended with (`setBlurInput`, when made with
+/// `separateBlurInput`): the planar JPEG path blurs rows corrected for the decoder's clipping.
 final class StripBlender: @unchecked Sendable {
     // @unchecked Sendable: the worker threads of one call write disjoint rows or columns of its memory.
     let width: Int
@@ -80,6 +82,10 @@ final class StripBlender: @unchecked Sendable {
     /// finished rows are blended in place.
     private let byteRows: UnsafeMutablePointer<UInt8>
     private let byteRowsSize: Int
+    /// With `separateBlurInput`: the rows to blur instead of the original ones (same layout as `byteRows`), and
+    /// which window rows have one (set by `setBlurInput`, consumed by `commit`).
+    private let blurRows: UnsafeMutablePointer<UInt8>?
+    private var hasBlurRow: [Bool]
     /// The horizontal pass's output, then (in place) the forward vertical pass's: `capacity` rows of `stride`.
     private let floatRows: UnsafeMutablePointer<Float>
     private let floatRowsSize: Int
@@ -105,9 +111,10 @@ final class StripBlender: @unchecked Sendable {
     ///   - weights: one per row: 0 keeps the original row, 1 takes the blurred one.
     ///   - kernels: the SIMD variant (`.automatic`: the best the CPU runs).
     ///   - exactUpTo: the largest σ filtered with the exact kernel (at most `ExactGaussian.largestSigma`; 0 never).
+    ///   - separateBlurInput: whether `setBlurInput` may give rows other values to blur.
     init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, weights: [Float],
          threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
-         token: CancellationToken) {
+         separateBlurInput: Bool = false, token: CancellationToken) {
         precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && weights.count == height)
         self.width = width
         self.height = height
@@ -150,6 +157,9 @@ final class StripBlender: @unchecked Sendable {
         self.byteRowsSize = capacity * samples + 64
         self.byteRows = .allocate(capacity: byteRowsSize)
         byteRows.initialize(repeating: 0, count: byteRowsSize)
+        self.blurRows = separateBlurInput ? .allocate(capacity: byteRowsSize) : nil
+        blurRows?.initialize(repeating: 0, count: byteRowsSize)
+        self.hasBlurRow = [Bool](repeating: false, count: separateBlurInput ? capacity : 0)
         let floatRowCount = passThrough ? 0 : capacity + 5
         self.floatRowsSize = floatRowCount * stride * MemoryLayout<Float>.stride
         self.floatRows = Self.allocate(bytes: floatRowsSize).bindMemory(to: Float.self, capacity: floatRowCount * stride)
@@ -166,6 +176,7 @@ final class StripBlender: @unchecked Sendable {
         exact?.deallocate()
         verticalExact?.deallocate()
         byteRows.deallocate()
+        blurRows?.deallocate()
         free(floatRows)
         free(scratch)
     }
@@ -181,6 +192,11 @@ final class StripBlender: @unchecked Sendable {
     }
 
     @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * samples }
+    /// The values row `y` is blurred from: its own, or those `setBlurInput` gave it.
+    @inline(__always) private func blurInput(_ y: Int) -> UnsafeMutablePointer<UInt8> {
+        if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * samples }
+        return byteRow(y)
+    }
     @inline(__always) private func floatRow(_ y: Int) -> UnsafeMutablePointer<Float> {
         y < 0 ? top : floatRows + (y % capacity) * stride
     }
@@ -191,6 +207,15 @@ final class StripBlender: @unchecked Sendable {
         let free = capacity - history - (received - emitted)
         let untilWrap = capacity - received % capacity
         return (byteRow(received), max(0, min(free, untilWrap, height - received)))
+    }
+
+    /// Makes row `offset` of the next `inputSpace()` rows blur from `values` (`samples` bytes) instead of its
+    /// original values, which it is still blended with. Only with `separateBlurInput`, before `commit`.
+    func setBlurInput(row offset: Int, from values: UnsafePointer<UInt8>) {
+        guard let blurRows else { preconditionFailure("StripBlender made without separateBlurInput") }
+        let slot = (received + offset) % capacity
+        (blurRows + slot * samples).update(from: values, count: samples)
+        hasBlurRow[slot] = true
     }
 
     /// Takes the next `rows` rows (written into `inputSpace()`), filters what can be filtered and hands the
@@ -204,6 +229,9 @@ final class StripBlender: @unchecked Sendable {
             return
         }
         try forwardPass(through: received)
+        if !hasBlurRow.isEmpty {
+            for y in (received - rows)..<received { hasBlurRow[y % capacity] = false }
+        }
         while emitted < height {
             let needed = min(height, emitted + strip + lookahead)
             if forwarded < needed { break }
@@ -260,7 +288,7 @@ final class StripBlender: @unchecked Sendable {
             let lower = rows.lowerBound + group * (groups * worker / workers)
             let upper = min(rows.upperBound, rows.lowerBound + group * (groups * (worker + 1) / workers))
             guard lower < upper else { return }
-            let sources: [UnsafePointer<UInt8>?] = (lower..<upper).map { UnsafePointer(self.byteRow($0)) }
+            let sources: [UnsafePointer<UInt8>?] = (lower..<upper).map { UnsafePointer(self.blurInput($0)) }
             let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0) }
             if let exact = self.exact {
                 self.kernels.pointee.fir_horizontal(

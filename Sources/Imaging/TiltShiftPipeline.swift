@@ -145,7 +145,7 @@ public enum TiltShiftPipeline {
 
     static func run(_ source: ImageSource, to destination: ImageDestination, parameters: TiltShiftParameters,
                     encoding: EncodingOptions, limits: ImageLimits, threads: Int, kernels: KernelVariant = .automatic,
-                    jpegPlanes: Bool = true, cancellation: CancellationFlag?,
+                    jpegPlanes: Bool = true, correctClipping: Bool = true, cancellation: CancellationFlag?,
                     timings: inout PipelineTimings) throws -> ProcessedImage {
         let parameters = try parameters.validated()
         let encoding = try encoding.validated()
@@ -169,7 +169,7 @@ public enum TiltShiftPipeline {
                                                  metadata: metadata, destination: destination)
                 filterStart = StageClock.now
                 let pipeline = PlanarJPEGPipeline(decoder: jpeg, layout: layout, parameters: parameters, threads: threads,
-                                                  kernels: kernels, token: token)
+                                                  kernels: kernels, correctClipping: correctClipping, token: token)
                 try pipeline.run(into: encoder, decode: &decodeTime, decodeCPU: &decodeCPU, encode: &encodeTime,
                                  encodeCPU: &encodeCPU)
                 finalEncoder = encoder

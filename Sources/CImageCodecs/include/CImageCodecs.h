@@ -162,6 +162,20 @@ sw_jpeg_encoder *sw_jpeg_encoder_open_planes(int width, int height, const sw_jpe
 int sw_jpeg_encoder_write_planes(sw_jpeg_encoder *encoder, uint8_t *const planes[3], const size_t strides[3],
                                  const sw_cancellation *cancel, char *err, size_t errlen);
 
+/**
+ * Carries the decoder's clipping into the planes before they are filtered: for one chroma row, the pixels whose
+ * R'G'B' (chroma upsampled as libjpeg's "fancy" upsampling does, converted as jdcolor.c does) leave 0...255 get
+ * the Y'CbCr of (clamped − unclamped) added, to their luma sample and averaged into their chroma sample.
+ * `luma`: the `luma_rows` (1...v) rows of `width` samples over this chroma row; written corrected to `luma_out`
+ * only when something clipped (the return value is not 0).
+ * `cb`, `cr`: the chroma rows above, at and below this one (the row itself at the image's edges; unused when v is 1),
+ * `chroma_width` samples each, not changed; the corrected row goes to `cb_out`, `cr_out`. `h`, `v`: the luma's
+ * sampling relative to the chroma (1 or 2). Returns the number of pixels that clipped.
+ */
+int sw_ycc_correct_clipping(const uint8_t *const luma[2], uint8_t *const luma_out[2], int luma_rows, int width,
+                            const uint8_t *const cb[3], const uint8_t *const cr[3], uint8_t *cb_out, uint8_t *cr_out,
+                            int chroma_width, int h, int v);
+
 /* MARK: PNG */
 
 /** Reads the PNG header; palette, gray < 8 bits, tRNS and 16 bits are expanded/reduced to 8-bit gray, RGB or RGBA. */
