@@ -71,10 +71,10 @@ extension Coordinator {
     }
 
     /// Plans the items of `batch` whose turn has come (as earlier ones finish, up to
-    /// `BatchOperation.plannedItemWindow` at once) and follows them; an item whose operations the engine
-    /// refused finishes with why.
+    /// `BatchOperation.plannedItemWindow` at once, in steps of `planningStep`) and follows them; an item
+    /// whose operations the engine refused finishes with why.
     func planItems(of batch: BatchOperation) {
-        guard let registered = registry.batches[batch.batchID] else { return }
+        guard batch.hasRoomForItems, let registered = registry.batches[batch.batchID] else { return }
         let (planned, refused) = batch.planNext(in: registered)
         track(planned, of: batch)
         for item in refused { finishedItemInbox.post((item, batch)) { Task { await self.finishItems() } } }
@@ -144,7 +144,7 @@ extension Coordinator {
 
     /// Streams one finished item to its clients; after the last item, the batch summary.
     private func finish(_ item: BatchOperation.Item, of batch: BatchOperation) {
-        let attempts = batch.failedAttempts(ofItem: item.index)
+        let attempts = item.tasks.isEmpty ? batch.failedAttempts(ofItem: item.index) : item.tasks.flatMap(\.failedAttempts)
         batch.release(item.index)  // its place goes to the next item (planned at the end)
         guard registry.batches[batch.batchID]?.items[item.index].state.isFinished == false else { return }
         var outcome = BatchOperation.outcome(of: item)

@@ -46,17 +46,30 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         self.tasksPerItem = registered.tasksPerItem
         // At most `maxStartedTasks` children execute at once: a started remote operation holds a suspended
         // Swift task (about 5 KB), a planned one waiting for a place only its object.
+        // Finished children are let go: a running batch holds the operations of its planned items only.
         super.init(name: "batch \(registered.batchID)", maxConcurrentChildren: Self.maxStartedTasks,
-                   keepsRunningUntilClosed: true)
+                   keepsRunningUntilClosed: true, keepsFinishedChildren: false)
     }
 
-    /// Items of a batch with operations at once. A planned item is one to three objects of about 1 KB
-    /// (operations, their engine state, names); a queued item not planned yet, its registry entry only.
-    static let plannedItemWindow = 4_096
+    /// Items of a batch with operations at once. A planned item is one or two operations of about 1 KB
+    /// each (with their engine state and names); a queued item not planned yet, its registry entry only.
+    /// Twice `maxStartedTasks`: the group's queue keeps a backlog of planned operations, which a finishing
+    /// child's runner takes up at once, as it would without the window (docs/benchmarks.md).
+    static let plannedItemWindow = 2 * maxStartedTasks
+
+    /// Items are planned in steps of at least this many (once the window has room for them), so that the
+    /// coordinator plans once per many finished items, not once per item.
+    static let planningStep = 1_024
+
+    /// Whether the window has room for a step of items (`planNext` would plan some, if any are left).
+    var hasRoomForItems: Bool { planned.count <= Self.plannedItemWindow - Self.planningStep }
 
     /// Children of one batch that may execute at once, i.e. be queued in the dispatcher or run on a
     /// worker. Far above any cluster's slot count, far below a large batch.
     static let maxStartedTasks = 4_096
+
+    /// How many items have operations now (at most `plannedItemWindow`).
+    var plannedItemCount: Int { planned.count }
 
     /// The operations of item `index`, while it has them (planned, and its end not handled yet).
     func item(_ index: Int) -> Item? { planned[index] }
@@ -73,7 +86,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     /// The failed attempts of an unfinished item's tasks so far, oldest first.
     func failedAttempts(ofItem index: Int) -> [AttemptStatus] {
         if let item = planned[index] { return item.tasks.flatMap(\.failedAttempts) }
-        return restoredAttempts[index] ?? []
+        return restoredAttempts.isEmpty ? [] : restoredAttempts[index] ?? []
     }
 
     /// Plans the items of `registered` (the batch as the registry holds it) whose turn has come, until
@@ -108,7 +121,7 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
 
     /// Forgets an item's operations once the coordinator handled its end (its place goes to the next item).
     func release(_ index: Int) {
-        restoredAttempts[index] = nil
+        if !restoredAttempts.isEmpty { restoredAttempts[index] = nil }
         planned[index] = nil
     }
 
