@@ -11,13 +11,10 @@ import XCTest
 /// the rest of the batch runs to its end once a worker comes.
 final class ItemTurnTests: XCTestCase {
     func testItemsBeyondTheWindowWaitWithoutOperationsCanBeCancelledAndRunOnceAWorkerComes() async throws {
-        let context = try MessagingContext()
+        let running = try await InprocCoordinator.start("item-turn", maxBatchItems: 20_000)
+        let (coordinator, endpoint, context) = (running.coordinator, running.endpoint, running.context)
         var logger = Logger(label: "item-turn")
         logger.logLevel = .critical
-        let endpoint = "inproc://item-turn-\(UUID().uuidString)"
-        let coordinator = Coordinator(configuration: CoordinatorConfiguration(listen: [endpoint], maxBatchItems: 20_000),
-                                      context: context, logger: logger)
-        try await coordinator.start()
         let client = try await ClusterClient(endpoint: endpoint, context: context, responseTimeout: .seconds(30))
         var worker: Worker?
         var workerTask: Task<Void, any Error>?
@@ -69,10 +66,10 @@ final class ItemTurnTests: XCTestCase {
             XCTAssertEqual(after.queued, 0)
             XCTAssertEqual(after.operations, 0, "the finished batch's operations are let go")
         } catch {
-            await Self.stop(worker, workerTask, client, coordinator, context)
+            await Self.stop(worker, workerTask, client, running)
             throw error
         }
-        await Self.stop(worker, workerTask, client, coordinator, context)
+        await Self.stop(worker, workerTask, client, running)
     }
 
     private struct Figures: Sendable {
@@ -85,11 +82,10 @@ final class ItemTurnTests: XCTestCase {
     }
 
     private static func stop(_ worker: Worker?, _ task: Task<Void, any Error>?, _ client: ClusterClient,
-                             _ coordinator: Coordinator, _ context: MessagingContext) async {
+                             _ running: InprocCoordinator) async {
         await client.close()
         await worker?.stop()
         _ = try? await task?.value
-        await coordinator.stop()
-        await context.terminate()
+        await running.stop()
     }
 }
