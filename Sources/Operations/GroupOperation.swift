@@ -23,6 +23,9 @@
 ///   an error leaves nothing to collect.
 /// - A *long-lived* group (`keepsRunningUntilClosed: true`) does not finish when it momentarily has no
 ///   unfinished child: it waits for ``close()`` (or cancellation), then for its last child.
+/// - A group fed with many children over time can let go of the finished ones (`keepsFinishedChildren:
+///   false`): they are dropped from ``children`` (in amortized constant time, once the group executes), so
+///   that its memory follows its unfinished children, not every child it ever ran.
 ///
 /// Subclasses that override ``execute()`` must call `try await super.execute()`: it starts the children and
 /// waits for them. Once its children are started, the group gives its slot in its queue back: a waiting
@@ -43,14 +46,17 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
     ///   - maxConcurrentChildren: the concurrency limit of ``childQueue``; no limit by default.
     ///   - keepsRunningUntilClosed: if `true`, the group keeps running when it has no unfinished child until
     ///     ``close()`` is called: a long-lived group fed with children over time.
+    ///   - keepsFinishedChildren: if `false`, finished children are let go once the group executes: they
+    ///     leave ``children`` (the group no longer keeps them alive).
     public init(
         name: String? = nil,
         operations: [AsyncOperation] = [],
         maxConcurrentChildren: Int = .max,
-        keepsRunningUntilClosed: Bool = false
+        keepsRunningUntilClosed: Bool = false,
+        keepsFinishedChildren: Bool = true
     ) {
         childQueue = WorkQueue(name: "\(name ?? "GroupOperation").children", maxConcurrentOperationCount: maxConcurrentChildren)
-        group = LockedValue(GroupCore(keepsRunningUntilClosed: keepsRunningUntilClosed))
+        group = LockedValue(GroupCore(keepsRunningUntilClosed: keepsRunningUntilClosed, keepsFinishedChildren: keepsFinishedChildren))
         super.init(name: name)
         // Nothing can wait for a group being created, so no child can close a cycle: no cycle check, and one
         // lock per child.
@@ -88,8 +94,8 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         for child in finishedEarly { childFinished(child, state: child.state, errors: child.errors) }
     }
 
-    /// Every child added so far, in order (finished ones included); the children given at creation from
-    /// the start.
+    /// Every child added so far, in order (finished ones included, unless the group was made with
+    /// `keepsFinishedChildren: false`); the children given at creation from the start.
     public var children: [AsyncOperation] { group.withLock { $0.children } }
 
     /// Why children did not succeed so far, in the order they finished: the errors of failed children and
@@ -242,6 +248,7 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         let recorded = !errors.isEmpty && (state == .failed || (state == .cancelled && !causeRecordedBySibling))
         let continuation = group.withLock { g -> CheckedContinuation<Void, Never>? in
             g.unfinished -= 1
+            g.dropFinishedChildren()
             // Once the group is cancelled, its children are cancelled with its own error: nothing new.
             if recorded && (state == .failed || g.cancelled == nil) { g.childErrors.append(contentsOf: errors) }
             return g.takeContinuationIfDone()
@@ -266,8 +273,22 @@ struct GroupCore {
     var childErrors: [any Error] = []
     var setupErrors: [any Error] = []
     var continuation: CheckedContinuation<Void, Never>?
+    let keepsFinishedChildren: Bool
 
-    init(keepsRunningUntilClosed: Bool) { self.keepsRunningUntilClosed = keepsRunningUntilClosed }
+    init(keepsRunningUntilClosed: Bool, keepsFinishedChildren: Bool = true) {
+        self.keepsRunningUntilClosed = keepsRunningUntilClosed
+        self.keepsFinishedChildren = keepsFinishedChildren
+    }
+
+    /// Lets go of the finished children unless they are kept: once `children` is twice as long as the
+    /// unfinished ones (at least 64), the finished ones leave it together, so each child costs amortized
+    /// constant time. Not before the group started, while `children[..<unannounced]` are still to be
+    /// announced. Reads each child's state under the group's lock (lock order: group, then child; a child
+    /// never takes its group's lock under its own).
+    mutating func dropFinishedChildren() {
+        guard !keepsFinishedChildren, started, children.count >= 2 * max(unfinished, 32) else { return }
+        children.removeAll { $0.isFinished }
+    }
 
     var isDone: Bool {
         unfinished == 0 && (!keepsRunningUntilClosed || closed || cancelled != nil)

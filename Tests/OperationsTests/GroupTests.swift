@@ -35,6 +35,31 @@ final class GroupTests: XCTestCase {
         }
     }
 
+    /// A long-lived group made with `keepsFinishedChildren: false` lets go of its finished children while it
+    /// runs (they are deallocated), keeps its unfinished ones, and still cancels those when it is cancelled.
+    func testAGroupThatDropsFinishedChildrenLetsThemGoAndStillCancelsTheOthers() async throws {
+        let group = GroupOperation(name: "batch", keepsRunningUntilClosed: true, keepsFinishedChildren: false)
+        try WorkQueue().addOperation(group)
+        await eventually { group.isExecuting }
+        weak var firstFinished: AsyncOperation?
+        for round in 0..<300 {
+            let child = AsyncBlockOperation(name: "done\(round)") {}
+            if round == 0 { firstFinished = child }
+            try group.addChild(child)
+        }
+        let waiting = CompletableOperation<Int>(name: "waiting")
+        try group.addChild(waiting)
+        await eventually { group.children.count < 150 }
+        XCTAssertTrue(group.children.contains { $0 === waiting }, "an unfinished child stays")
+        await eventually { firstFinished == nil }
+        XCTAssertNil(firstFinished, "a finished child is deallocated while the group runs")
+        XCTAssertEqual(group.state, .executing)
+        group.cancel()
+        await waitFor(group)
+        XCTAssertEqual(waiting.state, .cancelled, "cancelling the group reaches the children it kept")
+        XCTAssertEqual(group.state, .cancelled)
+    }
+
     func testGroupCollectsChildErrorsAndChildrenDependOnOutsideOperations() async throws {
         let outside = ResultOperation<Int>(name: "outside") { 41 }
         let child = TransformOperation<Int, Int>(name: "child") { $0 + 1 }

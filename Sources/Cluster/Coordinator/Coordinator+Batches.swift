@@ -18,17 +18,15 @@ extension Coordinator {
         let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
         let planned = registry.plan(batchID: batchID, client: client, submit: submit,
                                     idempotencyScope: sender.client.idempotencyScope)
-        let batch: BatchOperation
         do {
-            batch = try makeOperations(for: planned, submit: submit)
             try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: owner?.z85 ?? "")
         } catch {
-            rerunPlans[batchID] = nil
             logger.error("batch refused", metadata: ["client": "\(client)", "error": "\(error)"])
             send([Outbound(peer: client, message: .refusal(Refusal(
                 requestID: submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(error)")))])
             return
         }
+        let batch = makeOperations(for: planned, submit: submit)
         access.recordOwner(owner, of: batchID)
         let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID)
         logger.info("batch accepted", metadata: ["batch": "\(batchID)", "client": "\(client)", "items": "\(planned.items.count)"])
@@ -39,11 +37,11 @@ extension Coordinator {
         start(batch)
     }
 
-    /// The operations of a planned batch.
-    private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) throws -> BatchOperation {
+    /// The operations of a planned batch (its items get theirs in turn, see `planItems`).
+    private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) -> BatchOperation {
         // Kept while the batch is: a retry plans its items again the same way.
         rerunPlans[planned.batchID] = RerunPlan(submit)
-        return try BatchOperation(planned, planner: makePlanner(batchID: planned.batchID, submit: submit))
+        return BatchOperation(planned, planner: makePlanner(batchID: planned.batchID, submit: submit))
     }
 
     /// How the items of batch `batchID`, submitted as `submit`, become remote operations.
@@ -61,10 +59,25 @@ extension Coordinator {
         return planner
     }
 
-    /// Keeps a registered batch's operations and follows its items.
+    /// Keeps a registered batch's operations, counts its unfinished items' tasks as waiting to start, and
+    /// plans the first of them.
     func adopt(_ batch: BatchOperation) {
         operations[batch.batchID] = batch
-        track(batch.items[...], of: batch)
+        if let registered = registry.batches[batch.batchID] {
+            waitingTasks += registered.items.lazy.filter { $0.state == .unfinished && $0.firstTaskKey != 0 }.count
+                * batch.tasksPerItem
+        }
+        planItems(of: batch)
+    }
+
+    /// Plans the items of `batch` whose turn has come (as earlier ones finish, up to
+    /// `BatchOperation.plannedItemWindow` at once, in steps of `planningStep`) and follows them; an item
+    /// whose operations the engine refused finishes with why.
+    func planItems(of batch: BatchOperation) {
+        guard batch.hasRoomForItems, let registered = registry.batches[batch.batchID] else { return }
+        let (planned, refused) = batch.planNext(in: registered)
+        track(planned, of: batch)
+        for item in refused { finishedItemInbox.post((item, batch)) { Task { await self.finishItems() } } }
     }
 
     /// Starts a batch's operations.
@@ -76,12 +89,11 @@ extension Coordinator {
         }
     }
 
-    /// Hands each finished item of `items` (new, or added by a manifest) over to `finishItems`.
-    private func track(_ items: ArraySlice<BatchOperation.Item>, of batch: BatchOperation) {
+    /// Hands each finished item of `items` (just planned) over to `finishItems`.
+    private func track(_ items: [BatchOperation.Item], of batch: BatchOperation) {
         let inbox = finishedItemInbox
         for item in items {
             guard let last = item.last else { continue }
-            waitingTasks += item.tasks.count
             // Gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
             last.onCompletion { _ in
                 inbox.post((item, batch)) { Task { await self.finishItems() } }
@@ -100,15 +112,7 @@ extension Coordinator {
             let client = MessageSender(identity: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey)).client
             let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
                                         recovered: saved, idempotencyScope: client.idempotencyScope)
-            let batch: BatchOperation
-            do {
-                batch = try makeOperations(for: planned, submit: saved.submit)
-            } catch {
-                logger.error("a batch of the journal could not be planned again", metadata: [
-                    "batch": "\(saved.batchID)", "error": "\(error)",
-                ])
-                continue
-            }
+            let batch = makeOperations(for: planned, submit: saved.submit)
             access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
             let (_, retired) = registry.register(planned, answering: nil, coordinatorID: dispatcher.coordinatorID)
             forget(retired)
@@ -122,11 +126,7 @@ extension Coordinator {
                                nowUnixMilliseconds: Journal.nowMilliseconds(), now: .now)
             share(planned, of: client)
             // The attempts of unfinished items before the restart count against their retries.
-            for (index, attempts) in saved.failedAttempts where batch.items.indices.contains(index) {
-                for task in batch.items[index].tasks {
-                    task.restore(failedAttempts: attempts.filter { $0.task == task.template.kind.logName })
-                }
-            }
+            batch.restore(failedAttempts: saved.failedAttempts)
             adopt(batch)
             for request in saved.cancellations { carryOut(registry.cancel(request, from: nil), of: request.batchID) }
             start(batch)
@@ -144,9 +144,13 @@ extension Coordinator {
 
     /// Streams one finished item to its clients; after the last item, the batch summary.
     private func finish(_ item: BatchOperation.Item, of batch: BatchOperation) {
+        let attempts = item.tasks.isEmpty ? batch.failedAttempts(ofItem: item.index) : item.tasks.flatMap(\.failedAttempts)
+        batch.release(item.index)  // its place goes to the next item (planned at the end)
         guard registry.batches[batch.batchID]?.items[item.index].state.isFinished == false else { return }
         var outcome = BatchOperation.outcome(of: item)
-        registry.noteFailedAttempts(item.tasks.flatMap(\.failedAttempts), item: item.index, of: batch.batchID)
+        registry.noteFailedAttempts(attempts, item: item.index, of: batch.batchID)
+        // An item that ends without operations (cancelled before its turn): its tasks never waited in the dispatcher.
+        if item.tasks.isEmpty { waitingTasks -= batch.tasksPerItem }
         for task in item.tasks {
             task.releasePayloads()
             if task.claimStart() {
@@ -195,6 +199,7 @@ extension Coordinator {
         }
         forget(end.retired)
         send(end.out)
+        if end.batchFinished == nil { planItems(of: batch) }  // its place goes to the next item
     }
 
     /// Adds the images a manifest item lists to its batch, and records that in the journal.
@@ -203,16 +208,14 @@ extension Coordinator {
     ///   than `maxBatchItems`; an engine error if the batch can no longer grow.
     private func expand(_ item: BatchOperation.Item, of batch: BatchOperation, listing entries: [String]) throws -> ItemsAdded {
         let added = try registry.expand(item: item.index, of: batch.batchID, entries: entries)
-        let newItems: ArraySlice<BatchOperation.Item>
         do {
-            guard let grown = registry.batches[batch.batchID] else { throw ManifestRefusal("its batch is no longer known") }
-            newItems = try batch.add(grown, from: Int(added.firstIndex))
+            try journal?.recordItemsAdded(added)
         } catch {
             registry.retract(added)
             throw error
         }
-        try journal?.recordItemsAdded(added)
-        track(newItems, of: batch)
+        // Planned in turn, after the items before them (`planItems`).
+        waitingTasks += added.items.count * batch.tasksPerItem
         logger.info("manifest expanded", metadata: [
             "batch": "\(batch.batchID)", "item": "\(item.index)", "added": "\(entries.count)",
         ])
@@ -273,8 +276,16 @@ extension Coordinator {
         if cancellation.isWholeBatch {
             batch.cancel(error: reason)
         } else {
-            for index in cancellation.items where batch.items.indices.contains(index) {
-                for task in batch.items[index].tasks { task.cancel(error: reason) }
+            for index in cancellation.items {
+                for task in batch.item(index)?.tasks ?? [] { task.cancel(error: reason) }
+            }
+        }
+        // Items not planned yet have no operations to cancel: they finish as cancelled, like the others, in
+        // the next `finishItems` (after the answer to the cancel).
+        let failure = BatchOperation.failure(cancelledBy: reason)
+        for index in cancellation.items where batch.isWaitingForTurn(index) {
+            finishedItemInbox.post((BatchOperation.Item(index: index, tasks: [], failure: failure), batch)) {
+                Task { await self.finishItems() }
             }
         }
         withdraw(cancellation.taskKeys)

@@ -39,21 +39,8 @@ extension Coordinator {
         guard let reopened = registry.batches[batchID] else { return }
         logger.info("batch retried", metadata: ["batch": "\(batchID)", "client": "\(peer)", "items": "\(items.count)"])
         send(out)
-        let batch: BatchOperation
-        do {
-            batch = try BatchOperation(reopened, planner: makePlanner(batchID: batchID, submit: plan.submit))
-        } catch {
-            // Nothing runs them: they fail at once with why, and the batch finishes again.
-            logger.error("a retried batch could not be planned", metadata: ["batch": "\(batchID)", "error": "\(error)"])
-            let failure = TaskOutcome.failure(TaskFailure(code: .internal, message: "could not be run again: \(error)"))
-            for index in items {
-                guard let end = registry.finish(item: index, of: batchID, outcome: failure) else { continue }
-                try? journal?.recordFinished(end.finished)
-                forget(end.retired)
-                send(end.out)
-            }
-            return
-        }
+        // Its items are planned in turn, as a submission's are; one the engine refuses fails with why.
+        let batch = BatchOperation(reopened, planner: makePlanner(batchID: batchID, submit: plan.submit))
         batchDeadlines.set(batchID, seconds: plan.submit.deadlineSeconds, from: .now)
         share(reopened, of: MessageSender(identity: reopened.client, key: access.owners[batchID]).client)
         adopt(batch)

@@ -112,8 +112,8 @@ struct StatusReport {
     func failedAttempts(of index: Int, in batch: RegisteredBatch) -> [AttemptStatus] {
         let earlier = batch.failedAttempts(of: index)  // a retried item's earlier runs; all of a finished one's
         if batch.items[index].state.isFinished { return earlier }
-        guard let items = operations[batch.batchID]?.items, items.indices.contains(index) else { return earlier }
-        return earlier + items[index].tasks.flatMap(\.failedAttempts)
+        guard let operation = operations[batch.batchID] else { return earlier }
+        return earlier + operation.failedAttempts(ofItem: index)
     }
 
     /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.

@@ -1,6 +1,5 @@
 @testable import Cluster
 import Foundation
-import Logging
 import Messaging
 import Wire
 import XCTest
@@ -12,16 +11,10 @@ final class BatchRetentionCoordinatorTests: XCTestCase {
     /// nothing of it is left: no registry entry, no operations (the group is deallocated), no tasks,
     /// no waiting continuations.
     func testACancelledBatchLeavesNothingBehindInTheCoordinatorOnceRetired() async throws {
-        let context = try MessagingContext()
-        var logger = Logger(label: "retention")
-        logger.logLevel = .critical
-        let endpoint = "inproc://retention-\(UUID().uuidString)"
-        let coordinator = Coordinator(
-            configuration: CoordinatorConfiguration(listen: [endpoint], maxBatchItems: 20_000,
-                                                    retention: BatchRetention(maxFinishedBatches: 0)),
-            context: context, logger: logger)
-        try await coordinator.start()
-        let client = try await ClusterClient(endpoint: endpoint, context: context, responseTimeout: .seconds(30))
+        let running = try await InprocCoordinator.start("retention", maxBatchItems: 20_000,
+                                                        retention: BatchRetention(maxFinishedBatches: 0))
+        let coordinator = running.coordinator
+        let client = try await ClusterClient(endpoint: running.endpoint, context: running.context, responseTimeout: .seconds(30))
         do {
             let items = 10_000  // more than a batch starts at once (`BatchOperation.maxStartedTasks`)
             var events = await client.submit(SubmitBatch(
@@ -53,13 +46,11 @@ final class BatchRetentionCoordinatorTests: XCTestCase {
             }
         } catch {
             await client.close()
-            await coordinator.stop()
-            await context.terminate()
+            await running.stop()
             throw error
         }
         await client.close()
-        await coordinator.stop()
-        await context.terminate()
+        await running.stop()
     }
 
     /// What a coordinator holds, read on its actor.

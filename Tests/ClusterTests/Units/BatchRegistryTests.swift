@@ -30,6 +30,12 @@ final class BatchRegistryTests: XCTestCase {
         out.filter { $0.peer == peer }.map(\.message)
     }
 
+    /// A queued item costs its registry entry until its turn comes (docs/benchmarks.md, "Memory per queued
+    /// task"): the entry's layout is part of that budget.
+    func testAnItemsRegistryEntryTakesFortyEightBytes() {
+        XCTAssertEqual(MemoryLayout<RegisteredBatch.Item>.stride, 48)
+    }
+
     func testSubmissionsOverALimitOrMalformedAreRefusedWithACodeAndTheRequestID() {
         var registry = makeRegistry(maxBatchItems: 3, maxPending: 4)
         XCTAssertEqual(registry.refusal(of: submit(0), from: client)?.code, .invalidRequest)

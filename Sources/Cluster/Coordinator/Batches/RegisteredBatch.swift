@@ -17,18 +17,19 @@ struct RegisteredBatch {
         var isFinished: Bool { self != .unfinished && self != .cancelling }
     }
 
-    /// One input of the batch.
+    /// One input of the batch: all that a queued item costs until its turn comes (`BatchOperation`), 48 bytes
+    /// (its fields in this order pack into 47; short strings are stored inline).
     struct Item {
         let source: String
         /// The output's file name without extension (the client adds the extension of the output's format).
         let outputName: String
+        /// The key of its first task; its other tasks have the keys that follow (`tasksPerItem` in all).
+        /// 0: it has no tasks (it had finished before the coordinator restarted, or before a retry of others).
+        var firstTaskKey: TaskKey
         /// The manifest item that listed it; `nil` for a submitted item.
         let parent: Int32?
         /// How many manifests deep it is: 0 for a submitted item.
         let depth: UInt8
-        /// The key of its first task; its other tasks have the keys that follow (`tasksPerItem` in all).
-        /// 0: it has no tasks (it had finished before the coordinator restarted, or before a retry of others).
-        var firstTaskKey: TaskKey
         var state: ItemState
     }
 
@@ -89,8 +90,8 @@ struct RegisteredBatch {
     /// (`firstTaskKey` 0).
     mutating func append(source: String, outputName: String, parent: Int32?, depth: UInt8, firstTaskKey: TaskKey,
                          recorded: TaskOutcome?) {
-        items.append(Item(source: source, outputName: outputName, parent: parent, depth: depth,
-                          firstTaskKey: firstTaskKey, state: .unfinished))
+        items.append(Item(source: source, outputName: outputName, firstTaskKey: firstTaskKey, parent: parent,
+                          depth: depth, state: .unfinished))
         if let recorded { finish(items.count - 1, outcome: recorded, keepingOutput: true) }
     }
 
