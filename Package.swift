@@ -134,7 +134,11 @@ let package = Package(
             dependencies: [
                 "Imaging", "ShiftworkTestSupport", "CTestSupport",
             ],
-            resources: [.copy("Fixtures")]
+            resources: [.copy("Fixtures")],
+            // Optimised in debug builds too, like Imaging: the tests hold the kernels to exact reference
+            // filters written plainly in Swift (TestImages.exactTiltShift), which unoptimised take minutes
+            // (docs/benchmarks.md, "make test": ImagingTests' CPU time with and without).
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"]),
         .testTarget(
