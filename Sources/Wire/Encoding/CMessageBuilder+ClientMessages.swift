@@ -14,12 +14,7 @@ extension CMessageBuilder {
         let c = arena.make(Shiftwork__V1__SubmitBatch.self)
         shiftwork__v1__submit_batch__init(c)
         c.pointee.request_id = string(m.requestID)
-        let items = pointers(to: Shiftwork__V1__BatchItem.self, count: m.items.count)
-        for (index, item) in m.items.enumerated() {
-            items?[index] = batchItem(item)
-        }
-        c.pointee.n_items = m.items.count
-        c.pointee.items = items
+        (c.pointee.n_items, c.pointee.items) = repeated(m.items) { $0.batchItem($1) }
         if let parameters = m.parameters {
             c.pointee.parameters = self.parameters(parameters)
         }
@@ -79,12 +74,7 @@ extension CMessageBuilder {
         c.pointee.batch_id = string(m.batchID)
         c.pointee.parent_index = m.parentIndex
         c.pointee.first_index = m.firstIndex
-        let items = pointers(to: Shiftwork__V1__BatchItem.self, count: m.items.count)
-        for (index, item) in m.items.enumerated() {
-            items?[index] = batchItem(item)
-        }
-        c.pointee.n_items = m.items.count
-        c.pointee.items = items
+        (c.pointee.n_items, c.pointee.items) = repeated(m.items) { $0.batchItem($1) }
         return c
     }
 

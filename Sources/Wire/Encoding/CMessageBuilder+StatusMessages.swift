@@ -27,12 +27,7 @@ extension CMessageBuilder {
         (c.pointee.n_warnings, c.pointee.warnings) = strings(m.warnings)
         c.pointee.location = string(m.location)
         c.pointee.attempts = m.attempts
-        let attempts = pointers(to: Shiftwork__V1__AttemptStatus.self, count: m.failedAttempts.count)
-        for (index, attempt) in m.failedAttempts.enumerated() {
-            attempts?[index] = attemptStatus(attempt)
-        }
-        c.pointee.n_failed_attempts = m.failedAttempts.count
-        c.pointee.failed_attempts = attempts
+        (c.pointee.n_failed_attempts, c.pointee.failed_attempts) = repeated(m.failedAttempts) { $0.attemptStatus($1) }
         return c
     }
 
@@ -59,12 +54,7 @@ extension CMessageBuilder {
         c.pointee.succeeded = m.succeeded
         c.pointee.failed = m.failed
         c.pointee.cancelled = m.cancelled
-        let items = pointers(to: Shiftwork__V1__ItemStatus.self, count: m.items.count)
-        for (index, item) in m.items.enumerated() {
-            items?[index] = itemStatus(item)
-        }
-        c.pointee.n_items = m.items.count
-        c.pointee.items = items
+        (c.pointee.n_items, c.pointee.items) = repeated(m.items) { $0.itemStatus($1) }
         c.pointee.priority = m.priority
         c.pointee.idempotency_key = string(m.idempotencyKey)
         return c
@@ -74,22 +64,12 @@ extension CMessageBuilder {
         let c = arena.make(Shiftwork__V1__StatusReply.self)
         shiftwork__v1__status_reply__init(c)
         c.pointee.request_id = string(m.requestID)
-        let workers = pointers(to: Shiftwork__V1__WorkerStatus.self, count: m.workers.count)
-        for (index, worker) in m.workers.enumerated() {
-            workers?[index] = workerStatus(worker)
-        }
-        c.pointee.n_workers = m.workers.count
-        c.pointee.workers = workers
+        (c.pointee.n_workers, c.pointee.workers) = repeated(m.workers) { $0.workerStatus($1) }
         c.pointee.queued_tasks = m.queuedTasks
         c.pointee.running_tasks = m.runningTasks
         c.pointee.completed_tasks = m.completedTasks
         c.pointee.failed_tasks = m.failedTasks
-        let batches = pointers(to: Shiftwork__V1__BatchStatus.self, count: m.batches.count)
-        for (index, batch) in m.batches.enumerated() {
-            batches?[index] = batchStatus(batch)
-        }
-        c.pointee.n_batches = m.batches.count
-        c.pointee.batches = batches
+        (c.pointee.n_batches, c.pointee.batches) = repeated(m.batches) { $0.batchStatus($1) }
         c.pointee.dropped_messages = m.droppedMessages
         c.pointee.tasks_per_second = m.tasksPerSecond
         c.pointee.coordinator_id = string(m.coordinatorID)

@@ -36,12 +36,7 @@ extension CMessageBuilder {
         c.pointee.attempt = m.attempt
         c.pointee.kind = Shiftwork__V1__TaskKind(rawValue: m.kind.rawValue)
         c.pointee.source = string(m.source)
-        let inputs = pointers(to: Shiftwork__V1__InjectedInput.self, count: m.inputs.count)
-        for (index, input) in m.inputs.enumerated() {
-            inputs?[index] = injectedInput(input)
-        }
-        c.pointee.n_inputs = m.inputs.count
-        c.pointee.inputs = inputs
+        (c.pointee.n_inputs, c.pointee.inputs) = repeated(m.inputs) { $0.injectedInput($1) }
         if let parameters = m.parameters {
             c.pointee.parameters = self.parameters(parameters)
         }

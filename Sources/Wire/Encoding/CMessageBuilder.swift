@@ -104,28 +104,19 @@ struct CMessageBuilder: ~Copyable {
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS
             let c = arena.make(Shiftwork__V1__TaskAssignmentBatch.self)
             shiftwork__v1__task_assignment_batch__init(c)
-            let elements = pointers(to: Shiftwork__V1__TaskAssignment.self, count: m.count)
-            for (index, element) in m.enumerated() { elements?[index] = taskAssignment(element) }
-            c.pointee.n_assignments = m.count
-            c.pointee.assignments = elements
+            (c.pointee.n_assignments, c.pointee.assignments) = repeated(m) { $0.taskAssignment($1) }
             envelope.pointee.task_assignments = c
         case .taskResults(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_RESULTS
             let c = arena.make(Shiftwork__V1__TaskResultBatch.self)
             shiftwork__v1__task_result_batch__init(c)
-            let elements = pointers(to: Shiftwork__V1__TaskResult.self, count: m.count)
-            for (index, element) in m.enumerated() { elements?[index] = taskResult(element) }
-            c.pointee.n_results = m.count
-            c.pointee.results = elements
+            (c.pointee.n_results, c.pointee.results) = repeated(m) { $0.taskResult($1) }
             envelope.pointee.task_results = c
         case .itemsFinished(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_ITEMS_FINISHED
             let c = arena.make(Shiftwork__V1__ItemFinishedBatch.self)
             shiftwork__v1__item_finished_batch__init(c)
-            let elements = pointers(to: Shiftwork__V1__ItemFinished.self, count: m.count)
-            for (index, element) in m.enumerated() { elements?[index] = itemFinished(element) }
-            c.pointee.n_items = m.count
-            c.pointee.items = elements
+            (c.pointee.n_items, c.pointee.items) = repeated(m) { $0.itemFinished($1) }
             envelope.pointee.items_finished = c
         }
         return envelope
@@ -152,8 +143,15 @@ struct CMessageBuilder: ~Copyable {
 
     /// A repeated `string` field: its count and its array of C strings in the arena.
     mutating func strings(_ values: [String]) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
-        let array = pointers(to: CChar.self, count: values.count)
-        for (index, value) in values.enumerated() { array?[index] = string(value) }
+        repeated(values) { builder, value in builder.string(value) }
+    }
+
+    /// A repeated message field: its count and its array of pointers to the messages `make` builds, in the arena.
+    mutating func repeated<Element, Message>(
+        _ values: [Element], _ make: (inout CMessageBuilder, Element) -> UnsafeMutablePointer<Message>
+    ) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<Message>?>?) {
+        let array = pointers(to: Message.self, count: values.count)
+        for (index, value) in values.enumerated() { array?[index] = make(&self, value) }
         return (values.count, array)
     }
 
