@@ -46,7 +46,7 @@ public struct WorkerStatus: Sendable, Equatable {
 }
 
 /// The state of one item of a batch, in a ``BatchStatus``.
-public struct ItemStatus: Sendable, Equatable {
+public struct ItemStatus: Sendable, Hashable {
     /// The item's index in its batch.
     public var itemIndex: UInt32
     /// The item's source URL or path.
@@ -79,7 +79,7 @@ public struct ItemStatus: Sendable, Equatable {
 }
 
 /// One failed attempt at one of an item's tasks, in ``ItemStatus``.
-public struct AttemptStatus: Sendable, Equatable {
+public struct AttemptStatus: Sendable, Hashable {
     /// Which task: `download`, `tilt-shift` or `noop`.
     public var task: String
     /// The attempt's number for this task: 1, 2, 3…
