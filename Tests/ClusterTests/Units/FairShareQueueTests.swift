@@ -30,6 +30,24 @@ final class FairShareQueueTests: XCTestCase {
         XCTAssertTrue(queue.isEmpty)
     }
 
+    func testTasksArrivingOutOfOrderAreServedInKeyOrderWhichIsSubmissionOrder() {
+        // Under FIFO one lane holds every batch: the big batch (keys 1…6, accepted first) before the small one
+        // (keys 101…102), even when the engine starts some of the big batch's tasks after the small batch's.
+        var queue = FairShareQueue(policy: .fifo)
+        queue.register(batch: "big", as: ShareClass(client: client("alice"), priority: 0))
+        queue.register(batch: "small", as: ShareClass(client: client("bob"), priority: 0))
+        for key: TaskKey in [1, 2, 4] { queue.enqueue(key, batch: "big") }
+        for key: TaskKey in [101, 102] { queue.enqueue(key, batch: "small") }
+        for key: TaskKey in [6, 3, 5] { queue.enqueue(key, batch: "big") }
+        queue.enqueue(50, batch: "big", front: true)  // its worker died: before the rest
+        XCTAssertEqual(queue.dequeue(), 50)
+        XCTAssertEqual(queue.dequeue(), 1)
+        queue.enqueue(103, batch: "small")
+        queue.enqueue(2_000, batch: "big", urgency: 1)  // more urgent: first
+        XCTAssertEqual(drain(&queue), [2_000, 2, 3, 4, 5, 6, 101, 102, 103])
+        XCTAssertTrue(queue.isEmpty)
+    }
+
     func testASmallBatchBehindALargeOneIsServedAtOnceAndFinishesWithinTwiceItsSize() {
         var queue = FairShareQueue()
         queue.register(batch: "big", as: ShareClass(client: client("alice"), priority: 0))
