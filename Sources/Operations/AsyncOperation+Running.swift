@@ -38,8 +38,18 @@ extension AsyncOperation {
     /// this one ready, which then runs it next, whatever its priority: the cheap path for chains), or
     /// handed to the runner pool of its priority. Returns `false` if the operation finished meanwhile (then
     /// it did not take the queue slot).
+    /// An external operation without conditions is started on this thread instead (``ExternalOperation``):
+    /// after the finish in progress, by `handoff`'s owner, or at once without one.
     func launch(handoff: RunnerHandoff?) -> Bool {
         guard let priority = claimLaunch() else { return false }
+        if startsExternally && !hasConditions {
+            if let handoff {
+                handoff.externalStarts.append(self)
+            } else {
+                startExternally()
+            }
+            return true
+        }
         let pool = RunnerPool.pool(for: priority)
         if let handoff, handoff.offer(self, pool: pool) { return true }
         pool.push(self)
@@ -56,6 +66,9 @@ extension AsyncOperation {
         }
     }
 
+    /// Whether conditions must be evaluated (on a runner) before the operation executes.
+    var hasConditions: Bool { core.withLock { !($0.extras?.conditions.isEmpty ?? true) } }
+
     /// Runs the operation on `runner`'s task: its conditions, then `execute()` (with retries and the
     /// timeout), then finishes it. Returns at once if the operation finished meanwhile (cancelled while it
     /// waited for a runner).
@@ -66,10 +79,19 @@ extension AsyncOperation {
             case execute([any OperationObserver])
             case evaluate([any OperationCondition])
             case executeWithLimits(Execution)
+            /// An external operation: started here, finished from outside (no timeout or retries).
+            case external
         }
+        let external = startsExternally
         let start = core.withLock { s -> Start in
             if s.state.isTerminal || s.stop != nil { return .finished }
             s.runner = runner
+            if external {
+                // (Launched to a runner for its conditions, or by a queue that had no thread to start it on.)
+                if let conditions = s.extras?.conditions, !conditions.isEmpty { return .evaluate(conditions) }
+                s.runner = nil
+                return .external
+            }
             guard let extras = s.extras else {
                 s.state = .executing
                 s.attempt = 1
@@ -87,6 +109,8 @@ extension AsyncOperation {
         switch start {
         case .finished:
             return
+        case .external:
+            return startExternally()
         case .execute(let observers):
             for observer in observers { observer.operationWillExecute(self) }
             let outcome: (OperationState, [any Error])
@@ -101,6 +125,7 @@ extension AsyncOperation {
             execution = started
         case .evaluate(let conditions):
             guard let started = await evaluate(conditions, handoff: handoff) else { return }
+            if external { return startExternally() }
             execution = started
         }
         for observer in execution.observers { observer.operationWillExecute(self) }
@@ -125,7 +150,7 @@ extension AsyncOperation {
 
     /// How an operation whose `execute()` threw `error` ends: failed with it (with each of a
     /// ``MultipleErrors``), or cancelled for a `CancellationError`.
-    private static func outcome(of error: any Error) -> (OperationState, [any Error]) {
+    static func outcome(of error: any Error) -> (OperationState, [any Error]) {
         let errors = (error as? MultipleErrors)?.errors ?? [error]
         if errors.count == 1 && errors[0] is CancellationError { return (.cancelled, []) }
         return (.failed, errors)
@@ -146,8 +171,13 @@ extension AsyncOperation {
                 return nil
             }
         }
+        let external = startsExternally
         return core.withLock { s -> Execution? in
             if s.state.isTerminal || s.stop != nil { return nil }
+            if external {
+                s.runner = nil  // `startExternally` moves it to executing
+                return Execution(observers: [], timeout: nil, retryPolicy: nil)
+            }
             return s.beginExecution()
         }
     }

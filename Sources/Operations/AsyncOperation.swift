@@ -75,6 +75,12 @@ open class AsyncOperation: @unchecked Sendable, CustomStringConvertible {
     /// AsyncOperation+Cancellation.swift). ``GroupOperation`` overrides it to cancel its children.
     func cancellationRequested(errors: [any Error]) {}
 
+    /// Whether the operation's work is started synchronously and finished from outside (``ExternalOperation``).
+    var startsExternally: Bool { false }
+
+    /// Starts an external operation's work (``ExternalOperation/start()``); nothing for other operations.
+    func startExternalWork() {}
+
     // MARK: - Properties
 
     /// The name used in diagnostics. Defaults to `"<TypeName>#<id>"`.

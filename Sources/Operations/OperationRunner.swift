@@ -56,6 +56,7 @@ final class OperationRunner: Sendable {
             while let current = operation {
                 operation = nil
                 await current.run(on: self, handoff: handoff)
+                handoff.startExternalOperations()
                 let next = handoff.next.take()
                 // (After the operation finished under its lock, which orders this load after any store.)
                 if cancelled.load(ordering: .relaxed) {
@@ -100,7 +101,10 @@ final class OperationRunner: Sendable {
 /// operation; so it needs no lock (and is not `Sendable`).
 final class RunnerHandoff {
     /// The operation to run next, and its own pool (where it goes if the runner cannot run it).
-    fileprivate(set) var next: (operation: AsyncOperation, pool: RunnerPool)?
+    var next: (operation: AsyncOperation, pool: RunnerPool)?
+    /// External operations made ready and launched meanwhile, to start once the finish is complete
+    /// (``ExternalOperation``; `startExternalOperations()`), in order.
+    var externalStarts: [AsyncOperation] = []
 
     /// Takes `operation` (of `pool`) to run next, if nothing was handed over yet.
     func offer(_ operation: AsyncOperation, pool: RunnerPool) -> Bool {

@@ -290,9 +290,11 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
     }
 }
 
-/// Launched operations to hand to their runner pools in one step per pool.
+/// Launched operations to hand to their runner pools in one step per pool (external operations without
+/// conditions: to start on this thread, see ``ExternalOperation``).
 struct LaunchBatch {
     private var operations: [AsyncOperation] = []
+    private var external: [AsyncOperation] = []
     private var pool: RunnerPool?
     private(set) var count = 0
 
@@ -300,6 +302,10 @@ struct LaunchBatch {
 
     mutating func append(_ operation: AsyncOperation, priority: OperationPriority) {
         count += 1
+        if operation.startsExternally && !operation.hasConditions {
+            external.append(operation)
+            return
+        }
         let target = RunnerPool.pool(for: priority)
         if pool == nil { pool = target }
         if target === pool {
@@ -310,8 +316,8 @@ struct LaunchBatch {
     }
 
     func push() {
-        guard let pool, !operations.isEmpty else { return }
-        pool.push(contentsOf: operations)
+        if let pool, !operations.isEmpty { pool.push(contentsOf: operations) }
+        for operation in external { operation.startExternally() }
     }
 }
 

@@ -135,11 +135,14 @@ extension Coordinator {
 
     // MARK: Finishing items
 
-    /// Finishes the items gathered in `finishedItemInbox`, their messages sent together.
-    func finishItems() {
+    /// Finishes the items gathered in `finishedItemInbox`, their messages sent together. Returns whether
+    /// there were any.
+    @discardableResult
+    func finishItems() -> Bool {
         let finished = finishedItemInbox.drain()
-        guard !finished.isEmpty else { return }
+        guard !finished.isEmpty else { return false }
         sendingTogether { for (item, batch) in finished { finish(item, of: batch) } }
+        return true
     }
 
     /// Streams one finished item to its clients; after the last item, the batch summary.

@@ -31,9 +31,9 @@ extension Coordinator {
         for (key, timedOut) in taskTimeouts.settle(dispatcher: dispatcher) {
             guard let waiter = waiters.removeValue(forKey: key) else { continue }  // withdrawn meanwhile
             let workerID = dispatcher.workers[timedOut.worker]?.workerID ?? timedOut.worker.description
-            waiter.resume(throwing: RemoteTaskError(
+            waiter.received(.failure(RemoteTaskError(
                 failure: taskTimeouts.failure(timedOut, workerID: workerID), attempt: timedOut.attempt,
-                worker: timedOut.worker, workerID: workerID))
+                worker: timedOut.worker, workerID: workerID)))
         }
     }
 

@@ -1,50 +1,43 @@
 import Wire
 
 /// The bridge between the batches' remote operations and the dispatcher: a remote operation's task goes
-/// into the dispatcher's queue, its worker's result resumes the operation, and a cancelled item's tasks
-/// are withdrawn.
+/// into the dispatcher's queue, its worker's result finishes (or advances) the operation right here on the
+/// actor, and a cancelled item's tasks are withdrawn.
 extension Coordinator {
-    /// Queues a task and suspends until a worker's result arrives (see `RemoteTaskRunning`).
-    ///
-    /// Nonisolated: the request is posted to `remoteRequests` without hopping onto the actor, and the
-    /// result resumes the operation's task directly (not through the actor); `takeRemoteRequests()`
-    /// queues the posted tasks in groups. The cancellation handler only marks the call: the coordinator
-    /// cancels remote operations itself and withdraws their tasks at the same time (`withdraw`).
-    nonisolated func run(
-        _ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey, avoiding: PeerIdentity?
-    ) async throws -> TaskOutput {
-        let call = RemoteCall()
-        let inbox = remoteRequests
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                inbox.post(RemoteRequest(assignment: assignment, priority: priority, wasWaiting: wasWaiting,
-                                         dependentKey: dependentKey, avoiding: avoiding, call: call,
-                                         continuation: continuation)) {
-                    Task { await self.takeRemoteRequests() }
-                }
-            }
-        } onCancel: {
-            call.cancel()
-        }
+    /// Takes a remote operation's request (see `RemoteTaskRunning`). Nonisolated: it is posted to
+    /// `remoteRequests` without hopping onto the actor; `takeRemoteRequests()` queues the posted tasks in
+    /// groups, at the end of the current wake-up when posted during one (an operation started by a result),
+    /// else in a task scheduled by the first post.
+    nonisolated func request(_ request: RemoteRequest) {
+        remoteRequests.post(request) { Task { await self.takeRemoteRequests() } }
     }
 
-    /// Queues the tasks of remote operations, in the order posted; a call cancelled meanwhile (its item
-    /// was cancelled) is answered at once.
-    func takeRemoteRequests() {
+    /// Queues the tasks of remote operations, in the order posted; a request of an operation cancelled
+    /// meanwhile (its item was cancelled) is dropped. Returns whether there were any.
+    @discardableResult
+    func takeRemoteRequests() -> Bool {
         let requests = remoteRequests.drain()
-        guard !requests.isEmpty else { return }
+        guard !requests.isEmpty else { return false }
         sendingTogether {
             for request in requests {
                 if request.wasWaiting { waitingTasks -= 1 }
-                if request.call.isCancelled {
-                    request.continuation.resume(throwing: CancellationError())
-                    continue
-                }
-                waiters[request.assignment.taskKey] = request.continuation
+                if request.operation.isCancelled || request.operation.isFinished { continue }
+                waiters[request.assignment.taskKey] = request.operation
                 send(dispatcher.enqueue(request.assignment, priority: request.priority, dependentKey: request.dependentKey,
                                         avoiding: request.avoiding))
             }
         }
+        return true
+    }
+
+    /// At the end of a wake-up (`sendingTogether`): queues the requests of the operations its results
+    /// started and finishes the items they ended, until neither is left, so that the next tasks go out
+    /// with the same send. While the wake-up's messages are handled (`draining`), posts to either inbox
+    /// schedule no task: this drains them.
+    func settleEngineWork(draining: Bool) {
+        remoteRequests.ownerDrains = draining
+        finishedItemInbox.ownerDrains = draining
+        while takeRemoteRequests() || finishItems() {}
     }
 
     /// Journals a failed attempt (see `RemoteTaskRunning`). Nonisolated, as `run`: the operation does not
@@ -65,25 +58,27 @@ extension Coordinator {
     }
 
     /// Withdraws tasks from the cluster: each is dropped from the dispatcher's queue, or cancelled on its
-    /// worker (`CancelTask{task_key}`), and the operation waiting for it is resumed with `CancellationError`.
+    /// worker (`CancelTask{task_key}`), and the operation waiting for it finishes as cancelled (if the
+    /// cancel of its item has not finished it already).
     func withdraw(_ keys: [TaskKey]) {
         for key in keys {
-            waiters.removeValue(forKey: key)?.resume(throwing: CancellationError())
+            waiters.removeValue(forKey: key)?.received(.failure(CancellationError()))
             send(dispatcher.cancel(key: key, reason: "cancelled"))
         }
     }
 
-    /// Resumes the remote operation waiting for `result` (whose `taskKey` the dispatcher has set), which
-    /// came from `peer` when known (a retry avoids that worker). `workerID` names the worker for status
-    /// when `peer` is no longer registered (an attempt lost with its worker).
+    /// Tells the remote operation waiting for `result` (whose `taskKey` the dispatcher has set), which
+    /// came from `peer` when known (a retry avoids that worker); `workerID` names the worker for status
+    /// when `peer` is no longer registered (an attempt lost with its worker). The operation finishes here,
+    /// and its dependents start (their requests are queued at the end of the wake-up).
     func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil, workerID: String = "") {
         guard let waiter = waiters.removeValue(forKey: result.taskKey) else { return }
         switch result.outcome {
-        case .output(let output): waiter.resume(returning: output)
+        case .output(let output): waiter.received(.success(output))
         case .failure(let failure):
-            waiter.resume(throwing: RemoteTaskError(
+            waiter.received(.failure(RemoteTaskError(
                 failure: failure, attempt: result.attempt, worker: peer,
-                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID))
+                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID)))
         }
     }
 }
@@ -91,10 +86,8 @@ extension Coordinator {
 /// The coordinator as its remote operations see it.
 struct CoordinatorTaskRunner: RemoteTaskRunning {
     let coordinator: Coordinator
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey,
-             avoiding: PeerIdentity?) async throws -> TaskOutput {
-        try await coordinator.run(assignment, priority: priority, wasWaiting: wasWaiting, dependentKey: dependentKey,
-                                  avoiding: avoiding)
+    func request(_ request: RemoteRequest) {
+        coordinator.request(request)
     }
     func recordFailedAttempt(_ attempt: AttemptStatus, itemIndex: Int, batchID: String) {
         coordinator.recordFailedAttempt(attempt, itemIndex: itemIndex, batchID: batchID)

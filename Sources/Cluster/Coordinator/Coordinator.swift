@@ -50,7 +50,7 @@ public actor Coordinator {
     /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
     let engine = WorkQueue(name: "coordinator batches")
     /// Remote operations waiting for their task's result, by task key.
-    var waiters: [TaskKey: CheckedContinuation<TaskOutput, any Error>] = [:]
+    var waiters: [TaskKey: RemoteTaskOperation] = [:]
     /// Tasks of accepted batches that have not reached the dispatcher yet: waiting for their dependency,
     /// the per-host download cap, or their batch's limit of started tasks.
     var waitingTasks = 0
@@ -68,7 +68,7 @@ public actor Coordinator {
     private var outbox: [Outbound]?
     /// Items whose last operation finished, gathered on the engine's threads and finished here in groups.
     let finishedItemInbox = CompletionInbox<(BatchOperation.Item, BatchOperation)>()
-    /// Requests of remote operations, posted from the engine's threads (see `run`).
+    /// Requests of remote operations, posted from the engine's threads or this actor (see `request`).
     let remoteRequests = CompletionInbox<RemoteRequest>()
     /// Task attempts running on workers, against the task timeout (`Coordinator+Deadlines`).
     var taskTimeouts: TaskTimeouts
@@ -190,7 +190,7 @@ public actor Coordinator {
         for task in background { task.cancel() }
         background = []
         engine.cancelAll()
-        for waiter in waiters.values { waiter.resume(throwing: CancellationError()) }
+        for waiter in waiters.values { waiter.received(.failure(CancellationError())) }
         waiters = [:]
         await closing?.close()
         await authenticator?.stop()
@@ -324,11 +324,14 @@ public actor Coordinator {
         }
     }
 
-    /// Runs `body` with every `send` in it held back and sent together at its end.
+    /// Runs `body` with every `send` in it held back and sent together at its end, with the requests of
+    /// the remote operations it started and the items it finished (`settleEngineWork`).
     func sendingTogether(_ body: () -> Void) {
         guard outbox == nil else { return body() }
         outbox = []
+        settleEngineWork(draining: true)
         body()
+        settleEngineWork(draining: false)
         let out = outbox ?? []
         outbox = nil
         send(out)

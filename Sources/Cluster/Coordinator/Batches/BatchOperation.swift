@@ -44,8 +44,8 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         self.batchID = registered.batchID
         self.planner = planner
         self.tasksPerItem = registered.tasksPerItem
-        // At most `maxStartedTasks` children execute at once: a started remote operation holds a suspended
-        // Swift task (about 5 KB), a planned one waiting for a place only its object.
+        // At most `maxStartedTasks` children execute at once (queued in the dispatcher or running on a
+        // worker: an external operation, it holds no Swift task meanwhile); the others wait for a place.
         // Finished children are let go: a running batch holds the operations of its planned items only.
         super.init(name: "batch \(registered.batchID)", maxConcurrentChildren: Self.maxStartedTasks,
                    keepsRunningUntilClosed: true, keepsFinishedChildren: false)

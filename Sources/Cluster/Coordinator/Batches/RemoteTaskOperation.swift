@@ -5,18 +5,12 @@ import Wire
 
 /// Runs a task on some worker of the cluster: what the coordinator's operations call to get work done.
 protocol RemoteTaskRunning: Sendable {
-    /// Queues `assignment` for a worker and suspends until its result arrives. Throws `RemoteTaskError`
-    /// when the worker reports a failure, `CancellationError` when the coordinator withdrew the task (its
-    /// item was cancelled, or the coordinator stops). Cancelling the calling task alone does not reach
-    /// the cluster: a cancel goes down from the coordinator, which cancels the operation and withdraws
-    /// its task (`Coordinator.cancel`, then `withdraw`).
-    /// `wasWaiting` is true the first time the operation asks (it leaves the count of tasks waiting to start).
-    /// `dependentKey` (for a download: its tilt-shift's key; 0: none) asks the dispatcher to keep the
-    /// worker's slot for the dependent once this task succeeds, so that it runs where its input is.
-    /// `avoiding` (a retry) names the worker where the last attempt failed: another with a free slot is
-    /// preferred.
-    func run(_ assignment: TaskAssignment, priority: Int, wasWaiting: Bool, dependentKey: TaskKey,
-             avoiding: PeerIdentity?) async throws -> TaskOutput
+    /// Queues `request`'s assignment for a worker; its operation is told the result
+    /// (`RemoteTaskOperation.received`) on the coordinator's actor, once it arrives: the output, a
+    /// `RemoteTaskError` when the worker reports a failure, `CancellationError` when the coordinator withdrew
+    /// the task (its item was cancelled, or the coordinator stops). A request of an operation that has
+    /// finished meanwhile (cancelled) is dropped. Never suspends or blocks: the request is posted.
+    func request(_ request: RemoteRequest)
 
     /// Keeps a failed attempt at a task of item `itemIndex` of `batchID` (the coordinator journals it,
     /// so that status shows it after a restart and the item's retries keep counting).
@@ -36,14 +30,19 @@ struct RemoteTaskError: Error, CustomStringConvertible {
     var description: String { failure.message }
 }
 
-/// An operation whose execution is "send a task to a worker, await its result": the coordinator's
-/// children of a batch. Dependencies, injection and cancellation follow the engine's rules, as for any
-/// local operation; the coordinator withdraws the task of one it cancels from the cluster (a running
-/// task is cancelled on its worker).
+/// An operation whose execution is "send a task to a worker, take its result": the coordinator's
+/// children of a batch. An `ExternalOperation`: while its task is queued or runs on a worker it holds no
+/// Swift task; the coordinator's actor finishes it when the result arrives (`received`), and a dependent
+/// it makes ready (the item's tilt-shift) starts in the same step, its request queued with the same
+/// wake-up's (docs/architecture.md, "How a remote operation waits"). Dependencies, injection and
+/// cancellation follow the engine's rules, as for any local operation. Cancelled while its task is out,
+/// it finishes as cancelled at once (`ExternalOperation`'s default): a late result is ignored, a retry
+/// not sent, a request not queued yet dropped; the coordinator withdraws the task of one it cancels from
+/// the cluster (a running task is cancelled on its worker).
 ///
 /// It consumes and produces a `TaskOutput`, so a download's output can be injected into the
 /// tilt-shift that depends on it.
-final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsuming, @unchecked Sendable {
+final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsuming, @unchecked Sendable {
     typealias Output = TaskOutput
     typealias Input = TaskOutput
 
@@ -62,8 +61,10 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         (nil, nil, nil, []))
     /// Whether the task still counts as waiting to start (see `claimStart()`).
     private let waiting = Mutex(true)
+    /// Where its attempts stand (set by `start()`, advanced by `received`).
+    private let run = Mutex<RemoteRun?>(nil)
 
-    /// For a download: the key of the tilt-shift that will consume its output (see `RemoteTaskRunning`).
+    /// For a download: the key of the tilt-shift that will consume its output (see `RemoteRequest`).
     let dependentKey = Atomic<TaskKey>(0)
 
     /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
@@ -133,7 +134,8 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
         }
     }
 
-    override func execute() async throws {
+    /// Sends the task (filled with its injected input). A manifest's list as input finishes it at once.
+    override func start() {
         var assignment = template
         let (input, producer) = payloads.withLock { ($0.input, $0.producer) }
         if let input, ManifestList.isList(input) {
@@ -143,63 +145,82 @@ final class RemoteTaskOperation: AsyncOperation, ResultProducing, ResultConsumin
                 $0.output = input
                 $0.input = nil
             }
-            return
+            return finish()
         }
         if let input, let producer {
             assignment.inputs = [Lineage.input(from: producer, output: input)]
         }
         // An input that stayed on the worker that downloaded it: if that copy is lost, download again.
-        let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0, runner: runner) } : nil
-        let result = try await runWithRetries(assignment, lineage: lineage)
-        payloads.withLock {
-            $0.output = result
-            // The worker has consumed the input: keep it only while a re-run could still need it.
-            $0.input = nil
+        let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0) } : nil
+        let earlier = failedAttempts
+        let current = RemoteRun(assignment: assignment, lineage: lineage, attempt: earlier.count + 1,
+                                workerLosses: earlier.filter { $0.code == .workerLost }.count)
+        run.withLock { $0 = current }
+        send(current.request, wasWaiting: claimStart())
+    }
+
+    /// The result of the request it sent last (on the coordinator's actor): finishes the operation, or
+    /// sends the next request (the producer again when the input was lost, see `Lineage`; a retry after
+    /// the schedule's wait).
+    func received(_ result: Result<TaskOutput, any Error>) {
+        guard !isFinished else { return }  // cancelled meanwhile: a late result is dropped
+        let step = run.withLock { run -> RemoteRun.Step? in run?.step(after: result) }
+        guard let step else { return }
+        switch step {
+        case .succeed(let output):
+            payloads.withLock {
+                $0.output = output
+                // The worker has consumed the input: keep it only while a re-run could still need it.
+                $0.input = nil
+            }
+            finish()
+        case .send(let request):
+            send(request, wasWaiting: false)
+        case .failed(let error):
+            retryOrFail(after: error)
+        case .stop(let error):
+            finish(throwing: error)
         }
     }
 
-    /// Sends the task; after a failure that the schedule retries, sends it again after the schedule's wait,
-    /// as a new attempt (a late result of the old one is stale), to another worker where one is free. The
-    /// wait is cancelled with the operation. Every failed attempt is recorded for status (and journaled);
-    /// attempts restored from the journal count.
-    private func runWithRetries(_ first: TaskAssignment, lineage: Lineage?) async throws -> TaskOutput {
-        var assignment = first
-        let earlier = failedAttempts
-        var attempt = earlier.count + 1
-        var workerLosses = earlier.filter { $0.code == .workerLost }.count
-        var avoiding: PeerIdentity?
-        var wasWaiting = claimStart()
-        while true {
-            do {
-                if let lineage {
-                    return try await lineage.run(assignment, priority: dispatchPriority, wasWaiting: wasWaiting, avoiding: avoiding)
-                }
-                return try await runner.run(
-                    assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
-                    dependentKey: dependentKey.load(ordering: .relaxed), avoiding: avoiding)
-            } catch let error as RemoteTaskError {
-                if error.failure.code == .workerLost { workerLosses += 1 }
-                let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1),
-                                                    workerLosses: workerLosses)
-                var wait: Duration?
-                if case .retry(let after) = decision, !Task.isCancelled { wait = after }
-                let failed = AttemptStatus(
-                    task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
-                    error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
-                    retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
-                    worker: error.workerID, failedUnixMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
-                payloads.withLock { $0.failures.append(failed) }
-                runner.recordFailedAttempt(failed, itemIndex: itemIndex, batchID: template.batchID)
-                guard let wait else {
-                    throw RemoteTaskError(failure: TaskRetrySchedule.finalFailure(error.failure, workerLosses: workerLosses),
-                                          attempt: error.attempt, worker: error.worker, workerID: error.workerID)
-                }
-                try await Task.sleep(for: wait)
-                attempt += 1
-                assignment.attempt = max(assignment.attempt, error.attempt) + 1
-                avoiding = error.worker
-                wasWaiting = false
-            }
+    /// After a failed attempt: records it (and has it journaled), then sends the task again after the
+    /// schedule's wait, as a new attempt (a late result of the old one is stale), to another worker where
+    /// one is free; or fails. The wait ends early, and nothing is sent, if the operation is cancelled.
+    private func retryOrFail(after error: RemoteTaskError) {
+        guard let (attempt, workerLosses, assignment) = run.withLock({ run -> (Int, Int, TaskAssignment)? in
+            guard var current = run else { return nil }
+            if error.failure.code == .workerLost { current.workerLosses += 1 }
+            run = current
+            return (current.attempt, current.workerLosses, current.assignment)
+        }) else { return }
+        let decision = retrySchedule.decide(after: error.failure, attempt: attempt, fraction: Double.random(in: 0..<1),
+                                            workerLosses: workerLosses)
+        var wait: Duration?
+        if case .retry(let after) = decision, !isCancelled { wait = after }
+        let failed = AttemptStatus(
+            task: assignment.kind.logName, attempt: UInt32(attempt), code: error.failure.code,
+            error: error.failure.message, isTransient: TaskRetrySchedule.isRetryable(error.failure),
+            retried: wait != nil, retryDelayMs: wait.map(RetryAfterClamp.milliseconds) ?? 0,
+            worker: error.workerID, failedUnixMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
+        payloads.withLock { $0.failures.append(failed) }
+        runner.recordFailedAttempt(failed, itemIndex: itemIndex, batchID: template.batchID)
+        guard let wait else {
+            return finish(throwing: RemoteTaskError(
+                failure: TaskRetrySchedule.finalFailure(error.failure, workerLosses: workerLosses),
+                attempt: error.attempt, worker: error.worker, workerID: error.workerID))
         }
+        // A rare path (a failed attempt): a task sleeps for the wait, then the retry is posted.
+        Task { [self] in
+            try? await Task.sleep(for: wait)
+            guard !isCancelled, let request = run.withLock({ $0?.retry(after: error) }) else { return }
+            send(request, wasWaiting: false)
+        }
+    }
+
+    private func send(_ request: RemoteRun.Request, wasWaiting: Bool) {
+        runner.request(RemoteRequest(
+            assignment: request.assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
+            dependentKey: request.keepsSlotForDependent ? dependentKey.load(ordering: .relaxed) : request.dependentKey,
+            avoiding: request.avoiding, operation: self))
     }
 }
