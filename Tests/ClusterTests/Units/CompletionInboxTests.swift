@@ -58,4 +58,20 @@ final class CompletionInboxTests: XCTestCase {
         XCTAssertEqual(inbox.drain(), ["c"])
         XCTAssertEqual(inbox.drain(), [])
     }
+
+    /// While its owner drains it, a post schedules nothing; after `ownerDrains` is set back, the next post
+    /// schedules again, once the owner's final drain emptied the inbox.
+    func testNothingIsScheduledWhileTheOwnerDrains() {
+        let inbox = CompletionInbox<String>()
+        var scheduled = 0
+        inbox.ownerDrains = true
+        inbox.post("a") { scheduled += 1 }
+        inbox.post("b") { scheduled += 1 }
+        XCTAssertEqual(scheduled, 0)
+        inbox.ownerDrains = false
+        XCTAssertEqual(inbox.drain(), ["a", "b"])
+        inbox.post("c") { scheduled += 1 }
+        XCTAssertEqual(scheduled, 1)
+        XCTAssertEqual(inbox.drain(), ["c"])
+    }
 }
