@@ -7,11 +7,7 @@ final class ExternalOperationTests: XCTestCase {
     /// Finishing a step starts the next (its dependent, with the injected result) on the same thread,
     /// before `finish` returns: a chain advances without any task switch.
     func testFinishingStartsTheInjectedDependentOnTheSameThread() async throws {
-        let download = ProbeOperation(name: "download")
-        let filter = ProbeOperation(name: "tilt-shift")
-        try filter.injectResult(from: download)
-        let queue = WorkQueue()
-        try queue.addOperations([download, filter])
+        let (download, filter, queue) = try startChain()
         XCTAssertEqual(download.starts, 1, "started by the thread that added it, before addOperations returned")
         XCTAssertTrue(download.isExecuting)
         XCTAssertEqual(filter.starts, 0)
@@ -30,11 +26,7 @@ final class ExternalOperationTests: XCTestCase {
 
     /// A failed step cancels its dependent with the cause, which never starts.
     func testFailureCancelsTheDependentWithTheCause() async throws {
-        let download = ProbeOperation(name: "download")
-        let filter = ProbeOperation(name: "tilt-shift")
-        try filter.injectResult(from: download)
-        let queue = WorkQueue()
-        try queue.addOperations([download, filter])
+        let (download, filter, queue) = try startChain()
         download.finish(throwing: TestError("404"))
         XCTAssertEqual(download.state, .failed)
         XCTAssertEqual(download.errors.first as? TestError, TestError("404"))
@@ -115,6 +107,16 @@ final class ExternalOperationTests: XCTestCase {
         await eventually("the other started") { waiting.starts == 1 }
         waiting.succeed(with: "done")
         await waitForQueue(queue)
+    }
+
+    /// A download and a tilt-shift into which its output is injected, added to a new queue.
+    private func startChain() throws -> (download: ProbeOperation, filter: ProbeOperation, queue: WorkQueue) {
+        let download = ProbeOperation(name: "download")
+        let filter = ProbeOperation(name: "tilt-shift")
+        try filter.injectResult(from: download)
+        let queue = WorkQueue()
+        try queue.addOperations([download, filter])
+        return (download, filter, queue)
     }
 
     /// In a group with a window of children, the group finishes once its external children did, with
