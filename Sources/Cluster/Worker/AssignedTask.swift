@@ -17,10 +17,10 @@ struct AssignedTask: Sendable {
     let received: ContinuousClock.Instant
 
     /// Builds the operation for `assignment`: a `FetchOperation`, or a `TiltShiftOperation` whose input
-    /// is the image injected into the assignment by the coordinator, run on `computeThreads`. At `debug`, the operation
-    /// logs through `log` when it starts executing.
+    /// is the image injected into the assignment by the coordinator, run on `computeThreads` (a sink's write
+    /// on `sinkThreads`). At `debug`, the operation logs through `log` when it starts executing.
     init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits,
-         computeThreads: ComputeThreads, log: TaskLogger, received: ContinuousClock.Instant = .now) throws(TaskRejection) {
+         computeThreads: ComputeThreads, sinkThreads: ComputeThreads, log: TaskLogger, received: ContinuousClock.Instant = .now) throws(TaskRejection) {
         self.assignment = assignment
         self.log = log
         self.received = received
@@ -44,7 +44,7 @@ struct AssignedTask: Sendable {
                 let sink: any OutputSink
                 do {
                     try OutputSinks.checkName(assignment.sinkName, sink: assignment.sink)
-                    sink = try OutputSinks.make(assignment.sink, s3Endpoint: assignment.s3Endpoint, threads: computeThreads,
+                    sink = try OutputSinks.make(assignment.sink, s3Endpoint: assignment.s3Endpoint, threads: sinkThreads,
                                                 fetcher: fetcher)
                 } catch {
                     throw TaskRejection(TaskFailure(code: .sink, message: "\(assignment.source): \(error)"))

@@ -24,9 +24,13 @@ public actor Worker: Service {
     private let fetcher: ImageFetcher
     /// Runs the assigned tasks, at most `slots` at once (the coordinator never sends more).
     private let queue: WorkQueue
-    /// One thread per slot for the CPU-bound part of tasks (decode, filter, encode), so that Swift's
-    /// cooperative pool, which runs this actor, its heartbeats and its socket bridge, never waits behind an image.
+    /// `configuration.computeThreads` threads for the CPU-bound part of tasks (decode, filter, encode), so that
+    /// Swift's cooperative pool, which runs this actor, its heartbeats and its socket bridge, never waits
+    /// behind an image. By default half the slots: the other slots' downloads and sink writes overlap with them.
     private let computeThreads: ComputeThreads
+    /// Threads for the sinks' blocking work (write, `fsync`, rename; the CRC-32C of an upload), so that a
+    /// compute thread starts the next image while the last one's output is made durable.
+    private let sinkThreads: ComputeThreads
     private var channel: SocketChannel?
     private var running: [String: AssignedTask] = [:]
     /// The highest `TaskAssignment.sequence` received since the last welcome; heartbeats report it, with
@@ -81,7 +85,8 @@ public actor Worker: Service {
         self.logger = logger
         self.fetcher = ImageFetcher(configuration: configuration.fetch)
         self.queue = WorkQueue(name: "worker tasks", maxConcurrentOperationCount: configuration.slots)
-        self.computeThreads = ComputeThreads(name: "slot", count: configuration.slots)
+        self.computeThreads = ComputeThreads(name: "compute", count: configuration.computeThreads)
+        self.sinkThreads = ComputeThreads(name: "sink io", count: min(configuration.slots, Self.maxSinkThreads))
         self.inputCache = InputCache(capacityBytes: configuration.inputCacheBytes)
     }
 
@@ -123,7 +128,8 @@ public actor Worker: Service {
         self.channel = channel
         logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinator)",
                                                     "worker": "\(configuration.workerID)",
-                                                    "slots": "\(configuration.slots)"])
+                                                    "slots": "\(configuration.slots)",
+                                                    "compute_threads": "\(configuration.computeThreads)"])
         sayHello()
         heartbeatTask = Task { await self.heartbeat() }
         let usingKeys = options.curve != nil
@@ -250,7 +256,11 @@ public actor Worker: Service {
         await channel?.close()
         await fetcher.shutdown()
         computeThreads.shutdown()
+        sinkThreads.shutdown()
     }
+
+    /// The most threads a worker writes to sinks with (each mostly waits for `fsync` or the network).
+    static let maxSinkThreads = 8
 
     private func handle(_ frames: [[UInt8]]) throws {
         guard let payload = frames.last else { return }
@@ -350,7 +360,7 @@ public actor Worker: Service {
         do {
             task = try AssignedTask(
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
-                computeThreads: computeThreads, log: log)
+                computeThreads: computeThreads, sinkThreads: sinkThreads, log: log)
         } catch {
             send(.taskResult(TaskResult(
                 taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey)))

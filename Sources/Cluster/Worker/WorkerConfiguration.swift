@@ -7,8 +7,13 @@ import Messaging
 public struct WorkerConfiguration: Sendable {
     /// The coordinator's endpoint, e.g. `tcp://coordinator:5570` or `inproc://shiftwork`.
     public var coordinator: String
-    /// Tasks run at once; the coordinator never sends more.
+    /// Tasks run at once; the coordinator never sends more. More slots than `computeThreads` let downloads,
+    /// the coordinator's round trip between a download and its tilt-shift, and sink writes overlap with
+    /// the images being filtered (see ``defaultSlots(computeThreads:)``).
     public var slots: Int
+    /// Threads for the CPU-bound part of tilt-shifts (decode, filter, encode): at most this many images are
+    /// filtered at once, whatever the slots; at most `slots`. The cores this worker may use.
+    public var computeThreads: Int
     /// The worker's name in status and logs; also its ZeroMQ identity. Unique per worker.
     public var workerID: String
     /// Download limits and whether local paths and `file://` URLs may be read.
@@ -23,10 +28,12 @@ public struct WorkerConfiguration: Sendable {
     /// it holds their input (locality).
     public var inputCacheBytes: Int
 
-    /// Creates a configuration for a worker of `coordinator`.
+    /// Creates a configuration for a worker of `coordinator`: `computeThreads` defaults to the number of
+    /// cores, `slots` to ``defaultSlots(computeThreads:)``.
     public init(
         coordinator: String,
-        slots: Int = ProcessInfo.processInfo.activeProcessorCount,
+        slots: Int? = nil,
+        computeThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
         workerID: String = WorkerConfiguration.defaultWorkerID(),
         fetch: FetchConfiguration = FetchConfiguration(),
         filterThreads: Int = 1,
@@ -35,13 +42,22 @@ public struct WorkerConfiguration: Sendable {
         inputCacheBytes: Int = ClusterDefaults.inputCacheBytes
     ) {
         self.coordinator = coordinator
-        self.slots = max(1, slots)
+        let computeThreads = max(1, computeThreads)
+        self.slots = max(1, slots ?? Self.defaultSlots(computeThreads: computeThreads))
+        self.computeThreads = min(computeThreads, self.slots)
         self.workerID = workerID
         self.fetch = fetch
         self.filterThreads = max(1, filterThreads)
         self.limits = limits
         self.socketOptions = socketOptions
         self.inputCacheBytes = max(0, inputCacheBytes)
+    }
+
+    /// Twice the compute threads: while one task per compute thread is filtered, as many more can download
+    /// their image, wait for the coordinator's tilt-shift or write their output to a sink, so that a core
+    /// never waits for the network or `fsync` (measured in docs/benchmarks.md, "The data path").
+    public static func defaultSlots(computeThreads: Int) -> Int {
+        2 * max(1, computeThreads)
     }
 
     /// `HOSTNAME-PID-RANDOM`: unique across restarts and across containers of one host.

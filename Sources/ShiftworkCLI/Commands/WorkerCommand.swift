@@ -13,8 +13,11 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
 
-    @Option(help: "Tasks run at once (env SHIFTWORK_SLOTS; default: the number of cores).")
+    @Option(help: "Tasks run at once (env SHIFTWORK_SLOTS; default: twice --compute-threads, so that downloads and sink writes overlap with the images being filtered).")
     var slots: Int?
+
+    @Option(help: "Images filtered at once: threads for decoding, filtering and encoding, at most --slots (env SHIFTWORK_COMPUTE_THREADS; default: the number of cores). Give the cores this worker may use.")
+    var computeThreads: Int?
 
     @Option(help: "The worker's name in status and logs; unique per worker (env SHIFTWORK_WORKER_ID; default HOST-PID-RANDOM).")
     var workerID: String?
@@ -39,9 +42,15 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
         let limits = try limitOptions.limits()
         let allowLocal = Environment.flag(allowLocalFiles, "ALLOW_LOCAL_FILES")
+        let computeThreads = try Environment.resolve(
+            computeThreads, "COMPUTE_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
+        guard computeThreads >= 1 else {
+            throw CommandError("--compute-threads (or SHIFTWORK_COMPUTE_THREADS) must be at least 1: the images this worker filters at once")
+        }
         let configuration = WorkerConfiguration(
             coordinator: coordinator.endpoint,
-            slots: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
+            slots: try Environment.resolve(slots, "SLOTS", default: WorkerConfiguration.defaultSlots(computeThreads: computeThreads)),
+            computeThreads: computeThreads,
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
             fetch: try download.configuration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
             limits: limits,

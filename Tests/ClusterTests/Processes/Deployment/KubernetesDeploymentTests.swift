@@ -138,9 +138,13 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         XCTAssertGreaterThan(worker.podSpec["terminationGracePeriodSeconds"] as? Int ?? 0, 0)
         let coordinatorGrace = try XCTUnwrap(coordinator.podSpec["terminationGracePeriodSeconds"] as? Int)
         XCTAssertGreaterThan(coordinatorGrace, 10, "the coordinator's graceful shutdown takes up to 10 s")
-        // Slots from the container's CPU limit, the worker's ID from the pod's name.
-        XCTAssertEqual(worker.source(of: "SHIFTWORK_SLOTS")?.at("resourceFieldRef", "resource") as? String, "limits.cpu")
-        XCTAssertNotNil(worker.definition.at("resources", "limits", "cpu"), "worker: SHIFTWORK_SLOTS comes from limits.cpu, which is not set")
+        // Compute threads from the container's CPU limit (the slots default to twice that), the worker's ID
+        // from the pod's name.
+        XCTAssertEqual(worker.source(of: "SHIFTWORK_COMPUTE_THREADS")?.at("resourceFieldRef", "resource") as? String, "limits.cpu")
+        XCTAssertNotNil(worker.definition.at("resources", "limits", "cpu"),
+                        "worker: SHIFTWORK_COMPUTE_THREADS comes from limits.cpu, which is not set")
+        XCTAssertTrue(worker.source(of: "SHIFTWORK_SLOTS") == nil && worker.environment["SHIFTWORK_SLOTS"] == nil,
+                      "worker: the slots follow the compute threads unless set")
         XCTAssertEqual(worker.source(of: "SHIFTWORK_WORKER_ID")?.at("fieldRef", "fieldPath") as? String, "metadata.name")
     }
 
