@@ -127,6 +127,7 @@ let package = Package(
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
+        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints"]),
         .testTarget(
             name: "ImagingTests",
             dependencies: [

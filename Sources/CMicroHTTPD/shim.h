@@ -22,7 +22,7 @@ static const uint64_t shiftwork_mhd_size_unknown = MHD_SIZE_UNKNOWN;
 /*
  * One request as the access handler sees it in *req_cls: the request target exactly as it was on the
  * request line (path and query, or an absolute URI for a proxy; MHD hands the handler only the path),
- * and whether a response was queued.
+ * and how far the handler got: 0 new, 1 waiting for the end of the request, 2 answered.
  */
 typedef struct {
     char *target;

@@ -205,19 +205,32 @@ private final class BodyPump: @unchecked Sendable {
     }
 }
 
+/// Called when a request's head has arrived, then again for each piece of its body and once at its end.
+/// GET and HEAD are answered at the end of the request, which keeps the connection alive for the next
+/// one; other methods at once (libmicrohttpd then closes the connection rather than read their body).
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, _, uploadSize, requestSlot in
     guard let cls, let connection, let method, let requestSlot,
           let request = requestSlot.pointee?.assumingMemoryBound(to: shiftwork_mhd_request.self),
           let target = request.pointee.target
     else { return .NO }
-    if request.pointee.answered != 0 {
-        // A body after the response was queued (a POST to a read-only endpoint): discarded.
+    let methodName = String(cString: method)
+    switch request.pointee.answered {
+    case 0 where methodName == "GET" || methodName == "HEAD":
+        request.pointee.answered = 1
+        return .YES
+    case 1 where (uploadSize?.pointee ?? 0) > 0:
+        // A body on a GET: read and left unused.
+        uploadSize?.pointee = 0
+        return .YES
+    case 0, 1:
+        request.pointee.answered = 2
+        let context = Unmanaged<HandlerContext>.fromOpaque(cls).takeUnretainedValue()
+        return context.answer(connection, method: methodName, target: String(cString: target))
+    default:
+        // A body after the response was queued: discarded.
         uploadSize?.pointee = 0
         return .YES
     }
-    request.pointee.answered = 1
-    let context = Unmanaged<HandlerContext>.fromOpaque(cls).takeUnretainedValue()
-    return context.answer(connection, method: String(cString: method), target: String(cString: target))
 }
 
 private let readBody: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
