@@ -5,7 +5,8 @@ import PackageDescription
 ///
 /// Layers (dependencies point down):
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
-///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl)
+///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl);
+///   Cluster → HTTPEndpoints → CMicroHTTPD (the HTTP endpoints, on Debian's libmicrohttpd)
 /// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
 /// swift-prometheus registry.
 let package = Package(
@@ -23,7 +24,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -33,6 +33,9 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
         // libcurl (Debian's libcurl4-openssl-dev), with typed wrappers for its variadic calls.
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // GNU libmicrohttpd (Debian's libmicrohttpd-dev), with a typed wrapper for its variadic start.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "CShiftworkProto",
             path: "Sources/CShiftworkProto",
@@ -51,6 +54,8 @@ let package = Package(
         .target(name: "Operations"),
         .target(name: "Wire", dependencies: ["CShiftworkProto"]),
         .target(name: "Messaging", dependencies: ["CZeroMQ"]),
+        // The HTTP server of the metrics, dashboard and health endpoints (and of the tests' origin server).
+        .target(name: "HTTPEndpoints", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "Imaging",
             dependencies: ["CImageCodecs", "Operations"],
@@ -69,11 +74,8 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "Operations", "Wire", "Messaging", "Imaging", "Fetching",
+                "Operations", "Wire", "Messaging", "Imaging", "Fetching", "HTTPEndpoints",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -110,11 +112,7 @@ let package = Package(
         // MARK: Test support (a real HTTP server on 127.0.0.1, process helpers); used only by tests
         .target(
             name: "ShiftworkTestSupport",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["HTTPEndpoints", "CCurl"],
             path: "Tests/Support"
         ),
 
@@ -129,6 +127,7 @@ let package = Package(
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
+        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints"]),
         .testTarget(
             name: "ImagingTests",
             dependencies: [

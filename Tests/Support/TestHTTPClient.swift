@@ -1,10 +1,10 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import CCurl
+import Foundation
 
-/// A minimal HTTP/1.1 client for tests that read a plain-text endpoint (the coordinator's `/metrics`):
-/// one `GET` on a new connection, `Connection: close`, the whole response collected. Only `http://`
-/// URLs with an IP address or host name and a port.
+/// A minimal HTTP/1.1 client for tests that read a plain-text endpoint (the coordinator's `/metrics`,
+/// the dashboard, a worker's probes): one `GET` on a new connection, `Connection: close`, the whole
+/// response collected, redirects not followed, no proxy. Only `http://` URLs. On libcurl, on a thread
+/// of its own (the transfer blocks it, never the cooperative pool).
 public enum TestHTTPClient {
     /// A response: status, headers and body.
     public struct Response: Sendable {
@@ -29,84 +29,74 @@ public enum TestHTTPClient {
         public var description: String { "not an http://HOST:PORT/PATH URL: \(url)" }
     }
 
+    /// The request failed (nothing listens, the connection dropped, the time ran out).
+    public struct Failure: Error, CustomStringConvertible {
+        public let url: String
+        public let reason: String
+        public var description: String { "GET \(url) failed: \(reason)" }
+    }
+
     /// Sends `GET url` (with `headers`, which may replace `Host`) and returns the response; fails after `timeout`.
-    public static func get(_ url: String, headers extra: [(String, String)] = [], timeout: TimeAmount = .seconds(10)) async throws -> Response {
+    public static func get(_ url: String, headers extra: [(String, String)] = [], timeout: Duration = .seconds(10)) async throws -> Response {
         guard url.hasPrefix("http://") else { throw InvalidURL(url: url) }
-        let rest = url.dropFirst("http://".count)
-        let authority = rest.prefix { $0 != "/" }
-        let path = rest.dropFirst(authority.count)
-        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) else {
-            throw InvalidURL(url: url)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try perform(url, headers: extra, timeout: timeout) })
+            }
         }
-        let host = String(authority[..<colon])
-        let group = MultiThreadedEventLoopGroup.singleton
-        let promise = group.next().makePromise(of: Response.self)
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(timeout)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
-                    }
-                }
-                .connect(host: host, port: port).get()
-        } catch {
-            // Nothing listens (yet): complete the promise, which NIO requires of every promise it drops.
-            promise.fail(error)
-            throw error
-        }
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: String(authority))
-        headers.add(name: "Connection", value: "close")
-        for (name, value) in extra {
-            headers.replaceOrAdd(name: name, value: value)
-        }
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path.isEmpty ? "/" : String(path), headers: headers)
-        channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
-        let timer = channel.eventLoop.scheduleTask(in: timeout) {
-            promise.fail(ChannelError.connectTimeout(timeout))
-            channel.close(promise: nil)
-        }
-        defer { timer.cancel() }
-        let response = try await promise.futureResult.get()
-        try? await channel.close().get()
-        return response
+    }
+
+    private static let globalSetUp: Bool = shiftwork_curl_global_init() == CURLE_OK
+
+    /// One blocking transfer.
+    private static func perform(_ url: String, headers extra: [(String, String)], timeout: Duration) throws -> Response {
+        guard globalSetUp, let handle = curl_easy_init() else { throw Failure(url: url, reason: "libcurl did not start") }
+        defer { curl_easy_cleanup(handle) }
+        var lines: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Connection: close")
+        for (name, value) in extra { lines = curl_slist_append(lines, "\(name): \(value)") }
+        defer { curl_slist_free_all(lines) }
+        let collected = Unmanaged.passRetained(Collected())
+        defer { collected.release() }
+        let (seconds, attoseconds) = timeout.components
+        _ = shiftwork_curl_set_string(handle, CURLOPT_URL, url)
+        _ = shiftwork_curl_set_string(handle, CURLOPT_PROXY, "")
+        _ = shiftwork_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = shiftwork_curl_set_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))
+        _ = shiftwork_curl_set_pointer(handle, CURLOPT_HTTPHEADER, lines)
+        _ = shiftwork_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, collectHeader)
+        _ = shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, collected.toOpaque())
+        _ = shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, collectBody)
+        _ = shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, collected.toOpaque())
+        let result = curl_easy_perform(handle)
+        guard result == CURLE_OK else { throw Failure(url: url, reason: String(cString: curl_easy_strerror(result))) }
+        var status = 0
+        _ = shiftwork_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let response = collected.takeUnretainedValue()
+        return Response(status: status, headers: response.headers, body: response.body)
     }
 }
 
-/// Collects one response and completes the promise with it (or fails it if the connection ends first).
-private final class ResponseCollector: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
+/// What one transfer received.
+private final class Collected {
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
+}
 
-    private let promise: EventLoopPromise<TestHTTPClient.Response>
-    private var head: HTTPResponseHead?
-    private var body: [UInt8] = []
-
-    init(promise: EventLoopPromise<TestHTTPClient.Response>) { self.promise = promise }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-        case .body(var buffer):
-            body.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
-        case .end:
-            guard let head else { return }
-            promise.succeed(TestHTTPClient.Response(
-                status: Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) }, body: body))
-        }
+private let collectHeader: curl_write_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size * count), as: UTF8.self)
+    let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+    if line.hasPrefix("HTTP/") {
+        collected.headers = []  // a new response head (after a 100 Continue)
+    } else if let colon = line.firstIndex(of: ":") {
+        collected.headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)))
     }
+    return size * count
+}
 
-    func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(ChannelError.eof)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(error)
-        context.close(promise: nil)
-    }
+private let collectBody: curl_write_callback = { buffer, size, count, context in
+    guard let context else { return 0 }
+    let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+    collected.body.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return size * count
 }

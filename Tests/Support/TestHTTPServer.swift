@@ -1,6 +1,4 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import HTTPEndpoints
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,8 +12,10 @@ import Darwin
 /// slow, streamed or stalled bodies, dropped connections). It also serves as an HTTP proxy: a route whose path is an
 /// absolute URL answers the proxied request for that URL.
 ///
-/// Thread-safe: routes can be registered while requests are served; connections are concurrent and
-/// keep-alive is honoured (or not, as the client asks).
+/// Thread-safe: routes can be registered while requests are served; connections are concurrent (a
+/// thread each) and keep-alive is honoured (or not, as the client asks). On `HTTPEndpointServer`
+/// (libmicrohttpd), the server of the product's own endpoints: a blocked connection thread is how a
+/// stalled or slow answer is made.
 ///
 /// ```swift
 /// let server = try TestHTTPServer()
@@ -33,9 +33,9 @@ public final class TestHTTPServer: Sendable {
         /// A redirect (302 by default) to `location` (absolute URL or path).
         case redirect(location: String, status: HTTPResponseStatus)
         /// Sends the head after `initialDelay`, then the body in chunks of `chunkSize` bytes every `interval`.
-        case slow(contentType: String, body: [UInt8], chunkSize: Int, interval: TimeAmount, initialDelay: TimeAmount)
+        case slow(contentType: String, body: [UInt8], chunkSize: Int, interval: Duration, initialDelay: Duration)
         /// Like `slow`, but without a Content-Length: the body is sent chunked, its size unknown until it ends.
-        case streamed(contentType: String, body: [UInt8], chunkSize: Int, interval: TimeAmount)
+        case streamed(contentType: String, body: [UInt8], chunkSize: Int, interval: Duration)
         /// Accepts the request and never answers (until the server shuts down).
         case stall
         /// Closes the connection without answering.
@@ -44,15 +44,13 @@ public final class TestHTTPServer: Sendable {
         case sequence([Response], then: Response)
     }
 
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let server: HTTPEndpointServer
     private let state: Mutex<State>
 
     private struct State {
         var routes: [String: Response] = [:]
         var directories: [(prefix: String, path: String)] = []
         var counts: [String: Int] = [:]
-        var shutDown = false
     }
 
     /// The port the server listens on.
@@ -66,34 +64,22 @@ public final class TestHTTPServer: Sendable {
     /// The absolute URL of `path` (which starts with "/").
     public func url(_ path: String) -> String { baseURL + path }
 
+    /// Limits of a test server: many connections (stalled downloads hold theirs), never an idle timeout
+    /// (a stall lasts until the test ends).
+    private static let limits = HTTPEndpointServer.Limits(connections: 1000, idleTimeoutSeconds: 0, requestHeadBytes: 64 * 1024)
+
     /// Starts the server on `host` (an IPv4 address of this machine, 127.0.0.1 by default) with an
-    /// ephemeral port, on `threads` event-loop threads.
-    public init(threads: Int = 2, host: String = "127.0.0.1") throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+    /// ephemeral port.
+    public init(host: String = "127.0.0.1") throws {
         let state = Mutex(State())
-        self.group = group
+        let box = StateBox()
+        server = try HTTPEndpointServer.start(host: host, port: 0, limits: Self.limits) { request, stop in
+            let response = box.value?.resolve(path: request.target) ?? .drop
+            return Self.reply(response, stop: stop)
+        }
         self.state = state
         self.host = host
-        let box = StateBox(server: nil)
-        do {
-            let channel = try ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 256)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                        try channel.pipeline.syncOperations.addHandler(RequestHandler(box: box))
-                    }
-                }
-                .bind(host: host, port: 0)
-                .wait()
-            self.channel = channel
-            self.port = channel.localAddress?.port ?? 0
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw error
-        }
+        port = server.port
         box.set(self)
     }
 
@@ -116,13 +102,13 @@ public final class TestHTTPServer: Sendable {
 
     /// Serves `body` slowly: the head after `initialDelay`, then `chunkSize` bytes every `interval`.
     public func serveSlowly(path: String, body: [UInt8], contentType: String = "application/octet-stream",
-                            chunkSize: Int = 1024, interval: TimeAmount = .milliseconds(100), initialDelay: TimeAmount = .zero) {
+                            chunkSize: Int = 1024, interval: Duration = .milliseconds(100), initialDelay: Duration = .zero) {
         set(path, .slow(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval, initialDelay: initialDelay))
     }
 
     /// Serves `body` chunked, without announcing its size: `chunkSize` bytes every `interval`.
     public func serveStreamed(path: String, body: [UInt8], contentType: String = "application/octet-stream",
-                              chunkSize: Int = 1024, interval: TimeAmount = .milliseconds(10)) {
+                              chunkSize: Int = 1024, interval: Duration = .milliseconds(10)) {
         set(path, .streamed(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval))
     }
 
@@ -151,16 +137,10 @@ public final class TestHTTPServer: Sendable {
         state.withLock { $0.counts[path, default: 0] }
     }
 
-    /// Stops listening, closes the connections and stops the event-loop threads. Blocks until done;
-    /// idempotent.
+    /// Stops listening, ends stalled and slow answers, closes the connections and ends their threads.
+    /// Blocks until done; idempotent.
     public func shutdown() {
-        let first = state.withLock { state -> Bool in
-            defer { state.shutDown = true }
-            return !state.shutDown
-        }
-        guard first else { return }
-        try? channel.close().wait()
-        try? group.syncShutdownGracefully()
+        server.shutdownBlocking()
     }
 
     deinit {
@@ -221,114 +201,41 @@ public final class TestHTTPServer: Sendable {
     }
 }
 
-/// Lets the channel handlers find the server once it is initialised (a weak reference: the handlers
+/// Lets the request handler find the server once it is initialised (a weak reference: the handler
 /// must not keep a shut-down server alive).
 private final class StateBox: Sendable {
-    private let server: Mutex<WeakServer>
+    private let server = Mutex(WeakServer())
     private struct WeakServer { weak var value: TestHTTPServer? }
-    init(server: TestHTTPServer?) { self.server = Mutex(WeakServer(value: server)) }
     func set(_ server: TestHTTPServer) { self.server.withLock { $0.value = server } }
     var value: TestHTTPServer? { server.withLock { $0.value } }
 }
 
-private final class RequestHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let box: StateBox
-    private var head: HTTPRequestHead?
-
-    init(box: StateBox) { self.box = box }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-        case .body:
-            break
-        case .end:
-            guard let head else { return }
-            self.head = nil
-            let response = box.value?.resolve(path: head.uri) ?? .drop
-            respond(context: context, head: head, response: response)
-        }
-    }
-
-    private func respond(context: ChannelHandlerContext, head: HTTPRequestHead, response: TestHTTPServer.Response) {
-        let keepAlive = head.isKeepAlive
+extension TestHTTPServer {
+    /// The reply that makes `response`, on the connection's thread (which `.slow` and `.stall` block).
+    fileprivate static func reply(_ response: Response, stop: StopSignal) -> HTTPEndpointReply {
         switch response {
         case .content(let status, let contentType, let body):
-            writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
-                          headers: [("Content-Type", contentType)], body: body)
+            return .complete(status: status.code, headers: [("Content-Type", contentType)], body: body)
         case .answer(let status, let headers, let body):
-            writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
-                          headers: headers.map { ($0.name, $0.value) }, body: body)
+            return .complete(status: status.code, headers: headers, body: body)
         case .redirect(let location, let status):
-            writeComplete(context: context, version: head.version, status: status, keepAlive: keepAlive,
-                          headers: [("Location", location), ("Content-Type", "text/plain")], body: Array("redirect\n".utf8))
+            return .complete(status: status.code, headers: [("Location", location), ("Content-Type", "text/plain")],
+                             body: Array("redirect\n".utf8))
         case .slow(let contentType, let body, let chunkSize, let interval, let initialDelay):
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            let version = head.version
-            context.eventLoop.scheduleTask(in: initialDelay) {
-                let context = loopBound.value
-                var headers = HTTPHeaders()
-                headers.add(name: "Content-Type", value: contentType)
-                headers.add(name: "Content-Length", value: String(body.count))
-                headers.add(name: "Connection", value: "close")
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: version, status: .ok, headers: headers))), promise: nil)
-                Self.sendChunks(loopBound: loopBound, body: body, offset: 0, chunkSize: chunkSize, interval: interval)
-            }
+            guard stop.wait(seconds: initialDelay.inSeconds) else { return .drop }
+            return .stream(status: 200, headers: [("Content-Type", contentType), ("Connection", "close")], size: body.count,
+                           body: ChunkedBody(body: body, chunkSize: chunkSize, interval: interval))
         case .streamed(let contentType, let body, let chunkSize, let interval):
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: contentType)
-            headers.add(name: "Connection", value: "close")
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
-            Self.sendChunks(loopBound: NIOLoopBound(context, eventLoop: context.eventLoop), body: body, offset: 0,
-                            chunkSize: chunkSize, interval: interval)
+            return .stream(status: 200, headers: [("Content-Type", contentType), ("Connection", "close")], size: nil,
+                           body: ChunkedBody(body: body, chunkSize: chunkSize, interval: interval))
         case .stall:
-            break
+            stop.wait(seconds: nil)
+            return .drop
         case .drop:
-            context.close(promise: nil)
+            return .drop
         case .sequence(_, let then):
             // resolve() unrolls sequences; this is only reached for an exhausted one.
-            respond(context: context, head: head, response: then)
+            return reply(then, stop: stop)
         }
-    }
-
-    private static func sendChunks(loopBound: NIOLoopBound<ChannelHandlerContext>, body: [UInt8], offset: Int, chunkSize: Int, interval: TimeAmount) {
-        let context = loopBound.value
-        guard context.channel.isActive else { return }
-        if offset >= body.count {
-            context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
-                loopBound.value.close(promise: nil)
-            }
-            return
-        }
-        let end = min(body.count, offset + chunkSize)
-        let buffer = context.channel.allocator.buffer(bytes: body[offset..<end])
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))), promise: nil)
-        context.eventLoop.scheduleTask(in: interval) {
-            sendChunks(loopBound: loopBound, body: body, offset: end, chunkSize: chunkSize, interval: interval)
-        }
-    }
-
-    private func writeComplete(context: ChannelHandlerContext, version: HTTPVersion, status: HTTPResponseStatus, keepAlive: Bool,
-                               headers extra: [(String, String)], body: [UInt8]) {
-        var headers = HTTPHeaders()
-        for (name, value) in extra { headers.add(name: name, value: value) }
-        headers.add(name: "Content-Length", value: String(body.count))
-        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
-        if !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-        }
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            if !keepAlive { loopBound.value.close(promise: nil) }
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

@@ -1,6 +1,4 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import HTTPEndpoints
 import ServiceLifecycle
 
 /// The coordinator's HTTP server: answers `GET /metrics` with the page `render` returns (Prometheus' text
@@ -8,38 +6,38 @@ import ServiceLifecycle
 /// else is 404. Binds one address; `shutdown()` stops it.
 ///
 /// A `Service`: in a `ServiceGroup`, `run()` serves until the group shuts down, then stops listening.
-/// On `PlainHTTPServer` (SwiftNIO, one thread).
+/// On `HTTPEndpointServer` (libmicrohttpd, a thread per connection).
 public final class MetricsServer: Service, Sendable {
     /// The address actually bound.
     public var host: String { server.host }
     /// The port actually bound (a port of 0 is resolved).
     public var port: Int { server.port }
-    private let server: PlainHTTPServer
+    private let server: HTTPEndpointServer
     /// The dashboard served beside `/metrics`, if any.
     public let dashboard: Dashboard?
     /// Samples the dashboard's throughput history.
-    private let sampling: RepeatedTask?
+    private let sampling: Task<Void, Never>?
 
     /// Starts serving on `host:port` (port 0: any free port); with `dashboard`, the dashboard too.
     ///
-    /// - Throws: NIO's error when the address cannot be bound (in use, not local).
+    /// - Throws: `HTTPEndpointError` when the address cannot be bound (in use, not local).
     public static func start(host: String, port: Int, dashboard: Dashboard? = nil,
                              render: @escaping @Sendable () async -> String) async throws -> MetricsServer {
-        let server = try await PlainHTTPServer.start(host: host, port: port) {
-            DashboardHTTPHandler(renderMetrics: render, dashboard: dashboard)
-        }
+        let handler = DashboardHTTPHandler(renderMetrics: render, dashboard: dashboard)
+        let server = try HTTPEndpointServer.start(host: host, port: port) { request, _ in handler.answer(request) }
+        // The sample itself is an append to a ring; the status is made on the coordinator's executor.
         let sampling = dashboard.map { dashboard in
-            let loop = server.eventLoop
-            return loop.scheduleRepeatedAsyncTask(initialDelay: .zero, delay: .seconds(Dashboard.sampleIntervalSeconds)) { _ in
-                let promise = loop.makePromise(of: Void.self)
-                promise.completeWithTask { dashboard.sample(await dashboard.source.dashboardStatus(batchID: "")) }
-                return promise.futureResult
+            Task {
+                while !Task.isCancelled {
+                    dashboard.sample(await dashboard.source.dashboardStatus(batchID: ""))
+                    try? await Task.sleep(for: .seconds(Dashboard.sampleIntervalSeconds))
+                }
             }
         }
         return MetricsServer(server: server, dashboard: dashboard, sampling: sampling)
     }
 
-    private init(server: PlainHTTPServer, dashboard: Dashboard?, sampling: RepeatedTask?) {
+    private init(server: HTTPEndpointServer, dashboard: Dashboard?, sampling: Task<Void, Never>?) {
         self.dashboard = dashboard
         self.sampling = sampling
         self.server = server
@@ -47,10 +45,11 @@ public final class MetricsServer: Service, Sendable {
 
     /// Serves until graceful shutdown or cancellation, then stops listening.
     public func run() async throws {
-        await PlainHTTPServer.serveUntilGracefulShutdown(then: shutdown)
+        try? await gracefulShutdown()
+        await shutdown()
     }
 
-    /// Stops listening and ends the server's thread.
+    /// Stops listening, closes the connections (event streams end) and ends the server's threads.
     public func shutdown() async {
         sampling?.cancel()
         await server.shutdown()

@@ -1,3 +1,4 @@
+import HTTPEndpoints
 import ServiceLifecycle
 
 /// A tiny HTTP server for a worker's probes (Kubernetes, load balancers), on one address:
@@ -13,32 +14,35 @@ public final class WorkerHealthServer: Service, Sendable {
     public var host: String { server.host }
     /// The port actually bound (a port of 0 is resolved).
     public var port: Int { server.port }
-    private let server: PlainHTTPServer
+    private let server: HTTPEndpointServer
 
     /// Starts serving `health` on `host:port` (port 0: any free port).
     ///
-    /// - Throws: NIO's error when the address cannot be bound.
+    /// - Throws: `HTTPEndpointError` when the address cannot be bound.
     public static func start(host: String, port: Int, health: @escaping @Sendable () async -> WorkerHealth) async throws -> WorkerHealthServer {
-        let notFound = "not found: try GET /livez or /readyz\n"
-        let server = try await PlainHTTPServer.start(host: host, port: port, notFound: notFound) { path in
-            guard ["/livez", "/readyz", "/healthz"].contains(path) else {
-                return PlainHTTPServer.Answer(status: .notFound, contentType: "text/plain", body: notFound)
+        let notFound = HTTPEndpointReply.complete(status: 404, headers: [("Content-Type", "text/plain")],
+                                                  body: Array("not found: try GET /livez or /readyz\n".utf8))
+        let server = try HTTPEndpointServer.start(host: host, port: port) { request, _ in
+            let path = request.path
+            guard request.method == "GET" || request.method == "HEAD", ["/livez", "/readyz", "/healthz"].contains(path) else {
+                return notFound
             }
-            let state = await health()
+            let state = blockingAwait(health)
             let ok = path == "/livez" || state.isReady
-            return PlainHTTPServer.Answer(status: ok ? .ok : .serviceUnavailable, contentType: "text/plain; charset=utf-8",
-                                          body: state.summary + "\n")
+            return .complete(status: ok ? 200 : 503, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                             body: Array((state.summary + "\n").utf8))
         }
         return WorkerHealthServer(server: server)
     }
 
-    private init(server: PlainHTTPServer) {
+    private init(server: HTTPEndpointServer) {
         self.server = server
     }
 
     /// Serves until graceful shutdown or cancellation, then stops listening.
     public func run() async throws {
-        await PlainHTTPServer.serveUntilGracefulShutdown(then: shutdown)
+        try? await gracefulShutdown()
+        await shutdown()
     }
 
     /// Stops listening and ends the server's thread.
