@@ -88,7 +88,7 @@ final class ClusterHarness {
     /// Polls the coordinator's status in this process, through `client`, until `condition` holds or `timeout`
     /// passes; returns the last reply. A request on an open socket takes milliseconds where a `shiftwork status`
     /// process takes hundreds of them on a loaded machine: for timing what the coordinator and workers do
-    /// (docs/benchmarks.md, "The cancel-timing tests").
+    /// (docs/benchmarks.md, "`make test`: debug build flags, the cancel-timing tests").
     func waitForStatus(_ client: ClusterClient, timeout: Duration = .seconds(30),
                        until condition: (StatusReply) -> Bool) async throws -> StatusReply {
         let deadline = ContinuousClock.now + timeout
