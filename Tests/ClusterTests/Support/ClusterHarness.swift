@@ -1,11 +1,14 @@
+import Cluster
 import Foundation
 import ShiftworkTestSupport
+import Wire
 import XCTest
 
 /// Starts `shiftwork` processes for a test (coordinator, workers, CLI commands) on loopback TCP and
 /// stops every one of them in `stopAll()`.
 final class ClusterHarness {
     private(set) var processes: [ManagedProcess] = []
+    private var clients: [ClusterClient] = []
     let scratch: URL
 
     init() throws {
@@ -75,12 +78,36 @@ final class ClusterHarness {
         return last
     }
 
+    /// A client of the coordinator at `endpoint` in this process (not a CLI process), closed in `stopAll()`.
+    func client(_ endpoint: String) async throws -> ClusterClient {
+        let client = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
+        clients.append(client)
+        return client
+    }
+
+    /// Polls the coordinator's status in this process, through `client`, until `condition` holds or `timeout`
+    /// passes; returns the last reply. A request on an open socket takes milliseconds where a `shiftwork status`
+    /// process takes hundreds of them on a loaded machine: for timing what the coordinator and workers do
+    /// (docs/benchmarks.md, "`make test`: debug build flags, the cancel-timing tests").
+    func waitForStatus(_ client: ClusterClient, timeout: Duration = .seconds(30),
+                       until condition: (StatusReply) -> Bool) async throws -> StatusReply {
+        let deadline = ContinuousClock.now + timeout
+        var last = try await client.status()
+        while !condition(last), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            last = try await client.status()
+        }
+        return last
+    }
+
     /// Everything the processes printed, for failure messages.
     var allOutput: String {
         processes.map { "--- \($0.name):\n\($0.outputText)" }.joined(separator: "\n")
     }
 
     func stopAll() async {
+        for client in clients { await client.close() }
+        clients = []
         for process in processes.reversed() { await process.stop() }
         processes = []
         try? FileManager.default.removeItem(at: scratch)

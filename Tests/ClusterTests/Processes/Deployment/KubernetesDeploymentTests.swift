@@ -26,7 +26,7 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         let builtIn: Set<String> = ["Service", "StatefulSet", "Deployment", "NetworkPolicy", "PersistentVolumeClaim",
                                     "HorizontalPodAutoscaler"]
         for overlay in overlays {
-            let manifests = try await KubernetesManifests.render(overlay, scratch: scratch)
+            let manifests = try await KubernetesManifests.render(overlay, scratch: scratch, validatingSchemas: true)
             for object in manifests.objects {
                 let kind = object["kind"] as? String ?? "?"
                 XCTAssertTrue(builtIn.contains(kind) || kind == "ScaledObject",
