@@ -197,21 +197,9 @@ final class PolledSocketLoop {
         onUnroutable: (@Sendable ([UInt8]) -> Void)?, onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
     ) throws -> String? {
         precondition(open == nil, "the executor's socket is open already: close it first")
-        let socket = try Socket(context: context, kind: kind, options: options)
-        var monitor: SocketMonitor?
-        var endpoint: String?
-        do {
-            if onHandshakeFailure != nil { monitor = try SocketMonitor(watching: socket, context: context) }
-            for address in bind {
-                try socket.bind(address)
-                if endpoint == nil { endpoint = socket.lastEndpoint() }
-            }
-            for address in connect { try socket.connect(address) }
-        } catch {
-            monitor?.close()
-            socket.close()
-            throw error
-        }
+        let (socket, monitor, endpoint) = try Socket.opened(
+            context: context, kind: kind, options: options, bind: bind, connect: connect,
+            monitored: onHandshakeFailure != nil)
         open = OpenSocket(
             socket: socket, monitor: monitor, context: context, appendsPeerKey: appendsPeerKey,
             onMessages: onMessages, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)

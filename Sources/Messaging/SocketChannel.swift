@@ -207,20 +207,13 @@ private func runSocketThread(
     opened: CheckedContinuation<String?, any Error>
 ) {
     let socket: Socket
-    var monitor: SocketMonitor?
-    var endpoint: String?
+    let monitor: SocketMonitor?
+    let endpoint: String?
     do {
-        socket = try Socket(context: context, kind: kind, options: options)
-        if shared.onHandshakeFailure != nil {
-            monitor = try SocketMonitor(watching: socket, context: context)
-        }
-        for address in bind {
-            try socket.bind(address)
-            if endpoint == nil { endpoint = socket.lastEndpoint() }
-        }
-        for address in connect { try socket.connect(address) }
+        (socket, monitor, endpoint) = try Socket.opened(
+            context: context, kind: kind, options: options, bind: bind, connect: connect,
+            monitored: shared.onHandshakeFailure != nil)
     } catch {
-        monitor?.close()
         shared.markFinished()
         opened.resume(throwing: error)
         return
