@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 
 /// A serial executor whose thread also owns one ZeroMQ socket: an actor that uses it runs its jobs, reads
@@ -49,8 +50,9 @@ public final class PolledSocketExecutor: SerialExecutor, Sendable {
         // Handed to the thread, which is the only one to use it from here on.
         nonisolated(unsafe) let threadsLoop = loop
         let thread = Thread {
-            // Named from inside: Foundation on Linux does not apply a name set before `start()`.
-            Thread.current.name = String(name.prefix(15))
+            // Named from inside, by the kernel's own call: Foundation on Linux does not apply a name set
+            // before `start()`, and one set inside through `Thread.name` may be lost to a race with it.
+            shiftwork_name_current_thread(String(name.prefix(15)))
             threadsLoop.run()
         }
         thread.stackSize = 8 << 20

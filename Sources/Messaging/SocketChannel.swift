@@ -60,11 +60,12 @@ public final class SocketChannel: Sendable {
             inbound: continuation, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
             let thread = Thread {
+                // From inside: Foundation on Linux does not apply a name set before `start()`.
+                shiftwork_name_current_thread(String("zmq-\(name)".prefix(15)))
                 runSocketThread(
                     context: context, kind: kind, options: options,
                     bind: bind, connect: connect, appendsPeerKey: appendsPeerKey, shared: shared, opened: opened)
             }
-            thread.name = "zmq-\(name)"
             thread.start()
         }
         return SocketChannel(messageBatches: stream, boundEndpoint: endpoint, shared: shared)
