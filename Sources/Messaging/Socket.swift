@@ -82,6 +82,31 @@ final class Socket {
         }
     }
 
+    /// A socket with `options`, watched by a `SocketMonitor` when `monitored`, bound to `bind` and
+    /// connected to `connect`, with the endpoint of its first bind (a wildcard port resolved). On the
+    /// thread that will own it; on an error, whatever was made is closed.
+    static func opened(
+        context: MessagingContext, kind: SocketKind, options: SocketOptions, bind: [String], connect: [String],
+        monitored: Bool
+    ) throws -> (socket: Socket, monitor: SocketMonitor?, endpoint: String?) {
+        let socket = try Socket(context: context, kind: kind, options: options)
+        var monitor: SocketMonitor?
+        var endpoint: String?
+        do {
+            if monitored { monitor = try SocketMonitor(watching: socket, context: context) }
+            for address in bind {
+                try socket.bind(address)
+                if endpoint == nil { endpoint = socket.lastEndpoint() }
+            }
+            for address in connect { try socket.connect(address) }
+        } catch {
+            monitor?.close()
+            socket.close()
+            throw error
+        }
+        return (socket, monitor, endpoint)
+    }
+
     func bind(_ endpoint: String) throws {
         if zmq_bind(handle, endpoint) != 0 { throw ZeroMQError.last("bind \(endpoint)") }
     }

@@ -60,11 +60,12 @@ public final class SocketChannel: Sendable {
             inbound: continuation, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
             let thread = Thread {
+                // From inside: Foundation on Linux does not apply a name set before `start()`.
+                shiftwork_name_current_thread(String("zmq-\(name)".prefix(15)))
                 runSocketThread(
                     context: context, kind: kind, options: options,
                     bind: bind, connect: connect, appendsPeerKey: appendsPeerKey, shared: shared, opened: opened)
             }
-            thread.name = "zmq-\(name)"
             thread.start()
         }
         return SocketChannel(messageBatches: stream, boundEndpoint: endpoint, shared: shared)
@@ -132,7 +133,7 @@ final class SocketThreadState: Sendable {
     /// Elements yielded to `inbound` (counted before each yield, so never behind what a consumer saw).
     let receivedBatches = Atomic<UInt64>(0)
     let inbound: AsyncStream<[[[UInt8]]]>.Continuation
-    let wakeDescriptor: Int32
+    let wakeEvent: WakeEvent
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
     let onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
 
@@ -140,14 +141,8 @@ final class SocketThreadState: Sendable {
          onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil) throws {
         self.onUnroutable = onUnroutable
         self.onHandshakeFailure = onHandshakeFailure
-        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard descriptor >= 0 else { throw ZeroMQError(code: errno, operation: "eventfd") }
-        self.wakeDescriptor = descriptor
+        self.wakeEvent = try WakeEvent()
         self.inbound = inbound
-    }
-
-    deinit {
-        Glibc.close(wakeDescriptor)
     }
 
     func enqueue<Messages: Collection<[[UInt8]]>>(_ messages: Messages) {
@@ -165,13 +160,7 @@ final class SocketThreadState: Sendable {
     }
 
     func wake() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeDescriptor, &one, 8)
-    }
-
-    func clearWake() {
-        var value: UInt64 = 0
-        _ = Glibc.read(wakeDescriptor, &value, 8)
+        wakeEvent.signal()
     }
 
     func requestClose() {
@@ -219,20 +208,13 @@ private func runSocketThread(
     opened: CheckedContinuation<String?, any Error>
 ) {
     let socket: Socket
-    var monitor: SocketMonitor?
-    var endpoint: String?
+    let monitor: SocketMonitor?
+    let endpoint: String?
     do {
-        socket = try Socket(context: context, kind: kind, options: options)
-        if shared.onHandshakeFailure != nil {
-            monitor = try SocketMonitor(watching: socket, context: context)
-        }
-        for address in bind {
-            try socket.bind(address)
-            if endpoint == nil { endpoint = socket.lastEndpoint() }
-        }
-        for address in connect { try socket.connect(address) }
+        (socket, monitor, endpoint) = try Socket.opened(
+            context: context, kind: kind, options: options, bind: bind, connect: connect,
+            monitored: shared.onHandshakeFailure != nil)
     } catch {
-        monitor?.close()
         shared.markFinished()
         opened.resume(throwing: error)
         return
@@ -253,8 +235,7 @@ private struct SocketLoop {
     /// Each received message gets its sender's public key as a last frame (`SocketChannel.open`).
     let appendsPeerKey: Bool
     /// Messages taken from the outbox that the socket has not accepted yet (high-water mark reached).
-    var backlog: [[[UInt8]]] = []
-    var backlogStart = 0
+    var backlog = SendBacklog()
     /// At most this many messages are received per wake-up before sends get their turn.
     let receiveBurst = 4_096
 
@@ -268,21 +249,21 @@ private struct SocketLoop {
     mutating func run() {
         var items = [zmq_pollitem_t](repeating: zmq_pollitem_t(), count: monitor == nil ? 2 : 3)
         items[0].socket = socket.handle
-        items[1].fd = shared.wakeDescriptor
+        items[1].fd = shared.wakeEvent.descriptor
         items[1].events = Int16(ZMQ_POLLIN)
         if let monitor {
             items[2].socket = monitor.handle
             items[2].events = Int16(ZMQ_POLLIN)
         }
         while true {
-            let blocked = backlogStart < backlog.count
+            let blocked = !backlog.isEmpty
             items[0].events = Int16(ZMQ_POLLIN) | (blocked ? Int16(ZMQ_POLLOUT) : 0)
             for index in items.indices { items[index].revents = 0 }
             if zmq_poll(&items, Int32(items.count), -1) < 0 {
                 if zmq_errno() == EINTR { continue }
                 return  // ETERM: the context is shutting down
             }
-            if items[1].revents != 0 { shared.clearWake() }
+            if items[1].revents != 0 { shared.wakeEvent.clear() }
             if let monitor, items[2].revents != 0, let report = shared.onHandshakeFailure {
                 for failure in monitor.failures() { report(failure) }
             }
@@ -316,35 +297,15 @@ private struct SocketLoop {
             defer { box.pending = [] }
             return (box.pending, box.closing)
         }
-        if backlogStart == backlog.count {
-            backlog = taken
-            backlogStart = 0
-        } else {
-            backlog.append(contentsOf: taken)
+        let outcome = try backlog.send(taken, on: socket)
+        for identity in outcome.unroutable {
+            shared.dropped.add(1, ordering: .relaxed)
+            shared.onUnroutable?(identity)
         }
-        while backlogStart < backlog.count {
-            switch try socket.send(backlog[backlogStart]) {
-            case .sent:
-                backlogStart += 1
-            case .unroutable:
-                shared.dropped.add(1, ordering: .relaxed)
-                shared.onUnroutable?(backlog[backlogStart].first ?? [])
-                backlogStart += 1
-            case .wouldBlock:
-                if closing {
-                    // The linger bounds how long what was queued may still take; the rest is dropped.
-                    shared.dropped.add(backlog.count - backlogStart, ordering: .relaxed)
-                    return true
-                }
-                if backlogStart > 1_024 {
-                    backlog.removeFirst(backlogStart)
-                    backlogStart = 0
-                }
-                return false
-            }
+        if outcome.blocked && closing {
+            // The linger bounds how long what was queued may still take; the rest is dropped.
+            shared.dropped.add(backlog.dropAll(), ordering: .relaxed)
         }
-        backlog.removeAll(keepingCapacity: true)
-        backlogStart = 0
         return closing
     }
 }

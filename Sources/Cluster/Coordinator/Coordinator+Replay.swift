@@ -25,7 +25,7 @@ extension Coordinator {
             if finished.isEmpty { break }
             for item in finished {
                 send([Outbound(peer: progress.peer, message: .itemFinished(withStoredOutput(item)))])
-                while (channel?.queuedOutboundMessages ?? 0) > 64, !Task.isCancelled {
+                while executor.queuedOutboundMessages > 64, !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(2))
                 }
                 if Task.isCancelled { return }

@@ -8,7 +8,7 @@ extension Coordinator: Service {
     /// Its graceful shutdown is `stop()`, as on SIGTERM before: batches are left unfinished, and a
     /// coordinator restarted on the same data directory carries on with them.
     public func run() async throws {
-        if channel == nil { try await start() }
+        if !isServing { try await start() }
         let how: String
         do {
             try await gracefulShutdown()

@@ -22,9 +22,11 @@ import Wire
 ///
 /// A `Service` (see `Coordinator+Service`): in a `ServiceGroup` it serves until the group shuts down.
 public actor Coordinator {
-    /// The coordinator's own thread: its jobs (dispatch, journal writes and syncs, replies) run there, so
-    /// a journal `fdatasync` never holds a thread of Swift's cooperative pool.
-    private nonisolated let executor = ThreadExecutor(name: "coordinator")
+    /// The coordinator's own thread, which also owns its ROUTER socket: its jobs (dispatch, journal writes
+    /// and syncs, replies) run there, so a journal `fdatasync` never holds a thread of Swift's cooperative
+    /// pool; received messages are handed to it there, in groups, between jobs (`receive`), the liveness
+    /// tick fires there (`tick`), and what it sends goes to libzmq at once.
+    nonisolated let executor: PolledSocketExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let configuration: CoordinatorConfiguration
     private let context: MessagingContext
@@ -43,7 +45,8 @@ public actor Coordinator {
     var operations: [String: BatchOperation] = [:]
     /// How each batch the registry keeps plans its items, for a retry (`RetryBatch`).
     var rerunPlans: [String: RerunPlan] = [:]
-    private(set) var channel: SocketChannel?
+    /// The ROUTER socket is open (between `start()` and `stop()`); it lives on `executor`'s thread.
+    private(set) var isServing = false
     /// The ZAP handler, when CurveZMQ is on.
     private var authenticator: ZAPAuthenticator?
     var background: [Task<Void, Never>] = []
@@ -84,23 +87,26 @@ public actor Coordinator {
     /// Creates a coordinator with a ZeroMQ context of its own, which `stop()` ends.
     ///
     /// - Parameter metricsRegistry: where its metrics are recorded; by default a registry of its own.
-    /// - Throws: `ZeroMQError` when libzmq cannot create a context.
+    /// - Throws: `ZeroMQError` when libzmq cannot create a context, or the process its thread's `eventfd`.
     public init(configuration: CoordinatorConfiguration, logger: Logger,
                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
-        self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
-                  metricsRegistry: metricsRegistry)
+        try self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
+                      metricsRegistry: metricsRegistry)
     }
 
     /// Creates a coordinator that binds within `context`, which stays the caller's to terminate (shared
     /// with workers in the same process for `inproc://`, as `EmbeddedCluster` does).
+    ///
+    /// - Throws: `ZeroMQError` when the process cannot create its thread's `eventfd` (out of descriptors).
     package init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger,
-                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
-        self.init(configuration: configuration, context: context, ownsContext: false, logger: logger,
-                  metricsRegistry: metricsRegistry)
+                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
+        try self.init(configuration: configuration, context: context, ownsContext: false, logger: logger,
+                      metricsRegistry: metricsRegistry)
     }
 
     private init(configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
-                 metricsRegistry: PrometheusCollectorRegistry) {
+                 metricsRegistry: PrometheusCollectorRegistry) throws {
+        self.executor = try PolledSocketExecutor(name: "coordinator")
         self.configuration = configuration
         self.context = context
         self.ownsContext = ownsContext
@@ -150,30 +156,31 @@ public actor Coordinator {
                 })
             options.curve = .server(authentication.keyPair)
         }
-        let channel: SocketChannel
+        let boundEndpoint: String?
         do {
-            channel = try await SocketChannel.open(
-                context: context, kind: .router, options: options,
-                bind: configuration.listen, name: "coordinator",
+            // The handlers run on the executor's thread between jobs: the actor's own.
+            boundEndpoint = try executor.openSocket(
+                context: context, kind: .router, options: options, bind: configuration.listen, appendsPeerKey: true,
+                onMessages: { [weak self] received in self?.assumeIsolated { $0.receive(received) } },
                 onUnroutable: { [weak self] identity in
-                    guard let self else { return }
-                    Task { await self.peerUnreachable(PeerIdentity(identity)) }
-                }, appendsPeerKey: true)
+                    self?.assumeIsolated { $0.peerUnreachable(PeerIdentity(identity)) }
+                })
         } catch {
             await authenticator?.stop()
             authenticator = nil
             journal = nil  // releases the data directory's lock
             throw error
         }
-        self.channel = channel
+        isServing = true
         logger.info("coordinator listening", metadata: [
-            "endpoints": "\(configuration.listen)", "bound": "\(channel.boundEndpoint ?? "-")",
+            "endpoints": "\(configuration.listen)", "bound": "\(boundEndpoint ?? "-")",
             "security": "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
         ])
         restore(recovered)
-        background.append(Task { await self.receive(from: channel) })
-        background.append(Task { await self.watchWorkers() })
-        return channel.boundEndpoint
+        executor.startTimer(every: configuration.heartbeatInterval) { [weak self] in
+            self?.assumeIsolated { $0.tick() }
+        }
+        return boundEndpoint
     }
 
     /// Stops serving: cancels every batch, closes the socket (and ends its own ZeroMQ context).
@@ -185,14 +192,15 @@ public actor Coordinator {
         // cancelled, for the coordinator that starts next on this data directory and for their clients.
         flushJournal()
         journal = nil
-        let closing = channel
-        channel = nil
+        isServing = false
+        executor.stopTimer()
+        // What was sent is handed to libzmq, which delivers it within the socket's linger.
+        executor.closeSocket()
         for task in background { task.cancel() }
         background = []
         engine.cancelAll()
         for waiter in waiters.values { waiter.received(.failure(CancellationError())) }
         waiters = [:]
-        await closing?.close()
         await authenticator?.stop()
         authenticator = nil
         if ownsContext { await context.terminate() }
@@ -218,13 +226,14 @@ public actor Coordinator {
 
     // MARK: Messages
 
-    /// Handles each wake-up's messages in the order they came (a worker's results before its heartbeat,
-    /// which the lost-assignment check relies on); a liveness check waiting for the coordinator to catch
-    /// up runs as soon as the messages received before it are handled (`LivenessCheckpoint`).
-    private func receive(from channel: SocketChannel) async {
-        for await received in channel.messageBatches {
-            sendingTogether { for frames in received { handle(frames) } }
-            if let instant = liveness.handledBatch() { expireSilentWorkers(asOf: instant) }
+    /// Handles the messages the socket held when its thread looked, in the order they came (a worker's
+    /// results before its heartbeat, which the lost-assignment check relies on), sending what they
+    /// produce together; a liveness check waiting for the coordinator to catch up runs as soon as no
+    /// message received before it waits unread (`LivenessCheckpoint`).
+    private func receive(_ received: [[[UInt8]]]) {
+        sendingTogether { for frames in received { handle(frames) } }
+        if liveness.isBehind, let instant = liveness.handledMessages(caughtUp: !executor.hasUnreadMessages) {
+            expireSilentWorkers(asOf: instant)
         }
     }
 
@@ -297,7 +306,7 @@ public actor Coordinator {
     }
 
     /// Sends `outbound` (while a wake-up's messages are handled: at its end), batchable messages to one
-    /// peer grouped, with one wake-up of the socket's thread.
+    /// peer grouped, straight to libzmq (the socket lives on this actor's thread).
     func send(_ outbound: [Outbound]) {
         // Tasks whose input went with its worker: their operations re-run the producer (`Lineage`).
         for lost in dispatcher.takeLostInputs() { deliver(lost) }
@@ -308,10 +317,10 @@ public actor Coordinator {
             outbox! += outbound
             return
         }
-        guard let channel else { return }
+        guard isServing else { return }
         noteSent(outbound)
         flushJournal()
-        channel.send(contentsOf: Outbound.coalesced(outbound).map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+        executor.send(contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
     }
 
     /// Writes the journal's buffered records: what is about to be sent must be recorded first.
@@ -348,17 +357,15 @@ public actor Coordinator {
         send(out)
     }
 
-    private func watchWorkers() async {
-        let interval = configuration.heartbeatInterval
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
-            logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
-            releaseFinishedBatches(now: .now)
-            if let instant = liveness.timerFired(receivedBatches: channel?.receivedBatchCount ?? 0, now: .now) {
-                expireSilentWorkers(asOf: instant)
-            }
-            enforceDeadlines(now: .now)
+    /// Every heartbeat interval, on the coordinator's thread (its socket's poll times out for it): throttled
+    /// log lines, finished batches past their retention, workers' silence, batch deadlines.
+    private func tick() {
+        logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
+        releaseFinishedBatches(now: .now)
+        if let instant = liveness.timerFired(caughtUp: !executor.hasUnreadMessages, now: .now) {
+            expireSilentWorkers(asOf: instant)
         }
+        enforceDeadlines(now: .now)
     }
 
     /// Declares the workers silent for longer than the timeout as of `instant` dead (every message

@@ -29,7 +29,7 @@ public final class EmbeddedCluster: Sendable {
     ) async throws -> EmbeddedCluster {
         let context = try MessagingContext()
         let endpoint = "inproc://shiftwork-\(UUID().uuidString.lowercased())"
-        let coordinator = Coordinator(
+        let coordinator = try Coordinator(
             configuration: CoordinatorConfiguration(listen: [endpoint]), context: context, logger: logger)
         try await coordinator.start()
         var workers: [Worker] = []

@@ -17,7 +17,7 @@ final class LimitsTests: XCTestCase {
         context = try MessagingContext()
         var logger = Logger(label: "limits")
         logger.logLevel = .critical
-        coordinator = Coordinator(
+        coordinator = try Coordinator(
             configuration: CoordinatorConfiguration(
                 listen: [endpoint], maxBatchItems: maxBatchItems, maxPendingItemsPerClient: maxPendingItemsPerClient),
             context: context, logger: logger)

@@ -17,7 +17,7 @@ struct InprocCoordinator {
         var logger = Logger(label: label)
         logger.logLevel = .critical
         let endpoint = "inproc://\(label)-\(UUID().uuidString)"
-        let coordinator = Coordinator(
+        let coordinator = try Coordinator(
             configuration: CoordinatorConfiguration(listen: [endpoint], maxBatchItems: maxBatchItems, retention: retention),
             context: context, logger: logger)
         try await coordinator.start()

@@ -9,26 +9,23 @@ final class LivenessCheckpointTests: XCTestCase {
 
     func testACoordinatorThatKeepsUpChecksAtOnce() {
         var checkpoint = LivenessCheckpoint()
-        XCTAssertNil(checkpoint.handledBatch())
-        XCTAssertNil(checkpoint.handledBatch())
-        XCTAssertEqual(checkpoint.timerFired(receivedBatches: 2, now: tick), tick)
+        XCTAssertNil(checkpoint.handledMessages(caughtUp: true), "no check waits")
+        XCTAssertEqual(checkpoint.timerFired(caughtUp: true, now: tick), tick)
         XCTAssertFalse(checkpoint.isBehind)
         XCTAssertEqual(checkpoint.deferredChecks, 0)
     }
 
     func testABehindCoordinatorChecksOnceItHandledWhatCameBeforeTheTickAndAsOfTheTick() {
         var checkpoint = LivenessCheckpoint()
-        XCTAssertNil(checkpoint.handledBatch())
-        // Five groups received, one handled: heartbeats may wait in the other four.
-        XCTAssertNil(checkpoint.timerFired(receivedBatches: 5, now: tick))
+        // Messages wait unread at the tick: heartbeats may be among them.
+        XCTAssertNil(checkpoint.timerFired(caughtUp: false, now: tick))
         XCTAssertTrue(checkpoint.isBehind)
-        XCTAssertNil(checkpoint.timerFired(receivedBatches: 9, now: tick + .seconds(1)), "the earlier check goes first")
-        XCTAssertNil(checkpoint.handledBatch())
-        XCTAssertNil(checkpoint.handledBatch())
-        XCTAssertNil(checkpoint.handledBatch())
-        XCTAssertEqual(checkpoint.handledBatch(), tick, "the fifth group handled: judged as of the first tick")
+        XCTAssertNil(checkpoint.timerFired(caughtUp: true, now: tick + .seconds(1)), "the earlier check goes first")
+        XCTAssertNil(checkpoint.handledMessages(caughtUp: false), "a group handled, more still unread")
+        XCTAssertNil(checkpoint.handledMessages(caughtUp: false))
+        XCTAssertEqual(checkpoint.handledMessages(caughtUp: true), tick, "none left unread: judged as of the first tick")
         XCTAssertFalse(checkpoint.isBehind)
-        XCTAssertNil(checkpoint.handledBatch(), "once")
+        XCTAssertNil(checkpoint.handledMessages(caughtUp: true), "once")
         XCTAssertEqual(checkpoint.deferredChecks, 1)
     }
 
@@ -41,12 +38,12 @@ final class LivenessCheckpointTests: XCTestCase {
         _ = dispatcher.register(WorkerHello(workerID: "live", slots: 1), peer: live, now: tick)
         _ = dispatcher.register(WorkerHello(workerID: "silent", slots: 1), peer: silent, now: tick)
         var checkpoint = LivenessCheckpoint()
-        // At tick + 6 s the socket has received a heartbeat of `live` (group 1) the coordinator has not
-        // handled yet: judged by the clock alone, both would be dead.
-        XCTAssertNil(checkpoint.timerFired(receivedBatches: 1, now: tick + .seconds(6)))
-        // The coordinator handles it late, at tick + 9 s.
+        // At tick + 6 s a heartbeat of `live` waits unread on the socket: judged by the clock alone, both
+        // would be dead.
+        XCTAssertNil(checkpoint.timerFired(caughtUp: false, now: tick + .seconds(6)))
+        // The coordinator handles it late, at tick + 9 s, and nothing is left unread.
         _ = dispatcher.heartbeat(from: live, now: tick + .seconds(9))
-        guard let instant = checkpoint.handledBatch() else { return XCTFail("the check runs once caught up") }
+        guard let instant = checkpoint.handledMessages(caughtUp: true) else { return XCTFail("the check runs once caught up") }
         let (dead, _) = dispatcher.expireWorkers(now: instant)
         XCTAssertEqual(dead, ["silent"])
         XCTAssertNotNil(dispatcher.workers[live])
