@@ -92,7 +92,7 @@ struct FairShareQueue {
         flows[flow].isScheduled = true
         flows[flow].pass = max(flows[flow].pass, virtualTime)
         activations += 1
-        heap.insert(PassHeap.Element(pass: flows[flow].pass, order: activations, flow: flow))
+        heap.insert(FlowPass(pass: flows[flow].pass, order: activations, flow: flow))
     }
 
     /// Removes a task wherever it is (lazily; once nothing is left, the removed keys are let go at once,
@@ -108,7 +108,7 @@ struct FairShareQueue {
         while let least = heap.min {
             let flow = least.flow
             guard let lane = flows[flow].ring.popFirst() else {
-                heap.removeMin()
+                heap.popMin()
                 flows[flow].isScheduled = false
                 releaseFlowIfUnused(flow)
                 continue
@@ -128,9 +128,10 @@ struct FairShareQueue {
             virtualTime = flows[flow].pass
             flows[flow].pass += flows[flow].stride
             if !flows[flow].ring.isEmpty {
-                heap.updateMin(pass: flows[flow].pass)
+                let pass = flows[flow].pass
+                heap.updateMin { $0.pass = pass }
             } else {
-                heap.removeMin()
+                heap.popMin()
                 flows[flow].isScheduled = false
                 releaseFlowIfUnused(flow)
             }

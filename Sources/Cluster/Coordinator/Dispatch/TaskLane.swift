@@ -47,7 +47,7 @@ struct TaskLane {
     private struct Level {
         private var queue = FIFOQueue<TaskKey>()
         private var lastQueued: TaskKey = 0
-        private var late = TaskKeyHeap()
+        private var late = MinHeap<TaskKey>()
         var front: [TaskKey] = []
         var isEmpty: Bool { queue.isEmpty && late.isEmpty && front.isEmpty }
 
