@@ -16,11 +16,11 @@ import Wire
 /// A `Service`: in a `ServiceGroup`, its graceful shutdown is `drain` (finish running tasks, take no new
 /// ones, say goodbye); cancellation (the group's deadline, a second signal) is `stop`.
 public actor Worker: Service {
-    private let configuration: WorkerConfiguration
+    let configuration: WorkerConfiguration
     private let context: MessagingContext
     /// Whether `context` is this worker's own, terminated when `run()` ends.
     private let ownsContext: Bool
-    private let logger: Logger
+    let logger: Logger
     private let fetcher: ImageFetcher
     /// Runs the assigned tasks, at most `slots` at once (the coordinator never sends more).
     private let queue: WorkQueue
@@ -32,7 +32,7 @@ public actor Worker: Service {
     /// compute thread starts the next image while the last one's output is made durable.
     private let sinkThreads: ComputeThreads
     private var channel: SocketChannel?
-    private var running: [String: AssignedTask] = [:]
+    var running: [String: AssignedTask] = [:]
     /// The highest `TaskAssignment.sequence` received since the last welcome; heartbeats report it, with
     /// the tasks held, so that the coordinator finds assignments lost on the way.
     private var lastSequence: UInt64 = 0
@@ -46,12 +46,12 @@ public actor Worker: Service {
     private var logThrottle = LogThrottle()
     private var heartbeatInterval = ClusterDefaults.heartbeatInterval
     private var heartbeatTask: Task<Void, Never>?
-    private var isStopping = false
-    private var isDraining = false
+    var isStopping = false
+    var isDraining = false
     /// `drain` waiting for the last running task to finish (resumed then, or by `stop`).
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// The tasks `stop()` found running and cancelled.
-    private var tasksAbandoned = 0
+    var tasksAbandoned = 0
     /// When the hello that awaits its welcome was sent; `nil` once welcomed.
     private var helloSentAt: ContinuousClock.Instant?
     /// Why the worker stopped on its own, when the coordinator refused its handshake.
@@ -193,51 +193,6 @@ public actor Worker: Service {
     public var health: WorkerHealth {
         WorkerHealth(registered: isRegistered && helloSentAt == nil, draining: isDraining, stopping: isStopping,
                      running: running.count)
-    }
-
-    /// Stops gracefully: takes no new tasks, finishes those it runs, then leaves. It waits for the last
-    /// running task to finish, for at most `timeout` (without one: until then, or until `stop()`, as when
-    /// its `ServiceGroup`'s graceful shutdown runs out of time). Tasks still running then are cancelled and
-    /// the coordinator queues them again. Returns how many tasks finished while draining.
-    @discardableResult
-    public func drain(timeout: Duration? = nil) async -> Int {
-        guard !isStopping, !isDraining else { return 0 }
-        isDraining = true
-        let holding = running.count
-        logger.info("draining: finishing running tasks, taking no new ones", metadata: ["running": "\(holding)"])
-        send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID, draining: true)))
-        let deadline = timeout.map { timeout in
-            Task {
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
-                self.wakeIdleWaiters()
-            }
-        }
-        await untilNoTaskRuns()
-        deadline?.cancel()
-        // Cut short by `stop()` (the group's deadline, a second signal): what it cancelled.
-        let unfinished = isStopping ? tasksAbandoned : running.count
-        logger.info("drained", metadata: ["finished": "\(holding - unfinished)", "abandoned": "\(unfinished)"])
-        await stop()
-        return holding - unfinished
-    }
-
-    /// Returns once no task runs, or `wakeIdleWaiters()` is called (deadline, `stop()`).
-    private func untilNoTaskRuns() async {
-        guard !running.isEmpty, !isStopping else { return }
-        await withCheckedContinuation { idleWaiters.append($0) }
-    }
-
-    /// Resumes whoever waits in `untilNoTaskRuns`.
-    private func wakeIdleWaiters() {
-        let waiters = idleWaiters
-        idleWaiters = []
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Called after tasks leave `running`: the last one wakes a drain.
-    private func runningShrank() {
-        if running.isEmpty { wakeIdleWaiters() }
     }
 
     /// Leaves the cluster now: cancels running tasks, tells the coordinator (which queues them again
@@ -450,7 +405,7 @@ public actor Worker: Service {
         }
     }
 
-    private func send(_ message: Message) {
+    func send(_ message: Message) {
         channel?.send([WireCodec.encode(message)])
     }
 }
