@@ -96,10 +96,21 @@ public final class HTTPEndpointServer: Sendable {
         }
     }
 
-    /// ``shutdown()`` for callers outside a task (tests' `tearDown`, `deinit`): blocks the calling thread.
+    /// ``shutdown()`` for callers outside a task (tests' `tearDown`, `deinit`): blocks the calling thread
+    /// until the server's threads have ended. Called on one of the server's own connection threads (a
+    /// handler stopping its server), it cannot wait for that thread: it raises ``stop`` and leaves the stop
+    /// to a thread of its own, which waits for the calling thread's connection to end.
     public func shutdownBlocking() {
         guard let daemon = daemon.withLock({ $0.take() }) else { return }
         stop.raise()
+        let context = self.context
+        guard !ConnectionThreadMark.isConnectionThread(of: stop) else {
+            Thread.detachNewThread {
+                MHD_stop_daemon(daemon.pointer)
+                context.release()
+            }
+            return
+        }
         MHD_stop_daemon(daemon.pointer)
         context.release()
     }
@@ -123,6 +134,7 @@ private final class HandlerContext: Sendable {
 
     /// Answers a request on `connection`.
     func answer(_ connection: OpaquePointer, method: String, target: String) -> MHD_Result {
+        ConnectionThreadMark.mark(stop)
         let request = HTTPEndpointRequest(method: method, target: target, headers: Self.headers(of: connection))
         switch handler(request, stop) {
         case .drop:
@@ -190,6 +202,7 @@ private final class BodyPump: @unchecked Sendable {
 
     /// Fills up to `capacity` bytes at `buffer`; the count, or libmicrohttpd's end of stream.
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        ConnectionThreadMark.mark(stop)
         while offset >= pending.count {
             guard let next = body.next(stop: stop) else { return shiftwork_mhd_end_of_stream }
             pending = next
@@ -241,6 +254,7 @@ private let readBody: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
 private let finishBody: MHD_ContentReaderFreeCallback = { cls in
     guard let cls else { return }
     let pump = Unmanaged<BodyPump>.fromOpaque(cls)
+    ConnectionThreadMark.mark(pump.takeUnretainedValue().stop)
     pump.takeUnretainedValue().body.finish()
     pump.release()
 }

@@ -90,6 +90,34 @@ final class HTTPEndpointServerTests: XCTestCase {
         XCTAssertTrue(body.finished.isRaised, "finish() was called")
     }
 
+    /// A handler that stops its own server (or releases its last reference, which stops a test's server)
+    /// runs on one of the server's connection threads: the stop must not wait for that thread.
+    func testAHandlerThatStopsItsOwnServerDoesNotHang() throws {
+        let box = Mutex<HTTPEndpointServer?>(nil)
+        let stopped = StopSignal()
+        let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0) { _, _ in
+            box.withLock { $0 }?.shutdownBlocking()
+            stopped.raise()
+            return Self.text(200, "stopping\n")
+        }
+        box.withLock { $0 = server }
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /stop HTTP/1.1\r\nHost: x\r\n\r\n")
+        stopped.wait(seconds: 60)
+        XCTAssertTrue(stopped.isRaised, "shutdownBlocking() returned on the handler's own thread")
+        XCTAssertTrue(server.stop.isRaised)
+        XCTAssertTrue(connection.readUntilClosed().closed, "the connection ends with the server")
+        // Once its threads have ended, the port is free again.
+        var rebound: HTTPEndpointServer?
+        for _ in 0..<600 where rebound == nil {
+            rebound = try? HTTPEndpointServer.start(host: "127.0.0.1", port: server.port) { _, _ in .drop }
+            if rebound == nil { usleep(100_000) }
+        }
+        XCTAssertNotNil(rebound, "port \(server.port) was released by the stop")
+        rebound?.shutdownBlocking()
+        box.withLock { $0 = nil }
+    }
+
     func testABusyPortIsAnErrorThatNamesTheAddress() throws {
         let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0) { _, _ in .drop }
         defer { server.shutdownBlocking() }

@@ -3,17 +3,30 @@ import ShiftworkTestSupport
 
 /// Encoded test images with detail everywhere (so blur is measurable) and a known size.
 enum SyntheticImages {
+    /// Builds the image's first rows pixel by pixel and repeats them below. The rows repeat far enough
+    /// apart (at least 64 KiB, twice deflate's window, and a multiple of the checkerboard's period) that
+    /// neither PNG nor JPEG compresses the repetition, so encoded sizes stay those of noise; small images
+    /// (up to 64 KiB of pixels) never repeat. A 24-megapixel image is then built by copying rows, not by a
+    /// per-byte loop over all of it (seconds in a debug build).
     static func make(width: Int, height: Int, channels: Int = 3, format: ImageFormat, seed: UInt64) throws -> [UInt8] {
         var generator = SeededGenerator(seed: seed)
-        var pixels = [UInt8](repeating: 0, count: width * height * channels)
-        for y in 0..<height {
+        let rowBytes = width * channels
+        let repeatAfter = ((64 * 1024 + rowBytes - 1) / max(1, rowBytes) + 7) / 8 * 8
+        let distinctRows = (0..<min(height, repeatAfter)).map { y in
+            var row = [UInt8](repeating: 0, count: rowBytes)
             for x in 0..<width {
                 let checker: UInt8 = ((x / 4 + y / 4) % 2 == 0) ? 200 : 40
                 for c in 0..<channels {
                     let noise = UInt8(truncatingIfNeeded: generator.next() % 24)
-                    pixels[(y * width + x) * channels + c] = c == 3 ? 255 : checker &+ noise &+ UInt8(c * 7)
+                    row[x * channels + c] = c == 3 ? 255 : checker &+ noise &+ UInt8(c * 7)
                 }
             }
+            return row
+        }
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(rowBytes * height)
+        for y in 0..<height {
+            pixels.append(contentsOf: distinctRows[y % distinctRows.count])
         }
         let image = try ImageBuffer(width: width, height: height, channels: channels, pixels: pixels)
         return try ImageCodec.encode(image, as: format)
