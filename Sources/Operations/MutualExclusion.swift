@@ -53,6 +53,11 @@ public struct MutualExclusion: OperationCondition {
 
 /// The process-wide counters and waiters of the mutual-exclusion categories: per category, a FIFO of
 /// waiters per group, and the groups with waiters in turn.
+///
+/// A category is taken out of `categories` while it is changed and put back after: changed in a copy
+/// still stored in the dictionary, its waiters' storage would be shared and copied whole at every
+/// change (a coordinator with 50,000 downloads waiting for one origin's cap spent half its CPU copying
+/// them: docs/benchmarks.md, "Photos at scale").
 final class ExclusivityController: Sendable {
     static let shared = ExclusivityController()
 
@@ -130,9 +135,9 @@ final class ExclusivityController: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case granted, cancelled, waiting }
                 let outcome = state.withLock { s -> Outcome in
-                    var entry = s.categories[category] ?? Category()
-                    defer { s.categories[category] = entry }
                     if Task.isCancelled { return .cancelled }
+                    var entry = s.categories.removeValue(forKey: category) ?? Category()
+                    defer { s.categories[category] = entry }
                     if !entry.hasWaiters && entry.held < limit {
                         entry.held += 1
                         return .granted
@@ -148,9 +153,9 @@ final class ExclusivityController: Sendable {
             }
         } onCancel: {
             let continuation = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-                guard var entry = s.categories[category], let waiter = entry.remove(id: id) else { return nil }
-                s.categories[category] = entry
-                return waiter.continuation
+                guard var entry = s.categories.removeValue(forKey: category) else { return nil }
+                defer { s.categories[category] = entry }
+                return entry.remove(id: id)?.continuation
             }
             continuation?.resume(throwing: CancellationError())
         }
@@ -158,7 +163,7 @@ final class ExclusivityController: Sendable {
 
     func release(category: String) {
         let granted = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            guard var entry = s.categories[category] else { return [] }
+            guard var entry = s.categories.removeValue(forKey: category) else { return [] }
             entry.held -= 1
             var granted: [CheckedContinuation<Void, any Error>] = []
             while let first = entry.next(), entry.held < first.limit {
@@ -166,11 +171,7 @@ final class ExclusivityController: Sendable {
                 entry.held += 1
                 granted.append(first.continuation)
             }
-            if entry.held == 0 && !entry.hasWaiters {
-                s.categories[category] = nil
-            } else {
-                s.categories[category] = entry
-            }
+            if entry.held > 0 || entry.hasWaiters { s.categories[category] = entry }
             return granted
         }
         for continuation in granted { continuation.resume() }
