@@ -3,7 +3,9 @@
 /// (the seeds' `MutuallyExclusive`; with `limit > 1`, for example "at most 4 downloads per host").
 ///
 /// The slot is taken when the operation starts (after its dependencies, never at enqueue) and released
-/// when it finishes, however it finishes. Waiting suspends the operation's task without blocking a thread;
+/// when it finishes, however it finishes. Waiting suspends the operation's task without blocking a thread
+/// (an ``ExternalOperation`` whose only condition this is waits with no task at all, and the release that
+/// grants it a slot starts it);
 /// waiters are served first-come first-served within their `group`, and groups take turns (one grant
 /// each), so that many waiters of one group do not hold back a later group; a waiting operation can be
 /// cancelled. An operation with
