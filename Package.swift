@@ -103,9 +103,12 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "Imaging", "Messaging", "Wire", "CZeroMQ", "CEpoll"],
+            dependencies: ["Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "CZeroMQ", "CEpoll"],
             path: "Benchmarks/ClusterBenchmark"
         ),
+        // What the simulated workers answer to photo tasks (as a real worker would), held to a real worker's
+        // messages by ClusterTests.
+        .target(name: "ClusterSimulation", dependencies: ["Wire", "Imaging"], path: "Benchmarks/ClusterSimulation"),
         // Linux's epoll for the simulated workers (Swift's Glibc module leaves it out).
         .systemLibrary(name: "CEpoll", path: "Benchmarks/CEpoll"),
 
@@ -143,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
-                "Cluster", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
+                "Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

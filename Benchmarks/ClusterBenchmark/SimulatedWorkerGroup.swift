@@ -1,6 +1,7 @@
+import CEpoll
+import ClusterSimulation
 import CZeroMQ
 import Foundation
-import CEpoll
 import Synchronization
 import Wire
 
@@ -21,6 +22,10 @@ final class SimulationCounters: Sendable {
     /// Messages that did not decode, and sends that failed (a full queue).
     let malformed = Atomic<Int>(0)
     let sendFailures = Atomic<Int>(0)
+    /// Photo tasks answered, by kind, and the answers that were failures (photo mode).
+    let downloadsAnswered = Atomic<Int>(0)
+    let tiltShiftsAnswered = Atomic<Int>(0)
+    let failedAnswers = Atomic<Int>(0)
     /// Set by the main task to end every group.
     let stop = Atomic<Bool>(false)
     /// Groups whose thread has ended.
@@ -36,9 +41,12 @@ struct SimulationContext: @unchecked Sendable {
 
 /// Simulated workers driven by one thread: each a DEALER socket of its own, speaking the real protocol
 /// (`WorkerHello`, heartbeats with the tasks held, batched results, `WorkerGoodbye`) and answering each
-/// task with an empty output at once or after a fixed delay. The thread opens, polls (`zmq_poll`) and
-/// closes its sockets; no other thread touches them or this object's state (hence `@unchecked Sendable`:
-/// only `counters` is shared).
+/// task at once or after a fixed delay: a no-op task with an empty output, a photo's download and
+/// tilt-shift with what a real worker sends for them (`SimulatedPhotoWorker`: metadata only, the bytes
+/// "held" on the worker and "written" to the sink). As a real worker does, no-op results of one wake-up
+/// go in batch messages, a photo task's result in a message of its own. The thread opens, polls (`epoll`)
+/// and closes its sockets; no other thread touches them or this object's state (hence
+/// `@unchecked Sendable`: only `counters` is shared).
 final class SimulatedWorkerGroup: @unchecked Sendable {
     private struct SimulatedWorker {
         let id: String
@@ -50,8 +58,11 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var lastSequence: UInt64 = 0
         /// Keys of the tasks received and not answered yet (fixed-delay tasks), reported in heartbeats.
         var holding: Set<UInt64> = []
-        /// Results to send at the end of this wake-up.
+        /// Results to send at the end of this wake-up: no-op ones (batched) and photo ones (one message each).
         var outgoing: [TaskResult] = []
+        var outgoingAlone: [TaskResult] = []
+        /// Its photo answers, and the downloads it "holds" for their tilt-shift.
+        var photos: SimulatedPhotoWorker
         /// Raised by each `Welcome`: delayed results of an earlier registration are dropped.
         var registration = 0
         var tasksAnswered = 0
@@ -63,6 +74,7 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         let worker: Int
         let registration: Int
         let result: TaskResult
+        let alone: Bool
     }
 
     private let context: SimulationContext
@@ -79,15 +91,16 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     private let answeredPerWorker = Mutex<[Int]>([])
 
     /// Workers named `PREFIX-N` for each N in `numbers`, connecting to `endpoint` with `slots` each.
+    /// Each worker answers photo tasks as `photos` does (a copy each; its held downloads its own).
     init(context: SimulationContext, endpoint: String, numbers: Range<Int>, prefix: String, slots: Int,
-         taskDelay: Duration, counters: SimulationCounters) {
+         taskDelay: Duration, photos: SimulatedPhotoWorker = SimulatedPhotoWorker(), counters: SimulationCounters) {
         self.context = context
         self.endpoint = endpoint
         self.slots = UInt32(max(1, slots))
         let parts = taskDelay.components
         self.taskDelayNs = UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
         self.counters = counters
-        self.workers = numbers.map { SimulatedWorker(id: "\(prefix)-\($0)") }
+        self.workers = numbers.map { SimulatedWorker(id: "\(prefix)-\($0)", photos: photos) }
     }
 
     /// Tasks each worker answered; complete once the thread has ended.
@@ -205,14 +218,15 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         case .taskAssignment(let assignment):
             counters.assignments.add(1, ordering: .relaxed)
             workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
-            let result = TaskResult(taskID: assignment.taskID, attempt: assignment.attempt,
-                                    outcome: .output(TaskOutput(data: [])), taskKey: assignment.taskKey)
+            let result = workers[index].photos.answer(assignment)
+            let alone = assignment.kind != .noop
+            if alone { count(result, of: assignment.kind) }
             if taskDelayNs == 0 {
-                queue(result, for: index)
+                queue(result, alone: alone, for: index)
             } else {
                 workers[index].holding.insert(assignment.taskKey)
                 delayed.append(DelayedResult(dueNs: Self.nowNs() + taskDelayNs, worker: index,
-                                             registration: workers[index].registration, result: result))
+                                             registration: workers[index].registration, result: result, alone: alone))
             }
         case .welcome(let welcome):
             counters.welcomes.add(1, ordering: .relaxed)
@@ -220,6 +234,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             workers[index].acceptsBatches = welcome.acceptsBatches
             workers[index].holding.removeAll()
             workers[index].outgoing.removeAll()
+            workers[index].outgoingAlone.removeAll()
+            workers[index].photos.forgetAll()
             workers[index].lastSequence = 0
             if welcome.heartbeatIntervalMs > 0 {
                 workers[index].heartbeatIntervalNs = UInt64(max(100, welcome.heartbeatIntervalMs)) * 1_000_000
@@ -236,9 +252,19 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         }
     }
 
-    private func queue(_ result: TaskResult, for index: Int) {
-        if workers[index].outgoing.isEmpty { dirty.append(index) }
-        workers[index].outgoing.append(result)
+    private func queue(_ result: TaskResult, alone: Bool, for index: Int) {
+        if workers[index].outgoing.isEmpty && workers[index].outgoingAlone.isEmpty { dirty.append(index) }
+        if alone {
+            workers[index].outgoingAlone.append(result)
+        } else {
+            workers[index].outgoing.append(result)
+        }
+    }
+
+    private func count(_ result: TaskResult, of kind: TaskKind) {
+        if kind == .download { counters.downloadsAnswered.add(1, ordering: .relaxed) }
+        if kind == .tiltShift { counters.tiltShiftsAnswered.add(1, ordering: .relaxed) }
+        if case .failure = result.outcome { counters.failedAnswers.add(1, ordering: .relaxed) }
     }
 
     private func releaseDueResults(now: UInt64) {
@@ -246,7 +272,7 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             let due = delayed[delayedHead]
             delayedHead += 1
             guard workers[due.worker].registration == due.registration else { continue }
-            queue(due.result, for: due.worker)
+            queue(due.result, alone: due.alone, for: due.worker)
         }
         if delayedHead > 4096, delayedHead * 2 > delayed.count {
             delayed.removeFirst(delayedHead)
@@ -254,19 +280,23 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         }
     }
 
-    /// Sends each worker's results of this wake-up, in batch messages when the coordinator takes them,
-    /// then reads the worker's socket (the send may have taken the signal of a message that came meanwhile).
+    /// Sends each worker's results of this wake-up, no-op ones in batch messages when the coordinator takes
+    /// them and photo ones alone (as `Worker.finished` sends each as its task ends), then reads the worker's
+    /// socket (the send may have taken the signal of a message that came meanwhile).
     private func flush(into message: inout zmq_msg_t) {
         for index in dirty {
             let results = workers[index].outgoing
+            let alone = workers[index].outgoingAlone
             workers[index].outgoing.removeAll(keepingCapacity: true)
-            if taskDelayNs > 0 { for result in results { workers[index].holding.remove(result.taskKey) } }
+            workers[index].outgoingAlone.removeAll(keepingCapacity: true)
+            if taskDelayNs > 0 { for result in results + alone { workers[index].holding.remove(result.taskKey) } }
             let messages = results.map(Message.taskResult)
             for message in workers[index].acceptsBatches ? MessageBatching.coalesce(messages) : messages {
                 send(message, to: index)
             }
-            workers[index].tasksAnswered += results.count
-            counters.results.add(results.count, ordering: .relaxed)
+            for result in alone { send(.taskResult(result), to: index) }
+            workers[index].tasksAnswered += results.count + alone.count
+            counters.results.add(results.count + alone.count, ordering: .relaxed)
         }
         let sentTo = dirty
         dirty.removeAll(keepingCapacity: true)

@@ -1,9 +1,12 @@
-import CZeroMQ
 import Cluster
+import ClusterSimulation
+import CZeroMQ
 import Foundation
 
 /// The simulation mode: many light simulated workers (`SimulatedWorkerGroup`) in this process against
-/// one real coordinator, whose CPU time and memory are read from /proc.
+/// one real coordinator, whose CPU time and memory are read from /proc: no-op tasks, or (with `photos`)
+/// a batch of photo URLs submitted as `shiftwork submit --sink DIR` does, each a download and a tilt-shift
+/// answered with a 12-megapixel photo's metadata.
 struct WorkerSimulation {
     var endpoint: String
     var workers: Int
@@ -16,6 +19,12 @@ struct WorkerSimulation {
     var batchSize: Int
     var warmup: Int
     var coordinatorPID: Int32
+    /// Photo mode: this many items `ORIGIN/photo-N.jpg` (0: no-op tasks).
+    var photos = 0
+    /// The origin of the photo URLs. Nothing needs to serve them: the simulated workers do not download.
+    var photoOrigin = "http://127.0.0.1:9"
+    /// The batch's directory sink (`submit --sink DIR`, an absolute path); the simulated workers write nothing into it.
+    var photoSink = ""
 
     /// Connects the workers, measures heartbeats while idle, runs the no-op tasks, prints the figures.
     func run(_ client: ClusterClient) async throws {
@@ -31,7 +40,7 @@ struct WorkerSimulation {
         for thread in 0..<threadCount {
             let numbers = (workers * thread / threadCount)..<(workers * (thread + 1) / threadCount)
             let group = SimulatedWorkerGroup(context: context, endpoint: endpoint, numbers: numbers, prefix: "sim-\(getpid())",
-                                             slots: slots, taskDelay: taskDelay, counters: counters)
+                                             slots: slots, taskDelay: taskDelay, photos: SimulatedPhotoWorker(), counters: counters)
             groups.append(group)
             let body = Thread {
                 group.run()
@@ -40,7 +49,8 @@ struct WorkerSimulation {
             body.name = "simulated workers \(thread)"
             body.start()
         }
-        let delayText = taskDelay == .zero ? "no-op tasks answered at once" : "tasks answered after \(taskDelay)"
+        let kindText = photos > 0 ? "photo tasks (12 MP, sink \(photoSink))" : "no-op tasks"
+        let delayText = taskDelay == .zero ? "\(kindText) answered at once" : "\(kindText) answered after \(taskDelay)"
         print("simulation: \(workers) simulated workers × \(slots) slots on \(threadCount) threads (\(ioThreads) ZeroMQ I/O "
               + "threads), \(delayText); coordinator pid \(coordinatorPID) on \(endpoint)")
         do {
@@ -58,6 +68,10 @@ struct WorkerSimulation {
         print("simulated workers: \(counters.hellos.load(ordering: .relaxed)) hellos, \(counters.welcomes.load(ordering: .relaxed)) welcomes, "
               + "\(counters.refusals.load(ordering: .relaxed)) refusals, \(counters.malformed.load(ordering: .relaxed)) malformed, "
               + "\(counters.sendFailures.load(ordering: .relaxed)) failed sends")
+        if photos > 0 {
+            print("simulated photo answers (warm-up included): \(counters.downloadsAnswered.load(ordering: .relaxed)) downloads held, "
+                  + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures")
+        }
     }
 
     private func measure(_ client: ClusterClient, counters: SimulationCounters, initial: ProcessFigures) async throws {
@@ -90,14 +104,18 @@ struct WorkerSimulation {
               + "\(format(idleCPU / Double(max(heartbeats, 1)) * 1e6, 1)) µs per heartbeat; "
               + "\(stillRegistered) workers registered after, \(counters.refusals.load(ordering: .relaxed) - refusalsBefore) refusals")
 
-        if tasks > 0 {
+        if photos > 0 {
+            try await measurePhotos(client, counters: counters, idleCPUPerHeartbeat: idleCPU / Double(max(heartbeats, 1)))
+        } else if tasks > 0 {
             if warmup > 0 { _ = try await throughput(client, tasks: warmup, batchSize: batchSize) }
+            print("load average before: \(Self.loadAverage())")
             let before = try ProcessFigures.read(pid: coordinatorPID)
             let ownBefore = ProcessFigures.ownCPUSeconds()
             let heartbeatsAtStart = counters.heartbeats.load(ordering: .relaxed)
             let (elapsed, succeeded) = try await throughput(client, tasks: tasks, batchSize: batchSize)
             let after = try ProcessFigures.read(pid: coordinatorPID)
             let ownCPU = ProcessFigures.ownCPUSeconds() - ownBefore
+            print("load average after: \(Self.loadAverage())")
             if succeeded != tasks {
                 // Reported, not fatal: the figures still stand, and the failures are a finding (see stderr for why).
                 print("FAILED TASKS: \(tasks - succeeded) of \(tasks) no-op tasks did not succeed (the first failure of each batch is on stderr)")
@@ -118,6 +136,77 @@ struct WorkerSimulation {
         print("coordinator RSS: \(initial.residentBytes >> 10) KiB before the workers, \(idleStart.residentBytes >> 10) KiB with "
               + "\(workers) registered, \(final.residentBytes >> 10) KiB at the end, peak \(final.peakResidentBytes >> 10) KiB; "
               + "\((idleStart.residentBytes - initial.residentBytes) / max(workers, 1)) bytes per registered worker")
+    }
+
+    /// The photo batches: `batchSize` photos each, all submitted at once, after a warm-up batch of
+    /// `warmup` photos (at most a tenth of them); prints photos/s and the coordinator's CPU per photo and per task.
+    private func measurePhotos(_ client: ClusterClient, counters: SimulationCounters, idleCPUPerHeartbeat: Double) async throws {
+        let warmupPhotos = min(warmup, photos / 10)
+        if warmupPhotos > 0 { _ = try await photoBatches(client, range: 0..<warmupPhotos) }
+        print("load average before: \(Self.loadAverage())")
+        let before = try ProcessFigures.read(pid: coordinatorPID)
+        let ownBefore = ProcessFigures.ownCPUSeconds()
+        let heartbeatsAtStart = counters.heartbeats.load(ordering: .relaxed)
+        let tasksAtStart = counters.results.load(ordering: .relaxed)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (succeeded, inSink) = try await photoBatches(client, range: warmupPhotos..<(warmupPhotos + photos))
+        let elapsed = seconds(clock.now - start)
+        let after = try ProcessFigures.read(pid: coordinatorPID)
+        let ownCPU = ProcessFigures.ownCPUSeconds() - ownBefore
+        print("load average after: \(Self.loadAverage())")
+        let cpu = after.cpuSeconds - before.cpuSeconds
+        let heartbeatsDuring = counters.heartbeats.load(ordering: .relaxed) - heartbeatsAtStart
+        let tasksDone = counters.results.load(ordering: .relaxed) - tasksAtStart
+        let batches = (photos + batchSize - 1) / batchSize
+        if succeeded != photos {
+            print("FAILED PHOTOS: \(photos - succeeded) of \(photos) photos did not succeed (the first failure of each batch is on stderr)")
+        }
+        print("simulation photos: \(photos) photos in \(batches) batches of up to \(batchSize), \(format(elapsed, 3)) s, "
+              + "\(tasksDone) tasks answered, \(heartbeatsDuring) heartbeats meanwhile; \(succeeded) succeeded, "
+              + "\(inSink) reported in the sink by the client")
+        print("simulation photo throughput: \(format(Double(photos) / elapsed, 0)) photos/s "
+              + "(\(format(Double(tasksDone) / elapsed, 0)) tasks/s) with \(workers) workers × \(slots) slots")
+        let heartbeatCPU = idleCPUPerHeartbeat * Double(heartbeatsDuring)
+        print("coordinator CPU per photo: \(format(cpu / Double(photos) * 1e6, 2)) µs "
+              + "(\(format((cpu - heartbeatCPU) / Double(photos) * 1e6, 2)) µs net of heartbeats at their idle cost; "
+              + "per task \(format(cpu / Double(max(tasksDone, 1)) * 1e6, 2)) µs; \(format(cpu, 2)) s CPU, "
+              + "\(format(cpu / elapsed * 100, 0)) % of a core during the run); "
+              + "simulator + client CPU per photo: \(format(ownCPU / Double(photos) * 1e6, 2)) µs")
+        let registeredAfter = try await client.status().workers.count
+        print("workers registered after the run: \(registeredAfter) of \(workers)")
+    }
+
+    /// Submits the photos `range` as batches of `batchSize`, all at once, as `shiftwork submit` does
+    /// (`BatchSubmission`, with the sink); returns the photos that succeeded and those the client was told
+    /// are in the sink.
+    private func photoBatches(_ client: ClusterClient, range: Range<Int>) async throws -> (Int, Int) {
+        var submissions: [BatchSubmission] = []
+        for first in stride(from: range.lowerBound, to: range.upperBound, by: batchSize) {
+            let inputs = (first..<min(first + batchSize, range.upperBound)).map { "\(photoOrigin)/photo-\($0).jpg" }
+            // With a sink the client writes no file: the output directory is never created.
+            var submission = BatchSubmission(inputs: inputs, outputDirectory: URL(fileURLWithPath: photoSink))
+            submission.sink = photoSink
+            submissions.append(submission)
+        }
+        return try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for submission in submissions {
+                group.addTask {
+                    let summary = try await submission.run(with: client)
+                    if let failed = summary.items.first(where: { $0.error != nil }) {
+                        FileHandle.standardError.write(Data("ClusterBenchmark: photo \(failed.source) failed: \(failed.error ?? "")\n".utf8))
+                    }
+                    return (summary.succeeded, summary.items.filter(\.inSink).count)
+                }
+            }
+            return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
+        }
+    }
+
+    /// The 1-, 5- and 15-minute load averages, from /proc/loadavg.
+    static func loadAverage() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     private func stop(_ counters: SimulationCounters, _ threads: Int, _ context: SimulationContext) async {

@@ -14,6 +14,7 @@
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --simulate-workers 1000 --coordinator-pid PID \
 //                    [--simulated-slots 4] [--simulation-threads 4] [--io-threads 1] [--task-delay-ms 0] \
 //                    [--idle-seconds 5] [--tasks 200000] [--batch-size 25000]
+//                    [--photos 100000 --photo-sink DIR [--photo-origin http://127.0.0.1:PORT]]
 //
 // Modes:
 // - throughput (default when --tasks > 0): `--tasks` no-op tasks as batches of `--batch-size`, all
@@ -43,6 +44,13 @@
 //   registered, measures the coordinator's CPU for heartbeats alone over `--idle-seconds`, then runs the
 //   throughput mode's no-op tasks through them and prints tasks/s, the coordinator's CPU per task (from
 //   /proc/PID/stat) and its RSS. `--task-delay-ms` makes each simulated task take that long.
+//   With `--photos N`, instead of no-op tasks: N photo URLs (`--photo-origin`/photo-I.jpg; nothing serves
+//   them, the simulated workers do not fetch) submitted as `shiftwork submit --sink DIR` submits them
+//   (`BatchSubmission` with `--photo-sink`; the simulated workers write nothing there) in batches of
+//   `--batch-size`, all at once; each photo is a download answered as held on the worker and a tilt-shift
+//   answered with the sink output's metadata, as a real worker answers for a 12 MP photo
+//   (`ClusterSimulation.SimulatedPhotoWorker`). Prints photos/s, the coordinator's CPU per photo and per
+//   task, and the load average.
 import Cluster
 import Foundation
 import Imaging
@@ -73,6 +81,9 @@ struct Arguments {
     var taskDelayMs = 0
     var idleSeconds = 5
     var behind = 0
+    var photos = 0
+    var photoSink = ""
+    var photoOrigin = "http://127.0.0.1:9"
     var small = 10
     var label = ""
 
@@ -84,7 +95,8 @@ struct Arguments {
                                  [--soak-settle SECONDS] [--soak-cancel]]
                                 [--cancel-rounds N [--cancel-side PIXELS]]
                                 [--simulate-workers N --coordinator-pid PID [--simulated-slots N]
-                                 [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]]
+                                 [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]
+                                 [--photos N --photo-sink DIR [--photo-origin URL]]]
                                 [--behind N [--small N] [--label TEXT]]
         """
 
@@ -127,6 +139,9 @@ struct Arguments {
             case "--behind": behind = number("--behind")
             case "--small": small = max(1, number("--small"))
             case "--label": label = value("--label")
+            case "--photos": photos = number("--photos")
+            case "--photo-sink": photoSink = value("--photo-sink")
+            case "--photo-origin": photoOrigin = value("--photo-origin")
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -137,6 +152,10 @@ struct Arguments {
         if memoryTasks > 0 && coordinatorPID <= 0 { Self.fail("--memory-tasks needs --coordinator-pid") }
         if soakBatches > 0 && coordinatorPID <= 0 { Self.fail("--soak-batches needs --coordinator-pid") }
         if simulateWorkers > 0 && coordinatorPID <= 0 { Self.fail("--simulate-workers needs --coordinator-pid") }
+        if photos > 0 && simulateWorkers == 0 { Self.fail("--photos needs --simulate-workers") }
+        if photos > 0 && !photoSink.hasPrefix("/") {
+            Self.fail("--photo-sink needs an absolute directory path (the simulated workers write only to directory sinks), not \(photoSink)")
+        }
     }
 
     static func fail(_ message: String) -> Never {
@@ -462,7 +481,8 @@ do {
             endpoint: arguments.coordinator, workers: arguments.simulateWorkers, slots: arguments.simulatedSlots,
             threads: arguments.simulationThreads, ioThreads: arguments.ioThreads,
             taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds, tasks: arguments.tasks,
-            batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID)
+            batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID,
+            photos: arguments.photos, photoOrigin: arguments.photoOrigin, photoSink: arguments.photoSink)
         try await simulation.run(client)
     } else if arguments.tasks > 0 {
         if arguments.warmup > 0 {

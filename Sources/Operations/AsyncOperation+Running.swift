@@ -39,10 +39,13 @@ extension AsyncOperation {
     /// handed to the runner pool of its priority. Returns `false` if the operation finished meanwhile (then
     /// it did not take the queue slot).
     /// An external operation without conditions is started on this thread instead (``ExternalOperation``):
-    /// after the finish in progress, by `handoff`'s owner, or at once without one.
+    /// after the finish in progress, by `handoff`'s owner, or at once without one; so is one whose only
+    /// condition is a ``MutualExclusion`` with a free slot, and without one it waits in the exclusion's queue
+    /// and is started by the release that frees a slot (no runner, no hop through Swift's pool).
     func launch(handoff: RunnerHandoff?) -> Bool {
         guard let priority = claimLaunch() else { return false }
-        if startsExternally && !hasConditions {
+        if startsExternally {
+            guard startsHere(priority: priority, handoff: handoff) else { return true }
             if let handoff {
                 handoff.externalStarts.append(self)
             } else {
@@ -50,6 +53,11 @@ extension AsyncOperation {
             }
             return true
         }
+        return launchOnRunner(priority, handoff: handoff)
+    }
+
+    /// Hands the operation to a runner of the pool of `priority` (`handoff`'s, to run next, if it takes it).
+    private func launchOnRunner(_ priority: OperationPriority, handoff: RunnerHandoff?) -> Bool {
         let pool = RunnerPool.pool(for: priority)
         if let handoff, handoff.offer(self, pool: pool) { return true }
         pool.push(self)
@@ -66,8 +74,35 @@ extension AsyncOperation {
         }
     }
 
-    /// Whether conditions must be evaluated (on a runner) before the operation executes.
-    var hasConditions: Bool { core.withLock { !($0.extras?.conditions.isEmpty ?? true) } }
+    /// How a launched external operation starts: at once (no conditions), once its only condition, a mutual
+    /// exclusion, grants it a slot, or on a runner that evaluates its conditions.
+    enum ExternalStart {
+        case now
+        case exclusive(MutualExclusion)
+        case onRunner
+    }
+
+    var externalStart: ExternalStart {
+        core.withLock { s in
+            guard let conditions = s.extras?.conditions, !conditions.isEmpty else { return .now }
+            if conditions.count == 1, let exclusion = conditions[0] as? MutualExclusion { return .exclusive(exclusion) }
+            return .onRunner
+        }
+    }
+
+    /// For a launched external operation: `true` when it is to be started on this thread now; `false` when
+    /// it waits in its exclusion's queue (started when granted) or has gone to a runner for its conditions.
+    func startsHere(priority: OperationPriority, handoff: RunnerHandoff?) -> Bool {
+        switch externalStart {
+        case .now:
+            return true
+        case .exclusive(let exclusion):
+            return exclusion.acquireOrQueue(self)
+        case .onRunner:
+            _ = launchOnRunner(priority, handoff: handoff)
+            return false
+        }
+    }
 
     /// Runs the operation on `runner`'s task: its conditions, then `execute()` (with retries and the
     /// timeout), then finishes it. Returns at once if the operation finished meanwhile (cancelled while it

@@ -3,7 +3,9 @@
 /// (the seeds' `MutuallyExclusive`; with `limit > 1`, for example "at most 4 downloads per host").
 ///
 /// The slot is taken when the operation starts (after its dependencies, never at enqueue) and released
-/// when it finishes, however it finishes. Waiting suspends the operation's task without blocking a thread;
+/// when it finishes, however it finishes. Waiting suspends the operation's task without blocking a thread
+/// (an ``ExternalOperation`` whose only condition this is waits with no task at all, and the release that
+/// grants it a slot starts it);
 /// waiters are served first-come first-served within their `group`, and groups take turns (one grant
 /// each), so that many waiters of one group do not hold back a later group; a waiting operation can be
 /// cancelled. An operation with
@@ -40,6 +42,19 @@ public struct MutualExclusion: OperationCondition {
         operation.addFinishAction { ExclusivityController.shared.release(category: category) }
     }
 
+    /// For an external operation whose only condition this is (`AsyncOperation.launch`): takes a slot for
+    /// it now and returns `true` (the caller starts it), or queues it with the other waiters and returns
+    /// `false`: the release that grants it a slot starts it then, on its own thread, without a runner.
+    /// Either way the slot is released when the operation finishes.
+    func acquireOrQueue(_ operation: AsyncOperation) -> Bool {
+        let category = self.category
+        guard ExclusivityController.shared.acquireOrQueue(operation, category: category, limit: limit, group: group) else {
+            return false
+        }
+        operation.addFinishAction { ExclusivityController.shared.release(category: category) }
+        return true
+    }
+
     /// The number of operations currently holding a slot of `category` (for diagnostics and tests).
     public static func holders(of category: String) -> Int {
         ExclusivityController.shared.holders(of: category)
@@ -53,13 +68,34 @@ public struct MutualExclusion: OperationCondition {
 
 /// The process-wide counters and waiters of the mutual-exclusion categories: per category, a FIFO of
 /// waiters per group, and the groups with waiters in turn.
+///
+/// A category is taken out of `categories` while it is changed and put back after: changed in a copy
+/// still stored in the dictionary, its waiters' storage would be shared and copied whole at every
+/// change (a coordinator with 50,000 downloads waiting for one origin's cap spent half its CPU copying
+/// them: docs/benchmarks.md, "Photos at scale").
+///
+/// A waiter is a suspended condition evaluation (resumed on Swift's pool when granted), or an external
+/// operation queued by `acquireOrQueue` (started by the granting release, on its thread: no runner, no
+/// hop). A queued operation that finished meanwhile (cancelled) keeps its place until its turn and is then
+/// passed over.
 final class ExclusivityController: Sendable {
     static let shared = ExclusivityController()
+
+    private enum Grant {
+        case resume(CheckedContinuation<Void, any Error>)
+        case start(AsyncOperation)
+    }
 
     private struct Waiter {
         let id: UInt64
         let limit: Int
-        let continuation: CheckedContinuation<Void, any Error>
+        let grant: Grant
+
+        /// Whether granting it would be in vain: a queued operation that has finished (cancelled).
+        var isAbandoned: Bool {
+            if case .start(let operation) = grant { return operation.isFinished }
+            return false
+        }
     }
 
     private struct Category {
@@ -130,14 +166,14 @@ final class ExclusivityController: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case granted, cancelled, waiting }
                 let outcome = state.withLock { s -> Outcome in
-                    var entry = s.categories[category] ?? Category()
-                    defer { s.categories[category] = entry }
                     if Task.isCancelled { return .cancelled }
+                    var entry = s.categories.removeValue(forKey: category) ?? Category()
+                    defer { s.categories[category] = entry }
                     if !entry.hasWaiters && entry.held < limit {
                         entry.held += 1
                         return .granted
                     }
-                    entry.append(Waiter(id: id, limit: limit, continuation: continuation), group: group)
+                    entry.append(Waiter(id: id, limit: limit, grant: .resume(continuation)), group: group)
                     return .waiting
                 }
                 switch outcome {
@@ -148,31 +184,53 @@ final class ExclusivityController: Sendable {
             }
         } onCancel: {
             let continuation = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-                guard var entry = s.categories[category], let waiter = entry.remove(id: id) else { return nil }
-                s.categories[category] = entry
-                return waiter.continuation
+                guard var entry = s.categories.removeValue(forKey: category) else { return nil }
+                defer { s.categories[category] = entry }
+                guard case .resume(let continuation)? = entry.remove(id: id)?.grant else { return nil }
+                return continuation
             }
             continuation?.resume(throwing: CancellationError())
         }
     }
 
+    /// Takes a slot of `category` for `operation` now (`true`), or queues it (`false`): it is started when
+    /// a release grants it one (see the type's notes).
+    func acquireOrQueue(_ operation: AsyncOperation, category: String, limit: Int, group: String) -> Bool {
+        state.withLock { s -> Bool in
+            s.nextID &+= 1
+            var entry = s.categories.removeValue(forKey: category) ?? Category()
+            defer { s.categories[category] = entry }
+            if !entry.hasWaiters && entry.held < limit {
+                entry.held += 1
+                return true
+            }
+            entry.append(Waiter(id: s.nextID, limit: limit, grant: .start(operation)), group: group)
+            return false
+        }
+    }
+
     func release(category: String) {
-        let granted = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            guard var entry = s.categories[category] else { return [] }
+        let granted = state.withLock { s -> [Grant] in
+            guard var entry = s.categories.removeValue(forKey: category) else { return [] }
             entry.held -= 1
-            var granted: [CheckedContinuation<Void, any Error>] = []
+            var granted: [Grant] = []
             while let first = entry.next(), entry.held < first.limit {
                 entry.removeNext()
+                if first.isAbandoned { continue }
                 entry.held += 1
-                granted.append(first.continuation)
+                granted.append(first.grant)
             }
-            if entry.held == 0 && !entry.hasWaiters {
-                s.categories[category] = nil
-            } else {
-                s.categories[category] = entry
-            }
+            if entry.held > 0 || entry.hasWaiters { s.categories[category] = entry }
             return granted
         }
-        for continuation in granted { continuation.resume() }
+        for grant in granted {
+            switch grant {
+            case .resume(let continuation):
+                continuation.resume()
+            case .start(let operation):
+                operation.addFinishAction { ExclusivityController.shared.release(category: category) }
+                operation.startExternally()
+            }
+        }
     }
 }

@@ -291,7 +291,7 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
 }
 
 /// Launched operations to hand to their runner pools in one step per pool (external operations without
-/// conditions: to start on this thread, see ``ExternalOperation``).
+/// conditions, or whose mutual exclusion has a slot for them: to start on this thread, see ``ExternalOperation``).
 struct LaunchBatch {
     private var operations: [AsyncOperation] = []
     private var external: [AsyncOperation] = []
@@ -302,8 +302,8 @@ struct LaunchBatch {
 
     mutating func append(_ operation: AsyncOperation, priority: OperationPriority) {
         count += 1
-        if operation.startsExternally && !operation.hasConditions {
-            external.append(operation)
+        if operation.startsExternally {
+            if operation.startsHere(priority: priority, handoff: nil) { external.append(operation) }
             return
         }
         let target = RunnerPool.pool(for: priority)

@@ -89,8 +89,8 @@ final class ExternalOperationTests: XCTestCase {
         XCTAssertTrue(operations.allSatisfy { $0.state == .finished })
     }
 
-    /// Conditions are evaluated (on a runner) before the work starts: a mutual exclusion of one lets the
-    /// second operation start only once the first finished.
+    /// Conditions are evaluated before the work starts: a mutual exclusion of one lets the second operation
+    /// start only once the first finished.
     func testMutualExclusionHoldsUntilTheWorkFinishes() async throws {
         let first = ProbeOperation(name: "first")
         let second = ProbeOperation(name: "second")
@@ -106,6 +106,32 @@ final class ExternalOperationTests: XCTestCase {
         running.succeed(with: "done")
         await eventually("the other started") { waiting.starts == 1 }
         waiting.succeed(with: "done")
+        await waitForQueue(queue)
+    }
+
+    /// An external operation whose only condition is a mutual exclusion needs no runner: it starts at once
+    /// when a slot is free, else the finish that frees one starts it, on the finishing thread; one cancelled
+    /// while it waits is passed over and takes no slot.
+    func testAnExclusionAloneStartsTheNextWaiterOnTheFinishingThread() async throws {
+        let category = "external-test-synchronous"
+        let operations = (0..<3).map { ProbeOperation(name: "task \($0)") }
+        for operation in operations { operation.addCondition(MutualExclusion(category: category, limit: 1)) }
+        let queue = WorkQueue()
+        try queue.addOperations(operations)
+        XCTAssertEqual(operations.map(\.starts), [1, 0, 0], "the first started before addOperations returned")
+        XCTAssertEqual(MutualExclusion.holders(of: category), 1)
+        XCTAssertEqual(MutualExclusion.waiters(of: category), 2)
+
+        operations[1].cancel()
+        XCTAssertEqual(operations[1].state, .cancelled, "a waiting operation finishes at once when cancelled")
+        operations[0].succeed(with: "done")
+        XCTAssertEqual(operations.map(\.starts), [1, 0, 1], "the third started before finish returned; the cancelled one never")
+        XCTAssertEqual(operations[2].startThread, operations[0].finishThread, "on the finishing thread")
+        XCTAssertEqual(MutualExclusion.holders(of: category), 1)
+        XCTAssertEqual(MutualExclusion.waiters(of: category), 0)
+
+        operations[2].succeed(with: "done")
+        XCTAssertEqual(MutualExclusion.holders(of: category), 0)
         await waitForQueue(queue)
     }
 
