@@ -187,6 +187,25 @@ final class FetcherTests: XCTestCase {
         XCTAssertEqual(server.requestCount(path: "/a.jpg"), 20)
     }
 
+    func testABodyOfManyReceiveBuffersArrivesWhole() async throws {
+        // Three and a bit of libcurl's receive buffers, every byte different from its neighbours.
+        let count = CurlTransfer.receiveBufferBytes * 3 + 4_321
+        var body = jpeg
+        body += (0..<(count - body.count)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        server.serve(path: "/large.jpg", body: body, contentType: "image/jpeg")
+        let fetched = try await fetcher.fetch(server.url("/large.jpg"))
+        XCTAssertEqual(fetched.data.count, body.count)
+        XCTAssertEqual(fetched.data, body)
+    }
+
+    func testTheTransferThreadCarriesItsName() throws {
+        // Per-thread CPU figures (scripts/bench-data-path THREADS=1) and perf find the download loop by it.
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertTrue(names.contains("shiftwork-http"), "threads: \(names.sorted())")
+    }
+
     func testServesADirectory() async throws {
         server.serveDirectory(files.directory.path, at: "/files/")
         let fetched = try await fetcher.fetch(server.url("/files/photo.png"))

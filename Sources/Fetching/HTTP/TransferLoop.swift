@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Operations
 import Synchronization
 
 /// The thread that drives every HTTP transfer of an ``ImageFetcher``: one libcurl multi handle, polled
@@ -38,9 +39,9 @@ final class TransferLoop: @unchecked Sendable {
     init?(name: String = "shiftwork-http") {
         guard Self.globalSetUp, let multi = curl_multi_init() else { return nil }
         self.multi = multi
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        // A `PoolThread`, not Foundation's `Thread`, which on Linux does not apply a name set before `start()`:
+        // the loop would carry the name of the thread that created it (a pool thread's) in `top -H` and perf.
+        PoolThread.start(name: name) { [self] in run() }
     }
 
     /// Runs `request` to its end and reports how it ended. Cancelling the calling task stops the transfer

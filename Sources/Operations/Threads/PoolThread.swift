@@ -10,7 +10,7 @@ import Foundation
 /// Starts a detached POSIX thread with a name and an 8 MiB stack. (Foundation's `Thread` does not apply a
 /// name set before `start()` on Linux, and one set from inside races with `start()`: its threads may keep
 /// the name of the thread that created them.)
-enum PoolThread {
+public enum PoolThread {
     private final class Start {
         let name: String
         let body: () -> Void
@@ -20,7 +20,8 @@ enum PoolThread {
         }
     }
 
-    static func start(name: String, _ body: @escaping () -> Void) {
+    /// Starts a thread named `name` (its first 15 characters, Linux's limit) that runs `body` and ends.
+    public static func start(name: String, _ body: @escaping () -> Void) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
