@@ -198,8 +198,11 @@ final class FetcherTests: XCTestCase {
         XCTAssertEqual(fetched.data, body)
     }
 
-    func testTheTransferThreadCarriesItsName() throws {
+    func testTheTransferThreadCarriesItsName() async throws {
         // Per-thread CPU figures (scripts/bench-data-path THREADS=1) and perf find the download loop by it.
+        // A fetch first, so that this fetcher's loop runs whatever ran before.
+        server.serve(path: "/a.jpg", body: jpeg, contentType: "image/jpeg")
+        _ = try await fetcher.fetch(server.url("/a.jpg"))
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
         let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
