@@ -24,25 +24,9 @@ public enum MessageBatching {
     /// `messages` with runs of batchable messages of one kind grouped, in order.
     public static func coalesce(_ messages: [Message], limits: Limits = Limits()) -> [Message] {
         guard messages.count > 1 else { return messages }
-        var out: [Message] = []
-        var run: Run?
-        for message in messages {
-            guard let element = Element(message) else {
-                if let finished = run.take() { out.append(finished.message) }
-                out.append(message)
-                continue
-            }
-            if run != nil, !run!.accepts(element, limits: limits) {
-                out.append(run.take()!.message)
-            }
-            if run == nil {
-                run = Run(element)
-            } else {
-                run!.append(element)
-            }
-        }
-        if let finished = run { out.append(finished.message) }
-        return out
+        var grouping = Grouping(limits: limits)
+        for message in messages { grouping.add(message) }
+        return grouping.finish()
     }
 
     /// The plain messages a (possibly batch) message stands for, in order.
@@ -55,71 +39,91 @@ public enum MessageBatching {
         }
     }
 
-    private enum Element {
-        case assignment(TaskAssignment)
-        case result(TaskResult)
-        case item(ItemFinished)
+    /// Groups messages for one peer as they are added, into `messages`: what ``coalesce(_:limits:)``
+    /// does, for a caller that has its messages one by one (the coordinator, per peer of a wake-up),
+    /// without gathering them in an array first. Each batchable message is copied once, into the typed
+    /// array of its batch message.
+    public struct Grouping {
+        /// The messages grouped so far (the run being gathered is added by ``close()`` or ``finish()``).
+        public private(set) var messages: [Message] = []
+        private let limits: Limits
+        private var assignments: [TaskAssignment] = []
+        private var results: [TaskResult] = []
+        private var items: [ItemFinished] = []
+        /// How many elements the run being gathered has, and of which kind.
+        private var count = 0
+        private var kind = Kind.assignment
+        private var payloadBytes = 0
 
-        init?(_ message: Message) {
+        private enum Kind { case assignment, result, item }
+
+        /// An empty grouping.
+        public init(limits: Limits = Limits()) {
+            self.limits = limits
+        }
+
+        /// Adds a message: a batchable one joins the run of its kind (or starts one), another ends the
+        /// run and follows it.
+        public mutating func add(_ message: Message) {
             switch message {
-            case .taskAssignment(let m): self = .assignment(m)
-            case .taskResult(let m): self = .result(m)
-            case .itemFinished(let m): self = .item(m)
-            default: return nil
+            case .taskAssignment(let m):
+                let bytes = m.inputs.reduce(0) { $0 + $1.data.count }
+                prepare(.assignment, bytes: bytes)
+                assignments.append(m)
+            case .taskResult(let m):
+                prepare(.result, bytes: m.outcome.payloadBytes)
+                results.append(m)
+            case .itemFinished(let m):
+                prepare(.item, bytes: m.outcome.payloadBytes)
+                items.append(m)
+            default:
+                close()
+                messages.append(message)
             }
         }
 
-        var payloadBytes: Int {
-            switch self {
-            case .assignment(let m): m.inputs.reduce(0) { $0 + $1.data.count }
-            case .result(let m): m.outcome.payloadBytes
-            case .item(let m): m.outcome.payloadBytes
-            }
-        }
-
-        func sameKind(as other: Element) -> Bool {
-            switch (self, other) {
-            case (.assignment, .assignment), (.result, .result), (.item, .item): true
-            default: false
-            }
-        }
-    }
-
-    private struct Run {
-        var elements: [Element]
-        var payloadBytes: Int
-
-        init(_ first: Element) {
-            elements = [first]
-            payloadBytes = first.payloadBytes
-        }
-
-        func accepts(_ element: Element, limits: Limits) -> Bool {
-            element.sameKind(as: elements[0]) && elements.count < limits.maxCount
-                && payloadBytes + element.payloadBytes <= limits.maxPayloadBytes
-        }
-
-        mutating func append(_ element: Element) {
-            elements.append(element)
-            payloadBytes += element.payloadBytes
-        }
-
-        var message: Message {
-            if elements.count == 1 {
-                switch elements[0] {
-                case .assignment(let m): return .taskAssignment(m)
-                case .result(let m): return .taskResult(m)
-                case .item(let m): return .itemFinished(m)
-                }
-            }
-            switch elements[0] {
+        /// Ends the run being gathered (the next batchable message starts a new one).
+        public mutating func close() {
+            guard count > 0 else { return }
+            switch kind {
             case .assignment:
-                return .taskAssignments(elements.map { if case .assignment(let m) = $0 { m } else { fatalError() } })
+                messages.append(count == 1 ? .taskAssignment(assignments[0]) : .taskAssignments(assignments))
+                assignments = []
             case .result:
-                return .taskResults(elements.map { if case .result(let m) = $0 { m } else { fatalError() } })
+                messages.append(count == 1 ? .taskResult(results[0]) : .taskResults(results))
+                results = []
             case .item:
-                return .itemsFinished(elements.map { if case .item(let m) = $0 { m } else { fatalError() } })
+                messages.append(count == 1 ? .itemFinished(items[0]) : .itemsFinished(items))
+                items = []
             }
+            count = 0
+            payloadBytes = 0
+        }
+
+        /// The grouped messages, the last run included; the grouping is empty afterwards.
+        public mutating func finish() -> [Message] {
+            close()
+            defer { messages = [] }
+            return messages
+        }
+
+        /// Hands each grouped message, the last run included, to `emit`, in order; the grouping is empty
+        /// afterwards and keeps its storage for the next peer's messages.
+        public mutating func finish(_ emit: (Message) -> Void) {
+            close()
+            for message in messages { emit(message) }
+            messages.removeAll(keepingCapacity: true)
+        }
+
+        /// Makes room in the run for an element of `kind` with `bytes` of payload: a run of another kind,
+        /// or one that would grow past the limits, is closed first.
+        private mutating func prepare(_ kind: Kind, bytes: Int) {
+            if count > 0, kind != self.kind || count >= limits.maxCount || payloadBytes + bytes > limits.maxPayloadBytes {
+                close()
+            }
+            self.kind = kind
+            count += 1
+            payloadBytes += bytes
         }
     }
 }
@@ -130,12 +134,5 @@ extension TaskOutcome {
         case .output(let output): output.data.count
         case .failure: 0
         }
-    }
-}
-
-extension Optional {
-    fileprivate mutating func take() -> Wrapped? {
-        defer { self = nil }
-        return self
     }
 }

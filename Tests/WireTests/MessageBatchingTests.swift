@@ -87,4 +87,44 @@ final class MessageBatchingTests: XCTestCase {
             XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
         }
     }
+
+    func testAGroupingUsedForOnePeerAfterAnotherStartsEachAfresh() {
+        // As the coordinator uses it: one grouping, finished once per peer, its storage kept between them.
+        var grouping = MessageBatching.Grouping(limits: MessageBatching.Limits(maxCount: 3))
+        let cancel = Message.cancelTask(CancelTask(taskID: "b/9", reason: "cancelled", taskKey: 9))
+        var first: [Message] = []
+        for message in [assignment(0), assignment(1), cancel, assignment(2)] { grouping.add(message) }
+        grouping.finish { first.append($0) }
+        XCTAssertEqual(first.count, 3, "\(first)")
+        guard case .taskAssignments(let run) = first[0] else { return XCTFail("\(first[0])") }
+        XCTAssertEqual(run.map(\.taskID), ["b/0", "b/1"])
+        XCTAssertEqual(first[1], cancel, "the cancel keeps its place between the runs")
+        XCTAssertEqual(first[2], assignment(2), "a run of one is the plain message")
+
+        var second: [Message] = []
+        let messages = (10..<17).map { assignment($0) }
+        for message in messages { grouping.add(message) }
+        grouping.finish { second.append($0) }
+        XCTAssertEqual(second.count, 3, "7 assignments at most 3 a batch: \(second)")
+        XCTAssertEqual(flattened(second), messages, "nothing of the first peer's messages is left in the grouping")
+        XCTAssertEqual(second, MessageBatching.coalesce(messages, limits: MessageBatching.Limits(maxCount: 3)))
+
+        var nothing: [Message] = []
+        grouping.finish { nothing.append($0) }
+        XCTAssertEqual(nothing, [], "finished groupings are empty")
+    }
+
+    func testAGroupingClosesARunBeforeItsPayloadLimit() {
+        var grouping = MessageBatching.Grouping(limits: MessageBatching.Limits(maxCount: 100, maxPayloadBytes: 10))
+        let messages = [result(0, bytes: 4), result(1, bytes: 4), result(2, bytes: 4), result(3, bytes: 20), result(4)]
+        for message in messages { grouping.add(message) }
+        let grouped = grouping.finish()
+        XCTAssertEqual(grouped.count, 4, "\(grouped)")
+        guard case .taskResults(let firstRun) = grouped[0] else { return XCTFail("\(grouped[0])") }
+        XCTAssertEqual(firstRun.map(\.taskID), ["b/0", "b/1"], "8 bytes; a third 4 would pass 10")
+        XCTAssertEqual(grouped[1], result(2, bytes: 4), "closed before a payload of 20: a run of one, sent plain")
+        XCTAssertEqual(grouped[2], result(3, bytes: 20), "a payload over the limit travels alone")
+        XCTAssertEqual(grouped[3], result(4))
+        XCTAssertEqual(flattened(grouped), messages)
+    }
 }

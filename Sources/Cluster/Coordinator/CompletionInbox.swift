@@ -8,7 +8,9 @@ import Wire
 /// While the owner drains the inbox itself anyway (`ownerDrains`: the coordinator at the end of a wake-up),
 /// a post schedules nothing: events posted then cost no task at all.
 final class CompletionInbox<Event: Sendable>: Sendable {
-    private let state = Mutex<(events: [Event], scheduled: Bool)>(([], false))
+    /// `spare`: an emptied array handed back by the owner (`recycle`), which the next drain leaves in
+    /// place of the drained one, so that a burst's posts append into storage already grown to a burst's size.
+    private let state = Mutex<(events: [Event], scheduled: Bool, spare: [Event])>(([], false, []))
     private let drainedByOwner = Atomic<Bool>(false)
 
     init() {}
@@ -36,8 +38,22 @@ final class CompletionInbox<Event: Sendable>: Sendable {
     func drain() -> [Event] {
         state.withLock { state in
             state.scheduled = false
-            defer { state.events = [] }
+            defer {
+                state.events = state.spare
+                state.spare = []
+            }
             return state.events
+        }
+    }
+
+    /// Hands back the array of a drain once its events are handled: emptied, its storage is kept for
+    /// the posts after the next drain. Growing a new array for every burst, one reallocation per doubling
+    /// (the larger of them from the shared heap), cost the coordinator more than its events' own work.
+    func recycle(_ drained: consuming [Event]) {
+        var buffer = drained
+        buffer.removeAll(keepingCapacity: true)
+        state.withLock { state in
+            if buffer.capacity > state.spare.capacity { swap(&state.spare, &buffer) }
         }
     }
 }

@@ -142,6 +142,7 @@ extension Coordinator {
         let finished = finishedItemInbox.drain()
         guard !finished.isEmpty else { return false }
         sendingTogether { for (item, batch) in finished { finish(item, of: batch) } }
+        finishedItemInbox.recycle(finished)
         return true
     }
 

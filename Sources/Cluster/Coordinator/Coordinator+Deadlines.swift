@@ -28,6 +28,8 @@ extension Coordinator {
     /// Fails the timed-out attempts whose cancel their worker confirmed (or whose worker is gone): the
     /// remote operation waiting for each retries it or fails. A late result of such an attempt is stale.
     func settleTimedOutTasks() {
+        // Called after every result: without attempts timing out, not even the dispatcher is looked at.
+        guard !taskTimeouts.timingOut.isEmpty else { return }
         for (key, timedOut) in taskTimeouts.settle(dispatcher: dispatcher) {
             guard let waiter = waiters.removeValue(forKey: key) else { continue }  // withdrawn meanwhile
             let workerID = dispatcher.workers[timedOut.worker]?.workerID ?? timedOut.worker.description

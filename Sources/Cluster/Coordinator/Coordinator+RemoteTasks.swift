@@ -27,6 +27,7 @@ extension Coordinator {
                                         avoiding: request.avoiding))
             }
         }
+        remoteRequests.recycle(requests)
         return true
     }
 

@@ -15,37 +15,37 @@ extension Outbound {
     static func coalesced(_ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()) -> [Outbound] {
         guard outbound.count > 1, outbound.contains(where: \.batchable) else { return outbound }
         // One wake-up may answer a thousand workers: their groups are found by hashing, not by a linear
-        // search (which made a burst's grouping quadratic in the number of peers).
-        var groups: [(peer: PeerIdentity, items: [Outbound])] = []
-        var groupOfPeer: [PeerIdentity: Int] = [:]
-        for item in outbound {
-            if let index = groupOfPeer[item.peer] {
-                groups[index].items.append(item)
+        // search (which made a burst's grouping quadratic in the number of peers). A group is a chain of
+        // indices into `outbound` (`next`), so no message is copied before it joins its batch message.
+        var next = [Int](repeating: -1, count: outbound.count)
+        var lastOfPeer: [PeerIdentity: Int] = [:]
+        lastOfPeer.reserveCapacity(outbound.count)
+        var firsts: [Int] = []
+        for index in outbound.indices {
+            if let position = lastOfPeer.index(forKey: outbound[index].peer) {
+                next[lastOfPeer.values[position]] = index
+                lastOfPeer.values[position] = index
             } else {
-                groupOfPeer[item.peer] = groups.count
-                groups.append((item.peer, [item]))
+                lastOfPeer[outbound[index].peer] = index
+                firsts.append(index)
             }
         }
         var result: [Outbound] = []
-        result.reserveCapacity(outbound.count)
-        for (peer, items) in groups {
-            var run: [Message] = []
-            func flush() {
-                guard !run.isEmpty else { return }
-                for message in MessageBatching.coalesce(run, limits: limits) {
-                    result.append(Outbound(peer: peer, message: message))
-                }
-                run = []
-            }
-            for item in items {
-                if item.batchable {
-                    run.append(item.message)
+        result.reserveCapacity(firsts.count)
+        var grouping = MessageBatching.Grouping(limits: limits)
+        for first in firsts {
+            let peer = outbound[first].peer
+            var index = first
+            while index >= 0 {
+                if outbound[index].batchable {
+                    grouping.add(outbound[index].message)
                 } else {
-                    flush()
-                    result.append(item)
+                    grouping.finish { result.append(Outbound(peer: peer, message: $0)) }
+                    result.append(outbound[index])
                 }
+                index = next[index]
             }
-            flush()
+            grouping.finish { result.append(Outbound(peer: peer, message: $0)) }
         }
         return result
     }

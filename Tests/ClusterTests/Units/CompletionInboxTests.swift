@@ -74,4 +74,23 @@ final class CompletionInboxTests: XCTestCase {
         XCTAssertEqual(scheduled, 1)
         XCTAssertEqual(inbox.drain(), ["c"])
     }
+
+    /// A drained array handed back (`recycle`) holds none of its old events: the next drains return what was
+    /// posted since, in order, once each, whether the array was handed back before or after those posts.
+    func testARecycledDrainBringsBackNoEvent() {
+        let inbox = CompletionInbox<String>()
+        for index in 0..<100 { inbox.post("first \(index)") {} }
+        let first = inbox.drain()
+        XCTAssertEqual(first.count, 100)
+        inbox.post("posted before the hand-back") {}
+        inbox.recycle(first)
+        XCTAssertEqual(inbox.drain(), ["posted before the hand-back"])
+        inbox.post("a") {}
+        inbox.post("b") {}
+        XCTAssertEqual(inbox.drain(), ["a", "b"], "the array handed back took the drained one's place, empty")
+        inbox.recycle([])
+        inbox.post("c") {}
+        XCTAssertEqual(inbox.drain(), ["c"])
+        XCTAssertEqual(inbox.drain(), [])
+    }
 }

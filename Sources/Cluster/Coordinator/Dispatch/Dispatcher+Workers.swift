@@ -58,14 +58,15 @@ extension Dispatcher {
         var lost = 0
         var freed = false
         for key in worker.running where !holding.contains(key) {
-            guard var entry = entries[key] else { continue }
-            let sequence = entry.assignment.sequence
+            // Read and counted in place: a thousand workers' heartbeats each go over the tasks they hold.
+            guard let index = entries.index(forKey: key) else { continue }
+            let sequence = entries.values[index].assignment.sequence
             guard sequence > 0 else { continue }
             if sequence > heartbeat.lastSequence {
-                entry.heartbeatsUnseen += 1
-                entries[key] = entry
-                if entry.heartbeatsUnseen < Self.heartbeatsBeforeLost { continue }
+                entries.values[index].heartbeatsUnseen += 1
+                if entries.values[index].heartbeatsUnseen < Self.heartbeatsBeforeLost { continue }
             }
+            let entry = entries.values[index]
             vacate(key, on: peer)
             freed = true
             switch entry.state {
