@@ -261,7 +261,10 @@ public actor Worker: Service {
             start(assignment)
         case .cancelTask(let cancel):
             // Found by the key the coordinator addresses it by (minor 2), else by its ID (a minor-1 coordinator).
-            let held = cancel.taskKey != 0 ? running.values.first { $0.assignment.taskKey == cancel.taskKey } : running[cancel.taskID]
+            // A download's key also reaches the tilt-shift chained to it (the cancel crossed the download's result).
+            let held = cancel.taskKey != 0
+                ? running.values.first { $0.assignment.taskKey == cancel.taskKey } ?? running.values.first { $0.chainedAfter == cancel.taskKey }
+                : running[cancel.taskID]
             if let task = held {
                 task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
                 task.operation.cancel()
@@ -292,7 +295,7 @@ public actor Worker: Service {
         }
     }
 
-    private func start(_ received: TaskAssignment) {
+    private func start(_ received: TaskAssignment, chainedAfter: UInt64 = 0) {
         if received.kind == .noop {
             // Nothing to run: answered at once, without an operation (and sent with the other results of
             // this wake-up).
@@ -311,9 +314,9 @@ public actor Worker: Service {
             log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
             return
         }
-        let task: AssignedTask
+        var assigned: AssignedTask
         do {
-            task = try AssignedTask(
+            assigned = try AssignedTask(
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
                 computeThreads: computeThreads, sinkThreads: sinkThreads, log: log)
         } catch {
@@ -323,6 +326,8 @@ public actor Worker: Service {
                 "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
             return
         }
+        assigned.chainedAfter = chainedAfter
+        let task = assigned
         let operation = task.operation
         operation.onCompletion(isolatedTo: self) { worker, _ in
             worker.finished(task)
@@ -365,6 +370,17 @@ public actor Worker: Service {
         }
         channel?.send([encoded])
         task.logSent(result)
+        startFollowOn(of: task.assignment, after: result)
+    }
+
+    /// Starts the tilt-shift chained to a download that has just ended (`TaskAssignment.followOn`), in the
+    /// slot the download leaves, when the download's image was kept here: the coordinator counts it as
+    /// running from that result on. After a failure, or for a manifest, it does not run (nor is answered).
+    private func startFollowOn(of download: TaskAssignment, after result: TaskResult) {
+        guard let followOn = download.chainedAssignment, !isStopping,
+              case .output(let output) = result.outcome, output.heldOnWorker
+        else { return }
+        start(followOn, chainedAfter: download.taskKey)
     }
 
     /// Sends the results gathered while handling one wake-up's messages: several in one message when
@@ -391,7 +407,8 @@ public actor Worker: Service {
         helloSentAt = .now
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
-            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true)))
+            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true,
+            acceptsChainedTasks: configuration.acceptsChainedTasks)))
     }
 
     private func heartbeat() async {

@@ -1,0 +1,115 @@
+import Foundation
+import ShiftworkTestSupport
+import XCTest
+
+/// Chained tasks over real processes: a photo's tilt-shift runs right after its download on the same
+/// worker without an assignment of its own (`shiftwork_tasks_chained_total`), and every rule of the
+/// two-step flow still holds: a failed download fails only its item, a cancel reaches the chained
+/// tilt-shift, a worker killed while filtering makes the download run again elsewhere (chained again), and
+/// a worker that does not accept chained tasks gets the two steps.
+final class ChainedTaskProcessTests: ClusterTestCase {
+    private func metrics(_ url: String) async throws -> String { try await TestHTTPClient.get(url).text }
+
+    func testEveryPhotoRunsChainedAndAWorkerWithoutTheCapabilityGetsTheTwoSteps() async throws {
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        _ = try harness.launch("chained", ["worker", "--slots", "2", "--worker-id", "chained", "--coordinator", endpoint])
+        let urls = try server.serveSyntheticImages(6, prefix: "chain")
+        let sink = harness.scratch.appendingPathComponent("sink")
+        try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
+        let (status, output) = try await harness.run(["submit"] + urls + ["--sink", sink.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: sink.path).filter { !$0.hasPrefix(".") }.count, 6)
+        var page = try await metrics(metricsURL)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 6, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_total", in: page), 6, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
+
+        // Without a sink (`--out`): the outputs come back through the coordinator, chained as well.
+        let out = harness.scratch.appendingPathComponent("out")
+        let (outStatus, outOutput) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(outStatus, 0, outOutput)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 6)
+        page = try await metrics(metricsURL)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 12, page)
+
+        // A worker that does not announce chained tasks (as an older one): two steps, same outcome.
+        let chained = harness.processes.first { $0.name == "chained" }
+        _ = await chained?.stop()
+        _ = try harness.launch("two-step", ["worker", "--slots", "2", "--worker-id", "two-step", "--coordinator", endpoint],
+                               environment: ["SHIFTWORK_CHAINED_TASKS": "off"])
+        let apart = harness.scratch.appendingPathComponent("apart")
+        let (apartStatus, apartOutput) = try await harness.run(["submit"] + urls + ["--out", apart.path, "--coordinator", endpoint])
+        XCTAssertEqual(apartStatus, 0, "\(apartOutput)\n\(harness.allOutput)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: apart.path).count, 6)
+        page = try await metrics(metricsURL)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 12, "nothing chained to it: \(page)")
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_total", in: page), 18, page)
+    }
+
+    func testAFailedDownloadRunsNoTiltShiftAndFailsOnlyItsItemWithItsCause() async throws {
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        _ = try harness.launch("worker", ["worker", "--slots", "2", "--worker-id", "worker", "--log-level", "debug",
+                                          "--coordinator", endpoint])
+        var urls = try server.serveSyntheticImages(2, prefix: "fine")
+        server.serve(path: "/missing.jpg", response: .content(status: .notFound, contentType: "text/plain", body: Array("no".utf8)))
+        urls.append(server.url("/missing.jpg"))
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--retries", "0", "--coordinator", endpoint])
+        XCTAssertEqual(status, 1, output)
+        XCTAssertTrue(output.contains("3 items: 2 succeeded, 1 failed"), output)
+        XCTAssertTrue(output.contains("404"), "the item fails with its download's cause:\n\(output)")
+        let page = try await metrics(metricsURL)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 2, page)
+        let worker = try XCTUnwrap(harness.processes.first { $0.name == "worker" })
+        let tiltShiftsStarted = worker.outputText.split(separator: "\n").filter { $0.contains("task started") && $0.contains("tilt-shift") }
+        XCTAssertEqual(tiltShiftsStarted.count, 2, "no tilt-shift ran for the failed download:\n\(worker.outputText)")
+    }
+
+    func testACancelReachesTheChainedTiltShiftWhileItFilters() async throws {
+        let endpoint = try await harness.startCoordinator()
+        let worker = try harness.launch("worker", ["worker", "--slots", "1", "--worker-id", "worker", "--log-level", "debug",
+                                                   "--coordinator", endpoint])
+        let bytes = try SyntheticImages.make(width: 6000, height: 4000, format: .jpeg, seed: 3)
+        server.serve(path: "/big.jpg", body: bytes, contentType: "image/jpeg")
+        let out = harness.scratch.appendingPathComponent("out")
+        let submit = try harness.launch("submit", ["submit", server.url("/big.jpg"), "--out", out.path, "--coordinator", endpoint])
+        let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
+        let batchID = try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
+        let filtering = await worker.waitForLine(timeout: .seconds(120)) { $0.contains("task started") && $0.contains("tilt-shift") }
+        XCTAssertNotNil(filtering, worker.outputText)
+        let (cancelStatus, cancelOutput) = try await harness.run(["cancel", String(batchID), "--coordinator", endpoint])
+        XCTAssertEqual(cancelStatus, 0, cancelOutput)
+        let cancelled = await worker.waitForLine(timeout: .seconds(30)) { $0.contains("cancel requested") }
+        XCTAssertNotNil(cancelled, "the CancelTask reached the chained tilt-shift:\n\(worker.outputText)")
+        let submitStatus = await submit.waitForExit(timeout: .seconds(60))
+        XCTAssertEqual(submitStatus, 1, submit.outputText)
+        XCTAssertTrue(submit.outputText.contains("1 cancelled"), submit.outputText)
+        // The slot is free again: a new batch runs on the same worker.
+        let urls = try server.serveSyntheticImages(1, prefix: "after")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, output)
+    }
+
+    /// The worker running a chained tilt-shift is killed: the image is lost with it, the download runs
+    /// again on another worker, chained again, and the item succeeds there.
+    func testAWorkerKilledWhileFilteringAChainedTiltShiftMakesTheDownloadRunAgainChained() async throws {
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        let doomed = try harness.launch("doomed", ["worker", "--slots", "1", "--worker-id", "doomed", "--log-level", "debug",
+                                                   "--coordinator", endpoint])
+        let bytes = try SyntheticImages.make(width: 6000, height: 4000, format: .jpeg, seed: 9)
+        server.serve(path: "/big.jpg", body: bytes, contentType: "image/jpeg")
+        let out = harness.scratch.appendingPathComponent("lineage")
+        let submit = try harness.launch("submit", ["submit", server.url("/big.jpg"), "--out", out.path, "--retries", "0",
+                                                   "--coordinator", endpoint])
+        let filtering = await doomed.waitForLine(timeout: .seconds(120)) { $0.contains("task started") && $0.contains("tilt-shift") }
+        XCTAssertNotNil(filtering, doomed.outputText)
+        await doomed.kill9()
+        _ = try harness.launch("survivor", ["worker", "--slots", "1", "--worker-id", "survivor", "--coordinator", endpoint])
+        let submitStatus = await submit.waitForExit(timeout: .seconds(180))
+        XCTAssertEqual(submitStatus, 0, harness.allOutput)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
+        let page = try await metrics(metricsURL)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_input_lost_total", in: page), 1, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 2, "chained on both workers: \(page)")
+    }
+}
