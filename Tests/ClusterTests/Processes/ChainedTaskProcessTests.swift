@@ -12,7 +12,8 @@ final class ChainedTaskProcessTests: ClusterTestCase {
 
     func testEveryPhotoRunsChainedAndAWorkerWithoutTheCapabilityGetsTheTwoSteps() async throws {
         let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
-        _ = try harness.launch("chained", ["worker", "--slots", "2", "--worker-id", "chained", "--coordinator", endpoint])
+        let chained = try harness.launch("chained", ["worker", "--slots", "2", "--worker-id", "chained", "--log-level", "debug",
+                                                     "--coordinator", endpoint])
         let urls = try server.serveSyntheticImages(6, prefix: "chain")
         let sink = harness.scratch.appendingPathComponent("sink")
         try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
@@ -23,6 +24,9 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 6, page)
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_total", in: page), 6, page)
         XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
+        // One assignment a photo: the worker received the downloads; each tilt-shift started after its download.
+        XCTAssertEqual(lines(of: chained, with: "task received").count, 6, chained.outputText)
+        XCTAssertEqual(lines(of: chained, with: "chained task started after its download").count, 6, chained.outputText)
 
         // Without a sink (`--out`): the outputs come back through the coordinator, chained as well.
         let out = harness.scratch.appendingPathComponent("out")
@@ -33,10 +37,9 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 12, page)
 
         // A worker that does not announce chained tasks (as an older one): two steps, same outcome.
-        let chained = harness.processes.first { $0.name == "chained" }
-        _ = await chained?.stop()
-        _ = try harness.launch("two-step", ["worker", "--slots", "2", "--worker-id", "two-step", "--coordinator", endpoint],
-                               environment: ["SHIFTWORK_CHAINED_TASKS": "off"])
+        _ = await chained.stop()
+        let twoStep = try harness.launch("two-step", ["worker", "--slots", "2", "--worker-id", "two-step", "--log-level", "debug",
+                                                      "--coordinator", endpoint], environment: ["SHIFTWORK_CHAINED_TASKS": "off"])
         let apart = harness.scratch.appendingPathComponent("apart")
         let (apartStatus, apartOutput) = try await harness.run(["submit"] + urls + ["--out", apart.path, "--coordinator", endpoint])
         XCTAssertEqual(apartStatus, 0, "\(apartOutput)\n\(harness.allOutput)")
@@ -44,6 +47,11 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         page = try await metrics(metricsURL)
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 12, "nothing chained to it: \(page)")
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_local_input_total", in: page), 18, page)
+        XCTAssertEqual(lines(of: twoStep, with: "task received").count, 12, "two assignments a photo:\n\(twoStep.outputText)")
+    }
+
+    private func lines(of process: ManagedProcess, with text: String) -> [Substring] {
+        process.outputText.split(separator: "\n").filter { $0.contains(text) }
     }
 
     func testAFailedDownloadRunsNoTiltShiftAndFailsOnlyItsItemWithItsCause() async throws {
@@ -61,7 +69,7 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         let page = try await metrics(metricsURL)
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 2, page)
         let worker = try XCTUnwrap(harness.processes.first { $0.name == "worker" })
-        let tiltShiftsStarted = worker.outputText.split(separator: "\n").filter { $0.contains("task started") && $0.contains("tilt-shift") }
+        let tiltShiftsStarted = lines(of: worker, with: "task started").filter { $0.hasSuffix("] task started") && $0.contains("tilt-shift") }
         XCTAssertEqual(tiltShiftsStarted.count, 2, "no tilt-shift ran for the failed download:\n\(worker.outputText)")
     }
 
