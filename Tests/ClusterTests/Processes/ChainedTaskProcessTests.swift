@@ -5,8 +5,8 @@ import XCTest
 /// Chained tasks over real processes: a photo's tilt-shift runs right after its download on the same
 /// worker without an assignment of its own (`shiftwork_tasks_chained_total`), and every rule of the
 /// two-step flow still holds: a failed download fails only its item, a cancel reaches the chained
-/// tilt-shift, a worker killed while filtering makes the download run again elsewhere (chained again), and
-/// a worker that does not accept chained tasks gets the two steps.
+/// tilt-shift, and a worker that does not accept chained tasks gets the two steps. (A worker killed while
+/// filtering a chained tilt-shift: `LocalityProcessTests`.)
 final class ChainedTaskProcessTests: ClusterTestCase {
     private func metrics(_ url: String) async throws -> String { try await TestHTTPClient.get(url).text }
 
@@ -96,28 +96,5 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         let urls = try server.serveSyntheticImages(1, prefix: "after")
         let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 0, output)
-    }
-
-    /// The worker running a chained tilt-shift is killed: the image is lost with it, the download runs
-    /// again on another worker, chained again, and the item succeeds there.
-    func testAWorkerKilledWhileFilteringAChainedTiltShiftMakesTheDownloadRunAgainChained() async throws {
-        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
-        let doomed = try harness.launch("doomed", ["worker", "--slots", "1", "--worker-id", "doomed", "--log-level", "debug",
-                                                   "--coordinator", endpoint])
-        let bytes = try SyntheticImages.make(width: 6000, height: 4000, format: .jpeg, seed: 9)
-        server.serve(path: "/big.jpg", body: bytes, contentType: "image/jpeg")
-        let out = harness.scratch.appendingPathComponent("lineage")
-        let submit = try harness.launch("submit", ["submit", server.url("/big.jpg"), "--out", out.path, "--retries", "0",
-                                                   "--coordinator", endpoint])
-        let filtering = await doomed.waitForLine(timeout: .seconds(120)) { $0.contains("task started") && $0.contains("tilt-shift") }
-        XCTAssertNotNil(filtering, doomed.outputText)
-        await doomed.kill9()
-        _ = try harness.launch("survivor", ["worker", "--slots", "1", "--worker-id", "survivor", "--coordinator", endpoint])
-        let submitStatus = await submit.waitForExit(timeout: .seconds(180))
-        XCTAssertEqual(submitStatus, 0, harness.allOutput)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
-        let page = try await metrics(metricsURL)
-        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_input_lost_total", in: page), 1, page)
-        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 2, "chained on both workers: \(page)")
     }
 }
