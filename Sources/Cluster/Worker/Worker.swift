@@ -295,7 +295,7 @@ public actor Worker: Service {
         }
     }
 
-    private func start(_ received: TaskAssignment, chainedAfter: UInt64 = 0) {
+    private func start(_ received: TaskAssignment, chainedAfter: UInt64 = 0, heldBack: TaskResult? = nil) {
         if received.kind == .noop {
             // Nothing to run: answered at once, without an operation (and sent with the other results of
             // this wake-up).
@@ -309,8 +309,8 @@ public actor Worker: Service {
         guard let assignment = inputCache.resolve(received) else {
             let failure = TaskFailure(code: .inputMissing, message:
                 "\(received.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again")
-            send(.taskResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
-                                        taskKey: received.taskKey)))
+            sendResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
+                                  taskKey: received.taskKey), after: heldBack)
             log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
             return
         }
@@ -320,13 +320,15 @@ public actor Worker: Service {
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
                 computeThreads: computeThreads, sinkThreads: sinkThreads, log: log)
         } catch {
-            send(.taskResult(TaskResult(
-                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey)))
+            sendResult(TaskResult(
+                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey),
+                after: heldBack)
             log.info("task rejected, result sent", metadata: [
                 "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
             return
         }
         assigned.chainedAfter = chainedAfter
+        assigned.heldBack = heldBack
         let task = assigned
         let operation = task.operation
         operation.onCompletion(isolatedTo: self) { worker, _ in
@@ -339,8 +341,8 @@ public actor Worker: Service {
             running[assignment.taskID] = nil
             runningShrank()
             let message = "\(operation.name) could not be queued: \(error)"
-            send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey)))
+            sendResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
+                TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey), after: heldBack)
             log.error("task could not be queued, failure sent", metadata: ["error": "\(message)"])
         }
     }
@@ -368,19 +370,33 @@ public actor Worker: Service {
                 + "the coordinator accepts (\(limit >> 20) MiB, its --max-message-mb): lower --quality, or raise that limit"))
             encoded = WireCodec.encode(.taskResult(result))
         }
-        channel?.send([encoded])
         task.logSent(result)
-        startFollowOn(of: task.assignment, after: result)
+        // A chained tilt-shift starts in the slot the download leaves, when the download's image was kept
+        // here (the coordinator counts it as running from that result on); after a failure, or for a
+        // manifest, it does not run (nor is answered).
+        if let followOn = task.assignment.chainedAssignment, !isStopping, case .output(let output) = result.outcome,
+           output.heldOnWorker {
+            if configuration.reportsChainedTasksTogether, coordinatorAcceptsBatches {
+                return start(followOn, chainedAfter: task.assignment.taskKey, heldBack: result)  // sent with its result
+            }
+            channel?.send([encoded])
+            return start(followOn, chainedAfter: task.assignment.taskKey)
+        }
+        if let heldBack = task.heldBack {
+            let together = WireCodec.encode(.taskResults([heldBack, result]))
+            if limit < 0 || Int64(together.count) <= limit {
+                channel?.send([together])
+                return
+            }
+            channel?.send([WireCodec.encode(.taskResult(heldBack))])  // each alone within the limit
+        }
+        channel?.send([encoded])
     }
 
-    /// Starts the tilt-shift chained to a download that has just ended (`TaskAssignment.followOn`), in the
-    /// slot the download leaves, when the download's image was kept here: the coordinator counts it as
-    /// running from that result on. After a failure, or for a manifest, it does not run (nor is answered).
-    private func startFollowOn(of download: TaskAssignment, after result: TaskResult) {
-        guard let followOn = download.chainedAssignment, !isStopping,
-              case .output(let output) = result.outcome, output.heldOnWorker
-        else { return }
-        start(followOn, chainedAfter: download.taskKey)
+    /// Sends a task's result, after the chained download's result held back for it (in one message).
+    private func sendResult(_ result: TaskResult, after heldBack: TaskResult?) {
+        guard let heldBack else { return send(.taskResult(result)) }
+        send(.taskResults([heldBack, result]))
     }
 
     /// Sends the results gathered while handling one wake-up's messages: several in one message when
@@ -418,7 +434,10 @@ public actor Worker: Service {
             logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
                                       droppedMessages: droppedMessages, lastSequence: lastSequence,
-                                      holding: running.values.map(\.assignment.taskKey))))
+                                      holding: running.values.flatMap { task in
+                                          // A download whose result is held back is still this worker's.
+                                          task.heldBack == nil ? [task.assignment.taskKey] : [task.chainedAfter, task.assignment.taskKey]
+                                      })))
         }
     }
 

@@ -74,9 +74,20 @@ final class ChainedTaskProcessTests: ClusterTestCase {
     }
 
     func testACancelReachesTheChainedTiltShiftWhileItFilters() async throws {
+        try await cancelWhileFiltering(environment: [:])
+    }
+
+    /// With the two results in one message (`SHIFTWORK_CHAINED_TASKS=together`), the coordinator still
+    /// counts the download as running while the tilt-shift filters: its cancel names the download, and
+    /// reaches the tilt-shift.
+    func testACancelReachesTheChainedTiltShiftWhoseDownloadsResultIsHeldBack() async throws {
+        try await cancelWhileFiltering(environment: ["SHIFTWORK_CHAINED_TASKS": "together"])
+    }
+
+    private func cancelWhileFiltering(environment: [String: String]) async throws {
         let endpoint = try await harness.startCoordinator()
         let worker = try harness.launch("worker", ["worker", "--slots", "1", "--worker-id", "worker", "--log-level", "debug",
-                                                   "--coordinator", endpoint])
+                                                   "--coordinator", endpoint], environment: environment)
         let bytes = try SyntheticImages.make(width: 6000, height: 4000, format: .jpeg, seed: 3)
         server.serve(path: "/big.jpg", body: bytes, contentType: "image/jpeg")
         let out = harness.scratch.appendingPathComponent("out")
@@ -96,5 +107,28 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         let urls = try server.serveSyntheticImages(1, prefix: "after")
         let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 0, output)
+    }
+
+    /// `SHIFTWORK_CHAINED_TASKS=together`: each photo's two results come in one message; the outcome, the
+    /// chaining and the coordinator's counts are those of the default, and nothing is stale.
+    func testTheTwoResultsOfAPhotoInOneMessage() async throws {
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        _ = try harness.launch("together", ["worker", "--slots", "2", "--worker-id", "together", "--coordinator", endpoint],
+                               environment: ["SHIFTWORK_CHAINED_TASKS": "together"])
+        var urls = try server.serveSyntheticImages(6, prefix: "together")
+        server.serve(path: "/gone.jpg", response: .content(status: .notFound, contentType: "text/plain", body: Array("no".utf8)))
+        urls.append(server.url("/gone.jpg"))
+        let sink = harness.scratch.appendingPathComponent("sink")
+        try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
+        let (status, output) = try await harness.run(["submit"] + urls + ["--sink", sink.path, "--retries", "0", "--coordinator", endpoint])
+        XCTAssertEqual(status, 1, "\(output)\n\(harness.allOutput)")
+        XCTAssertTrue(output.contains("7 items: 6 succeeded, 1 failed"), output)
+        let out = harness.scratch.appendingPathComponent("out")
+        let (outStatus, outOutput) = try await harness.run(["submit"] + urls.dropLast() + ["--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(outStatus, 0, outOutput)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 6)
+        let page = try await metrics(metricsURL)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 12, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_messages_dropped_total", in: page), 0, "no result was stale: \(page)")
     }
 }
