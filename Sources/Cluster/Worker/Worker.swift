@@ -305,7 +305,7 @@ public actor Worker: Service {
             return
         }
         let log = TaskLogger(logger, assignment: received)
-        log.debug(chainedAfter == 0 ? "task received" : "chained task started after its download")
+        log.debug(chainedAfter == 0 ? "task received" : "chained tilt-shift taken up after its download")
         guard let assignment = inputCache.resolve(received) else {
             let failure = TaskFailure(code: .inputMissing, message:
                 "\(received.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again")

@@ -26,7 +26,7 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
         // One assignment a photo: the worker received the downloads; each tilt-shift started after its download.
         XCTAssertEqual(lines(of: chained, with: "task received").count, 6, chained.outputText)
-        XCTAssertEqual(lines(of: chained, with: "chained task started after its download").count, 6, chained.outputText)
+        XCTAssertEqual(lines(of: chained, with: "chained tilt-shift taken up after its download").count, 6, chained.outputText)
 
         // Without a sink (`--out`): the outputs come back through the coordinator, chained as well.
         let out = harness.scratch.appendingPathComponent("out")
@@ -69,7 +69,7 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         let page = try await metrics(metricsURL)
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 2, page)
         let worker = try XCTUnwrap(harness.processes.first { $0.name == "worker" })
-        let tiltShiftsStarted = lines(of: worker, with: "task started").filter { $0.hasSuffix("] task started") && $0.contains("tilt-shift") }
+        let tiltShiftsStarted = lines(of: worker, with: "task started").filter { $0.contains("tilt-shift") }
         XCTAssertEqual(tiltShiftsStarted.count, 2, "no tilt-shift ran for the failed download:\n\(worker.outputText)")
     }
 

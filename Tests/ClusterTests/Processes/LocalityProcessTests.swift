@@ -54,6 +54,15 @@ final class LocalityProcessTests: ClusterTestCase {
                                                    "--coordinator", endpoint])
         let filtering = await doomed.waitForLine(timeout: .seconds(120)) { $0.contains("task started") && $0.contains("tilt-shift") }
         XCTAssertNotNil(filtering, doomed.outputText)
+        // Killed once the coordinator has the download's result (the tilt-shift is adopted as running
+        // there), not while that result may still be leaving the worker.
+        var adopted = false
+        for _ in 0..<600 where !adopted {
+            let page = try await TestHTTPClient.get(metricsURL).text
+            adopted = (MetricsPage.value("shiftwork_tasks_chained_total", in: page) ?? 0) >= 1
+            if !adopted { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        XCTAssertTrue(adopted, harness.allOutput)
         await doomed.kill9()
         _ = try harness.launch("survivor", ["worker", "--slots", "1", "--worker-id", "survivor", "--log-level", "debug",
                                             "--coordinator", endpoint])
