@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import ShiftworkTestSupport
 import XCTest
 
@@ -130,5 +131,34 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         let page = try await metrics(metricsURL)
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 12, page)
         XCTAssertEqual(MetricsPage.value("shiftwork_messages_dropped_total", in: page), 0, "no result was stale: \(page)")
+    }
+
+    /// With its result held back (`together`), the download is still the worker's while its tilt-shift
+    /// filters: the heartbeats meanwhile list it, so the coordinator does not take its assignment for lost.
+    func testHeartbeatsListTheDownloadWhoseResultIsHeldBack() async throws {
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        let worker = try harness.launch("worker", ["worker", "--slots", "1", "--worker-id", "worker", "--log-level", "debug",
+                                                   "--coordinator", endpoint], environment: ["SHIFTWORK_CHAINED_TASKS": "together"])
+        let side = 10000  // 100 megapixels: each filter runs for a second or more, one after the other (one slot)
+        var row = [UInt8](repeating: 0, count: side * 3)
+        for x in 0..<(side * 3) { row[x] = UInt8(truncatingIfNeeded: x * 7 + (x / 48) * 31) }
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(side * side * 3)
+        for _ in 0..<side { pixels.append(contentsOf: row) }
+        let image = try ImageCodec.encode(try ImageBuffer(width: side, height: side, channels: 3, pixels: pixels), as: .png)
+        let urls = (0..<4).map { index -> String in
+            server.serve(path: "/large-\(index).png", body: image, contentType: "image/png")
+            return server.url("/large-\(index).png")
+        }
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint],
+                                                     timeout: .seconds(240))
+        XCTAssertEqual(status, 0, output)
+        let filtered = lines(of: worker, with: "result sent").filter { $0.contains("tilt-shift") }
+        XCTAssertEqual(filtered.count, 4, worker.outputText)
+        let page = try await metrics(metricsURL)
+        // The four filters took seconds, with a heartbeat a second: none of them took a download for lost.
+        XCTAssertEqual(MetricsPage.value("shiftwork_assignments_lost_total", in: page), 0, "\(page)\n\(harness.allOutput)")
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 4, page)
     }
 }
