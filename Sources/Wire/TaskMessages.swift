@@ -54,6 +54,9 @@ public struct TaskAssignment: Sendable, Equatable {
     public var sinkName: String = ""
     /// The S3-compatible endpoint for `s3://` sinks and sources (minor 3; empty: AWS).
     public var s3Endpoint: String = ""
+    /// For a download sent to a worker that accepts chained tasks: the tilt-shift to run on its image
+    /// right after it, in the same slot, when the image is kept on the worker; `nil`: none.
+    public var followOn: ChainedTask?
 
     /// Creates an assignment.
     public init(

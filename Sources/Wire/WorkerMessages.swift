@@ -13,9 +13,13 @@ public struct WorkerHello: Sendable, Equatable {
     public var hostname: String
     /// The worker understands ``Message/taskAssignments(_:)`` (minor 1).
     public var acceptsBatches: Bool
+    /// The worker runs a download's ``TaskAssignment/followOn`` after it, in the same slot (chained tasks).
+    public var acceptsChainedTasks: Bool = false
 
     /// Creates a hello.
-    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "", acceptsBatches: Bool = false) {
+    public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "", acceptsBatches: Bool = false,
+                acceptsChainedTasks: Bool = false) {
+        self.acceptsChainedTasks = acceptsChainedTasks
         self.workerID = workerID
         self.slots = slots
         self.version = version

@@ -312,6 +312,13 @@ public actor Coordinator {
         for lost in dispatcher.takeLostInputs() { deliver(lost) }
         // Attempts lost with their workers: their operations retry them as their batches allow.
         for loss in dispatcher.takeWorkerLosses() { deliver(loss.result, workerID: loss.workerID) }
+        // Chained tilt-shifts (`Dispatcher+Chained`): adopted ones start their clocks; results held until
+        // their operations asked are delivered now.
+        for (assignment, worker) in dispatcher.takeAdoptedFollowOns() { taskTimeouts.started(assignment, on: worker, now: .now) }
+        for (result, worker) in dispatcher.takeChainedResults() {
+            taskTimeouts.finished(result.taskKey)
+            deliver(result, from: worker)
+        }
         guard !outbound.isEmpty else { return }
         if outbox != nil {
             outbox! += outbound

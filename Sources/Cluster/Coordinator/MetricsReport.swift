@@ -19,6 +19,8 @@ struct MetricsReport: Equatable {
     var batchesRunning = 0
     var localInputs: UInt64 = 0
     var localInputsMissed: UInt64 = 0
+    /// Tilt-shifts that ran chained to their downloads, without an assignment of their own.
+    var chainedTasks: UInt64 = 0
     var assignmentsLost: UInt64 = 0
     var inputsLost: UInt64 = 0
     var downloadBytesReceived: UInt64 = 0
@@ -51,6 +53,7 @@ struct MetricsReport: Equatable {
         batchesRunning = registry.runningBatchCount
         localInputs = dispatcher.localInputs
         localInputsMissed = dispatcher.localInputsMissed
+        chainedTasks = dispatcher.chained.chainedCount
         assignmentsLost = dispatcher.lostDeliveries
         inputsLost = dispatcher.inputsLost
         downloadBytesReceived = dispatcher.downloadBytesReceived

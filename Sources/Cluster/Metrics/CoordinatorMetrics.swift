@@ -26,6 +26,7 @@ struct CoordinatorMetrics {
         "shiftwork_batches_accepted_total": "Batches accepted.",
         "shiftwork_batches_running": "Batches with unfinished items.",
         "shiftwork_tasks_local_input_total": "Tasks sent to the worker that already held their input (it did not travel).",
+        "shiftwork_tasks_chained_total": "Tilt-shifts that ran chained to their download on its worker, without an assignment of their own.",
         "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes (workers of protocol minor 2).",
         "shiftwork_tasks_input_lost_total": "Tilt-shifts whose downloaded image was lost with its worker (or evicted): the download ran again elsewhere.",
         "shiftwork_download_bytes_received_total": "Bytes of downloaded images that reached the coordinator (0 when workers keep them: minor 3).",
@@ -49,6 +50,7 @@ struct CoordinatorMetrics {
     private var batchesAccepted: MirroredCounter
     private var localInputs: MirroredCounter
     private var localInputsMissed: MirroredCounter
+    private var chainedTasks: MirroredCounter
     private var assignmentsLost: MirroredCounter
     private var inputsLost: MirroredCounter
     private var downloadBytesReceived: MirroredCounter
@@ -77,6 +79,7 @@ struct CoordinatorMetrics {
         batchesAccepted = counter("shiftwork_batches_accepted_total")
         localInputs = counter("shiftwork_tasks_local_input_total")
         localInputsMissed = counter("shiftwork_tasks_local_input_missed_total")
+        chainedTasks = counter("shiftwork_tasks_chained_total")
         assignmentsLost = counter("shiftwork_assignments_lost_total")
         inputsLost = counter("shiftwork_tasks_input_lost_total")
         downloadBytesReceived = counter("shiftwork_download_bytes_received_total")
@@ -96,6 +99,7 @@ struct CoordinatorMetrics {
         batchesAccepted.advance(to: report.batchesAccepted)
         localInputs.advance(to: report.localInputs)
         localInputsMissed.advance(to: report.localInputsMissed)
+        chainedTasks.advance(to: report.chainedTasks)
         assignmentsLost.advance(to: report.assignmentsLost)
         inputsLost.advance(to: report.inputsLost)
         downloadBytesReceived.advance(to: report.downloadBytesReceived)

@@ -15,6 +15,11 @@ struct AssignedTask: Sendable {
     let log: TaskLogger
     /// When the worker received the assignment.
     let received: ContinuousClock.Instant
+    /// For a tilt-shift chained to a download (`TaskAssignment.followOn`): that download's task key, which a
+    /// `CancelTask` may still name; 0: none.
+    var chainedAfter: UInt64 = 0
+    /// That download's result, held back to go with this task's (`WorkerConfiguration.reportsChainedTasksTogether`).
+    var heldBack: TaskResult?
 
     /// Builds the operation for `assignment`: a `FetchOperation`, or a `TiltShiftOperation` whose input
     /// is the image injected into the assignment by the coordinator, run on `computeThreads` (a sink's write

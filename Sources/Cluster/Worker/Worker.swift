@@ -261,7 +261,10 @@ public actor Worker: Service {
             start(assignment)
         case .cancelTask(let cancel):
             // Found by the key the coordinator addresses it by (minor 2), else by its ID (a minor-1 coordinator).
-            let held = cancel.taskKey != 0 ? running.values.first { $0.assignment.taskKey == cancel.taskKey } : running[cancel.taskID]
+            // A download's key also reaches the tilt-shift chained to it (the cancel crossed the download's result).
+            let held = cancel.taskKey != 0
+                ? running.values.first { $0.assignment.taskKey == cancel.taskKey } ?? running.values.first { $0.chainedAfter == cancel.taskKey }
+                : running[cancel.taskID]
             if let task = held {
                 task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
                 task.operation.cancel()
@@ -292,7 +295,7 @@ public actor Worker: Service {
         }
     }
 
-    private func start(_ received: TaskAssignment) {
+    private func start(_ received: TaskAssignment, chainedAfter: UInt64 = 0, heldBack: TaskResult? = nil) {
         if received.kind == .noop {
             // Nothing to run: answered at once, without an operation (and sent with the other results of
             // this wake-up).
@@ -302,27 +305,31 @@ public actor Worker: Service {
             return
         }
         let log = TaskLogger(logger, assignment: received)
-        log.debug("task received")
+        log.debug(chainedAfter == 0 ? "task received" : "chained tilt-shift taken up after its download")
         guard let assignment = inputCache.resolve(received) else {
             let failure = TaskFailure(code: .inputMissing, message:
                 "\(received.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again")
-            send(.taskResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
-                                        taskKey: received.taskKey)))
+            sendResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
+                                  taskKey: received.taskKey), after: heldBack)
             log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
             return
         }
-        let task: AssignedTask
+        var assigned: AssignedTask
         do {
-            task = try AssignedTask(
+            assigned = try AssignedTask(
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
                 computeThreads: computeThreads, sinkThreads: sinkThreads, log: log)
         } catch {
-            send(.taskResult(TaskResult(
-                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey)))
+            sendResult(TaskResult(
+                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey),
+                after: heldBack)
             log.info("task rejected, result sent", metadata: [
                 "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
             return
         }
+        assigned.chainedAfter = chainedAfter
+        assigned.heldBack = heldBack
+        let task = assigned
         let operation = task.operation
         operation.onCompletion(isolatedTo: self) { worker, _ in
             worker.finished(task)
@@ -334,8 +341,8 @@ public actor Worker: Service {
             running[assignment.taskID] = nil
             runningShrank()
             let message = "\(operation.name) could not be queued: \(error)"
-            send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey)))
+            sendResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
+                TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey), after: heldBack)
             log.error("task could not be queued, failure sent", metadata: ["error": "\(message)"])
         }
     }
@@ -363,8 +370,33 @@ public actor Worker: Service {
                 + "the coordinator accepts (\(limit >> 20) MiB, its --max-message-mb): lower --quality, or raise that limit"))
             encoded = WireCodec.encode(.taskResult(result))
         }
-        channel?.send([encoded])
         task.logSent(result)
+        // A chained tilt-shift starts in the slot the download leaves, when the download's image was kept
+        // here (the coordinator counts it as running from that result on); after a failure, or for a
+        // manifest, it does not run (nor is answered).
+        if let followOn = task.assignment.chainedAssignment, !isStopping, case .output(let output) = result.outcome,
+           output.heldOnWorker {
+            if configuration.reportsChainedTasksTogether, coordinatorAcceptsBatches {
+                return start(followOn, chainedAfter: task.assignment.taskKey, heldBack: result)  // sent with its result
+            }
+            channel?.send([encoded])
+            return start(followOn, chainedAfter: task.assignment.taskKey)
+        }
+        if let heldBack = task.heldBack {
+            let together = WireCodec.encode(.taskResults([heldBack, result]))
+            if limit < 0 || Int64(together.count) <= limit {
+                channel?.send([together])
+                return
+            }
+            channel?.send([WireCodec.encode(.taskResult(heldBack))])  // each alone within the limit
+        }
+        channel?.send([encoded])
+    }
+
+    /// Sends a task's result, after the chained download's result held back for it (in one message).
+    private func sendResult(_ result: TaskResult, after heldBack: TaskResult?) {
+        guard let heldBack else { return send(.taskResult(result)) }
+        send(.taskResults([heldBack, result]))
     }
 
     /// Sends the results gathered while handling one wake-up's messages: several in one message when
@@ -391,7 +423,8 @@ public actor Worker: Service {
         helloSentAt = .now
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
-            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true)))
+            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true,
+            acceptsChainedTasks: configuration.acceptsChainedTasks)))
     }
 
     private func heartbeat() async {
@@ -401,7 +434,10 @@ public actor Worker: Service {
             logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
             send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
                                       droppedMessages: droppedMessages, lastSequence: lastSequence,
-                                      holding: running.values.map(\.assignment.taskKey))))
+                                      holding: running.values.flatMap { task in
+                                          // A download whose result is held back is still this worker's.
+                                          task.heldBack == nil ? [task.assignment.taskKey] : [task.chainedAfter, task.assignment.taskKey]
+                                      })))
         }
     }
 

@@ -110,6 +110,7 @@ extension WorkerHello {
         self.init(
             workerID: try readString(c.worker_id), slots: c.slots,
             version: try readString(c.version), hostname: try readString(c.hostname), acceptsBatches: c.accepts_batches != 0)
+        acceptsChainedTasks = c.accepts_chained_tasks != 0
     }
 }
 
@@ -172,6 +173,18 @@ extension TaskAssignment {
         sink = try readString(c.sink)
         sinkName = try readString(c.sink_name)
         s3Endpoint = try readString(c.s3_endpoint)
+        followOn = try c.follow_on.map { (f) throws(WireError) in try ChainedTask(f.pointee) }
+    }
+}
+
+extension ChainedTask {
+    init(_ c: Shiftwork__V1__ChainedTask) throws(WireError) {
+        self.init(
+            taskID: try readString(c.task_id), attempt: c.attempt, taskKey: c.task_key,
+            parameters: try c.parameters.map { (p) throws(WireError) in
+                try WireTiltShiftParameters(p.pointee, field: "ChainedTask.parameters")
+            },
+            sink: try readString(c.sink), sinkName: try readString(c.sink_name))
     }
 }
 

@@ -46,6 +46,23 @@ extension CMessageBuilder {
         c.pointee.sink = string(m.sink)
         c.pointee.sink_name = string(m.sinkName)
         c.pointee.s3_endpoint = string(m.s3Endpoint)
+        if let followOn = m.followOn {
+            c.pointee.follow_on = chainedTask(followOn)
+        }
+        return c
+    }
+
+    mutating func chainedTask(_ m: ChainedTask) -> UnsafeMutablePointer<Shiftwork__V1__ChainedTask> {
+        let c = arena.make(Shiftwork__V1__ChainedTask.self)
+        shiftwork__v1__chained_task__init(c)
+        c.pointee.task_id = string(m.taskID)
+        c.pointee.attempt = m.attempt
+        c.pointee.task_key = m.taskKey
+        if let parameters = m.parameters {
+            c.pointee.parameters = self.parameters(parameters)
+        }
+        c.pointee.sink = string(m.sink)
+        c.pointee.sink_name = string(m.sinkName)
         return c
     }
 

@@ -10,6 +10,7 @@ extension CMessageBuilder {
         c.pointee.version = string(m.version)
         c.pointee.hostname = string(m.hostname)
         c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
+        c.pointee.accepts_chained_tasks = m.acceptsChainedTasks ? 1 : 0
         return c
     }
 

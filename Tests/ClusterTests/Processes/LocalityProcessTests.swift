@@ -39,8 +39,9 @@ final class LocalityProcessTests: ClusterTestCase {
         XCTAssertTrue(output.contains("input cache") && output.contains("--input-cache-mb"), output)
     }
 
-    /// Lineage: the worker that holds a downloaded image dies while filtering it; the download runs again
-    /// on another worker, and the item succeeds there.
+    /// Lineage: the worker that holds a downloaded image dies while filtering it (a tilt-shift chained to
+    /// its download); the download runs again on another worker, chained again, and the item succeeds
+    /// there, without a retry (`--retries 0`): a lost input is not a failed attempt.
     func testAWorkerKilledAfterItsDownloadMakesTheDownloadRunAgainElsewhere() async throws {
         let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
         let doomed = try harness.launch("doomed", ["worker", "--slots", "1", "--worker-id", "doomed", "--log-level", "debug",
@@ -49,9 +50,19 @@ final class LocalityProcessTests: ClusterTestCase {
         let bytes = try SyntheticImages.make(width: 6000, height: 4000, format: .jpeg, seed: 7)
         server.serve(path: "/big.jpg", body: bytes, contentType: "image/jpeg")
         let out = harness.scratch.appendingPathComponent("lineage")
-        let submit = try harness.launch("submit", ["submit", server.url("/big.jpg"), "--out", out.path, "--coordinator", endpoint])
+        let submit = try harness.launch("submit", ["submit", server.url("/big.jpg"), "--out", out.path, "--retries", "0",
+                                                   "--coordinator", endpoint])
         let filtering = await doomed.waitForLine(timeout: .seconds(120)) { $0.contains("task started") && $0.contains("tilt-shift") }
         XCTAssertNotNil(filtering, doomed.outputText)
+        // Killed once the coordinator has the download's result (the tilt-shift is adopted as running
+        // there), not while that result may still be leaving the worker.
+        var adopted = false
+        for _ in 0..<600 where !adopted {
+            let page = try await TestHTTPClient.get(metricsURL).text
+            adopted = (MetricsPage.value("shiftwork_tasks_chained_total", in: page) ?? 0) >= 1
+            if !adopted { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        XCTAssertTrue(adopted, harness.allOutput)
         await doomed.kill9()
         _ = try harness.launch("survivor", ["worker", "--slots", "1", "--worker-id", "survivor", "--log-level", "debug",
                                             "--coordinator", endpoint])
@@ -60,6 +71,7 @@ final class LocalityProcessTests: ClusterTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
         let page = try await TestHTTPClient.get(metricsURL).text
         XCTAssertGreaterThanOrEqual(MetricsPage.value("shiftwork_tasks_input_lost_total", in: page) ?? 0, 1, page)
+        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_chained_total", in: page), 2, "chained on both workers: \(page)")
         XCTAssertEqual(MetricsPage.value("shiftwork_download_bytes_received_total", in: page), 0, page)
     }
 }

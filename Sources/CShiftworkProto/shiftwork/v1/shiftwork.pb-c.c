@@ -367,6 +367,51 @@ void   shiftwork__v1__task_assignment__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__task_assignment__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__chained_task__init
+                     (Shiftwork__V1__ChainedTask         *message)
+{
+  static const Shiftwork__V1__ChainedTask init_value = SHIFTWORK__V1__CHAINED_TASK__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__chained_task__get_packed_size
+                     (const Shiftwork__V1__ChainedTask *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__chained_task__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__chained_task__pack
+                     (const Shiftwork__V1__ChainedTask *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__chained_task__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__chained_task__pack_to_buffer
+                     (const Shiftwork__V1__ChainedTask *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__chained_task__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__ChainedTask *
+       shiftwork__v1__chained_task__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__ChainedTask *)
+     protobuf_c_message_unpack (&shiftwork__v1__chained_task__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__chained_task__free_unpacked
+                     (Shiftwork__V1__ChainedTask *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__chained_task__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__task_output__init
                      (Shiftwork__V1__TaskOutput         *message)
 {
@@ -1848,7 +1893,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__envelope__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descriptors[6] =
 {
   {
     "worker_id",
@@ -1910,18 +1955,32 @@ static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "accepts_chained_tasks",
+    300,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__WorkerHello, accepts_chained_tasks),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__worker_hello__field_indices_by_name[] = {
   4,   /* field[4] = accepts_batches */
+  5,   /* field[5] = accepts_chained_tasks */
   3,   /* field[3] = hostname */
   1,   /* field[1] = slots */
   2,   /* field[2] = version */
   0,   /* field[0] = worker_id */
 };
-static const ProtobufCIntRange shiftwork__v1__worker_hello__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__worker_hello__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 300, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
 {
@@ -1931,10 +1990,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
   "Shiftwork__V1__WorkerHello",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__WorkerHello),
-  5,
+  6,
   shiftwork__v1__worker_hello__field_descriptors,
   shiftwork__v1__worker_hello__field_indices_by_name,
-  1,  shiftwork__v1__worker_hello__number_ranges,
+  2,  shiftwork__v1__worker_hello__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__worker_hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2389,7 +2448,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__injected_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[13] =
+static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_descriptors[14] =
 {
   {
     "task_id",
@@ -2547,10 +2606,23 @@ static const ProtobufCFieldDescriptor shiftwork__v1__task_assignment__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "follow_on",
+    300,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskAssignment, follow_on),
+    &shiftwork__v1__chained_task__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = {
   2,   /* field[2] = attempt */
   1,   /* field[1] = batch_id */
+  13,   /* field[13] = follow_on */
   5,   /* field[5] = inputs */
   9,   /* field[9] = keep_output */
   3,   /* field[3] = kind */
@@ -2563,11 +2635,12 @@ static const unsigned shiftwork__v1__task_assignment__field_indices_by_name[] = 
   0,   /* field[0] = task_id */
   7,   /* field[7] = task_key */
 };
-static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__task_assignment__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 180, 9 },
-  { 0, 13 }
+  { 300, 13 },
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
 {
@@ -2577,11 +2650,114 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor =
   "Shiftwork__V1__TaskAssignment",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TaskAssignment),
-  13,
+  14,
   shiftwork__v1__task_assignment__field_descriptors,
   shiftwork__v1__task_assignment__field_indices_by_name,
-  2,  shiftwork__v1__task_assignment__number_ranges,
+  3,  shiftwork__v1__task_assignment__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_assignment__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__chained_task__field_descriptors[6] =
+{
+  {
+    "task_id",
+    300,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ChainedTask, task_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attempt",
+    301,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ChainedTask, attempt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "task_key",
+    302,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ChainedTask, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "parameters",
+    303,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ChainedTask, parameters),
+    &shiftwork__v1__tilt_shift_parameters__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sink",
+    304,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ChainedTask, sink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sink_name",
+    305,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ChainedTask, sink_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__chained_task__field_indices_by_name[] = {
+  1,   /* field[1] = attempt */
+  3,   /* field[3] = parameters */
+  4,   /* field[4] = sink */
+  5,   /* field[5] = sink_name */
+  0,   /* field[0] = task_id */
+  2,   /* field[2] = task_key */
+};
+static const ProtobufCIntRange shiftwork__v1__chained_task__number_ranges[1 + 1] =
+{
+  { 300, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__chained_task__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.ChainedTask",
+  "ChainedTask",
+  "Shiftwork__V1__ChainedTask",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__ChainedTask),
+  6,
+  shiftwork__v1__chained_task__field_descriptors,
+  shiftwork__v1__chained_task__field_indices_by_name,
+  1,  shiftwork__v1__chained_task__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__chained_task__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__task_output__field_descriptors[9] =

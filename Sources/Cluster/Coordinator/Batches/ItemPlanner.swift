@@ -31,25 +31,30 @@ struct ItemPlanner: Sendable {
                                source: item.source, taskKey: key),
                 itemIndex: index, runner: runner, retrySchedule: retrySchedule)]
         }
-        var fetch = TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
-                                   kind: .download, source: item.source, taskKey: key)
-        // The image stays on the worker that downloads it; only its metadata comes here (a manifest's list does).
-        fetch.keepOutput = true
-        fetch.s3Endpoint = s3Endpoint
-        let download = RemoteTaskOperation(fetch, itemIndex: index, runner: runner, retrySchedule: retrySchedule)
-        if let host = BatchOperation.originHost(of: item.source) {
-            // Taken when the download starts, released when it finishes: a cluster-wide cap, since
-            // every remote download of the cluster is an operation of this process. Batches waiting for
-            // the same host take turns (a small batch is not held back behind a large one's downloads).
-            download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost,
-                                                  group: sharesHosts ? batchID : ""))
-        }
         var filter = TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
                                     kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1)
         if !sink.isEmpty {
             filter.sink = sink
             filter.sinkName = item.outputName  // unique within the batch (BatchRegistry)
             filter.s3Endpoint = s3Endpoint
+        }
+        var fetch = TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
+                                   kind: .download, source: item.source, taskKey: key)
+        // The image stays on the worker that downloads it; only its metadata comes here (a manifest's list does).
+        fetch.keepOutput = true
+        fetch.s3Endpoint = s3Endpoint
+        // Chained: a worker that accepts it runs the tilt-shift right after the download, in the same slot
+        // (`ChainedFollowOns`), as the tilt-shift would first be sent on its own: by reference to the image.
+        var followOn = filter
+        followOn.inputs = [Lineage.input(from: fetch, output: Lineage.heldImage)]
+        let download = RemoteTaskOperation(fetch, itemIndex: index, runner: runner, retrySchedule: retrySchedule,
+                                           followOn: followOn)
+        if let host = BatchOperation.originHost(of: item.source) {
+            // Taken when the download starts, released when it finishes: a cluster-wide cap, since
+            // every remote download of the cluster is an operation of this process. Batches waiting for
+            // the same host take turns (a small batch is not held back behind a large one's downloads).
+            download.addCondition(MutualExclusion(category: "download-host:\(host)", limit: maxDownloadsPerHost,
+                                                  group: sharesHosts ? batchID : ""))
         }
         let tiltShift = RemoteTaskOperation(filter, itemIndex: index, runner: runner, priority: 1, retrySchedule: retrySchedule)  // finish started items before starting new ones
         // Injection: requires the download's success; a failed or cancelled download cancels the

@@ -29,6 +29,10 @@ struct Lineage: Sendable {
         return download
     }
 
+    /// The output of a download whose image stayed on its worker, as far as a dependent chained to it knows
+    /// before it ran (its media type comes with its result).
+    static let heldImage = TaskOutput(heldOnWorker: true, size: 0, mediaType: "")
+
     /// `dependent` as it runs after a re-run of the producer that gave `output`: a new attempt, where the
     /// new copy is.
     func follow(_ dependent: TaskAssignment, output: TaskOutput) -> TaskAssignment {

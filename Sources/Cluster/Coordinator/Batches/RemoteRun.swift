@@ -14,6 +14,9 @@ struct RemoteRun: Sendable {
         let keepsSlotForDependent: Bool
         /// A retry: the worker where the last attempt failed.
         let avoiding: PeerIdentity?
+        /// A download's dependent tilt-shift, as it will be sent after it: chained to it on a worker that
+        /// accepts chained tasks (`ChainedFollowOns`).
+        var followOn: TaskAssignment? = nil
     }
 
     /// What to do after a result.
@@ -42,17 +45,21 @@ struct RemoteRun: Sendable {
     private var dependent: TaskAssignment?
     /// The request out is the producer's re-run.
     private var rerunningProducer = false
+    /// For a download: its dependent tilt-shift as first sent, chained to every attempt.
+    let followOn: TaskAssignment?
 
-    init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int) {
+    init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int, followOn: TaskAssignment? = nil) {
         self.assignment = assignment
         self.lineage = lineage
         self.attempt = attempt
         self.workerLosses = workerLosses
+        self.followOn = followOn
     }
 
     /// The first request of the current attempt.
     var request: Request {
-        Request(assignment: assignment, dependentKey: 0, keepsSlotForDependent: lineage == nil, avoiding: avoiding)
+        Request(assignment: assignment, dependentKey: 0, keepsSlotForDependent: lineage == nil, avoiding: avoiding,
+                followOn: lineage == nil ? followOn : nil)
     }
 
     /// The step after `result`, the result of the request sent last.
@@ -68,8 +75,11 @@ struct RemoteRun: Sendable {
             if let lineage, !rerunningProducer, error.failure.code == .inputMissing, reruns < Lineage.maxReruns {
                 reruns += 1
                 rerunningProducer = true
-                return .send(Request(assignment: lineage.rerun(reruns), dependentKey: (dependent ?? assignment).taskKey,
-                                     keepsSlotForDependent: false, avoiding: nil))
+                // The producer runs again with this dependent chained to it, as `step` will send it after.
+                let dependent = dependent ?? assignment
+                return .send(Request(assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
+                                     keepsSlotForDependent: false, avoiding: nil,
+                                     followOn: lineage.follow(dependent, output: Lineage.heldImage)))
             }
             return .failed(error)
         case .failure(let error):

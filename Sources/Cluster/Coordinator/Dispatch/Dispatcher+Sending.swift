@@ -47,7 +47,8 @@ extension Dispatcher {
                 entries.values[index].heartbeatsUnseen = 0
             }
             occupy(key, on: peer)
-            out.append(Outbound(peer: peer, message: .taskAssignment(entries.values[index].assignment), batchable: batchable))
+            let assignment = chaining(entries.values[index].assignment, key: key, to: workerIndex)
+            out.append(Outbound(peer: peer, message: .taskAssignment(assignment), batchable: batchable))
         }
         return out
     }

@@ -5,9 +5,11 @@ extension Dispatcher {
     /// Queues a task for the next free slot. A task whose input a worker holds (the slot kept there when
     /// its download succeeded) goes straight to that worker, with its input as a reference. For a
     /// download, `dependentKey` names the tilt-shift to keep a slot for.
-    /// `avoiding` (a retry) names a worker to pass over while another has a free slot.
+    /// `avoiding` (a retry) names a worker to pass over while another has a free slot. `followOn` (a
+    /// download's tilt-shift) goes with it to a worker that accepts chained tasks (`Dispatcher+Chained`);
+    /// a follow-on adopted so is not sent again when its own operation asks for it.
     mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0,
-                          avoiding: PeerIdentity? = nil) -> [Outbound] {
+                          avoiding: PeerIdentity? = nil, followOn: TaskAssignment? = nil) -> [Outbound] {
         var assignment = assignment
         var mapped = false
         if assignment.taskKey == 0 {
@@ -17,6 +19,8 @@ extension Dispatcher {
             mapped = true
         }
         let key = assignment.taskKey
+        if !chained.isEmpty, chained.requested(key) { return [] }  // it runs on its worker already
+        if let followOn { chained.offer(followOn, with: key) }
         entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
                              dependentKey: dependentKey, avoid: avoiding)
         let holder = placements.take(key)
@@ -72,12 +76,13 @@ extension Dispatcher {
     mutating func takeLostInputs() -> [TaskResult] {
         guard !lostInputs.isEmpty else { return [] }
         defer { lostInputs = [] }
-        return lostInputs
+        return chained.isEmpty ? lostInputs : lostInputs.compactMap { chained.hold($0, from: nil) }
     }
 
     /// Gives back the slot kept for `key` (its dependent will not run: cancelled, or it never started).
     mutating func release(_ key: TaskKey) -> [Outbound] {
         placements.forget(key)
+        if !chained.isEmpty { chained.forget(key) }
         guard let reservation = reservations.removeValue(forKey: key) else { return [] }
         vacate(key, on: reservation.worker)
         return dispatch()
@@ -93,6 +98,7 @@ extension Dispatcher {
 
     /// Forgets a task (and its ID mapping, if it has one).
     mutating func removeEntry(_ key: TaskKey) {
+        chained.forgetOffer(key)
         if let entry = entries.removeValue(forKey: key), entry.mappedByID {
             keysByID[entry.assignment.taskID] = nil
         }
@@ -136,6 +142,7 @@ extension Dispatcher {
                 readyQueue.enqueue(key, batch: entry.assignment.batchID, urgency: entry.priority, front: true)
                 return (nil, dispatch())
             }
+            let adopted = entry.dependentKey != 0 && adoptFollowOn(afterDownload: key, result: result, from: peer)
             removeEntry(key)
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
@@ -145,13 +152,13 @@ extension Dispatcher {
                 } else {
                     outputBytesReceived += UInt64(output.data.count)
                 }
-                if entry.dependentKey != 0, output.heldOnWorker { placements.record(entry.dependentKey, on: peer) }
+                if entry.dependentKey != 0, output.heldOnWorker, !adopted { placements.record(entry.dependentKey, on: peer) }
             }
             if let workerIndex {
                 if succeeded { workers.values[workerIndex].completed += 1 } else { workers.values[workerIndex].failed += 1 }
                 let keepsSlot = if succeeded, entry.dependentKey != 0, case .output(let output) = result.outcome,
                    output.heldOnWorker || !output.data.isEmpty, output.mediaType.hasPrefix("image/"),
-                   workers.values[workerIndex].acceptsBatches, !workers.values[workerIndex].draining { true } else { false }
+                   workers.values[workerIndex].acceptsBatches, !workers.values[workerIndex].draining, !adopted { true } else { false }
                 vacate(key, on: peer)
                 if keepsSlot {
                     // Locality: the slot stays taken, kept for the tilt-shift of these bytes.
@@ -162,7 +169,8 @@ extension Dispatcher {
             if succeeded { completedTasks += 1 } else { failedTasks += 1 }
             var delivered = result
             delivered.taskKey = key
-            return (delivered, dispatch())
+            // A chained follow-on's result before its operation asked for it waits for that (in order).
+            return (chained.isEmpty ? delivered : chained.hold(delivered, from: peer), dispatch())
         case .cancelling(let worker) where worker == peer:
             // The worker confirmed (or finished anyway): nobody waits for it any more.
             vacate(key, on: peer)
@@ -178,6 +186,7 @@ extension Dispatcher {
     /// `CancelTask{task_key}` (its slot stays taken until the worker confirms). A task the dispatcher does
     /// not hold gives back the slot kept for it, if any.
     mutating func cancel(key: TaskKey, reason: String) -> [Outbound] {
+        if !chained.isEmpty { chained.forget(key) }
         guard let entry = entries[key] else { return release(key) }
         switch entry.state {
         case .queued:

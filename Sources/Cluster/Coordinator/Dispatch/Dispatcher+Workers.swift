@@ -18,6 +18,7 @@ extension Dispatcher {
             peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID, key: key,
             hostname: hello.hostname, version: hello.version,
             slots: Int(max(1, hello.slots)), sequenceFloor: lastSequence, lastSeen: now, acceptsBatches: hello.acceptsBatches))
+        workers[peer]?.acceptsChainedTasks = hello.acceptsChainedTasks
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
         let welcome = Outbound(peer: peer, message: .welcome(Welcome(

@@ -79,6 +79,8 @@ struct Dispatcher {
     static let reservationTimeout: Duration = .seconds(30)
     /// Finished tasks per second, for the throughput in status.
     var throughput = ThroughputMeter()
+    /// Tilt-shifts chained to their downloads (`Dispatcher+Chained`).
+    var chained = ChainedFollowOns()
 
     /// Sent in `Welcome`, so that a worker's log says which coordinator (instance) it joined.
     let coordinatorID: String

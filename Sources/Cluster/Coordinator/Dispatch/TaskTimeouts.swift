@@ -44,6 +44,11 @@ struct TaskTimeouts {
         }
     }
 
+    /// `assignment` runs on `worker` without having been sent (a chained follow-on): its time starts now.
+    mutating func started(_ assignment: TaskAssignment, on worker: PeerIdentity, now: ContinuousClock.Instant) {
+        running[assignment.taskKey] = Running(attempt: assignment.attempt, worker: worker, until: now + limit)
+    }
+
     /// The current attempt of `key` answered: its clock stops now, so that the tick's scan (`expire`) goes
     /// over the attempts still running, not over every one sent since the last tick.
     mutating func finished(_ key: TaskKey) {

@@ -32,6 +32,8 @@ struct WorkerRecord {
     /// The worker speaks minor 1 (`WorkerHello.acceptsBatches`): it understands batch messages and
     /// echoes task keys in its results.
     var acceptsBatches = false
+    /// The worker runs a download's follow-on after it (`WorkerHello.acceptsChainedTasks`).
+    var acceptsChainedTasks = false
     /// Tasks that may run only here (their input stayed on this worker), waiting for one of its slots;
     /// sent before the shared queue's tasks.
     var pinned: [TaskKey] = []

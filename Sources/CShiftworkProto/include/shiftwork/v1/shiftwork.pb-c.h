@@ -23,6 +23,7 @@ typedef struct Shiftwork__V1__WorkerGoodbye Shiftwork__V1__WorkerGoodbye;
 typedef struct Shiftwork__V1__TiltShiftParameters Shiftwork__V1__TiltShiftParameters;
 typedef struct Shiftwork__V1__InjectedInput Shiftwork__V1__InjectedInput;
 typedef struct Shiftwork__V1__TaskAssignment Shiftwork__V1__TaskAssignment;
+typedef struct Shiftwork__V1__ChainedTask Shiftwork__V1__ChainedTask;
 typedef struct Shiftwork__V1__TaskOutput Shiftwork__V1__TaskOutput;
 typedef struct Shiftwork__V1__TaskFailure Shiftwork__V1__TaskFailure;
 typedef struct Shiftwork__V1__TaskResult Shiftwork__V1__TaskResult;
@@ -288,10 +289,14 @@ struct  Shiftwork__V1__WorkerHello
    * minor 1: the worker understands TaskAssignmentBatch
    */
   protobuf_c_boolean accepts_batches;
+  /*
+   * Chained tasks: the worker runs a download's `follow_on` (TaskAssignment) after it, in the same slot.
+   */
+  protobuf_c_boolean accepts_chained_tasks;
 };
 #define SHIFTWORK__V1__WORKER_HELLO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__worker_hello__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Shiftwork__V1__Welcome
@@ -460,10 +465,47 @@ struct  Shiftwork__V1__TaskAssignment
    * for s3:// sinks and sources: the S3-compatible endpoint URL (empty: AWS)
    */
   char *s3_endpoint;
+  /*
+   * Chained tasks, download only, sent only to a worker with WorkerHello.accepts_chained_tasks: when the
+   * download succeeds and its image is kept (held_on_worker), run this tilt-shift on it at once, in the same
+   * slot, and answer it with a TaskResult of its own (after the download's).
+   */
+  Shiftwork__V1__ChainedTask *follow_on;
 };
 #define SHIFTWORK__V1__TASK_ASSIGNMENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_assignment__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * A tilt-shift chained to the download that carries it (TaskAssignment.follow_on). Its batch, source and
+ * s3_endpoint are the download's; its input is the download's image, held on the worker.
+ */
+struct  Shiftwork__V1__ChainedTask
+{
+  ProtobufCMessage base;
+  char *task_id;
+  /*
+   * its result must echo it
+   */
+  uint32_t attempt;
+  /*
+   * echoed in its result, and named by a CancelTask for it
+   */
+  uint64_t task_key;
+  Shiftwork__V1__TiltShiftParameters *parameters;
+  /*
+   * as TaskAssignment.sink
+   */
+  char *sink;
+  /*
+   * as TaskAssignment.sink_name
+   */
+  char *sink_name;
+};
+#define SHIFTWORK__V1__CHAINED_TASK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__chained_task__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Shiftwork__V1__TaskOutput
@@ -1203,6 +1245,25 @@ Shiftwork__V1__TaskAssignment *
 void   shiftwork__v1__task_assignment__free_unpacked
                      (Shiftwork__V1__TaskAssignment *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__ChainedTask methods */
+void   shiftwork__v1__chained_task__init
+                     (Shiftwork__V1__ChainedTask         *message);
+size_t shiftwork__v1__chained_task__get_packed_size
+                     (const Shiftwork__V1__ChainedTask   *message);
+size_t shiftwork__v1__chained_task__pack
+                     (const Shiftwork__V1__ChainedTask   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__chained_task__pack_to_buffer
+                     (const Shiftwork__V1__ChainedTask   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__ChainedTask *
+       shiftwork__v1__chained_task__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__chained_task__free_unpacked
+                     (Shiftwork__V1__ChainedTask *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__TaskOutput methods */
 void   shiftwork__v1__task_output__init
                      (Shiftwork__V1__TaskOutput         *message);
@@ -1704,6 +1765,9 @@ typedef void (*Shiftwork__V1__InjectedInput_Closure)
 typedef void (*Shiftwork__V1__TaskAssignment_Closure)
                  (const Shiftwork__V1__TaskAssignment *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__ChainedTask_Closure)
+                 (const Shiftwork__V1__ChainedTask *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__TaskOutput_Closure)
                  (const Shiftwork__V1__TaskOutput *message,
                   void *closure_data);
@@ -1797,6 +1861,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__worker_goodbye__descripto
 extern const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_assignment__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__chained_task__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_output__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor;
