@@ -23,7 +23,7 @@ enum AllocatorTrim {
 
     private static let state = Mutex(State())
     /// `malloc_trim`, looked up at run time: it is glibc's, and not in Swift's Glibc module.
-    nonisolated(unsafe) private static let trim: (@convention(c) (Int) -> Int32)? = {
+    private static let trim: (@convention(c) (Int) -> Int32)? = {
         #if canImport(Glibc)
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)

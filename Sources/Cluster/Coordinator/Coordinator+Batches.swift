@@ -77,7 +77,7 @@ extension Coordinator {
         guard batch.hasRoomForItems, let registered = registry.batches[batch.batchID] else { return }
         let (planned, refused) = batch.planNext(in: registered)
         track(planned, of: batch)
-        for item in refused { finishedItemInbox.post((item, batch)) { Task { await self.finishItems() } } }
+        for item in refused { finishedItemInbox.post((item, batch)) { Task { self.finishItems() } } }
     }
 
     /// Starts a batch's operations.
@@ -289,7 +289,7 @@ extension Coordinator {
         let failure = BatchOperation.failure(cancelledBy: reason)
         for index in cancellation.items where batch.isWaitingForTurn(index) {
             finishedItemInbox.post((BatchOperation.Item(index: index, tasks: [], failure: failure), batch)) {
-                Task { await self.finishItems() }
+                Task { self.finishItems() }
             }
         }
         withdraw(cancellation.taskKeys)

@@ -62,7 +62,7 @@ final class DirectoryInputTests: ClusterTestCase {
     }
 
     func testSubmitOfADirectorySendsItsImagesToTheCluster() async throws {
-        let photos = try makePhotos()
+        _ = try makePhotos()
         let endpoint = try await harness.startCoordinator()
         _ = try harness.launch("worker", ["worker", "--slots", "2", "--worker-id", "dir-worker", "--allow-local-files", "--coordinator", endpoint])
         let out = harness.scratch.appendingPathComponent("out")

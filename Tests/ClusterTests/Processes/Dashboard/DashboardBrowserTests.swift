@@ -47,7 +47,7 @@ final class DashboardBrowserTests: XCTestCase {
             let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
             let base = try XCTUnwrap(dashboardLine?.components(separatedBy: "dashboard on ").last?.trimmingCharacters(in: .whitespaces)
                 .trimmingCharacters(in: CharacterSet(charactersIn: "/")), coordinator.outputText)
-            try harness.launch("w-dash", ["worker", "--slots", "2", "--worker-id", "w-dash", "--coordinator", endpoint, "--allow-local-files"])
+            _ = try harness.launch("w-dash", ["worker", "--slots", "2", "--worker-id", "w-dash", "--coordinator", endpoint, "--allow-local-files"])
             var urls: [String] = []
             for sample in try samples() {
                 server.serve(path: "/photos/\(sample.name)", body: sample.bytes, contentType: sample.name.hasSuffix(".png") ? "image/png" : "image/jpeg")
@@ -108,7 +108,7 @@ final class DashboardBrowserTests: XCTestCase {
             let (secondStatus, secondOutput) = try await harness.run(["submit", urls[0], "--out", harness.scratch.appendingPathComponent("out2").path,
                                                                       "--coordinator", endpoint])
             XCTAssertEqual(secondStatus, 0, secondOutput)
-            FileManager.default.createFile(atPath: restarted, contents: nil)
+            _ = FileManager.default.createFile(atPath: restarted, contents: nil)
             let exit = await browser.waitForExit(timeout: .seconds(120))
             XCTAssertEqual(exit, 0, browser.outputText)
             let results = evaluations(browser.outputText).compactMap { ($0 as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } }
