@@ -72,7 +72,8 @@ struct WorkerSimulation {
               + "\(counters.sendFailures.load(ordering: .relaxed)) failed sends")
         if photos > 0 {
             print("simulated photo answers (warm-up included): \(counters.downloadsAnswered.load(ordering: .relaxed)) downloads held, "
-                  + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures")
+                  + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures; "
+                  + "\(counters.assignments.load(ordering: .relaxed)) assignments received (one a photo when its tilt-shift is chained)")
         }
     }
 
