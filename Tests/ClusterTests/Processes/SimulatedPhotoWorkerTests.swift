@@ -11,19 +11,51 @@ import XCTest
 /// real ROUTER socket, with a directory sink, and `SimulatedPhotoWorker` must answer the same assignments
 /// with exactly the same `TaskResult`s (every field) when given the real photo's figures.
 final class SimulatedPhotoWorkerTests: ClusterTestCase {
-    func testTheSimulatedAnswersAreExactlyARealWorkersForEachPhotoTask() async throws {
+    /// A real worker welcomed by a coordinator played on a ROUTER socket, and a served photo with a sink.
+    private struct PlayedSession {
+        let context: MessagingContext
+        let coordinator: WirePeer
+        let worker: [UInt8]
+        let hello: WorkerHello
+        let url: String
+        let photoBytes: [UInt8]
+        let sink: URL
+
+        /// The simulated figures of the real photo: the file served, and the output the worker wrote into the sink.
+        func realPhoto() throws -> SimulatedPhoto {
+            let written = [UInt8](try Data(contentsOf: sink.appendingPathComponent("photo-0.jpg")))
+            let decoded = try ImageCodec.decode(written).image
+            return SimulatedPhoto(
+                downloadBytes: UInt64(photoBytes.count), mediaType: "image/jpeg", outputBytes: UInt64(written.count),
+                outputCRC32C: CRC32C.checksum(written), width: UInt32(decoded.width), height: UInt32(decoded.height))
+        }
+
+        func close() async {
+            await coordinator.close()
+            await context.terminate()
+        }
+    }
+
+    private func startSession(environment: [String: String] = [:]) async throws -> PlayedSession {
         let context = try MessagingContext()
         let coordinator = try await WirePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", context: context)
         let endpoint = try XCTUnwrap(coordinator.channel.boundEndpoint)
-        try harness.startWorker("real", endpoint: endpoint)
+        _ = try harness.launch("real", ["worker", "--slots", "2", "--worker-id", "real", "--coordinator", endpoint],
+                               environment: environment)
         let hello = await coordinator.next { if case .workerHello(let hello) = $0 { hello } else { nil } }
-        XCTAssertNotNil(hello, "the worker never said hello:\n\(harness.allOutput)")
+        let said = try XCTUnwrap(hello, "the worker never said hello:\n\(harness.allOutput)")
         let worker = try XCTUnwrap(coordinator.lastIdentity)
         coordinator.send(.welcome(Welcome(heartbeatIntervalMs: 1000, coordinatorID: "played", acceptsBatches: true)), to: worker)
-
         let (url, photoBytes) = try serveImage("photo-0.jpg", format: .jpeg, width: 400, height: 300)
         let sink = harness.scratch.appendingPathComponent("sink")
         try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
+        return PlayedSession(context: context, coordinator: coordinator, worker: worker, hello: said, url: url,
+                             photoBytes: photoBytes, sink: sink)
+    }
+
+    func testTheSimulatedAnswersAreExactlyARealWorkersForEachPhotoTask() async throws {
+        let session = try await startSession()
+        let (coordinator, worker, url, sink) = (session.coordinator, session.worker, session.url, session.sink)
         let assignments = Self.photoAssignments(source: url, sink: sink.path)
         var real: [TaskResult] = []
         for assignment in assignments {
@@ -34,12 +66,7 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
             real.append(try XCTUnwrap(result, "no result for \(assignment.taskID):\n\(harness.allOutput)"))
         }
 
-        // The real photo's figures: the file served, and the output the worker wrote into the sink.
-        let written = [UInt8](try Data(contentsOf: sink.appendingPathComponent("photo-0.jpg")))
-        let decoded = try ImageCodec.decode(written).image
-        let photo = SimulatedPhoto(
-            downloadBytes: UInt64(photoBytes.count), mediaType: "image/jpeg", outputBytes: UInt64(written.count),
-            outputCRC32C: CRC32C.checksum(written), width: UInt32(decoded.width), height: UInt32(decoded.height))
+        let photo = try session.realPhoto()
         var simulated = SimulatedPhotoWorker(describe: { _ in photo })
         let answers = assignments.map { simulated.answer($0) }
         for (answer, result) in zip(answers, real) {
@@ -53,9 +80,7 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
         XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
         XCTAssertEqual(stored.location, sink.appendingPathComponent("photo-0.jpg").path)
         XCTAssertEqual(missing.code, .inputMissing)
-
-        await coordinator.close()
-        await context.terminate()
+        await session.close()
     }
 
     /// A download carrying its tilt-shift (`followOn`), as the coordinator sends it to a worker that
@@ -76,21 +101,10 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
     }
 
     private func compareChainedAnswers(_ chaining: PhotoChaining) async throws {
-        let context = try MessagingContext()
-        let coordinator = try await WirePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", context: context)
-        let endpoint = try XCTUnwrap(coordinator.channel.boundEndpoint)
-        _ = try harness.launch("real", ["worker", "--slots", "2", "--worker-id", "real", "--coordinator", endpoint],
-                           environment: ["SHIFTWORK_CHAINED_TASKS": chaining.rawValue])
-        let hello = await coordinator.next { if case .workerHello(let hello) = $0 { hello } else { nil } }
-        let announced = try XCTUnwrap(hello, "the worker never said hello:\n\(harness.allOutput)").acceptsChainedTasks
-        XCTAssertEqual(SimulatedPhotoWorker(chaining: chaining).chaining.announced, announced, "\(chaining)")
-        let worker = try XCTUnwrap(coordinator.lastIdentity)
-        coordinator.send(.welcome(Welcome(heartbeatIntervalMs: 1000, coordinatorID: "played", acceptsBatches: true)), to: worker)
-
-        let (url, photoBytes) = try serveImage("photo-0.jpg", format: .jpeg, width: 400, height: 300)
-        let sink = harness.scratch.appendingPathComponent("sink")
-        try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
-        let download = Self.chainedDownload(source: url, sink: sink.path)
+        let session = try await startSession(environment: ["SHIFTWORK_CHAINED_TASKS": chaining.rawValue])
+        let (coordinator, worker, sink) = (session.coordinator, session.worker, session.sink)
+        XCTAssertEqual(SimulatedPhotoWorker(chaining: chaining).chaining.announced, session.hello.acceptsChainedTasks, "\(chaining)")
+        let download = Self.chainedDownload(source: session.url, sink: sink.path)
         let followOn = try XCTUnwrap(download.followOn)
         coordinator.send(.taskAssignment(download), to: worker)
         for key in [download.taskKey, followOn.taskKey] {
@@ -108,11 +122,7 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
             }
         }
 
-        let written = [UInt8](try Data(contentsOf: sink.appendingPathComponent("photo-0.jpg")))
-        let decoded = try ImageCodec.decode(written).image
-        let photo = SimulatedPhoto(
-            downloadBytes: UInt64(photoBytes.count), mediaType: "image/jpeg", outputBytes: UInt64(written.count),
-            outputCRC32C: CRC32C.checksum(written), width: UInt32(decoded.width), height: UInt32(decoded.height))
+        let photo = try session.realPhoto()
         var simulated = SimulatedPhotoWorker(chaining: chaining, describe: { _ in photo })
         XCTAssertEqual(simulated.messages(answering: download), real, "the simulation answers unlike a real worker (\(chaining))")
         XCTAssertEqual(simulated.heldCount, 0, "the chained tilt-shift took the held download")
@@ -124,9 +134,7 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
         }
         XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
         XCTAssertEqual(stored.location, sink.appendingPathComponent("photo-0.jpg").path)
-
-        await coordinator.close()
-        await context.terminate()
+        await session.close()
     }
 
     /// A photo's download with its tilt-shift chained to it (`followOn`), as the coordinator sends it to a
