@@ -58,9 +58,10 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var lastSequence: UInt64 = 0
         /// Keys of the tasks received and not answered yet (fixed-delay tasks), reported in heartbeats.
         var holding: Set<UInt64> = []
-        /// Results to send at the end of this wake-up: no-op ones (batched) and photo ones (one message each).
+        /// Results to send at the end of this wake-up: no-op ones (batched) and photo ones (each message's
+        /// results: one alone, or a download's and its chained tilt-shift's together).
         var outgoing: [TaskResult] = []
-        var outgoingAlone: [TaskResult] = []
+        var outgoingAlone: [[TaskResult]] = []
         /// Its photo answers, and the downloads it "holds" for their tilt-shift.
         var photos: SimulatedPhotoWorker
         /// Raised by each `Welcome`: delayed results of an earlier registration are dropped.
@@ -73,7 +74,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         let dueNs: UInt64
         let worker: Int
         let registration: Int
-        let result: TaskResult
+        /// The results, grouped by the message each goes in (a no-op task's: one result).
+        let messages: [[TaskResult]]
         let alone: Bool
     }
 
@@ -192,7 +194,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     private func sayHello(_ index: Int, now: UInt64) {
         workers[index].helloSentNs = now
         send(.workerHello(WorkerHello(workerID: workers[index].id, slots: slots, version: "simulation",
-                                      hostname: "simulation", acceptsBatches: true)), to: index)
+                                      hostname: "simulation", acceptsBatches: true,
+                                      acceptsChainedTasks: workers[index].photos.chaining.announced)), to: index)
         counters.hellos.add(1, ordering: .relaxed)
     }
 
@@ -218,15 +221,19 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         case .taskAssignment(let assignment):
             counters.assignments.add(1, ordering: .relaxed)
             workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
-            let result = workers[index].photos.answer(assignment)
+            let messages = workers[index].photos.messages(answering: assignment,
+                                                          coordinatorAcceptsBatches: workers[index].acceptsBatches)
             let alone = assignment.kind != .noop
-            if alone { count(result, of: assignment.kind) }
+            if alone {
+                for result in messages.joined() { count(result, of: result.taskKey == assignment.taskKey ? assignment.kind : .tiltShift) }
+            }
             if taskDelayNs == 0 {
-                queue(result, alone: alone, for: index)
+                queue(messages, alone: alone, for: index)
             } else {
-                workers[index].holding.insert(assignment.taskKey)
+                // A chained tilt-shift is simulated as taking no time of its own: both results after one delay.
+                for result in messages.joined() { workers[index].holding.insert(result.taskKey) }
                 delayed.append(DelayedResult(dueNs: Self.nowNs() + taskDelayNs, worker: index,
-                                             registration: workers[index].registration, result: result, alone: alone))
+                                             registration: workers[index].registration, messages: messages, alone: alone))
             }
         case .welcome(let welcome):
             counters.welcomes.add(1, ordering: .relaxed)
@@ -252,12 +259,12 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         }
     }
 
-    private func queue(_ result: TaskResult, alone: Bool, for index: Int) {
+    private func queue(_ messages: [[TaskResult]], alone: Bool, for index: Int) {
         if workers[index].outgoing.isEmpty && workers[index].outgoingAlone.isEmpty { dirty.append(index) }
         if alone {
-            workers[index].outgoingAlone.append(result)
+            workers[index].outgoingAlone.append(contentsOf: messages)
         } else {
-            workers[index].outgoing.append(result)
+            workers[index].outgoing.append(contentsOf: messages.joined())
         }
     }
 
@@ -272,7 +279,7 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             let due = delayed[delayedHead]
             delayedHead += 1
             guard workers[due.worker].registration == due.registration else { continue }
-            queue(due.result, alone: due.alone, for: due.worker)
+            queue(due.messages, alone: due.alone, for: due.worker)
         }
         if delayedHead > 4096, delayedHead * 2 > delayed.count {
             delayed.removeFirst(delayedHead)
@@ -281,7 +288,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     }
 
     /// Sends each worker's results of this wake-up, no-op ones in batch messages when the coordinator takes
-    /// them and photo ones alone (as `Worker.finished` sends each as its task ends), then reads the worker's
+    /// them and photo ones as `Worker.finished` sends them (each alone as its task ends, or a download's with
+    /// its chained tilt-shift's in one batch), then reads the worker's
     /// socket (the send may have taken the signal of a message that came meanwhile).
     private func flush(into message: inout zmq_msg_t) {
         for index in dirty {
@@ -289,14 +297,15 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             let alone = workers[index].outgoingAlone
             workers[index].outgoing.removeAll(keepingCapacity: true)
             workers[index].outgoingAlone.removeAll(keepingCapacity: true)
-            if taskDelayNs > 0 { for result in results + alone { workers[index].holding.remove(result.taskKey) } }
+            let aloneCount = alone.reduce(0) { $0 + $1.count }
+            if taskDelayNs > 0 { for result in results + alone.joined() { workers[index].holding.remove(result.taskKey) } }
             let messages = results.map(Message.taskResult)
             for message in workers[index].acceptsBatches ? MessageBatching.coalesce(messages) : messages {
                 send(message, to: index)
             }
-            for result in alone { send(.taskResult(result), to: index) }
-            workers[index].tasksAnswered += results.count + alone.count
-            counters.results.add(results.count + alone.count, ordering: .relaxed)
+            for message in alone { send(message.count == 1 ? .taskResult(message[0]) : .taskResults(message), to: index) }
+            workers[index].tasksAnswered += results.count + aloneCount
+            counters.results.add(results.count + aloneCount, ordering: .relaxed)
         }
         let sentTo = dirty
         dirty.removeAll(keepingCapacity: true)

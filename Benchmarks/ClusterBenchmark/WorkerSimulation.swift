@@ -25,6 +25,8 @@ struct WorkerSimulation {
     var photoOrigin = "http://127.0.0.1:9"
     /// The batch's directory sink (`submit --sink DIR`, an absolute path); the simulated workers write nothing into it.
     var photoSink = ""
+    /// How the simulated workers take a photo's chained tilt-shift (a real worker's default: announced).
+    var photoChaining = PhotoChaining.on
 
     /// Connects the workers, measures heartbeats while idle, runs the no-op tasks, prints the figures.
     func run(_ client: ClusterClient) async throws {
@@ -40,7 +42,7 @@ struct WorkerSimulation {
         for thread in 0..<threadCount {
             let numbers = (workers * thread / threadCount)..<(workers * (thread + 1) / threadCount)
             let group = SimulatedWorkerGroup(context: context, endpoint: endpoint, numbers: numbers, prefix: "sim-\(getpid())",
-                                             slots: slots, taskDelay: taskDelay, photos: SimulatedPhotoWorker(), counters: counters)
+                                             slots: slots, taskDelay: taskDelay, photos: SimulatedPhotoWorker(chaining: photoChaining), counters: counters)
             groups.append(group)
             let body = Thread {
                 group.run()
@@ -49,7 +51,7 @@ struct WorkerSimulation {
             body.name = "simulated workers \(thread)"
             body.start()
         }
-        let kindText = photos > 0 ? "photo tasks (12 MP, sink \(photoSink))" : "no-op tasks"
+        let kindText = photos > 0 ? "photo tasks (12 MP, sink \(photoSink), chaining \(photoChaining.rawValue))" : "no-op tasks"
         let delayText = taskDelay == .zero ? "\(kindText) answered at once" : "\(kindText) answered after \(taskDelay)"
         print("simulation: \(workers) simulated workers × \(slots) slots on \(threadCount) threads (\(ioThreads) ZeroMQ I/O "
               + "threads), \(delayText); coordinator pid \(coordinatorPID) on \(endpoint)")
@@ -70,7 +72,8 @@ struct WorkerSimulation {
               + "\(counters.sendFailures.load(ordering: .relaxed)) failed sends")
         if photos > 0 {
             print("simulated photo answers (warm-up included): \(counters.downloadsAnswered.load(ordering: .relaxed)) downloads held, "
-                  + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures")
+                  + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures; "
+                  + "\(counters.assignments.load(ordering: .relaxed)) assignments received (one a photo when its tilt-shift is chained)")
         }
     }
 

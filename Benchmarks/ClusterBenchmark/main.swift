@@ -49,9 +49,13 @@
 //   (`BatchSubmission` with `--photo-sink`; the simulated workers write nothing there) in batches of
 //   `--batch-size`, all at once; each photo is a download answered as held on the worker and a tilt-shift
 //   answered with the sink output's metadata, as a real worker answers for a 12 MP photo
-//   (`ClusterSimulation.SimulatedPhotoWorker`). Prints photos/s, the coordinator's CPU per photo and per
-//   task, and the load average.
+//   (`ClusterSimulation.SimulatedPhotoWorker`). `--photo-chaining on` (the default, as a real worker)
+//   announces chained tasks, so the coordinator sends each download with its tilt-shift attached and the
+//   worker answers both, each result its own message; `together` sends both in one message; `off` does not
+//   announce them (the two-step flow). Prints photos/s, the coordinator's CPU per photo and per task, and
+//   the load average.
 import Cluster
+import ClusterSimulation
 import Foundation
 import Imaging
 import Messaging
@@ -84,6 +88,7 @@ struct Arguments {
     var photos = 0
     var photoSink = ""
     var photoOrigin = "http://127.0.0.1:9"
+    var photoChaining = PhotoChaining.on
     var small = 10
     var label = ""
 
@@ -96,7 +101,7 @@ struct Arguments {
                                 [--cancel-rounds N [--cancel-side PIXELS]]
                                 [--simulate-workers N --coordinator-pid PID [--simulated-slots N]
                                  [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]
-                                 [--photos N --photo-sink DIR [--photo-origin URL]]]
+                                 [--photos N --photo-sink DIR [--photo-origin URL] [--photo-chaining off|on|together]]]
                                 [--behind N [--small N] [--label TEXT]]
         """
 
@@ -142,6 +147,12 @@ struct Arguments {
             case "--photos": photos = number("--photos")
             case "--photo-sink": photoSink = value("--photo-sink")
             case "--photo-origin": photoOrigin = value("--photo-origin")
+            case "--photo-chaining":
+                let text = value("--photo-chaining")
+                guard let chaining = PhotoChaining(named: text) else {
+                    Self.fail("--photo-chaining takes off, on or together (as SHIFTWORK_CHAINED_TASKS), not \(text)")
+                }
+                photoChaining = chaining
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
@@ -482,7 +493,8 @@ do {
             threads: arguments.simulationThreads, ioThreads: arguments.ioThreads,
             taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds, tasks: arguments.tasks,
             batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID,
-            photos: arguments.photos, photoOrigin: arguments.photoOrigin, photoSink: arguments.photoSink)
+            photos: arguments.photos, photoOrigin: arguments.photoOrigin, photoSink: arguments.photoSink,
+            photoChaining: arguments.photoChaining)
         try await simulation.run(client)
     } else if arguments.tasks > 0 {
         if arguments.warmup > 0 {

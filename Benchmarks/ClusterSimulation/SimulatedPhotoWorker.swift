@@ -11,8 +11,11 @@ import Wire
 /// the bytes stay); its tilt-shift, sent here with the input as a reference (`InjectedInput.onWorker`), is
 /// answered with the sink output's metadata (`location`, size, CRC-32C, dimensions), or without a sink with
 /// an output of `outputBytes` bytes; a tilt-shift whose input this worker does not hold fails with
-/// `inputMissing`, as a real worker's does. `ClusterTests`' `SimulatedPhotoWorkerTests` hold it to a real
-/// worker's messages.
+/// `inputMissing`, as a real worker's does. A download carrying a chained tilt-shift
+/// (`TaskAssignment.followOn`) is answered as `Worker.finished` does: the download's result, then the
+/// tilt-shift's, run on the held image at once; with `PhotoChaining.together` both in one message; after a
+/// failed download the tilt-shift is neither run nor answered. `ClusterTests`' `SimulatedPhotoWorkerTests`
+/// hold it to a real worker's messages.
 public struct SimulatedPhotoWorker: Sendable {
     /// The figures of the photo at a source URL.
     private let describe: @Sendable (String) -> SimulatedPhoto
@@ -20,12 +23,16 @@ public struct SimulatedPhotoWorker: Sendable {
     private var held: [String: SimulatedPhoto] = [:]
     /// The bytes sent as every output when a batch has no sink (shared, never copied before encoding).
     private let unsunkOutput: [UInt8]
+    /// Whether it announces chained tasks and how it reports them.
+    public let chaining: PhotoChaining
 
     /// A worker whose photos are described by `describe` (by default 12-megapixel JPEGs); without a sink, its
     /// outputs carry `unsunkOutputBytes` bytes each.
-    public init(unsunkOutputBytes: Int = 1_000_000,
+    /// `chaining` is a real worker's default unless told otherwise.
+    public init(unsunkOutputBytes: Int = 1_000_000, chaining: PhotoChaining = .on,
                 describe: @escaping @Sendable (String) -> SimulatedPhoto = SimulatedPhoto.twelveMegapixel) {
         self.describe = describe
+        self.chaining = chaining
         // JPEG's start-of-image marker first, so that nothing mistakes it for another format.
         var bytes = [UInt8](repeating: 0, count: max(4, unsunkOutputBytes))
         bytes[0] = 0xFF
@@ -45,6 +52,20 @@ public struct SimulatedPhotoWorker: Sendable {
     public mutating func answer(_ assignment: TaskAssignment) -> TaskResult {
         TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: outcome(of: assignment),
                    taskKey: assignment.taskKey)
+    }
+
+    /// The messages a real worker sends once `assignment` has run, and the tilt-shift chained to it if any:
+    /// each message its results, one result a `TaskResult` message, two a `TaskResultBatch`. A chained
+    /// tilt-shift runs only after a download held on the worker; its result goes with the download's in one
+    /// message when `chaining` is `together` and the coordinator takes batches (`Welcome.acceptsBatches`).
+    public mutating func messages(answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true) -> [[TaskResult]] {
+        let result = answer(assignment)
+        // As a real worker, whatever it announced: a follow-on that arrives is run.
+        guard let followOn = assignment.chainedAssignment, case .output(let output) = result.outcome, output.heldOnWorker else {
+            return [[result]]
+        }
+        let chained = answer(followOn)
+        return chaining == .together && coordinatorAcceptsBatches ? [[result, chained]] : [[result], [chained]]
     }
 
     private mutating func outcome(of assignment: TaskAssignment) -> TaskOutcome {

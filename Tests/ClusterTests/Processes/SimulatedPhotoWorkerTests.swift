@@ -11,19 +11,51 @@ import XCTest
 /// real ROUTER socket, with a directory sink, and `SimulatedPhotoWorker` must answer the same assignments
 /// with exactly the same `TaskResult`s (every field) when given the real photo's figures.
 final class SimulatedPhotoWorkerTests: ClusterTestCase {
-    func testTheSimulatedAnswersAreExactlyARealWorkersForEachPhotoTask() async throws {
+    /// A real worker welcomed by a coordinator played on a ROUTER socket, and a served photo with a sink.
+    private struct PlayedSession {
+        let context: MessagingContext
+        let coordinator: WirePeer
+        let worker: [UInt8]
+        let hello: WorkerHello
+        let url: String
+        let photoBytes: [UInt8]
+        let sink: URL
+
+        /// The simulated figures of the real photo: the file served, and the output the worker wrote into the sink.
+        func realPhoto() throws -> SimulatedPhoto {
+            let written = [UInt8](try Data(contentsOf: sink.appendingPathComponent("photo-0.jpg")))
+            let decoded = try ImageCodec.decode(written).image
+            return SimulatedPhoto(
+                downloadBytes: UInt64(photoBytes.count), mediaType: "image/jpeg", outputBytes: UInt64(written.count),
+                outputCRC32C: CRC32C.checksum(written), width: UInt32(decoded.width), height: UInt32(decoded.height))
+        }
+
+        func close() async {
+            await coordinator.close()
+            await context.terminate()
+        }
+    }
+
+    private func startSession(environment: [String: String] = [:]) async throws -> PlayedSession {
         let context = try MessagingContext()
         let coordinator = try await WirePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", context: context)
         let endpoint = try XCTUnwrap(coordinator.channel.boundEndpoint)
-        try harness.startWorker("real", endpoint: endpoint)
+        _ = try harness.launch("real", ["worker", "--slots", "2", "--worker-id", "real", "--coordinator", endpoint],
+                               environment: environment)
         let hello = await coordinator.next { if case .workerHello(let hello) = $0 { hello } else { nil } }
-        XCTAssertNotNil(hello, "the worker never said hello:\n\(harness.allOutput)")
+        let said = try XCTUnwrap(hello, "the worker never said hello:\n\(harness.allOutput)")
         let worker = try XCTUnwrap(coordinator.lastIdentity)
         coordinator.send(.welcome(Welcome(heartbeatIntervalMs: 1000, coordinatorID: "played", acceptsBatches: true)), to: worker)
-
         let (url, photoBytes) = try serveImage("photo-0.jpg", format: .jpeg, width: 400, height: 300)
         let sink = harness.scratch.appendingPathComponent("sink")
         try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
+        return PlayedSession(context: context, coordinator: coordinator, worker: worker, hello: said, url: url,
+                             photoBytes: photoBytes, sink: sink)
+    }
+
+    func testTheSimulatedAnswersAreExactlyARealWorkersForEachPhotoTask() async throws {
+        let session = try await startSession()
+        let (coordinator, worker, url, sink) = (session.coordinator, session.worker, session.url, session.sink)
         let assignments = Self.photoAssignments(source: url, sink: sink.path)
         var real: [TaskResult] = []
         for assignment in assignments {
@@ -34,12 +66,7 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
             real.append(try XCTUnwrap(result, "no result for \(assignment.taskID):\n\(harness.allOutput)"))
         }
 
-        // The real photo's figures: the file served, and the output the worker wrote into the sink.
-        let written = [UInt8](try Data(contentsOf: sink.appendingPathComponent("photo-0.jpg")))
-        let decoded = try ImageCodec.decode(written).image
-        let photo = SimulatedPhoto(
-            downloadBytes: UInt64(photoBytes.count), mediaType: "image/jpeg", outputBytes: UInt64(written.count),
-            outputCRC32C: CRC32C.checksum(written), width: UInt32(decoded.width), height: UInt32(decoded.height))
+        let photo = try session.realPhoto()
         var simulated = SimulatedPhotoWorker(describe: { _ in photo })
         let answers = assignments.map { simulated.answer($0) }
         for (answer, result) in zip(answers, real) {
@@ -53,9 +80,70 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
         XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
         XCTAssertEqual(stored.location, sink.appendingPathComponent("photo-0.jpg").path)
         XCTAssertEqual(missing.code, .inputMissing)
+        await session.close()
+    }
 
-        await coordinator.close()
-        await context.terminate()
+    /// A download carrying its tilt-shift (`followOn`), as the coordinator sends it to a worker that
+    /// announces chained tasks: the simulated worker announces as the real one does for each
+    /// `SHIFTWORK_CHAINED_TASKS`, and sends the same results grouped in the same messages.
+    func testAChainedDownloadIsAnsweredAsARealWorkerAnswersIt() async throws {
+        try await compareChainedAnswers(.on)
+    }
+
+    /// `SHIFTWORK_CHAINED_TASKS=together`: both results in one message, on the real worker and the simulated one.
+    func testAChainedDownloadReportedTogetherIsAnsweredAsARealWorkerAnswersIt() async throws {
+        try await compareChainedAnswers(.together)
+    }
+
+    /// A worker that does not announce chained tasks still runs a follow-on it is sent (nothing is lost).
+    func testAFollowOnSentToAWorkerThatDidNotAnnounceItIsAnsweredAsARealWorkerAnswersIt() async throws {
+        try await compareChainedAnswers(.off)
+    }
+
+    private func compareChainedAnswers(_ chaining: PhotoChaining) async throws {
+        let session = try await startSession(environment: ["SHIFTWORK_CHAINED_TASKS": chaining.rawValue])
+        let (coordinator, worker, sink) = (session.coordinator, session.worker, session.sink)
+        XCTAssertEqual(SimulatedPhotoWorker(chaining: chaining).chaining.announced, session.hello.acceptsChainedTasks, "\(chaining)")
+        let download = Self.chainedDownload(source: session.url, sink: sink.path)
+        let followOn = try XCTUnwrap(download.followOn)
+        coordinator.send(.taskAssignment(download), to: worker)
+        for key in [download.taskKey, followOn.taskKey] {
+            let result = await coordinator.next(timeout: .seconds(60)) {
+                if case .taskResult(let result) = $0, result.taskKey == key { result } else { nil }
+            }
+            XCTAssertNotNil(result, "no result for task key \(key) (\(chaining)):\n\(harness.allOutput)")
+        }
+        // The results as the real worker grouped them in messages.
+        let real: [[TaskResult]] = coordinator.receivedWhole.compactMap {
+            switch $0 {
+            case .taskResult(let result): [result]
+            case .taskResults(let results): results
+            default: nil
+            }
+        }
+
+        let photo = try session.realPhoto()
+        var simulated = SimulatedPhotoWorker(chaining: chaining, describe: { _ in photo })
+        XCTAssertEqual(simulated.messages(answering: download), real, "the simulation answers unlike a real worker (\(chaining))")
+        XCTAssertEqual(simulated.heldCount, 0, "the chained tilt-shift took the held download")
+        // What the assertion above covers: a held download, then the sink output, grouped as the setting says.
+        XCTAssertEqual(real.map(\.count), chaining == .together ? [2] : [1, 1], "\(real)")
+        let results = Array(real.joined())
+        guard results.count == 2, case .output(let held) = results[0].outcome, case .output(let stored) = results[1].outcome else {
+            return XCTFail("unexpected real results: \(real)")
+        }
+        XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
+        XCTAssertEqual(stored.location, sink.appendingPathComponent("photo-0.jpg").path)
+        await session.close()
+    }
+
+    /// A photo's download with its tilt-shift chained to it (`followOn`), as the coordinator sends it to a
+    /// worker that announced chained tasks.
+    static func chainedDownload(source: String, sink: String) -> TaskAssignment {
+        let assignments = photoAssignments(source: source, sink: sink)
+        var download = assignments[0]
+        download.followOn = ChainedTask(assignments[1])
+        return download
     }
 
     /// A photo's download and tilt-shift as the coordinator assigns them with a directory sink, and a

@@ -10,9 +10,10 @@ import Wire
 /// is given must leave the later minors' fields at their defaults).
 final class WirePeer: Sendable {
     let channel: SocketChannel
-    /// What arrived, how much of it `next` has gone past, and who sent the last message.
+    /// What arrived (taken apart, and as sent), how much of it `next` has gone past, and who sent the last message.
     private final class Inbox: Sendable {
         let state = Mutex<(messages: [Message], consumed: Int, identity: [UInt8]?)>(([], 0, nil))
+        let whole = Mutex<[Message]>([])
     }
     private let inbox = Inbox()
     private let reader: Task<Void, Never>
@@ -33,6 +34,7 @@ final class WirePeer: Sendable {
         reader = Task {
             for await frames in channel.messages {
                 guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+                inbox.whole.withLock { $0.append(message) }
                 inbox.state.withLock {
                     $0.messages += MessageBatching.unbatched(message)
                     if frames.count == 2 { $0.identity = frames[0] }
@@ -43,6 +45,9 @@ final class WirePeer: Sendable {
 
     /// Everything received so far, batch messages taken apart.
     var received: [Message] { inbox.state.withLock { $0.messages } }
+
+    /// Everything received so far, each message as it came (a batch message whole): how a peer grouped them.
+    var receivedWhole: [Message] { inbox.whole.withLock { $0 } }
 
     /// The identity of the peer that sent the last message (a ROUTER's view).
     var lastIdentity: [UInt8]? { inbox.state.withLock { $0.identity } }

@@ -69,4 +69,51 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
         XCTAssertTrue(failure.message.contains("keepOutput"), failure.message)
         XCTAssertEqual(worker.heldCount, 0)
     }
+
+    func testAChainedDownloadIsAnsweredThenItsTiltShiftEachAloneByDefault() {
+        let source = "http://127.0.0.1:9/photo-8.jpg"
+        let download = SimulatedPhotoWorkerTests.chainedDownload(source: source, sink: sink)
+        var chained = SimulatedPhotoWorker()
+        XCTAssertEqual(chained.chaining, .on, "a real worker's default")
+        var twoStep = SimulatedPhotoWorker(chaining: .off)
+        let apart = SimulatedPhotoWorkerTests.photoAssignments(source: source, sink: sink)
+        // The same two results as the two-step flow's, each in a message of its own, nothing left held.
+        XCTAssertEqual(chained.messages(answering: download), [[twoStep.answer(apart[0])], [twoStep.answer(apart[1])]])
+        XCTAssertEqual(chained.heldCount, 0)
+    }
+
+    func testTogetherSendsBothResultsInOneMessageWhenTheCoordinatorTakesBatches() {
+        let download = SimulatedPhotoWorkerTests.chainedDownload(source: "http://127.0.0.1:9/photo-9.jpg", sink: sink)
+        var together = SimulatedPhotoWorker(chaining: .together)
+        let messages = together.messages(answering: download)
+        XCTAssertEqual(messages.map(\.count), [2])
+        XCTAssertEqual(messages.joined().map(\.taskKey), download.followOn.map { [download.taskKey, $0.taskKey] })
+        // A coordinator that takes no batch messages gets each result alone, as from a real worker.
+        var older = SimulatedPhotoWorker(chaining: .together)
+        XCTAssertEqual(older.messages(answering: download, coordinatorAcceptsBatches: false).map(\.count), [1, 1])
+    }
+
+    func testAFailedDownloadsChainedTiltShiftIsNeitherRunNorAnswered() {
+        var download = SimulatedPhotoWorkerTests.chainedDownload(source: "http://127.0.0.1:9/photo-10.jpg", sink: sink)
+        download.keepOutput = false
+        var worker = SimulatedPhotoWorker(chaining: .together)
+        let messages = worker.messages(answering: download)
+        XCTAssertEqual(messages.count, 1)
+        guard let only = messages.first, only.count == 1, case .failure = only[0].outcome else {
+            return XCTFail("answered more than the failed download: \(messages)")
+        }
+    }
+
+    func testAnAssignmentWithoutAFollowOnIsOneMessage() {
+        var worker = SimulatedPhotoWorker(chaining: .together)
+        let download = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-11.jpg", sink: sink)[0]
+        XCTAssertEqual(worker.messages(answering: download).map(\.count), [1])
+        XCTAssertEqual(worker.heldCount, 1)
+    }
+
+    func testTheChainingSettingsAreNamedAsTheRealWorkersEnvironmentNamesThem() {
+        XCTAssertEqual(PhotoChaining.allCases.compactMap { PhotoChaining(named: $0.rawValue.uppercased()) }, PhotoChaining.allCases)
+        XCTAssertNil(PhotoChaining(named: "sometimes"))
+        XCTAssertEqual(PhotoChaining.allCases.map(\.announced), [false, true, true])
+    }
 }
