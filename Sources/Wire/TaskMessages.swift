@@ -56,7 +56,13 @@ public struct TaskAssignment: Sendable, Equatable {
     public var s3Endpoint: String = ""
     /// For a download sent to a worker that accepts chained tasks: the tilt-shift to run on its image
     /// right after it, in the same slot, when the image is kept on the worker; `nil`: none.
-    public var followOn: ChainedTask?
+    public var followOn: ChainedTask? {
+        get { followOnStorage?.task }
+        set { followOnStorage = newValue.map(ChainedTaskStorage.init) }
+    }
+    /// `followOn` by reference: inline, its size would be added to every assignment the coordinator keeps
+    /// (hundreds of thousands), though only a chained download has one.
+    private var followOnStorage: ChainedTaskStorage?
 
     /// Creates an assignment.
     public init(

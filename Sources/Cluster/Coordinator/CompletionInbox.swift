@@ -46,11 +46,17 @@ final class CompletionInbox<Event: Sendable>: Sendable {
         }
     }
 
+    /// The most events whose storage `recycle` keeps: a larger array is freed, since a rare burst
+    /// (200,000 requests of batches submitted at once) would otherwise hold its size for the process's life.
+    static var largestSpare: Int { 8_192 }
+
     /// Hands back the array of a drain once its events are handled: emptied, its storage is kept for
-    /// the posts after the next drain. Growing a new array for every burst, one reallocation per doubling
-    /// (the larger of them from the shared heap), cost the coordinator more than its events' own work.
+    /// the posts after the next drain (up to ``largestSpare`` events). Growing a new array for every
+    /// burst, one reallocation per doubling (the larger of them from the shared heap), cost the
+    /// coordinator more than its events' own work.
     func recycle(_ drained: consuming [Event]) {
         var buffer = drained
+        guard buffer.capacity <= Self.largestSpare else { return }
         buffer.removeAll(keepingCapacity: true)
         state.withLock { state in
             if buffer.capacity > state.spare.capacity { swap(&state.spare, &buffer) }

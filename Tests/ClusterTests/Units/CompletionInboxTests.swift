@@ -93,4 +93,21 @@ final class CompletionInboxTests: XCTestCase {
         XCTAssertEqual(inbox.drain(), ["c"])
         XCTAssertEqual(inbox.drain(), [])
     }
+
+    /// A burst's storage is kept for the next burst only up to `largestSpare` events: a rare huge burst's
+    /// array is freed, not held for the life of the process.
+    func testTheStorageOfAHugeBurstIsNotKept() {
+        let inbox = CompletionInbox<Int>()
+        for index in 0..<100 { inbox.post(index) {} }
+        inbox.recycle(inbox.drain())
+        XCTAssertEqual(inbox.drain(), [], "this drain puts the handed-back storage in place")
+        inbox.post(0) {}
+        XCTAssertGreaterThanOrEqual(inbox.drain().capacity, 100, "a burst's storage is reused")
+        let huge = CompletionInbox<Int>.largestSpare * 2
+        for index in 0..<huge { inbox.post(index) {} }
+        inbox.recycle(inbox.drain())
+        XCTAssertEqual(inbox.drain(), [])
+        inbox.post(0) {}
+        XCTAssertLessThan(inbox.drain().capacity, huge, "the huge burst's storage was freed")
+    }
 }

@@ -16,7 +16,7 @@ struct RemoteRun: Sendable {
         let avoiding: PeerIdentity?
         /// A download's dependent tilt-shift, as it will be sent after it: chained to it on a worker that
         /// accepts chained tasks (`ChainedFollowOns`).
-        var followOn: TaskAssignment? = nil
+        var followOn: SharedAssignment? = nil
     }
 
     /// What to do after a result.
@@ -45,15 +45,16 @@ struct RemoteRun: Sendable {
     private var dependent: TaskAssignment?
     /// The request out is the producer's re-run.
     private var rerunningProducer = false
-    /// For a download: its dependent tilt-shift as first sent, chained to every attempt.
-    let followOn: TaskAssignment?
+    /// For a download: its dependent tilt-shift as first sent, chained to every attempt (boxed: most runs
+    /// have none, `SharedAssignment`).
+    let followOn: SharedAssignment?
 
     init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int, followOn: TaskAssignment? = nil) {
         self.assignment = assignment
         self.lineage = lineage
         self.attempt = attempt
         self.workerLosses = workerLosses
-        self.followOn = followOn
+        self.followOn = followOn.map(SharedAssignment.init)
     }
 
     /// The first request of the current attempt.
@@ -79,7 +80,7 @@ struct RemoteRun: Sendable {
                 let dependent = dependent ?? assignment
                 return .send(Request(assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
                                      keepsSlotForDependent: false, avoiding: nil,
-                                     followOn: lineage.follow(dependent, output: Lineage.heldImage)))
+                                     followOn: SharedAssignment(lineage.follow(dependent, output: Lineage.heldImage))))
             }
             return .failed(error)
         case .failure(let error):
