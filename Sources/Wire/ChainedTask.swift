@@ -48,16 +48,3 @@ extension TaskAssignment {
         return tiltShift
     }
 }
-
-/// ``TaskAssignment/followOn``'s storage: a chained task held by reference, compared by value.
-final class ChainedTaskStorage: Sendable, Equatable {
-    let task: ChainedTask
-
-    init(_ task: ChainedTask) {
-        self.task = task
-    }
-
-    static func == (lhs: ChainedTaskStorage, rhs: ChainedTaskStorage) -> Bool {
-        lhs === rhs || lhs.task == rhs.task
-    }
-}

@@ -57,12 +57,12 @@ public struct TaskAssignment: Sendable, Equatable {
     /// For a download sent to a worker that accepts chained tasks: the tilt-shift to run on its image
     /// right after it, in the same slot, when the image is kept on the worker; `nil`: none.
     public var followOn: ChainedTask? {
-        get { followOnStorage?.task }
-        set { followOnStorage = newValue.map(ChainedTaskStorage.init) }
+        get { followOnStorage?.value }
+        set { followOnStorage = newValue.map(Shared.init) }
     }
-    /// `followOn` by reference: inline, its size would be added to every assignment the coordinator keeps
-    /// (hundreds of thousands), though only a chained download has one.
-    private var followOnStorage: ChainedTaskStorage?
+    /// `followOn` by reference (``Shared``): inline, its size would be added to every assignment the
+    /// coordinator keeps (hundreds of thousands), though only a chained download has one.
+    private var followOnStorage: Shared<ChainedTask>?
 
     /// Creates an assignment.
     public init(

@@ -24,7 +24,7 @@ extension Coordinator {
                 if request.operation.isCancelled || request.operation.isFinished { continue }
                 waiters[request.assignment.taskKey] = request.operation
                 send(dispatcher.enqueue(request.assignment, priority: request.priority, dependentKey: request.dependentKey,
-                                        avoiding: request.avoiding, followOn: request.followOn?.assignment))
+                                        avoiding: request.avoiding, followOn: request.followOn?.value))
             }
         }
         remoteRequests.recycle(requests)

@@ -104,18 +104,19 @@ final class ChainedFollowOnsTests: XCTestCase {
 
     func testEveryAttemptOfADownloadCarriesItsFollowOnAndALineageRerunChainsTheNextDependent() throws {
         let followOn = tiltShift(2, of: 1)
-        var run = RemoteRun(assignment: download(1), lineage: nil, attempt: 1, workerLosses: 0, followOn: followOn)
-        XCTAssertEqual(run.request.followOn?.assignment, followOn)
+        var run = RemoteRun(assignment: download(1), lineage: nil, attempt: 1, workerLosses: 0,
+                            followOn: Shared(followOn))
+        XCTAssertEqual(run.request.followOn?.value, followOn)
         let retried = run.retry(after: RemoteTaskError(failure: TaskFailure(code: .download, message: "503", isTransient: true),
                                                        attempt: 1, worker: a))
-        XCTAssertEqual(retried.followOn?.assignment, followOn, "a retried download is chained again")
+        XCTAssertEqual(retried.followOn?.value, followOn, "a retried download is chained again")
 
         var dependent = RemoteRun(assignment: followOn, lineage: Lineage(producer: download(1)), attempt: 1, workerLosses: 0)
         XCTAssertNil(dependent.request.followOn)
         let lost = Result<TaskOutput, any Error>.failure(RemoteTaskError(
             failure: TaskFailure(code: .inputMissing, message: "gone"), attempt: 1, worker: a))
         guard case .send(let rerun) = dependent.step(after: lost) else { return XCTFail("expected the producer again") }
-        let chained = try XCTUnwrap(rerun.followOn?.assignment, "the re-run download carries the dependent")
+        let chained = try XCTUnwrap(rerun.followOn?.value, "the re-run download carries the dependent")
         XCTAssertEqual(chained.attempt, 1 + Lineage.attemptStride)
         guard case .send(let next) = dependent.step(after: .success(held)) else { return XCTFail("expected the dependent") }
         XCTAssertEqual(next.assignment.taskKey, chained.taskKey)

@@ -12,7 +12,7 @@ struct RemoteRequest: Sendable {
     /// A retry: the worker where the last attempt failed, to avoid when another has a free slot.
     let avoiding: PeerIdentity?
     /// For a download: its dependent tilt-shift, to chain to it on a worker that accepts chained tasks.
-    var followOn: SharedAssignment? = nil
+    var followOn: Shared<TaskAssignment>? = nil
     /// The operation to finish (or advance) with the result (`RemoteTaskOperation.received`).
     let operation: RemoteTaskOperation
 }

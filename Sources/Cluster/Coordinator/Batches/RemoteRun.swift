@@ -16,7 +16,7 @@ struct RemoteRun: Sendable {
         let avoiding: PeerIdentity?
         /// A download's dependent tilt-shift, as it will be sent after it: chained to it on a worker that
         /// accepts chained tasks (`ChainedFollowOns`).
-        var followOn: SharedAssignment? = nil
+        var followOn: Shared<TaskAssignment>? = nil
     }
 
     /// What to do after a result.
@@ -46,15 +46,15 @@ struct RemoteRun: Sendable {
     /// The request out is the producer's re-run.
     private var rerunningProducer = false
     /// For a download: its dependent tilt-shift as first sent, chained to every attempt (boxed: most runs
-    /// have none, `SharedAssignment`).
-    let followOn: SharedAssignment?
+    /// have none, `Shared`).
+    let followOn: Shared<TaskAssignment>?
 
-    init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int, followOn: TaskAssignment? = nil) {
+    init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int, followOn: Shared<TaskAssignment>? = nil) {
         self.assignment = assignment
         self.lineage = lineage
         self.attempt = attempt
         self.workerLosses = workerLosses
-        self.followOn = followOn.map(SharedAssignment.init)
+        self.followOn = followOn
     }
 
     /// The first request of the current attempt.
@@ -80,7 +80,7 @@ struct RemoteRun: Sendable {
                 let dependent = dependent ?? assignment
                 return .send(Request(assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
                                      keepsSlotForDependent: false, avoiding: nil,
-                                     followOn: SharedAssignment(lineage.follow(dependent, output: Lineage.heldImage))))
+                                     followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage))))
             }
             return .failed(error)
         case .failure(let error):

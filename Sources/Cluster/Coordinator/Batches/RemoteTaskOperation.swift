@@ -68,14 +68,14 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
     let dependentKey = Atomic<TaskKey>(0)
     /// For a download: that tilt-shift as it is first sent, chained to the download where a worker accepts
     /// chained tasks (`RemoteRequest.followOn`); `nil`: none.
-    let followOn: SharedAssignment?
+    let followOn: Shared<TaskAssignment>?
 
     /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
     init(_ template: TaskAssignment, itemIndex: Int, runner: any RemoteTaskRunning, priority: Int = 0,
          retrySchedule: TaskRetrySchedule = TaskRetrySchedule(), followOn: TaskAssignment? = nil) {
         assert(template.taskKey != 0, "a remote task needs a task key")
         self.template = template
-        self.followOn = followOn.map(SharedAssignment.init)
+        self.followOn = followOn.map(Shared.init)
         self.itemIndex = itemIndex
         self.runner = runner
         self.dispatchPriority = priority
@@ -158,7 +158,7 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
         let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0) } : nil
         let earlier = failedAttempts
         let current = RemoteRun(assignment: assignment, lineage: lineage, attempt: earlier.count + 1,
-                                workerLosses: earlier.filter { $0.code == .workerLost }.count, followOn: followOn?.assignment)
+                                workerLosses: earlier.filter { $0.code == .workerLost }.count, followOn: followOn)
         run.withLock { $0 = current }
         send(current.request, wasWaiting: claimStart())
     }
