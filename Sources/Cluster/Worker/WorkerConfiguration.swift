@@ -27,14 +27,13 @@ public struct WorkerConfiguration: Sendable {
     /// Bytes of downloaded images kept for the tilt-shifts the coordinator sends to this worker because
     /// it holds their input (locality).
     public var inputCacheBytes: Int
+    /// How this worker takes chained tasks (default: on).
+    public var chainedTasks = ChainedTasks.on
     /// Announce chained tasks (`WorkerHello.acceptsChainedTasks`): the coordinator may send a download with
-    /// its tilt-shift, which this worker runs right after it in the same slot. On unless the environment
-    /// says `SHIFTWORK_CHAINED_TASKS=off` (then the coordinator sends the two tasks apart, as to an older worker).
-    public var acceptsChainedTasks = ProcessInfo.processInfo.environment["SHIFTWORK_CHAINED_TASKS"] != "off"
-    /// Holds a chained download's result back until its tilt-shift ends and sends both in one message
-    /// (`SHIFTWORK_CHAINED_TASKS=together`): one message a photo instead of two, but the coordinator counts
-    /// the download as running until then (docs/protocol.md, "Chained tasks": what that changes).
-    public var reportsChainedTasksTogether = ProcessInfo.processInfo.environment["SHIFTWORK_CHAINED_TASKS"] == "together"
+    /// its tilt-shift, which this worker runs right after it in the same slot.
+    var acceptsChainedTasks: Bool { chainedTasks != .off }
+    /// Hold a chained download's result back until its tilt-shift ends and send both in one message.
+    var reportsChainedTasksTogether: Bool { chainedTasks == .together }
 
     /// Creates a configuration for a worker of `coordinator`: `computeThreads` defaults to the number of
     /// cores, `slots` to ``defaultSlots(computeThreads:)``.

@@ -34,6 +34,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Serve the worker's probes at http://HOST:PORT: /livez (the process answers) and /readyz (registered with the coordinator, not draining; 503 otherwise), e.g. 0.0.0.0:8080 for Kubernetes (env SHIFTWORK_HEALTH_LISTEN; default: off).")
     var healthListen: String?
 
+    @Option(help: "Chained tasks: on (a photo's tilt-shift runs right after its download, in the same slot, without the coordinator's round trip), off (sent apart, as to an older worker) or together (as on, and both results in one message: fewer messages, but a worker lost while filtering costs the download an attempt) (env SHIFTWORK_CHAINED_TASKS; default on).")
+    var chainedTasks: ChainedTasks?
+
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var download: DownloadOptions
     @OptionGroup var logging: LoggingOptions
@@ -47,7 +50,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard computeThreads >= 1 else {
             throw CommandError("--compute-threads (or SHIFTWORK_COMPUTE_THREADS) must be at least 1: the images this worker filters at once")
         }
-        let configuration = WorkerConfiguration(
+        var configuration = WorkerConfiguration(
             coordinator: coordinator.endpoint,
             slots: try Environment.resolve(slots, "SLOTS", default: WorkerConfiguration.defaultSlots(computeThreads: computeThreads)),
             computeThreads: computeThreads,
@@ -56,6 +59,12 @@ struct WorkerCommand: AsyncParsableCommand {
             limits: limits,
             socketOptions: try coordinator.socketOptions(),
             inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
+        configuration.chainedTasks = try chainedTasks ?? Environment.value("CHAINED_TASKS").map { text in
+            guard let mode = ChainedTasks(rawValue: text.lowercased()) else {
+                throw CommandError("SHIFTWORK_CHAINED_TASKS=\(text) is not one of on, off, together (see shiftwork worker --help, --chained-tasks)")
+            }
+            return mode
+        } ?? .on
         let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
         let worker = try Worker(configuration: configuration, logger: logger)
         // The group stops its services in the reverse of this order: the worker drains first, while the
@@ -82,3 +91,4 @@ struct WorkerCommand: AsyncParsableCommand {
         }
     }
 }
+extension ChainedTasks: ExpressibleByArgument {}

@@ -11,6 +11,18 @@ import XCTest
 final class ChainedTaskProcessTests: ClusterTestCase {
     private func metrics(_ url: String) async throws -> String { try await TestHTTPClient.get(url).text }
 
+    /// A chained-tasks setting the worker does not know is refused at start, naming the value and the choices.
+    func testAnUnknownChainedTasksSettingIsRefusedSayingTheChoices() async throws {
+        let endpoint = "tcp://127.0.0.1:1"
+        let (envStatus, envOutput) = try await harness.run(["worker", "--coordinator", endpoint],
+                                                           environment: ["SHIFTWORK_CHAINED_TASKS": "sometimes"])
+        XCTAssertNotEqual(envStatus, 0, envOutput)
+        XCTAssertTrue(envOutput.contains("SHIFTWORK_CHAINED_TASKS=sometimes") && envOutput.contains("on, off, together"), envOutput)
+        let (optionStatus, optionOutput) = try await harness.run(["worker", "--chained-tasks", "sometimes", "--coordinator", endpoint])
+        XCTAssertNotEqual(optionStatus, 0, optionOutput)
+        XCTAssertTrue(optionOutput.contains("'sometimes'") && optionOutput.contains("'together'"), optionOutput)
+    }
+
     func testEveryPhotoRunsChainedAndAWorkerWithoutTheCapabilityGetsTheTwoSteps() async throws {
         let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
         let chained = try harness.launch("chained", ["worker", "--slots", "2", "--worker-id", "chained", "--log-level", "debug",
