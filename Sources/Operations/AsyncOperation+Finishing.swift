@@ -32,7 +32,7 @@ extension AsyncOperation {
         var (final, errors) = (finish.state, finish.errors)
         var snapshot = FinishSnapshot()
         let committed = core.withLock { s -> Bool in
-            guard !s.state.isTerminal else { return false }
+            guard !s.state.isTerminal, !finish.onlyIfExecuting || s.state == .executing else { return false }
             if finish.stopDecides, let stop = s.stop { (final, errors) = stop.outcome }
             s.state = final
             s.errors = errors
@@ -70,6 +70,9 @@ struct PendingFinish {
     /// The operation is cancelled because a sibling in its group, which it required, did not succeed: the
     /// group records the sibling's error, not this consequence.
     var causeRecordedBySibling = false
+    /// Finish only an operation that executes (``ExternalOperation/finish(throwing:)``: not before its
+    /// `start()`), checked under the lock that commits the finish.
+    var onlyIfExecuting = false
 }
 
 /// What `commitFinish` moves out of a finishing operation's state, to act on without the lock.

@@ -43,9 +43,10 @@ extension AsyncOperation {
     /// condition is a ``MutualExclusion`` with a free slot, and without one it waits in the exclusion's queue
     /// and is started by the release that frees a slot (no runner, no hop through Swift's pool).
     func launch(handoff: RunnerHandoff?) -> Bool {
-        guard let priority = claimLaunch() else { return false }
         if startsExternally {
-            guard startsHere(priority: priority, handoff: handoff) else { return true }
+            // One lock for the claim and for how it starts (its conditions are read in the same step).
+            guard let (priority, start) = claimExternalLaunch() else { return false }
+            guard startsHere(priority: priority, start: start, handoff: handoff) else { return true }
             if let handoff {
                 handoff.externalStarts.append(self)
             } else {
@@ -53,6 +54,7 @@ extension AsyncOperation {
             }
             return true
         }
+        guard let priority = claimLaunch() else { return false }
         return launchOnRunner(priority, handoff: handoff)
     }
 
@@ -82,18 +84,23 @@ extension AsyncOperation {
         case onRunner
     }
 
-    var externalStart: ExternalStart {
-        core.withLock { s in
-            guard let conditions = s.extras?.conditions, !conditions.isEmpty else { return .now }
-            if conditions.count == 1, let exclusion = conditions[0] as? MutualExclusion { return .exclusive(exclusion) }
-            return .onRunner
+    var externalStart: ExternalStart { core.withLock { $0.externalStart } }
+
+    /// ``claimLaunch()`` and ``externalStart`` in one step under the lock, for an external operation.
+    func claimExternalLaunch() -> (OperationPriority, ExternalStart)? {
+        core.withLock { s -> (OperationPriority, ExternalStart)? in
+            guard !s.state.isTerminal, !s.launched else { return nil }
+            s.launched = true
+            s.holdsSlot = true
+            return (s.priority, s.externalStart)
         }
     }
 
     /// For a launched external operation: `true` when it is to be started on this thread now; `false` when
     /// it waits in its exclusion's queue (started when granted) or has gone to a runner for its conditions.
-    func startsHere(priority: OperationPriority, handoff: RunnerHandoff?) -> Bool {
-        switch externalStart {
+    /// `start` is its ``externalStart``, when the caller read it already.
+    func startsHere(priority: OperationPriority, start: ExternalStart? = nil, handoff: RunnerHandoff?) -> Bool {
+        switch start ?? externalStart {
         case .now:
             return true
         case .exclusive(let exclusion):
@@ -279,6 +286,15 @@ enum StopReason {
         case .cancelled(let errors): return (.cancelled, errors)
         case .timedOut(let error): return (.failed, [error])
         }
+    }
+}
+
+extension OperationCore {
+    /// How an external operation starts, from its conditions (see ``AsyncOperation/ExternalStart``).
+    var externalStart: AsyncOperation.ExternalStart {
+        guard let conditions = extras?.conditions, !conditions.isEmpty else { return .now }
+        if conditions.count == 1, let exclusion = conditions[0] as? MutualExclusion { return .exclusive(exclusion) }
+        return .onRunner
     }
 }
 

@@ -55,10 +55,11 @@ open class ExternalOperation: AsyncOperation, @unchecked Sendable {
     /// that are external operations are started. Does nothing unless the operation's work runs (`start()`
     /// was called and it has not finished).
     public func finish(throwing error: (any Error)? = nil) {
-        guard core.withLock({ $0.state == .executing }) else { return }
         let outcome = error.map(AsyncOperation.outcome(of:)) ?? (.finished, [])
         let handoff = RunnerHandoff()
-        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true),
+        // (Whether it executes is checked under the same lock that commits the finish.)
+        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true,
+                                               onlyIfExecuting: true),
                                  handoff: handoff)
         handoff.startHandedOver()
     }
@@ -113,6 +114,6 @@ extension RunnerHandoff {
             index += 1
             operation.startExternally()
         }
-        externalStarts.removeAll()
+        externalStarts = InlineList()
     }
 }

@@ -103,8 +103,9 @@ final class RunnerHandoff {
     /// The operation to run next, and its own pool (where it goes if the runner cannot run it).
     var next: (operation: AsyncOperation, pool: RunnerPool)?
     /// External operations made ready and launched meanwhile, to start once the finish is complete
-    /// (``ExternalOperation``; `startExternalOperations()`), in order.
-    var externalStarts: [AsyncOperation] = []
+    /// (``ExternalOperation``; `startExternalOperations()`), in order. (Usually one, kept inline: no
+    /// array is allocated for it.)
+    var externalStarts = InlineList<AsyncOperation>()
 
     /// Takes `operation` (of `pool`) to run next, if nothing was handed over yet.
     func offer(_ operation: AsyncOperation, pool: RunnerPool) -> Bool {

@@ -41,7 +41,14 @@ extension Coordinator {
     private func makeOperations(for planned: RegisteredBatch, submit: SubmitBatch) -> BatchOperation {
         // Kept while the batch is: a retry plans its items again the same way.
         rerunPlans[planned.batchID] = RerunPlan(submit)
-        return BatchOperation(planned, planner: makePlanner(batchID: planned.batchID, submit: submit))
+        return BatchOperation(planned, planner: makePlanner(batchID: planned.batchID, submit: submit), itemEnded: itemEnded)
+    }
+
+    /// What a batch calls when a planned item's last operation finished (on that thread): the item is
+    /// gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
+    nonisolated var itemEnded: @Sendable (Int, BatchOperation) -> Void {
+        let inbox = finishedItemInbox
+        return { index, batch in inbox.post((.planned(index: index), batch)) { Task { await self.finishItems() } } }
     }
 
     /// How the items of batch `batchID`, submitted as `submit`, become remote operations.
@@ -75,9 +82,8 @@ extension Coordinator {
     /// whose operations the engine refused finishes with why.
     func planItems(of batch: BatchOperation) {
         guard batch.hasRoomForItems, let registered = registry.batches[batch.batchID] else { return }
-        let (planned, refused) = batch.planNext(in: registered)
-        track(planned, of: batch)
-        for item in refused { finishedItemInbox.post((item, batch)) { Task { self.finishItems() } } }
+        let refused = batch.planNext(in: registered).refused
+        for item in refused { finishedItemInbox.post((.withoutOperations(item), batch)) { Task { self.finishItems() } } }
     }
 
     /// Starts a batch's operations.
@@ -86,18 +92,6 @@ extension Coordinator {
             try engine.addOperation(batch)
         } catch {
             batch.cancel(error: error)
-        }
-    }
-
-    /// Hands each finished item of `items` (just planned) over to `finishItems`.
-    private func track(_ items: [BatchOperation.Item], of batch: BatchOperation) {
-        let inbox = finishedItemInbox
-        for item in items {
-            guard let last = item.last else { continue }
-            // Gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
-            last.onCompletion { _ in
-                inbox.post((item, batch)) { Task { await self.finishItems() } }
-            }
         }
     }
 
@@ -141,15 +135,26 @@ extension Coordinator {
     func finishItems() -> Bool {
         let finished = finishedItemInbox.drain()
         guard !finished.isEmpty else { return false }
-        sendingTogether { for (item, batch) in finished { finish(item, of: batch) } }
+        sendingTogether {
+            for (ended, batch) in finished {
+                switch ended {
+                case .planned(let index):
+                    // Its operations leave the batch here (once: a second event would find none).
+                    if let item = batch.release(index) { finish(item, of: batch, released: true) }
+                case .withoutOperations(let item):
+                    finish(item, of: batch)
+                }
+            }
+        }
         finishedItemInbox.recycle(finished)
         return true
     }
 
-    /// Streams one finished item to its clients; after the last item, the batch summary.
-    private func finish(_ item: BatchOperation.Item, of batch: BatchOperation) {
+    /// Streams one finished item to its clients; after the last item, the batch summary. `released`: the
+    /// batch has let go of the item's operations already (`BatchOperation.release`).
+    private func finish(_ item: BatchOperation.Item, of batch: BatchOperation, released: Bool = false) {
         let attempts = item.tasks.isEmpty ? batch.failedAttempts(ofItem: item.index) : item.tasks.flatMap(\.failedAttempts)
-        batch.release(item.index)  // its place goes to the next item (planned at the end)
+        if !released { batch.release(item.index) }  // its place goes to the next item (planned at the end)
         guard registry.batches[batch.batchID]?.items[item.index].state.isFinished == false else { return }
         var outcome = BatchOperation.outcome(of: item)
         registry.noteFailedAttempts(attempts, item: item.index, of: batch.batchID)
@@ -288,7 +293,7 @@ extension Coordinator {
         // the next `finishItems` (after the answer to the cancel).
         let failure = BatchOperation.failure(cancelledBy: reason)
         for index in cancellation.items where batch.isWaitingForTurn(index) {
-            finishedItemInbox.post((BatchOperation.Item(index: index, tasks: [], failure: failure), batch)) {
+            finishedItemInbox.post((.withoutOperations(BatchOperation.Item(index: index, tasks: [], failure: failure)), batch)) {
                 Task { self.finishItems() }
             }
         }

@@ -40,7 +40,7 @@ extension Coordinator {
         logger.info("batch retried", metadata: ["batch": "\(batchID)", "client": "\(peer)", "items": "\(items.count)"])
         send(out)
         // Its items are planned in turn, as a submission's are; one the engine refuses fails with why.
-        let batch = BatchOperation(reopened, planner: makePlanner(batchID: batchID, submit: plan.submit))
+        let batch = BatchOperation(reopened, planner: makePlanner(batchID: batchID, submit: plan.submit), itemEnded: itemEnded)
         batchDeadlines.set(batchID, seconds: plan.submit.deadlineSeconds, from: .now)
         share(reopened, of: MessageSender(identity: reopened.client, key: access.owners[batchID]).client)
         adopt(batch)

@@ -70,7 +70,7 @@ public actor Coordinator {
     /// While the messages of one socket wake-up are handled: what to send, sent together at the end.
     private var outbox: [Outbound]?
     /// Items whose last operation finished, gathered on the engine's threads and finished here in groups.
-    let finishedItemInbox = CompletionInbox<(BatchOperation.Item, BatchOperation)>()
+    let finishedItemInbox = CompletionInbox<(BatchOperation.EndedItem, BatchOperation)>()
     /// Requests of remote operations, posted from the engine's threads or this actor (see `request`).
     let remoteRequests = CompletionInbox<RemoteRequest>()
     /// Task attempts running on workers, against the task timeout (`Coordinator+Deadlines`).

@@ -27,6 +27,14 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         var last: RemoteTaskOperation? { tasks.last }
     }
 
+    /// An item whose end the coordinator is to handle (`Coordinator.finishItems`).
+    enum EndedItem: Sendable {
+        /// A planned item whose last operation finished: its operations are `item(index)`.
+        case planned(index: Int)
+        /// An item that ends without operations (cancelled before its turn, or refused by the engine).
+        case withoutOperations(Item)
+    }
+
     let batchID: String
     private let planner: ItemPlanner
     /// Tasks per item (a download and a tilt-shift, or one no-op).
@@ -38,11 +46,17 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
     /// Failed attempts a previous run of the coordinator journaled for unfinished items, by index: given
     /// to their operations when they are planned.
     private var restoredAttempts: [Int: [AttemptStatus]] = [:]
+    /// Told when a planned item's last operation finished (`childDidFinish`), on the thread that finished
+    /// it: the coordinator gathers these and handles them on its actor.
+    private let itemEnded: @Sendable (_ index: Int, _ batch: BatchOperation) -> Void
 
     /// A batch whose items are planned later (`planNext`), in turn, from the registry's `RegisteredBatch`.
-    init(_ registered: RegisteredBatch, planner: ItemPlanner) {
+    /// `itemEnded` is called, on the thread that finished it, when a planned item's last operation finishes.
+    init(_ registered: RegisteredBatch, planner: ItemPlanner,
+         itemEnded: @escaping @Sendable (_ index: Int, _ batch: BatchOperation) -> Void) {
         self.batchID = registered.batchID
         self.planner = planner
+        self.itemEnded = itemEnded
         self.tasksPerItem = registered.tasksPerItem
         // At most `maxStartedTasks` children execute at once (queued in the dispatcher or running on a
         // worker: an external operation, it holds no Swift task meanwhile); the others wait for a place.
@@ -119,10 +133,20 @@ final class BatchOperation: GroupOperation, @unchecked Sendable {
         return (added, refused)
     }
 
-    /// Forgets an item's operations once the coordinator handled its end (its place goes to the next item).
-    func release(_ index: Int) {
+    /// A child finished: if it was its item's last operation, the item has ended. (One hook for every item
+    /// of the batch, instead of a completion handler per item: no closure, handler array or engine extras
+    /// allocated per operation.)
+    override func childDidFinish(_ child: AsyncOperation) {
+        guard let task = child as? RemoteTaskOperation, task.endsItem else { return }
+        itemEnded(task.itemIndex, self)
+    }
+
+    /// Forgets an item's operations once the coordinator handled its end (its place goes to the next item);
+    /// returns them, if it had any.
+    @discardableResult
+    func release(_ index: Int) -> Item? {
         if !restoredAttempts.isEmpty { restoredAttempts[index] = nil }
-        planned[index] = nil
+        return planned.removeValue(forKey: index)
     }
 
     /// The host (and port) an `http(s)` source is downloaded from; `nil` for local files.

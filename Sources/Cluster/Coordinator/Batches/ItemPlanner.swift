@@ -48,7 +48,7 @@ struct ItemPlanner: Sendable {
         var followOn = filter
         followOn.inputs = [Lineage.input(from: fetch, output: Lineage.heldImage)]
         let download = RemoteTaskOperation(fetch, itemIndex: index, runner: runner, retrySchedule: retrySchedule,
-                                           followOn: followOn)
+                                           followOn: followOn, endsItem: false)
         if let host = BatchOperation.originHost(of: item.source) {
             // Taken when the download starts, released when it finishes: a cluster-wide cap, since
             // every remote download of the cluster is an operation of this process. Batches waiting for

@@ -50,6 +50,9 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
     let template: TaskAssignment
     /// The item of its batch it belongs to.
     let itemIndex: Int
+    /// Whether its result is its item's result (the item's last operation: a no-op or a tilt-shift, not a
+    /// download): its batch hands the item to the coordinator when it finishes (`BatchOperation.childDidFinish`).
+    let endsItem: Bool
     private let runner: any RemoteTaskRunning
     private let dispatchPriority: Int
     /// Which failures are tried again, how often, after which wait.
@@ -72,9 +75,10 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
 
     /// `template.taskKey` must be set (the registry hands the keys out): results are matched by it.
     init(_ template: TaskAssignment, itemIndex: Int, runner: any RemoteTaskRunning, priority: Int = 0,
-         retrySchedule: TaskRetrySchedule = TaskRetrySchedule(), followOn: TaskAssignment? = nil) {
+         retrySchedule: TaskRetrySchedule = TaskRetrySchedule(), followOn: TaskAssignment? = nil, endsItem: Bool = true) {
         assert(template.taskKey != 0, "a remote task needs a task key")
         self.template = template
+        self.endsItem = endsItem
         self.followOn = followOn.map(Shared.init)
         self.itemIndex = itemIndex
         self.runner = runner
