@@ -71,6 +71,32 @@ final class ExternalOperationTests: XCTestCase {
         await waitForQueue(queue)
     }
 
+    /// `finish` before `start()` (never enqueued, or waiting for a dependency) does nothing: the operation
+    /// keeps waiting, starts when its turn comes and finishes then (checked under the lock that commits a
+    /// finish, so no finish can slip in between).
+    func testFinishBeforeStartDoesNothing() async throws {
+        let loose = ProbeOperation(name: "loose")
+        loose.finish(throwing: TestError("early"))
+        XCTAssertEqual(loose.state, .pending)
+        XCTAssertTrue(loose.errors.isEmpty)
+
+        let first = ProbeOperation(name: "first")
+        let second = ProbeOperation(name: "second")
+        try second.addDependency(first)
+        let queue = WorkQueue()
+        try queue.addOperations([first, second])
+        second.succeed(with: "too early")
+        XCTAssertEqual(second.state, .pending)
+        XCTAssertEqual(second.starts, 0)
+        first.succeed(with: "done")
+        XCTAssertEqual(second.starts, 1, "started in its turn")
+        XCTAssertTrue(second.isExecuting)
+        second.succeed(with: "in time")
+        XCTAssertEqual(second.state, .finished)
+        XCTAssertEqual(second.output, "in time")
+        await waitForQueue(queue)
+    }
+
     /// A queue's limit holds for external operations: each holds its slot until it finishes, and the
     /// finish starts the next one waiting, on the finishing thread.
     func testQueueLimitCountsRunningWork() async throws {

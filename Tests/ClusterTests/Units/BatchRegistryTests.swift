@@ -163,6 +163,25 @@ final class BatchRegistryTests: XCTestCase {
         XCTAssertEqual(code("b-1", &registry), .noStoredResults)
     }
 
+    func testAManifestItemTellsEachOfItsAudienceTheAddedItemsFirstThenItself() throws {
+        var registry = makeRegistry()
+        accept(&registry, "b-1", SubmitBatch(requestID: "r", items: [BatchItem(source: "http://x/list.txt", outputName: "a")],
+                                             acceptsBatches: true))
+        _ = registry.attach(FetchResults(requestID: "f1", batchID: "b-1"), from: other, coordinatorID: "c-1")
+        let added = try registry.expand(item: 0, of: "b-1", entries: ["http://x/a.jpg"])
+        let end = try XCTUnwrap(registry.finish(item: 0, of: "b-1", outcome: done, added: added))
+        let finished = ItemFinished(batchID: "b-1", itemIndex: 0, outputName: "a", outcome: done)
+        XCTAssertEqual(messages(end.out, to: client), [.itemsAdded(added), .itemFinished(finished)])
+        XCTAssertEqual(end.out.filter { $0.peer == client }.map(\.batchable), [false, true],
+                       "only the item groups, for the client that takes batches")
+        XCTAssertNil(end.batchFinished, "the added item is still to run")
+        let last = try XCTUnwrap(registry.finish(item: 1, of: "b-1", outcome: done))
+        let summary = try XCTUnwrap(last.batchFinished)
+        XCTAssertEqual(messages(last.out, to: client).map { if case .batchFinished = $0 { "summary" } else { "item" } },
+                       ["item", "summary"])
+        XCTAssertEqual(messages(last.out, to: client).last, .batchFinished(summary))
+    }
+
     func testAManifestAddsNamedItemsWithinTheLimitsAndCanBeTakenBack() throws {
         var registry = makeRegistry(maxBatchItems: 5)
         accept(&registry, "b-1", SubmitBatch(requestID: "r", items: [BatchItem(source: "http://x/list.txt", outputName: "a")]))

@@ -251,29 +251,31 @@ struct BatchRegistry {
 
     /// An item's operations ended with `outcome`; a manifest item's `added` items are announced first.
     /// Returns `nil` when the item had finished already or is unknown.
+    /// `now` (read only when the batch completes, if not given) dates a completed batch for the retention.
     mutating func finish(item index: Int, of batchID: String, outcome: TaskOutcome, added: ItemsAdded? = nil,
-                         now: ContinuousClock.Instant = .now) -> ItemEnd? {
+                         now: ContinuousClock.Instant? = nil) -> ItemEnd? {
         guard batches[batchID]?.finish(index, outcome: outcome, keepingOutput: keepsResults) == true,
               let batch = batches[batchID]
         else { return nil }
         reducePending(of: batch.client, by: 1)
         let finished = ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: batch.items[index].outputName,
                                     outcome: outcome)
-        var messages: [Message] = added.map { [.itemsAdded($0)] } ?? []
-        messages.append(.itemFinished(finished))
         var end = ItemEnd(finished: finished, out: [])
-        if batch.isComplete {
-            end.batchFinished = batch.summary
-            messages.append(.batchFinished(batch.summary))
+        if batch.isComplete { end.batchFinished = batch.summary }
+        // To each of its audience, in order: the items a manifest added, the item, the batch's summary. (Built
+        // in place: one array per item, not a list of messages and one of peers besides.)
+        func tell(_ peer: PeerIdentity) {
+            if let added { end.out.append(Outbound(peer: peer, message: .itemsAdded(added))) }
+            end.out.append(Outbound(peer: peer, message: .itemFinished(finished),
+                                    batchable: peer == batch.client && batch.clientAcceptsBatches))
+            if let summary = end.batchFinished { end.out.append(Outbound(peer: peer, message: .batchFinished(summary))) }
         }
-        end.out = audience(of: batch).flatMap { peer in
-            messages.map { message in
-                var outbound = Outbound(peer: peer, message: message)
-                if case .itemFinished = message { outbound.batchable = peer == batch.client && batch.clientAcceptsBatches }
-                return outbound
-            }
+        if subscribers.isEmpty && replaying.isEmpty {
+            tell(batch.client)  // nobody attached: the common case
+        } else {
+            for peer in audience(of: batch) { tell(peer) }
         }
-        if batch.isComplete { end.retired = keepFinished(batchID, now: now) }  // after its audience was told
+        if batch.isComplete { end.retired = keepFinished(batchID, now: now ?? .now) }  // after its audience was told
         return end
     }
 
@@ -283,9 +285,9 @@ struct BatchRegistry {
     }
 
     /// The clients told of a batch's items: its submitter and whoever attached since, except those still
-    /// being sent the items finished before they attached.
+    /// being sent the items finished before they attached. (`finish` tells the submitter alone, without
+    /// asking, while nobody has attached to any batch.)
     private func audience(of batch: RegisteredBatch) -> [PeerIdentity] {
-        if subscribers.isEmpty && replaying.isEmpty { return [batch.client] }  // nobody attached: the common case
         let catchingUp = replaying[batch.batchID] ?? []
         var peers = catchingUp.contains(batch.client) ? [] : [batch.client]
         for peer in subscribers[batch.batchID] ?? [] where peer != batch.client && !catchingUp.contains(peer) {

@@ -145,7 +145,7 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
     /// Sends the task (filled with its injected input). A manifest's list as input finishes it at once.
     override func start() {
         var assignment = template
-        let (input, producer) = payloads.withLock { ($0.input, $0.producer) }
+        let (input, producer, earlier) = payloads.withLock { ($0.input, $0.producer, $0.failures) }
         if let input, ManifestList.isList(input) {
             // The download was a manifest: nothing to filter. The list becomes the item's output, and
             // the coordinator adds the images it names to the batch.
@@ -160,11 +160,12 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
         }
         // An input that stayed on the worker that downloaded it: if that copy is lost, download again.
         let lineage = input?.heldOnWorker == true ? producer.map { Lineage(producer: $0) } : nil
-        let earlier = failedAttempts
-        let current = RemoteRun(assignment: assignment, lineage: lineage, attempt: earlier.count + 1,
-                                workerLosses: earlier.filter { $0.code == .workerLost }.count, followOn: followOn)
-        run.withLock { $0 = current }
-        send(current.request, wasWaiting: claimStart())
+        let started = RemoteRun(assignment: assignment, lineage: lineage, attempt: earlier.count + 1,
+                                workerLosses: earlier.lazy.filter { $0.code == .workerLost }.count, followOn: followOn)
+        let request = started.request
+        var moving = Optional(started)
+        run.withLock { $0 = moving.take() }  // moved in, not copied
+        send(request, wasWaiting: claimStart())
     }
 
     /// The result of the request it sent last (on the coordinator's actor): finishes the operation, or
