@@ -30,6 +30,17 @@ extension Dispatcher {
         var avoid: PeerIdentity?
     }
 
+    /// What `complete` reads of the entry of the task a result answers, without copying the entry (its
+    /// assignment's strings) out of the table.
+    struct Answered {
+        let state: EntryState
+        let sequence: UInt64
+        let kind: TaskKind
+        let sentByReference: Bool
+        let isPinned: Bool
+        let dependentKey: TaskKey
+    }
+
     /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.
     struct Reservation {
         let worker: PeerIdentity

@@ -24,31 +24,40 @@ extension Dispatcher {
     mutating func dispatch() -> [Outbound] {
         var out = workersWithPinned.isEmpty ? [] : dispatchPinned()
         while !freeSlotIndex.isEmpty, let key = readyQueue.dequeue() {
-            guard let index = entries.index(forKey: key), entries.values[index].state == .queued else { continue }
-            guard let peer = freeSlotIndex.next(avoiding: entries.values[index].avoid),
+            // The entry is read and changed in place (`inPlace`): the `Values` subscript's getter would copy
+            // it whole, retaining and releasing each string of its assignment, for every field read.
+            guard let index = entries.index(forKey: key) else { continue }
+            let (isQueued, avoid) = inPlace(&entries.values[index]) { ($0.state == .queued, $0.avoid) }
+            guard isQueued else { continue }
+            guard let peer = freeSlotIndex.next(avoiding: avoid),
                   let workerIndex = workers.index(forKey: peer)
             else {
                 // Not reached: the index holds registered workers only. The task keeps its place.
-                readyQueue.enqueue(key, batch: entries.values[index].assignment.batchID,
-                                   urgency: entries.values[index].priority, front: true)
+                let (batch, urgency) = inPlace(&entries.values[index]) { ($0.assignment.batchID, $0.priority) }
+                readyQueue.enqueue(key, batch: batch, urgency: urgency, front: true)
                 break
             }
-            let batchable = workers.values[workerIndex].acceptsBatches
-            entries.values[index].state = .running(worker: peer)
-            entries.values[index].sentByReference = false
-            if !batchable && !entries.values[index].mappedByID {
-                // A minor-0 worker answers with the task ID only.
-                entries.values[index].mappedByID = true
-                keysByID[entries.values[index].assignment.taskID] = key
+            let batchable = inPlace(&workers.values[workerIndex]) { $0.acceptsBatches }
+            let sequence = batchable ? nextSequence() : nil
+            let (assignment, mappedID) = inPlace(&entries.values[index]) { entry -> (TaskAssignment, String?) in
+                entry.state = .running(worker: peer)
+                entry.sentByReference = false
+                var mappedID: String?
+                if !batchable && !entry.mappedByID {
+                    // A minor-0 worker answers with the task ID only.
+                    entry.mappedByID = true
+                    mappedID = entry.assignment.taskID
+                }
+                if let sequence {
+                    entry.assignment.sequence = sequence
+                    entry.heartbeatsUnseen = 0
+                }
+                return (entry.assignment, mappedID)
             }
-            if batchable {
-                let sequence = nextSequence()
-                entries.values[index].assignment.sequence = sequence
-                entries.values[index].heartbeatsUnseen = 0
-            }
+            if let mappedID { keysByID[mappedID] = key }
             occupy(key, on: peer)
-            let assignment = chaining(entries.values[index].assignment, key: key, to: workerIndex)
-            out.append(Outbound(peer: peer, message: .taskAssignment(assignment), batchable: batchable))
+            out.append(Outbound(peer: peer, message: .taskAssignment(chaining(assignment, key: key, to: workerIndex)),
+                                batchable: batchable))
         }
         return out
     }
@@ -75,4 +84,11 @@ extension Dispatcher {
         localInputs += 1
         return Outbound(peer: peer, message: .taskAssignment(assignment), batchable: true)
     }
+}
+
+/// Runs `body` on `value` in place: `inPlace(&dictionary.values[index]) { $0.field }` reads a field of a
+/// stored struct through the subscript's modify accessor, without copying the whole value out first.
+@inline(__always)
+func inPlace<Value, Result>(_ value: inout Value, _ body: (inout Value) -> Result) -> Result {
+    body(&value)
 }

@@ -119,27 +119,37 @@ extension Dispatcher {
         if let workerIndex { workers.values[workerIndex].lastSeen = now }
         // Found by the key it echoes (minor 1), else by its ID. Only the answer to the current attempt,
         // from the worker that holds it, frees a slot.
+        // What this needs of the entry, read in place (`inPlace`): a copy of the whole entry would retain
+        // and release every string of its assignment.
         guard let key = result.taskKey != 0 ? result.taskKey : keysByID[result.taskID],
-              let entry = entries[key], entry.assignment.attempt == result.attempt,
-              entry.assignment.taskID == result.taskID
+              let index = entries.index(forKey: key),
+              let entry = inPlace(&entries.values[index], { entry -> Answered? in
+                  guard entry.assignment.attempt == result.attempt, entry.assignment.taskID == result.taskID else { return nil }
+                  return Answered(state: entry.state, sequence: entry.assignment.sequence, kind: entry.assignment.kind,
+                                  sentByReference: entry.sentByReference, isPinned: entry.pinnedTo != nil,
+                                  dependentKey: entry.dependentKey)
+              })
         else {
             staleResults += 1
             return (nil, [])
         }
         switch entry.state {
         case .running(let worker) where worker == peer:
-            if let workerIndex, entry.assignment.sequence > workers.values[workerIndex].acknowledgedSequence {
+            if let workerIndex, entry.sequence > workers.values[workerIndex].acknowledgedSequence {
                 // Assignments arrive in order: the worker received every one up to this.
-                workers.values[workerIndex].acknowledgedSequence = entry.assignment.sequence
+                workers.values[workerIndex].acknowledgedSequence = entry.sequence
             }
-            if entry.sentByReference, entry.pinnedTo == nil, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
+            if entry.sentByReference, !entry.isPinned, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
                 // The worker no longer had the input: send the bytes, to whichever worker is free.
                 localInputsMissed += 1
                 vacate(key, on: peer)
-                entries[key]?.assignment.attempt += 1
-                entries[key]?.state = .queued
-                entries[key]?.sentByReference = false
-                readyQueue.enqueue(key, batch: entry.assignment.batchID, urgency: entry.priority, front: true)
+                let (batch, urgency) = inPlace(&entries.values[index]) { entry -> (String, Int) in
+                    entry.assignment.attempt += 1
+                    entry.state = .queued
+                    entry.sentByReference = false
+                    return (entry.assignment.batchID, entry.priority)
+                }
+                readyQueue.enqueue(key, batch: batch, urgency: urgency, front: true)
                 return (nil, dispatch())
             }
             let adopted = entry.dependentKey != 0 && adoptFollowOn(afterDownload: key, result: result, from: peer)
@@ -147,7 +157,7 @@ extension Dispatcher {
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
             if case .output(let output) = result.outcome {
-                if entry.assignment.kind == .download {
+                if entry.kind == .download {
                     downloadBytesReceived += UInt64(output.data.count)
                 } else {
                     outputBytesReceived += UInt64(output.data.count)
