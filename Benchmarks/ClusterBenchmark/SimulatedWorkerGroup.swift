@@ -58,8 +58,13 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var lastSequence: UInt64 = 0
         /// Keys of the tasks received and not answered yet (fixed-delay tasks), reported in heartbeats.
         var holding: Set<UInt64> = []
-        /// Results to send at the end of this wake-up: no-op ones (batched) and photo ones (each message's
-        /// results: one alone, or a download's and its chained tilt-shift's together).
+        /// Assignments running (fixed-delay tasks; a download and its chained tilt-shift are one, one after
+        /// the other in the slot), reported in heartbeats as a real worker's running tasks.
+        var running = 0
+        /// Results to send at the end of this wake-up: no-op ones answered at once (written straight as
+        /// their messages' bytes), no-op ones after a delay (batched), and photo ones (each message's results:
+        /// one alone, or a download's and its chained tilt-shift's together).
+        var noopResults = NoopResultWriter()
         var outgoing: [TaskResult] = []
         var outgoingAlone: [[TaskResult]] = []
         /// Its photo answers, and the downloads it "holds" for their tilt-shift.
@@ -69,26 +74,17 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var tasksAnswered = 0
     }
 
-    /// A fixed-delay task's result, due at `dueNs`.
-    private struct DelayedResult {
-        let dueNs: UInt64
-        let worker: Int
-        let registration: Int
-        /// The results, grouped by the message each goes in (a no-op task's: one result).
-        let messages: [[TaskResult]]
-        let alone: Bool
-    }
-
     private let context: SimulationContext
     private let endpoint: String
     private let slots: UInt32
     private let taskDelayNs: UInt64
     private let counters: SimulationCounters
     private var workers: [SimulatedWorker]
-    /// Fixed delay: results in the order they fall due (a FIFO, since every task waits the same time).
-    private var delayed: [DelayedResult] = []
-    private var delayedHead = 0
+    /// Fixed delay: the task runs in the order they end (a chained tilt-shift takes the delay after its download).
+    private var delayed: DelayedRunQueue
     private var dirty: [Int] = []
+    /// The no-op assignments of the message being read (the fast path's scratch space).
+    private var scanned: [NoopAssignment] = []
     /// Tasks answered per worker, filled in when the thread ends.
     private let answeredPerWorker = Mutex<[Int]>([])
 
@@ -100,7 +96,9 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         self.endpoint = endpoint
         self.slots = UInt32(max(1, slots))
         let parts = taskDelay.components
-        self.taskDelayNs = UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
+        let delayNs = UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
+        self.taskDelayNs = delayNs
+        self.delayed = DelayedRunQueue(delayNs: delayNs)
         self.counters = counters
         self.workers = numbers.map { SimulatedWorker(id: "\(prefix)-\($0)", photos: photos) }
     }
@@ -126,9 +124,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var nextSweepNs: UInt64 = 0
         while !counters.stop.load(ordering: .relaxed) {
             var timeoutMs: Int32 = 5
-            if delayedHead < delayed.count {
+            if let due = delayed.nextDueNs {
                 let now = Self.nowNs()
-                let due = delayed[delayedHead].dueNs
                 timeoutMs = due <= now ? 0 : min(timeoutMs, Int32((due - now) / 1_000_000) + 1)
             }
             if !dirty.isEmpty { timeoutMs = 0 }  // results queued by the last reads
@@ -205,6 +202,11 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         while zmq_msg_recv(&message, socket, ZMQ_DONTWAIT) >= 0 {
             if zmq_msg_more(&message) != 0 { continue }
             let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))
+            if taskDelayNs == 0, NoopAssignmentScan.scan(bytes, into: &scanned) {
+                answerAtOnce(scanned, in: bytes, worker: index)
+                scanned.removeAll(keepingCapacity: true)
+                continue
+            }
             let decoded: Message
             do {
                 decoded = try WireCodec.decode(bytes)
@@ -216,30 +218,49 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         }
     }
 
+    /// The fast path: no-op tasks answered at once, their results written straight into the bytes of the
+    /// messages that will carry them (`NoopResultWriter`), the task IDs copied from the received `bytes`.
+    private func answerAtOnce(_ assignments: [NoopAssignment], in bytes: UnsafeRawBufferPointer, worker index: Int) {
+        if !hasResults(index) { dirty.append(index) }
+        for assignment in assignments {
+            workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
+            workers[index].noopResults.add(taskID: UnsafeRawBufferPointer(rebasing: bytes[assignment.taskID]),
+                                           attempt: assignment.attempt, taskKey: assignment.taskKey)
+        }
+        counters.assignments.add(assignments.count, ordering: .relaxed)
+    }
+
+    private func hasResults(_ index: Int) -> Bool {
+        workers[index].noopResults.count > 0 || !workers[index].outgoing.isEmpty || !workers[index].outgoingAlone.isEmpty
+    }
+
     private func handle(_ message: Message, worker index: Int) {
         switch message {
         case .taskAssignment(let assignment):
             counters.assignments.add(1, ordering: .relaxed)
             workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
-            let messages = workers[index].photos.messages(answering: assignment,
-                                                          coordinatorAcceptsBatches: workers[index].acceptsBatches)
+            let runs = workers[index].photos.runs(answering: assignment, coordinatorAcceptsBatches: workers[index].acceptsBatches)
             let alone = assignment.kind != .noop
             if alone {
-                for result in messages.joined() { count(result, of: result.taskKey == assignment.taskKey ? assignment.kind : .tiltShift) }
+                for result in runs.flatMap(\.messagesAtEnd).joined() {
+                    count(result, of: result.taskKey == assignment.taskKey ? assignment.kind : .tiltShift)
+                }
             }
             if taskDelayNs == 0 {
-                queue(messages, alone: alone, for: index)
-            } else {
-                // A chained tilt-shift is simulated as taking no time of its own: both results after one delay.
-                for result in messages.joined() { workers[index].holding.insert(result.taskKey) }
-                delayed.append(DelayedResult(dueNs: Self.nowNs() + taskDelayNs, worker: index,
-                                             registration: workers[index].registration, messages: messages, alone: alone))
+                queue(Array(runs.map(\.messagesAtEnd).joined()), alone: alone, for: index)
+            } else if let first = runs.first {
+                // Each run takes the delay: a chained tilt-shift starts when its download's run ends.
+                workers[index].holding.insert(first.taskKey)
+                workers[index].running += 1
+                delayed.start(runs, worker: index, registration: workers[index].registration, alone: alone, now: Self.nowNs())
             }
         case .welcome(let welcome):
             counters.welcomes.add(1, ordering: .relaxed)
             workers[index].registration += 1
             workers[index].acceptsBatches = welcome.acceptsBatches
             workers[index].holding.removeAll()
+            workers[index].running = 0
+            workers[index].noopResults.removeAll()
             workers[index].outgoing.removeAll()
             workers[index].outgoingAlone.removeAll()
             workers[index].photos.forgetAll()
@@ -260,7 +281,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     }
 
     private func queue(_ messages: [[TaskResult]], alone: Bool, for index: Int) {
-        if workers[index].outgoing.isEmpty && workers[index].outgoingAlone.isEmpty { dirty.append(index) }
+        guard !messages.isEmpty else { return }
+        if !hasResults(index) { dirty.append(index) }
         if alone {
             workers[index].outgoingAlone.append(contentsOf: messages)
         } else {
@@ -275,15 +297,14 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     }
 
     private func releaseDueResults(now: UInt64) {
-        while delayedHead < delayed.count, delayed[delayedHead].dueNs <= now {
-            let due = delayed[delayedHead]
-            delayedHead += 1
-            guard workers[due.worker].registration == due.registration else { continue }
-            queue(due.messages, alone: due.alone, for: due.worker)
-        }
-        if delayedHead > 4096, delayedHead * 2 > delayed.count {
-            delayed.removeFirst(delayedHead)
-            delayedHead = 0
+        delayed.end(upTo: now, isCurrent: { worker, registration in workers[worker].registration == registration }) { ended in
+            queue(ended.messagesAtEnd, alone: ended.alone, for: ended.worker)
+            if let next = ended.nextTaskKey {
+                // As a real worker: the chained run starts in the slot now, its result (and a held-back one) later.
+                workers[ended.worker].holding.insert(next)
+            } else {
+                workers[ended.worker].running -= 1
+            }
         }
     }
 
@@ -293,6 +314,16 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     /// socket (the send may have taken the signal of a message that came meanwhile).
     private func flush(into message: inout zmq_msg_t) {
         for index in dirty {
+            let noopCount = workers[index].noopResults.count
+            if noopCount > 0, let socket = workers[index].socket {
+                workers[index].noopResults.flush(batches: workers[index].acceptsBatches) { bytes in
+                    if zmq_send(socket, bytes.baseAddress, bytes.count, ZMQ_DONTWAIT) < 0 {
+                        counters.sendFailures.add(1, ordering: .relaxed)
+                    }
+                }
+                workers[index].tasksAnswered += noopCount
+                counters.results.add(noopCount, ordering: .relaxed)
+            }
             let results = workers[index].outgoing
             let alone = workers[index].outgoingAlone
             workers[index].outgoing.removeAll(keepingCapacity: true)
@@ -315,7 +346,7 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     private func sendHeartbeats(now: UInt64) {
         for index in workers.indices where workers[index].nextHeartbeatNs <= now {
             let worker = workers[index]
-            send(.heartbeat(Heartbeat(workerID: worker.id, running: UInt32(worker.holding.count),
+            send(.heartbeat(Heartbeat(workerID: worker.id, running: UInt32(worker.running),
                                       lastSequence: worker.lastSequence, holding: Array(worker.holding))), to: index)
             workers[index].nextHeartbeatNs = now + worker.heartbeatIntervalNs
             counters.heartbeats.add(1, ordering: .relaxed)
