@@ -75,11 +75,20 @@ public struct ZMTPReader {
     }
 
     /// Why the connection cannot go on.
-    public enum Failure: Error, Equatable {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
         /// The peer's greeting is not ZMTP 3 with the NULL mechanism.
         case badGreeting
         /// A frame larger than `maxFrameBytes`, or malformed.
         case badFrame
+
+        public var description: String {
+            switch self {
+            case .badGreeting:
+                "a greeting other than ZMTP 3 with the NULL mechanism (is the coordinator using CurveZMQ? "
+                    + "the simulated workers speak to an --insecure coordinator only)"
+            case .badFrame: "a malformed or oversized ZMTP frame"
+            }
+        }
     }
 
     private var greetingLeft = 64
