@@ -94,7 +94,7 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     private var attemptsReceived: [UInt64: [UInt32]] = [:]
     private let attemptsPublished = Mutex<[UInt64: [UInt32]]>([:])
 
-    /// Workers named `PREFIX-N` for each N in `numbers`, connecting to `endpoint` with `slots` each.
+    /// Workers named `PREFIX-N` for each N in `numbers`, connecting to the coordinator at `address` with `slots` each.
     /// Each worker answers photo tasks as `photos` does (a copy each; its held downloads its own).
     init(address: sockaddr_in, numbers: Range<Int>, prefix: String, slots: Int,
          taskDelay: Duration, photos: SimulatedPhotoWorker = SimulatedPhotoWorker(), counters: SimulationCounters) {
