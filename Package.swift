@@ -103,7 +103,7 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "CZeroMQ", "CEpoll"],
+            dependencies: ["Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "CEpoll"],
             path: "Benchmarks/ClusterBenchmark"
         ),
         // What the simulated workers answer to photo tasks (as a real worker would), held to a real worker's
