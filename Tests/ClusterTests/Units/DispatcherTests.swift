@@ -147,12 +147,16 @@ final class DispatcherTests: XCTestCase {
         let second = assignments(dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2)))
         XCTAssertEqual(first.map(\.sequence), [1])
         XCTAssertEqual(second.map(\.sequence), [2])
-        // The worker got the second (sequence 2) but holds only it: the first never arrived whole.
+        // The worker got the second (sequence 2) but holds only it: the first never arrived whole, or its
+        // result is on the way behind this heartbeat; the next heartbeat, behind that result, tells.
         var (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        XCTAssertTrue(lost == 0 && out.isEmpty, "not lost at the first heartbeat that misses it")
+        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
         XCTAssertEqual(lost, 1)
         XCTAssertTrue(assignments(out).isEmpty, "not sent again by the dispatcher: its operation retries it")
         var losses = dispatcher.takeWorkerLosses()
         XCTAssertEqual(losses.map(\.result.taskKey), [1])
+        XCTAssertEqual(losses.map(\.reason), [.assignmentLost], "its retry is counted as such")
         if case .failure(let failure)? = losses.first?.result.outcome {
             XCTAssertEqual(failure.code, .workerLost)
             XCTAssertTrue(failure.message.contains("never received"), failure.message)

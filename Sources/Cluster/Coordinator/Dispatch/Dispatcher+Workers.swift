@@ -32,10 +32,12 @@ extension Dispatcher {
     /// It also finds assignments lost on the way (a frame the worker could not decode): a task sent to
     /// this worker with a sequence up to the heartbeat's `lastSequence`, that the worker does not hold
     /// and whose result did not come first (results precede heartbeats on the connection), never
-    /// arrived whole; likewise a task the worker has not acknowledged after `heartbeatsBeforeLost`
-    /// heartbeats. Its attempt is lost (`takeWorkerLosses()`): the coordinator fails it as `workerLost`,
-    /// and its operation retries it as its batch allows. A cancelled task the worker no longer holds frees
-    /// its slot. Returns how many assignments were found lost.
+    /// arrived whole, once the next heartbeat says the same (a worker that answers the task right after
+    /// a heartbeat, its result still on the way, is not taken for one that never got it; a lost
+    /// assignment is found one heartbeat later); likewise a task the worker has not acknowledged after
+    /// `heartbeatsBeforeLost` heartbeats. Its attempt is lost (`takeWorkerLosses()`): the coordinator fails
+    /// it as `workerLost`, and its operation retries it as its batch allows. A cancelled task the worker no
+    /// longer holds frees its slot. Returns how many assignments were found lost.
     /// A heartbeat that crossed the worker's `Welcome` (`WorkerRecord.sequenceFloor`) only counts as a
     /// sign of life.
     mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
@@ -66,6 +68,11 @@ extension Dispatcher {
             if sequence > heartbeat.lastSequence {
                 entries.values[index].heartbeatsUnseen += 1
                 if entries.values[index].heartbeatsUnseen < Self.heartbeatsBeforeLost { continue }
+            } else if !entries.values[index].missingFromHeartbeat {
+                // Received and not held: answered, its result maybe sent just after this heartbeat. Lost
+                // only if the next heartbeat (behind that result on the connection) says the same.
+                entries.values[index].missingFromHeartbeat = true
+                continue
             }
             let entry = entries.values[index]
             vacate(key, on: peer)
@@ -75,7 +82,8 @@ extension Dispatcher {
                 removeEntry(key)  // nothing to confirm: the worker does not hold it
             case .running:
                 loseAttempt(key, entry, workerID: worker.workerID, reason:
-                    "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)")
+                    "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)",
+                    cause: .assignmentLost)
                 lost += 1
                 lostDeliveries += 1
             case .queued:
@@ -152,7 +160,9 @@ extension Dispatcher {
         var entry = entry
         entry.assignment.attempt += 1
         entry.state = .queued
+        entry.missingFromHeartbeat = false
         entries[key] = entry
+        resends.record(.handedBack)
         if let holder = entry.pinnedTo {
             workers[holder]?.pinned.insert(key, at: 0)
             workersWithPinned.insert(holder)
