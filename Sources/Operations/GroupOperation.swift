@@ -239,7 +239,14 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         }
         continuation?.resume()
         let error = errors.first
-        for child in children { child.cancel(error: error) }
+        // Those not executing first (waiting for the window, a mutual exclusion, a dependency): cancelling
+        // a running child frees its window slot and its exclusion's slot, which would otherwise start a
+        // waiting child of this group for a moment before the loop reached it.
+        var executing: [AsyncOperation] = []
+        for child in children {
+            if child.isExecuting { executing.append(child) } else { child.cancel(error: error) }
+        }
+        for child in executing { child.cancel(error: error) }
     }
 
     /// Called by a child (or by `addChild` for a rejected one, with `child == nil`) when it finished.
