@@ -9,7 +9,8 @@
 ///   ``addChild(_:)`` are announced when they are added, for example from ``childDidFinish(_:)`` to branch
 ///   on a finished child's result. A child added while the group runs is started at once (subject to its
 ///   dependencies, which may be outside the group).
-/// - Cancelling the group cancels every child (with the same error); the group then finishes as cancelled
+/// - Cancelling the group cancels every child (with the same error), those not executing first (so a slot
+///   a cancelled running child frees starts none of them); the group then finishes as cancelled
 ///   once its running children have wound down. To cancel the group when one child is cancelled from
 ///   outside, observe the child:
 ///   `child.addObserver(BlockObserver(didCancel: { [weak group] _, _ in group?.cancel() }))`.
