@@ -28,10 +28,11 @@ final class DuplicateSendTests: XCTestCase {
         out.compactMap { if case .taskAssignment(let a) = $0.message { a } else { nil } }
     }
 
-    /// The order the simulated workers of `ClusterBenchmark --photos` produced under load: the worker reads
+    /// An order the simulated workers of `ClusterBenchmark` can produce (they read new assignments right
+    /// after sending their results, and a heartbeat due then goes before those answers): the worker reads
     /// an assignment, sends a heartbeat that reports its sequence without holding it (the answer is made but
     /// not sent yet), then the result. Taken as lost at that heartbeat, the task was sent again (its
-    /// operation's retry) and the result that followed was stale: 0.2 % of the photos ran twice.
+    /// operation's retry) and the result that followed was stale: the task ran twice.
     func testAResultSentJustAfterAHeartbeatIsTakenAndTheTaskNotSentAgain() {
         var dispatcher = registered()
         let sent = assignments(dispatcher.enqueue(noop(1)))
