@@ -166,13 +166,16 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(dispatcher.lostDeliveries, 1)
         XCTAssertEqual(dispatcher.workers[worker]?.running, [2], "its slot is free")
 
-        // The retry, never acknowledged: lost after `heartbeatsBeforeLost` heartbeats that do not show it.
+        // The retry, never acknowledged: lost after `heartbeatsBeforeLost` heartbeats (a second apart) that
+        // do not show it.
         _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 2, kind: .noop, taskKey: 1))
-        for _ in 0..<(Dispatcher.heartbeatsBeforeLost - 1) {
-            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        for second in 1..<Dispatcher.heartbeatsBeforeLost {
+            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
+                                               now: now + .seconds(second))
             XCTAssertTrue(lost == 0 && out.isEmpty, "not lost before \(Dispatcher.heartbeatsBeforeLost) heartbeats")
         }
-        (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
+                                         now: now + .seconds(Dispatcher.heartbeatsBeforeLost))
         XCTAssertEqual(lost, 1)
         losses = dispatcher.takeWorkerLosses()
         XCTAssertEqual(losses.map(\.result.attempt), [2])

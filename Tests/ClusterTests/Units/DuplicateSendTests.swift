@@ -132,3 +132,32 @@ final class DuplicateSendTests: XCTestCase {
         XCTAssertEqual(rerun.resend, .inputMissing)
     }
 }
+
+extension DuplicateSendTests {
+    /// A coordinator behind on its messages handles a backlog of a worker's heartbeats in a burst, all sent
+    /// before it sent the worker a new assignment: they do not add up to `heartbeatsBeforeLost`. Heartbeats
+    /// handled a heartbeat interval apart still find an assignment that never arrived.
+    func testABurstOfBackloggedHeartbeatsDoesNotMakeAnAssignmentLost() {
+        var dispatcher = registered()
+        let sent = assignments(dispatcher.enqueue(noop(1)))
+        XCTAssertEqual(sent.map(\.sequence), [1])
+        // Five heartbeats the worker sent before the assignment existed, handled one after the other.
+        for _ in 0..<Dispatcher.heartbeatsBeforeLost {
+            let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 0, holding: []), from: worker, now: start)
+            XCTAssertTrue(lost == 0 && out.isEmpty, "a burst counts once")
+        }
+        XCTAssertEqual(dispatcher.state(of: 1), .running(worker: worker))
+
+        // Then the worker's heartbeats a second apart, none showing it: the assignment never arrived.
+        var lost = 0
+        var second = 0
+        while lost == 0, second < 2 * Dispatcher.heartbeatsBeforeLost {
+            second += 1
+            lost = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 0, holding: []), from: worker,
+                                        now: start + .seconds(second)).lost
+        }
+        XCTAssertEqual(lost, 1)
+        XCTAssertEqual(second, Dispatcher.heartbeatsBeforeLost - 1, "the burst counted as one heartbeat")
+        XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.reason), [.assignmentLost])
+    }
+}

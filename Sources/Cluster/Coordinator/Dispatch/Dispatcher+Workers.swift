@@ -35,7 +35,10 @@ extension Dispatcher {
     /// arrived whole, once the next heartbeat says the same (a worker that answers the task right after
     /// a heartbeat, its result still on the way, is not taken for one that never got it; a lost
     /// assignment is found one heartbeat later); likewise a task the worker has not acknowledged after
-    /// `heartbeatsBeforeLost` heartbeats. Its attempt is lost (`takeWorkerLosses()`): the coordinator fails
+    /// `heartbeatsBeforeLost` heartbeats, counting only heartbeats handled at least half an interval
+    /// apart (a coordinator behind on its messages handles a backlog of heartbeats in a burst, and those
+    /// may all predate the assignment: a slow-but-alive worker is not judged by the coordinator's own
+    /// backlog). Its attempt is lost (`takeWorkerLosses()`): the coordinator fails
     /// it as `workerLost`, and its operation retries it as its batch allows. A cancelled task the worker no
     /// longer holds frees its slot. Returns how many assignments were found lost.
     /// A heartbeat that crossed the worker's `Welcome` (`WorkerRecord.sequenceFloor`) only counts as a
@@ -46,7 +49,9 @@ extension Dispatcher {
             return (0, [Outbound(peer: peer, message: .refusal(.unknownWorker))])
         }
         workers[peer]?.lastSeen = now
+        workers[peer]?.lastHeartbeat = now
         workers[peer]?.droppedMessages = heartbeat.droppedMessages
+        let spaced = worker.lastHeartbeat.map { now - $0 >= heartbeatInterval / 2 } ?? true
         // Only minor-1 workers are sent sequences and report what they hold.
         guard worker.acceptsBatches, !worker.running.isEmpty else { return (0, []) }
         // Sent before the worker heard this registration's Welcome (declared dead and registered again
@@ -66,6 +71,7 @@ extension Dispatcher {
             let sequence = entries.values[index].assignment.sequence
             guard sequence > 0 else { continue }
             if sequence > heartbeat.lastSequence {
+                guard spaced else { continue }  // of a burst: it may have been sent before the assignment
                 entries.values[index].heartbeatsUnseen += 1
                 if entries.values[index].heartbeatsUnseen < Self.heartbeatsBeforeLost { continue }
             } else if !entries.values[index].missingFromHeartbeat {
