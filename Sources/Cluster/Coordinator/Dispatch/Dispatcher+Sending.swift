@@ -45,6 +45,7 @@ extension Dispatcher {
                 let sequence = nextSequence()
                 entries.values[index].assignment.sequence = sequence
                 entries.values[index].heartbeatsUnseen = 0
+                entries.values[index].missingFromHeartbeat = false
             }
             occupy(key, on: peer)
             let assignment = chaining(entries.values[index].assignment, key: key, to: workerIndex)
@@ -57,6 +58,7 @@ extension Dispatcher {
     private mutating func sendPinned(_ key: TaskKey, to peer: PeerIdentity) -> Outbound {
         occupy(key, on: peer)
         entries[key]?.heartbeatsUnseen = 0
+        entries[key]?.missingFromHeartbeat = false
         return sendByReference(key, to: peer)
     }
 
