@@ -103,13 +103,13 @@ let package = Package(
 
         .executableTarget(
             name: "ClusterBenchmark",
-            dependencies: ["Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "CZeroMQ", "CEpoll"],
+            dependencies: ["Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "CEpoll"],
             path: "Benchmarks/ClusterBenchmark"
         ),
         // What the simulated workers answer to photo tasks (as a real worker would), held to a real worker's
         // messages by ClusterTests.
         .target(name: "ClusterSimulation", dependencies: ["Wire", "Imaging"], path: "Benchmarks/ClusterSimulation"),
-        // Linux's epoll for the simulated workers (Swift's Glibc module leaves it out).
+        // Linux calls for the simulated workers that Swift's Glibc module leaves out (epoll, the thread ID).
         .systemLibrary(name: "CEpoll", path: "Benchmarks/CEpoll"),
 
         // MARK: Test support (a real HTTP server on 127.0.0.1, process helpers); used only by tests

@@ -1,5 +1,11 @@
 #ifndef SHIFTWORK_CEPOLL_SHIM_H
 #define SHIFTWORK_CEPOLL_SHIM_H
-/* Linux's epoll, which Swift's Glibc module leaves out: the simulated workers watch their sockets with it. */
+/* Linux calls that Swift's Glibc module leaves out: epoll, with which the simulated workers watch their
+   connections, and the calling thread's ID, whose CPU time /proc/self/task/TID/stat gives. */
+#define _GNU_SOURCE
 #include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline int shiftwork_thread_id(void) { return (int)syscall(SYS_gettid); }
 #endif

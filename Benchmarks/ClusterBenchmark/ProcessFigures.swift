@@ -11,15 +11,7 @@ struct ProcessFigures {
 
     /// Reads the figures of `pid` now.
     static func read(pid: Int32) throws -> ProcessFigures {
-        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        // The command name (field 2) is in parentheses and may hold spaces: fields count from after it.
-        guard let close = stat.lastIndex(of: ")") else { throw SimulationError("no command name in /proc/\(pid)/stat") }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the name: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            throw SimulationError("unexpected /proc/\(pid)/stat: \(stat.prefix(200))")
-        }
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let cpu = try cpuSeconds(stat: "/proc/\(pid)/stat")
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         func kibibytes(_ key: String) throws -> Int {
             for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
@@ -28,8 +20,26 @@ struct ProcessFigures {
             }
             throw SimulationError("no \(key) in /proc/\(pid)/status")
         }
-        return ProcessFigures(cpuSeconds: (user + system) / ticks, residentBytes: try kibibytes("VmRSS"),
+        return ProcessFigures(cpuSeconds: cpu, residentBytes: try kibibytes("VmRSS"),
                               peakResidentBytes: try kibibytes("VmHWM"))
+    }
+
+    /// User plus system CPU time of this process's thread `tid`, in seconds (`/proc/self/task/TID/stat`).
+    static func threadCPUSeconds(tid: Int32) throws -> Double {
+        try cpuSeconds(stat: "/proc/self/task/\(tid)/stat")
+    }
+
+    /// The user plus system CPU time in a `stat` file of /proc, in seconds.
+    private static func cpuSeconds(stat path: String) throws -> Double {
+        let stat = try String(contentsOfFile: path, encoding: .utf8)
+        // The command name (field 2) is in parentheses and may hold spaces: fields count from after it.
+        guard let close = stat.lastIndex(of: ")") else { throw SimulationError("no command name in \(path)") }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw SimulationError("unexpected \(path): \(stat.prefix(200))")
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// This process's own user plus system CPU time, in seconds.

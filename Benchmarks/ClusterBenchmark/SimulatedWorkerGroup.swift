@@ -1,6 +1,5 @@
 import CEpoll
 import ClusterSimulation
-import CZeroMQ
 import Foundation
 import Synchronization
 import Wire
@@ -19,9 +18,9 @@ final class SimulationCounters: Sendable {
     let welcomes = Atomic<Int>(0)
     /// Refusals received (an `unknownWorker` one means the coordinator had declared the worker dead).
     let refusals = Atomic<Int>(0)
-    /// Messages that did not decode, and sends that failed (a full queue).
+    /// Messages that did not decode; connections refused or lost (reset, or a malformed ZMTP frame).
     let malformed = Atomic<Int>(0)
-    let sendFailures = Atomic<Int>(0)
+    let connectionFailures = Atomic<Int>(0)
     /// Photo tasks answered, by kind, and the answers that were failures (photo mode).
     let downloadsAnswered = Atomic<Int>(0)
     let tiltShiftsAnswered = Atomic<Int>(0)
@@ -34,23 +33,19 @@ final class SimulationCounters: Sendable {
     init() {}
 }
 
-/// A ZeroMQ context handed to the threads that open sockets in it (a context is thread-safe; a socket is not).
-struct SimulationContext: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-}
-
 /// Simulated workers driven by one thread: each a DEALER socket of its own, speaking the real protocol
 /// (`WorkerHello`, heartbeats with the tasks held, batched results, `WorkerGoodbye`) and answering each
 /// task at once or after a fixed delay: a no-op task with an empty output, a photo's download and
 /// tilt-shift with what a real worker sends for them (`SimulatedPhotoWorker`: metadata only, the bytes
 /// "held" on the worker and "written" to the sink). As a real worker does, no-op results of one wake-up
-/// go in batch messages, a photo task's result in a message of its own. The thread opens, polls (`epoll`)
-/// and closes its sockets; no other thread touches them or this object's state (hence
-/// `@unchecked Sendable`: only `counters` is shared).
+/// go in batch messages, a photo task's result in a message of its own. Each worker is a TCP connection
+/// on which it speaks ZeroMQ's protocol as a DEALER itself (`ZMTPConnection`, `ZMTPFraming`), which a
+/// libzmq ROUTER cannot tell from a libzmq DEALER. The thread opens, polls (`epoll`) and closes its
+/// connections; no other thread touches them or this object's state (hence `@unchecked Sendable`: only
+/// `counters` is shared).
 final class SimulatedWorkerGroup: @unchecked Sendable {
     private struct SimulatedWorker {
         let id: String
-        var socket: UnsafeMutableRawPointer?
         var acceptsBatches = false
         var heartbeatIntervalNs: UInt64 = 1_000_000_000
         var nextHeartbeatNs: UInt64 = 0
@@ -58,8 +53,13 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var lastSequence: UInt64 = 0
         /// Keys of the tasks received and not answered yet (fixed-delay tasks), reported in heartbeats.
         var holding: Set<UInt64> = []
-        /// Results to send at the end of this wake-up: no-op ones (batched) and photo ones (each message's
-        /// results: one alone, or a download's and its chained tilt-shift's together).
+        /// Assignments running (fixed-delay tasks; a download and its chained tilt-shift are one, one after
+        /// the other in the slot), reported in heartbeats as a real worker's running tasks.
+        var running = 0
+        /// Results to send at the end of this wake-up: no-op ones answered at once (written straight as
+        /// their messages' bytes), no-op ones after a delay (batched), and photo ones (each message's results:
+        /// one alone, or a download's and its chained tilt-shift's together).
+        var noopResults = NoopResultWriter()
         var outgoing: [TaskResult] = []
         var outgoingAlone: [[TaskResult]] = []
         /// Its photo answers, and the downloads it "holds" for their tilt-shift.
@@ -69,126 +69,193 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         var tasksAnswered = 0
     }
 
-    /// A fixed-delay task's result, due at `dueNs`.
-    private struct DelayedResult {
-        let dueNs: UInt64
-        let worker: Int
-        let registration: Int
-        /// The results, grouped by the message each goes in (a no-op task's: one result).
-        let messages: [[TaskResult]]
-        let alone: Bool
-    }
-
-    private let context: SimulationContext
-    private let endpoint: String
+    private let address: sockaddr_in
     private let slots: UInt32
     private let taskDelayNs: UInt64
     private let counters: SimulationCounters
     private var workers: [SimulatedWorker]
-    /// Fixed delay: results in the order they fall due (a FIFO, since every task waits the same time).
-    private var delayed: [DelayedResult] = []
-    private var delayedHead = 0
+    /// Fixed delay: the task runs in the order they end (a chained tilt-shift takes the delay after its download).
+    private var delayed: DelayedRunQueue
     private var dirty: [Int] = []
+    /// Each worker's connection and the reader of what it receives (apart, so that handling a message
+    /// read by one may queue output on the other).
+    private var connections: [ZMTPConnection]
+    private var readers: [ZMTPReader]
+    /// Connections with output queued since the last flush, and a flag per connection for being listed there.
+    private var unflushed: [Int] = []
+    private var isUnflushed: [Bool]
+    private var poller: Int32 = -1
+    /// The no-op assignments of the message being read (the fast path's scratch space).
+    private var scanned: [NoopAssignment] = []
     /// Tasks answered per worker, filled in when the thread ends.
     private let answeredPerWorker = Mutex<[Int]>([])
+    /// Photo mode: the attempts received for each task key (a key received twice is a task sent twice),
+    /// kept while the thread runs and published when it ends.
+    private var attemptsReceived: [UInt64: [UInt32]] = [:]
+    private let attemptsPublished = Mutex<[UInt64: [UInt32]]>([:])
 
-    /// Workers named `PREFIX-N` for each N in `numbers`, connecting to `endpoint` with `slots` each.
+    /// Workers named `PREFIX-N` for each N in `numbers`, connecting to the coordinator at `address` with `slots` each.
     /// Each worker answers photo tasks as `photos` does (a copy each; its held downloads its own).
-    init(context: SimulationContext, endpoint: String, numbers: Range<Int>, prefix: String, slots: Int,
+    init(address: sockaddr_in, numbers: Range<Int>, prefix: String, slots: Int,
          taskDelay: Duration, photos: SimulatedPhotoWorker = SimulatedPhotoWorker(), counters: SimulationCounters) {
-        self.context = context
-        self.endpoint = endpoint
+        self.address = address
         self.slots = UInt32(max(1, slots))
         let parts = taskDelay.components
-        self.taskDelayNs = UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
+        let delayNs = UInt64(max(0, parts.seconds)) * 1_000_000_000 + UInt64(max(0, parts.attoseconds / 1_000_000_000))
+        self.taskDelayNs = delayNs
+        self.delayed = DelayedRunQueue(delayNs: delayNs)
         self.counters = counters
-        self.workers = numbers.map { SimulatedWorker(id: "\(prefix)-\($0)", photos: photos) }
+        let workers = numbers.map { SimulatedWorker(id: "\(prefix)-\($0)", photos: photos) }
+        self.workers = workers
+        self.connections = workers.map { ZMTPConnection(identity: Array($0.id.utf8)) }
+        self.readers = workers.map { _ in ZMTPReader() }
+        self.isUnflushed = workers.map { _ in false }
     }
+
+    /// The thread's ID (`gettid`), once it runs: its CPU time is the simulator's, apart from the client's.
+    let threadID = Atomic<Int32>(0)
 
     /// Tasks each worker answered; complete once the thread has ended.
     var tasksAnswered: [Int] { answeredPerWorker.withLock { $0 } }
 
+    /// Photo mode: the attempts this thread's workers received per task key; complete once the thread has ended.
+    var attemptsPerTask: [UInt64: [UInt32]] { attemptsPublished.withLock { $0 } }
+
     /// The thread's body: connects every worker, serves until `counters.stop`, then says goodbye and closes.
     ///
-    /// The sockets are watched with one `epoll` set over their `ZMQ_FD`s, so a wake-up costs in proportion
-    /// to the sockets that have something, not to all of them (`zmq_poll` over 250 sockets asks each for
-    /// its events at every wake-up). `ZMQ_FD` signals only that a socket's state may have changed, and a
-    /// send can consume that signal: every socket sent to is therefore read right after, and every socket
-    /// is read every 20 ms besides, so no message waits unseen.
+    /// The connections are watched with one `epoll` set (level-triggered), so a wake-up costs in proportion
+    /// to the connections that have something; each is read with one `recv` into the thread's buffer and
+    /// parsed there, and everything a worker says in a wake-up leaves in one `send`.
     func run() {
-        for index in workers.indices { open(index) }
-        let poller = epoll_create1(0)
+        threadID.store(shiftwork_thread_id(), ordering: .releasing)
+        poller = epoll_create1(0)
         guard poller >= 0 else { fatalError("epoll_create1: \(String(cString: strerror(errno)))") }
-        for index in workers.indices { watch(index, in: poller) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        let now = Self.nowNs()
+        for index in workers.indices {
+            open(index, now: now)
+            sayHello(index, now: now)
+            // Heartbeats spread over the first second, as workers started at different times would send them.
+            workers[index].nextHeartbeatNs = now + UInt64.random(in: 0..<1_000_000_000)
+        }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
-        var message = zmq_msg_t()
-        zmq_msg_init(&message)
         var nextSweepNs: UInt64 = 0
         while !counters.stop.load(ordering: .relaxed) {
             var timeoutMs: Int32 = 5
-            if delayedHead < delayed.count {
+            if let due = delayed.nextDueNs {
                 let now = Self.nowNs()
-                let due = delayed[delayedHead].dueNs
                 timeoutMs = due <= now ? 0 : min(timeoutMs, Int32((due - now) / 1_000_000) + 1)
             }
-            if !dirty.isEmpty { timeoutMs = 0 }  // results queued by the last reads
+            if !dirty.isEmpty || !unflushed.isEmpty { timeoutMs = 0 }  // results or messages queued
             let ready = epoll_wait(poller, &events, Int32(events.count), timeoutMs)
-            if ready > 0 {
-                for event in events[0..<Int(ready)] { receive(Int(event.data.u32), into: &message) }
-            }
             let now = Self.nowNs()
+            if ready > 0 {
+                for event in events[0..<Int(ready)] { service(Int(event.data.u32), events: event.events, buffer: buffer, now: now) }
+            }
             releaseDueResults(now: now)
-            flush(into: &message)
+            flushResults()
             if now >= nextSweepNs {
                 sendHeartbeats(now: now)
-                for index in workers.indices { receive(index, into: &message) }
+                for index in connections.indices where connections[index].state == .idle && connections[index].retryAtNs <= now {
+                    open(index, now: now)
+                }
                 nextSweepNs = now + 20_000_000
             }
+            flushConnections(now: now)
         }
-        close(poller)
-        zmq_msg_close(&message)
         for index in workers.indices {
             send(.workerGoodbye(WorkerGoodbye(workerID: workers[index].id)), to: index)
-            zmq_close(workers[index].socket)
-            workers[index].socket = nil
         }
+        flushConnections(now: Self.nowNs())
+        for index in connections.indices { connections[index].close() }
+        close(poller)
         let answered = workers.map(\.tasksAnswered)
         answeredPerWorker.withLock { $0 = answered }
+        let attempts = attemptsReceived
+        attemptsPublished.withLock { $0 = attempts }
     }
 
-    /// Adds the worker's socket (its `ZMQ_FD`) to the `epoll` set, tagged with its index.
-    private func watch(_ index: Int, in poller: Int32) {
-        var descriptor: Int32 = -1
-        var size = MemoryLayout<Int32>.size
-        guard zmq_getsockopt(workers[index].socket, ZMQ_FD, &descriptor, &size) == 0 else {
-            fatalError("zmq_getsockopt(ZMQ_FD): \(String(cString: zmq_strerror(zmq_errno())))")
-        }
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.u32 = UInt32(index)
-        guard epoll_ctl(poller, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
-            fatalError("epoll_ctl: \(String(cString: strerror(errno)))")
+    /// Connects the worker (again); a failure to start is retried at the next sweep after 100 ms.
+    private func open(_ index: Int, now: UInt64) {
+        if let error = connections[index].connect(to: address, poller: poller, tag: UInt32(index)) {
+            lost(index, now: now, error)
         }
     }
 
-    private func open(_ index: Int) {
-        guard let socket = zmq_socket(context.pointer, ZMQ_DEALER) else {
-            fatalError("zmq_socket: \(String(cString: zmq_strerror(zmq_errno()))) (raise ulimit -n?)")
+    /// What `epoll` reported for the worker's connection: connected, room to write, bytes to read, or closed.
+    private func service(_ index: Int, events: UInt32, buffer: UnsafeMutableRawBufferPointer, now: UInt64) {
+        if connections[index].state == .connecting {
+            guard connections[index].finishConnecting(nowNs: now) else { return }  // refused: retried by the sweep
+            readers[index] = ZMTPReader()
+            markUnflushed(index)
         }
-        let identity = Array(workers[index].id.utf8)
-        var linger: Int32 = 0
-        var unlimited: Int32 = 0
-        zmq_setsockopt(socket, ZMQ_IDENTITY, identity, identity.count)
-        zmq_setsockopt(socket, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
-        zmq_setsockopt(socket, ZMQ_SNDHWM, &unlimited, MemoryLayout<Int32>.size)
-        zmq_setsockopt(socket, ZMQ_RCVHWM, &unlimited, MemoryLayout<Int32>.size)
-        guard zmq_connect(socket, endpoint) == 0 else {
-            fatalError("zmq_connect \(endpoint): \(String(cString: zmq_strerror(zmq_errno())))")
+        if events & EPOLLOUT.rawValue != 0 { markUnflushed(index) }
+        guard events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 else { return }
+        while connections[index].state == .open || connections[index].state == .handshaking {
+            let count = recv(connections[index].descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+            if count > 0 {
+                do {
+                    try readers[index].read(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { event in
+                        switch event {
+                        case .message(let bytes): receive(bytes, worker: index)
+                        case .command(let name, let body): command(name, body, worker: index)
+                        }
+                    }
+                } catch {
+                    return lost(index, now: now, "\(error) from the coordinator")
+                }
+                if count < buffer.count { return }
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return
+            } else {
+                return lost(index, now: now, count == 0 ? "closed by the coordinator" : "recv: \(String(cString: strerror(errno)))")
+            }
         }
-        workers[index].socket = socket
-        sayHello(index, now: Self.nowNs())
-        // Heartbeats spread over the first second, as workers started at different times would send them.
-        workers[index].nextHeartbeatNs = Self.nowNs() + UInt64.random(in: 0..<1_000_000_000)
+    }
+
+    /// A ZMTP command from the coordinator's socket: its READY lets the worker's messages go; a PING
+    /// (heartbeats, if it turns them on) is answered; an ERROR ends the connection.
+    private func command(_ name: String, _ body: ArraySlice<UInt8>, worker index: Int) {
+        if name == "READY" {
+            markUnflushed(index)
+            connections[index].peerIsReady()
+        } else if name == "PING", body.count >= 2 {
+            let pong = ZMTPFraming.pong(context: body.dropFirst(2))
+            markUnflushed(index)
+            pong.withUnsafeBytes { connections[index].queueRaw($0) }
+        } else if name == "ERROR" {
+            lost(index, now: Self.nowNs(), "ZMTP ERROR from the coordinator: \(String(decoding: body.dropFirst(), as: UTF8.self))")
+        }
+    }
+
+    /// The connection broke (or could not start): counted, the first reason on stderr, and connected again
+    /// after 100 ms (the coordinator refuses the next heartbeat if it forgot the worker meanwhile, and the
+    /// worker says hello again).
+    private func lost(_ index: Int, now: UInt64, _ reason: String) {
+        if counters.connectionFailures.add(1, ordering: .relaxed).newValue == 1 {
+            FileHandle.standardError.write(Data("ClusterBenchmark: simulated worker \(workers[index].id): \(reason)\n".utf8))
+        }
+        connections[index].drop(retryAtNs: now + 100_000_000)
+    }
+
+    private func markUnflushed(_ index: Int) {
+        guard !isUnflushed[index] else { return }
+        isUnflushed[index] = true
+        unflushed.append(index)
+    }
+
+    /// Writes every connection's queued output (each worker's messages of this wake-up in one `send`).
+    private func flushConnections(now: UInt64) {
+        for index in unflushed {
+            isUnflushed[index] = false
+            if !connections[index].flush(poller: poller, tag: UInt32(index)) {
+                lost(index, now: now, "send: \(String(cString: strerror(errno)))")
+            }
+        }
+        unflushed.removeAll(keepingCapacity: true)
     }
 
     private func sayHello(_ index: Int, now: UInt64) {
@@ -199,21 +266,37 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         counters.hellos.add(1, ordering: .relaxed)
     }
 
-    /// Reads every message waiting on the worker's socket (its last frame is the payload).
-    private func receive(_ index: Int, into message: inout zmq_msg_t) {
-        guard let socket = workers[index].socket else { return }
-        while zmq_msg_recv(&message, socket, ZMQ_DONTWAIT) >= 0 {
-            if zmq_msg_more(&message) != 0 { continue }
-            let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))
-            let decoded: Message
-            do {
-                decoded = try WireCodec.decode(bytes)
-            } catch {
-                counters.malformed.add(1, ordering: .relaxed)
-                continue
-            }
-            for part in MessageBatching.unbatched(decoded) { handle(part, worker: index) }
+    /// A message from the coordinator: no-op assignments through the fast path, anything else decoded whole.
+    private func receive(_ bytes: UnsafeRawBufferPointer, worker index: Int) {
+        if taskDelayNs == 0, NoopAssignmentScan.scan(bytes, into: &scanned) {
+            answerAtOnce(scanned, in: bytes, worker: index)
+            scanned.removeAll(keepingCapacity: true)
+            return
         }
+        let decoded: Message
+        do {
+            decoded = try WireCodec.decode(bytes)
+        } catch {
+            counters.malformed.add(1, ordering: .relaxed)
+            return
+        }
+        for part in MessageBatching.unbatched(decoded) { handle(part, worker: index) }
+    }
+
+    /// The fast path: no-op tasks answered at once, their results written straight into the bytes of the
+    /// messages that will carry them (`NoopResultWriter`), the task IDs copied from the received `bytes`.
+    private func answerAtOnce(_ assignments: [NoopAssignment], in bytes: UnsafeRawBufferPointer, worker index: Int) {
+        if !hasResults(index) { dirty.append(index) }
+        for assignment in assignments {
+            workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
+            workers[index].noopResults.add(taskID: UnsafeRawBufferPointer(rebasing: bytes[assignment.taskID]),
+                                           attempt: assignment.attempt, taskKey: assignment.taskKey)
+        }
+        counters.assignments.add(assignments.count, ordering: .relaxed)
+    }
+
+    private func hasResults(_ index: Int) -> Bool {
+        workers[index].noopResults.count > 0 || !workers[index].outgoing.isEmpty || !workers[index].outgoingAlone.isEmpty
     }
 
     private func handle(_ message: Message, worker index: Int) {
@@ -221,25 +304,30 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         case .taskAssignment(let assignment):
             counters.assignments.add(1, ordering: .relaxed)
             workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
-            let messages = workers[index].photos.messages(answering: assignment,
-                                                          coordinatorAcceptsBatches: workers[index].acceptsBatches)
+            let runs = workers[index].photos.runs(answering: assignment, coordinatorAcceptsBatches: workers[index].acceptsBatches)
             let alone = assignment.kind != .noop
             if alone {
-                for result in messages.joined() { count(result, of: result.taskKey == assignment.taskKey ? assignment.kind : .tiltShift) }
+                attemptsReceived[assignment.taskKey, default: []].append(assignment.attempt)
+                if let followOn = assignment.followOn { attemptsReceived[followOn.taskKey, default: []].append(followOn.attempt) }
+                for result in runs.flatMap(\.messagesAtEnd).joined() {
+                    count(result, of: result.taskKey == assignment.taskKey ? assignment.kind : .tiltShift)
+                }
             }
             if taskDelayNs == 0 {
-                queue(messages, alone: alone, for: index)
-            } else {
-                // A chained tilt-shift is simulated as taking no time of its own: both results after one delay.
-                for result in messages.joined() { workers[index].holding.insert(result.taskKey) }
-                delayed.append(DelayedResult(dueNs: Self.nowNs() + taskDelayNs, worker: index,
-                                             registration: workers[index].registration, messages: messages, alone: alone))
+                queue(Array(runs.map(\.messagesAtEnd).joined()), alone: alone, for: index)
+            } else if let first = runs.first {
+                // Each run takes the delay: a chained tilt-shift starts when its download's run ends.
+                workers[index].holding.insert(first.taskKey)
+                workers[index].running += 1
+                delayed.start(runs, worker: index, registration: workers[index].registration, alone: alone, now: Self.nowNs())
             }
         case .welcome(let welcome):
             counters.welcomes.add(1, ordering: .relaxed)
             workers[index].registration += 1
             workers[index].acceptsBatches = welcome.acceptsBatches
             workers[index].holding.removeAll()
+            workers[index].running = 0
+            workers[index].noopResults.removeAll()
             workers[index].outgoing.removeAll()
             workers[index].outgoingAlone.removeAll()
             workers[index].photos.forgetAll()
@@ -260,7 +348,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     }
 
     private func queue(_ messages: [[TaskResult]], alone: Bool, for index: Int) {
-        if workers[index].outgoing.isEmpty && workers[index].outgoingAlone.isEmpty { dirty.append(index) }
+        guard !messages.isEmpty else { return }
+        if !hasResults(index) { dirty.append(index) }
         if alone {
             workers[index].outgoingAlone.append(contentsOf: messages)
         } else {
@@ -275,24 +364,29 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     }
 
     private func releaseDueResults(now: UInt64) {
-        while delayedHead < delayed.count, delayed[delayedHead].dueNs <= now {
-            let due = delayed[delayedHead]
-            delayedHead += 1
-            guard workers[due.worker].registration == due.registration else { continue }
-            queue(due.messages, alone: due.alone, for: due.worker)
-        }
-        if delayedHead > 4096, delayedHead * 2 > delayed.count {
-            delayed.removeFirst(delayedHead)
-            delayedHead = 0
+        delayed.end(upTo: now, isCurrent: { worker, registration in workers[worker].registration == registration }) { ended in
+            queue(ended.messagesAtEnd, alone: ended.alone, for: ended.worker)
+            if let next = ended.nextTaskKey {
+                // As a real worker: the chained run starts in the slot now, its result (and a held-back one) later.
+                workers[ended.worker].holding.insert(next)
+            } else {
+                workers[ended.worker].running -= 1
+            }
         }
     }
 
-    /// Sends each worker's results of this wake-up, no-op ones in batch messages when the coordinator takes
+    /// Queues each worker's results of this wake-up, no-op ones in batch messages when the coordinator takes
     /// them and photo ones as `Worker.finished` sends them (each alone as its task ends, or a download's with
-    /// its chained tilt-shift's in one batch), then reads the worker's
-    /// socket (the send may have taken the signal of a message that came meanwhile).
-    private func flush(into message: inout zmq_msg_t) {
+    /// its chained tilt-shift's in one batch).
+    private func flushResults() {
         for index in dirty {
+            let noopCount = workers[index].noopResults.count
+            if noopCount > 0 {
+                markUnflushed(index)
+                workers[index].noopResults.flush(batches: workers[index].acceptsBatches) { connections[index].queue($0) }
+                workers[index].tasksAnswered += noopCount
+                counters.results.add(noopCount, ordering: .relaxed)
+            }
             let results = workers[index].outgoing
             let alone = workers[index].outgoingAlone
             workers[index].outgoing.removeAll(keepingCapacity: true)
@@ -307,26 +401,24 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             workers[index].tasksAnswered += results.count + aloneCount
             counters.results.add(results.count + aloneCount, ordering: .relaxed)
         }
-        let sentTo = dirty
         dirty.removeAll(keepingCapacity: true)
-        for index in sentTo { receive(index, into: &message) }
     }
 
     private func sendHeartbeats(now: UInt64) {
         for index in workers.indices where workers[index].nextHeartbeatNs <= now {
             let worker = workers[index]
-            send(.heartbeat(Heartbeat(workerID: worker.id, running: UInt32(worker.holding.count),
+            send(.heartbeat(Heartbeat(workerID: worker.id, running: UInt32(worker.running),
                                       lastSequence: worker.lastSequence, holding: Array(worker.holding))), to: index)
             workers[index].nextHeartbeatNs = now + worker.heartbeatIntervalNs
             counters.heartbeats.add(1, ordering: .relaxed)
         }
     }
 
+    /// Queues `message` on the worker's connection (written at the end of the wake-up; while it connects,
+    /// once it has).
     private func send(_ message: Message, to index: Int) {
-        guard let socket = workers[index].socket else { return }
-        let bytes = WireCodec.encode(message)
-        let sent = bytes.withUnsafeBytes { zmq_send(socket, $0.baseAddress, $0.count, ZMQ_DONTWAIT) }
-        if sent < 0 { counters.sendFailures.add(1, ordering: .relaxed) }
+        markUnflushed(index)
+        WireCodec.encode(message).withUnsafeBytes { connections[index].queue($0) }
     }
 
     private static func nowNs() -> UInt64 {

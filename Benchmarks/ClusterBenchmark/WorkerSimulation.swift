@@ -1,6 +1,5 @@
 import Cluster
 import ClusterSimulation
-import CZeroMQ
 import Foundation
 
 /// The simulation mode: many light simulated workers (`SimulatedWorkerGroup`) in this process against
@@ -12,7 +11,6 @@ struct WorkerSimulation {
     var workers: Int
     var slots: Int
     var threads: Int
-    var ioThreads: Int
     var taskDelay: Duration
     var idleSeconds: Int
     var tasks: Int
@@ -31,17 +29,16 @@ struct WorkerSimulation {
     /// Connects the workers, measures heartbeats while idle, runs the no-op tasks, prints the figures.
     func run(_ client: ClusterClient) async throws {
         try raiseOpenFileLimit(to: rlim_t(workers) * 2 + 256)
-        guard let pointer = zmq_ctx_new() else { throw SimulationError("zmq_ctx_new failed") }
-        zmq_ctx_set(pointer, ZMQ_MAX_SOCKETS, Int32(workers + 64))
-        zmq_ctx_set(pointer, ZMQ_IO_THREADS, Int32(max(1, ioThreads)))
-        let context = SimulationContext(pointer: pointer)
+        guard let address = ZMTPConnection.address(of: endpoint) else {
+            throw SimulationError("simulated workers connect to a tcp://A.B.C.D:PORT endpoint (an IPv4 address), not \(endpoint)")
+        }
         let counters = SimulationCounters()
         let initial = try ProcessFigures.read(pid: coordinatorPID)
         let threadCount = max(1, min(threads, workers))
         var groups: [SimulatedWorkerGroup] = []
         for thread in 0..<threadCount {
             let numbers = (workers * thread / threadCount)..<(workers * (thread + 1) / threadCount)
-            let group = SimulatedWorkerGroup(context: context, endpoint: endpoint, numbers: numbers, prefix: "sim-\(getpid())",
+            let group = SimulatedWorkerGroup(address: address, numbers: numbers, prefix: "sim-\(getpid())",
                                              slots: slots, taskDelay: taskDelay, photos: SimulatedPhotoWorker(chaining: photoChaining), counters: counters)
             groups.append(group)
             let body = Thread {
@@ -53,15 +50,15 @@ struct WorkerSimulation {
         }
         let kindText = photos > 0 ? "photo tasks (12 MP, sink \(photoSink), chaining \(photoChaining.rawValue))" : "no-op tasks"
         let delayText = taskDelay == .zero ? "\(kindText) answered at once" : "\(kindText) answered after \(taskDelay)"
-        print("simulation: \(workers) simulated workers × \(slots) slots on \(threadCount) threads (\(ioThreads) ZeroMQ I/O "
-              + "threads), \(delayText); coordinator pid \(coordinatorPID) on \(endpoint)")
+        print("simulation: \(workers) simulated workers × \(slots) slots on \(threadCount) threads (each worker a TCP "
+              + "connection speaking ZMTP 3.1 as a DEALER), \(delayText); coordinator pid \(coordinatorPID) on \(endpoint)")
         do {
-            try await measure(client, counters: counters, initial: initial)
+            try await measure(client, counters: counters, initial: initial, groups: groups)
         } catch {
-            await stop(counters, threadCount, context)
+            await stop(counters, threadCount)
             throw error
         }
-        await stop(counters, threadCount, context)
+        await stop(counters, threadCount)
         let answered = groups.flatMap(\.tasksAnswered).sorted()
         if let least = answered.first, let most = answered.last {
             print("tasks per simulated worker (warm-up included): min \(least), median \(answered[answered.count / 2]), max \(most); "
@@ -69,15 +66,38 @@ struct WorkerSimulation {
         }
         print("simulated workers: \(counters.hellos.load(ordering: .relaxed)) hellos, \(counters.welcomes.load(ordering: .relaxed)) welcomes, "
               + "\(counters.refusals.load(ordering: .relaxed)) refusals, \(counters.malformed.load(ordering: .relaxed)) malformed, "
-              + "\(counters.sendFailures.load(ordering: .relaxed)) failed sends")
+              + "\(counters.connectionFailures.load(ordering: .relaxed)) connections refused or lost")
         if photos > 0 {
+            // Tasks sent twice, as the simulated workers saw them: the same key received again, by any worker,
+            // with a new attempt (a retry) or the same one (sent again without a failure in between).
+            var attempts: [UInt64: [UInt32]] = [:]
+            for group in groups { attempts.merge(group.attemptsPerTask) { $0 + $1 } }
+            let twice = attempts.values.filter { $0.count > 1 }
+            let sameAttempt = twice.filter { Set($0).count < $0.count }.count
+            print("tasks received more than once by the simulated workers (warm-up included): \(twice.count) of \(attempts.count) "
+                  + "(\(sameAttempt) with the same attempt again)")
             print("simulated photo answers (warm-up included): \(counters.downloadsAnswered.load(ordering: .relaxed)) downloads held, "
                   + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures; "
                   + "\(counters.assignments.load(ordering: .relaxed)) assignments received (one a photo when its tilt-shift is chained)")
         }
     }
 
-    private func measure(_ client: ClusterClient, counters: SimulationCounters, initial: ProcessFigures) async throws {
+    /// The CPU time of the simulated workers' threads (`groups`), in seconds.
+    private func simulatorCPUSeconds(_ groups: [SimulatedWorkerGroup]) throws -> Double {
+        try groups.reduce(0) { $0 + (try ProcessFigures.threadCPUSeconds(tid: $1.threadID.load(ordering: .acquiring))) }
+    }
+
+    /// "simulator X µs + client Y µs per UNIT": this process's CPU over a span split between the simulated
+    /// workers' threads and the rest (the client: its Swift tasks and its ZeroMQ socket's threads).
+    private func split(ownCPU: Double, simulatorCPU: Double, per count: Int, _ unit: String) -> String {
+        let simulator = simulatorCPU / Double(max(count, 1)) * 1e6
+        let client = (ownCPU - simulatorCPU) / Double(max(count, 1)) * 1e6
+        return "simulator + client CPU per \(unit): \(format(ownCPU / Double(max(count, 1)) * 1e6, 2)) µs "
+            + "(simulator \(format(simulator, 2)) µs, client \(format(client, 2)) µs)"
+    }
+
+    private func measure(_ client: ClusterClient, counters: SimulationCounters, initial: ProcessFigures,
+                         groups: [SimulatedWorkerGroup]) async throws {
         let clock = ContinuousClock()
         let connecting = clock.now
         var registered = 0
@@ -108,16 +128,18 @@ struct WorkerSimulation {
               + "\(stillRegistered) workers registered after, \(counters.refusals.load(ordering: .relaxed) - refusalsBefore) refusals")
 
         if photos > 0 {
-            try await measurePhotos(client, counters: counters, idleCPUPerHeartbeat: idleCPU / Double(max(heartbeats, 1)))
+            try await measurePhotos(client, counters: counters, idleCPUPerHeartbeat: idleCPU / Double(max(heartbeats, 1)), groups: groups)
         } else if tasks > 0 {
             if warmup > 0 { _ = try await throughput(client, tasks: warmup, batchSize: batchSize) }
             print("load average before: \(Self.loadAverage())")
             let before = try ProcessFigures.read(pid: coordinatorPID)
             let ownBefore = ProcessFigures.ownCPUSeconds()
+            let simulatorBefore = try simulatorCPUSeconds(groups)
             let heartbeatsAtStart = counters.heartbeats.load(ordering: .relaxed)
             let (elapsed, succeeded) = try await throughput(client, tasks: tasks, batchSize: batchSize)
             let after = try ProcessFigures.read(pid: coordinatorPID)
             let ownCPU = ProcessFigures.ownCPUSeconds() - ownBefore
+            let simulatorCPU = try simulatorCPUSeconds(groups) - simulatorBefore
             print("load average after: \(Self.loadAverage())")
             if succeeded != tasks {
                 // Reported, not fatal: the figures still stand, and the failures are a finding (see stderr for why).
@@ -131,7 +153,7 @@ struct WorkerSimulation {
             print("simulation throughput: \(Int((Double(tasks) / elapsed).rounded())) tasks/s with \(workers) workers")
             print("coordinator CPU per task: \(format(cpu / Double(tasks) * 1e6, 2)) µs "
                   + "(\(format(cpu, 2)) s CPU, \(format(cpu / elapsed * 100, 0)) % of a core during the run); "
-                  + "simulator + client CPU per task: \(format(ownCPU / Double(tasks) * 1e6, 2)) µs")
+                  + split(ownCPU: ownCPU, simulatorCPU: simulatorCPU, per: tasks, "task"))
             let registeredAfter = try await client.status().workers.count
             print("workers registered after the run: \(registeredAfter) of \(workers)")
         }
@@ -143,12 +165,14 @@ struct WorkerSimulation {
 
     /// The photo batches: `batchSize` photos each, all submitted at once, after a warm-up batch of
     /// `warmup` photos (at most a tenth of them); prints photos/s and the coordinator's CPU per photo and per task.
-    private func measurePhotos(_ client: ClusterClient, counters: SimulationCounters, idleCPUPerHeartbeat: Double) async throws {
+    private func measurePhotos(_ client: ClusterClient, counters: SimulationCounters, idleCPUPerHeartbeat: Double,
+                               groups: [SimulatedWorkerGroup]) async throws {
         let warmupPhotos = min(warmup, photos / 10)
         if warmupPhotos > 0 { _ = try await photoBatches(client, range: 0..<warmupPhotos) }
         print("load average before: \(Self.loadAverage())")
         let before = try ProcessFigures.read(pid: coordinatorPID)
         let ownBefore = ProcessFigures.ownCPUSeconds()
+        let simulatorBefore = try simulatorCPUSeconds(groups)
         let heartbeatsAtStart = counters.heartbeats.load(ordering: .relaxed)
         let tasksAtStart = counters.results.load(ordering: .relaxed)
         let clock = ContinuousClock()
@@ -157,6 +181,7 @@ struct WorkerSimulation {
         let elapsed = seconds(clock.now - start)
         let after = try ProcessFigures.read(pid: coordinatorPID)
         let ownCPU = ProcessFigures.ownCPUSeconds() - ownBefore
+        let simulatorCPU = try simulatorCPUSeconds(groups) - simulatorBefore
         print("load average after: \(Self.loadAverage())")
         let cpu = after.cpuSeconds - before.cpuSeconds
         let heartbeatsDuring = counters.heartbeats.load(ordering: .relaxed) - heartbeatsAtStart
@@ -175,7 +200,7 @@ struct WorkerSimulation {
               + "(\(format((cpu - heartbeatCPU) / Double(photos) * 1e6, 2)) µs net of heartbeats at their idle cost; "
               + "per task \(format(cpu / Double(max(tasksDone, 1)) * 1e6, 2)) µs; \(format(cpu, 2)) s CPU, "
               + "\(format(cpu / elapsed * 100, 0)) % of a core during the run); "
-              + "simulator + client CPU per photo: \(format(ownCPU / Double(photos) * 1e6, 2)) µs")
+              + split(ownCPU: ownCPU, simulatorCPU: simulatorCPU, per: photos, "photo"))
         let registeredAfter = try await client.status().workers.count
         print("workers registered after the run: \(registeredAfter) of \(workers)")
     }
@@ -212,10 +237,9 @@ struct WorkerSimulation {
         return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    private func stop(_ counters: SimulationCounters, _ threads: Int, _ context: SimulationContext) async {
+    private func stop(_ counters: SimulationCounters, _ threads: Int) async {
         counters.stop.store(true, ordering: .relaxed)
         while counters.finishedThreads.load(ordering: .acquiring) < threads { try? await Task.sleep(for: .milliseconds(20)) }
-        zmq_ctx_term(context.pointer)
     }
 
     /// Raises this process's soft limit on open files to `wanted` (at most the hard limit): each simulated

@@ -12,7 +12,7 @@
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --cancel-rounds 20 --cancel-side 8000 --expect-workers 2
 //                    (workers started with --allow-local-files on this machine)
 //   ClusterBenchmark --coordinator tcp://127.0.0.1:5593 --simulate-workers 1000 --coordinator-pid PID \
-//                    [--simulated-slots 4] [--simulation-threads 4] [--io-threads 1] [--task-delay-ms 0] \
+//                    [--simulated-slots 4] [--simulation-threads 4] [--task-delay-ms 0] \
 //                    [--idle-seconds 5] [--tasks 200000] [--batch-size 25000]
 //                    [--photos 100000 --photo-sink DIR [--photo-origin http://127.0.0.1:PORT]]
 //
@@ -39,11 +39,13 @@
 //   task runs: the time from sending `CancelBatch` to every slot free (each cancel confirmed by its
 //   worker). Prints p50, p99 and the maximum.
 // - simulation (when --simulate-workers > 0, against a coordinator with no other workers): connects that
-//   many simulated workers from this process (`SimulatedWorkerGroup`: DEALER sockets driven by
-//   `--simulation-threads` threads with zmq_poll, each socket owned by one thread), waits until all are
-//   registered, measures the coordinator's CPU for heartbeats alone over `--idle-seconds`, then runs the
-//   throughput mode's no-op tasks through them and prints tasks/s, the coordinator's CPU per task (from
-//   /proc/PID/stat) and its RSS. `--task-delay-ms` makes each simulated task take that long.
+//   many simulated workers from this process (`SimulatedWorkerGroup`: each a TCP connection speaking
+//   ZMTP 3.1 as a DEALER itself, driven by `--simulation-threads` threads with epoll, each connection owned
+//   by one thread), waits until all are registered, measures the coordinator's CPU for heartbeats alone
+//   over `--idle-seconds`, then runs the throughput mode's no-op tasks through them and prints tasks/s, the
+//   coordinator's CPU per task (from /proc/PID/stat), the simulator's and the client's CPU per task (this
+//   process's threads, from /proc/self/task) and its RSS. `--task-delay-ms` makes each simulated task take
+//   that long (a chained tilt-shift that long again after its download).
 //   With `--photos N`, instead of no-op tasks: N photo URLs (`--photo-origin`/photo-I.jpg; nothing serves
 //   them, the simulated workers do not fetch) submitted as `shiftwork submit --sink DIR` submits them
 //   (`BatchSubmission` with `--photo-sink`; the simulated workers write nothing there) in batches of
@@ -81,7 +83,6 @@ struct Arguments {
     var simulateWorkers = 0
     var simulatedSlots = 4
     var simulationThreads = 4
-    var ioThreads = 1
     var taskDelayMs = 0
     var idleSeconds = 5
     var behind = 0
@@ -100,7 +101,7 @@ struct Arguments {
                                  [--soak-settle SECONDS] [--soak-cancel]]
                                 [--cancel-rounds N [--cancel-side PIXELS]]
                                 [--simulate-workers N --coordinator-pid PID [--simulated-slots N]
-                                 [--simulation-threads N] [--io-threads N] [--task-delay-ms N] [--idle-seconds N]
+                                 [--simulation-threads N] [--task-delay-ms N] [--idle-seconds N]
                                  [--photos N --photo-sink DIR [--photo-origin URL] [--photo-chaining off|on|together]]]
                                 [--behind N [--small N] [--label TEXT]]
         """
@@ -138,7 +139,6 @@ struct Arguments {
             case "--simulate-workers": simulateWorkers = number("--simulate-workers")
             case "--simulated-slots": simulatedSlots = max(1, number("--simulated-slots"))
             case "--simulation-threads": simulationThreads = max(1, number("--simulation-threads"))
-            case "--io-threads": ioThreads = max(1, number("--io-threads"))
             case "--task-delay-ms": taskDelayMs = number("--task-delay-ms")
             case "--idle-seconds": idleSeconds = number("--idle-seconds")
             case "--behind": behind = number("--behind")
@@ -490,7 +490,7 @@ do {
     if arguments.simulateWorkers > 0 {
         let simulation = WorkerSimulation(
             endpoint: arguments.coordinator, workers: arguments.simulateWorkers, slots: arguments.simulatedSlots,
-            threads: arguments.simulationThreads, ioThreads: arguments.ioThreads,
+            threads: arguments.simulationThreads,
             taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds, tasks: arguments.tasks,
             batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID,
             photos: arguments.photos, photoOrigin: arguments.photoOrigin, photoSink: arguments.photoSink,

@@ -59,13 +59,28 @@ public struct SimulatedPhotoWorker: Sendable {
     /// tilt-shift runs only after a download held on the worker; its result goes with the download's in one
     /// message when `chaining` is `together` and the coordinator takes batches (`Welcome.acceptsBatches`).
     public mutating func messages(answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true) -> [[TaskResult]] {
+        Array(runs(answering: assignment, coordinatorAcceptsBatches: coordinatorAcceptsBatches).map(\.messagesAtEnd).joined())
+    }
+
+    /// The task runs `assignment` makes on a real worker, in order, each with the messages sent when it ends
+    /// (together, the messages of ``messages(answering:coordinatorAcceptsBatches:)``): one run, or for a
+    /// download with a chained tilt-shift, the download's, then the tilt-shift's, which starts in the same slot
+    /// when the download ends (`Worker.finished`). With `together` (and a coordinator that takes batches) the
+    /// download's result is held back: its run ends with no message, and both results go at the tilt-shift's
+    /// end. A simulation with a task delay gives each run the delay (`SimulatedWorkerGroup`).
+    public mutating func runs(answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true) -> [SimulatedRun] {
         let result = answer(assignment)
         // As a real worker, whatever it announced: a follow-on that arrives is run.
         guard let followOn = assignment.chainedAssignment, case .output(let output) = result.outcome, output.heldOnWorker else {
-            return [[result]]
+            return [SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: [[result]])]
         }
         let chained = answer(followOn)
-        return chaining == .together && coordinatorAcceptsBatches ? [[result, chained]] : [[result], [chained]]
+        if chaining == .together && coordinatorAcceptsBatches {
+            return [SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: []),
+                    SimulatedRun(taskKey: followOn.taskKey, messagesAtEnd: [[result, chained]])]
+        }
+        return [SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: [[result]]),
+                SimulatedRun(taskKey: followOn.taskKey, messagesAtEnd: [[chained]])]
     }
 
     private mutating func outcome(of assignment: TaskAssignment) -> TaskOutcome {

@@ -9,7 +9,8 @@
 ///   ``addChild(_:)`` are announced when they are added, for example from ``childDidFinish(_:)`` to branch
 ///   on a finished child's result. A child added while the group runs is started at once (subject to its
 ///   dependencies, which may be outside the group).
-/// - Cancelling the group cancels every child (with the same error); the group then finishes as cancelled
+/// - Cancelling the group cancels every child (with the same error), those not executing first (so a slot
+///   a cancelled running child frees starts none of them); the group then finishes as cancelled
 ///   once its running children have wound down. To cancel the group when one child is cancelled from
 ///   outside, observe the child:
 ///   `child.addObserver(BlockObserver(didCancel: { [weak group] _, _ in group?.cancel() }))`.
@@ -239,7 +240,14 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         }
         continuation?.resume()
         let error = errors.first
-        for child in children { child.cancel(error: error) }
+        // Those not executing first (waiting for the window, a mutual exclusion, a dependency): cancelling
+        // a running child frees its window slot and its exclusion's slot, which would otherwise start a
+        // waiting child of this group for a moment before the loop reached it.
+        var executing: [AsyncOperation] = []
+        for child in children {
+            if child.isExecuting { executing.append(child) } else { child.cancel(error: error) }
+        }
+        for child in executing { child.cancel(error: error) }
     }
 
     /// Called by a child (or by `addChild` for a rejected one, with `child == nil`) when it finished.

@@ -76,8 +76,9 @@ public struct MutualExclusion: OperationCondition {
 ///
 /// A waiter is a suspended condition evaluation (resumed on Swift's pool when granted), or an external
 /// operation queued by `acquireOrQueue` (started by the granting release, on its thread: no runner, no
-/// hop). A queued operation that finished meanwhile (cancelled) keeps its place until its turn and is then
-/// passed over.
+/// hop). A waiter cancelled while it waits leaves at once, in O(1): a queued operation that finishes
+/// (cancelled) is taken out by its finish action, so the controller lets go of it then and `waiters(of:)`
+/// no longer counts it; only its ID stays in its group's queue, passed over when its turn comes.
 final class ExclusivityController: Sendable {
     static let shared = ExclusivityController()
 
@@ -100,26 +101,36 @@ final class ExclusivityController: Sendable {
 
     private struct Category {
         var held = 0
-        /// Waiters by group, each in arrival order. A group emptied by a cancel stays until its turn
-        /// comes, and is dropped then.
-        var groups: [String: FIFOQueue<Waiter>] = [:]
+        /// The waiters, by ID: a cancelled one is taken out of here at once.
+        var waiting: [UInt64: Waiter] = [:]
+        /// Waiter IDs by group, each in arrival order. The ID of a waiter cancelled meanwhile stays until
+        /// its turn comes and is passed over then (or dropped by `compact`); so does a group left without waiters.
+        var groups: [String: FIFOQueue<UInt64>] = [:]
         /// Groups with waiters, in turn order.
         var turns = FIFOQueue<String>()
+        /// IDs in `groups` whose waiter was cancelled.
+        var departed = 0
 
-        var hasWaiters: Bool { !groups.isEmpty }
+        var hasWaiters: Bool { !waiting.isEmpty }
 
         mutating func append(_ waiter: Waiter, group: String) {
+            waiting[waiter.id] = waiter
             if groups[group] == nil {
                 groups[group] = FIFOQueue()
                 turns.append(group)
             }
-            groups[group]?.append(waiter)
+            groups[group]?.append(waiter.id)
         }
 
-        /// The waiter whose turn it is (groups emptied by cancels are dropped on the way).
+        /// The waiter whose turn it is (cancelled waiters' IDs and groups left without waiters are dropped
+        /// on the way).
         mutating func next() -> Waiter? {
             while let group = turns.first {
-                if let waiter = groups[group]?.first { return waiter }
+                while let id = groups[group]?.first {
+                    if let waiter = waiting[id] { return waiter }
+                    _ = groups[group]?.popFirst()
+                    departed -= 1
+                }
                 groups[group] = nil
                 _ = turns.popFirst()
             }
@@ -129,18 +140,35 @@ final class ExclusivityController: Sendable {
         /// Removes the waiter `next()` returned; its group goes to the back of the turns if it has more.
         mutating func removeNext() {
             guard let group = turns.popFirst(), var queue = groups.removeValue(forKey: group) else { return }
-            _ = queue.popFirst()
+            if let id = queue.popFirst() { waiting[id] = nil }
             guard !queue.isEmpty else { return }
             groups[group] = queue
             turns.append(group)
         }
 
-        /// Removes a cancelled waiter; `nil` when it is not waiting (any more).
+        /// Removes a cancelled waiter; `nil` when it is not waiting (any more: granted, or removed before).
         mutating func remove(id: UInt64) -> Waiter? {
-            for group in groups.keys {
-                if let waiter = groups[group]?.removeFirst(where: { $0.id == id }) { return waiter }
+            guard let waiter = waiting.removeValue(forKey: id) else { return nil }
+            departed += 1
+            if waiting.isEmpty {
+                groups = [:]
+                turns = FIFOQueue()
+                departed = 0
+            } else if departed > max(64, waiting.count) {
+                compact()
             }
-            return nil
+            return waiter
+        }
+
+        /// Drops the IDs of cancelled waiters from the groups' queues: when they outnumber the waiters, so
+        /// that a category's memory follows its waiters (O(1) amortised per cancel).
+        private mutating func compact() {
+            for (group, queue) in groups {
+                var kept = FIFOQueue<UInt64>()
+                for id in queue.elements where waiting[id] != nil { kept.append(id) }
+                groups[group] = kept
+            }
+            departed = 0
         }
     }
 
@@ -154,7 +182,7 @@ final class ExclusivityController: Sendable {
     func holders(of category: String) -> Int { state.withLock { $0.categories[category]?.held ?? 0 } }
 
     func waiters(of category: String) -> Int {
-        state.withLock { $0.categories[category]?.groups.values.reduce(0) { $0 + $1.count } ?? 0 }
+        state.withLock { $0.categories[category]?.waiting.count ?? 0 }
     }
 
     func acquire(category: String, limit: Int, group: String = "") async throws {
@@ -194,19 +222,36 @@ final class ExclusivityController: Sendable {
     }
 
     /// Takes a slot of `category` for `operation` now (`true`), or queues it (`false`): it is started when
-    /// a release grants it one (see the type's notes).
+    /// a release grants it one (see the type's notes); if it finishes before (cancelled), it leaves the
+    /// queue then.
     func acquireOrQueue(_ operation: AsyncOperation, category: String, limit: Int, group: String) -> Bool {
-        state.withLock { s -> Bool in
+        let queued = state.withLock { s -> UInt64? in
             s.nextID &+= 1
             var entry = s.categories.removeValue(forKey: category) ?? Category()
             defer { s.categories[category] = entry }
             if !entry.hasWaiters && entry.held < limit {
                 entry.held += 1
-                return true
+                return nil
             }
             entry.append(Waiter(id: s.nextID, limit: limit, grant: .start(operation)), group: group)
-            return false
+            return s.nextID
         }
+        guard let queued else { return true }
+        // Runs at its finish however it comes; after a grant, the waiter is gone already and nothing happens.
+        operation.addFinishAction { [self] in withdraw(queued, from: category) }
+        return false
+    }
+
+    /// Takes the queued operation `id` out of `category`'s waiters (it finished while it waited): the
+    /// controller no longer holds it, nor counts it.
+    private func withdraw(_ id: UInt64, from category: String) {
+        let withdrawn = state.withLock { s -> Waiter? in
+            guard var entry = s.categories.removeValue(forKey: category) else { return nil }
+            let waiter = entry.remove(id: id)
+            if entry.held > 0 || entry.hasWaiters { s.categories[category] = entry }
+            return waiter
+        }
+        _ = withdrawn  // let go here, outside the lock
     }
 
     func release(category: String) {

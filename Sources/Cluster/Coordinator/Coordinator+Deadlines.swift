@@ -3,16 +3,19 @@ import Wire
 /// Time limits: a task attempt that runs on its worker for longer than the task timeout is cancelled
 /// there and, once the worker confirmed, failed as timed out (its remote operation retries it, or the
 /// item fails with "timed out after N s"); a batch whose deadline passed has its unfinished items
-/// cancelled with that cause. The coordinator's timer calls `enforceDeadlines` every heartbeat interval.
+/// cancelled with that cause. The coordinator's timer calls `enforceBatchDeadlines` every heartbeat
+/// interval, and `enforceTaskTimeouts` as of its tick once the messages received before it are handled
+/// (`LivenessCheckpoint`): a result waiting unread in the socket is taken, not timed out.
 extension Coordinator {
     /// Starts the clock of the assignments among `outbound` (called as they are sent).
     func noteSent(_ outbound: [Outbound]) {
         taskTimeouts.sent(outbound, now: .now)
     }
 
-    /// Cancels the task attempts that ran too long and the batches whose deadline passed.
-    func enforceDeadlines(now: ContinuousClock.Instant) {
-        for key in taskTimeouts.expire(now: now, dispatcher: dispatcher) {
+    /// Cancels the task attempts unanswered for longer than the task timeout as of `instant` (every
+    /// message received before it handled).
+    func enforceTaskTimeouts(asOf instant: ContinuousClock.Instant) {
+        for key in taskTimeouts.expire(now: instant, dispatcher: dispatcher) {
             logger.info("task timed out; cancelling it on its worker", metadata: [
                 "task": "\(dispatcher.entries[key]?.assignment.taskID ?? "\(key)")",
                 "timeout": "\(taskTimeouts.limitSeconds) s",
@@ -20,6 +23,10 @@ extension Coordinator {
             send(dispatcher.cancel(key: key, reason: "timed out after \(taskTimeouts.limitSeconds) s"))
         }
         settleTimedOutTasks()
+    }
+
+    /// Cancels the unfinished items of the batches whose deadline passed.
+    func enforceBatchDeadlines(now: ContinuousClock.Instant) {
         for (batchID, seconds) in batchDeadlines.expired(now: now) {
             cancelAtDeadline(batchID, seconds: seconds)
         }

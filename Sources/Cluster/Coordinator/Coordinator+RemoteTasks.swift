@@ -22,6 +22,7 @@ extension Coordinator {
             for request in requests {
                 if request.wasWaiting { waitingTasks -= 1 }
                 if request.operation.isCancelled || request.operation.isFinished { continue }
+                if let reason = request.resend { dispatcher.resends.record(reason) }
                 waiters[request.assignment.taskKey] = request.operation
                 send(dispatcher.enqueue(request.assignment, priority: request.priority, dependentKey: request.dependentKey,
                                         avoiding: request.avoiding, followOn: request.followOn?.value))
@@ -70,16 +71,18 @@ extension Coordinator {
 
     /// Tells the remote operation waiting for `result` (whose `taskKey` the dispatcher has set), which
     /// came from `peer` when known (a retry avoids that worker); `workerID` names the worker for status
-    /// when `peer` is no longer registered (an attempt lost with its worker). The operation finishes here,
-    /// and its dependents start (their requests are queued at the end of the wake-up).
-    func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil, workerID: String = "") {
+    /// when `peer` is no longer registered (an attempt lost with its worker; `lossReason`: the worker or
+    /// only the assignment). The operation finishes here, and its dependents start (their requests are
+    /// queued at the end of the wake-up).
+    func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil, workerID: String = "",
+                 lossReason: TaskResends.Reason? = nil) {
         guard let waiter = waiters.removeValue(forKey: result.taskKey) else { return }
         switch result.outcome {
         case .output(let output): waiter.received(.success(output))
         case .failure(let failure):
             waiter.received(.failure(RemoteTaskError(
                 failure: failure, attempt: result.attempt, worker: peer,
-                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID)))
+                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID, lossReason: lossReason)))
         }
     }
 }

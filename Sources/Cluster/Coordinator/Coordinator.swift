@@ -233,7 +233,7 @@ public actor Coordinator {
     private func receive(_ received: [[[UInt8]]]) {
         sendingTogether { for frames in received { handle(frames) } }
         if liveness.isBehind, let instant = liveness.handledMessages(caughtUp: !executor.hasUnreadMessages) {
-            expireSilentWorkers(asOf: instant)
+            judgeSilence(asOf: instant)
         }
     }
 
@@ -311,7 +311,7 @@ public actor Coordinator {
         // Tasks whose input went with its worker: their operations re-run the producer (`Lineage`).
         for lost in dispatcher.takeLostInputs() { deliver(lost) }
         // Attempts lost with their workers: their operations retry them as their batches allow.
-        for loss in dispatcher.takeWorkerLosses() { deliver(loss.result, workerID: loss.workerID) }
+        for loss in dispatcher.takeWorkerLosses() { deliver(loss.result, workerID: loss.workerID, lossReason: loss.reason) }
         // Chained tilt-shifts (`Dispatcher+Chained`): adopted ones start their clocks; results held until
         // their operations asked are delivered now.
         for (assignment, worker) in dispatcher.takeAdoptedFollowOns() { taskTimeouts.started(assignment, on: worker, now: .now) }
@@ -365,14 +365,24 @@ public actor Coordinator {
     }
 
     /// Every heartbeat interval, on the coordinator's thread (its socket's poll times out for it): throttled
-    /// log lines, finished batches past their retention, workers' silence, batch deadlines.
+    /// log lines, finished batches past their retention, workers' and tasks' silence, batch deadlines.
     private func tick() {
         logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
         releaseFinishedBatches(now: .now)
         if let instant = liveness.timerFired(caughtUp: !executor.hasUnreadMessages, now: .now) {
-            expireSilentWorkers(asOf: instant)
+            judgeSilence(asOf: instant)
         }
-        enforceDeadlines(now: .now)
+        enforceBatchDeadlines(now: .now)
+    }
+
+    /// Judges silence as of `instant`, once every message received before it has been handled
+    /// (`LivenessCheckpoint`): workers silent for longer than the worker timeout, and task attempts
+    /// unanswered for longer than the task timeout. A heartbeat or a result that waited unread in the
+    /// socket while the coordinator was behind counts: neither a live worker nor an answered task is
+    /// taken for lost, and no task is sent twice for the coordinator's own backlog.
+    private func judgeSilence(asOf instant: ContinuousClock.Instant) {
+        expireSilentWorkers(asOf: instant)
+        enforceTaskTimeouts(asOf: instant)
     }
 
     /// Declares the workers silent for longer than the timeout as of `instant` dead (every message

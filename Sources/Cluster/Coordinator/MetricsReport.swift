@@ -22,6 +22,8 @@ struct MetricsReport: Equatable {
     /// Tilt-shifts that ran chained to their downloads, without an assignment of their own.
     var chainedTasks: UInt64 = 0
     var assignmentsLost: UInt64 = 0
+    /// Tasks queued to run again, by why.
+    var resends = TaskResends()
     var inputsLost: UInt64 = 0
     var downloadBytesReceived: UInt64 = 0
     var outputBytesReceived: UInt64 = 0
@@ -55,6 +57,7 @@ struct MetricsReport: Equatable {
         localInputsMissed = dispatcher.localInputsMissed
         chainedTasks = dispatcher.chained.chainedCount
         assignmentsLost = dispatcher.lostDeliveries
+        resends = dispatcher.resends
         inputsLost = dispatcher.inputsLost
         downloadBytesReceived = dispatcher.downloadBytesReceived
         outputBytesReceived = dispatcher.outputBytesReceived

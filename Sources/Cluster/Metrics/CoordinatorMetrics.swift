@@ -32,6 +32,7 @@ struct CoordinatorMetrics {
         "shiftwork_download_bytes_received_total": "Bytes of downloaded images that reached the coordinator (0 when workers keep them: minor 3).",
         "shiftwork_output_bytes_received_total": "Bytes of outputs that reached the coordinator (0 with a sink: workers write them).",
         "shiftwork_assignments_lost_total": "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
+        "shiftwork_tasks_resent_total": "Tasks queued to run again after an attempt that gave no usable result, by reason: assignment_lost, worker_lost, timed_out, failed (a transient failure retried), input_missing, handed_back (by a leaving worker, before it started).",
         "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
         "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
         "shiftwork_refusals_total": "Requests refused because the sender's key lacks the role they need or does not own the batch, and worker messages that do not speak for their sender (another key, worker ID or connection), by the key's roles, the request and the reason.",
@@ -52,6 +53,8 @@ struct CoordinatorMetrics {
     private var localInputsMissed: MirroredCounter
     private var chainedTasks: MirroredCounter
     private var assignmentsLost: MirroredCounter
+    /// `shiftwork_tasks_resent_total`, one series per reason (every reason from the start, at 0).
+    private var resends: [TaskResends.Reason: MirroredCounter] = [:]
     private var inputsLost: MirroredCounter
     private var downloadBytesReceived: MirroredCounter
     private var outputBytesReceived: MirroredCounter
@@ -85,6 +88,10 @@ struct CoordinatorMetrics {
         downloadBytesReceived = counter("shiftwork_download_bytes_received_total")
         outputBytesReceived = counter("shiftwork_output_bytes_received_total")
         messagesDropped = counter("shiftwork_messages_dropped_total")
+        for reason in TaskResends.Reason.allCases {
+            resends[reason] = MirroredCounter(CoreMetrics.Counter(
+                label: "shiftwork_tasks_resent_total", dimensions: [("reason", reason.rawValue)], factory: factory))
+        }
     }
 
     /// Records `report`.
@@ -105,6 +112,7 @@ struct CoordinatorMetrics {
         downloadBytesReceived.advance(to: report.downloadBytesReceived)
         outputBytesReceived.advance(to: report.outputBytesReceived)
         messagesDropped.advance(to: report.messagesDropped)
+        for reason in TaskResends.Reason.allCases { resends[reason]?.advance(to: report.resends[reason]) }
         if let refused = report.peersRefused {
             if peersRefused == nil {
                 peersRefused = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_peers_refused_total", dimensions: [], factory: factory))

@@ -20,6 +20,7 @@ final class MetricsTests: XCTestCase {
         "shiftwork_peers_refused_total": "counter",
         "shiftwork_tasks_input_lost_total": "counter", "shiftwork_download_bytes_received_total": "counter",
         "shiftwork_output_bytes_received_total": "counter", "shiftwork_tasks_chained_total": "counter",
+        "shiftwork_tasks_resent_total": "counter",
     ]
 
     /// The page's samples: `name{labels}` → value.
@@ -43,7 +44,9 @@ final class MetricsTests: XCTestCase {
 
     func testEveryMetricKeepsItsNameTypeAndHelpAndLabelValuesAreEscaped() {
         var metrics = CoordinatorMetrics(registry: PrometheusCollectorRegistry())
-        metrics.record(report(completed: 3, worker: "a\"b\\c\nd", workerCompleted: 3))
+        var report = report(completed: 3, worker: "a\"b\\c\nd", workerCompleted: 3)
+        report.resends.record(.assignmentLost)
+        metrics.record(report)
         let page = metrics.text
         for (name, type) in Self.types {
             XCTAssertTrue(page.contains("# TYPE \(name) \(type)\n"), "missing \(name) (\(type)) in:\n\(page)")
@@ -54,6 +57,8 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(samples[#"shiftwork_worker_slots{worker="a\"b\\c\nd"}"#], 2, page)
         XCTAssertEqual(samples["shiftwork_tasks_per_second"], 2.5, page)
         XCTAssertEqual(samples["shiftwork_peers_refused_total"], 4, page)
+        XCTAssertEqual(samples[#"shiftwork_tasks_resent_total{reason="assignment_lost"}"#], 1, page)
+        XCTAssertEqual(samples[#"shiftwork_tasks_resent_total{reason="handed_back"}"#], 0, "every reason has a series: \(page)")
     }
 
     func testCountersFollowTheirSourceAndADepartedWorkersSeriesGo() {

@@ -9,7 +9,8 @@ import XCTest
 /// The 1,000-worker photo simulation (`ClusterBenchmark --photos`) is only as good as its workers'
 /// answers: a real `shiftwork worker` is given a photo's download and tilt-shift by a coordinator played on a
 /// real ROUTER socket, with a directory sink, and `SimulatedPhotoWorker` must answer the same assignments
-/// with exactly the same `TaskResult`s (every field) when given the real photo's figures.
+/// with exactly the same `TaskResult`s (every field) when given the real photo's figures; and the no-op
+/// simulation's fast path must send the same bytes as a real worker for no-op tasks.
 final class SimulatedPhotoWorkerTests: ClusterTestCase {
     /// A real worker welcomed by a coordinator played on a ROUTER socket, and a served photo with a sink.
     private struct PlayedSession {
@@ -80,6 +81,44 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
         XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
         XCTAssertEqual(stored.location, sink.appendingPathComponent("photo-0.jpg").path)
         XCTAssertEqual(missing.code, .inputMissing)
+        await session.close()
+    }
+
+    /// The no-op fast path (`NoopAssignmentScan` reading the assignments in place, `NoopResultWriter` writing
+    /// the results' bytes): a real worker given a batch of no-op assignments answers with the very messages
+    /// the simulated worker sends for them, byte for byte.
+    func testTheSimulatedNoopAnswersAreARealWorkersMessagesByteForByte() async throws {
+        let session = try await startSession()
+        let assignments = (1...3).map {
+            TaskAssignment(taskID: "b-2/\($0)", batchID: "b-2", attempt: UInt32($0), kind: .noop, source: "noop",
+                           taskKey: UInt64(100 + $0), sequence: UInt64($0))
+        }
+        session.coordinator.send(.taskAssignments(assignments), to: session.worker)
+        for assignment in assignments {
+            let result = await session.coordinator.next(timeout: .seconds(60)) {
+                if case .taskResult(let result) = $0, result.taskKey == assignment.taskKey { result } else { nil }
+            }
+            XCTAssertNotNil(result, "no result for \(assignment.taskID):\n\(harness.allOutput)")
+        }
+        let real = session.coordinator.receivedWhole.compactMap { message -> [UInt8]? in
+            switch message {
+            case .taskResult, .taskResults: WireCodec.encode(message)
+            default: nil
+            }
+        }
+
+        var simulated: [[UInt8]] = []
+        WireCodec.encode(.taskAssignments(assignments)).withUnsafeBytes { bytes in
+            var scanned: [NoopAssignment] = []
+            XCTAssertTrue(NoopAssignmentScan.scan(bytes, into: &scanned))
+            var writer = NoopResultWriter()
+            for noop in scanned {
+                writer.add(taskID: UnsafeRawBufferPointer(rebasing: bytes[noop.taskID]), attempt: noop.attempt, taskKey: noop.taskKey)
+            }
+            writer.flush(batches: true) { simulated.append(Array($0)) }
+        }
+        XCTAssertEqual(simulated, real, "the simulation answers no-op tasks unlike a real worker")
+        XCTAssertEqual(real.count, 1, "one message for the three results of one wake-up")
         await session.close()
     }
 

@@ -106,7 +106,10 @@ final class DispatcherScaleTests: XCTestCase {
             TaskResult(taskID: "t1", attempt: 2, outcome: .output(TaskOutput(data: [])), taskKey: 1), from: worker, now: later)
         XCTAssertNotNil(result, "the new attempt's result is taken")
 
-        // A real loss is still found: sequence 4 acknowledged, task 2 neither held nor answered.
+        // A real loss is still found: sequence 4 acknowledged, task 2 neither held nor answered, at two
+        // heartbeats in a row (the first could be ahead of its result).
+        let (notYet, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 4, holding: []), from: worker, now: later)
+        XCTAssertEqual(notYet, 0)
         let (lostNow, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 4, holding: []), from: worker, now: later)
         XCTAssertEqual(lostNow, 1)
         XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey), [2])

@@ -147,12 +147,16 @@ final class DispatcherTests: XCTestCase {
         let second = assignments(dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2)))
         XCTAssertEqual(first.map(\.sequence), [1])
         XCTAssertEqual(second.map(\.sequence), [2])
-        // The worker got the second (sequence 2) but holds only it: the first never arrived whole.
+        // The worker got the second (sequence 2) but holds only it: the first never arrived whole, or its
+        // result is on the way behind this heartbeat; the next heartbeat, behind that result, tells.
         var (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        XCTAssertTrue(lost == 0 && out.isEmpty, "not lost at the first heartbeat that misses it")
+        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
         XCTAssertEqual(lost, 1)
         XCTAssertTrue(assignments(out).isEmpty, "not sent again by the dispatcher: its operation retries it")
         var losses = dispatcher.takeWorkerLosses()
         XCTAssertEqual(losses.map(\.result.taskKey), [1])
+        XCTAssertEqual(losses.map(\.reason), [.assignmentLost], "its retry is counted as such")
         if case .failure(let failure)? = losses.first?.result.outcome {
             XCTAssertEqual(failure.code, .workerLost)
             XCTAssertTrue(failure.message.contains("never received"), failure.message)
@@ -162,13 +166,16 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(dispatcher.lostDeliveries, 1)
         XCTAssertEqual(dispatcher.workers[worker]?.running, [2], "its slot is free")
 
-        // The retry, never acknowledged: lost after `heartbeatsBeforeLost` heartbeats that do not show it.
+        // The retry, never acknowledged: lost after `heartbeatsBeforeLost` heartbeats (a second apart) that
+        // do not show it.
         _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 2, kind: .noop, taskKey: 1))
-        for _ in 0..<(Dispatcher.heartbeatsBeforeLost - 1) {
-            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        for second in 1..<Dispatcher.heartbeatsBeforeLost {
+            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
+                                               now: now + .seconds(second))
             XCTAssertTrue(lost == 0 && out.isEmpty, "not lost before \(Dispatcher.heartbeatsBeforeLost) heartbeats")
         }
-        (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
+                                         now: now + .seconds(Dispatcher.heartbeatsBeforeLost))
         XCTAssertEqual(lost, 1)
         losses = dispatcher.takeWorkerLosses()
         XCTAssertEqual(losses.map(\.result.attempt), [2])

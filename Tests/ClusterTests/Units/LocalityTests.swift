@@ -64,6 +64,7 @@ final class LocalityTests: XCTestCase {
         XCTAssertEqual(resent.first?.assignment.inputs.first?.onWorker, false)
         XCTAssertEqual(resent.first?.assignment.attempt, 2)
         XCTAssertEqual(dispatcher.localInputsMissed, 1)
+        XCTAssertEqual(dispatcher.resends[.inputMissing], 1, "counted as a re-send")
     }
 
     func testAKeptSlotIsGivenBackWhenTheTiltShiftWillNotComeOrItsWorkerDies() {

@@ -111,6 +111,23 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
         XCTAssertEqual(worker.heldCount, 1)
     }
 
+    func testAChainedDownloadIsTwoRunsOneAfterTheOtherInItsSlot() throws {
+        let download = SimulatedPhotoWorkerTests.chainedDownload(source: "http://127.0.0.1:9/photo-12.jpg", sink: sink)
+        let followOn = try XCTUnwrap(download.followOn)
+        for chaining in [PhotoChaining.on, .together, .off] {
+            var byRuns = SimulatedPhotoWorker(chaining: chaining)
+            var byMessages = SimulatedPhotoWorker(chaining: chaining)
+            let runs = byRuns.runs(answering: download)
+            XCTAssertEqual(runs.map(\.taskKey), [download.taskKey, followOn.taskKey], "\(chaining)")
+            XCTAssertEqual(Array(runs.map(\.messagesAtEnd).joined()), byMessages.messages(answering: download), "\(chaining)")
+            // Held back with `together`: the download's run ends with no message.
+            XCTAssertEqual(runs.map(\.messagesAtEnd.count), chaining == .together ? [0, 1] : [1, 1], "\(chaining)")
+        }
+        var unchained = SimulatedPhotoWorker()
+        let alone = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-13.jpg", sink: sink)[0]
+        XCTAssertEqual(unchained.runs(answering: alone).map(\.taskKey), [alone.taskKey])
+    }
+
     func testTheChainingSettingsAreNamedAsTheRealWorkersEnvironmentNamesThem() {
         XCTAssertEqual(PhotoChaining.allCases.compactMap { PhotoChaining(named: $0.rawValue.uppercased()) }, PhotoChaining.allCases)
         XCTAssertNil(PhotoChaining(named: "sometimes"))

@@ -13,6 +13,8 @@ struct RemoteRequest: Sendable {
     let avoiding: PeerIdentity?
     /// For a download: its dependent tilt-shift, to chain to it on a worker that accepts chained tasks.
     var followOn: Shared<TaskAssignment>? = nil
+    /// A task that runs again (a retry, a lineage re-run): why, for `TaskResends`; `nil` for a first run.
+    var resend: TaskResends.Reason? = nil
     /// The operation to finish (or advance) with the result (`RemoteTaskOperation.received`).
     let operation: RemoteTaskOperation
 }

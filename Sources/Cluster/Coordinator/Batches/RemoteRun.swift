@@ -17,6 +17,8 @@ struct RemoteRun: Sendable {
         /// A download's dependent tilt-shift, as it will be sent after it: chained to it on a worker that
         /// accepts chained tasks (`ChainedFollowOns`).
         var followOn: Shared<TaskAssignment>? = nil
+        /// The task runs again (a retry, the producer's re-run): why; `nil` for a first run.
+        var resend: TaskResends.Reason? = nil
     }
 
     /// What to do after a result.
@@ -80,7 +82,8 @@ struct RemoteRun: Sendable {
                 let dependent = dependent ?? assignment
                 return .send(Request(assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
                                      keepsSlotForDependent: false, avoiding: nil,
-                                     followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage))))
+                                     followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage)),
+                                     resend: .inputMissing))
             }
             return .failed(error)
         case .failure(let error):
@@ -97,6 +100,8 @@ struct RemoteRun: Sendable {
         reruns = 0
         dependent = nil
         rerunningProducer = false
-        return request
+        var next = request
+        next.resend = error.resendReason
+        return next
     }
 }

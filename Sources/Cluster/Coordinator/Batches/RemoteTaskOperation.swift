@@ -27,7 +27,12 @@ struct RemoteTaskError: Error, CustomStringConvertible {
     var worker: PeerIdentity?
     /// That worker's ID, for status.
     var workerID = ""
+    /// For an attempt lost with its worker: whether the worker or only the assignment was lost.
+    var lossReason: TaskResends.Reason?
     var description: String { failure.message }
+
+    /// Why the task runs again if it is retried (`TaskResends`).
+    var resendReason: TaskResends.Reason { lossReason ?? TaskResends.Reason(retrying: failure.code) }
 }
 
 /// An operation whose execution is "send a task to a worker, take its result": the coordinator's
@@ -230,6 +235,6 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
         runner.request(RemoteRequest(
             assignment: request.assignment, priority: dispatchPriority, wasWaiting: wasWaiting,
             dependentKey: request.keepsSlotForDependent ? dependentKey.load(ordering: .relaxed) : request.dependentKey,
-            avoiding: request.avoiding, followOn: request.followOn, operation: self))
+            avoiding: request.avoiding, followOn: request.followOn, resend: request.resend, operation: self))
     }
 }

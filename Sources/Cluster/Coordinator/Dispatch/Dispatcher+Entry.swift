@@ -18,6 +18,9 @@ extension Dispatcher {
         let priority: Int
         /// Its task ID is in `keysByID` (see there).
         var mappedByID = false
+        /// A heartbeat of its worker showed it received and not held (answered, or lost on the way): the
+        /// next such heartbeat finds it lost (`Dispatcher.heartbeat`).
+        var missingFromHeartbeat = false
         /// Heartbeats from its worker since it was sent that did not show the worker had received it yet.
         var heartbeatsUnseen = 0
         /// For a download: the key of the tilt-shift that consumes its output (locality); 0: none.

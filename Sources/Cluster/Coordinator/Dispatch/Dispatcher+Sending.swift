@@ -51,6 +51,7 @@ extension Dispatcher {
                 if let sequence {
                     entry.assignment.sequence = sequence
                     entry.heartbeatsUnseen = 0
+                    entry.missingFromHeartbeat = false
                 }
                 return (entry.assignment, mappedID)
             }
@@ -66,6 +67,7 @@ extension Dispatcher {
     private mutating func sendPinned(_ key: TaskKey, to peer: PeerIdentity) -> Outbound {
         occupy(key, on: peer)
         entries[key]?.heartbeatsUnseen = 0
+        entries[key]?.missingFromHeartbeat = false
         return sendByReference(key, to: peer)
     }
 

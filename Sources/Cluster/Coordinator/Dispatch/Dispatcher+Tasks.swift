@@ -67,10 +67,12 @@ extension Dispatcher {
         return workerLosses
     }
 
-    /// Lets go of a task whose attempt was lost with `workerID`, and keeps the loss for the coordinator.
-    mutating func loseAttempt(_ key: TaskKey, _ entry: Entry, workerID: String, reason: String) {
+    /// Lets go of a task whose attempt was lost with `workerID` (or only its assignment: `cause`), and keeps
+    /// the loss for the coordinator.
+    mutating func loseAttempt(_ key: TaskKey, _ entry: Entry, workerID: String, reason: String,
+                              cause: TaskResends.Reason = .workerLost) {
         removeEntry(key)
-        workerLosses.append(WorkerLoss(entry.assignment, key: key, workerID: workerID, reason: reason))
+        workerLosses.append(WorkerLoss(entry.assignment, key: key, workerID: workerID, reason: reason, cause: cause))
     }
 
     mutating func takeLostInputs() -> [TaskResult] {
@@ -142,6 +144,7 @@ extension Dispatcher {
             if entry.sentByReference, !entry.isPinned, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
                 // The worker no longer had the input: send the bytes, to whichever worker is free.
                 localInputsMissed += 1
+                resends.record(.inputMissing)
                 vacate(key, on: peer)
                 let (batch, urgency) = inPlace(&entries.values[index]) { entry -> (String, Int) in
                     entry.assignment.attempt += 1

@@ -32,10 +32,15 @@ extension Dispatcher {
     /// It also finds assignments lost on the way (a frame the worker could not decode): a task sent to
     /// this worker with a sequence up to the heartbeat's `lastSequence`, that the worker does not hold
     /// and whose result did not come first (results precede heartbeats on the connection), never
-    /// arrived whole; likewise a task the worker has not acknowledged after `heartbeatsBeforeLost`
-    /// heartbeats. Its attempt is lost (`takeWorkerLosses()`): the coordinator fails it as `workerLost`,
-    /// and its operation retries it as its batch allows. A cancelled task the worker no longer holds frees
-    /// its slot. Returns how many assignments were found lost.
+    /// arrived whole, once the next heartbeat says the same (a worker that answers the task right after
+    /// a heartbeat, its result still on the way, is not taken for one that never got it; a lost
+    /// assignment is found one heartbeat later); likewise a task the worker has not acknowledged after
+    /// `heartbeatsBeforeLost` heartbeats, counting only heartbeats handled at least half an interval
+    /// apart (a coordinator behind on its messages handles a backlog of heartbeats in a burst, and those
+    /// may all predate the assignment: a slow-but-alive worker is not judged by the coordinator's own
+    /// backlog). Its attempt is lost (`takeWorkerLosses()`): the coordinator fails
+    /// it as `workerLost`, and its operation retries it as its batch allows. A cancelled task the worker no
+    /// longer holds frees its slot. Returns how many assignments were found lost.
     /// A heartbeat that crossed the worker's `Welcome` (`WorkerRecord.sequenceFloor`) only counts as a
     /// sign of life.
     mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
@@ -44,7 +49,9 @@ extension Dispatcher {
             return (0, [Outbound(peer: peer, message: .refusal(.unknownWorker))])
         }
         workers[peer]?.lastSeen = now
+        workers[peer]?.lastHeartbeat = now
         workers[peer]?.droppedMessages = heartbeat.droppedMessages
+        let spaced = worker.lastHeartbeat.map { now - $0 >= heartbeatInterval / 2 } ?? true
         // Only minor-1 workers are sent sequences and report what they hold.
         guard worker.acceptsBatches, !worker.running.isEmpty else { return (0, []) }
         // Sent before the worker heard this registration's Welcome (declared dead and registered again
@@ -64,8 +71,14 @@ extension Dispatcher {
             let sequence = entries.values[index].assignment.sequence
             guard sequence > 0 else { continue }
             if sequence > heartbeat.lastSequence {
+                guard spaced else { continue }  // of a burst: it may have been sent before the assignment
                 entries.values[index].heartbeatsUnseen += 1
                 if entries.values[index].heartbeatsUnseen < Self.heartbeatsBeforeLost { continue }
+            } else if !entries.values[index].missingFromHeartbeat {
+                // Received and not held: answered, its result maybe sent just after this heartbeat. Lost
+                // only if the next heartbeat (behind that result on the connection) says the same.
+                entries.values[index].missingFromHeartbeat = true
+                continue
             }
             let entry = entries.values[index]
             vacate(key, on: peer)
@@ -75,7 +88,8 @@ extension Dispatcher {
                 removeEntry(key)  // nothing to confirm: the worker does not hold it
             case .running:
                 loseAttempt(key, entry, workerID: worker.workerID, reason:
-                    "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)")
+                    "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)",
+                    cause: .assignmentLost)
                 lost += 1
                 lostDeliveries += 1
             case .queued:
@@ -152,7 +166,9 @@ extension Dispatcher {
         var entry = entry
         entry.assignment.attempt += 1
         entry.state = .queued
+        entry.missingFromHeartbeat = false
         entries[key] = entry
+        resends.record(.handedBack)
         if let holder = entry.pinnedTo {
             workers[holder]?.pinned.insert(key, at: 0)
             workersWithPinned.insert(holder)

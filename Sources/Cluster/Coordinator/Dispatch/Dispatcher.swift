@@ -71,6 +71,8 @@ struct Dispatcher {
     var workerLosses: [WorkerLoss] = []
     /// Tasks whose input was lost that way.
     var inputsLost: UInt64 = 0
+    /// Tasks queued to run again, by why (the coordinator adds its operations' retries).
+    var resends = TaskResends()
     /// Bytes of task outputs that reached the coordinator, downloads and the rest apart: with downloads
     /// kept on workers and a sink, both stay near 0 (a manifest's list and no-op results only).
     var downloadBytesReceived: UInt64 = 0

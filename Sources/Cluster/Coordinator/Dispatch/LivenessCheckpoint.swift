@@ -1,14 +1,15 @@
-/// When the coordinator looks for silent workers, so that a coordinator behind on its messages never
-/// takes its own backlog for their silence.
+/// When the coordinator looks for silent workers and for task attempts past the task timeout, so that a
+/// coordinator behind on its messages never takes its own backlog for their silence (a live worker
+/// declared dead, an answered task cancelled and sent again).
 ///
 /// The coordinator's thread reads its socket between jobs, at most a group of messages at a time. When it
 /// falls behind (a flood of results, a long job), a worker's heartbeats wait unread in the socket's
 /// queue: judged by the clock alone, a live worker would look silent. So the liveness timer does not
 /// judge at once when messages wait unread: it notes the instant `T` it fired, and the check for `T` runs
 /// once the coordinator has handled a group of messages after which none waits unread, that is once
-/// every message received before `T` (every heartbeat sent in time) has been noted. Silence is then
-/// measured up to `T`, not up to the (later) moment the check runs. A coordinator that keeps up checks at
-/// once.
+/// every message received before `T` (every heartbeat and result sent in time) has been noted. Silence is
+/// then measured up to `T`, not up to the (later) moment the check runs. A coordinator that keeps up checks
+/// at once.
 ///
 /// Free of I/O: the coordinator reports each group handled and each timer tick, with whether messages
 /// still wait unread, and runs the check when told to.

@@ -12,11 +12,15 @@ struct WorkerLoss: Equatable {
     let result: TaskResult
     /// The worker the attempt was lost with, for status.
     let workerID: String
+    /// Whether the worker was lost, or only the assignment on its way (the reason its retry is counted under).
+    let reason: TaskResends.Reason
 
     /// The loss of `assignment` (key `key`) with worker `workerID`, for the reason given (e.g. "it died
-    /// while running it").
-    init(_ assignment: TaskAssignment, key: TaskKey, workerID: String, reason: String) {
+    /// while running it"); `cause`: the worker (`workerLost`) or only the assignment (`assignmentLost`).
+    init(_ assignment: TaskAssignment, key: TaskKey, workerID: String, reason: String,
+         cause: TaskResends.Reason = .workerLost) {
         self.workerID = workerID
+        self.reason = cause
         let task = assignment.kind == .download ? "download" : assignment.kind == .noop ? "task" : "tilt-shift"
         result = TaskResult(
             taskID: assignment.taskID, attempt: assignment.attempt,

@@ -27,6 +27,9 @@ struct WorkerRecord {
     /// showed: the assignments up to it reached the worker, which started them.
     var acknowledgedSequence: UInt64 = 0
     var lastSeen: ContinuousClock.Instant
+    /// When the coordinator handled its last heartbeat (`nil`: none yet): heartbeats of a backlog come
+    /// handled in a burst, and only one of a burst counts towards an assignment's `heartbeatsUnseen`.
+    var lastHeartbeat: ContinuousClock.Instant?
     /// The worker is stopping gracefully: it finishes what it holds and is sent nothing new.
     var draining = false
     /// The worker speaks minor 1 (`WorkerHello.acceptsBatches`): it understands batch messages and
