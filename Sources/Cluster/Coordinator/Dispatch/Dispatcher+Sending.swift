@@ -50,6 +50,7 @@ extension Dispatcher {
             let assignment = chaining(entries.values[index].assignment, key: key, to: workerIndex)
             out.append(Outbound(peer: peer, message: .taskAssignment(assignment), batchable: batchable))
         }
+        if !stealing.workers.isEmpty { out += askBackForIdleThreads() }
         return out
     }
 
