@@ -51,19 +51,23 @@ extension Dispatcher {
         guard wanted > 0 else { return [] }
         var out: [Outbound] = []
         for victim in victims.sorted(by: { $0.waiting > $1.waiting }) where wanted > 0 {
-            let room = min(wanted, victim.waiting - stealing.pending(on: victim.peer))
+            var room = min(wanted, victim.waiting - stealing.pending(on: victim.peer))
             guard room > 0, let worker = workers[victim.peer] else { continue }
-            let candidates = worker.running.compactMap { key -> (key: TaskKey, sequence: UInt64)? in
-                guard let entry = entries[key], isStealable(entry, on: victim.peer),
-                      stealing.mayAsk(key, attempt: entry.assignment.attempt) else { return nil }
-                return (key, entry.assignment.sequence)
-            }
-            for candidate in candidates.sorted(by: { $0.sequence > $1.sequence }).prefix(room) {
-                guard let attempt = entries[candidate.key]?.assignment.attempt else { continue }
-                stealing.asked[candidate.key] = TailStealing.Ask(worker: victim.peer, attempt: attempt)
+            // Newest first; a worker's compute threads take tasks in the order they came, so once one has
+            // started, the older ones have too: none of them is asked.
+            let newestFirst = worker.running.compactMap { key -> (key: TaskKey, entry: Entry)? in
+                guard let entry = entries[key], isStealable(entry, on: victim.peer) else { return nil }
+                return (key, entry)
+            }.sorted { $0.entry.assignment.sequence > $1.entry.assignment.sequence }
+            for (key, entry) in newestFirst where room > 0 {
+                let attempt = entry.assignment.attempt
+                if stealing.started[key] == attempt { break }
+                guard stealing.mayAsk(key, attempt: attempt) else { continue }
+                stealing.asked[key] = TailStealing.Ask(worker: victim.peer, attempt: attempt)
                 stealing.askedCount += 1
                 wanted -= 1
-                out.append(Outbound(peer: victim.peer, message: .giveBackTask(GiveBackTask(taskKey: candidate.key, attempt: attempt))))
+                room -= 1
+                out.append(Outbound(peer: victim.peer, message: .giveBackTask(GiveBackTask(taskKey: key, attempt: attempt))))
             }
         }
         return out
