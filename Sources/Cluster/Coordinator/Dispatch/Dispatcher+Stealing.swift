@@ -133,7 +133,7 @@ extension Dispatcher {
         stealing.givenBackCount += 1
         vacate(key, on: peer)
         if entry.pinnedTo == peer {
-            loseInput(key, reason: "its worker gave it back to run on an idle one; downloading it again there")
+            loseInput(key, reason: "its worker gave it back to run on an idle one; downloading it again there", givenBack: true)
             return
         }
         var entry = entry

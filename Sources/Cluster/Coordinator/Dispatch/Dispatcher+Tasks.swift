@@ -49,10 +49,10 @@ extension Dispatcher {
 
     /// Fails a task whose input stayed on a worker that no longer has it: `inputMissing`, delivered by the
     /// coordinator (`takeLostInputs()`), after which its producer runs again (`Lineage`).
-    mutating func loseInput(_ key: TaskKey, reason: String) {
+    mutating func loseInput(_ key: TaskKey, reason: String, givenBack: Bool = false) {
         guard let entry = entries[key] else { return }
         removeEntry(key)
-        inputsLost += 1
+        if !givenBack { inputsLost += 1 }
         lostInputs.append(TaskResult(
             taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
             outcome: .failure(TaskFailure(code: .inputMissing, message: "\(entry.assignment.source): its downloaded image is gone: \(reason)")),
