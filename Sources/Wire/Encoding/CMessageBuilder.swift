@@ -63,19 +63,10 @@ struct CMessageBuilder: ~Copyable {
             envelope.pointee.cancel_task = cancelTask(m)
         case .giveBackTask(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_GIVE_BACK_TASK
-            let c = arena.make(Shiftwork__V1__GiveBackTask.self)
-            shiftwork__v1__give_back_task__init(c)
-            c.pointee.task_key = m.taskKey
-            c.pointee.attempt = m.attempt
-            envelope.pointee.give_back_task = c
+            envelope.pointee.give_back_task = giveBackTask(m)
         case .taskGivenBack(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_GIVEN_BACK
-            let c = arena.make(Shiftwork__V1__TaskGivenBack.self)
-            shiftwork__v1__task_given_back__init(c)
-            c.pointee.task_key = m.taskKey
-            c.pointee.attempt = m.attempt
-            c.pointee.given_back = m.givenBack ? 1 : 0
-            envelope.pointee.task_given_back = c
+            envelope.pointee.task_given_back = taskGivenBack(m)
         case .submitBatch(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH
             envelope.pointee.submit_batch = submitBatch(m)
