@@ -196,5 +196,23 @@ final class TailStealingTests: XCTestCase {
         guard case .failure(let failure) = lost.first?.outcome else { return XCTFail("expected a failure") }
         XCTAssertEqual(failure.code, .inputMissing)
         XCTAssertEqual(dispatcher.workers[a]?.running, [101], "a's slot is free")
+        XCTAssertTrue(asks(dispatcher.dispatch()).isEmpty, "b's idle thread waits for that download: nobody else is asked")
+        // The re-run download comes (its operation's request), and goes to b.
+        var rerun = TaskAssignment(taskID: "b/200/download", batchID: "b", attempt: 101, kind: .download,
+                                   source: "http://x/200.jpg", taskKey: 200)
+        rerun.keepOutput = true
+        let sent = assignments(dispatcher.enqueue(rerun, dependentKey: 201, followOn: followOns[1]))
+        XCTAssertEqual(sent.map(\.peer), [b])
+        XCTAssertTrue(dispatcher.stealing.rerunsDue.isEmpty)
+    }
+
+    func testARerunThatNeverComesStopsCountingAfterAWhile() {
+        var stealing = TailStealing()
+        let then = ContinuousClock.now
+        stealing.rerunsDue[7] = TailStealing.Rerun(since: then, victim: a)
+        stealing.expireReruns(now: then + .seconds(1))
+        XCTAssertEqual(stealing.rerunsDue.count, 1)
+        stealing.expireReruns(now: then + TailStealing.rerunWait + .seconds(1))
+        XCTAssertTrue(stealing.rerunsDue.isEmpty)
     }
 }

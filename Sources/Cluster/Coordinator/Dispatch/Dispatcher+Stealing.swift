@@ -47,7 +47,7 @@ extension Dispatcher {
                   case .running(let holder) = entry.state else { return false }
             return worker == nil || holder == worker
         }
-        var wanted = idleThreads - stealing.asked.count
+        var wanted = idleThreads - stealing.asked.count - stealing.rerunsDue.count
         guard wanted > 0 else { return [] }
         var out: [Outbound] = []
         for victim in victims.sorted(by: { $0.waiting > $1.waiting }) where wanted > 0 {
@@ -99,7 +99,7 @@ extension Dispatcher {
                 stealing.started[key] = answer.attempt
                 return []
             }
-            takeBack(key, entry, from: peer)
+            takeBack(key, entry, from: peer, now: now)
             return dispatch()
         case .cancelling(let worker) where worker == peer:
             guard answer.givenBack else { return [] }  // its result (cancelled, or done) confirms the cancel
@@ -114,12 +114,18 @@ extension Dispatcher {
 
     /// Tasks asked back from `peer` that its heartbeat no longer shows held: given back (the answer was
     /// lost) or never received; either way the worker will not run them. Taken back; returns their keys.
-    mutating func takeBackUnheld(_ keys: [TaskKey], from peer: PeerIdentity) {
+    mutating func takeBackUnheld(_ keys: [TaskKey], from peer: PeerIdentity, now: ContinuousClock.Instant) {
         for key in keys {
             stealing.asked[key] = nil
             guard let entry = entries[key], case .running(let worker) = entry.state, worker == peer else { continue }
-            takeBack(key, entry, from: peer)
+            takeBack(key, entry, from: peer, now: now)
         }
+    }
+
+    /// A download queued for dependent `dependentKey`: when that is a tilt-shift given back, its re-run has
+    /// come; returns the worker that gave it back, for the download to pass over (it goes to the idle one).
+    mutating func noteRerun(of dependentKey: TaskKey) -> PeerIdentity? {
+        stealing.rerunsDue.removeValue(forKey: dependentKey)?.victim
     }
 
     /// Whether a heartbeat's missing `key` from `peer` is a task asked back there.
@@ -129,10 +135,11 @@ extension Dispatcher {
 
     /// Takes a task its worker gave back: its slot is freed; it is queued again first in line, away from
     /// that worker, or, with its input on that worker, failed as `inputMissing` for its download to run again.
-    private mutating func takeBack(_ key: TaskKey, _ entry: Entry, from peer: PeerIdentity) {
+    private mutating func takeBack(_ key: TaskKey, _ entry: Entry, from peer: PeerIdentity, now: ContinuousClock.Instant) {
         stealing.givenBackCount += 1
         vacate(key, on: peer)
         if entry.pinnedTo == peer {
+            stealing.rerunsDue[key] = TailStealing.Rerun(since: now, victim: peer)  // until its download is queued again (`noteRerun`)
             loseInput(key, reason: "its worker gave it back to run on an idle one; downloading it again there", givenBack: true)
             return
         }

@@ -19,6 +19,8 @@ extension Dispatcher {
             mapped = true
         }
         let key = assignment.taskKey
+        var avoiding = avoiding
+        if dependentKey != 0, !stealing.rerunsDue.isEmpty, let victim = noteRerun(of: dependentKey) { avoiding = avoiding ?? victim }
         if !chained.isEmpty, chained.requested(key) { return [] }  // it runs on its worker already
         if let followOn { chained.offer(followOn, with: key) }
         entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,

@@ -89,7 +89,7 @@ extension Dispatcher {
             }
         }
         if !givenBack.isEmpty {
-            takeBackUnheld(givenBack, from: peer)
+            takeBackUnheld(givenBack, from: peer, now: now)
             freed = true
         }
         return (lost, freed ? dispatch() : [])
@@ -121,6 +121,7 @@ extension Dispatcher {
     /// (`takeWorkerLosses()`). Returns the IDs of the dead workers and the messages to send.
     mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], out: [Outbound]) {
         expireReservations(now: now)
+        stealing.expireReruns(now: now)
         let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }
         for worker in dead { removeWorker(worker.peer, died: true) }
         return (dead.map(\.workerID), dispatch())

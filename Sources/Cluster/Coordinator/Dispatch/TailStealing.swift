@@ -16,10 +16,28 @@ struct TailStealing {
     var asked: [TaskKey: Ask] = [:]
     /// Attempts whose worker answered that they had started: never asked again.
     var started: [TaskKey: UInt32] = [:]
+    /// Chained tilt-shifts given back whose downloads have not been queued again yet (their operations
+    /// re-run them, `Lineage`), by the tilt-shift's key, since when: each will take an idle compute thread,
+    /// so it counts as an ask until its download is queued (or `rerunWait` has passed: its item ended).
+    var rerunsDue: [TaskKey: Rerun] = [:]
+    /// A chained tilt-shift given back: since when, and by which worker (its download's re-run passes it over).
+    struct Rerun: Equatable {
+        let since: ContinuousClock.Instant
+        let victim: PeerIdentity
+    }
+
+    /// How long a re-run is waited for before it no longer counts.
+    static let rerunWait: Duration = .seconds(5)
     /// `GiveBackTask` sent since the coordinator started.
     var askedCount: UInt64 = 0
     /// Tasks given back (by an answer, or found no longer held after an ask) and assigned again.
     var givenBackCount: UInt64 = 0
+
+    /// Forgets re-runs waited for longer than `rerunWait`.
+    mutating func expireReruns(now: ContinuousClock.Instant) {
+        guard !rerunsDue.isEmpty else { return }
+        rerunsDue = rerunsDue.filter { now - $0.value.since <= Self.rerunWait }
+    }
 
     /// Whether `key` (attempt `attempt`, running on `worker`) may be asked back: not asked already, and
     /// its worker has not said it started.
