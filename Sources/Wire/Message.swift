@@ -22,6 +22,11 @@ public enum Message: Sendable, Equatable {
     case taskAssignments([TaskAssignment])
     /// Coordinator → worker, to stop a running task.
     case cancelTask(CancelTask)
+    /// Coordinator → worker, to take back a task that has not started (work stealing at a batch's tail;
+    /// only to a worker that announced ``WorkerHello/giveBackThreads``).
+    case giveBackTask(GiveBackTask)
+    /// Worker → coordinator, the answer to ``giveBackTask(_:)``.
+    case taskGivenBack(TaskGivenBack)
     /// Client → coordinator, to submit a batch.
     case submitBatch(SubmitBatch)
     /// Client → coordinator, to ask for status.

@@ -15,11 +15,15 @@ public struct WorkerHello: Sendable, Equatable {
     public var acceptsBatches: Bool
     /// The worker runs a download's ``TaskAssignment/followOn`` after it, in the same slot (chained tasks).
     public var acceptsChainedTasks: Bool = false
+    /// The worker answers ``GiveBackTask`` and runs this many tasks' CPU-bound work at once (its compute
+    /// threads; tasks beyond them wait): 0, an older worker, is never asked to give a task back.
+    public var giveBackThreads: UInt32 = 0
 
     /// Creates a hello.
     public init(workerID: String, slots: UInt32, version: String = "", hostname: String = "", acceptsBatches: Bool = false,
-                acceptsChainedTasks: Bool = false) {
+                acceptsChainedTasks: Bool = false, giveBackThreads: UInt32 = 0) {
         self.acceptsChainedTasks = acceptsChainedTasks
+        self.giveBackThreads = giveBackThreads
         self.workerID = workerID
         self.slots = slots
         self.version = version

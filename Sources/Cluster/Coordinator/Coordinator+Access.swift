@@ -33,7 +33,7 @@ extension Coordinator {
             .batch(action, batchID: batchID, owner: access.owner(of: batchID, isKnown: registry.batches[batchID] != nil))
         }
         switch message {
-        case .workerHello, .heartbeat, .workerGoodbye, .taskResult, .taskResults:
+        case .workerHello, .heartbeat, .workerGoodbye, .taskResult, .taskResults, .taskGivenBack:
             return .workerMessage
         case .submitBatch:
             return .submit
@@ -45,7 +45,7 @@ extension Coordinator {
             return batch(.results, request.batchID)
         case .retryBatch(let request):
             return batch(.retry, request.batchID)
-        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished, .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             return nil
         }

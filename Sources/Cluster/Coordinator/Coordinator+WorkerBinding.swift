@@ -15,7 +15,7 @@ extension Coordinator {
             let workerID = hello.workerID.isEmpty ? sender.identity.description : hello.workerID
             let holder = dispatcher.workers.values.first { $0.workerID == workerID && $0.peer != sender.identity }
             claim = .hello(workerID: workerID, holder: holder.map(Self.registration))
-        case .heartbeat, .workerGoodbye:
+        case .heartbeat, .workerGoodbye, .taskGivenBack:
             claim = .registered
         default:
             return true

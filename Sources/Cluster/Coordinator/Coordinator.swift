@@ -289,7 +289,9 @@ public actor Coordinator {
             attach(peer, request)
         case .retryBatch(let request):
             retry(request, from: peer)
-        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .batchAccepted, .itemFinished, .itemsFinished,
+        case .taskGivenBack(let answer):
+            send(dispatcher.givenBack(answer, from: peer, now: now))
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished, .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }

@@ -21,6 +21,9 @@ struct MetricsReport: Equatable {
     var localInputsMissed: UInt64 = 0
     /// Tilt-shifts that ran chained to their downloads, without an assignment of their own.
     var chainedTasks: UInt64 = 0
+    /// Tasks asked back for an idle compute thread, and of those given back (`Dispatcher+Stealing`).
+    var tasksAskedBack: UInt64 = 0
+    var tasksGivenBack: UInt64 = 0
     var assignmentsLost: UInt64 = 0
     /// Tasks queued to run again, by why.
     var resends = TaskResends()
@@ -56,6 +59,8 @@ struct MetricsReport: Equatable {
         localInputs = dispatcher.localInputs
         localInputsMissed = dispatcher.localInputsMissed
         chainedTasks = dispatcher.chained.chainedCount
+        tasksAskedBack = dispatcher.stealing.askedCount
+        tasksGivenBack = dispatcher.stealing.givenBackCount
         assignmentsLost = dispatcher.lostDeliveries
         resends = dispatcher.resends
         inputsLost = dispatcher.inputsLost

@@ -27,6 +27,8 @@ struct CoordinatorMetrics {
         "shiftwork_batches_running": "Batches with unfinished items.",
         "shiftwork_tasks_local_input_total": "Tasks sent to the worker that already held their input (it did not travel).",
         "shiftwork_tasks_chained_total": "Tilt-shifts that ran chained to their download on its worker, without an assignment of their own.",
+        "shiftwork_tasks_asked_back_total": "Tasks the coordinator asked a worker to give back, for a worker with an idle compute thread (stealing at a batch's tail).",
+        "shiftwork_tasks_given_back_total": "Of those, tasks given back before they started and assigned again.",
         "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes (workers of protocol minor 2).",
         "shiftwork_tasks_input_lost_total": "Tilt-shifts whose downloaded image was lost with its worker (or evicted): the download ran again elsewhere.",
         "shiftwork_download_bytes_received_total": "Bytes of downloaded images that reached the coordinator (0 when workers keep them: minor 3).",
@@ -52,6 +54,8 @@ struct CoordinatorMetrics {
     private var localInputs: MirroredCounter
     private var localInputsMissed: MirroredCounter
     private var chainedTasks: MirroredCounter
+    private var tasksAskedBack: MirroredCounter
+    private var tasksGivenBack: MirroredCounter
     private var assignmentsLost: MirroredCounter
     /// `shiftwork_tasks_resent_total`, one series per reason (every reason from the start, at 0).
     private var resends: [TaskResends.Reason: MirroredCounter] = [:]
@@ -83,6 +87,8 @@ struct CoordinatorMetrics {
         localInputs = counter("shiftwork_tasks_local_input_total")
         localInputsMissed = counter("shiftwork_tasks_local_input_missed_total")
         chainedTasks = counter("shiftwork_tasks_chained_total")
+        tasksAskedBack = counter("shiftwork_tasks_asked_back_total")
+        tasksGivenBack = counter("shiftwork_tasks_given_back_total")
         assignmentsLost = counter("shiftwork_assignments_lost_total")
         inputsLost = counter("shiftwork_tasks_input_lost_total")
         downloadBytesReceived = counter("shiftwork_download_bytes_received_total")
@@ -107,6 +113,8 @@ struct CoordinatorMetrics {
         localInputs.advance(to: report.localInputs)
         localInputsMissed.advance(to: report.localInputsMissed)
         chainedTasks.advance(to: report.chainedTasks)
+        tasksAskedBack.advance(to: report.tasksAskedBack)
+        tasksGivenBack.advance(to: report.tasksGivenBack)
         assignmentsLost.advance(to: report.assignmentsLost)
         inputsLost.advance(to: report.inputsLost)
         downloadBytesReceived.advance(to: report.downloadBytesReceived)

@@ -20,6 +20,9 @@ struct AssignedTask: Sendable {
     var chainedAfter: UInt64 = 0
     /// That download's result, held back to go with this task's (`WorkerConfiguration.reportsChainedTasksTogether`).
     var heldBack: TaskResult?
+    /// For a tilt-shift: decides between its pipeline starting and the task being given back to the
+    /// coordinator (`GiveBackTask`); `nil` for a download, which starts at once.
+    let startGate: StartGate?
 
     /// Builds the operation for `assignment`: a `FetchOperation`, or a `TiltShiftOperation` whose input
     /// is the image injected into the assignment by the coordinator, run on `computeThreads` (a sink's write
@@ -29,6 +32,7 @@ struct AssignedTask: Sendable {
         self.assignment = assignment
         self.log = log
         self.received = received
+        var startGate: StartGate?
         switch assignment.kind {
         case .download:
             operation = FetchOperation(source: assignment.source, fetcher: fetcher,
@@ -59,6 +63,8 @@ struct AssignedTask: Sendable {
                     encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
                     computeThreads: computeThreads, sink: sink, outputName: assignment.sinkName)
                 tiltShift.input = EncodedImage(data: injected.data, format: format)
+                startGate = StartGate()
+                tiltShift.startGate = startGate
                 operation = tiltShift
             } else {
                 let tiltShift = TiltShiftOperation(
@@ -66,6 +72,8 @@ struct AssignedTask: Sendable {
                     encoding: parameters.encodingOptions, threads: filterThreads, limits: limits,
                     computeThreads: computeThreads)
                 tiltShift.input = EncodedImage(data: injected.data, format: format)
+                startGate = StartGate()
+                tiltShift.startGate = startGate
                 operation = tiltShift
             }
         case .noop:
@@ -74,6 +82,7 @@ struct AssignedTask: Sendable {
             throw TaskRejection(TaskFailure(
                 code: .internal, message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
         }
+        self.startGate = startGate
         if log.isEnabled(.debug) {
             operation.addObserver(BlockObserver(willExecute: { _ in log.debug("task started") }))
         }

@@ -272,6 +272,8 @@ public actor Worker: Service {
                 // Its result has gone already, and serves as the confirmation.
                 logger.debug("ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
             }
+        case .giveBackTask(let request):
+            giveBack(request)
         case .refusal(let refusal):
             if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come
@@ -424,7 +426,7 @@ public actor Worker: Service {
         send(.workerHello(WorkerHello(
             workerID: configuration.workerID, slots: UInt32(configuration.slots),
             version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true,
-            acceptsChainedTasks: configuration.acceptsChainedTasks)))
+            acceptsChainedTasks: configuration.acceptsChainedTasks, giveBackThreads: configuration.giveBackThreads)))
     }
 
     private func heartbeat() async {

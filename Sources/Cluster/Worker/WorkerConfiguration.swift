@@ -32,6 +32,10 @@ public struct WorkerConfiguration: Sendable {
     /// Announce chained tasks (`WorkerHello.acceptsChainedTasks`): the coordinator may send a download with
     /// its tilt-shift, which this worker runs right after it in the same slot.
     var acceptsChainedTasks: Bool { chainedTasks != .off }
+    /// Whether this worker gives back tasks waiting for its compute threads when asked (default: on).
+    public var giveBack = GiveBack.on
+    /// Announced in `WorkerHello.giveBackThreads`: the compute threads, or 0 (never asked).
+    var giveBackThreads: UInt32 { giveBack == .on ? UInt32(computeThreads) : 0 }
     /// Hold a chained download's result back until its tilt-shift ends and send both in one message.
     var reportsChainedTasksTogether: Bool { chainedTasks == .together }
 

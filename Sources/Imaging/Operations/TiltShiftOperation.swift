@@ -18,6 +18,9 @@ public final class TiltShiftOperation: TransformOperation<EncodedImage, Processe
     public let limits: ImageLimits
     /// The threads the pipeline runs on.
     public let computeThreads: ComputeThreads
+    /// When set, the pipeline starts only if the gate was not given up first (`StartGate`): a worker can
+    /// then give the task back while it still waits for a compute thread. Set before the operation starts.
+    public var startGate: StartGate?
 
     /// Creates a tilt-shift of an image that will be injected or set as `input`.
     public init(
@@ -35,9 +38,10 @@ public final class TiltShiftOperation: TransformOperation<EncodedImage, Processe
 
     /// Runs the decode → filter → encode pipeline on the input, on one of `computeThreads`.
     public override func transform(_ input: EncodedImage) async throws -> ProcessedImage {
-        let (data, parameters, encoding, limits, threads) = (input.data, parameters, encoding, limits, threads)
+        let (data, parameters, encoding, limits, threads, gate) = (input.data, parameters, encoding, limits, threads, startGate)
         return try await computeThreads.run { cancellation in
-            try TiltShiftPipeline.process(
+            guard gate?.start() ?? true else { throw CancellationError() }
+            return try TiltShiftPipeline.process(
                 data, parameters: parameters, encoding: encoding, limits: limits, threads: threads,
                 cancellation: cancellation)
         }

@@ -37,6 +37,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Chained tasks: on (a photo's tilt-shift runs right after its download, in the same slot, without the coordinator's round trip), off (sent apart, as to an older worker) or together (as on, and both results in one message: fewer messages, but a worker lost while filtering costs the download an attempt) (env SHIFTWORK_CHAINED_TASKS; default on).")
     var chainedTasks: ChainedTasks?
 
+    @Option(help: "Give back, when the coordinator asks, a tilt-shift still waiting for this worker's compute threads, so that a worker with an idle one runs it (work stealing at a batch's tail): on or off (env SHIFTWORK_GIVE_BACK; default on).")
+    var giveBack: GiveBack?
+
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var download: DownloadOptions
     @OptionGroup var logging: LoggingOptions
@@ -62,6 +65,12 @@ struct WorkerCommand: AsyncParsableCommand {
         configuration.chainedTasks = try chainedTasks ?? Environment.value("CHAINED_TASKS").map { text in
             guard let mode = ChainedTasks(rawValue: text.lowercased()) else {
                 throw CommandError("SHIFTWORK_CHAINED_TASKS=\(text) is not one of on, off, together (see shiftwork worker --help, --chained-tasks)")
+            }
+            return mode
+        } ?? .on
+        configuration.giveBack = try giveBack ?? Environment.value("GIVE_BACK").map { text in
+            guard let mode = GiveBack(rawValue: text.lowercased()) else {
+                throw CommandError("SHIFTWORK_GIVE_BACK=\(text) is not one of on, off (see shiftwork worker --help, --give-back)")
             }
             return mode
         } ?? .on
@@ -92,3 +101,4 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 }
 extension ChainedTasks: ExpressibleByArgument {}
+extension GiveBack: ExpressibleByArgument {}

@@ -21,6 +21,12 @@ extension Message {
             self = .taskAssignment(try TaskAssignment(try required(e.task_assignment, "Envelope.task_assignment").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK:
             self = .cancelTask(try CancelTask(try required(e.cancel_task, "Envelope.cancel_task").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_GIVE_BACK_TASK:
+            let c = try required(e.give_back_task, "Envelope.give_back_task").pointee
+            self = .giveBackTask(GiveBackTask(taskKey: c.task_key, attempt: c.attempt))
+        case SHIFTWORK__V1__ENVELOPE__BODY_TASK_GIVEN_BACK:
+            let c = try required(e.task_given_back, "Envelope.task_given_back").pointee
+            self = .taskGivenBack(TaskGivenBack(taskKey: c.task_key, attempt: c.attempt, givenBack: c.given_back != 0))
         case SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH:
             self = .submitBatch(try SubmitBatch(try required(e.submit_batch, "Envelope.submit_batch").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST:
@@ -111,6 +117,7 @@ extension WorkerHello {
             workerID: try readString(c.worker_id), slots: c.slots,
             version: try readString(c.version), hostname: try readString(c.hostname), acceptsBatches: c.accepts_batches != 0)
         acceptsChainedTasks = c.accepts_chained_tasks != 0
+        giveBackThreads = c.give_back_threads
     }
 }
 

@@ -116,4 +116,21 @@ extension CMessageBuilder {
         c.pointee.task_key = m.taskKey
         return c
     }
+
+    mutating func giveBackTask(_ m: GiveBackTask) -> UnsafeMutablePointer<Shiftwork__V1__GiveBackTask> {
+        let c = arena.make(Shiftwork__V1__GiveBackTask.self)
+        shiftwork__v1__give_back_task__init(c)
+        c.pointee.task_key = m.taskKey
+        c.pointee.attempt = m.attempt
+        return c
+    }
+
+    mutating func taskGivenBack(_ m: TaskGivenBack) -> UnsafeMutablePointer<Shiftwork__V1__TaskGivenBack> {
+        let c = arena.make(Shiftwork__V1__TaskGivenBack.self)
+        shiftwork__v1__task_given_back__init(c)
+        c.pointee.task_key = m.taskKey
+        c.pointee.attempt = m.attempt
+        c.pointee.given_back = m.givenBack ? 1 : 0
+        return c
+    }
 }

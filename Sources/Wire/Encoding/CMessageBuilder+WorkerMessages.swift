@@ -11,6 +11,7 @@ extension CMessageBuilder {
         c.pointee.hostname = string(m.hostname)
         c.pointee.accepts_batches = m.acceptsBatches ? 1 : 0
         c.pointee.accepts_chained_tasks = m.acceptsChainedTasks ? 1 : 0
+        c.pointee.give_back_threads = m.giveBackThreads
         return c
     }
 

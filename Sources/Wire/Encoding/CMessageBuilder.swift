@@ -61,6 +61,12 @@ struct CMessageBuilder: ~Copyable {
         case .cancelTask(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK
             envelope.pointee.cancel_task = cancelTask(m)
+        case .giveBackTask(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_GIVE_BACK_TASK
+            envelope.pointee.give_back_task = giveBackTask(m)
+        case .taskGivenBack(let m):
+            envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_TASK_GIVEN_BACK
+            envelope.pointee.task_given_back = taskGivenBack(m)
         case .submitBatch(let m):
             envelope.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH
             envelope.pointee.submit_batch = submitBatch(m)

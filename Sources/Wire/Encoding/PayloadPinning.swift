@@ -46,7 +46,7 @@ extension Message {
             results.flatMap(\.outcome.payloads)
         case .itemsFinished(let items):
             items.flatMap(\.outcome.payloads)
-        case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .submitBatch,
+        case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .giveBackTask, .taskGivenBack, .submitBatch,
             .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal,
             .cancelAccepted, .retryBatch, .retryAccepted:
             []

@@ -1,4 +1,4 @@
-import Cluster
+@testable import Cluster
 import XCTest
 
 /// A worker's slots and compute threads: the slots default to twice the compute threads, which never
@@ -24,5 +24,13 @@ final class WorkerConfigurationTests: XCTestCase {
         let clamped = WorkerConfiguration(coordinator: "inproc://x", slots: 0, computeThreads: 0)
         XCTAssertEqual(clamped.slots, 1)
         XCTAssertEqual(clamped.computeThreads, 1)
+    }
+
+    func testAWorkerAnnouncesItsComputeThreadsForGivingBackUnlessTurnedOff() {
+        var configuration = WorkerConfiguration(coordinator: "inproc://x", slots: 8, computeThreads: 3)
+        XCTAssertEqual(configuration.giveBack, .on, "on by default")
+        XCTAssertEqual(configuration.giveBackThreads, 3)
+        configuration.giveBack = .off
+        XCTAssertEqual(configuration.giveBackThreads, 0, "off: announced as an older worker, never asked")
     }
 }

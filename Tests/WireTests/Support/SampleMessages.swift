@@ -115,6 +115,10 @@ enum SampleMessages {
             .retryBatch(RetryBatch(requestID: "request-7", batchID: "batch-1", items: ["rocket", "3", unicode], acceptsBatches: true)),
             .retryAccepted(RetryAccepted(requestID: "request-7", batchID: "batch-1", itemIndexes: [0, 3, UInt32.max],
                                          itemCount: 9, coordinatorID: "coordinator-1")),
+            // Work stealing at a batch's tail.
+            .giveBackTask(GiveBackTask(taskKey: 1 << 50, attempt: 2)),
+            .taskGivenBack(TaskGivenBack(taskKey: 1 << 50, attempt: 2, givenBack: true)),
+            .workerHello(WorkerHello(workerID: "w-\(unicode)", slots: 4, acceptsBatches: true, acceptsChainedTasks: true, giveBackThreads: 2)),
         ]
     }
 

@@ -637,6 +637,96 @@ void   shiftwork__v1__task_result_batch__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__task_result_batch__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__give_back_task__init
+                     (Shiftwork__V1__GiveBackTask         *message)
+{
+  static const Shiftwork__V1__GiveBackTask init_value = SHIFTWORK__V1__GIVE_BACK_TASK__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__give_back_task__get_packed_size
+                     (const Shiftwork__V1__GiveBackTask *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__give_back_task__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__give_back_task__pack
+                     (const Shiftwork__V1__GiveBackTask *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__give_back_task__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__give_back_task__pack_to_buffer
+                     (const Shiftwork__V1__GiveBackTask *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__give_back_task__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__GiveBackTask *
+       shiftwork__v1__give_back_task__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__GiveBackTask *)
+     protobuf_c_message_unpack (&shiftwork__v1__give_back_task__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__give_back_task__free_unpacked
+                     (Shiftwork__V1__GiveBackTask *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__give_back_task__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__task_given_back__init
+                     (Shiftwork__V1__TaskGivenBack         *message)
+{
+  static const Shiftwork__V1__TaskGivenBack init_value = SHIFTWORK__V1__TASK_GIVEN_BACK__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__task_given_back__get_packed_size
+                     (const Shiftwork__V1__TaskGivenBack *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_given_back__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__task_given_back__pack
+                     (const Shiftwork__V1__TaskGivenBack *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_given_back__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__task_given_back__pack_to_buffer
+                     (const Shiftwork__V1__TaskGivenBack *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__task_given_back__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__TaskGivenBack *
+       shiftwork__v1__task_given_back__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__TaskGivenBack *)
+     protobuf_c_message_unpack (&shiftwork__v1__task_given_back__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__task_given_back__free_unpacked
+                     (Shiftwork__V1__TaskGivenBack *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__task_given_back__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__cancel_task__init
                      (Shiftwork__V1__CancelTask         *message)
 {
@@ -1537,7 +1627,7 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[25] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[27] =
 {
   {
     "major",
@@ -1839,6 +1929,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "give_back_task",
+    340,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, give_back_task),
+    &shiftwork__v1__give_back_task__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "task_given_back",
+    341,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, task_given_back),
+    &shiftwork__v1__task_given_back__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   15,   /* field[15] = batch_accepted */
@@ -1847,6 +1961,7 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   13,   /* field[13] = cancel_batch */
   9,   /* field[9] = cancel_task */
   14,   /* field[14] = fetch_results */
+  25,   /* field[25] = give_back_task */
   3,   /* field[3] = heartbeat */
   16,   /* field[16] = item_finished */
   20,   /* field[20] = items_added */
@@ -1861,13 +1976,14 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   11,   /* field[11] = submit_batch */
   8,   /* field[8] = task_assignment */
   10,   /* field[10] = task_assignments */
+  26,   /* field[26] = task_given_back */
   4,   /* field[4] = task_result */
   6,   /* field[6] = task_results */
   7,   /* field[7] = welcome */
   5,   /* field[5] = worker_goodbye */
   2,   /* field[2] = worker_hello */
 };
-static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[7 + 1] =
+static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[8 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
@@ -1876,7 +1992,8 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[7 + 1] =
   { 40, 15 },
   { 50, 22 },
   { 200, 23 },
-  { 0, 25 }
+  { 340, 25 },
+  { 0, 27 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -1886,14 +2003,14 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  25,
+  27,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
-  7,  shiftwork__v1__envelope__number_ranges,
+  8,  shiftwork__v1__envelope__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__envelope__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descriptors[6] =
+static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descriptors[7] =
 {
   {
     "worker_id",
@@ -1967,20 +2084,34 @@ static const ProtobufCFieldDescriptor shiftwork__v1__worker_hello__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "give_back_threads",
+    342,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__WorkerHello, give_back_threads),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__worker_hello__field_indices_by_name[] = {
   4,   /* field[4] = accepts_batches */
   5,   /* field[5] = accepts_chained_tasks */
+  6,   /* field[6] = give_back_threads */
   3,   /* field[3] = hostname */
   1,   /* field[1] = slots */
   2,   /* field[2] = version */
   0,   /* field[0] = worker_id */
 };
-static const ProtobufCIntRange shiftwork__v1__worker_hello__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__worker_hello__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 300, 5 },
-  { 0, 6 }
+  { 342, 6 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
 {
@@ -1990,10 +2121,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor =
   "Shiftwork__V1__WorkerHello",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__WorkerHello),
-  6,
+  7,
   shiftwork__v1__worker_hello__field_descriptors,
   shiftwork__v1__worker_hello__field_indices_by_name,
-  2,  shiftwork__v1__worker_hello__number_ranges,
+  3,  shiftwork__v1__worker_hello__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__worker_hello__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3146,6 +3277,121 @@ const ProtobufCMessageDescriptor shiftwork__v1__task_result_batch__descriptor =
   shiftwork__v1__task_result_batch__field_indices_by_name,
   1,  shiftwork__v1__task_result_batch__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__task_result_batch__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__give_back_task__field_descriptors[2] =
+{
+  {
+    "task_key",
+    343,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__GiveBackTask, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attempt",
+    344,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__GiveBackTask, attempt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__give_back_task__field_indices_by_name[] = {
+  1,   /* field[1] = attempt */
+  0,   /* field[0] = task_key */
+};
+static const ProtobufCIntRange shiftwork__v1__give_back_task__number_ranges[1 + 1] =
+{
+  { 343, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__give_back_task__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.GiveBackTask",
+  "GiveBackTask",
+  "Shiftwork__V1__GiveBackTask",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__GiveBackTask),
+  2,
+  shiftwork__v1__give_back_task__field_descriptors,
+  shiftwork__v1__give_back_task__field_indices_by_name,
+  1,  shiftwork__v1__give_back_task__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__give_back_task__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__task_given_back__field_descriptors[3] =
+{
+  {
+    "task_key",
+    343,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskGivenBack, task_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attempt",
+    344,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskGivenBack, attempt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "given_back",
+    345,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TaskGivenBack, given_back),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__task_given_back__field_indices_by_name[] = {
+  1,   /* field[1] = attempt */
+  2,   /* field[2] = given_back */
+  0,   /* field[0] = task_key */
+};
+static const ProtobufCIntRange shiftwork__v1__task_given_back__number_ranges[1 + 1] =
+{
+  { 343, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__task_given_back__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.TaskGivenBack",
+  "TaskGivenBack",
+  "Shiftwork__V1__TaskGivenBack",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__TaskGivenBack),
+  3,
+  shiftwork__v1__task_given_back__field_descriptors,
+  shiftwork__v1__task_given_back__field_indices_by_name,
+  1,  shiftwork__v1__task_given_back__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__task_given_back__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__cancel_task__field_descriptors[3] =

@@ -60,6 +60,7 @@ extension Dispatcher {
             out.append(Outbound(peer: peer, message: .taskAssignment(chaining(assignment, key: key, to: workerIndex)),
                                 batchable: batchable))
         }
+        if !stealing.workers.isEmpty { out += askBackForIdleThreads() }
         return out
     }
 

@@ -19,6 +19,8 @@ extension Dispatcher {
             mapped = true
         }
         let key = assignment.taskKey
+        var avoiding = avoiding
+        if dependentKey != 0, !stealing.rerunsDue.isEmpty, let victim = noteRerun(of: dependentKey) { avoiding = avoiding ?? victim }
         if !chained.isEmpty, chained.requested(key) { return [] }  // it runs on its worker already
         if let followOn { chained.offer(followOn, with: key) }
         entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
@@ -49,10 +51,10 @@ extension Dispatcher {
 
     /// Fails a task whose input stayed on a worker that no longer has it: `inputMissing`, delivered by the
     /// coordinator (`takeLostInputs()`), after which its producer runs again (`Lineage`).
-    mutating func loseInput(_ key: TaskKey, reason: String) {
+    mutating func loseInput(_ key: TaskKey, reason: String, givenBack: Bool = false) {
         guard let entry = entries[key] else { return }
         removeEntry(key)
-        inputsLost += 1
+        if !givenBack { inputsLost += 1 }
         lostInputs.append(TaskResult(
             taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
             outcome: .failure(TaskFailure(code: .inputMissing, message: "\(entry.assignment.source): its downloaded image is gone: \(reason)")),

@@ -19,6 +19,7 @@ extension Dispatcher {
             hostname: hello.hostname, version: hello.version,
             slots: Int(max(1, hello.slots)), sequenceFloor: lastSequence, lastSeen: now, acceptsBatches: hello.acceptsBatches))
         workers[peer]?.acceptsChainedTasks = hello.acceptsChainedTasks
+        noteGiveBack(hello, peer: peer)
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
         let welcome = Outbound(peer: peer, message: .welcome(Welcome(
@@ -65,7 +66,12 @@ extension Dispatcher {
         let holding = Set(heartbeat.holding)
         var lost = 0
         var freed = false
+        var givenBack: [TaskKey] = []
         for key in worker.running where !holding.contains(key) {
+            if wasAskedBack(key, from: peer) {
+                givenBack.append(key)  // its answer was lost: the worker no longer holds it (Dispatcher+Stealing)
+                continue
+            }
             // Read and counted in place: a thousand workers' heartbeats each go over the tasks they hold.
             guard let index = entries.index(forKey: key) else { continue }
             let sequence = entries.values[index].assignment.sequence
@@ -96,6 +102,10 @@ extension Dispatcher {
                 break
             }
         }
+        if !givenBack.isEmpty {
+            takeBackUnheld(givenBack, from: peer, now: now)
+            freed = true
+        }
         return (lost, freed ? dispatch() : [])
     }
 
@@ -125,6 +135,7 @@ extension Dispatcher {
     /// (`takeWorkerLosses()`). Returns the IDs of the dead workers and the messages to send.
     mutating func expireWorkers(now: ContinuousClock.Instant) -> (dead: [String], out: [Outbound]) {
         expireReservations(now: now)
+        stealing.expireReruns(now: now)
         let dead = workers.values.filter { now - $0.lastSeen > workerTimeout }
         for worker in dead { removeWorker(worker.peer, died: true) }
         return (dead.map(\.workerID), dispatch())

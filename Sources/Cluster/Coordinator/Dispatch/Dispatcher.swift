@@ -83,6 +83,8 @@ struct Dispatcher {
     var throughput = ThroughputMeter()
     /// Tilt-shifts chained to their downloads (`Dispatcher+Chained`).
     var chained = ChainedFollowOns()
+    /// Work stealing at a batch's tail (`Dispatcher+Stealing`).
+    var stealing = TailStealing()
 
     /// Sent in `Welcome`, so that a worker's log says which coordinator (instance) it joined.
     let coordinatorID: String

@@ -37,6 +37,8 @@ struct WorkerRecord {
     var acceptsBatches = false
     /// The worker runs a download's follow-on after it (`WorkerHello.acceptsChainedTasks`).
     var acceptsChainedTasks = false
+    /// Its compute threads, when it gives tasks back (`WorkerHello.giveBackThreads`); 0: never asked.
+    var giveBackThreads = 0
     /// Tasks that may run only here (their input stayed on this worker), waiting for one of its slots;
     /// sent before the shared queue's tasks.
     var pinned: [TaskKey] = []

@@ -14,6 +14,8 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
     private let sink: any OutputSink
     /// The output's name in the sink, without extension (the format's is added).
     private let outputName: String
+    /// The pipeline starts only if this gate was not given up first (`StartGate`; `nil`: always).
+    var startGate: StartGate?
 
     init(name: String, parameters: TiltShiftParameters, encoding: EncodingOptions, threads: Int, limits: ImageLimits,
          computeThreads: ComputeThreads, sink: any OutputSink, outputName: String) {
@@ -28,9 +30,10 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
     }
 
     override func transform(_ input: EncodedImage) async throws -> TaskOutput {
-        let (data, parameters, encoding, limits, threads) = (input.data, parameters, encoding, limits, threads)
+        let (data, parameters, encoding, limits, threads, gate) = (input.data, parameters, encoding, limits, threads, startGate)
         let image = try await computeThreads.run { cancellation in
-            try TiltShiftPipeline.process(
+            guard gate?.start() ?? true else { throw CancellationError() }
+            return try TiltShiftPipeline.process(
                 data, parameters: parameters, encoding: encoding, limits: limits, threads: threads, cancellation: cancellation)
         }
         try Task.checkCancellation()

@@ -29,6 +29,8 @@ typedef struct Shiftwork__V1__TaskFailure Shiftwork__V1__TaskFailure;
 typedef struct Shiftwork__V1__TaskResult Shiftwork__V1__TaskResult;
 typedef struct Shiftwork__V1__TaskAssignmentBatch Shiftwork__V1__TaskAssignmentBatch;
 typedef struct Shiftwork__V1__TaskResultBatch Shiftwork__V1__TaskResultBatch;
+typedef struct Shiftwork__V1__GiveBackTask Shiftwork__V1__GiveBackTask;
+typedef struct Shiftwork__V1__TaskGivenBack Shiftwork__V1__TaskGivenBack;
 typedef struct Shiftwork__V1__CancelTask Shiftwork__V1__CancelTask;
 typedef struct Shiftwork__V1__BatchItem Shiftwork__V1__BatchItem;
 typedef struct Shiftwork__V1__SubmitBatch Shiftwork__V1__SubmitBatch;
@@ -179,6 +181,8 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENT = 21,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_TASK = 22,
   SHIFTWORK__V1__ENVELOPE__BODY_TASK_ASSIGNMENTS = 23,
+  SHIFTWORK__V1__ENVELOPE__BODY_GIVE_BACK_TASK = 340,
+  SHIFTWORK__V1__ENVELOPE__BODY_TASK_GIVEN_BACK = 341,
   SHIFTWORK__V1__ENVELOPE__BODY_SUBMIT_BATCH = 30,
   SHIFTWORK__V1__ENVELOPE__BODY_STATUS_REQUEST = 31,
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_BATCH = 32,
@@ -227,6 +231,14 @@ struct  Shiftwork__V1__Envelope
      * minor 1: only to a worker whose WorkerHello accepts batches
      */
     Shiftwork__V1__TaskAssignmentBatch *task_assignments;
+    /*
+     * only to a worker whose WorkerHello has give_back_threads
+     */
+    Shiftwork__V1__GiveBackTask *give_back_task;
+    /*
+     * worker -> coordinator: the answer to GiveBackTask
+     */
+    Shiftwork__V1__TaskGivenBack *task_given_back;
     /*
      * client -> coordinator
      */
@@ -293,10 +305,15 @@ struct  Shiftwork__V1__WorkerHello
    * Chained tasks: the worker runs a download's `follow_on` (TaskAssignment) after it, in the same slot.
    */
   protobuf_c_boolean accepts_chained_tasks;
+  /*
+   * Work stealing at a batch's tail: the worker answers GiveBackTask, and has this many compute threads
+   * (tasks beyond them wait for one). 0: an older worker, never asked to give a task back.
+   */
+  uint32_t give_back_threads;
 };
 #define SHIFTWORK__V1__WORKER_HELLO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__worker_hello__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
 struct  Shiftwork__V1__Welcome
@@ -611,6 +628,38 @@ struct  Shiftwork__V1__TaskResultBatch
 #define SHIFTWORK__V1__TASK_RESULT_BATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_result_batch__descriptor) \
     , 0,NULL }
+
+
+/*
+ * Coordinator -> worker, when another worker has an idle compute thread and nothing is left to assign:
+ * give this task back if it has not started (it waits for a compute thread). Answered by TaskGivenBack.
+ */
+struct  Shiftwork__V1__GiveBackTask
+{
+  ProtobufCMessage base;
+  uint64_t task_key;
+  uint32_t attempt;
+};
+#define SHIFTWORK__V1__GIVE_BACK_TASK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__give_back_task__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Worker -> coordinator, the answer to GiveBackTask. `given_back`: the worker dropped the task and will
+ * never run it nor answer it (the coordinator assigns it elsewhere); false: it has started (or finished:
+ * its result comes or came), nothing changes.
+ */
+struct  Shiftwork__V1__TaskGivenBack
+{
+  ProtobufCMessage base;
+  uint64_t task_key;
+  uint32_t attempt;
+  protobuf_c_boolean given_back;
+};
+#define SHIFTWORK__V1__TASK_GIVEN_BACK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__task_given_back__descriptor) \
+    , 0, 0, 0 }
 
 
 struct  Shiftwork__V1__CancelTask
@@ -1359,6 +1408,44 @@ Shiftwork__V1__TaskResultBatch *
 void   shiftwork__v1__task_result_batch__free_unpacked
                      (Shiftwork__V1__TaskResultBatch *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__GiveBackTask methods */
+void   shiftwork__v1__give_back_task__init
+                     (Shiftwork__V1__GiveBackTask         *message);
+size_t shiftwork__v1__give_back_task__get_packed_size
+                     (const Shiftwork__V1__GiveBackTask   *message);
+size_t shiftwork__v1__give_back_task__pack
+                     (const Shiftwork__V1__GiveBackTask   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__give_back_task__pack_to_buffer
+                     (const Shiftwork__V1__GiveBackTask   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__GiveBackTask *
+       shiftwork__v1__give_back_task__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__give_back_task__free_unpacked
+                     (Shiftwork__V1__GiveBackTask *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__TaskGivenBack methods */
+void   shiftwork__v1__task_given_back__init
+                     (Shiftwork__V1__TaskGivenBack         *message);
+size_t shiftwork__v1__task_given_back__get_packed_size
+                     (const Shiftwork__V1__TaskGivenBack   *message);
+size_t shiftwork__v1__task_given_back__pack
+                     (const Shiftwork__V1__TaskGivenBack   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__task_given_back__pack_to_buffer
+                     (const Shiftwork__V1__TaskGivenBack   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__TaskGivenBack *
+       shiftwork__v1__task_given_back__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__task_given_back__free_unpacked
+                     (Shiftwork__V1__TaskGivenBack *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__CancelTask methods */
 void   shiftwork__v1__cancel_task__init
                      (Shiftwork__V1__CancelTask         *message);
@@ -1783,6 +1870,12 @@ typedef void (*Shiftwork__V1__TaskAssignmentBatch_Closure)
 typedef void (*Shiftwork__V1__TaskResultBatch_Closure)
                  (const Shiftwork__V1__TaskResultBatch *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__GiveBackTask_Closure)
+                 (const Shiftwork__V1__GiveBackTask *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__TaskGivenBack_Closure)
+                 (const Shiftwork__V1__TaskGivenBack *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__CancelTask_Closure)
                  (const Shiftwork__V1__CancelTask *message,
                   void *closure_data);
@@ -1867,6 +1960,8 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__task_failure__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_result__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_assignment_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_result_batch__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__give_back_task__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__task_given_back__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor;
