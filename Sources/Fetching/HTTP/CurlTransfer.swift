@@ -159,7 +159,8 @@ final class CurlTransfer: @unchecked Sendable {
                     stop = .announcedTooLarge(length)
                     return 0
                 }
-                body = Self.emptyBody(capacity: length)
+                // Never over bytes already kept (a trailer that names a length comes after the body).
+                if body.isEmpty { body = Self.emptyBody(capacity: length) } else { body.reserveCapacity(length) }
             }
         default:
             break
