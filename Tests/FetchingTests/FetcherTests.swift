@@ -198,6 +198,30 @@ final class FetcherTests: XCTestCase {
         XCTAssertEqual(fetched.data, body)
     }
 
+    func testAnAnnouncedBodyHasItsRoomAndItsPagesBeforeTheBytesArrive() throws {
+        for capacity in [0, 1, 4_096, 1 << 20, CurlTransfer.populatedBodyBytes + 1] {
+            var body = CurlTransfer.emptyBody(capacity: capacity)
+            XCTAssertTrue(body.isEmpty)
+            XCTAssertGreaterThanOrEqual(body.capacity, capacity)
+            let before = body.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+            body.append(contentsOf: repeatElement(7, count: capacity))
+            XCTAssertEqual(body.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }, before,
+                           "\(capacity) bytes fit without moving the body")
+        }
+        // A megabyte's pages are mapped before a byte is written (mincore: resident), not one fault at a time.
+        let body = CurlTransfer.emptyBody(capacity: 1 << 20)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let residentPages = body.withUnsafeBufferPointer { buffer -> [UInt8] in
+            let start = (Int(bitPattern: buffer.baseAddress) + page - 1) & ~(page - 1)
+            let count = (Int(bitPattern: buffer.baseAddress) + (1 << 20) - start) / page
+            var vector = [UInt8](repeating: 0, count: count)
+            XCTAssertEqual(mincore(UnsafeMutableRawPointer(bitPattern: start), count * page, &vector), 0)
+            return vector
+        }
+        XCTAssertGreaterThan(residentPages.count, 200)
+        XCTAssertEqual(residentPages.filter { $0 & 1 == 0 }.count, 0, "every page of the body is mapped")
+    }
+
     func testTheTransferThreadCarriesItsName() async throws {
         // Per-thread CPU figures (scripts/bench-data-path THREADS=1) and perf find the download loop by it.
         // A fetch first, so that this fetcher's loop runs whatever ran before.

@@ -36,6 +36,30 @@ final class DirectorySinkUnitTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["x-2.jpg", "x.jpg"])
     }
 
+    func testTheFileUnderItsNameHoldsTheBytesAndOthersMayReadIt() async throws {
+        let sink = try OutputSinks.make(directory.path, threads: threads)
+        let bytes = (0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        let stored = try await sink.store(bytes, name: "big.jpg", mediaType: "image/jpeg")
+        XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: stored.location))), bytes)
+        let attributes = try FileManager.default.attributesOfItem(atPath: stored.location)
+        let permissions = try XCTUnwrap(attributes[.posixPermissions] as? Int)
+        XCTAssertEqual(permissions & 0o444, 0o444, "readable by every worker and reader of the shared volume")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["big.jpg"],
+                       "no temporary file left beside it")
+    }
+
+    func testAPathThatIsAFileIsNoDirectory() async throws {
+        let file = directory.appendingPathComponent("plain")
+        try Data([1]).write(to: file)
+        let sink = try OutputSinks.make(file.path, threads: threads)
+        do {
+            _ = try await sink.store([1, 2, 3], name: "x.jpg", mediaType: "image/jpeg")
+            XCTFail("a file where the directory should be must fail")
+        } catch let error as SinkError {
+            XCTAssertTrue(error.description.hasPrefix("sink \(file.path): no such directory"), error.description)
+        }
+    }
+
     func testAMissingDirectoryOrAHostileNameFailsNamingTheSink() async throws {
         let missing = directory.appendingPathComponent("nope").path
         let sink = try OutputSinks.make(missing, threads: threads)

@@ -1,11 +1,12 @@
 import Foundation
 import Operations
 
-/// A directory every worker reaches (a shared volume): each output is written to a hidden temporary name,
-/// synced, and linked under its final name, which is never replaced (`name.ext`, else `name-2.ext`, …:
-/// unique within the batch and beside earlier batches' files); the directory is synced after. A worker
-/// killed mid-write leaves at most a hidden `.partial` file, never a truncated one under a final name.
-/// The file I/O runs on the worker's `ComputeThreads`, never on Swift's cooperative pool.
+/// A directory every worker reaches (a shared volume): each output is written as a nameless file
+/// (`O_TMPFILE`; a hidden temporary name where the file system has none), synced, and linked under its
+/// final name, which is never replaced (`name.ext`, else `name-2.ext`, …: unique within the batch and
+/// beside earlier batches' files); the directory is synced after. A worker killed mid-write leaves nothing
+/// (at most a hidden `.partial` file on a file system without nameless files), never a truncated file under
+/// a final name. The file I/O runs on the worker's `ComputeThreads`, never on Swift's cooperative pool.
 struct DirectorySink: OutputSink {
     let directory: URL
     let threads: ComputeThreads
@@ -17,18 +18,23 @@ struct DirectorySink: OutputSink {
         let fileExtension = (name as NSString).pathExtension
         let stem = (name as NSString).deletingPathExtension
         return try await threads.run { _ in
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw SinkError(sink: sink, reason: "no such directory on this worker (is the shared volume mounted here?)")
-            }
             let written: OutputFile.Written
             do {
                 written = try OutputFile.write(bytes, in: directory, stem: stem, fileExtension: fileExtension,
                                                overwrite: false, durable: true)
             } catch let error as OutputFileError {
+                // No stat beforehand: the first system call into the directory says whether it is there.
+                if error.errno == ENOENT || error.errno == ENOTDIR, !Self.isDirectory(directory) {
+                    throw SinkError(sink: sink, reason: "no such directory on this worker (is the shared volume mounted here?)")
+                }
                 throw SinkError(sink: sink, reason: "\(error)")
             }
             return StoredOutput(location: written.url.path, size: UInt64(bytes.count), crc32c: CRC32C.checksum(bytes))
         }
+    }
+
+    private static func isDirectory(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
