@@ -107,9 +107,11 @@ final class PlanarJPEGTests: XCTestCase {
 
     /// The planes' queues of finished rows hold every image without outgrowing the capacity reserved up front
     /// (growing, they were allocated, copied and faulted in anew for every image), at σ 6 and 10, with and
-    /// without the clipping correction (which feeds the planes a group later), on photographs of two sizes.
+    /// without the clipping correction (which feeds the planes a group later), on photographs (shorter than twice
+    /// the window: the whole plane is reserved) and on an image 3,000 rows tall (twice the window is reserved).
     func testThePlanesQueuesNeverOutgrowTheirReservation() throws {
-        for jpeg in [try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg")] {
+        let tall = try JPEGCodec.encode(primaries(width: 200, height: 3000, cell: 24), quality: 95)
+        for jpeg in [try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg"), tall] {
             for sigma in [6.0, 10.0] {
                 for correctClipping in [true, false] {
                     let growths = try jpeg.withUnsafeBufferPointer { bytes in
