@@ -105,6 +105,37 @@ final class PlanarJPEGTests: XCTestCase {
         }
     }
 
+    /// The planes' queues of finished rows hold every image without outgrowing the capacity reserved up front
+    /// (growing, they were allocated, copied and faulted in anew for every image), at σ 6 and 10, with and
+    /// without the clipping correction (which feeds the planes a group later), on photographs (shorter than twice
+    /// the window: the whole plane is reserved) and on an image 3,000 rows tall (twice the window is reserved).
+    func testThePlanesQueuesNeverOutgrowTheirReservation() throws {
+        let tall = try JPEGCodec.encode(primaries(width: 200, height: 3000, cell: 24), quality: 95)
+        for jpeg in [try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg"), tall] {
+            for sigma in [6.0, 10.0] {
+                for correctClipping in [true, false] {
+                    let growths = try jpeg.withUnsafeBufferPointer { bytes in
+                        try CancellationToken.with(nil) { token in
+                            let (opened, _, _) = try RowDecoders.open(.memory(bytes), limits: .default, token: token)
+                            let decoder = try XCTUnwrap(opened as? JPEGRowDecoder)
+                            let layout = try XCTUnwrap(decoder.startPlanes().planes)
+                            let encoder = try JPEGRowEncoder(width: decoder.width, height: decoder.height, planes: layout,
+                                                             quality: 90, destination: .memory)
+                            let pipeline = PlanarJPEGPipeline(
+                                decoder: decoder, layout: layout, parameters: TiltShiftParameters(blurRadius: sigma),
+                                threads: 1, kernels: .automatic, correctClipping: correctClipping, token: token)
+                            var (a, b, c, d) = (Duration.zero, Duration.zero, Duration.zero, Duration.zero)
+                            try pipeline.run(into: encoder, decode: &a, decodeCPU: &b, encode: &c, encodeCPU: &d)
+                            XCTAssertFalse(try XCTUnwrap(try encoder.finish(token: token)).isEmpty)
+                            return pipeline.queueGrowths
+                        }
+                    }
+                    XCTAssertEqual(growths, 0, "σ \(sigma), clipping correction \(correctClipping)")
+                }
+            }
+        }
+    }
+
     func testPlanarOutputKeepsTheSamplingAndSize() throws {
         let jpeg = try TestImages.fixture("photo.jpg")
         let output = try TiltShiftPipeline.process(jpeg, parameters: .coreImage, encoding: EncodingOptions())
