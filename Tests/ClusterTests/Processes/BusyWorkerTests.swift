@@ -14,7 +14,7 @@ final class BusyWorkerTests: ClusterTestCase {
 
     func testAWorkerFilteringImagesAtItsPixelLimitStaysAliveAndConfirmsACancelWithinASecond() async throws {
         let slots = ProcessInfo.processInfo.activeProcessorCount
-        let image = try Self.largePNG(side: side)
+        let image = try SyntheticImages.slowToFilterPNG(side: side)
         let urls = (0..<(6 * slots)).map { index -> String in
             server.serve(path: "/large/image-\(index).png", body: image, contentType: "image/png")
             return server.url("/large/image-\(index).png")
@@ -83,15 +83,5 @@ final class BusyWorkerTests: ClusterTestCase {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return condition()
-    }
-
-    /// A `side` × `side` RGB PNG with detail along each row (rows repeat, so it encodes small and fast).
-    private static func largePNG(side: Int) throws -> [UInt8] {
-        var row = [UInt8](repeating: 0, count: side * 3)
-        for x in 0..<(side * 3) { row[x] = UInt8(truncatingIfNeeded: x * 7 + (x / 48) * 31) }
-        var pixels: [UInt8] = []
-        pixels.reserveCapacity(side * side * 3)
-        for _ in 0..<side { pixels.append(contentsOf: row) }
-        return try ImageCodec.encode(try ImageBuffer(width: side, height: side, channels: 3, pixels: pixels), as: .png)
     }
 }

@@ -152,12 +152,7 @@ final class ChainedTaskProcessTests: ClusterTestCase {
         let worker = try harness.launch("worker", ["worker", "--slots", "1", "--worker-id", "worker", "--log-level", "debug",
                                                    "--coordinator", endpoint], environment: ["SHIFTWORK_CHAINED_TASKS": "together"])
         let side = 10000  // 100 megapixels: each filter runs for a second or more, one after the other (one slot)
-        var row = [UInt8](repeating: 0, count: side * 3)
-        for x in 0..<(side * 3) { row[x] = UInt8(truncatingIfNeeded: x * 7 + (x / 48) * 31) }
-        var pixels: [UInt8] = []
-        pixels.reserveCapacity(side * side * 3)
-        for _ in 0..<side { pixels.append(contentsOf: row) }
-        let image = try ImageCodec.encode(try ImageBuffer(width: side, height: side, channels: 3, pixels: pixels), as: .png)
+        let image = try SyntheticImages.slowToFilterPNG(side: side)
         let urls = (0..<4).map { index -> String in
             server.serve(path: "/large-\(index).png", body: image, contentType: "image/png")
             return server.url("/large-\(index).png")

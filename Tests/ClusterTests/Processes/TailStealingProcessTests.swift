@@ -18,13 +18,7 @@ final class TailStealingProcessTests: ClusterTestCase {
                                                "--log-level", "debug", "--coordinator", endpoint])
         // Photos large enough that each filters for a second or so (a 64-megapixel PNG: its decode and filter).
         let side = 8000
-        var row = [UInt8](repeating: 0, count: side * 3)
-        for x in 0..<(side * 3) { row[x] = UInt8(truncatingIfNeeded: x * 7 + (x / 48) * 31) }
-        var pixels: [UInt8] = []
-        pixels.reserveCapacity(side * side * 3)
-        for _ in 0..<side { pixels.append(contentsOf: row) }
-        let bytes = try ImageCodec.encode(try ImageBuffer(width: side, height: side, channels: 3, pixels: pixels), as: .png)
-        pixels = []
+        let bytes = try SyntheticImages.slowToFilterPNG(side: side)
         let urls = (0..<5).map { index -> String in
             server.serve(path: "/tail-\(index).png", body: bytes, contentType: "image/png")
             return server.url("/tail-\(index).png")

@@ -31,6 +31,18 @@ enum SyntheticImages {
         let image = try ImageBuffer(width: width, height: height, channels: channels, pixels: pixels)
         return try ImageCodec.encode(image, as: format)
     }
+
+    /// A `side` × `side` RGB PNG whose every row is the same row with detail along it: it encodes small and
+    /// fast, yet decodes and filters at full cost (a 64- or 100-megapixel one keeps a compute thread busy for
+    /// a second or more), for tests that need a worker busy filtering.
+    static func slowToFilterPNG(side: Int) throws -> [UInt8] {
+        var row = [UInt8](repeating: 0, count: side * 3)
+        for x in 0..<(side * 3) { row[x] = UInt8(truncatingIfNeeded: x * 7 + (x / 48) * 31) }
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(side * side * 3)
+        for _ in 0..<side { pixels.append(contentsOf: row) }
+        return try ImageCodec.encode(try ImageBuffer(width: side, height: side, channels: 3, pixels: pixels), as: .png)
+    }
 }
 
 extension TestHTTPServer {
