@@ -204,14 +204,17 @@ final class LateResultTests: XCTestCase {
         XCTAssertEqual(assignments(dispatcher.enqueue(retry, avoiding: w1)).map(\.peer), [w2])
 
         XCTAssertNil(dispatcher.complete(failed(task, .download), from: w1, now: start + .seconds(11)).0, "a failure is no result")
+        XCTAssertNil(dispatcher.complete(succeeded(task, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
+                                         from: w1, now: start + .seconds(11)).0,
+                     "an image kept on a worker declared dead is gone with its cache")
         XCTAssertNil(dispatcher.complete(succeeded(task), from: w2, now: start + .seconds(11)).0, "not from the connection it ran on")
-        XCTAssertEqual(dispatcher.staleResults, 2)
+        XCTAssertEqual(dispatcher.staleResults, 3)
         XCTAssertEqual(dispatcher.state(of: 7), .running(worker: w2), "the retry runs on")
 
         let (delivered, _) = dispatcher.complete(succeeded(retry), from: w2, now: start + .seconds(12))
         XCTAssertEqual(delivered?.attempt, 2, "the retry came first")
         XCTAssertNil(dispatcher.complete(succeeded(task), from: w1, now: start + .seconds(13)).0, "the task has its result")
-        XCTAssertEqual(dispatcher.staleResults, 3)
+        XCTAssertEqual(dispatcher.staleResults, 4)
         XCTAssertEqual(dispatcher.lateResultsUsed, 0)
         XCTAssertEqual(dispatcher.completedTasks, 1)
         XCTAssertTrue(dispatcher.lateAttempts.isEmpty, "forgotten once the task is answered")

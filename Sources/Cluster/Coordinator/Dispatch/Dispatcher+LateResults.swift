@@ -12,7 +12,9 @@ import Wire
 ///   (a new attempt, counted as a `timed_out` re-send), any other result is its own.
 /// - An attempt let go unanswered because its worker was declared dead (`LateAttempts`; also a timed-out one
 ///   whose cancel its worker never confirmed) may still be answered by that worker, once it is heard from
-///   again: its success completes the task while the dispatcher holds the task's next attempt (queued:
+///   again: its success (bytes, or a sink's location; not a download's image kept on that worker, whose
+///   cache went when it registered again) completes the task while the dispatcher holds the task's next
+///   attempt (queued:
 ///   withdrawn; running or timing out: cancelled on its worker, whose answer then only confirms the cancel).
 ///   While the remote operation waits out its retry backoff, the dispatcher holds nothing for the task and
 ///   the success is stale.
@@ -43,7 +45,9 @@ extension Dispatcher {
     /// is no such success (it is stale).
     mutating func useLateResult(_ result: TaskResult, from peer: PeerIdentity,
                                 now: ContinuousClock.Instant) -> (TaskResult?, [Outbound])? {
-        guard !lateAttempts.isEmpty, case .output(let output) = result.outcome,
+        // A download whose image stayed on that worker is no result: the worker dropped its cache when it
+        // registered again (or stays gone), and its tilt-shift would only download it again.
+        guard !lateAttempts.isEmpty, case .output(let output) = result.outcome, !output.heldOnWorker,
               let key = result.taskKey != 0 ? result.taskKey : keysByID[result.taskID],
               lateAttempts.answers(key, attempt: result.attempt, from: peer),
               let entry = entries[key], entry.assignment.taskID == result.taskID
@@ -73,7 +77,6 @@ extension Dispatcher {
         if let index = workers.index(forKey: peer) {
             workers.values[index].lastSeen = now
             workers.values[index].completed += 1
-            if entry.dependentKey != 0, output.heldOnWorker { placements.record(entry.dependentKey, on: peer) }
         }
         var delivered = result
         delivered.taskKey = key
