@@ -111,15 +111,23 @@ final class LateResultTests: XCTestCase {
             XCTAssertEqual(dispatcher.workers[w1]?.running, [])
         }
 
-        var dispatcher = dispatcher(workers: [w1])
-        let task = download(8)
-        _ = dispatcher.enqueue(task)
-        XCTAssertEqual(cancels(dispatcher.cancel(key: 8, reason: "cancelled")).map(\.key), [8])
-        let (delivered, _) = dispatcher.complete(succeeded(task), from: w1, now: start)
-        XCTAssertNil(delivered, "the item was withdrawn: nobody waits for it")
-        XCTAssertEqual(dispatcher.lateResultsUsed, 0)
-        XCTAssertEqual(dispatcher.completedTasks, 0)
-        XCTAssertEqual(dispatcher.workers[w1]?.running, [])
+        for timingOut in [false, true] {
+            var dispatcher = dispatcher(workers: [w1])
+            var timeouts = TaskTimeouts(limit: limit)
+            let task = download(8)
+            if timingOut {
+                _ = timedOut(task, &dispatcher, &timeouts)  // then its item is cancelled
+                XCTAssertTrue(dispatcher.cancel(key: 8, reason: "cancelled").isEmpty, "the cancel is on its way already")
+            } else {
+                _ = dispatcher.enqueue(task)
+                XCTAssertEqual(cancels(dispatcher.cancel(key: 8, reason: "cancelled")).map(\.key), [8])
+            }
+            let (delivered, _) = dispatcher.complete(succeeded(task), from: w1, now: start)
+            XCTAssertNil(delivered, "the item was withdrawn: nobody waits for it")
+            XCTAssertEqual(dispatcher.lateResultsUsed, 0)
+            XCTAssertEqual(dispatcher.completedTasks, 0)
+            XCTAssertEqual(dispatcher.workers[w1]?.running, [])
+        }
     }
 
     // MARK: the worker is declared dead, its retry queued or running, then its success comes

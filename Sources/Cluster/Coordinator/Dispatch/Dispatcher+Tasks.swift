@@ -229,6 +229,7 @@ extension Dispatcher {
             return [Outbound(peer: worker, message: .cancelTask(CancelTask(
                 taskID: entry.assignment.taskID, reason: reason, taskKey: key)))]
         case .cancelling:
+            entries[key]?.timedOut = false  // timing out, now withdrawn: its success is nobody's either
             return []
         }
     }
