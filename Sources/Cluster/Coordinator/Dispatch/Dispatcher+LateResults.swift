@@ -69,11 +69,7 @@ extension Dispatcher {
         lateResultsUsed += 1
         completedTasks += 1
         throughput.record(at: now)
-        if entry.assignment.kind == .download {
-            downloadBytesReceived += UInt64(output.data.count)
-        } else {
-            outputBytesReceived += UInt64(output.data.count)
-        }
+        countReceived(output, of: entry.assignment.kind)
         if let index = workers.index(forKey: peer) {
             workers.values[index].lastSeen = now
             workers.values[index].completed += 1

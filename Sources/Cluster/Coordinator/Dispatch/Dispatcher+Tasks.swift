@@ -178,11 +178,7 @@ extension Dispatcher {
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
             if case .output(let output) = result.outcome {
-                if entry.kind == .download {
-                    downloadBytesReceived += UInt64(output.data.count)
-                } else {
-                    outputBytesReceived += UInt64(output.data.count)
-                }
+                countReceived(output, of: entry.kind)
                 if entry.dependentKey != 0, output.heldOnWorker, !adopted { placements.record(entry.dependentKey, on: peer) }
             }
             if let workerIndex {
@@ -211,6 +207,15 @@ extension Dispatcher {
         default:
             staleResults += 1
             return (nil, [])
+        }
+    }
+
+    /// Counts the bytes of an output that reached the coordinator, downloads and the rest apart.
+    mutating func countReceived(_ output: TaskOutput, of kind: TaskKind) {
+        if kind == .download {
+            downloadBytesReceived += UInt64(output.data.count)
+        } else {
+            outputBytesReceived += UInt64(output.data.count)
         }
     }
 
