@@ -118,8 +118,9 @@ extension Dispatcher {
     }
 
     /// Handles a worker's result. Returns the result, with its `taskKey` set, when it answers the current
-    /// attempt of a task that is still wanted, `nil` when it is stale (and counted); either way the
-    /// worker's slot is freed.
+    /// attempt of a task that is still wanted, or is a success that still wins (`Dispatcher+LateResults`: one
+    /// that crossed its timeout's cancel, or of an attempt let go unanswered); `nil` when it is a cancel's
+    /// confirmation, or stale (and counted in `staleResults`). The slot of the attempt it answers is freed.
     mutating func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) -> (TaskResult?, [Outbound]) {
         let workerIndex = workers.index(forKey: peer)
         if let workerIndex { workers.values[workerIndex].lastSeen = now }
