@@ -31,8 +31,11 @@ let package = Package(
     targets: [
         // MARK: System and generated C code
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
-        // libcurl (Debian's libcurl4-openssl-dev), with typed wrappers for its variadic calls.
-        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Libraries that one feature needs, opened on its first use instead of at every process start (dlopen).
+        .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
+        // libcurl and libcrypto (Debian's libcurl4-openssl-dev headers), loaded on first use, with typed wrappers
+        // (also for the variadic calls). Not linked: see Sources/CCurl/include/CCurl.h.
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
         // GNU libmicrohttpd (Debian's libmicrohttpd-dev), with a typed wrapper for its variadic start.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
@@ -43,11 +46,12 @@ let package = Package(
         ),
         .target(
             name: "CImageCodecs",
+            dependencies: ["CLazyLibrary"],
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
-                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("avif"),
-                            .linkedLibrary("m")]
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("m")]
+            // libavif is not linked: opened on the first AVIF decode or encode (avif_library.c).
         ),
 
         // MARK: Libraries
