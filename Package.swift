@@ -7,6 +7,8 @@ import PackageDescription
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
 ///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl);
 ///   Cluster → HTTPEndpoints → CMicroHTTPD (the HTTP endpoints, on Debian's libmicrohttpd)
+/// libcurl, libavif and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
+/// a command that needs none of them does not pay for loading them (docs/architecture.md, "Shared libraries").
 /// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
 /// swift-prometheus registry.
 let package = Package(
@@ -36,9 +38,9 @@ let package = Package(
         // libcurl and libcrypto (Debian's libcurl4-openssl-dev headers), loaded on first use, with typed wrappers
         // (also for the variadic calls). Not linked: see Sources/CCurl/include/CCurl.h.
         .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
-        // GNU libmicrohttpd (Debian's libmicrohttpd-dev), with a typed wrapper for its variadic start.
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
-                       providers: [.apt(["libmicrohttpd-dev"])]),
+        // GNU libmicrohttpd (Debian's libmicrohttpd-dev headers), loaded on first use, with typed wrappers (also for
+        // its variadic start). Not linked: see Sources/CMicroHTTPD/include/CMicroHTTPD.h.
+        .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"], path: "Sources/CMicroHTTPD"),
         .target(
             name: "CShiftworkProto",
             path: "Sources/CShiftworkProto",
@@ -134,7 +136,7 @@ let package = Package(
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
-        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints"]),
+        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "CMicroHTTPD"]),
         .testTarget(
             name: "ImagingTests",
             dependencies: [
@@ -146,7 +148,7 @@ let package = Package(
             // (docs/benchmarks.md, "make test": ImagingTests' CPU time with and without).
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"]),
+        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport", "CCurl"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [
