@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
-        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "CMicroHTTPD"]),
+        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints"]),
         .testTarget(
             name: "ImagingTests",
             dependencies: [
@@ -148,7 +148,7 @@ let package = Package(
             // (docs/benchmarks.md, "make test": ImagingTests' CPU time with and without).
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport", "CCurl"]),
+        .testTarget(name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [

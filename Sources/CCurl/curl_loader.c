@@ -5,7 +5,6 @@
 #include "CLazyLibrary.h"
 
 #include <openssl/sha.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,81 +46,62 @@ static const char *const sw_crypto_sonames[] = {"libcrypto.so.3"};
 /* CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR came with 7.85.0. */
 #define SW_CURL_OLDEST 0x075500
 
-/* Opens libcurl from `sonames` (and libcrypto), resolves every function into `table` and checks the version.
-   1 with the handles in `handles`, or 0 with a message in `error` (nothing left open). */
-static int sw_curl_open(const char *const *sonames, size_t count, sw_curl_functions *table, void *handles[2],
-                        char *error, size_t error_size) {
-    memset(table, 0, sizeof *table);
-    handles[0] = handles[1] = NULL;
+/* Opens libcurl from `sonames` (and libcrypto), resolves every function into `table` (a sw_curl_functions) and
+   checks the version: an sw_lazy_opener. */
+static int sw_curl_open(const char *const *sonames, size_t count, void *table, void *handles[2], char *error,
+                        size_t error_size) {
+    sw_curl_functions *functions = table;
+    memset(functions, 0, sizeof *functions);
     void *curl = sw_lazy_open(&sw_libcurl, sonames, count, error, error_size);
     if (curl == NULL) return 0;
 #define SW_RESOLVE(name) \
-    if ((table->name = (__typeof__(table->name))sw_lazy_symbol(&sw_libcurl, curl, #name, error, error_size)) == NULL) { \
-        sw_lazy_close(curl); \
-        return 0; \
-    }
+    functions->name = (__typeof__(functions->name))sw_lazy_symbol(&sw_libcurl, curl, #name, error, error_size); \
+    if (functions->name == NULL) goto fail;
     SW_CURL_FUNCTIONS(SW_RESOLVE)
 #undef SW_RESOLVE
-    const curl_version_info_data *version = table->curl_version_info(CURLVERSION_NOW);
+    const curl_version_info_data *version = functions->curl_version_info(CURLVERSION_NOW);
     if (version == NULL || version->version_num < SW_CURL_OLDEST) {
         char message[256];
         snprintf(message, sizeof message,
                  "libcurl %s is too old (7.85.0 or later is needed); install Debian's libcurl4 package from Debian 12 "
                  "or later", version != NULL && version->version != NULL ? version->version : "(unknown version)");
         sw_lazy_message(error, error_size, message);
-        sw_lazy_close(curl);
-        return 0;
+        goto fail;
     }
     void *crypto = sw_lazy_open(&sw_libcrypto, sw_crypto_sonames, 1, error, error_size);
-    if (crypto == NULL) {
-        sw_lazy_close(curl);
-        return 0;
-    }
-    table->SHA256 = (__typeof__(table->SHA256))sw_lazy_symbol(&sw_libcrypto, crypto, "SHA256", error, error_size);
-    if (table->SHA256 == NULL) {
+    if (crypto == NULL) goto fail;
+    functions->SHA256 = (__typeof__(functions->SHA256))sw_lazy_symbol(&sw_libcrypto, crypto, "SHA256", error,
+                                                                      error_size);
+    if (functions->SHA256 == NULL) {
         sw_lazy_close(crypto);
-        sw_lazy_close(curl);
-        return 0;
+        goto fail;
     }
     handles[0] = curl;
     handles[1] = crypto;
     return 1;
+fail:
+    sw_lazy_close(curl);
+    return 0;
 }
+
+#define SW_CURL_SONAME_COUNT (sizeof sw_curl_sonames / sizeof *sw_curl_sonames)
 
 /* MARK: The process's one load */
 
-static pthread_once_t sw_curl_once = PTHREAD_ONCE_INIT;
+static sw_lazy_load sw_curl_load = SW_LAZY_LOAD_INIT;
 static sw_curl_functions sw_curl;
-static int sw_curl_loaded;
-static char sw_curl_failure[1024];
-
-static void sw_curl_load(void) {
-    void *handles[2];
-    sw_curl_loaded = sw_curl_open(sw_curl_sonames, sizeof sw_curl_sonames / sizeof *sw_curl_sonames, &sw_curl,
-                                  handles, sw_curl_failure, sizeof sw_curl_failure);
-    /* Loaded for the life of the process: the handles are never closed. */
-}
 
 /* The table, or NULL when the libraries could not be loaded. */
 static const sw_curl_functions *sw_curl_table(void) {
-    pthread_once(&sw_curl_once, sw_curl_load);
-    return sw_curl_loaded ? &sw_curl : NULL;
+    return sw_lazy_load_once(&sw_curl_load, sw_curl_open, sw_curl_sonames, SW_CURL_SONAME_COUNT, &sw_curl) ? &sw_curl
+                                                                                                          : NULL;
 }
 
-const char *shiftwork_curl_load_failure(void) { return sw_curl_table() != NULL ? NULL : sw_curl_failure; }
+const char *shiftwork_curl_load_failure(void) { return sw_curl_table() != NULL ? NULL : sw_curl_load.failure; }
 
 int shiftwork_curl_probe(const char *soname, char *error, size_t error_size) {
     sw_curl_functions table;
-    void *handles[2];
-    int loaded = soname != NULL
-        ? sw_curl_open(&soname, 1, &table, handles, error, error_size)
-        : sw_curl_open(sw_curl_sonames, sizeof sw_curl_sonames / sizeof *sw_curl_sonames, &table, handles, error,
-                       error_size);
-    if (loaded) {
-        sw_lazy_close(handles[1]);
-        sw_lazy_close(handles[0]);
-    }
-    return loaded;
+    return sw_lazy_probe(sw_curl_open, soname, sw_curl_sonames, SW_CURL_SONAME_COUNT, &table, error, error_size);
 }
 
 /* MARK: The wrappers */

@@ -3,7 +3,6 @@
 #include "CImageCodecs.h"
 #include "CLazyLibrary.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,21 +32,20 @@ static int sw_avif_version_matches(const char *version) {
     return major == 0 ? minor == AVIF_VERSION_MINOR : minor >= AVIF_VERSION_MINOR;
 }
 
-/* Opens libavif from `sonames`, resolves every function into `table` and checks the version: the handle, or
-   NULL with a message in `err` (nothing left open). */
-static void *sw_avif_open_library(const char *const *sonames, size_t count, sw_avif_functions *table, char *err,
-                                  size_t errlen) {
-    memset(table, 0, sizeof *table);
+/* Opens libavif from `sonames`, resolves every function into `table` (a sw_avif_functions) and checks the
+   version: an sw_lazy_opener. */
+static int sw_avif_open_library(const char *const *sonames, size_t count, void *table, void *handles[2], char *err,
+                                size_t errlen) {
+    sw_avif_functions *functions = table;
+    memset(functions, 0, sizeof *functions);
     void *handle = sw_lazy_open(&sw_libavif, sonames, count, err, errlen);
-    if (handle == NULL) return NULL;
+    if (handle == NULL) return 0;
 #define SW_RESOLVE(name) \
-    if ((table->name = (__typeof__(table->name))sw_lazy_symbol(&sw_libavif, handle, #name, err, errlen)) == NULL) { \
-        sw_lazy_close(handle); \
-        return NULL; \
-    }
+    functions->name = (__typeof__(functions->name))sw_lazy_symbol(&sw_libavif, handle, #name, err, errlen); \
+    if (functions->name == NULL) goto fail;
     SW_AVIF_FUNCTIONS(SW_RESOLVE)
 #undef SW_RESOLVE
-    const char *version = table->avifVersion();
+    const char *version = functions->avifVersion();
     if (!sw_avif_version_matches(version)) {
         char message[512];
         snprintf(message, sizeof message,
@@ -56,35 +54,29 @@ static void *sw_avif_open_library(const char *const *sonames, size_t count, sw_a
                  version != NULL ? version : "(unknown version)", AVIF_VERSION_MAJOR, AVIF_VERSION_MINOR,
                  AVIF_VERSION_PATCH, SW_AVIF_PACKAGE);
         sw_lazy_message(err, errlen, message);
-        sw_lazy_close(handle);
-        return NULL;
+        goto fail;
     }
-    return handle;
+    handles[0] = handle;
+    return 1;
+fail:
+    sw_lazy_close(handle);
+    return 0;
 }
 
-static pthread_once_t sw_avif_once = PTHREAD_ONCE_INIT;
+#define SW_AVIF_SONAME_COUNT (sizeof sw_avif_sonames / sizeof *sw_avif_sonames)
+
+static sw_lazy_load sw_avif_load = SW_LAZY_LOAD_INIT;
 static sw_avif_functions sw_avif;
-static int sw_avif_loaded;
-static char sw_avif_failure[1024];
-
-static void sw_avif_load(void) {
-    /* Loaded for the life of the process: the handle is never closed. */
-    sw_avif_loaded = sw_avif_open_library(sw_avif_sonames, sizeof sw_avif_sonames / sizeof *sw_avif_sonames,
-                                          &sw_avif, sw_avif_failure, sizeof sw_avif_failure) != NULL;
-}
 
 const sw_avif_functions *sw_avif_library(char *err, size_t errlen) {
-    pthread_once(&sw_avif_once, sw_avif_load);
-    if (sw_avif_loaded) return &sw_avif;
-    sw_lazy_message(err, errlen, sw_avif_failure);
+    if (sw_lazy_load_once(&sw_avif_load, sw_avif_open_library, sw_avif_sonames, SW_AVIF_SONAME_COUNT, &sw_avif)) {
+        return &sw_avif;
+    }
+    sw_lazy_message(err, errlen, sw_avif_load.failure);
     return NULL;
 }
 
 int sw_avif_probe(const char *soname, char *err, size_t errlen) {
     sw_avif_functions table;
-    void *handle = soname != NULL
-        ? sw_avif_open_library(&soname, 1, &table, err, errlen)
-        : sw_avif_open_library(sw_avif_sonames, sizeof sw_avif_sonames / sizeof *sw_avif_sonames, &table, err, errlen);
-    sw_lazy_close(handle);
-    return handle != NULL;
+    return sw_lazy_probe(sw_avif_open_library, soname, sw_avif_sonames, SW_AVIF_SONAME_COUNT, &table, err, errlen);
 }

@@ -46,3 +46,31 @@ void *sw_lazy_symbol(const sw_lazy_library *library, void *handle, const char *s
 void sw_lazy_close(void *handle) {
     if (handle != NULL) dlclose(handle);
 }
+
+int sw_lazy_load_once(sw_lazy_load *load, sw_lazy_opener opener, const char *const *sonames, size_t count,
+                      void *table) {
+    int state = __atomic_load_n(&load->state, __ATOMIC_ACQUIRE);
+    if (state != 0) return state == 1;
+    pthread_mutex_lock(&load->lock);
+    if (load->state == 0) {
+        void *handles[2] = {NULL, NULL};
+        /* Kept open for the life of the process: the handles are never closed. */
+        int loaded = opener(sonames, count, table, handles, load->failure, sizeof load->failure);
+        __atomic_store_n(&load->state, loaded ? 1 : 2, __ATOMIC_RELEASE);
+    }
+    state = load->state;
+    pthread_mutex_unlock(&load->lock);
+    return state == 1;
+}
+
+int sw_lazy_probe(sw_lazy_opener opener, const char *soname, const char *const *sonames, size_t count, void *table,
+                  char *error, size_t error_size) {
+    void *handles[2] = {NULL, NULL};
+    int loaded = soname != NULL ? opener(&soname, 1, table, handles, error, error_size)
+                                : opener(sonames, count, table, handles, error, error_size);
+    if (loaded) {
+        sw_lazy_close(handles[1]);
+        sw_lazy_close(handles[0]);
+    }
+    return loaded;
+}

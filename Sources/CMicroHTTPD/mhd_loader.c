@@ -2,7 +2,6 @@
 #include "CMicroHTTPD.h"
 #include "CLazyLibrary.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,60 +35,51 @@ static int sw_mhd_version_suffices(const char *version) {
     return major > 0 || minor > 9 || (minor == 9 && patch >= 71);
 }
 
-/* Opens libmicrohttpd from `sonames`, resolves every function into `table` and checks the version: the handle,
-   or NULL with a message in `error` (nothing left open). */
-static void *sw_mhd_open(const char *const *sonames, size_t count, sw_mhd_functions *table, char *error,
-                         size_t error_size) {
-    memset(table, 0, sizeof *table);
+/* Opens libmicrohttpd from `sonames`, resolves every function into `table` (a sw_mhd_functions) and checks the
+   version: an sw_lazy_opener. */
+static int sw_mhd_open(const char *const *sonames, size_t count, void *table, void *handles[2], char *error,
+                       size_t error_size) {
+    sw_mhd_functions *functions = table;
+    memset(functions, 0, sizeof *functions);
     void *handle = sw_lazy_open(&sw_libmicrohttpd, sonames, count, error, error_size);
-    if (handle == NULL) return NULL;
+    if (handle == NULL) return 0;
 #define SW_RESOLVE(name) \
-    if ((table->name = (__typeof__(table->name))sw_lazy_symbol(&sw_libmicrohttpd, handle, #name, error, \
-                                                               error_size)) == NULL) { \
-        sw_lazy_close(handle); \
-        return NULL; \
-    }
+    functions->name = \
+        (__typeof__(functions->name))sw_lazy_symbol(&sw_libmicrohttpd, handle, #name, error, error_size); \
+    if (functions->name == NULL) goto fail;
     SW_MHD_FUNCTIONS(SW_RESOLVE)
 #undef SW_RESOLVE
-    const char *version = table->MHD_get_version();
+    const char *version = functions->MHD_get_version();
     if (!sw_mhd_version_suffices(version)) {
         char message[256];
         snprintf(message, sizeof message,
                  "libmicrohttpd %s is too old (0.9.71 or later is needed); install Debian's libmicrohttpd12 package "
                  "from Debian 12 or later", version != NULL ? version : "(unknown version)");
         sw_lazy_message(error, error_size, message);
-        sw_lazy_close(handle);
-        return NULL;
+        goto fail;
     }
-    return handle;
+    handles[0] = handle;
+    return 1;
+fail:
+    sw_lazy_close(handle);
+    return 0;
 }
 
-static pthread_once_t sw_mhd_once = PTHREAD_ONCE_INIT;
+#define SW_MHD_SONAME_COUNT (sizeof sw_mhd_sonames / sizeof *sw_mhd_sonames)
+
+static sw_lazy_load sw_mhd_load = SW_LAZY_LOAD_INIT;
 static sw_mhd_functions sw_mhd;
-static int sw_mhd_loaded;
-static char sw_mhd_failure[1024];
-
-static void sw_mhd_load(void) {
-    /* Loaded for the life of the process: the handle is never closed. */
-    sw_mhd_loaded = sw_mhd_open(sw_mhd_sonames, sizeof sw_mhd_sonames / sizeof *sw_mhd_sonames, &sw_mhd,
-                                sw_mhd_failure, sizeof sw_mhd_failure) != NULL;
-}
 
 /* The table, or NULL when the library could not be loaded. */
 static const sw_mhd_functions *sw_mhd_table(void) {
-    pthread_once(&sw_mhd_once, sw_mhd_load);
-    return sw_mhd_loaded ? &sw_mhd : NULL;
+    return sw_lazy_load_once(&sw_mhd_load, sw_mhd_open, sw_mhd_sonames, SW_MHD_SONAME_COUNT, &sw_mhd) ? &sw_mhd : NULL;
 }
 
-const char *shiftwork_mhd_load_failure(void) { return sw_mhd_table() != NULL ? NULL : sw_mhd_failure; }
+const char *shiftwork_mhd_load_failure(void) { return sw_mhd_table() != NULL ? NULL : sw_mhd_load.failure; }
 
 int shiftwork_mhd_probe(const char *soname, char *error, size_t error_size) {
     sw_mhd_functions table;
-    void *handle = soname != NULL
-        ? sw_mhd_open(&soname, 1, &table, error, error_size)
-        : sw_mhd_open(sw_mhd_sonames, sizeof sw_mhd_sonames / sizeof *sw_mhd_sonames, &table, error, error_size);
-    sw_lazy_close(handle);
-    return handle != NULL;
+    return sw_lazy_probe(sw_mhd_open, soname, sw_mhd_sonames, SW_MHD_SONAME_COUNT, &table, error, error_size);
 }
 
 /* MARK: The daemon */
