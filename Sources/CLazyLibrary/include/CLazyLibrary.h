@@ -1,12 +1,13 @@
 #ifndef SHIFTWORK_CLAZYLIBRARY_H
 #define SHIFTWORK_CLAZYLIBRARY_H
 /*
- * Shared libraries that only one feature needs (libcurl for downloads, libavif for AVIF), opened the first time
- * that feature runs instead of at every process start: each costs the dynamic loader a few milliseconds of
- * mapping and symbol look-ups in every `shiftwork` command (docs/benchmarks.md, "Every command starts in a
- * third less CPU"). The shims that use this (CCurl's curl_loader.c, CImageCodecs' avif_library.c) keep a table
- * of function pointers typed from the real headers (`__typeof__(curl_easy_init) *`), so a signature that does
- * not match the headers fails to compile, and they are not linked against the library at all.
+ * Shared libraries that only one feature needs (libcurl and libcrypto for downloads, libavif for AVIF,
+ * libmicrohttpd for the HTTP endpoints), opened the first time that feature runs instead of at every process
+ * start: each costs the dynamic loader milliseconds of mapping and symbol look-ups in every `shiftwork` command
+ * (docs/benchmarks.md, "Every command starts in about 40 % less CPU"). The shims that use this (CCurl's
+ * curl_loader.c, CImageCodecs' avif_library.c, CMicroHTTPD's mhd_loader.c) keep a table of function pointers
+ * typed from the real headers (`__typeof__(curl_easy_init) *`), so a signature that does not match the headers
+ * fails to compile, and they are not linked against the library at all.
  *
  * A library that cannot be opened, lacks a function or has the wrong version gives a message naming the
  * library, what was tried and the Debian package to install: the feature fails with it, not the process.
