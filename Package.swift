@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire",
+                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire", "HTTPEndpoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -8,6 +8,13 @@ public enum HTTPEndpointError: Error, CustomStringConvertible, Sendable {
     /// names the library and the Debian package to install.
     case libraryUnavailable(host: String, port: Int, reason: String)
 
+    /// Whether another address may help (the address could not be bound); not when libmicrohttpd is missing or
+    /// refused to start.
+    public var isAboutTheAddress: Bool {
+        if case .cannotListen = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let reason):
