@@ -8,7 +8,8 @@ import Darwin
 
 /// ThreadSanitizer's annotation calls, found at run time: present only in a process built with
 /// `--sanitize=thread` (the TSan runtime exports them), `nil` in every other build, where the calls below
-/// do nothing. Used by ``InlineLock`` to tell TSan about a lock it cannot see (a futex).
+/// do nothing. Used by ``InlineLock`` to tell TSan about a lock it cannot see (a futex), and by
+/// ``ComputeThreads`` about a hand-off it cannot see (a continuation resumed early).
 ///
 /// Looked up with `dlsym` rather than declared in a C shim, so that the Operations module keeps no C
 /// dependency (Tests/EngineTSan builds it alone) and no build setting has to say whether TSan is on: the
@@ -33,6 +34,25 @@ public enum ThreadSanitizerAnnotations {
     @usableFromInline
     static func releasing(_ address: UnsafeMutableRawPointer) {
         release?(address)
+    }
+
+    /// Call on the thread that hands `object` (or what it guards) to another thread, just before the hand-off:
+    /// what this thread did so far happens before what the thread calling ``tookOver(_:)`` with the same
+    /// object does next.
+    ///
+    /// For a continuation resumed from a thread of one's own (``ComputeThreads``): when the resume comes
+    /// before the awaiting task has suspended, Swift's runtime lets the task go on without telling TSan
+    /// (`swift_continuation_await` takes that path with no `__tsan_acquire`), so TSan reports the result
+    /// the thread wrote as a data race with its reader. Call this before `resume`, and ``tookOver(_:)``
+    /// after the `await`, with one object both sides hold (alive across both calls).
+    public static func handingOver(_ object: AnyObject) {
+        releasing(Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    /// Call on the thread that receives what another thread handed over with ``handingOver(_:)``, after it
+    /// received it and before it reads it.
+    public static func tookOver(_ object: AnyObject) {
+        acquired(Unmanaged.passUnretained(object).toOpaque())
     }
 
     private static func lookUp(_ name: String) -> Annotation? {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Operations
+import Synchronization
 import XCTest
 
 /// `InlineLock` excludes, and ThreadSanitizer sees it exclude: under `scripts/test-operations-tsan` and
@@ -42,6 +43,15 @@ final class InlineLockTests: XCTestCase {
         }) { XCTAssertTrue($0 is Refused) }
         // Taken again: the failed body gave it back, and kept what it wrote.
         XCTAssertEqual(lock.withLock { $0 }, ["before the error"])
+    }
+
+    /// Inline: the lock adds nothing to a Mutex (no pointer to storage of its own), so an object holding
+    /// three of them (the coordinator's queued task) grows by no allocation.
+    func testTheLockIsAMutexInPlaceAndNothingMore() {
+        typealias Payload = (input: [UInt8]?, count: Int)
+        XCTAssertEqual(MemoryLayout<InlineLock<Payload>>.size, MemoryLayout<Mutex<Payload>>.size)
+        XCTAssertEqual(MemoryLayout<InlineLock<Bool>>.size, MemoryLayout<Mutex<Bool>>.size)
+        XCTAssertEqual(MemoryLayout<InlineLock<Bool>>.alignment, MemoryLayout<Mutex<Bool>>.alignment)
     }
 
     /// The TSan scripts set SHIFTWORK_EXPECT_TSAN=1: there the annotations must have been found, or the lock
