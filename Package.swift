@@ -59,9 +59,9 @@ let package = Package(
         // MARK: Libraries
         .target(name: "Operations"),
         .target(name: "Wire", dependencies: ["CShiftworkProto"]),
-        .target(name: "Messaging", dependencies: ["CZeroMQ"]),
+        .target(name: "Messaging", dependencies: ["CZeroMQ", "Operations"]),
         // The HTTP server of the metrics, dashboard and health endpoints (and of the tests' origin server).
-        .target(name: "HTTPEndpoints", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPEndpoints", dependencies: ["CMicroHTTPD", "Operations"]),
         .target(
             name: "Imaging",
             dependencies: ["CImageCodecs", "Operations"],
@@ -121,7 +121,7 @@ let package = Package(
         // MARK: Test support (a real HTTP server on 127.0.0.1, process helpers); used only by tests
         .target(
             name: "ShiftworkTestSupport",
-            dependencies: ["HTTPEndpoints", "CCurl"],
+            dependencies: ["HTTPEndpoints", "CCurl", "Operations"],
             path: "Tests/Support"
         ),
 
@@ -135,8 +135,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
-        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Operations"]),
+        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "Operations"]),
         .testTarget(
             name: "ImagingTests",
             dependencies: [

@@ -1,6 +1,5 @@
 import Imaging
 import Operations
-import Synchronization
 
 /// Fetches one source, an image or a manifest (a text list of images), as an operation of the engine:
 /// what a worker runs for a download task, so that a batch can grow from a manifest.
@@ -28,8 +27,8 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
     /// The S3-compatible endpoint for an `s3://` source (`nil` or empty: AWS).
     public let s3Endpoint: String?
     /// When the total time limit ends: set by the first attempt.
-    private let deadline = Mutex<ContinuousClock.Instant?>(nil)
-    private let advice = Mutex<RetryAdvice?>(nil)
+    private let deadline = InlineLock<ContinuousClock.Instant?>(nil)
+    private let advice = InlineLock<RetryAdvice?>(nil)
 
     /// Once the fetch failed with a download error: whether another attempt (elsewhere, later) may
     /// succeed, and the wait the server asked for. `nil` before, after a success, and for other errors.

@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Foundation
-import Synchronization
+import Operations
 
 /// An HTTP/1.1 server for small endpoints (metrics, the dashboard, health probes, the tests' origin
 /// server) on GNU libmicrohttpd: each connection on a thread of its own, each request answered by
@@ -51,7 +51,7 @@ public final class HTTPEndpointServer: Sendable {
     public let port: Int
     /// Raised when the server stops.
     public let stop: StopSignal
-    private let daemon: Mutex<DaemonHandle?>
+    private let daemon: InlineLock<DaemonHandle?>
     private let context: Unmanaged<HandlerContext>
 
     /// Starts serving on `host:port` (an address or name of this machine; port 0: any free port).
@@ -80,7 +80,7 @@ public final class HTTPEndpointServer: Sendable {
     private init(host: String, port: Int, daemon: DaemonHandle, context: Unmanaged<HandlerContext>, stop: StopSignal) {
         self.host = host
         self.port = port
-        self.daemon = Mutex(daemon)
+        self.daemon = InlineLock(daemon)
         self.context = context
         self.stop = stop
     }

@@ -1,6 +1,6 @@
 import CImageCodecs
 import Dispatch
-import Synchronization
+import Operations
 
 #if canImport(Glibc)
 import Glibc
@@ -393,7 +393,7 @@ final class StripBlender: @unchecked Sendable {
 
 /// Collects the first error thrown by a worker thread.
 private final class FirstError: Sendable {
-    private let error = Mutex<(any Error)?>(nil)
+    private let error = InlineLock<(any Error)?>(nil)
     func record(_ error: any Error) { self.error.withLock { if $0 == nil { $0 = error } } }
     var first: (any Error)? { error.withLock { $0 } }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import Operations
 import Synchronization
 
 /// What other threads hand to a ``PolledSocketExecutor``'s thread: jobs to run, messages to send, a
@@ -25,7 +26,7 @@ final class PolledSocketPosts: Sendable {
         var stopped: Bool
     }
 
-    private let posted = Mutex(Posted())
+    private let posted = InlineLock(Posted())
     let wakeEvent: WakeEvent
     /// The thread's `pthread_t`, set first thing on the thread.
     private let thread = Atomic<UInt>(0)

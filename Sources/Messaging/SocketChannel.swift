@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import Operations
 import Synchronization
 
 /// A ZeroMQ socket that lives on a thread of its own, with an async interface any task may use.
@@ -128,7 +129,7 @@ final class SocketThreadState: Sendable {
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    let outbox = Mutex(Outbox())
+    let outbox = InlineLock(Outbox())
     let dropped = Atomic<Int>(0)
     /// Elements yielded to `inbound` (counted before each yield, so never behind what a consumer saw).
     let receivedBatches = Atomic<UInt64>(0)

@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import Operations
 import Synchronization
 
 /// The ZAP handler (ZeroMQ Authentication Protocol, RFC 27) of a `MessagingContext`: it decides which
@@ -72,10 +73,10 @@ final class ZAPThreadState: Sendable {
     }
 
     /// The raw 32-byte keys admitted; replaced by `ZAPAuthenticator.replaceAllowedKeys`.
-    let allowed: Mutex<Set<[UInt8]>>
+    let allowed: InlineLock<Set<[UInt8]>>
     let reportInterval: Duration
     let onRefusal: @Sendable (ZAPRefusal) -> Void
-    let control = Mutex(Control())
+    let control = InlineLock(Control())
     let refusals = Atomic<Int>(0)
     let admissions = Atomic<Int>(0)
     let wakeDescriptor: Int32
@@ -84,7 +85,7 @@ final class ZAPThreadState: Sendable {
         let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard descriptor >= 0 else { throw ZeroMQError(code: errno, operation: "eventfd") }
         self.wakeDescriptor = descriptor
-        self.allowed = Mutex(allowed)
+        self.allowed = InlineLock(allowed)
         self.reportInterval = reportInterval
         self.onRefusal = onRefusal
     }

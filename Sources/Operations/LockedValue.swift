@@ -6,18 +6,19 @@ import Musl
 import Darwin
 #endif
 
-/// A value protected by a `pthread_mutex_t`: the one lock primitive of the Operations module, behind every
-/// operation, queue, group, runner and condition, and a small public utility for subclasses of
-/// ``AsyncOperation`` that keep mutable state (the class is `@unchecked Sendable`, so that state must be
-/// locked).
+/// A value protected by a `pthread_mutex_t`: the engine's lock, behind every operation, queue, group,
+/// runner and condition, and a small public utility for subclasses of ``AsyncOperation`` that keep mutable
+/// state (the class is `@unchecked Sendable`, so that state must be locked). A copyable handle: copies
+/// share the one locked value. Where a lock must live inline (no allocation of its own, as in an object that
+/// exists by the million), use ``InlineLock`` instead; the rest of the package uses that one too.
 ///
-/// Why this lock and no other (this is the one place that says it): the engine's tests run under
-/// ThreadSanitizer (`scripts/test-operations-tsan`, part of `make test`). `Synchronization.Mutex` is
-/// futex-based on Linux and invisible to TSan, which then reports false data races on everything it
-/// protects; `NSLock` needs Foundation and a separate object; a pthread mutex is understood by TSan, works
-/// on every platform the package supports and costs the same when uncontended. Here the value and the mutex
-/// share one allocation. (Lock-free counters that need no lock use `Synchronization.Atomic`, which TSan
-/// understands.)
+/// Why a pthread mutex (``InlineLock``'s doc says why the inline lock is an annotated `Mutex` instead): the
+/// package's tests run under ThreadSanitizer (`scripts/test-operations-tsan` and `scripts/test-package-tsan`,
+/// part of `make test`). `Synchronization.Mutex` alone is futex-based on Linux and invisible to TSan, which
+/// then reports false data races on everything it protects; `NSLock` needs Foundation and a separate
+/// object; a pthread mutex is understood by TSan, works on every platform the package supports and costs the
+/// same when uncontended. Here the value and the mutex share one allocation. (Lock-free counters that need
+/// no lock use `Synchronization.Atomic`, which TSan understands.)
 ///
 /// Avoid zero-sized values (`Void`): their address coincides with the mutex and confuses TSan.
 ///

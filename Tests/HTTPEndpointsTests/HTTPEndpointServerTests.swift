@@ -1,6 +1,6 @@
 import Foundation
 import HTTPEndpoints
-import Synchronization
+import Operations
 import XCTest
 
 /// `HTTPEndpointServer` on 127.0.0.1 through plain sockets: keep-alive, HEAD, dropped connections, the
@@ -11,7 +11,7 @@ final class HTTPEndpointServerTests: XCTestCase {
     }
 
     func testTwoRequestsOnOneConnectionAndHEADWithoutABody() throws {
-        let seen = Mutex<[String]>([])
+        let seen = InlineLock<[String]>([])
         let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0) { request, _ in
             seen.withLock { $0.append("\(request.method) \(request.target) \(request.header("x-probe") ?? "-")") }
             return Self.text(200, "hello \(request.path)\n")
@@ -45,7 +45,7 @@ final class HTTPEndpointServerTests: XCTestCase {
     }
 
     func testARequestHeadBeyondTheLimitIsRefusedWithoutReachingTheHandler() throws {
-        let called = Mutex(false)
+        let called = InlineLock(false)
         let limits = HTTPEndpointServer.Limits(connections: 8, idleTimeoutSeconds: 30, requestHeadBytes: 8 * 1024)
         let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0, limits: limits) { _, _ in
             called.withLock { $0 = true }
@@ -93,7 +93,7 @@ final class HTTPEndpointServerTests: XCTestCase {
     /// A handler that stops its own server (or releases its last reference, which stops a test's server)
     /// runs on one of the server's connection threads: the stop must not wait for that thread.
     func testAHandlerThatStopsItsOwnServerDoesNotHang() throws {
-        let box = Mutex<HTTPEndpointServer?>(nil)
+        let box = InlineLock<HTTPEndpointServer?>(nil)
         let stopped = StopSignal()
         let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0) { _, _ in
             box.withLock { $0 }?.shutdownBlocking()

@@ -1,6 +1,6 @@
 import Foundation
 @testable import Messaging
-import Synchronization
+import Operations
 import XCTest
 
 /// The ZAP handler with real CurveZMQ sockets over loopback TCP: a listed key gets in, an unlisted one
@@ -11,7 +11,7 @@ final class ZAPAuthenticatorTests: XCTestCase {
         let serverKeys = try CurveKeyPair.generate()
         let listed = try CurveKeyPair.generate()
         let unlisted = try CurveKeyPair.generate()
-        let reports = Mutex<[ZAPRefusal]>([])
+        let reports = InlineLock<[ZAPRefusal]>([])
         let authenticator = try await ZAPAuthenticator.start(
             context: context, allowedKeys: [listed.publicKey], onRefusal: { refusal in reports.withLock { $0.append(refusal) } })
 

@@ -1,5 +1,5 @@
 import HTTPEndpoints
-import Synchronization
+import Operations
 
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +45,7 @@ public final class TestHTTPServer: Sendable {
     }
 
     private let server: HTTPEndpointServer
-    private let state: Mutex<State>
+    private let state: InlineLock<State>
 
     private struct State {
         var routes: [String: Response] = [:]
@@ -71,7 +71,7 @@ public final class TestHTTPServer: Sendable {
     /// Starts the server on `host` (an IPv4 address of this machine, 127.0.0.1 by default) with an
     /// ephemeral port.
     public init(host: String = "127.0.0.1") throws {
-        let state = Mutex(State())
+        let state = InlineLock(State())
         let box = StateBox()
         server = try HTTPEndpointServer.start(host: host, port: 0, limits: Self.limits) { request, stop in
             let response = box.value?.resolve(path: request.target) ?? .drop
@@ -204,7 +204,7 @@ public final class TestHTTPServer: Sendable {
 /// Lets the request handler find the server once it is initialised (a weak reference: the handler
 /// must not keep a shut-down server alive).
 private final class StateBox: Sendable {
-    private let server = Mutex(WeakServer())
+    private let server = InlineLock(WeakServer())
     private struct WeakServer { weak var value: TestHTTPServer? }
     func set(_ server: TestHTTPServer) { self.server.withLock { $0.value = server } }
     var value: TestHTTPServer? { server.withLock { $0.value } }

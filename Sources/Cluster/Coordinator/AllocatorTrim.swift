@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Operations
 
 /// Gives the memory the C allocator holds free back to the system (glibc's `malloc_trim`) once the
 /// coordinator let batches go. glibc returns a heap's free memory only from its top, and only above
@@ -21,7 +21,7 @@ enum AllocatorTrim {
         var last: ContinuousClock.Instant?
     }
 
-    private static let state = Mutex(State())
+    private static let state = InlineLock(State())
     /// `malloc_trim`, looked up at run time: it is glibc's, and not in Swift's Glibc module.
     private static let trim: (@convention(c) (Int) -> Int32)? = {
         #if canImport(Glibc)

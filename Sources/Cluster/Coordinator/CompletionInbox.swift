@@ -1,3 +1,4 @@
+import Operations
 import Synchronization
 import Wire
 
@@ -10,7 +11,7 @@ import Wire
 final class CompletionInbox<Event: Sendable>: Sendable {
     /// `spare`: an emptied array handed back by the owner (`recycle`), which the next drain leaves in
     /// place of the drained one, so that a burst's posts append into storage already grown to a burst's size.
-    private let state = Mutex<(events: [Event], scheduled: Bool, spare: [Event])>(([], false, []))
+    private let state = InlineLock<(events: [Event], scheduled: Bool, spare: [Event])>(([], false, []))
     private let drainedByOwner = Atomic<Bool>(false)
 
     init() {}

@@ -1,7 +1,6 @@
 import CCurl
 import Foundation
 import Operations
-import Synchronization
 
 /// The thread that drives every HTTP transfer of an ``ImageFetcher``: one libcurl multi handle, polled
 /// by one thread of its own, so that no transfer ever blocks Swift's cooperative pool.
@@ -27,7 +26,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let inbox = InlineLock(Inbox())
     /// The transfers in the multi handle, by id and by easy handle. Loop thread only.
     private var running: [UInt64: CurlTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import Operations
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,13 +14,13 @@ final class RecordingTCPRelay: @unchecked Sendable {
     let endpoint: String
     private let listener: Int32
     private let upstreamPort: UInt16
-    private let recorded = Mutex<[UInt8]>([])
+    private let recorded = InlineLock<[UInt8]>([])
     private let stopping = Atomic<Bool>(false)
     private let held = Atomic<Bool>(false)
     // `lock` guards `threads`.
     private let lock = NSLock()
     private var threads: [Thread] = []
-    private let descriptors = Mutex<[Int32]>([])
+    private let descriptors = InlineLock<[Int32]>([])
 
     /// Listens on a free loopback port and forwards to `127.0.0.1:upstreamPort`.
     init(upstreamPort: Int) throws {

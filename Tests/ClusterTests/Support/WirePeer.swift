@@ -1,6 +1,6 @@
 import Foundation
 import Messaging
-import Synchronization
+import Operations
 import Wire
 
 /// A peer played on a real ZeroMQ socket, so that a test can send what a `shiftwork` process never would
@@ -12,8 +12,8 @@ final class WirePeer: Sendable {
     let channel: SocketChannel
     /// What arrived (taken apart, and as sent), how much of it `next` has gone past, and who sent the last message.
     private final class Inbox: Sendable {
-        let state = Mutex<(messages: [Message], consumed: Int, identity: [UInt8]?)>(([], 0, nil))
-        let whole = Mutex<[Message]>([])
+        let state = InlineLock<(messages: [Message], consumed: Int, identity: [UInt8]?)>(([], 0, nil))
+        let whole = InlineLock<[Message]>([])
     }
     private let inbox = Inbox()
     private let reader: Task<Void, Never>

@@ -1,11 +1,12 @@
 @testable import Cluster
+import Operations
 import Synchronization
 import XCTest
 
 private final class Counters: Sendable {
     let schedules = Atomic<Int>(0)
     let drains = Atomic<Int>(0)
-    let drained = Mutex<[Int]>([])
+    let drained = InlineLock<[Int]>([])
 }
 
 final class CompletionInboxTests: XCTestCase {

@@ -65,12 +65,12 @@ final class RemoteTaskOperation: ExternalOperation, ResultProducing, ResultConsu
     // Guards the payloads, which are handed over between threads by the engine, the task that produced
     // the input (to run again if the worker holding it is lost), and every failed attempt, oldest first,
     // for status.
-    private let payloads = Mutex<(input: TaskOutput?, output: TaskOutput?, producer: TaskAssignment?, failures: [AttemptStatus])>(
+    private let payloads = InlineLock<(input: TaskOutput?, output: TaskOutput?, producer: TaskAssignment?, failures: [AttemptStatus])>(
         (nil, nil, nil, []))
     /// Whether the task still counts as waiting to start (see `claimStart()`).
-    private let waiting = Mutex(true)
+    private let waiting = InlineLock(true)
     /// Where its attempts stand (set by `start()`, advanced by `received`).
-    private let run = Mutex<RemoteRun?>(nil)
+    private let run = InlineLock<RemoteRun?>(nil)
 
     /// For a download: the key of the tilt-shift that will consume its output (see `RemoteRequest`).
     let dependentKey = Atomic<TaskKey>(0)
