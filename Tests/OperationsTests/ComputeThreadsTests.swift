@@ -5,6 +5,24 @@ import XCTest
 
 /// `ComputeThreads`: CPU-bound work on threads of its own, cancellable while it runs and while it waits.
 final class ComputeThreadsTests: XCTestCase {
+    /// A job's captures (in a worker: a photo's downloaded bytes, its encoded output) go when it is done,
+    /// not dozens of jobs later when the queue compacts.
+    func testAFinishedJobLetsGoOfWhatItCaptured() async throws {
+        let threads = ComputeThreads(name: "test release", count: 1)
+        defer { threads.shutdown() }
+        final class Photo: Sendable {}
+        weak var captured: Photo?
+        do {
+            let photo = Photo()
+            captured = photo
+            let result = try await threads.run { _ in withExtendedLifetime(photo) { 1 } }
+            XCTAssertEqual(result, 1)
+        }
+        // A second job: by its end the thread has moved on from the first.
+        _ = try await threads.run { _ in 2 }
+        XCTAssertNil(captured, "the first job's captures are let go")
+    }
+
     func testWorkRunsOnThePoolsOwnThreadsAndReturnsItsResult() async throws {
         let threads = ComputeThreads(name: "test compute", count: 2)
         defer { threads.shutdown() }

@@ -145,8 +145,12 @@ private struct Job: Sendable {
 
 /// The jobs not started yet, oldest first. A job leaves it exactly once: taken by a thread, withdrawn on
 /// cancel, or abandoned at shutdown; whoever removes it ends it, so its continuation resumes once.
+///
+/// A taken job's slot is emptied at once: a job holds what its work captured (a photo's downloaded bytes,
+/// its encoded output), which must go when the work is done, not when the queue next compacts (dozens of
+/// photos later: the worker then held every photo of a batch, and each new body was fresh memory).
 private struct JobQueue {
-    private var jobs: [Job] = []
+    private var jobs: [Job?] = []
     private var head = 0
     private var nextID: UInt64 = 0
     var isShutDown = false
@@ -158,11 +162,16 @@ private struct JobQueue {
 
     mutating func append(_ job: Job) { jobs.append(job) }
 
+    /// Slots from `head` on always hold a job; those before it are emptied.
     mutating func popFirst() -> Job? {
         guard head < jobs.count else { return nil }
         let job = jobs[head]
+        jobs[head] = nil
         head += 1
-        if head > 64, head * 2 > jobs.count {
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64, head * 2 > jobs.count {
             jobs.removeFirst(head)
             head = 0
         }
@@ -170,12 +179,12 @@ private struct JobQueue {
     }
 
     mutating func remove(_ id: UInt64) -> Job? {
-        guard let index = jobs[head...].firstIndex(where: { $0.id == id }) else { return nil }
+        guard let index = jobs[head...].firstIndex(where: { $0?.id == id }) else { return nil }
         return jobs.remove(at: index)
     }
 
     mutating func removeAll() -> [Job] {
-        let rest = Array(jobs[head...])
+        let rest = jobs[head...].compactMap { $0 }
         jobs = []
         head = 0
         return rest
