@@ -23,6 +23,51 @@ final class ComputeThreadsTests: XCTestCase {
         XCTAssertNil(captured, "the first job's captures are let go")
     }
 
+    private static func threadName() -> String {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+    }
+
+    func testWorkHandsItsResultToTheNextPoolsThread() async throws {
+        let compute = ComputeThreads(name: "test first", count: 1)
+        let sink = ComputeThreads(name: "test second", count: 1)
+        defer { compute.shutdown(); sink.shutdown() }
+        let (firstName, secondName, sum) = try await compute.run({ _ in (Self.threadName(), (1...100).reduce(0, +)) },
+                                                                  then: sink) { first, _ in
+            (first.0, Self.threadName(), first.1 * 2)
+        }
+        XCTAssertEqual(firstName, "test first")
+        XCTAssertEqual(secondName, "test second")
+        XCTAssertEqual(sum, 10_100)
+    }
+
+    func testTheNextWorkNeverStartsAfterAFailureOrACancel() async throws {
+        let compute = ComputeThreads(name: "test first", count: 1)
+        let sink = ComputeThreads(name: "test second", count: 1)
+        defer { compute.shutdown(); sink.shutdown() }
+        let nextRan = LockedValue(false)
+        struct Broken: Error {}
+        do {
+            _ = try await compute.run({ _ -> Int in throw Broken() }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
+            XCTFail("expected the first work's error")
+        } catch is Broken {}
+
+        let started = DispatchSemaphore(value: 0)
+        let work = Task {
+            try await compute.run({ cancellation -> Int in
+                started.signal()
+                while !cancellation.isRaised { usleep(100) }
+                return 1  // finishes anyway: the next work must not start on a raised flag
+            }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
+        }
+        await Self.wait(started)
+        work.cancel()
+        do {
+            _ = try await work.value
+            XCTFail("expected a cancel")
+        } catch is CancellationError {}
+        XCTAssertFalse(nextRan.withLock { $0 }, "the second pool ran nothing")
+    }
+
     func testWorkRunsOnThePoolsOwnThreadsAndReturnsItsResult() async throws {
         let threads = ComputeThreads(name: "test compute", count: 2)
         defer { threads.shutdown() }

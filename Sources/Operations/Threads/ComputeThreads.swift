@@ -75,6 +75,50 @@ public final class ComputeThreads: Sendable {
         }
     }
 
+    /// Runs `work` on one of these threads, then `next` with its result on one of `nextThreads`' threads, and
+    /// returns what `next` returns. The hand-over goes straight from thread to thread: the awaiting task is
+    /// woken once, at the end, not in between (one trip through Swift's cooperative pool less; a worker's
+    /// pipeline hands its output to a sink thread so). Cancelling the awaiting task raises the flag both
+    /// see; work not started yet is withdrawn from either queue, and `next` does not start once it is raised.
+    ///
+    /// - Throws: what `work` or `next` throws; `CancellationError` when the calling task was cancelled
+    ///   before either started; ``ComputeThreadsError/shutDown`` when either pool was shut down.
+    public func run<Intermediate: Sendable, Result: Sendable>(
+        _ work: @escaping @Sendable (CancellationFlag) throws -> Intermediate,
+        then nextThreads: ComputeThreads,
+        _ next: @escaping @Sendable (Intermediate, CancellationFlag) throws -> Result
+    ) async throws -> Result {
+        let flag = CancellationFlag()
+        let id = state.withLock { $0.makeID() }
+        let nextID = nextThreads.state.withLock { $0.makeID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+                let handOver = { @Sendable (intermediate: Intermediate) in
+                    nextThreads.submit(Job(id: nextID) {
+                        guard !flag.isRaised else { return continuation.resume(throwing: CancellationError()) }
+                        continuation.resume(with: Swift.Result { try next(intermediate, flag) })
+                    } abandon: { error in
+                        continuation.resume(throwing: error)
+                    })
+                }
+                submit(Job(id: id) {
+                    guard !flag.isRaised else { return continuation.resume(throwing: CancellationError()) }
+                    do {
+                        handOver(try work(flag))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                } abandon: { error in
+                    continuation.resume(throwing: error)
+                })
+            }
+        } onCancel: {
+            flag.raise()
+            withdraw(id)
+            nextThreads.withdraw(nextID)
+        }
+    }
+
     /// Lets the threads end once the work they run has finished; work not started yet ends with
     /// ``ComputeThreadsError/shutDown``, and so does every later ``run(_:)``. Does not wait.
     public func shutdown() {
