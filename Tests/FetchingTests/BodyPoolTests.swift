@@ -9,7 +9,7 @@ final class BodyPoolTests: XCTestCase {
     }
 
     func testABodyNoOneHoldsAnyMoreComesBackEmptyWithItsStorage() throws {
-        let pool = BodyPool()
+        let pool = BodyPool(skippedYoungest: 0)
         var delivered = [UInt8](repeating: 9, count: 1 << 20)
         let storage = Self.address(delivered)
         pool.park(delivered)
@@ -25,7 +25,7 @@ final class BodyPoolTests: XCTestCase {
     }
 
     func testABodyStillHeldIsNeverReused() {
-        let pool = BodyPool()
+        let pool = BodyPool(skippedYoungest: 0)
         let held = [UInt8](repeating: 7, count: 64 << 10)  // e.g. in the input cache, or being decoded
         pool.park(held)
         XCTAssertNil(pool.take(capacity: 1_000), "held elsewhere: the caller makes a fresh body")
@@ -36,7 +36,7 @@ final class BodyPoolTests: XCTestCase {
     }
 
     func testOnlyABodyLargeEnoughIsTaken() throws {
-        let pool = BodyPool()
+        let pool = BodyPool(skippedYoungest: 0)
         pool.park([UInt8](repeating: 1, count: 1_000))
         pool.park([UInt8](repeating: 2, count: 50_000))
         let large = try XCTUnwrap(pool.take(capacity: 40_000))
@@ -47,7 +47,7 @@ final class BodyPoolTests: XCTestCase {
     }
 
     func testBoundedByCountAndBytesTheOldestGoingFirst() throws {
-        let pool = BodyPool(maxBuffers: 3, maxBytes: 100_000)
+        let pool = BodyPool(maxBuffers: 3, maxBytes: 100_000, skippedYoungest: 0)
         var addresses: [UInt] = []
         for _ in 0..<5 {
             let body = [UInt8](repeating: 3, count: 10_000)
@@ -71,8 +71,23 @@ final class BodyPoolTests: XCTestCase {
         XCTAssertNil(pool.take(capacity: 1))
     }
 
-    /// Through the download loop: a body is delivered and parked; the next download reuses its storage only
-    /// once the first body's holder let it go, and never changes the bytes of one still held.
+    func testTheYoungestParkedBodiesAreLeftAlone() throws {
+        let pool = BodyPool(skippedYoungest: 2)
+        var addresses: [UInt] = []
+        for _ in 0..<3 {
+            let body = [UInt8](repeating: 6, count: 4_096)
+            addresses.append(Self.address(body))
+            pool.park(body)
+        }
+        let oldest = try XCTUnwrap(pool.take(capacity: 4_096))
+        XCTAssertEqual(Self.address(oldest), addresses[0])
+        XCTAssertNil(pool.take(capacity: 4_096), "the two youngest are not taken")
+        XCTAssertEqual(pool.count, 2)
+    }
+
+    /// Through the download loop: each delivered body is parked; a later download reuses the storage of
+    /// one its holder let go (once it is older than the youngest the pool leaves alone), and never takes
+    /// the storage of one still held, nor changes its bytes.
     func testDownloadsReuseABodyOnlyOnceItIsLetGo() async throws {
         let server = try TestHTTPServer()
         defer { server.shutdown() }
@@ -85,17 +100,18 @@ final class BodyPoolTests: XCTestCase {
 
         let held = try await downloader.download(server.url("/first"), deadline: nil)
         XCTAssertEqual(held, first)
-        // The first body is still held: the second download must not take its storage.
-        var next: [UInt8]? = try await downloader.download(server.url("/second"), deadline: nil)
-        XCTAssertEqual(next, second)
-        XCTAssertNotEqual(next.map(Self.address), Self.address(held))
+        // The first body stays held; each later one is let go at once.
+        let skipped = BodyPool().skippedYoungest
+        var addresses: [UInt] = []
+        for _ in 0..<(skipped + 2) {
+            let body = try await downloader.download(server.url("/second"), deadline: nil)
+            XCTAssertEqual(body, second)
+            addresses.append(Self.address(body))
+        }
+        XCTAssertFalse(addresses.contains(Self.address(held)), "a held body's storage is never taken")
         XCTAssertEqual(held, first, "a held body's bytes never change")
-        // Let the second go: the third download (smaller than it) comes in its storage.
-        let secondStorage = next.map(Self.address)
-        next = nil
-        let third = try await downloader.download(server.url("/second"), deadline: nil)
-        XCTAssertEqual(third, second)
-        XCTAssertEqual(Self.address(third), secondStorage, "the storage the second body left")
-        XCTAssertEqual(held, first)
+        // The first is passed over (held); the next download reuses the oldest let go.
+        XCTAssertEqual(addresses.last, addresses.first, "the storage the first body let go came back")
+        XCTAssertEqual(Set(addresses.dropLast()).count, skipped + 1, "fresh bodies until then")
     }
 }

@@ -14,6 +14,11 @@
 /// copy-on-write); a body still held elsewhere is left to its holders untouched, and the taker gets a new,
 /// fresh body instead (a miss: that body leaves the pool).
 ///
+/// The youngest parked bodies (``skippedYoungest``) are never taken: they are the ones most likely still
+/// held (the photo being filtered, the next one waiting in the input cache). Were they taken, a pool of
+/// one or two would find its only body held at every download, drop it, park the fresh one, and never
+/// reuse anything; skipped, the pool grows with fresh bodies until its oldest are free again.
+///
 /// Bounded by count and by bytes (the oldest go first), and emptied by ``releaseAll()`` when the loop
 /// has been idle for a while. Loop thread only (the callbacks and the finishing of a transfer with a body
 /// run there), like the loop's transfers: hence no lock, and `@unchecked Sendable`.
@@ -22,6 +27,8 @@ final class BodyPool: @unchecked Sendable {
     let maxBuffers: Int
     /// The most bytes parked (capacity, held or not); a body larger than this is never parked.
     let maxBytes: Int
+    /// How many of the most recently parked bodies ``take(capacity:)`` leaves alone.
+    let skippedYoungest: Int
     /// Parked bodies, oldest first.
     private var parked: [[UInt8]] = []
     /// Their capacities' sum.
@@ -38,19 +45,24 @@ final class BodyPool: @unchecked Sendable {
 
     /// The default bounds: a worker's slots (two per compute thread) each hold a body or two at a time
     /// (downloading, waiting in the input cache, decoding).
-    init(maxBuffers: Int = 8, maxBytes: Int = 64 << 20) {
+    init(maxBuffers: Int = 8, maxBytes: Int = 64 << 20, skippedYoungest: Int = 4) {
         self.maxBuffers = max(0, maxBuffers)
         self.maxBytes = max(0, maxBytes)
+        self.skippedYoungest = max(0, skippedYoungest)
     }
 
     /// How many bodies are parked (held elsewhere or not).
     var count: Int { parked.count }
 
-    /// An empty body with room for `capacity` bytes, from the oldest parked body that has the room, its
-    /// storage (and pages) warm; `nil` when none is large enough, or when that body is still held elsewhere
-    /// (then it is left to its holders untouched, and leaves the pool).
+    /// An empty body with room for `capacity` bytes, from the oldest parked body (but the
+    /// ``skippedYoungest``) that has the room, its storage (and pages) warm; `nil` when none is large enough,
+    /// or when that body is still held elsewhere (then it is left to its holders untouched, and leaves the pool).
     func take(capacity: Int) -> [UInt8]? {
-        guard capacity > 0, let index = parked.firstIndex(where: { $0.capacity >= capacity }) else { return nil }
+        // By index, not through a slice of `parked`: a slice alive here would be one more reference to every
+        // parked body, and each would look held.
+        guard capacity > 0,
+              let index = (0..<max(0, parked.count - skippedYoungest)).first(where: { parked[$0].capacity >= capacity })
+        else { return nil }
         var body = parked.remove(at: index)
         parkedBytes -= body.capacity
         let storage = Self.address(of: body)
