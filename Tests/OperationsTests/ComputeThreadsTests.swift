@@ -60,11 +60,7 @@ final class ComputeThreadsTests: XCTestCase {
             }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
         }
         await Self.wait(started)
-        work.cancel()
-        do {
-            _ = try await work.value
-            XCTFail("expected a cancel")
-        } catch is CancellationError {}
+        await Self.cancelExpectingCancellation(work)
         XCTAssertFalse(nextRan.withLock { $0 }, "the second pool ran nothing")
     }
 
@@ -112,11 +108,21 @@ final class ComputeThreadsTests: XCTestCase {
             }
         }
         await Self.wait(started)
+        await Self.cancelExpectingCancellation(work)
+    }
+
+    /// Cancels `work` and checks that it ends with `CancellationError`.
+    private static func cancelExpectingCancellation<Value: Sendable>(
+        _ work: Task<Value, any Error>, file: StaticString = #filePath, line: UInt = #line
+    ) async {
         work.cancel()
         do {
             _ = try await work.value
-            XCTFail("expected the work to stop")
-        } catch is CancellationError {}
+            XCTFail("expected the work to stop", file: file, line: line)
+        } catch is CancellationError {
+        } catch {
+            XCTFail("expected CancellationError, got \(error)", file: file, line: line)
+        }
     }
 
     func testWorkWaitingForAThreadIsWithdrawnAtOnceWhenCancelled() async throws {
