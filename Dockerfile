@@ -20,9 +20,11 @@ RUN swift build -c release --product shiftwork --static-swift-stdlib \
  && install -D "$(swift build -c release --show-bin-path)/shiftwork" /out/shiftwork
 
 FROM debian:bookworm-slim AS runtime
+# libcurl4 with libssl3 (downloads, S3), libavif15 (AVIF) and libmicrohttpd12 (HTTP endpoints) are opened on first
+# use (dlopen), not linked: `ldd shiftwork` does not list them, but the features need them installed.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libzmq5 libprotobuf-c1 libjpeg62-turbo libpng16-16 libisal2 liblcms2-2 libwebp7 libwebpmux3 libwebpdemux2 libavif15 libcurl4 libmicrohttpd12 libstdc++6 ca-certificates tini \
+      libzmq5 libprotobuf-c1 libjpeg62-turbo libpng16-16 libisal2 liblcms2-2 libwebp7 libwebpmux3 libwebpdemux2 libavif15 libcurl4 libssl3 libmicrohttpd12 libstdc++6 ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/shiftwork --create-home shiftwork
 COPY --from=build /out/shiftwork /usr/local/bin/shiftwork

@@ -7,6 +7,8 @@ import PackageDescription
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
 ///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl);
 ///   Cluster → HTTPEndpoints → CMicroHTTPD (the HTTP endpoints, on Debian's libmicrohttpd)
+/// libcurl, libavif and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
+/// a command that needs none of them does not pay for loading them (docs/architecture.md, "Shared libraries").
 /// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
 /// swift-prometheus registry.
 let package = Package(
@@ -31,11 +33,14 @@ let package = Package(
     targets: [
         // MARK: System and generated C code
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
-        // libcurl (Debian's libcurl4-openssl-dev), with typed wrappers for its variadic calls.
-        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // GNU libmicrohttpd (Debian's libmicrohttpd-dev), with a typed wrapper for its variadic start.
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
-                       providers: [.apt(["libmicrohttpd-dev"])]),
+        // Libraries that one feature needs, opened on its first use instead of at every process start (dlopen).
+        .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
+        // libcurl and libcrypto (Debian's libcurl4-openssl-dev headers), loaded on first use, with typed wrappers
+        // (also for the variadic calls). Not linked: see Sources/CCurl/include/CCurl.h.
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
+        // GNU libmicrohttpd (Debian's libmicrohttpd-dev headers), loaded on first use, with typed wrappers (also for
+        // its variadic start). Not linked: see Sources/CMicroHTTPD/include/CMicroHTTPD.h.
+        .target(name: "CMicroHTTPD", dependencies: ["CLazyLibrary"], path: "Sources/CMicroHTTPD"),
         .target(
             name: "CShiftworkProto",
             path: "Sources/CShiftworkProto",
@@ -43,11 +48,12 @@ let package = Package(
         ),
         .target(
             name: "CImageCodecs",
+            dependencies: ["CLazyLibrary"],
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
-                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("avif"),
-                            .linkedLibrary("m")]
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("m")]
+            // libavif is not linked: opened on the first AVIF decode or encode (avif_library.c).
         ),
 
         // MARK: Libraries
@@ -86,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire",
+                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire", "HTTPEndpoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -4,22 +4,25 @@
    Both directions work on whole pictures: an AV1 frame is decoded and encoded as one (libavif has no row
    interface), so the encoder collects the rows first (sw_whole_image), converts them to Y'CbCr 4:2:0, frees
    them and encodes; the decoder converts the decoded frame into the caller's pixels. The caller is asked whether
-   to stop before each long step; the AV1 encode itself cannot be interrupted. */
+   to stop before each long step; the AV1 encode itself cannot be interrupted.
+
+   libavif is not linked: every call goes through the table of avif_library.h, opened by the first decode or
+   encode (sw_avif_open_bytes, sw_avif_encoder_open); what cannot open it fails with the loader's message. */
 #include "CImageCodecs.h"
 #include "cancellation.h"
+#include "avif_library.h"
 #include "metadata.h"
 #include "whole_image.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <avif/avif.h>
-
 /** libaom's speed (0 slowest … 10 fastest). 8: about the cost of a good JPEG encode times ten, not a hundred;
     see docs/benchmarks.md for the figures. */
 #define SW_AVIF_SPEED 8
 
 struct sw_avif_decoder {
+    const sw_avif_functions *libavif;
     avifDecoder *decoder;
     uint8_t *owned;          /* the file's bytes, when read from a file */
     int channels;
@@ -27,25 +30,32 @@ struct sw_avif_decoder {
     size_t exif_size;
 };
 
-static void sw_avif_error(char *err, size_t errlen, const char *what, avifResult result) {
+static void sw_avif_error(const sw_avif_functions *libavif, char *err, size_t errlen, const char *what,
+                          avifResult result) {
     char message[200];
-    snprintf(message, sizeof message, "%s: %s", what, avifResultToString(result));
+    snprintf(message, sizeof message, "%s: %s", what, libavif->avifResultToString(result));
     sw_whole_message(err, errlen, message);
 }
 
 static sw_avif_decoder *sw_avif_open_bytes(sw_avif_decoder *decoder, const uint8_t *data, size_t size,
                                            sw_image_info *info, char *err, size_t errlen) {
-    decoder->decoder = avifDecoderCreate();
+    const sw_avif_functions *libavif = sw_avif_library(err, errlen);
+    if (libavif == NULL) {
+        sw_avif_close(decoder);
+        return NULL;
+    }
+    decoder->libavif = libavif;
+    decoder->decoder = libavif->avifDecoderCreate();
     if (decoder->decoder == NULL) {
         sw_whole_message(err, errlen, "out of memory for the AVIF decoder");
         sw_avif_close(decoder);
         return NULL;
     }
     decoder->decoder->maxThreads = 1;
-    avifResult result = avifDecoderSetIOMemory(decoder->decoder, data, size);
-    if (result == AVIF_RESULT_OK) result = avifDecoderParse(decoder->decoder);
+    avifResult result = libavif->avifDecoderSetIOMemory(decoder->decoder, data, size);
+    if (result == AVIF_RESULT_OK) result = libavif->avifDecoderParse(decoder->decoder);
     if (result != AVIF_RESULT_OK) {
-        sw_avif_error(err, errlen, "not a readable AVIF image", result);
+        sw_avif_error(libavif, err, errlen, "not a readable AVIF image", result);
         sw_avif_close(decoder);
         return NULL;
     }
@@ -103,21 +113,22 @@ sw_avif_decoder *sw_avif_open_file(FILE *file, size_t max_bytes, sw_image_info *
 int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
                  size_t errlen) {
     if (sw_should_stop_now(cancel)) return SW_CODEC_CANCELLED;
-    avifResult result = avifDecoderNextImage(decoder->decoder);
+    const sw_avif_functions *libavif = decoder->libavif;
+    avifResult result = libavif->avifDecoderNextImage(decoder->decoder);
     if (result != AVIF_RESULT_OK) {
-        sw_avif_error(err, errlen, "cannot decode the AVIF image", result);
+        sw_avif_error(libavif, err, errlen, "cannot decode the AVIF image", result);
         return SW_CODEC_ERROR;
     }
     if (sw_should_stop_now(cancel)) return SW_CODEC_CANCELLED;
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, decoder->decoder->image);
+    libavif->avifRGBImageSetDefaults(&rgb, decoder->decoder->image);
     rgb.format = decoder->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
     rgb.depth = 8;
     rgb.pixels = pixels;
     rgb.rowBytes = (uint32_t)stride;
-    result = avifImageYUVToRGB(decoder->decoder->image, &rgb);
+    result = libavif->avifImageYUVToRGB(decoder->decoder->image, &rgb);
     if (result != AVIF_RESULT_OK) {
-        sw_avif_error(err, errlen, "cannot convert the AVIF image to RGB", result);
+        sw_avif_error(libavif, err, errlen, "cannot convert the AVIF image to RGB", result);
         return SW_CODEC_ERROR;
     }
     return SW_CODEC_OK;
@@ -131,7 +142,7 @@ void sw_avif_metadata(const sw_avif_decoder *decoder, sw_image_metadata *metadat
 
 void sw_avif_close(sw_avif_decoder *decoder) {
     if (decoder == NULL) return;
-    if (decoder->decoder != NULL) avifDecoderDestroy(decoder->decoder);
+    if (decoder->decoder != NULL) decoder->libavif->avifDecoderDestroy(decoder->decoder);
     free(decoder->owned);
     free(decoder);
 }
@@ -145,6 +156,8 @@ struct sw_avif_encoder {
 
 sw_avif_encoder *sw_avif_encoder_open(int width, int height, int channels, int quality, FILE *file,
                                       const sw_image_metadata *metadata, char *err, size_t errlen) {
+    /* Loaded before the rows are collected: without libavif the encode fails at once. */
+    if (sw_avif_library(err, errlen) == NULL) return NULL;
     return (sw_avif_encoder *)sw_whole_image_new(width, height, channels, quality, file, metadata, err, errlen);
 }
 
@@ -158,44 +171,47 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
     sw_whole_image *image = &encoder->image;
     if (sw_whole_image_complete(image, out, out_size, err, errlen) != SW_CODEC_OK) return SW_CODEC_ERROR;
     if (sw_should_stop_now(cancel)) return SW_CODEC_CANCELLED;
-    avifImage *avif = avifImageCreate((uint32_t)image->width, (uint32_t)image->height, 8, AVIF_PIXEL_FORMAT_YUV420);
-    if (avif == NULL) {
+    const sw_avif_functions *libavif = sw_avif_library(err, errlen);
+    if (libavif == NULL) return SW_CODEC_ERROR;
+    avifImage *picture =
+        libavif->avifImageCreate((uint32_t)image->width, (uint32_t)image->height, 8, AVIF_PIXEL_FORMAT_YUV420);
+    if (picture == NULL) {
         sw_whole_message(err, errlen, "out of memory for the AVIF image");
         return SW_CODEC_ERROR;
     }
-    avif->yuvRange = AVIF_RANGE_FULL;
+    picture->yuvRange = AVIF_RANGE_FULL;
     if (image->icc_size > 0) {
-        avifImageSetProfileICC(avif, image->icc, image->icc_size);
+        libavif->avifImageSetProfileICC(picture, image->icc, image->icc_size);
     } else {
         /* No profile: say sRGB (BT.709 primaries, the sRGB curve), with BT.601 coefficients as JPEG uses. */
-        avif->colorPrimaries = AVIF_COLOR_PRIMARIES_BT709;
-        avif->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
-        avif->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
+        picture->colorPrimaries = AVIF_COLOR_PRIMARIES_BT709;
+        picture->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
+        picture->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
     }
-    if (image->exif_size > 0) avifImageSetMetadataExif(avif, image->exif, image->exif_size);
-    if (image->xmp_size > 0) avifImageSetMetadataXMP(avif, image->xmp, image->xmp_size);
+    if (image->exif_size > 0) libavif->avifImageSetMetadataExif(picture, image->exif, image->exif_size);
+    if (image->xmp_size > 0) libavif->avifImageSetMetadataXMP(picture, image->xmp, image->xmp_size);
     avifRGBImage rgb;
-    avifRGBImageSetDefaults(&rgb, avif);
+    libavif->avifRGBImageSetDefaults(&rgb, picture);
     rgb.format = image->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
     rgb.depth = 8;
     rgb.pixels = image->pixels;
     rgb.rowBytes = (uint32_t)(image->width * image->channels);
-    avifResult result = avifImageRGBToYUV(avif, &rgb);
+    avifResult result = libavif->avifImageRGBToYUV(picture, &rgb);
     /* The image now holds its own Y'CbCr planes: the rows are no longer needed. */
     free(image->pixels);
     image->pixels = NULL;
     if (result != AVIF_RESULT_OK) {
-        avifImageDestroy(avif);
-        sw_avif_error(err, errlen, "cannot convert the rows for AVIF", result);
+        libavif->avifImageDestroy(picture);
+        sw_avif_error(libavif, err, errlen, "cannot convert the rows for AVIF", result);
         return SW_CODEC_ERROR;
     }
     if (sw_should_stop_now(cancel)) {
-        avifImageDestroy(avif);
+        libavif->avifImageDestroy(picture);
         return SW_CODEC_CANCELLED;
     }
-    avifEncoder *av1 = avifEncoderCreate();
+    avifEncoder *av1 = libavif->avifEncoderCreate();
     if (av1 == NULL) {
-        avifImageDestroy(avif);
+        libavif->avifImageDestroy(picture);
         sw_whole_message(err, errlen, "out of memory for the AVIF encoder");
         return SW_CODEC_ERROR;
     }
@@ -206,17 +222,17 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
     av1->minQuantizer = av1->maxQuantizer = quantizer;
     av1->minQuantizerAlpha = av1->maxQuantizerAlpha = quantizer;
     avifRWData output = AVIF_DATA_EMPTY;
-    result = avifEncoderWrite(av1, avif, &output);
-    avifEncoderDestroy(av1);
-    avifImageDestroy(avif);
+    result = libavif->avifEncoderWrite(av1, picture, &output);
+    libavif->avifEncoderDestroy(av1);
+    libavif->avifImageDestroy(picture);
     int status;
     if (result != AVIF_RESULT_OK) {
-        sw_avif_error(err, errlen, "cannot encode AVIF", result);
+        sw_avif_error(libavif, err, errlen, "cannot encode AVIF", result);
         status = SW_CODEC_ERROR;
     } else {
         status = sw_whole_output(output.data, output.size, image->file, out, out_size, err, errlen);
     }
-    avifRWDataFree(&output);
+    libavif->avifRWDataFree(&output);
     return status;
 }
 

@@ -68,6 +68,10 @@ public final class HTTPEndpointServer: Sendable {
         else {
             context.release()
             close(socket.descriptor)
+            // libmicrohttpd is loaded by the first start: its absence is told apart from a refusal.
+            if let failure = shiftwork_mhd_load_failure() {
+                throw HTTPEndpointError.libraryUnavailable(host: host, port: port, reason: String(cString: failure))
+            }
             throw HTTPEndpointError.cannotStart(host: host, port: port)
         }
         return HTTPEndpointServer(host: host, port: socket.port, daemon: DaemonHandle(pointer: daemon), context: context, stop: stop)
@@ -89,7 +93,7 @@ public final class HTTPEndpointServer: Sendable {
         let context = self.context
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                MHD_stop_daemon(daemon.pointer)
+                shiftwork_mhd_stop_daemon(daemon.pointer)
                 context.release()
                 continuation.resume()
             }
@@ -106,12 +110,12 @@ public final class HTTPEndpointServer: Sendable {
         let context = self.context
         guard !ConnectionThreadMark.isConnectionThread(of: stop) else {
             Thread.detachNewThread {
-                MHD_stop_daemon(daemon.pointer)
+                shiftwork_mhd_stop_daemon(daemon.pointer)
                 context.release()
             }
             return
         }
-        MHD_stop_daemon(daemon.pointer)
+        shiftwork_mhd_stop_daemon(daemon.pointer)
         context.release()
     }
 }
@@ -141,12 +145,12 @@ private final class HandlerContext: Sendable {
             return .NO
         case .complete(let status, let headers, let body):
             let response = body.withUnsafeBytes { bytes in
-                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+                shiftwork_mhd_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
             return Self.queue(response, status: status, headers: headers, on: connection)
         case .stream(let status, let headers, let size, let body):
             let pump = Unmanaged.passRetained(BodyPump(body: body, stop: stop))
-            let response = MHD_create_response_from_callback(
+            let response = shiftwork_mhd_create_response_from_callback(
                 size.map { UInt64(max(0, $0)) } ?? shiftwork_mhd_size_unknown, 16 * 1024, readBody, pump.toOpaque(), finishBody)
             if response == nil {
                 body.finish()
@@ -159,12 +163,12 @@ private final class HandlerContext: Sendable {
     private static func queue(_ response: OpaquePointer?, status: Int, headers: [(name: String, value: String)],
                               on connection: OpaquePointer) -> MHD_Result {
         guard let response else { return .NO }
-        defer { MHD_destroy_response(response) }
+        defer { shiftwork_mhd_destroy_response(response) }
         for (name, value) in headers {
             // Refused (a line break in the value): left out rather than sent broken.
-            _ = MHD_add_response_header(response, name, value)
+            _ = shiftwork_mhd_add_response_header(response, name, value)
         }
-        return MHD_queue_response(connection, UInt32(clamping: status), response)
+        return shiftwork_mhd_queue_response(connection, UInt32(clamping: status), response)
     }
 
     /// The request's header lines, in order.
@@ -172,7 +176,7 @@ private final class HandlerContext: Sendable {
         let collected = HeaderList()
         let unmanaged = Unmanaged.passRetained(collected)
         defer { unmanaged.release() }
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+        _ = shiftwork_mhd_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
             guard let cls, let key else { return .YES }
             let list = Unmanaged<HeaderList>.fromOpaque(cls).takeUnretainedValue()
             list.lines.append((String(cString: key), value.map { String(cString: $0) } ?? ""))

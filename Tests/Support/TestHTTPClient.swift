@@ -50,11 +50,11 @@ public enum TestHTTPClient {
 
     /// One blocking transfer.
     private static func perform(_ url: String, headers extra: [(String, String)], timeout: Duration) throws -> Response {
-        guard globalSetUp, let handle = curl_easy_init() else { throw Failure(url: url, reason: "libcurl did not start") }
-        defer { curl_easy_cleanup(handle) }
-        var lines: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Connection: close")
-        for (name, value) in extra { lines = curl_slist_append(lines, "\(name): \(value)") }
-        defer { curl_slist_free_all(lines) }
+        guard globalSetUp, let handle = shiftwork_curl_easy_init() else { throw Failure(url: url, reason: "libcurl did not start") }
+        defer { shiftwork_curl_easy_cleanup(handle) }
+        var lines: UnsafeMutablePointer<curl_slist>? = shiftwork_curl_slist_append(nil, "Connection: close")
+        for (name, value) in extra { lines = shiftwork_curl_slist_append(lines, "\(name): \(value)") }
+        defer { shiftwork_curl_slist_free_all(lines) }
         let collected = Unmanaged.passRetained(Collected())
         defer { collected.release() }
         let (seconds, attoseconds) = timeout.components
@@ -67,8 +67,8 @@ public enum TestHTTPClient {
         _ = shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, collected.toOpaque())
         _ = shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, collectBody)
         _ = shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, collected.toOpaque())
-        let result = curl_easy_perform(handle)
-        guard result == CURLE_OK else { throw Failure(url: url, reason: String(cString: curl_easy_strerror(result))) }
+        let result = shiftwork_curl_easy_perform(handle)
+        guard result == CURLE_OK else { throw Failure(url: url, reason: String(cString: shiftwork_curl_easy_strerror(result))) }
         var status = 0
         _ = shiftwork_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let response = collected.takeUnretainedValue()

@@ -266,6 +266,12 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
                            char *err, size_t errlen);
 void sw_avif_encoder_close(sw_avif_encoder *encoder);
 
+/** libavif is opened on the first AVIF decode or encode (not linked: see avif_library.c); when it cannot be, that
+    decode or encode fails with a message naming libavif and the Debian package to install. For tests of that
+    message: opens, resolves and checks libavif from `soname` (NULL: the names the real load tries) into a table
+    of its own and closes it again: 1 when it would load, else 0 with the message in `err`. */
+int sw_avif_probe(const char *soname, char *err, size_t errlen);
+
 /** PNG row filter masks (the values of libpng's PNG_FILTER_*), for `sw_png_encode`. */
 #define SW_PNG_FILTER_NONE 0x08
 #define SW_PNG_FILTER_SUB 0x10

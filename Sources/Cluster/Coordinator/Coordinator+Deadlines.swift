@@ -2,7 +2,8 @@ import Wire
 
 /// Time limits: a task attempt that runs on its worker for longer than the task timeout is cancelled
 /// there and, once the worker confirmed, failed as timed out (its remote operation retries it, or the
-/// item fails with "timed out after N s"); a batch whose deadline passed has its unfinished items
+/// item fails with "timed out after N s"); a success that crossed the cancel is used instead (first
+/// valid result wins, `Dispatcher+LateResults`); a batch whose deadline passed has its unfinished items
 /// cancelled with that cause. The coordinator's timer calls `enforceBatchDeadlines` every heartbeat
 /// interval, and `enforceTaskTimeouts` as of its tick once the messages received before it are handled
 /// (`LivenessCheckpoint`): a result waiting unread in the socket is taken, not timed out.
@@ -20,7 +21,7 @@ extension Coordinator {
                 "task": "\(dispatcher.entries[key]?.assignment.taskID ?? "\(key)")",
                 "timeout": "\(taskTimeouts.limitSeconds) s",
             ])
-            send(dispatcher.cancel(key: key, reason: "timed out after \(taskTimeouts.limitSeconds) s"))
+            send(dispatcher.timeOut(key: key, reason: "timed out after \(taskTimeouts.limitSeconds) s"))
         }
         settleTimedOutTasks()
     }
@@ -33,7 +34,8 @@ extension Coordinator {
     }
 
     /// Fails the timed-out attempts whose cancel their worker confirmed (or whose worker is gone): the
-    /// remote operation waiting for each retries it or fails. A late result of such an attempt is stale.
+    /// remote operation waiting for each retries it or fails. A success that crossed the cancel is not
+    /// such a confirmation but the task's result (`Dispatcher+LateResults`): nothing is failed then.
     func settleTimedOutTasks() {
         // Called after every result: without attempts timing out, not even the dispatcher is looked at.
         guard !taskTimeouts.timingOut.isEmpty else { return }

@@ -21,6 +21,8 @@ struct MetricsReport: Equatable {
     var localInputsMissed: UInt64 = 0
     /// Tilt-shifts that ran chained to their downloads, without an assignment of their own.
     var chainedTasks: UInt64 = 0
+    /// Tasks completed by the success of an attempt already given up on (`Dispatcher+LateResults`).
+    var lateResultsUsed: UInt64 = 0
     /// Tasks asked back for an idle compute thread, and of those given back (`Dispatcher+Stealing`).
     var tasksAskedBack: UInt64 = 0
     var tasksGivenBack: UInt64 = 0
@@ -59,6 +61,7 @@ struct MetricsReport: Equatable {
         localInputs = dispatcher.localInputs
         localInputsMissed = dispatcher.localInputsMissed
         chainedTasks = dispatcher.chained.chainedCount
+        lateResultsUsed = dispatcher.lateResultsUsed
         tasksAskedBack = dispatcher.stealing.askedCount
         tasksGivenBack = dispatcher.stealing.givenBackCount
         assignmentsLost = dispatcher.lostDeliveries

@@ -27,6 +27,7 @@ struct CoordinatorMetrics {
         "shiftwork_batches_running": "Batches with unfinished items.",
         "shiftwork_tasks_local_input_total": "Tasks sent to the worker that already held their input (it did not travel).",
         "shiftwork_tasks_chained_total": "Tilt-shifts that ran chained to their download on its worker, without an assignment of their own.",
+        "shiftwork_late_results_used_total": "Tasks completed by the success of an attempt already timed out, or let go with a worker declared dead, that came before any other result (first valid result wins).",
         "shiftwork_tasks_asked_back_total": "Tasks the coordinator asked a worker to give back, for a worker with an idle compute thread (stealing at a batch's tail).",
         "shiftwork_tasks_given_back_total": "Of those, tasks given back before they started and assigned again.",
         "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes (workers of protocol minor 2).",
@@ -54,6 +55,7 @@ struct CoordinatorMetrics {
     private var localInputs: MirroredCounter
     private var localInputsMissed: MirroredCounter
     private var chainedTasks: MirroredCounter
+    private var lateResultsUsed: MirroredCounter
     private var tasksAskedBack: MirroredCounter
     private var tasksGivenBack: MirroredCounter
     private var assignmentsLost: MirroredCounter
@@ -87,6 +89,7 @@ struct CoordinatorMetrics {
         localInputs = counter("shiftwork_tasks_local_input_total")
         localInputsMissed = counter("shiftwork_tasks_local_input_missed_total")
         chainedTasks = counter("shiftwork_tasks_chained_total")
+        lateResultsUsed = counter("shiftwork_late_results_used_total")
         tasksAskedBack = counter("shiftwork_tasks_asked_back_total")
         tasksGivenBack = counter("shiftwork_tasks_given_back_total")
         assignmentsLost = counter("shiftwork_assignments_lost_total")
@@ -113,6 +116,7 @@ struct CoordinatorMetrics {
         localInputs.advance(to: report.localInputs)
         localInputsMissed.advance(to: report.localInputsMissed)
         chainedTasks.advance(to: report.chainedTasks)
+        lateResultsUsed.advance(to: report.lateResultsUsed)
         tasksAskedBack.advance(to: report.tasksAskedBack)
         tasksGivenBack.advance(to: report.tasksGivenBack)
         assignmentsLost.advance(to: report.assignmentsLost)

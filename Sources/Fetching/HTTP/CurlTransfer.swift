@@ -45,8 +45,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        if let handle { curl_easy_cleanup(handle) }
-        if let headers { curl_slist_free_all(headers) }
+        if let handle { shiftwork_curl_easy_cleanup(handle) }
+        if let headers { shiftwork_curl_slist_free_all(headers) }
         uploadBuffer?.deallocate()
         errorBuffer.deallocate()
     }
@@ -56,7 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Creates and configures the easy handle. Throws the reason when libcurl refuses an option.
     func setUp() throws(CurlSetupError) {
-        guard let handle = curl_easy_init() else { throw CurlSetupError("libcurl could not create a transfer") }
+        guard let handle = shiftwork_curl_easy_init() else { throw CurlSetupError("libcurl could not create a transfer") }
         self.handle = handle
         let context = Unmanaged.passUnretained(self).toOpaque()
         let milliseconds = { (duration: Duration) -> Int in
@@ -116,7 +116,7 @@ final class CurlTransfer: @unchecked Sendable {
             if let token = signing.sessionToken { lines.append("x-amz-security-token: \(token)") }
         }
         guard !lines.isEmpty else { return }
-        for line in lines { headers = curl_slist_append(headers, line) }
+        for line in lines { headers = shiftwork_curl_slist_append(headers, line) }
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headers), "headers")
     }
 
@@ -133,7 +133,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func check(_ code: CURLcode, _ what: String) throws(CurlSetupError) {
         guard code == CURLE_OK else {
-            throw CurlSetupError("libcurl refused the \(what) option: \(String(cString: curl_easy_strerror(code)))")
+            throw CurlSetupError("libcurl refused the \(what) option: \(String(cString: shiftwork_curl_easy_strerror(code)))")
         }
     }
 

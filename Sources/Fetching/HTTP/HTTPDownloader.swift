@@ -31,9 +31,7 @@ final class HTTPDownloader: Sendable {
     /// One attempt at `url`, which must end by `deadline` (the download's total time limit) if given.
     /// Throws `DownloadFailure`, or `ImagingError` of kind `.cancelled`.
     func download(_ url: String, deadline: ContinuousClock.Instant?, signing: S3Credentials? = nil) async throws -> [UInt8] {
-        guard let loop else {
-            throw DownloadFailure(error: ImagingError(.download, "\(url): libcurl could not be initialised"), isTransient: false)
-        }
+        guard let loop else { throw Self.unavailable(url) }
         var timeout = configuration.requestTimeout
         var limitedByDeadline = false
         if let deadline, deadline - .now < timeout {
@@ -57,9 +55,7 @@ final class HTTPDownloader: Sendable {
     /// One signed PUT of `bytes` to `url` (an S3 upload), without redirects or retries. Throws
     /// `DownloadFailure` (its message names the URL and the cause), or `ImagingError` of kind `.cancelled`.
     func upload(_ bytes: [UInt8], contentType: String, to url: String, signing: S3Credentials) async throws {
-        guard let loop else {
-            throw DownloadFailure(error: ImagingError(.download, "\(url): libcurl could not be initialised"), isTransient: false)
-        }
+        guard let loop else { throw Self.unavailable(url) }
         var request = TransferRequest(
             url: url, maxBytes: 1 << 20, connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout,
             readTimeout: configuration.requestTimeout, minimumRate: 0, minimumRateWindow: configuration.minimumRateWindow,
@@ -73,6 +69,13 @@ final class HTTPDownloader: Sendable {
     }
 
     // MARK: - Why a transfer failed
+
+    /// The failure of every transfer when there is no transfer loop: libcurl (loaded on first use) could not be
+    /// loaded, and the loader's message names the library and the package to install; or it did not set up.
+    private static func unavailable(_ url: String) -> DownloadFailure {
+        let reason = shiftwork_curl_load_failure().map { String(cString: $0) } ?? "libcurl could not be initialised"
+        return DownloadFailure(error: ImagingError(.download, "\(url): \(reason)"), isTransient: false)
+    }
 
     private func failure(_ report: TransferReport, limitedByDeadline: Bool) -> DownloadFailure {
         let url = report.url
@@ -145,7 +148,7 @@ final class HTTPDownloader: Sendable {
         case CURLE_SSL_CONNECT_ERROR:
             return fail("the TLS handshake failed\(detail)", transient: true)
         default:
-            let text = String(cString: curl_easy_strerror(CURLcode(rawValue: report.curlCode)))
+            let text = String(cString: shiftwork_curl_easy_strerror(CURLcode(rawValue: report.curlCode)))
             return fail(text.lowercased() + detail, transient: true)
         }
     }

@@ -44,7 +44,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Starts the loop's thread. Returns `nil` when libcurl cannot be initialised.
     init?(name: String = "shiftwork-http") {
-        guard Self.globalSetUp, let multi = curl_multi_init() else { return nil }
+        guard Self.globalSetUp, let multi = shiftwork_curl_multi_init() else { return nil }
         self.multi = multi
         // A `PoolThread`, not Foundation's `Thread`, which on Linux does not apply a name set before `start()`:
         // the loop would carry the name of the thread that created it (a pool thread's) in `top -H` and perf.
@@ -66,7 +66,7 @@ final class TransferLoop: @unchecked Sendable {
                     if inbox.stopping { return .shutDown }
                     if Task.isCancelled { return .cancelled }
                     inbox.starts.append(transfer)
-                    curl_multi_wakeup(multi)
+                    shiftwork_curl_multi_wakeup(multi)
                     return nil
                 }
                 if let refusal { transfer.finish(curlCode: CURLE_OK, stop: refusal) }
@@ -75,7 +75,7 @@ final class TransferLoop: @unchecked Sendable {
             inbox.withLock { inbox in
                 guard !inbox.stopped else { return }
                 inbox.cancels.append(id)
-                curl_multi_wakeup(multi)
+                shiftwork_curl_multi_wakeup(multi)
             }
         }
     }
@@ -87,7 +87,7 @@ final class TransferLoop: @unchecked Sendable {
                 if inbox.stopped { return true }
                 inbox.stopping = true
                 inbox.stopWaiters.append(continuation)
-                curl_multi_wakeup(multi)
+                shiftwork_curl_multi_wakeup(multi)
                 return false
             }
             if done { continuation.resume() }
@@ -99,7 +99,7 @@ final class TransferLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.stopped else { return }
             inbox.stopping = true
-            curl_multi_wakeup(multi)
+            shiftwork_curl_multi_wakeup(multi)
         }
     }
 
@@ -117,7 +117,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             if stopping { break }
             var stillRunning: Int32 = 0
-            curl_multi_perform(multi, &stillRunning)
+            shiftwork_curl_multi_perform(multi, &stillRunning)
             collectFinished()
             let now = ContinuousClock.now
             if !running.isEmpty {
@@ -136,7 +136,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             let wait = (nearest - now).components
             let milliseconds = Int32(clamping: wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000 + 1)
-            curl_multi_poll(multi, nil, 0, milliseconds, nil)
+            shiftwork_curl_multi_poll(multi, nil, 0, milliseconds, nil)
         }
         for transfer in Array(running.values) { remove(transfer, curlCode: CURLE_OK, stop: .shutDown) }
         // Transfers queued after the last look at the inbox.
@@ -145,7 +145,7 @@ final class TransferLoop: @unchecked Sendable {
             return (inbox.starts, inbox.stopWaiters)
         }
         for transfer in late { transfer.finish(curlCode: CURLE_OK, stop: .shutDown) }
-        curl_multi_cleanup(multi)
+        shiftwork_curl_multi_cleanup(multi)
         for waiter in waiters { waiter.resume() }
     }
 
@@ -156,9 +156,9 @@ final class TransferLoop: @unchecked Sendable {
             return transfer.finish(curlCode: CURLE_OK, stop: .setupFailed(error.message))
         }
         guard let handle = transfer.handle else { return }
-        let code = curl_multi_add_handle(multi, handle)
+        let code = shiftwork_curl_multi_add_handle(multi, handle)
         guard code == CURLM_OK else {
-            return transfer.finish(curlCode: CURLE_OK, stop: .setupFailed(String(cString: curl_multi_strerror(code))))
+            return transfer.finish(curlCode: CURLE_OK, stop: .setupFailed(String(cString: shiftwork_curl_multi_strerror(code))))
         }
         running[transfer.id] = transfer
         byHandle[handle] = transfer
@@ -168,7 +168,7 @@ final class TransferLoop: @unchecked Sendable {
     private func collectFinished() {
         var done: [(CurlTransfer, CURLcode)] = []
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = shiftwork_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                   let transfer = byHandle[handle] else { continue }
             done.append((transfer, shiftwork_curl_message_result(message)))
@@ -178,7 +178,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func remove(_ transfer: CurlTransfer, curlCode: CURLcode, stop: TransferStop?) {
         if let handle = transfer.handle {
-            curl_multi_remove_handle(multi, handle)
+            shiftwork_curl_multi_remove_handle(multi, handle)
             byHandle[handle] = nil
         }
         running[transfer.id] = nil

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Cluster
 import Foundation
+import HTTPEndpoints
 import Messaging
 import ServiceLifecycle
 
@@ -187,7 +188,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 throw CommandError(problem.description)
             } catch {
                 await coordinator.stop()
-                throw CommandError("cannot serve metrics on \(address): \(error). Choose another address with --metrics-listen.")
+                throw CommandError("cannot serve metrics on \(address): \(error)."
+                    + ((error as? HTTPEndpointError)?.isAboutTheAddress == false ? "" : " Choose another address with --metrics-listen."))
             }
         } else if tokenPath != nil {
             logger.warning("--dashboard-token-file has no effect without --http-listen (--metrics-listen): no dashboard is served")

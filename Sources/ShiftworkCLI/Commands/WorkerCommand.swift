@@ -2,6 +2,7 @@ import ArgumentParser
 import Cluster
 import Fetching
 import Foundation
+import HTTPEndpoints
 import Imaging
 import ServiceLifecycle
 
@@ -87,7 +88,8 @@ struct WorkerCommand: AsyncParsableCommand {
                 print("health on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/readyz and /livez")
                 fflush(nil)
             } catch {
-                throw CommandError("cannot serve health on \(address): \(error). Choose another address with --health-listen.")
+                throw CommandError("cannot serve health on \(address): \(error)."
+                    + ((error as? HTTPEndpointError)?.isAboutTheAddress == false ? "" : " Choose another address with --health-listen."))
             }
         }
         services.append(worker)

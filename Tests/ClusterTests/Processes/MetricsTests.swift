@@ -20,6 +20,7 @@ final class MetricsTests: XCTestCase {
         "shiftwork_peers_refused_total": "counter",
         "shiftwork_tasks_input_lost_total": "counter", "shiftwork_download_bytes_received_total": "counter",
         "shiftwork_output_bytes_received_total": "counter", "shiftwork_tasks_chained_total": "counter",
+        "shiftwork_late_results_used_total": "counter",
         "shiftwork_tasks_resent_total": "counter",
         "shiftwork_tasks_asked_back_total": "counter", "shiftwork_tasks_given_back_total": "counter",
     ]

@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// A TCP relay on 127.0.0.1 that forwards every connection to `upstream` and records every byte it
-/// carries, both ways: a capture of the traffic between two peers, for tests.
+/// carries, both ways: a capture of the traffic between two peers, for tests. It can also hold the traffic
+/// back (`holding`), as a link that stalls for a while and then delivers everything, in order.
 final class RecordingTCPRelay: @unchecked Sendable {
     /// The relay's endpoint, `tcp://127.0.0.1:PORT`: give it to the peer that connects.
     let endpoint: String
@@ -14,6 +15,7 @@ final class RecordingTCPRelay: @unchecked Sendable {
     private let upstreamPort: UInt16
     private let recorded = Mutex<[UInt8]>([])
     private let stopping = Atomic<Bool>(false)
+    private let held = Atomic<Bool>(false)
     // `lock` guards `threads`.
     private let lock = NSLock()
     private var threads: [Thread] = []
@@ -43,6 +45,13 @@ final class RecordingTCPRelay: @unchecked Sendable {
 
     /// Every byte relayed so far, in both directions (interleaved as it came).
     var recording: [UInt8] { recorded.withLock { $0 } }
+
+    /// While `true`, bytes the relay reads either way wait in it instead of being passed on; set back to
+    /// `false`, everything held is delivered, in order.
+    var holding: Bool {
+        get { held.load(ordering: .relaxed) }
+        set { held.store(newValue, ordering: .relaxed) }
+    }
 
     /// Stops accepting, closes every connection and waits for the relay's threads to end.
     func stop() {
@@ -100,6 +109,7 @@ final class RecordingTCPRelay: @unchecked Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             recorded.withLock { $0.append(contentsOf: buffer[0..<count]) }
+            while held.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) { usleep(5_000) }
             var sent = 0
             while sent < count {
                 let written = buffer[sent..<count].withUnsafeBytes { write(target, $0.baseAddress, $0.count) }

@@ -65,7 +65,8 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(dispatcher.runningTaskCount, 0)
     }
 
-    func testADeadWorkersTaskIsLostAsAnAttemptAndItsLateResultIsIgnored() {
+    /// Its late failure is stale; a late success would still win while the retry runs (`LateResultTests`).
+    func testADeadWorkersTaskIsLostAsAnAttemptAndItsLateFailureIsIgnored() {
         var dispatcher = makeDispatcher()
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 1), peer: worker, now: now)
         var t = task("t")
@@ -95,8 +96,9 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(assignments(dispatcher.enqueue(t)).first?.attempt, 2)
         let stale = dispatcher.staleResults
         let (late, lateOut) = dispatcher.complete(
-            TaskResult(taskID: "t", attempt: 1, outcome: .output(TaskOutput(data: [1])), taskKey: 7), from: worker, now: later)
-        XCTAssertNil(late, "a late result of an old attempt changes nothing")
+            TaskResult(taskID: "t", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "HTTP 503")), taskKey: 7),
+            from: worker, now: later)
+        XCTAssertNil(late, "a late failure of an old attempt changes nothing")
         XCTAssertTrue(lateOut.isEmpty)
         XCTAssertEqual(dispatcher.staleResults, stale + 1)
         let (current, _) = dispatcher.complete(

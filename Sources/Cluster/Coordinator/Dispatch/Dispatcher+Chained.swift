@@ -18,7 +18,10 @@ extension Dispatcher {
     /// follow-on there and its image stayed on `peer`, the follow-on is adopted: it runs there (the worker
     /// started it), takes the download's slot, with its input pinned there (its loss re-runs the download,
     /// `Lineage`), and no assignment is sent for it. Returns whether it was.
-    mutating func adoptFollowOn(afterDownload key: TaskKey, result: TaskResult, from peer: PeerIdentity) -> Bool {
+    /// `crossedCancel`: the download's result crossed its timeout's cancel, which reaches the follow-on there
+    /// (`Entry.crossedCancel`).
+    mutating func adoptFollowOn(afterDownload key: TaskKey, result: TaskResult, from peer: PeerIdentity,
+                                crossedCancel: Bool = false) -> Bool {
         guard !chained.isEmpty, let followOn = chained.takeAttached(key, from: peer, result: result),
               let download = entries[key], workers[peer] != nil
         else { return false }
@@ -28,6 +31,7 @@ extension Dispatcher {
         var entry = Entry(assignment: assignment, state: .running(worker: peer), priority: 1)
         entry.sentByReference = true
         entry.pinnedTo = peer
+        entry.crossedCancel = crossedCancel
         placements.forget(followOn.taskKey)
         entries[followOn.taskKey] = entry
         occupy(followOn.taskKey, on: peer)

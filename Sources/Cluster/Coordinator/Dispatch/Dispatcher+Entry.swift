@@ -31,6 +31,13 @@ extension Dispatcher {
         var pinnedTo: PeerIdentity?
         /// A retry: the worker where its last attempt failed, passed over while another has a free slot.
         var avoid: PeerIdentity?
+        /// Cancelled for running past the task timeout (`Dispatcher.timeOut`): a success of this attempt
+        /// that crosses the cancel is still the task's result (`Dispatcher+LateResults`).
+        var timedOut = false
+        /// An adopted follow-on whose download's timeout cancel crossed it on its worker (the worker's
+        /// `CancelTask` for a download reaches the tilt-shift chained to it): its `CANCELLED` is that cancel's,
+        /// not the item's, and it is sent again to the same worker (`Dispatcher+LateResults`).
+        var crossedCancel = false
     }
 
     /// What `complete` reads of the entry of the task a result answers, without copying the entry (its
@@ -42,6 +49,8 @@ extension Dispatcher {
         let sentByReference: Bool
         let isPinned: Bool
         let dependentKey: TaskKey
+        let timedOut: Bool
+        let crossedCancel: Bool
     }
 
     /// A worker slot kept, after a download succeeded there, for the tilt-shift that will use its bytes.

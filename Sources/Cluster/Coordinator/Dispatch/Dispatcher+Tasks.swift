@@ -86,6 +86,7 @@ extension Dispatcher {
     /// Gives back the slot kept for `key` (its dependent will not run: cancelled, or it never started).
     mutating func release(_ key: TaskKey) -> [Outbound] {
         placements.forget(key)
+        if !lateAttempts.isEmpty { lateAttempts.forget(key) }
         if !chained.isEmpty { chained.forget(key) }
         guard let reservation = reservations.removeValue(forKey: key) else { return [] }
         vacate(key, on: reservation.worker)
@@ -103,6 +104,7 @@ extension Dispatcher {
     /// Forgets a task (and its ID mapping, if it has one).
     mutating func removeEntry(_ key: TaskKey) {
         chained.forgetOffer(key)
+        if !lateAttempts.isEmpty { lateAttempts.forget(key) }
         if let entry = entries.removeValue(forKey: key), entry.mappedByID {
             keysByID[entry.assignment.taskID] = nil
         }
@@ -116,8 +118,9 @@ extension Dispatcher {
     }
 
     /// Handles a worker's result. Returns the result, with its `taskKey` set, when it answers the current
-    /// attempt of a task that is still wanted, `nil` when it is stale (and counted); either way the
-    /// worker's slot is freed.
+    /// attempt of a task that is still wanted, or is a success that still wins (`Dispatcher+LateResults`: one
+    /// that crossed its timeout's cancel, or of an attempt let go unanswered); `nil` when it is a cancel's
+    /// confirmation, or stale (and counted in `staleResults`). The slot of the attempt it answers is freed.
     mutating func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) -> (TaskResult?, [Outbound]) {
         let workerIndex = workers.index(forKey: peer)
         if let workerIndex { workers.values[workerIndex].lastSeen = now }
@@ -131,17 +134,31 @@ extension Dispatcher {
                   guard entry.assignment.attempt == result.attempt, entry.assignment.taskID == result.taskID else { return nil }
                   return Answered(state: entry.state, sequence: entry.assignment.sequence, kind: entry.assignment.kind,
                                   sentByReference: entry.sentByReference, isPinned: entry.pinnedTo != nil,
-                                  dependentKey: entry.dependentKey)
+                                  dependentKey: entry.dependentKey, timedOut: entry.timedOut, crossedCancel: entry.crossedCancel)
               })
         else {
+            // Not the current attempt: the success of an attempt let go unanswered still wins while the task
+            // has no result (`Dispatcher+LateResults`); anything else is stale.
+            if let used = useLateResult(result, from: peer, now: now) { return used }
             staleResults += 1
             return (nil, [])
         }
+        let isOutput = if case .output = result.outcome { true } else { false }
         switch entry.state {
-        case .running(let worker) where worker == peer:
+        case .running(let worker) where worker == peer,
+             .cancelling(let worker) where worker == peer && entry.timedOut && isOutput:
+            // A success that crossed its timeout's cancel is the task's result all the same: first valid
+            // result wins (`Dispatcher+LateResults`).
+            let late = entry.state != .running(worker: peer)
             if let workerIndex, entry.sequence > workers.values[workerIndex].acknowledgedSequence {
                 // Assignments arrive in order: the worker received every one up to this.
                 workers.values[workerIndex].acknowledgedSequence = entry.sequence
+            }
+            if entry.crossedCancel, case .failure(let failure) = result.outcome, failure.code == .cancelled {
+                // Its download's timeout cancel reached it on its worker: run it there again.
+                vacate(key, on: peer)
+                resendCrossedFollowOn(key)
+                return (nil, dispatch())
             }
             if entry.sentByReference, !entry.isPinned, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
                 // The worker no longer had the input: send the bytes, to whichever worker is free.
@@ -157,16 +174,12 @@ extension Dispatcher {
                 readyQueue.enqueue(key, batch: batch, urgency: urgency, front: true)
                 return (nil, dispatch())
             }
-            let adopted = entry.dependentKey != 0 && adoptFollowOn(afterDownload: key, result: result, from: peer)
+            let adopted = entry.dependentKey != 0 && adoptFollowOn(afterDownload: key, result: result, from: peer, crossedCancel: late)
             removeEntry(key)
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
             if case .output(let output) = result.outcome {
-                if entry.kind == .download {
-                    downloadBytesReceived += UInt64(output.data.count)
-                } else {
-                    outputBytesReceived += UInt64(output.data.count)
-                }
+                countReceived(output, of: entry.kind)
                 if entry.dependentKey != 0, output.heldOnWorker, !adopted { placements.record(entry.dependentKey, on: peer) }
             }
             if let workerIndex {
@@ -182,6 +195,7 @@ extension Dispatcher {
                 }
             }
             if succeeded { completedTasks += 1 } else { failedTasks += 1 }
+            if late { lateResultsUsed += 1 }
             var delivered = result
             delivered.taskKey = key
             // A chained follow-on's result before its operation asked for it waits for that (in order).
@@ -197,6 +211,15 @@ extension Dispatcher {
         }
     }
 
+    /// Counts the bytes of an output that reached the coordinator, downloads and the rest apart.
+    mutating func countReceived(_ output: TaskOutput, of kind: TaskKind) {
+        if kind == .download {
+            downloadBytesReceived += UInt64(output.data.count)
+        } else {
+            outputBytesReceived += UInt64(output.data.count)
+        }
+    }
+
     /// Withdraws a task: a queued one is dropped at once, a running one is cancelled on its worker with
     /// `CancelTask{task_key}` (its slot stays taken until the worker confirms). A task the dispatcher does
     /// not hold gives back the slot kept for it, if any.
@@ -205,19 +228,25 @@ extension Dispatcher {
         guard let entry = entries[key] else { return release(key) }
         switch entry.state {
         case .queued:
-            removeEntry(key)
-            if let holder = entry.pinnedTo {
-                workers[holder]?.pinned.removeAll { $0 == key }
-            } else {
-                readyQueue.remove(key)
-            }
+            withdrawQueued(key, entry)
             return []
         case .running(let worker):
             entries[key]?.state = .cancelling(worker: worker)
             return [Outbound(peer: worker, message: .cancelTask(CancelTask(
                 taskID: entry.assignment.taskID, reason: reason, taskKey: key)))]
         case .cancelling:
+            entries[key]?.timedOut = false  // timing out, now withdrawn: its success is nobody's either
             return []
+        }
+    }
+
+    /// Drops a queued task: from the queue, or from the worker it waits for (pinned).
+    mutating func withdrawQueued(_ key: TaskKey, _ entry: Entry) {
+        removeEntry(key)
+        if let holder = entry.pinnedTo {
+            workers[holder]?.pinned.removeAll { $0 == key }
+        } else {
+            readyQueue.remove(key)
         }
     }
 
@@ -226,9 +255,10 @@ extension Dispatcher {
         readyQueue.register(batch: batchID, as: shareClass)
     }
 
-    /// Forgets a finished batch's description.
+    /// Forgets a finished batch's description, and the attempts of its tasks let go unanswered.
     mutating func forgetShare(of batchID: String) {
         readyQueue.unregister(batch: batchID)
+        if !lateAttempts.isEmpty { lateAttempts.forget(batch: batchID) }
     }
 
     /// Tasks finished per second over the last 10 seconds.

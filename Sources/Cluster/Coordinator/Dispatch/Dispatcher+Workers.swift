@@ -159,6 +159,7 @@ extension Dispatcher {
                 let sequence = entry.assignment.sequence
                 if died {
                     loseAttempt(key, entry, workerID: worker.workerID, reason: "died while running it (silent, or its connection gone)")
+                    noteUnanswered(key, entry, on: peer)  // a worker only silent may still answer it
                 } else if sequence == 0 || sequence <= worker.acknowledgedSequence {
                     loseAttempt(key, entry, workerID: worker.workerID, reason: "left while running it")
                 } else {
@@ -166,20 +167,24 @@ extension Dispatcher {
                 }
             case .cancelling:
                 removeEntry(key)  // its cancel can no longer be confirmed; nobody waits for it
+                if died, entry.timedOut { noteUnanswered(key, entry, on: peer) }  // its result is still wanted
             case .queued:
                 break
             }
         }
     }
 
-    /// Queues a task again, first in line, with a new attempt number (a late result of the old one is stale).
-    mutating func requeue(_ key: TaskKey, _ entry: Entry) {
+    /// Queues a task again, first in line, with a new attempt number (a late result of the old one is stale),
+    /// counted as a re-send for `reason`.
+    mutating func requeue(_ key: TaskKey, _ entry: Entry, reason: TaskResends.Reason = .handedBack) {
         var entry = entry
         entry.assignment.attempt += 1
         entry.state = .queued
         entry.missingFromHeartbeat = false
+        entry.timedOut = false
+        entry.crossedCancel = false
         entries[key] = entry
-        resends.record(.handedBack)
+        resends.record(reason)
         if let holder = entry.pinnedTo {
             workers[holder]?.pinned.insert(key, at: 0)
             workersWithPinned.insert(holder)

@@ -13,10 +13,11 @@ typealias TaskKey = UInt64
 ///   worker's answer for the task that held it (a result, or its confirmation of a cancel).
 /// - A worker silent for longer than `workerTimeout` is dead. Its tasks' attempts are lost
 ///   (`WorkerLoss`, taken with `takeWorkerLosses()`): the coordinator fails them as `workerLost`, and
-///   their operations retry them (new attempts) as the batch's `--retries` allow; a late result from
-///   the old attempt is ignored. So with a worker that leaves while running a task, or an assignment
-///   that never reached its worker. A task a leaving worker never reported receiving is queued again,
-///   first in line, without counting an attempt.
+///   their operations retry them (new attempts) as the batch's `--retries` allow. So with a worker that
+///   leaves while running a task, or an assignment that never reached its worker. A late result of the
+///   old attempt is stale, unless it is a success that comes while the task has no result yet
+///   (`Dispatcher+LateResults`: first valid result wins). A task a leaving worker never reported
+///   receiving is queued again, first in line, without counting an attempt.
 /// - A ready task goes to the worker with the most free slots (the least loaded; ties in turn), found in
 ///   the `FreeSlotIndex` in O(1): a result's freed slot is filled without scanning the workers.
 /// - Which ready task goes next is the `FairShareQueue`'s: clients and batches take turns, weighted by
@@ -50,6 +51,11 @@ struct Dispatcher {
     var failedTasks: UInt64 = 0
     /// Results of attempts that are no longer current (the task was requeued, cancelled or finished).
     var staleResults: UInt64 = 0
+    /// Tasks completed by the success of an attempt already timed out, or let go with a worker declared
+    /// dead, that came before any other result (`Dispatcher+LateResults`).
+    var lateResultsUsed: UInt64 = 0
+    /// Attempts let go unanswered whose worker may still send their result (`Dispatcher+LateResults`).
+    var lateAttempts = LateAttempts()
     /// Assignments found lost on the way to a worker (their attempts failed as `workerLost`).
     var lostDeliveries: UInt64 = 0
     /// Heartbeats sent before their worker heard its latest `Welcome`, taken as signs of life only.

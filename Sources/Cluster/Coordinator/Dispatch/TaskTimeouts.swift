@@ -4,7 +4,8 @@ import Wire
 /// coordinator tells it what it sent (`sent`), asks it each tick which attempts ran too long (`expire`),
 /// cancels those on their workers, and, once the dispatcher no longer holds one (its worker confirmed the
 /// cancel, or died), fails its attempt as timed out (`settle`). Only the attempt that was timed out is
-/// failed: a later attempt, or one whose result came first, is not touched.
+/// failed: a later attempt, or one whose result came first (also a success crossing the cancel), is not
+/// touched.
 struct TaskTimeouts {
     /// An attempt cancelled for running too long, waiting for its worker's confirmation.
     struct TimedOut: Equatable {
@@ -49,10 +50,12 @@ struct TaskTimeouts {
         running[assignment.taskKey] = Running(attempt: assignment.attempt, worker: worker, until: now + limit)
     }
 
-    /// The current attempt of `key` answered: its clock stops now, so that the tick's scan (`expire`) goes
-    /// over the attempts still running, not over every one sent since the last tick.
+    /// Task `key` has its result: its clock stops now, so that the tick's scan (`expire`) goes over the
+    /// attempts still running, not over every one sent since the last tick; an attempt of it timing out
+    /// (whose success crossed the cancel: `Dispatcher+LateResults`) is not failed.
     mutating func finished(_ key: TaskKey) {
         running[key] = nil
+        if !timingOut.isEmpty { timingOut[key] = nil }
     }
 
     /// The keys of tasks whose current attempt has run on its worker for longer than the limit (to cancel

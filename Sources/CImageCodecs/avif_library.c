@@ -1,0 +1,82 @@
+/* libavif opened on first use: see avif_library.h. */
+#include "avif_library.h"
+#include "CImageCodecs.h"
+#include "CLazyLibrary.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The SONAME and Debian package of the libavif whose headers this was compiled against (libavif's SONAME is
+   its ABI: 0.11 is libavif.so.15, 1.0 to 1.3 are libavif.so.16), then the development package's plain name. */
+#if AVIF_VERSION_MAJOR == 0 && AVIF_VERSION_MINOR == 11
+#define SW_AVIF_SONAME "libavif.so.15"
+#define SW_AVIF_PACKAGE "libavif15"
+#elif AVIF_VERSION_MAJOR == 1
+#define SW_AVIF_SONAME "libavif.so.16"
+#define SW_AVIF_PACKAGE "libavif16"
+#else
+#define SW_AVIF_SONAME "libavif.so"
+#define SW_AVIF_PACKAGE "libavif-dev"
+#endif
+
+static const sw_lazy_library sw_libavif = {"libavif", SW_AVIF_PACKAGE};
+static const char *const sw_avif_sonames[] = {SW_AVIF_SONAME, "libavif.so"};
+
+/* 1 when the loaded library's version (avifVersion(), "major.minor.patch") can stand for the headers': the same
+   major and minor before 1.0 (every 0.x minor changed the ABI), the same major and at least the minor from 1.0
+   (fields are only appended; avif.c sets the encoder's and the images' fields directly). */
+static int sw_avif_version_matches(const char *version) {
+    int major = -1, minor = -1;
+    if (version == NULL || sscanf(version, "%d.%d", &major, &minor) != 2) return 0;
+    if (major != AVIF_VERSION_MAJOR) return 0;
+    return major == 0 ? minor == AVIF_VERSION_MINOR : minor >= AVIF_VERSION_MINOR;
+}
+
+/* Opens libavif from `sonames`, resolves every function into `table` (a sw_avif_functions) and checks the
+   version: an sw_lazy_opener. */
+static int sw_avif_open_library(const char *const *sonames, size_t count, void *table, void *handles[2], char *err,
+                                size_t errlen) {
+    sw_avif_functions *functions = table;
+    memset(functions, 0, sizeof *functions);
+    void *handle = sw_lazy_open(&sw_libavif, sonames, count, err, errlen);
+    if (handle == NULL) return 0;
+#define SW_RESOLVE(name) \
+    functions->name = (__typeof__(functions->name))sw_lazy_symbol(&sw_libavif, handle, #name, err, errlen); \
+    if (functions->name == NULL) goto fail;
+    SW_AVIF_FUNCTIONS(SW_RESOLVE)
+#undef SW_RESOLVE
+    const char *version = functions->avifVersion();
+    if (!sw_avif_version_matches(version)) {
+        char message[512];
+        snprintf(message, sizeof message,
+                 "libavif %s was loaded but Shiftwork was built with libavif %d.%d.%d's headers; install Debian's %s "
+                 "package (the libavif of the headers)",
+                 version != NULL ? version : "(unknown version)", AVIF_VERSION_MAJOR, AVIF_VERSION_MINOR,
+                 AVIF_VERSION_PATCH, SW_AVIF_PACKAGE);
+        sw_lazy_message(err, errlen, message);
+        goto fail;
+    }
+    handles[0] = handle;
+    return 1;
+fail:
+    sw_lazy_close(handle);
+    return 0;
+}
+
+#define SW_AVIF_SONAME_COUNT (sizeof sw_avif_sonames / sizeof *sw_avif_sonames)
+
+static sw_lazy_load sw_avif_load = SW_LAZY_LOAD_INIT;
+static sw_avif_functions sw_avif;
+
+const sw_avif_functions *sw_avif_library(char *err, size_t errlen) {
+    if (sw_lazy_load_once(&sw_avif_load, sw_avif_open_library, sw_avif_sonames, SW_AVIF_SONAME_COUNT, &sw_avif)) {
+        return &sw_avif;
+    }
+    sw_lazy_message(err, errlen, sw_avif_load.failure);
+    return NULL;
+}
+
+int sw_avif_probe(const char *soname, char *err, size_t errlen) {
+    sw_avif_functions table;
+    return sw_lazy_probe(sw_avif_open_library, soname, sw_avif_sonames, SW_AVIF_SONAME_COUNT, &table, err, errlen);
+}
