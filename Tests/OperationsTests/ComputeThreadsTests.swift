@@ -5,6 +5,65 @@ import XCTest
 
 /// `ComputeThreads`: CPU-bound work on threads of its own, cancellable while it runs and while it waits.
 final class ComputeThreadsTests: XCTestCase {
+    /// A job's captures (in a worker: a photo's downloaded bytes, its encoded output) go when it is done,
+    /// not dozens of jobs later when the queue compacts.
+    func testAFinishedJobLetsGoOfWhatItCaptured() async throws {
+        let threads = ComputeThreads(name: "test release", count: 1)
+        defer { threads.shutdown() }
+        final class Photo: Sendable {}
+        weak var captured: Photo?
+        do {
+            let photo = Photo()
+            captured = photo
+            let result = try await threads.run { _ in withExtendedLifetime(photo) { 1 } }
+            XCTAssertEqual(result, 1)
+        }
+        // A second job: by its end the thread has moved on from the first.
+        _ = try await threads.run { _ in 2 }
+        XCTAssertNil(captured, "the first job's captures are let go")
+    }
+
+    private static func threadName() -> String {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+    }
+
+    func testWorkHandsItsResultToTheNextPoolsThread() async throws {
+        let compute = ComputeThreads(name: "test first", count: 1)
+        let sink = ComputeThreads(name: "test second", count: 1)
+        defer { compute.shutdown(); sink.shutdown() }
+        let (firstName, secondName, sum) = try await compute.run({ _ in (Self.threadName(), (1...100).reduce(0, +)) },
+                                                                  then: sink) { first, _ in
+            (first.0, Self.threadName(), first.1 * 2)
+        }
+        XCTAssertEqual(firstName, "test first")
+        XCTAssertEqual(secondName, "test second")
+        XCTAssertEqual(sum, 10_100)
+    }
+
+    func testTheNextWorkNeverStartsAfterAFailureOrACancel() async throws {
+        let compute = ComputeThreads(name: "test first", count: 1)
+        let sink = ComputeThreads(name: "test second", count: 1)
+        defer { compute.shutdown(); sink.shutdown() }
+        let nextRan = LockedValue(false)
+        struct Broken: Error {}
+        do {
+            _ = try await compute.run({ _ -> Int in throw Broken() }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
+            XCTFail("expected the first work's error")
+        } catch is Broken {}
+
+        let started = DispatchSemaphore(value: 0)
+        let work = Task {
+            try await compute.run({ cancellation -> Int in
+                started.signal()
+                while !cancellation.isRaised { usleep(100) }
+                return 1  // finishes anyway: the next work must not start on a raised flag
+            }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
+        }
+        await Self.wait(started)
+        await Self.cancelExpectingCancellation(work)
+        XCTAssertFalse(nextRan.withLock { $0 }, "the second pool ran nothing")
+    }
+
     func testWorkRunsOnThePoolsOwnThreadsAndReturnsItsResult() async throws {
         let threads = ComputeThreads(name: "test compute", count: 2)
         defer { threads.shutdown() }
@@ -49,11 +108,21 @@ final class ComputeThreadsTests: XCTestCase {
             }
         }
         await Self.wait(started)
+        await Self.cancelExpectingCancellation(work)
+    }
+
+    /// Cancels `work` and checks that it ends with `CancellationError`.
+    private static func cancelExpectingCancellation<Value: Sendable>(
+        _ work: Task<Value, any Error>, file: StaticString = #filePath, line: UInt = #line
+    ) async {
         work.cancel()
         do {
             _ = try await work.value
-            XCTFail("expected the work to stop")
-        } catch is CancellationError {}
+            XCTFail("expected the work to stop", file: file, line: line)
+        } catch is CancellationError {
+        } catch {
+            XCTFail("expected CancellationError, got \(error)", file: file, line: line)
+        }
     }
 
     func testWorkWaitingForAThreadIsWithdrawnAtOnceWhenCancelled() async throws {

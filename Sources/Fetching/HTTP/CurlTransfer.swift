@@ -13,6 +13,8 @@ final class CurlTransfer: @unchecked Sendable {
     let id: UInt64
     let request: TransferRequest
     private let continuation: CheckedContinuation<TransferReport, Never>
+    /// The loop's warm bodies: an announced body comes from it, a delivered one goes back to it.
+    private let bodies: BodyPool?
     /// libcurl's easy handle, once ``setUp()`` succeeded.
     private(set) var handle: UnsafeMutableRawPointer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -32,10 +34,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's receive buffer per transfer (`CURLOPT_BUFFERSIZE`; libcurl 7.88 accepts up to 10 MiB).
     static let receiveBufferBytes = 256 << 10
 
-    init(id: UInt64, request: TransferRequest, continuation: CheckedContinuation<TransferReport, Never>) {
+    init(id: UInt64, request: TransferRequest, continuation: CheckedContinuation<TransferReport, Never>,
+         bodies: BodyPool? = nil) {
         self.id = id
         self.request = request
         self.continuation = continuation
+        self.bodies = bodies
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -160,7 +164,11 @@ final class CurlTransfer: @unchecked Sendable {
                     return 0
                 }
                 // Never over bytes already kept (a trailer that names a length comes after the body).
-                if body.isEmpty { body = Self.emptyBody(capacity: length) } else { body.reserveCapacity(length) }
+                if body.isEmpty {
+                    body = bodies?.take(capacity: length) ?? Self.emptyBody(capacity: length)
+                } else {
+                    body.reserveCapacity(length)
+                }
             }
         default:
             break
@@ -213,7 +221,8 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Finishing (on the loop thread)
 
     /// Hands the report back to the waiting task; `stop` overrides a stop the callbacks recorded. Call
-    /// once, after the handle left the multi handle.
+    /// once, after the handle left the multi handle. A body handed back is parked in the loop's pool too
+    /// (a body only ever arrives on the loop thread, where the pool lives).
     func finish(curlCode: CURLcode, stop loopStop: TransferStop? = nil) {
         var systemError = 0
         var effectiveURL: UnsafeMutablePointer<CChar>?
@@ -228,6 +237,7 @@ final class CurlTransfer: @unchecked Sendable {
             systemError: Int32(truncatingIfNeeded: systemError), status: responseCode != 0 ? responseCode : status,
             effectiveURL: effectiveURL.map { String(cString: $0) }, location: location, retryAfter: retryAfter,
             body: (loopStop ?? stop) == nil ? body : [], stop: loopStop ?? stop)
+        if !report.body.isEmpty { bodies?.park(report.body) }
         body = []
         continuation.resume(returning: report)
     }

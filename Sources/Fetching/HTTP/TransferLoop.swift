@@ -30,6 +30,13 @@ final class TransferLoop: @unchecked Sendable {
     /// The transfers in the multi handle, by id and by easy handle. Loop thread only.
     private var running: [UInt64: CurlTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Delivered bodies' memory, for the next bodies (``BodyPool``). Loop thread only.
+    let bodies = BodyPool()
+    /// When a transfer last ran: the pool is let go after ``bodiesIdleRelease`` without one. Loop thread only.
+    private var lastBusy = ContinuousClock.now
+
+    /// How long the loop keeps warm bodies without a transfer running.
+    static let bodiesIdleRelease: Duration = .seconds(5)
 
     /// libcurl's global state, set up once per process before the first handle.
     private static let globalSetUp: Bool = shiftwork_curl_global_init() == CURLE_OK
@@ -52,7 +59,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferReport, Never>) in
-                let transfer = CurlTransfer(id: id, request: request, continuation: continuation)
+                let transfer = CurlTransfer(id: id, request: request, continuation: continuation, bodies: bodies)
                 // Under the lock, so that a cancellation either finds the transfer queued or is seen here.
                 let refusal = inbox.withLock { inbox -> TransferStop? in
                     if inbox.stopping { return .shutDown }
@@ -112,6 +119,11 @@ final class TransferLoop: @unchecked Sendable {
             shiftwork_curl_multi_perform(multi, &stillRunning)
             collectFinished()
             let now = ContinuousClock.now
+            if !running.isEmpty {
+                lastBusy = now
+            } else if bodies.count > 0, now - lastBusy >= Self.bodiesIdleRelease {
+                bodies.releaseAll()
+            }
             var nearest = now + .seconds(1)
             for transfer in Array(running.values) {
                 let deadline = transfer.silenceDeadline

@@ -85,6 +85,50 @@ public final class ComputeThreads: Sendable {
         }
     }
 
+    /// Runs `work` on one of these threads, then `next` with its result on one of `nextThreads`' threads, and
+    /// returns what `next` returns. The hand-over goes straight from thread to thread: the awaiting task is
+    /// woken once, at the end, not in between (one trip through Swift's cooperative pool less; a worker's
+    /// pipeline hands its output to a sink thread so). Cancelling the awaiting task raises the flag both
+    /// see; work not started yet is withdrawn from either queue, and `next` does not start once it is raised.
+    ///
+    /// - Throws: what `work` or `next` throws; `CancellationError` when the calling task was cancelled
+    ///   before either started; ``ComputeThreadsError/shutDown`` when either pool was shut down.
+    public func run<Intermediate: Sendable, Result: Sendable>(
+        _ work: @escaping @Sendable (CancellationFlag) throws -> Intermediate,
+        then nextThreads: ComputeThreads,
+        _ next: @escaping @Sendable (Intermediate, CancellationFlag) throws -> Result
+    ) async throws -> Result {
+        let flag = CancellationFlag()
+        let id = state.withLock { $0.makeID() }
+        let nextID = nextThreads.state.withLock { $0.makeID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+                let handOver = { @Sendable (intermediate: Intermediate) in
+                    nextThreads.submit(Job(id: nextID) {
+                        guard !flag.isRaised else { return continuation.resume(throwing: CancellationError()) }
+                        continuation.resume(with: Swift.Result { try next(intermediate, flag) })
+                    } abandon: { error in
+                        continuation.resume(throwing: error)
+                    })
+                }
+                submit(Job(id: id) {
+                    guard !flag.isRaised else { return continuation.resume(throwing: CancellationError()) }
+                    do {
+                        handOver(try work(flag))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                } abandon: { error in
+                    continuation.resume(throwing: error)
+                })
+            }
+        } onCancel: {
+            flag.raise()
+            withdraw(id)
+            nextThreads.withdraw(nextID)
+        }
+    }
+
     /// Lets the threads end once the work they run has finished; work not started yet ends with
     /// ``ComputeThreadsError/shutDown``, and so does every later ``run(_:)``. Does not wait.
     public func shutdown() {
@@ -155,8 +199,12 @@ private struct Job: Sendable {
 
 /// The jobs not started yet, oldest first. A job leaves it exactly once: taken by a thread, withdrawn on
 /// cancel, or abandoned at shutdown; whoever removes it ends it, so its continuation resumes once.
+///
+/// A taken job's slot is emptied at once: a job holds what its work captured (a photo's downloaded bytes,
+/// its encoded output), which must go when the work is done, not when the queue next compacts (dozens of
+/// photos later: the worker then held every photo of a batch, and each new body was fresh memory).
 private struct JobQueue {
-    private var jobs: [Job] = []
+    private var jobs: [Job?] = []
     private var head = 0
     private var nextID: UInt64 = 0
     var isShutDown = false
@@ -168,11 +216,16 @@ private struct JobQueue {
 
     mutating func append(_ job: Job) { jobs.append(job) }
 
+    /// Slots from `head` on always hold a job; those before it are emptied.
     mutating func popFirst() -> Job? {
         guard head < jobs.count else { return nil }
         let job = jobs[head]
+        jobs[head] = nil
         head += 1
-        if head > 64, head * 2 > jobs.count {
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64, head * 2 > jobs.count {
             jobs.removeFirst(head)
             head = 0
         }
@@ -180,12 +233,12 @@ private struct JobQueue {
     }
 
     mutating func remove(_ id: UInt64) -> Job? {
-        guard let index = jobs[head...].firstIndex(where: { $0.id == id }) else { return nil }
+        guard let index = jobs[head...].firstIndex(where: { $0?.id == id }) else { return nil }
         return jobs.remove(at: index)
     }
 
     mutating func removeAll() -> [Job] {
-        let rest = Array(jobs[head...])
+        let rest = jobs[head...].compactMap { $0 }
         jobs = []
         head = 0
         return rest

@@ -14,23 +14,29 @@ struct DirectorySink: OutputSink {
     var description: String { directory.path }
 
     func store(_ bytes: [UInt8], name: String, mediaType: String) async throws -> StoredOutput {
-        let (directory, sink) = (directory, description)
+        try await threads.run { _ in try write(bytes, name: name) }
+    }
+
+    /// Stores `bytes` under `name` now, on the calling thread (blocking file I/O: one of ``threads``, never
+    /// Swift's cooperative pool). `SinkTiltShiftOperation` calls it on a sink thread straight after the
+    /// pipeline (`ComputeThreads.run(_:then:_:)`).
+    ///
+    /// - Throws: `SinkError`, naming the sink and the reason.
+    func write(_ bytes: [UInt8], name: String) throws -> StoredOutput {
         let fileExtension = (name as NSString).pathExtension
         let stem = (name as NSString).deletingPathExtension
-        return try await threads.run { _ in
-            let written: OutputFile.Written
-            do {
-                written = try OutputFile.write(bytes, in: directory, stem: stem, fileExtension: fileExtension,
-                                               overwrite: false, durable: true)
-            } catch let error as OutputFileError {
-                // No stat beforehand: the first system call into the directory says whether it is there.
-                if error.errno == ENOENT || error.errno == ENOTDIR, !Self.isDirectory(directory) {
-                    throw SinkError(sink: sink, reason: "no such directory on this worker (is the shared volume mounted here?)")
-                }
-                throw SinkError(sink: sink, reason: "\(error)")
+        let written: OutputFile.Written
+        do {
+            written = try OutputFile.write(bytes, in: directory, stem: stem, fileExtension: fileExtension,
+                                           overwrite: false, durable: true)
+        } catch let error as OutputFileError {
+            // No stat beforehand: the first system call into the directory says whether it is there.
+            if error.errno == ENOENT || error.errno == ENOTDIR, !Self.isDirectory(directory) {
+                throw SinkError(sink: description, reason: "no such directory on this worker (is the shared volume mounted here?)")
             }
-            return StoredOutput(location: written.url.path, size: UInt64(bytes.count), crc32c: CRC32C.checksum(bytes))
+            throw SinkError(sink: description, reason: "\(error)")
         }
+        return StoredOutput(location: written.url.path, size: UInt64(bytes.count), crc32c: CRC32C.checksum(bytes))
     }
 
     private static func isDirectory(_ url: URL) -> Bool {

@@ -31,13 +31,24 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
 
     override func transform(_ input: EncodedImage) async throws -> TaskOutput {
         let (data, parameters, encoding, limits, threads, gate) = (input.data, parameters, encoding, limits, threads, startGate)
-        let image = try await computeThreads.run { cancellation in
+        let pipeline = { @Sendable (cancellation: CancellationFlag) throws -> ProcessedImage in
             guard gate?.start() ?? true else { throw CancellationError() }
             return try TiltShiftPipeline.process(
                 data, parameters: parameters, encoding: encoding, limits: limits, threads: threads, cancellation: cancellation)
         }
-        try Task.checkCancellation()
-        let stored = try await sink.store(image.data, name: "\(outputName).\(image.format.fileExtension)", mediaType: image.format.mediaType)
+        let outputName = outputName
+        let image: ProcessedImage
+        let stored: StoredOutput
+        if let directory = sink as? DirectorySink {
+            // The compute thread hands the output straight to a sink thread: this task wakes once, at the end.
+            (image, stored) = try await computeThreads.run(pipeline, then: directory.threads) { image, _ in
+                (image, try directory.write(image.data, name: "\(outputName).\(image.format.fileExtension)"))
+            }
+        } else {
+            image = try await computeThreads.run(pipeline)
+            try Task.checkCancellation()
+            stored = try await sink.store(image.data, name: "\(outputName).\(image.format.fileExtension)", mediaType: image.format.mediaType)
+        }
         var output = TaskOutput(location: stored.location, size: stored.size, crc32c: stored.crc32c,
                                 mediaType: image.format.mediaType, width: UInt32(image.width), height: UInt32(image.height))
         output.warnings = image.warnings
