@@ -101,25 +101,31 @@ public final class ComputeThreads: Sendable {
         let flag = CancellationFlag()
         let id = state.withLock { $0.makeID() }
         let nextID = nextThreads.state.withLock { $0.makeID() }
+        // As in `run(_:)`: the result is handed from a thread to this task, told to ThreadSanitizer.
+        defer { ThreadSanitizerAnnotations.tookOver(flag) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+                let finish = { @Sendable (result: Swift.Result<Result, any Error>) in
+                    ThreadSanitizerAnnotations.handingOver(flag)
+                    continuation.resume(with: result)
+                }
                 let handOver = { @Sendable (intermediate: Intermediate) in
                     nextThreads.submit(Job(id: nextID) {
-                        guard !flag.isRaised else { return continuation.resume(throwing: CancellationError()) }
-                        continuation.resume(with: Swift.Result { try next(intermediate, flag) })
+                        guard !flag.isRaised else { return finish(.failure(CancellationError())) }
+                        finish(Swift.Result { try next(intermediate, flag) })
                     } abandon: { error in
-                        continuation.resume(throwing: error)
+                        finish(.failure(error))
                     })
                 }
                 submit(Job(id: id) {
-                    guard !flag.isRaised else { return continuation.resume(throwing: CancellationError()) }
+                    guard !flag.isRaised else { return finish(.failure(CancellationError())) }
                     do {
                         handOver(try work(flag))
                     } catch {
-                        continuation.resume(throwing: error)
+                        finish(.failure(error))
                     }
                 } abandon: { error in
-                    continuation.resume(throwing: error)
+                    finish(.failure(error))
                 })
             }
         } onCancel: {
