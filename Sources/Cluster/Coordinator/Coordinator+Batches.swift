@@ -45,10 +45,11 @@ extension Coordinator {
     }
 
     /// What a batch calls when a planned item's last operation finished (on that thread): the item is
-    /// gathered, then finished in groups by `finishItems()`: one task per burst, not per item.
+    /// gathered, then finished in groups by `finishItems()`: one task per burst, not per item (an immediate
+    /// task, as `request(_:)`'s: its hop onto the actor is taken on the posting thread).
     nonisolated var itemEnded: @Sendable (Int, BatchOperation) -> Void {
         let inbox = finishedItemInbox
-        return { index, batch in inbox.post((.planned(index: index), batch)) { Task { await self.finishItems() } } }
+        return { index, batch in inbox.post((.planned(index: index), batch)) { Task.immediate { await self.finishItems() } } }
     }
 
     /// How the items of batch `batchID`, submitted as `submit`, become remote operations.

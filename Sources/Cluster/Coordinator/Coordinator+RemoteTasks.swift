@@ -7,9 +7,12 @@ extension Coordinator {
     /// Takes a remote operation's request (see `RemoteTaskRunning`). Nonisolated: it is posted to
     /// `remoteRequests` without hopping onto the actor; `takeRemoteRequests()` queues the posted tasks in
     /// groups, at the end of the current wake-up when posted during one (an operation started by a result),
-    /// else in a task scheduled by the first post.
+    /// else in a task scheduled by the first post (a new batch's first items, started by the engine's runner
+    /// that launched the batch's group): an immediate task, whose only step, the hop onto the actor, is
+    /// taken on the posting thread, so that the job lands on the coordinator's thread without first waking
+    /// a thread of Swift's pool.
     nonisolated func request(_ request: RemoteRequest) {
-        remoteRequests.post(request) { Task { await self.takeRemoteRequests() } }
+        remoteRequests.post(request) { Task.immediate { await self.takeRemoteRequests() } }
     }
 
     /// Queues the tasks of remote operations, in the order posted; a request of an operation cancelled

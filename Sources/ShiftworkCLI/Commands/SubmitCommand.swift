@@ -23,9 +23,11 @@ struct SubmitCommand: AsyncParsableCommand {
         let reporter = BatchReporter(json: batch.json)
         let submission = try sharing.applied(to: await batch.submission())
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
-        let summary = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
-            try await submission.run(with: client, progress: { reporter.report($0) })
+        // The summary is printed as soon as the last result is in, before the client closes its socket and
+        // ends its ZeroMQ context (a few thread hand-offs, which a script reading the output need not wait for).
+        let allSucceeded = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
+            reporter.summarize(try await submission.run(with: client, progress: { reporter.report($0) }))
         }
-        if !reporter.summarize(summary) { throw ExitCode(1) }
+        if !allSucceeded { throw ExitCode(1) }
     }
 }

@@ -21,9 +21,10 @@ struct BatchOutputOptions: ParsableArguments {
         _ = try logging.makeLogger(label: "shiftwork.\(command)", defaultLevel: .warning)
         let reporter = BatchReporter(json: output.json)
         let responseTimeout = Duration.seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10))
-        let summary = try await withCoordinator(coordinator, responseTimeout: responseTimeout) { client in
-            try await body(client, { reporter.report($0) })
+        // Printed before the client closes, as `submit` does.
+        let allSucceeded = try await withCoordinator(coordinator, responseTimeout: responseTimeout) { client in
+            reporter.summarize(try await body(client, { reporter.report($0) }))
         }
-        if !reporter.summarize(summary) { throw ExitCode(1) }
+        if !allSucceeded { throw ExitCode(1) }
     }
 }

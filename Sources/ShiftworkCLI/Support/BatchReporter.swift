@@ -138,25 +138,8 @@ final class BatchReporter: @unchecked Sendable {
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 
+    /// The JSON document (written without `JSONSerialization`'s dynamic casts: `BatchSummaryJSON`).
     private static func json(_ summary: BatchSummary, seconds: Double) -> String {
-        let object: [String: Any] = [
-            "batch": summary.batchID, "succeeded": summary.succeeded, "failed": summary.failed, "cancelled": summary.cancelled,
-            "seconds": (seconds * 1000).rounded() / 1000,
-            "items": summary.items.map { item -> [String: Any] in
-                var entry: [String: Any] = ["index": item.index, "source": item.source]
-                if let path = item.outputPath { entry["output"] = path }
-                if item.inSink { entry["in_sink"] = true }
-                if let existing = item.existingPath { entry["existing_file_kept"] = existing }
-                if let error = item.error { entry["error"] = error }
-                if item.expandedInto > 0 { entry["manifest_items"] = item.expandedInto }
-                if item.wasCancelled { entry["cancelled"] = true }
-                if !item.warnings.isEmpty { entry["warnings"] = item.warnings }
-                return entry
-            },
-        ]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) else {
-            return "{}"
-        }
-        return String(decoding: data, as: UTF8.self)
+        BatchSummaryJSON.text(summary, seconds: seconds)
     }
 }

@@ -3,11 +3,10 @@ import Foundation
 /// Reads `SHIFTWORK_*` environment variables, the fallback for every command-line option.
 enum Environment {
     /// The value of `SHIFTWORK_<NAME>`, if set and not empty.
+    /// (`getenv`: `ProcessInfo.environment` builds a dictionary of the whole environment on every call.)
     static func value(_ name: String) -> String? {
-        guard let value = ProcessInfo.processInfo.environment["SHIFTWORK_\(name)"], !value.isEmpty else {
-            return nil
-        }
-        return value
+        guard let pointer = getenv("SHIFTWORK_\(name)"), pointer.pointee != 0 else { return nil }
+        return String(cString: pointer)
     }
 
     /// The option's value, else `SHIFTWORK_<NAME>`, else `nil`.
