@@ -1,52 +1,63 @@
-import Foundation
 import Wire
 
 /// A status reply as JSON: what `shiftwork status --json` prints and what the dashboard's `/api/status`
-/// and `/api/batches/ID` serve, from one function so that they agree.
+/// and `/api/batches/ID` serve, from one function so that they agree (written by ``JSONValue``, the same
+/// bytes `JSONSerialization` wrote).
 ///
 /// Strings keep their exact values (they came from the network: readers escape them where they show
 /// them, as the dashboard's page does by setting text, never markup).
-public enum StatusJSON {
-    /// The reply as a JSON object (`JSONSerialization` values).
-    public static func object(_ reply: StatusReply) -> [String: Any] {
-        [
-            "queued_tasks": reply.queuedTasks, "running_tasks": reply.runningTasks,
-            "completed_tasks": reply.completedTasks, "failed_tasks": reply.failedTasks,
-            "dropped_messages": reply.droppedMessages, "tasks_per_second": reply.tasksPerSecond,
-            "workers": reply.workers.map { worker -> [String: Any] in
-                ["id": worker.workerID, "hostname": worker.hostname, "slots": worker.slots, "running": worker.running,
-                 "completed": worker.completed, "failed": worker.failed, "last_seen_ms_ago": worker.lastSeenMsAgo,
-                 "dropped_messages": worker.droppedMessages, "version": worker.version]
-            },
-            "batches": reply.batches.map { object($0) },
-        ]
+package enum StatusJSON {
+    /// The reply as a JSON object.
+    package static func object(_ reply: StatusReply) -> JSONValue {
+        .object([
+            ("queued_tasks", .unsigned(UInt64(reply.queuedTasks))), ("running_tasks", .unsigned(UInt64(reply.runningTasks))),
+            ("completed_tasks", .unsigned(reply.completedTasks)), ("failed_tasks", .unsigned(reply.failedTasks)),
+            ("dropped_messages", .unsigned(reply.droppedMessages)), ("tasks_per_second", .number(reply.tasksPerSecond)),
+            ("workers", .array(reply.workers.map { worker in
+                .object([
+                    ("id", .string(worker.workerID)), ("hostname", .string(worker.hostname)),
+                    ("slots", .unsigned(UInt64(worker.slots))), ("running", .unsigned(UInt64(worker.running))),
+                    ("completed", .unsigned(worker.completed)), ("failed", .unsigned(worker.failed)),
+                    ("last_seen_ms_ago", .unsigned(worker.lastSeenMsAgo)),
+                    ("dropped_messages", .unsigned(worker.droppedMessages)), ("version", .string(worker.version)),
+                ])
+            })),
+            ("batches", .array(reply.batches.map { object($0) })),
+        ])
     }
 
     /// One batch as a JSON object, its items (`item_states`) included when the reply carried them, or
     /// `items` instead when given (the dashboard's event streams send only the items that changed).
-    public static func object(_ batch: BatchStatus, items: [ItemStatus]? = nil) -> [String: Any] {
-        ["id": batch.batchID, "items": batch.itemCount, "succeeded": batch.succeeded, "failed": batch.failed,
-         "cancelled": batch.cancelled, "priority": batch.priority, "idempotency_key": batch.idempotencyKey,
-         "item_states": (items ?? batch.items).map(object)]
+    package static func object(_ batch: BatchStatus, items: [ItemStatus]? = nil) -> JSONValue {
+        .object([
+            ("id", .string(batch.batchID)), ("items", .unsigned(UInt64(batch.itemCount))),
+            ("succeeded", .unsigned(UInt64(batch.succeeded))), ("failed", .unsigned(UInt64(batch.failed))),
+            ("cancelled", .unsigned(UInt64(batch.cancelled))), ("priority", .integer(Int(batch.priority))),
+            ("idempotency_key", .string(batch.idempotencyKey)),
+            ("item_states", .array((items ?? batch.items).map(object))),
+        ])
     }
 
     /// One item of a batch as a JSON object.
-    public static func object(_ item: ItemStatus) -> [String: Any] {
-        ["index": item.itemIndex, "source": item.source, "state": item.state, "error": item.error,
-         "warnings": item.warnings, "location": item.location, "attempts": item.attempts,
-         "failed_attempts": item.failedAttempts.map { attempt -> [String: Any] in
-             ["task": attempt.task, "attempt": attempt.attempt, "code": attempt.code.name, "error": attempt.error,
-              "transient": attempt.isTransient, "retried": attempt.retried,
-              "retry_delay_ms": attempt.retryDelayMs, "worker": attempt.worker,
-              "failed_at_unix_ms": attempt.failedUnixMilliseconds]
-         }]
+    package static func object(_ item: ItemStatus) -> JSONValue {
+        .object([
+            ("index", .unsigned(UInt64(item.itemIndex))), ("source", .string(item.source)), ("state", .string(item.state)),
+            ("error", .string(item.error)), ("warnings", .array(item.warnings.map(JSONValue.string))),
+            ("location", .string(item.location)), ("attempts", .unsigned(UInt64(item.attempts))),
+            ("failed_attempts", .array(item.failedAttempts.map { attempt in
+                .object([
+                    ("task", .string(attempt.task)), ("attempt", .unsigned(UInt64(attempt.attempt))),
+                    ("code", .string(attempt.code.name)), ("error", .string(attempt.error)),
+                    ("transient", .bool(attempt.isTransient)), ("retried", .bool(attempt.retried)),
+                    ("retry_delay_ms", .unsigned(UInt64(attempt.retryDelayMs))), ("worker", .string(attempt.worker)),
+                    ("failed_at_unix_ms", .unsigned(attempt.failedUnixMilliseconds)),
+                ])
+            })),
+        ])
     }
 
     /// `object` as text: pretty-printed, or on one line when `compact`; keys sorted.
-    public static func text(_ object: [String: Any], compact: Bool = false) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]) else {
-            return "{}"
-        }
-        return String(decoding: data, as: UTF8.self)
+    package static func text(_ object: JSONValue, compact: Bool = false) -> String {
+        compact ? object.compactText : object.text
     }
 }

@@ -102,7 +102,7 @@ public final class Dashboard: Sendable {
     }
 
     /// What an event carries, as a JSON object: with every item of the batch (the page's first event).
-    func eventObject(batchID: String?, status: DashboardStatus) -> [String: Any] {
+    func eventObject(batchID: String?, status: DashboardStatus) -> JSONValue {
         var everyItem = ItemChangeTracker()
         return eventObject(batchID: batchID, status: status, items: &everyItem)
     }
@@ -110,24 +110,24 @@ public final class Dashboard: Sendable {
     /// What an event carries, as a JSON object. The batch's `item_states` are the items that changed since
     /// the last event `items` tracked, and `item_states_complete` says whether they are all of them (else
     /// the page merges them into those it has, by index).
-    func eventObject(batchID: String?, status: DashboardStatus, items: inout ItemChangeTracker) -> [String: Any] {
-        var object: [String: Any] = ["previews": keepsOutputs, "history": history.withLock { $0.jsonObject },
-                                     "time": Int64(Date().timeIntervalSince1970 * 1000)]
+    func eventObject(batchID: String?, status: DashboardStatus, items: inout ItemChangeTracker) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("previews", .bool(keepsOutputs)), ("history", history.withLock { $0.jsonObject }),
+            ("time", .integer(Int(Date().timeIntervalSince1970 * 1000))),
+        ]
         if case .reply(let reply) = status {
-            object["coordinator"] = reply.coordinatorID
-            object["status"] = StatusJSON.object(reply)
+            members.append(("coordinator", .string(reply.coordinatorID)))
+            members.append(("status", StatusJSON.object(reply)))
         }
         if let batchID {
             if let problem = Self.unknownBatch(batchID, status) {
-                object["batch_error"] = ([problem.title] + problem.paragraphs).joined(separator: " ")
+                members.append(("batch_error", .string(([problem.title] + problem.paragraphs).joined(separator: " "))))
             } else if case .reply(let reply) = status, let batch = reply.batches.first {
                 let (changed, complete) = items.changes(in: batch.items)
-                var batchObject = StatusJSON.object(batch, items: changed)
-                batchObject["item_states_complete"] = complete
-                object["batch"] = batchObject
+                members.append(("batch", StatusJSON.object(batch, items: changed).setting("item_states_complete", .bool(complete))))
             }
         }
-        return object
+        return .object(members)
     }
 
     /// Why `batchID` cannot be shown (`nil` when `status` holds it).

@@ -70,6 +70,6 @@ public struct DashboardResponse: Sendable, Equatable {
     /// A JSON error for the `/api/` routes: `{"error": message}`.
     static func jsonError(status: Int, _ message: String, extraHeaders: [Header] = []) -> DashboardResponse {
         DashboardResponse(status: status, contentType: "application/json",
-                          text: StatusJSON.text(["error": message], compact: true), extraHeaders: extraHeaders)
+                          text: JSONValue.object([("error", .string(message))]).compactText, extraHeaders: extraHeaders)
     }
 }

@@ -49,8 +49,11 @@ public struct ThroughputHistory: Sendable, Equatable {
     }
 
     /// The samples as JSON values: `[{"t": ms, "tps": x, "queued": n, "running": n, "workers": n}]`.
-    public var jsonObject: [[String: Any]] {
-        samples.map { ["t": $0.unixMilliseconds, "tps": $0.tasksPerSecond, "queued": $0.queuedTasks, "running": $0.runningTasks,
-                       "workers": $0.workers] }
+    package var jsonObject: JSONValue {
+        .array(samples.map { sample in
+            .object([("t", .integer(Int(sample.unixMilliseconds))), ("tps", .number(sample.tasksPerSecond)),
+                     ("queued", .unsigned(UInt64(sample.queuedTasks))), ("running", .unsigned(UInt64(sample.runningTasks))),
+                     ("workers", .integer(sample.workers))])
+        })
     }
 }

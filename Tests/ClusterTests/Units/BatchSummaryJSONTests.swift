@@ -2,7 +2,7 @@
 import Foundation
 import XCTest
 
-/// `submit --json`'s document is written by `BatchSummaryJSON` (`PrettyJSON`) instead of `JSONSerialization`:
+/// `submit --json`'s document is written by `BatchSummaryJSON` (`JSONValue`) instead of `JSONSerialization`:
 /// the bytes must be the ones `JSONSerialization` writes for the same values, whatever the values hold.
 final class BatchSummaryJSONTests: XCTestCase {
     /// The dictionary `submit --json` gave `JSONSerialization` before (the reference).

@@ -146,7 +146,9 @@ final class DashboardRouterTests: XCTestCase {
             history.record(.init(unixMilliseconds: Int64(index), tasksPerSecond: Double(index), queuedTasks: 0, runningTasks: 0, workers: 1))
         }
         XCTAssertEqual(history.samples.map(\.unixMilliseconds), [3, 4, 5])
-        XCTAssertEqual(history.jsonObject.count, 3)
+        let samples = try? JSONSerialization.jsonObject(with: Data(history.jsonObject.compactText.utf8)) as? [[String: Any]]
+        XCTAssertEqual(samples?.count, 3)
+        XCTAssertEqual(samples?.map { $0["t"] as? Int }, [3, 4, 5])
     }
 
     func testTheTokenFileIsCheckedAndReadAgainWhenItChanges() throws {
