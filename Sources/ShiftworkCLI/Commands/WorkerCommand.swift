@@ -54,9 +54,13 @@ struct WorkerCommand: AsyncParsableCommand {
         guard computeThreads >= 1 else {
             throw CommandError("--compute-threads (or SHIFTWORK_COMPUTE_THREADS) must be at least 1: the images this worker filters at once")
         }
+        let slots = try Environment.resolve(slots, "SLOTS", default: WorkerConfiguration.defaultSlots(computeThreads: computeThreads))
+        guard (1...PeerInputRules.maxWorkerSlots).contains(slots) else {
+            throw CommandError("--slots (or SHIFTWORK_SLOTS) is \(slots): give 1 to \(PeerInputRules.maxWorkerSlots), the tasks this worker runs at once")
+        }
         var configuration = WorkerConfiguration(
             coordinator: coordinator.endpoint,
-            slots: try Environment.resolve(slots, "SLOTS", default: WorkerConfiguration.defaultSlots(computeThreads: computeThreads)),
+            slots: slots,
             computeThreads: computeThreads,
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
             fetch: try download.configuration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),

@@ -34,6 +34,22 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(assignments(out).map(\.taskID), ["t2"], "one slot freed, one task sent")
     }
 
+    func testAHelloWithAbsurdSlotsIsRefusedAndRegistersNothing() {
+        var dispatcher = makeDispatcher()
+        for slots in [UInt32(PeerInputRules.maxWorkerSlots) + 1, UInt32.max] {
+            let out = dispatcher.register(WorkerHello(workerID: "", slots: slots), peer: worker, now: now)
+            guard case .refusal(let refusal)? = out.first?.message, out.count == 1 else { return XCTFail("\(out)") }
+            XCTAssertEqual(refusal.code, .limit)
+            XCTAssertTrue(refusal.reason.contains("\(slots) slots"), refusal.reason)
+            XCTAssertTrue(refusal.reason.contains("\(PeerInputRules.maxWorkerSlots)"), "names the limit: \(refusal.reason)")
+            XCTAssertTrue(dispatcher.workers.isEmpty, "a refused hello registers nothing")
+        }
+        let out = dispatcher.register(
+            WorkerHello(workerID: "w1", slots: UInt32(PeerInputRules.maxWorkerSlots)), peer: worker, now: now)
+        guard case .welcome? = out.first?.message else { return XCTFail("the limit itself is accepted: \(out)") }
+        XCTAssertEqual(dispatcher.workers[worker]?.slots, PeerInputRules.maxWorkerSlots)
+    }
+
     func testHigherPriorityTasksGoFirst() {
         var dispatcher = makeDispatcher()
         _ = dispatcher.enqueue(task("low"), priority: 0)

@@ -9,6 +9,16 @@ public enum PeerInputRules {
     public static let maxWorkerIDBytes = 128
     /// The longest source (URL or path) accepted, in UTF-8 bytes.
     public static let maxSourceBytes = 8192
+    /// The most slots a worker may offer in its `WorkerHello` (and `shiftwork worker --slots` takes): far
+    /// above what a machine runs at once (the default is twice the compute threads), and low enough that
+    /// the coordinator's per-worker bookkeeping (one free-slot bucket per slot) stays small.
+    public static let maxWorkerSlots = 4096
+
+    /// Why a worker's `slots` is refused, or `nil` when it is fine: 0 (taken as 1) to ``maxWorkerSlots``.
+    public static func workerSlotsProblem(_ slots: UInt32) -> String? {
+        guard slots > maxWorkerSlots else { return nil }
+        return "the worker offers \(slots) slots, more than the limit of \(maxWorkerSlots)"
+    }
 
     /// Why `workerID` is refused, or `nil` when it is fine: 1 to 128 of `A–Z a–z 0–9 . _ - : @`
     /// (host names, container names and the default `HOST-PID-RANDOM` fit).

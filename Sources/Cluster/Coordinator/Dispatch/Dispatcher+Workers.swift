@@ -12,6 +12,10 @@ extension Dispatcher {
             return [Outbound(peer: peer, message: .refusal(Refusal(
                 code: .invalidRequest, reason: "\(problem): start the worker with another --worker-id")))]
         }
+        if let problem = PeerInputRules.workerSlotsProblem(hello.slots) {
+            return [Outbound(peer: peer, message: .refusal(Refusal(
+                code: .limit, reason: "\(problem): start the worker with a lower --slots")))]
+        }
         // A worker that says hello again has forgotten its tasks (it cancels them on welcome).
         removeWorker(peer)
         addWorker(WorkerRecord(
