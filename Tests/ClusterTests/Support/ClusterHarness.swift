@@ -65,9 +65,13 @@ final class ClusterHarness {
         return object
     }
 
-    /// Polls the cluster status until `condition` holds or `timeout` passes; returns the last status.
+    /// Polls the cluster status until `condition` holds, and returns that status. Throws (the test fails, with
+    /// the last status and every process's output) when `timeout` passes first: a state that never came is
+    /// never mistaken for one that did.
+    @discardableResult
     func waitForStatus(_ endpoint: String, batch: String? = nil, keyArguments: [String] = [], timeout: Duration = .seconds(30),
-                       until condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
+                       until condition: ([String: Any]) -> Bool,
+                       file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         var last: [String: Any] = [:]
         while ContinuousClock.now < deadline {
@@ -75,7 +79,9 @@ final class ClusterHarness {
             if condition(last) { return last }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return last
+        let text = (try? JSONSerialization.data(withJSONObject: last, options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "\(last)"
+        throw HarnessError("\(file):\(line): the status the test waited for did not come in \(timeout); the last was \(text)\n\(allOutput)")
     }
 
     /// A client of the coordinator at `endpoint` in this process (not a CLI process), closed in `stopAll()`.
@@ -85,15 +91,20 @@ final class ClusterHarness {
         return client
     }
 
-    /// Polls the coordinator's status in this process, through `client`, until `condition` holds or `timeout`
-    /// passes; returns the last reply. A request on an open socket takes milliseconds where a `shiftwork status`
-    /// process takes hundreds of them on a loaded machine: for timing what the coordinator and workers do
+    /// Polls the coordinator's status in this process, through `client`, until `condition` holds, and returns
+    /// that reply; throws when `timeout` passes first. A request on an open socket takes milliseconds where a
+    /// `shiftwork status` process takes hundreds of them on a loaded machine: for timing what the coordinator and workers do
     /// (docs/benchmarks.md, "`make test`: debug build flags, the cancel-timing tests").
+    @discardableResult
     func waitForStatus(_ client: ClusterClient, timeout: Duration = .seconds(30),
-                       until condition: (StatusReply) -> Bool) async throws -> StatusReply {
+                       until condition: (StatusReply) -> Bool,
+                       file: StaticString = #filePath, line: UInt = #line) async throws -> StatusReply {
         let deadline = ContinuousClock.now + timeout
         var last = try await client.status()
-        while !condition(last), ContinuousClock.now < deadline {
+        while !condition(last) {
+            guard ContinuousClock.now < deadline else {
+                throw HarnessError("\(file):\(line): the status the test waited for did not come in \(timeout); the last was \(last)\n\(allOutput)")
+            }
             try await Task.sleep(for: .milliseconds(10))
             last = try await client.status()
         }
