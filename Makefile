@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT ?= out/demo
 
-.PHONY: setup build release demo test test-unit test-tsan proto bench clean
+.PHONY: setup build release demo test test-unit test-tsan proto clean
 
 ## Installs the Debian packages the build needs (only those missing).
 setup:
@@ -26,12 +26,30 @@ FUZZ_SECONDS ?= 60
 test: setup
 	scripts/test-all $(FUZZ_SECONDS)
 
+## Builds and runs the Swift tests that start no `shiftwork` process: every test target but ClusterTests'
+## process tests (Tests/ClusterTests/Processes, TiltShiftCommandTests), in one `swift test` (XCTest's summary
+## at the end). Minutes where `make test` takes a quarter of an hour; `scripts/test-units` says more.
+test-unit: setup
+	scripts/test-units --all
+
+## Builds and runs the tests that run under ThreadSanitizer (as `make test` does beside the others): the
+## engine's (scripts/test-operations-tsan, its own small package) and the package's threaded tests
+## (scripts/test-package-tsan, a TSan build of the whole graph in .build-tsan). Fails on any TSan report.
+test-tsan: setup
+	scripts/test-operations-tsan
+	scripts/test-package-tsan
+
 ## Regenerates the generated protobuf code from proto/ (commit the result): Sources/CShiftworkProto
-## (protobuf-c) and the Python client's clients/python/src/shiftwork_client/_proto (protoc).
+## (protobuf-c), the Python client's clients/python/src/shiftwork_client/_proto (protoc), and the golden
+## wire bytes Tests/WireGolden/*/*.bin (protoc --encode of the .txtpb beside each).
 proto: setup
 	scripts/setup-python
 	scripts/generate-proto
 	scripts/generate-proto-python
+	scripts/generate-wire-golden
+
+## There is no `make bench`: each benchmark is a script of its own (scripts/bench-*, release builds, minutes to
+## an hour each); docs/benchmarks.md gives, for every figure of record, the command that reproduces it.
 
 clean:
 	rm -rf .build .build-* out
