@@ -27,10 +27,11 @@ test: setup
 	scripts/test-all $(FUZZ_SECONDS)
 
 ## Builds and runs the Swift tests that start no `shiftwork` process: every test target but ClusterTests'
-## process tests (Tests/ClusterTests/Processes, TiltShiftCommandTests), in one `swift test` (XCTest's summary
-## at the end). Minutes where `make test` takes a quarter of an hour; `scripts/test-units` says more.
+## process tests (Tests/ClusterTests/Processes, TiltShiftCommandTests), each in a process of its own as
+## `make test` runs them (`--parallel`: the failed tests' output and the exit status tell the outcome).
+## Minutes where `make test` takes several; `scripts/test-units` says more.
 test-unit: setup
-	scripts/test-units --all
+	scripts/test-units --all --parallel
 
 ## Builds and runs the tests that run under ThreadSanitizer (as `make test` does beside the others): the
 ## engine's (scripts/test-operations-tsan, its own small package) and the package's threaded tests
