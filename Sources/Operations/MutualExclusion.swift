@@ -1,3 +1,4 @@
+import Runtime
 
 /// A condition that lets at most `limit` operations of the same `category` execute at once, process-wide
 /// (the seeds' `MutuallyExclusive`; with `limit > 1`, for example "at most 4 downloads per host").
