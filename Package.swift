@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Deque and Heap for the engine's and the dispatcher's queues (already in the graph through
+        // swift-async-algorithms; measured against the hand-written ones: docs/benchmarks.md).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // MARK: System and generated C code
@@ -62,7 +65,7 @@ let package = Package(
         // Locks, threads of our own and ThreadSanitizer annotations: what every layer runs on (no engine, no I/O).
         .target(name: "Runtime"),
         // The operations engine: operations, queues, dependencies, injection, groups, conditions.
-        .target(name: "Operations", dependencies: ["Runtime"]),
+        .target(name: "Operations", dependencies: ["Runtime", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "Wire", dependencies: ["CShiftworkProto"]),
         .target(name: "Messaging", dependencies: ["CZeroMQ", "Runtime"]),
         // The HTTP server of the metrics, dashboard and health endpoints (and of the tests' origin server).
@@ -90,6 +93,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
 
@@ -110,6 +115,16 @@ let package = Package(
             name: "OperationsBenchmark",
             dependencies: ["Runtime", "Operations"],
             path: "Benchmarks/OperationsBenchmark"
+        ),
+
+        .executableTarget(
+            name: "QueueBenchmark",
+            dependencies: [
+                "Operations",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            path: "Benchmarks/QueueBenchmark"
         ),
 
         .executableTarget(

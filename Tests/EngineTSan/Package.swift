@@ -12,9 +12,14 @@ import PackageDescription
 let package = Package(
     name: "EngineTSan",
     platforms: [.macOS(.v15)],
+    // The engine's queues are swift-collections' Deque, as in the main package.
+    dependencies: [.package(url: "https://github.com/apple/swift-collections", from: "1.1.0")],
     targets: [
         .target(name: "Runtime", path: "Runtime"),
-        .target(name: "Operations", dependencies: ["Runtime"], path: "Operations"),
+        .target(
+            name: "Operations",
+            dependencies: ["Runtime", .product(name: "DequeModule", package: "swift-collections")],
+            path: "Operations"),
         // The test helper module OperationsTests imports, reduced to the file it uses (no HTTP server, no libcurl).
         .target(name: "ShiftworkTestSupport", path: "Support"),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ShiftworkTestSupport"], path: "RuntimeTests"),
