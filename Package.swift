@@ -5,7 +5,8 @@ import PackageDescription
 ///
 /// Layers (dependencies point down):
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
-///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl);
+///   all → Runtime (locks, threads, ThreadSanitizer annotations) and the C targets (CZeroMQ, CShiftworkProto,
+///   CImageCodecs, CCurl); Operations (the engine) → Runtime; Imaging, Fetching, Cluster → Operations;
 ///   Cluster → HTTPEndpoints → CMicroHTTPD (the HTTP endpoints, on Debian's libmicrohttpd)
 /// libcurl, libavif and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
 /// a command that needs none of them does not pay for loading them (docs/architecture.md, "Shared libraries").
@@ -16,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "shiftwork", targets: ["ShiftworkCLI"]),
+        .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Operations", targets: ["Operations"]),
         .library(name: "Imaging", targets: ["Imaging"]),
         .library(name: "Fetching", targets: ["Fetching"]),
@@ -29,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Deque and Heap for the engine's and the dispatcher's queues (already in the graph through
+        // swift-async-algorithms; measured against the hand-written ones: docs/benchmarks.md).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // MARK: System and generated C code
@@ -57,14 +62,17 @@ let package = Package(
         ),
 
         // MARK: Libraries
-        .target(name: "Operations"),
+        // Locks, threads of our own and ThreadSanitizer annotations: what every layer runs on (no engine, no I/O).
+        .target(name: "Runtime"),
+        // The operations engine: operations, queues, dependencies, injection, groups, conditions.
+        .target(name: "Operations", dependencies: ["Runtime", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "Wire", dependencies: ["CShiftworkProto"]),
-        .target(name: "Messaging", dependencies: ["CZeroMQ", "Operations"]),
+        .target(name: "Messaging", dependencies: ["CZeroMQ", "Runtime"]),
         // The HTTP server of the metrics, dashboard and health endpoints (and of the tests' origin server).
-        .target(name: "HTTPEndpoints", dependencies: ["CMicroHTTPD", "Operations"]),
+        .target(name: "HTTPEndpoints", dependencies: ["CMicroHTTPD", "Runtime"]),
         .target(
             name: "Imaging",
-            dependencies: ["CImageCodecs", "Operations"],
+            dependencies: ["CImageCodecs", "Runtime", "Operations"],
             // The pixel kernels are optimised in debug builds too: unoptimised SIMD code filters at 0.2 MP/s
             // (a 36-megapixel image takes three minutes), which makes debug builds and their tests useless
             // for images of real size.
@@ -75,16 +83,18 @@ let package = Package(
         ),
         .target(
             name: "Fetching",
-            dependencies: ["Imaging", "Operations", "CCurl"]
+            dependencies: ["Imaging", "Runtime", "Operations", "CCurl"]
         ),
         .target(
             name: "Cluster",
             dependencies: [
-                "Operations", "Wire", "Messaging", "Imaging", "Fetching", "HTTPEndpoints",
+                "Runtime", "Operations", "Wire", "Messaging", "Imaging", "Fetching", "HTTPEndpoints",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
 
@@ -92,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "ShiftworkCLI",
             dependencies: [
-                "Cluster", "Imaging", "Fetching", "Operations", "Messaging", "Wire", "HTTPEndpoints",
+                "Cluster", "Imaging", "Fetching", "Runtime", "Messaging", "Wire", "HTTPEndpoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,8 +113,18 @@ let package = Package(
         // MARK: Benchmarks (run by scripts/bench-*; never by tests)
         .executableTarget(
             name: "OperationsBenchmark",
-            dependencies: ["Operations"],
+            dependencies: ["Runtime", "Operations"],
             path: "Benchmarks/OperationsBenchmark"
+        ),
+
+        .executableTarget(
+            name: "QueueBenchmark",
+            dependencies: [
+                "Operations",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            path: "Benchmarks/QueueBenchmark"
         ),
 
         .executableTarget(
@@ -121,7 +141,7 @@ let package = Package(
         // MARK: Test support (a real HTTP server on 127.0.0.1, process helpers); used only by tests
         .target(
             name: "ShiftworkTestSupport",
-            dependencies: ["HTTPEndpoints", "CCurl", "Operations"],
+            dependencies: ["HTTPEndpoints", "CCurl", "Runtime"],
             path: "Tests/Support"
         ),
 
@@ -133,14 +153,15 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "OperationsTests", dependencies: ["Operations", "ShiftworkTestSupport"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ShiftworkTestSupport"]),
+        .testTarget(name: "OperationsTests", dependencies: ["Runtime", "Operations", "ShiftworkTestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "ShiftworkTestSupport"]),
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Operations"]),
-        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "Operations"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Runtime"]),
+        .testTarget(name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "Runtime"]),
         .testTarget(
             name: "ImagingTests",
             dependencies: [
-                "Imaging", "ShiftworkTestSupport", "CTestSupport",
+                "Imaging", "Runtime", "ShiftworkTestSupport", "CTestSupport",
             ],
             resources: [.copy("Fixtures")],
             // Optimised in debug builds too, like Imaging: the tests hold the kernels to exact reference
@@ -152,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
-                "Cluster", "ClusterSimulation", "Imaging", "Messaging", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
+                "Cluster", "ClusterSimulation", "Imaging", "Messaging", "Runtime", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

@@ -21,6 +21,7 @@
 import Dispatch
 import Foundation
 import Operations
+import Runtime
 
 let arguments = CommandLine.arguments
 func argument(_ name: String, default value: Double) -> Double {

@@ -1,5 +1,6 @@
 import Imaging
 import Operations
+import Runtime
 
 /// Fetches one source, an image or a manifest (a text list of images), as an operation of the engine:
 /// what a worker runs for a download task, so that a batch can grow from a manifest.

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Operations
+import Runtime
 
 /// Fetches images: downloads `http(s)://` URLs and, when allowed, reads local files (`file://` URLs and
 /// paths), with a size limit, timeouts, a minimum rate, a total time limit and capped redirects.

@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Foundation
-import Operations
+import Runtime
 
 /// An HTTP/1.1 server for small endpoints (metrics, the dashboard, health probes, the tests' origin
 /// server) on GNU libmicrohttpd: each connection on a thread of its own, each request answered by

@@ -1,5 +1,5 @@
 import CImageCodecs
-import Operations
+import Runtime
 
 /// What decoding, filtering and encoding check between rows to stop early: the ``CancellationFlag`` of
 /// the work (raised when the task awaiting a ``ComputeThreads`` job is cancelled) and, when the imaging

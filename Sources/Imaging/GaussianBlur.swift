@@ -1,4 +1,4 @@
-import Operations
+import Runtime
 
 /// A Gaussian blur that costs the same per pixel whatever σ (a recursive filter, see `RecursiveGaussian`),
 /// vectorised with SIMD (`KernelVariant`), and optionally blended row by row with the original (the tilt-shift).

@@ -1,5 +1,5 @@
 import CImageCodecs
-import Operations
+import Runtime
 
 /// Format-independent decoding (by magic bytes) and encoding.
 public enum ImageCodec {

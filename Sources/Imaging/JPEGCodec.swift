@@ -1,5 +1,5 @@
 import CImageCodecs
-import Operations
+import Runtime
 
 /// JPEG decoding and encoding through libjpeg-turbo (via the CImageCodecs shim).
 public enum JPEGCodec {

@@ -1,5 +1,5 @@
 import CImageCodecs
-import Operations
+import Runtime
 
 /// PNG decoding through libpng, encoding through our ISA-L encoder or libpng (via the CImageCodecs shim).
 public enum PNGCodec {

@@ -1,12 +1,12 @@
 import CImageCodecs
 import Dispatch
-import Operations
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Runtime
 
 /// The tilt-shift's blur and blend over an image that streams through in rows: rows go in top to bottom,
 /// filtered rows come out top to bottom, and only a window of rows is ever held, whatever the image's height.

@@ -1,4 +1,4 @@
-import Operations
+import Runtime
 
 /// The tilt-shift filter on decoded pixels: Gaussian blur blended over the original through `TiltShiftMask`.
 public enum TiltShiftFilter {

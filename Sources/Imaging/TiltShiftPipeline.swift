@@ -1,10 +1,10 @@
-import Operations
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Runtime
 
 /// The result of `TiltShiftPipeline.process`: encoded bytes and what they hold.
 public struct ProcessedImage: Sendable {

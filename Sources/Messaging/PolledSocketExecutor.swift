@@ -5,7 +5,7 @@ import Foundation
 /// its messages and sends on one thread, which sleeps in one `zmq_poll` on the socket, the `eventfd` that
 /// wakes it for new jobs, and the next timer deadline.
 ///
-/// Compared with an actor on a ``ThreadExecutor``-like thread talking to a ``SocketChannel`` (a second
+/// Compared with an actor on a thread of its own talking to a ``SocketChannel`` (a second
 /// thread), a message in or out crosses one thread less: received messages are handed to the actor
 /// synchronously, every message waiting in one group (`onMessages`), and a send made on the thread goes
 /// to `zmq_send` at once, with no outbox and no wake-up of another thread.

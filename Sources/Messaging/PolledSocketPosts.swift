@@ -1,5 +1,5 @@
 import Glibc
-import Operations
+import Runtime
 import Synchronization
 
 /// What other threads hand to a ``PolledSocketExecutor``'s thread: jobs to run, messages to send, a

@@ -1,6 +1,6 @@
 import CZeroMQ
 import Foundation
-import Operations
+import Runtime
 import Synchronization
 
 /// A ZeroMQ socket that lives on a thread of its own, with an async interface any task may use.

@@ -1,6 +1,6 @@
 import CZeroMQ
 import Foundation
-import Operations
+import Runtime
 import Synchronization
 
 /// The ZAP handler (ZeroMQ Authentication Protocol, RFC 27) of a `MessagingContext`: it decides which

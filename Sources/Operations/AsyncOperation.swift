@@ -1,3 +1,4 @@
+import Runtime
 import Synchronization
 
 /// A unit of asynchronous work with a lifecycle, dependencies, conditions, observers and cancellation.

@@ -1,3 +1,4 @@
+import Runtime
 
 /// An operation completed by an external event: `execute()` runs `onStart` (for example, send a task to a
 /// worker over the network) and then suspends, without blocking a thread, until ``complete(with:)`` or

@@ -1,3 +1,4 @@
+import Runtime
 
 /// Serializes changes to the dependency graph so that the cycle check and the insertion of an edge are
 /// atomic across all operations. Lock order: `graphLock`, then one operation's lock at a time.

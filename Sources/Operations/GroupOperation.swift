@@ -1,3 +1,4 @@
+import Runtime
 
 /// An operation made of child operations, which run on the group's own ``childQueue`` once the group
 /// executes. The group finishes after every child has finished, children added while it runs included.

@@ -1,3 +1,5 @@
+import DequeModule
+import Runtime
 
 /// A condition that lets at most `limit` operations of the same `category` execute at once, process-wide
 /// (the seeds' `MutuallyExclusive`; with `limit > 1`, for example "at most 4 downloads per host").
@@ -105,9 +107,9 @@ final class ExclusivityController: Sendable {
         var waiting: [UInt64: Waiter] = [:]
         /// Waiter IDs by group, each in arrival order. The ID of a waiter cancelled meanwhile stays until
         /// its turn comes and is passed over then (or dropped by `compact`); so does a group left without waiters.
-        var groups: [String: FIFOQueue<UInt64>] = [:]
+        var groups: [String: Deque<UInt64>] = [:]
         /// Groups with waiters, in turn order.
-        var turns = FIFOQueue<String>()
+        var turns = Deque<String>()
         /// IDs in `groups` whose waiter was cancelled.
         var departed = 0
 
@@ -116,7 +118,7 @@ final class ExclusivityController: Sendable {
         mutating func append(_ waiter: Waiter, group: String) {
             waiting[waiter.id] = waiter
             if groups[group] == nil {
-                groups[group] = FIFOQueue()
+                groups[group] = Deque()
                 turns.append(group)
             }
             groups[group]?.append(waiter.id)
@@ -152,7 +154,7 @@ final class ExclusivityController: Sendable {
             departed += 1
             if waiting.isEmpty {
                 groups = [:]
-                turns = FIFOQueue()
+                turns = Deque()
                 departed = 0
             } else if departed > max(64, waiting.count) {
                 compact()
@@ -164,8 +166,8 @@ final class ExclusivityController: Sendable {
         /// that a category's memory follows its waiters (O(1) amortised per cancel).
         private mutating func compact() {
             for (group, queue) in groups {
-                var kept = FIFOQueue<UInt64>()
-                for id in queue.elements where waiting[id] != nil { kept.append(id) }
+                var kept = Deque<UInt64>()
+                for id in queue where waiting[id] != nil { kept.append(id) }
                 groups[group] = kept
             }
             departed = 0

@@ -1,3 +1,4 @@
+import Runtime
 import Synchronization
 
 /// One Swift task that runs operations one after another (internal; it used to be called `Worker`, a

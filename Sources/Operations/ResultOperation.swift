@@ -1,3 +1,4 @@
+import Runtime
 
 /// An operation that produces an `Output` (``ResultProducing``): from a closure, or by overriding
 /// ``produce()`` in a subclass.

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Runtime
 
 /// The launched operations waiting for a runner, and the ``OperationRunner``s that run them: one pool per
 /// task priority, shared by every ``WorkQueue``.

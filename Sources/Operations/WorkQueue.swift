@@ -1,3 +1,4 @@
+import Runtime
 
 /// Runs ``AsyncOperation``s: the engine's counterpart of Foundation's `OperationQueue` (named
 /// `WorkQueue` so it never clashes with Foundation's type).

@@ -2,13 +2,13 @@ import ArgumentParser
 import Fetching
 import Foundation
 import Imaging
-import Operations
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Runtime
 
 /// `shiftwork tiltshift INPUT OUTPUT [options]`: applies the tilt-shift to one image, locally.
 struct TiltShiftCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPEndpoints
-import Operations
+import Runtime
 import XCTest
 
 /// `HTTPEndpointServer` on 127.0.0.1 through plain sockets: keep-alive, HEAD, dropped connections, the

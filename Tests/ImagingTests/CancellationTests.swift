@@ -1,5 +1,5 @@
 import Imaging
-import Operations
+import Runtime
 import XCTest
 
 /// A raised `CancellationFlag` stops each stage (the codecs inside their row loops, in C), so that work

@@ -1,6 +1,6 @@
 import Foundation
 @testable import Messaging
-import Operations
+import Runtime
 import XCTest
 
 /// The ZAP handler with real CurveZMQ sockets over loopback TCP: a listed key gets in, an unlisted one

@@ -1,5 +1,6 @@
 import Foundation
 import Operations
+import Runtime
 import XCTest
 
 // The code of docs/operations.md, verbatim (testDocumentationIsInSync checks it): every example in the

@@ -1,4 +1,5 @@
 import Operations
+import Runtime
 import XCTest
 
 /// `ExternalOperation`: started synchronously, finished from outside without a Swift task waiting;

@@ -1,4 +1,5 @@
 import Operations
+import Runtime
 import XCTest
 
 // The seeds' examples (Concurrency by Tutorials ch. 9, the Operations framework's injection and group

@@ -1,4 +1,5 @@
 import Operations
+import Runtime
 import XCTest
 
 /// A thread-safe list of events, for asserting orders.

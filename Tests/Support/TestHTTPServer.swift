@@ -1,11 +1,11 @@
 import HTTPEndpoints
-import Operations
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Runtime
 
 /// A real HTTP/1.1 server on 127.0.0.1 (or another local address; an ephemeral port) for tests: serves
 /// registered routes and directories of files, and simulates the failures a downloader must survive (404, 5xx, redirects,

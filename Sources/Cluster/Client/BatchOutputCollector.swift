@@ -1,7 +1,7 @@
 import Foundation
 import Fetching
 import Imaging
-import Operations
+import Runtime
 import Wire
 
 /// Turns a batch's event stream into output files in a directory and a summary: what `submit`, `run`,

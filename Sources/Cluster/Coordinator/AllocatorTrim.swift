@@ -1,5 +1,5 @@
 import Foundation
-import Operations
+import Runtime
 
 /// Gives the memory the C allocator holds free back to the system (glibc's `malloc_trim`) once the
 /// coordinator let batches go. glibc returns a heap's free memory only from its top, and only above

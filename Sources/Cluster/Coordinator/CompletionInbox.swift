@@ -1,4 +1,4 @@
-import Operations
+import Runtime
 import Synchronization
 import Wire
 

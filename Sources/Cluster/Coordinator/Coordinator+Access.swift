@@ -1,6 +1,6 @@
 import Foundation
 import Messaging
-import Operations
+import Runtime
 import Wire
 
 /// Roles for keys: each message is checked against the roles its sender's key has (`AccessPolicy`) before

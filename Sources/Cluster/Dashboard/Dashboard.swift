@@ -1,5 +1,5 @@
 import Foundation
-import Operations
+import Runtime
 import Wire
 
 /// The coordinator's live web dashboard: the cluster, its batches and one batch's items, read from a

@@ -1,6 +1,6 @@
 import Foundation
 import Imaging
-import Operations
+import Runtime
 
 /// Small JPEG previews of finished outputs for the dashboard, made from the files the coordinator keeps
 /// (`--data-dir`) on a thread of their own (read, decode, scale down, encode: never on the cooperative

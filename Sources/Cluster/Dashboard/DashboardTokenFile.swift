@@ -1,5 +1,5 @@
 import Foundation
-import Operations
+import Runtime
 
 /// The dashboard's token, from the file of `--dashboard-token-file`: read at start (where a missing,
 /// short or malformed token stops the coordinator with a message that says how to make one) and again

@@ -1,6 +1,7 @@
 import Fetching
 import Imaging
 import Operations
+import Runtime
 import Wire
 
 /// Turns a task assignment into an operation of the engine, and the finished operation into the

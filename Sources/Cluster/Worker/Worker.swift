@@ -4,6 +4,7 @@ import Imaging
 import Logging
 import Messaging
 import Operations
+import Runtime
 import ServiceLifecycle
 import Wire
 

@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Operations
+import Runtime
 
 /// The thread that drives every HTTP transfer of an ``ImageFetcher``: one libcurl multi handle, polled
 /// by one thread of its own, so that no transfer ever blocks Swift's cooperative pool.

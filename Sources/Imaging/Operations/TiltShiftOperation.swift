@@ -1,4 +1,5 @@
 import Operations
+import Runtime
 
 /// Decodes an encoded image, applies the tilt-shift and encodes the result, as an operation of the
 /// engine. Its input is usually injected from a fetch (module Fetching); set `input` by hand otherwise.

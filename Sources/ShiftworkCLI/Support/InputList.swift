@@ -1,7 +1,7 @@
 import Cluster
 import Fetching
 import Foundation
-import Operations
+import Runtime
 
 /// The inputs given on the command line, made ready to submit: local paths become absolute, URLs stay as
 /// they are, and a local directory becomes the images inside it (``ImageDirectory``: recursive, sorted,

@@ -1,5 +1,5 @@
 import Foundation
-import Operations
+import Runtime
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
 import Messaging
-import Operations
+import Runtime
 import Wire
 
 /// A peer played on a real ZeroMQ socket, so that a test can send what a `shiftwork` process never would

@@ -1,5 +1,5 @@
 @testable import Cluster
-import Operations
+import Runtime
 import Synchronization
 import XCTest
 

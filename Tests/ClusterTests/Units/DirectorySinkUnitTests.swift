@@ -1,6 +1,6 @@
 @testable import Cluster
 import Foundation
-import Operations
+import Runtime
 import Wire
 import XCTest
 

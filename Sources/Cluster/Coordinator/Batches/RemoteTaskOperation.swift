@@ -1,5 +1,6 @@
 import Foundation
 import Operations
+import Runtime
 import Synchronization
 import Wire
 

@@ -1,3 +1,5 @@
+import DequeModule
+import HeapModule
 import Operations
 
 /// The tasks waiting for a worker slot, and which goes next: fair share between clients, and between
@@ -49,7 +51,7 @@ struct FairShareQueue {
         let stride: UInt64
         var pass: UInt64 = 0
         /// Lanes with tasks, served round robin.
-        var ring = FIFOQueue<Int>()
+        var ring = Deque<Int>()
         var isScheduled = false
         /// Lanes of the flow that exist (with tasks, or removed ones still to skip).
         var lanes = 0
@@ -128,8 +130,7 @@ struct FairShareQueue {
             virtualTime = flows[flow].pass
             flows[flow].pass += flows[flow].stride
             if !flows[flow].ring.isEmpty {
-                let pass = flows[flow].pass
-                heap.updateMin { $0.pass = pass }
+                heap.replaceMin(with: FlowPass(pass: flows[flow].pass, order: least.order, flow: flow))
             } else {
                 heap.popMin()
                 flows[flow].isScheduled = false
@@ -197,7 +198,7 @@ struct FairShareQueue {
         flows = []
         freeFlows = []
         flowByClass = [:]
-        heap.removeAll()
+        heap = PassHeap()
         removed = []
     }
 }

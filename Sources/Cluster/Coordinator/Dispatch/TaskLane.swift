@@ -1,3 +1,5 @@
+import DequeModule
+import HeapModule
 import Operations
 
 /// The tasks of one batch waiting for a slot, in the batch's own order: higher urgencies first (a
@@ -45,9 +47,9 @@ struct TaskLane {
     /// One urgency's tasks, least key first: keys that arrive in order in a FIFO, those that arrive behind a
     /// larger key in a min-heap (`late`), and a stack of tasks pushed to the front.
     private struct Level {
-        private var queue = FIFOQueue<TaskKey>()
+        private var queue = Deque<TaskKey>()
         private var lastQueued: TaskKey = 0
-        private var late = MinHeap<TaskKey>()
+        private var late = Heap<TaskKey>()
         var front: [TaskKey] = []
         var isEmpty: Bool { queue.isEmpty && late.isEmpty && front.isEmpty }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Operations
+import Runtime
 
 /// A directory every worker reaches (a shared volume): each output is written as a nameless file
 /// (`O_TMPFILE`; a hidden temporary name where the file system has none), synced, and linked under its

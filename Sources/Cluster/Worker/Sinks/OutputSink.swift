@@ -1,6 +1,6 @@
 import Fetching
 import Foundation
-import Operations
+import Runtime
 
 /// Where a worker writes a batch's outputs itself (`TaskAssignment.sink`), so that their bytes never
 /// cross the coordinator: only `StoredOutput`, their metadata, does.

@@ -1,5 +1,5 @@
 import Fetching
-import Operations
+import Runtime
 
 /// An S3 bucket (or an S3-compatible store) under a prefix, `s3://BUCKET/PREFIX`: each output is one
 /// signed PUT from the worker (libcurl's AWS SigV4, on the fetcher's transfer thread) to `PREFIX/NAME`.

@@ -1,5 +1,6 @@
 import Imaging
 import Operations
+import Runtime
 import Wire
 
 /// A tilt-shift whose output goes to a sink from the worker itself: the pipeline runs on the worker's

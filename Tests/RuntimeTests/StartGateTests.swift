@@ -1,5 +1,5 @@
 import Dispatch
-import Operations
+import Runtime
 import XCTest
 
 /// `StartGate`: starting and giving up race, and exactly one of them wins.

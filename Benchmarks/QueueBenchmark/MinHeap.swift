@@ -1,5 +1,5 @@
-/// A binary min-heap: the least element first, O(log n) per insertion and removal. The dispatcher's
-/// queues keep theirs in one: `FairShareQueue` its flows by pass, `TaskLane` its late task keys.
+/// The binary min-heap the dispatcher's queues used before swift-collections' `Heap` replaced it, kept here as
+/// the yardstick it was measured against.
 struct MinHeap<Element: Comparable> {
     private var elements: [Element] = []
 

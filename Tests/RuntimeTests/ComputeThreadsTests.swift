@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Operations
+import Runtime
 import XCTest
 
 /// `ComputeThreads`: CPU-bound work on threads of its own, cancellable while it runs and while it waits.

@@ -1,5 +1,5 @@
 import Foundation
-import Operations
+import Runtime
 import XCTest
 
 /// A result handed from a thread of one's own to the task that awaits it, as `ComputeThreads` hands an

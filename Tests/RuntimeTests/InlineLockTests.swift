@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Operations
+import Runtime
 import Synchronization
 import XCTest
 

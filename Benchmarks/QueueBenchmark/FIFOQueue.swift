@@ -1,4 +1,6 @@
-/// A first-in first-out queue on an array with a moving head: O(1) amortised to append and to take
+/// The FIFO queue the engine and the dispatcher used before swift-collections' `Deque` replaced it, kept here
+/// as the yardstick (in this module, so specialised: its best case; from Operations it was not). A queue on an
+/// array with a moving head: O(1) amortised to append and to take
 /// from the front, the consumed front given back once it is most of the storage.
 public struct FIFOQueue<Element> {
     private var storage: [Element] = []
