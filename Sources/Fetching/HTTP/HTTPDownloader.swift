@@ -118,15 +118,16 @@ final class HTTPDownloader: Sendable {
             // Refused before any connection: permanent (the same address would be refused again). A redirect
             // names its target, masked; nothing of a response is shown.
             var message = "refused: "
-            if let final = report.effectiveURL, final != report.url {
-                message = "redirected to \(DisplayText.escaped(SourceRedaction.redact(final))), refused: "
+            if let final = report.effectiveURL.map(SourceRedaction.redact), final != url {
+                message = "redirected to \(DisplayText.escaped(final)), refused: "
             }
             return fail(message + refusal.message, transient: false)
         }
         if report.stop == .unsuccessfulStatus || report.curlCode == CURLE_OK.rawValue {
             var message = "HTTP \(HTTPStatus.describe(report.status))"
-            if let final = report.effectiveURL, final != url {
-                message += " (redirected to \(DisplayText.escaped(SourceRedaction.redact(final))))"
+            // Compared masked: libcurl's effective URL may differ from the request's only in its credentials.
+            if let final = report.effectiveURL.map(SourceRedaction.redact), final != url {
+                message += " (redirected to \(DisplayText.escaped(final)))"
             }
             var failure = fail(message, transient: HTTPStatus.isTransient(report.status))
             if failure.isTransient { failure.retryAfter = report.retryAfter.flatMap { RetryAfter.parse($0) } }
