@@ -36,8 +36,9 @@ final class SourcePolicyProcessTests: ClusterTestCase {
         }
         XCTAssertEqual(server.requestCount(path: "/photo.png"), 0, "the origin never saw a request")
         let report = try await harness.status(endpoint, batch: batchID)
-        let items = report.objects("batches").first?.objects("items") ?? []
+        let items = report.objects("batches").first?.objects("item_states") ?? []
         XCTAssertEqual(items.map { $0.int("attempts") }, [1, 1], "a refusal is permanent: not retried\n\(report)")
+        XCTAssertEqual(items.flatMap { $0.objects("failed_attempts").map { $0.int("transient") } }, [0, 0], "\(report)")
     }
 
     func testARedirectToADeniedAddressIsRefusedAtTheRedirect() async throws {
