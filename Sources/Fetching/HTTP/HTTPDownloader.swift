@@ -9,7 +9,9 @@ import Imaging
 /// Keeps what a download needs: HTTPS (libcurl with OpenSSL, HTTP/2 where the server offers it), capped
 /// redirects to `http` and `https` only, proxies from the usual environment variables (`http_proxy`,
 /// `https_proxy`, `all_proxy`, `no_proxy`), connect, read and attempt timeouts, a minimum rate, and
-/// the byte limit enforced while the body streams.
+/// the byte limit enforced while the body streams, and the configuration's ``SourcePolicy`` on the resolved
+/// address of every connection (a refusal is permanent and names the address and the option that allows it).
+/// Every URL in a message is masked (``SourceRedaction``).
 final class HTTPDownloader: Sendable {
     private let configuration: FetchConfiguration
     private let loop: TransferLoop?
