@@ -92,6 +92,7 @@ final class SourcePolicyTests: XCTestCase {
                        + "(source policy); to allow it, start the worker with --allow-source-networks 127.0.0.1/32 or "
                        + "127.0.0.0/8 (env SHIFTWORK_ALLOW_SOURCE_NETWORKS)")
         XCTAssertTrue(try refusal("169.254.169.254").message.contains("the cloud instance metadata service"))
+        XCTAssertTrue(try refusal("[::1]").message.contains("--allow-source-networks ::1/128 (env"), "a range of one address is named once")
     }
 
     func testIPv4MappedCompatibleNAT64And6to4FormsAreJudgedAsTheirIPv4Address() throws {

@@ -47,7 +47,7 @@ public struct SourceRefusal: Sendable, Equatable, CustomStringConvertible {
         switch reason {
         case .special(let kind):
             return "address \(address) is \(kind), in \(network), which this worker does not fetch from (source policy); "
-                + "to allow it, start the worker with --allow-source-networks \(single) or \(network) "
+                + "to allow it, start the worker with --allow-source-networks \(single)\(single == network ? "" : " or \(network)") "
                 + "(env SHIFTWORK_ALLOW_SOURCE_NETWORKS)"
         case .deniedByOperator:
             return "address \(address) is in \(network), denied by --deny-source-networks (source policy); to allow it, "
