@@ -27,6 +27,8 @@ public enum SourceRedaction {
 
     /// `source` with its credentials masked; a source without any (a path, a plain URL) is returned as it is.
     public static func redact(_ source: String) -> String {
+        // Without '@' or '?' there is nothing to mask: one pass over the bytes (status shows every item's source).
+        guard source.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return source }
         guard let schemeEnd = source.range(of: "://") else { return source }
         let scheme = source[..<schemeEnd.lowerBound]
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
