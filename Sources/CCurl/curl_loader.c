@@ -4,7 +4,10 @@
 #include "CCurl.h"
 #include "CLazyLibrary.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <openssl/sha.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -162,6 +165,27 @@ SW_CURL_SETTER(string, const char *)
 SW_CURL_SETTER(off_t, curl_off_t)
 SW_CURL_SETTER(pointer, void *)
 SW_CURL_SETTER(callback, curl_write_callback)
+SW_CURL_SETTER(opensocket, curl_opensocket_callback)
+
+int shiftwork_curl_sockaddr_bytes(const struct curl_sockaddr *address, unsigned char *bytes, unsigned short *port) {
+    /* `addr` is declared a struct sockaddr but holds addrlen bytes of the family's own struct. */
+    const size_t room = address->addrlen;
+    if (address->family == AF_INET && room >= sizeof(struct sockaddr_in)) {
+        struct sockaddr_in in;
+        memcpy(&in, &address->addr, sizeof in);
+        memcpy(bytes, &in.sin_addr, 4);
+        *port = ntohs(in.sin_port);
+        return 4;
+    }
+    if (address->family == AF_INET6 && room >= sizeof(struct sockaddr_in6)) {
+        struct sockaddr_in6 in6;
+        memcpy(&in6, &address->addr, sizeof in6);
+        memcpy(bytes, &in6.sin6_addr, 16);
+        *port = ntohs(in6.sin6_port);
+        return 16;
+    }
+    return 0;
+}
 
 #define SW_CURL_GETTER(suffix, type) \
     CURLcode shiftwork_curl_get_##suffix(CURL *handle, CURLINFO info, type *value) { \

@@ -33,6 +33,12 @@ public struct FetchConfiguration: Sendable, Equatable {
     public var retryDelay: Duration
     /// The longest wait between two attempts, a server's `Retry-After` included. Default 30 s.
     public var maxRetryDelay: Duration
+    /// Which addresses a download, a manifest, an `s3://` object, the S3 endpoint and an S3 sink may connect
+    /// to, judged on the resolved address of every connection, redirects included (``SourcePolicy``).
+    /// Default ``SourcePolicy/unrestricted`` (a library user, `shiftwork run`, the embedded cluster: the
+    /// user's own machine); `shiftwork worker` sets ``SourcePolicy/restricted(allowing:denying:)``, which
+    /// denies loopback, link-local (the cloud metadata service), unspecified, multicast and broadcast.
+    public var sourcePolicy: SourcePolicy = .unrestricted
     /// The credentials `s3://` sources and sinks are signed with (`S3Credentials.load()` at start-up);
     /// `nil`: none, and `s3://` requests fail saying what to set.
     public var s3Credentials: S3Credentials?

@@ -41,7 +41,7 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
         self.source = source
         self.s3Endpoint = s3Endpoint
         self.fetcher = fetcher
-        super.init(name: "download \(source)", priority: priority)
+        super.init(name: "download \(SourceRedaction.redact(source))", priority: priority)
         retryPolicy = fetcher.configuration.retryPolicy
     }
 

@@ -15,7 +15,7 @@ public enum FetchedContent: Sendable {
         } else if let manifest = Manifest(parsing: data, source: source) {
             self = .manifest(manifest)
         } else {
-            throw ImagingError(.decode, "\(source): \(ImageFormat.unrecognisedMessage(data))")
+            throw ImagingError(.decode, "\(SourceRedaction.redact(source)): \(ImageFormat.unrecognisedMessage(data))")
         }
     }
 }

@@ -44,7 +44,7 @@ public final class ImageFetcher: Sendable {
         case .image(let image):
             return image
         case .manifest(let manifest):
-            throw ImagingError(.decode, "\(source): not an image but a manifest of \(manifest.entries.count) images "
+            throw ImagingError(.decode, "\(SourceRedaction.redact(source)): not an image but a manifest of \(manifest.entries.count) images "
                 + "(submit it to a batch, which expands it)")
         }
     }

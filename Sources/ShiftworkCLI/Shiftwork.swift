@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fetching
 import Cluster
 
 /// The `shiftwork` command: tilt-shift image batches on one machine or across a ZeroMQ cluster.
@@ -32,7 +33,8 @@ struct Shiftwork: AsyncParsableCommand {
 
     /// Parses and runs the command, like `AsyncParsableCommand.main()`, except that the message of an error
     /// a command throws is escaped (`PrintableText`) before it reaches the terminal: such messages often
-    /// quote what a coordinator or a worker said.
+    /// quote what a coordinator or a worker said; and the credentials of any URL it quotes are masked
+    /// (`SourceRedaction`).
     static func main() async {
         var command: any ParsableCommand
         do {
@@ -64,6 +66,7 @@ struct TerminalSafeError: Error, CustomStringConvertible {
             || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
             return error
         }
-        return TerminalSafeError(description: PrintableText.escape(String(describing: error)))
+        // Credentials in a source URL the message quotes are masked (SourceRedaction) before it is escaped.
+        return TerminalSafeError(description: PrintableText.escape(SourceRedaction.redactURLs(in: String(describing: error))))
     }
 }

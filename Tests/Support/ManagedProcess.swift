@@ -15,13 +15,20 @@ public final class ManagedProcess: @unchecked Sendable {
     /// A short name for failure messages.
     public let name: String
 
-    /// Launches `executable` with `arguments` and `environment` added to the current environment.
+    /// Set for every process a test starts, before the test's own `environment` (which may replace it; an
+    /// empty value gives a worker its default source policy): the tests' HTTP servers listen on loopback, which
+    /// `shiftwork worker` refuses to fetch from unless allowed (docs/deployment.md, "Source policy").
+    public static let testEnvironment = ["SHIFTWORK_ALLOW_SOURCE_NETWORKS": "127.0.0.0/8,::1/128"]
+
+    /// Launches `executable` with `arguments`, ``testEnvironment`` and `environment` added to the current
+    /// environment.
     public init(_ name: String, executable: URL, arguments: [String], environment: [String: String] = [:],
                 currentDirectory: URL? = nil) throws {
         self.name = name
         process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
+        for (key, value) in Self.testEnvironment { env[key] = value }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }

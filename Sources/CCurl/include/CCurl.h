@@ -54,6 +54,14 @@ CURLcode shiftwork_curl_set_off_t(CURL *handle, CURLoption option, curl_off_t va
 CURLcode shiftwork_curl_set_pointer(CURL *handle, CURLoption option, void *value);
 /* CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION take the same callback type. */
 CURLcode shiftwork_curl_set_callback(CURL *handle, CURLoption option, curl_write_callback callback);
+/* CURLOPT_OPENSOCKETFUNCTION: libcurl calls it with the resolved address of every connection it is about to
+   open (each address of a name, each redirect's host, each Happy Eyeballs attempt); it returns the socket, or
+   CURL_SOCKET_BAD to refuse that address (libcurl then tries the next one, or fails with CURLE_COULDNT_CONNECT). */
+CURLcode shiftwork_curl_set_opensocket(CURL *handle, CURLoption option, curl_opensocket_callback callback);
+/* The IP address of `address` (a connection libcurl is about to open) in network byte order: 4 bytes for IPv4,
+   16 for IPv6, into `bytes` (16 bytes of room); 0 for any other family or a truncated address. `*port` gets the
+   port. A plain read of the struct: works whether or not libcurl is loaded. */
+int shiftwork_curl_sockaddr_bytes(const struct curl_sockaddr *address, unsigned char *bytes, unsigned short *port);
 CURLcode shiftwork_curl_get_long(CURL *handle, CURLINFO info, long *value);
 CURLcode shiftwork_curl_get_string(CURL *handle, CURLINFO info, char **value);
 CURLcode shiftwork_curl_get_off_t(CURL *handle, CURLINFO info, curl_off_t *value);

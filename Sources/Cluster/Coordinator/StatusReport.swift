@@ -1,3 +1,4 @@
+import Fetching
 import Messaging
 import Wire
 
@@ -70,9 +71,16 @@ struct StatusReport {
                 items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
                     let (state, error) = self.state(of: index, in: batch)
                     let failed = self.failedAttempts(of: index, in: batch)
-                    return ItemStatus(itemIndex: UInt32(index), source: batch.items[index].source, state: state, error: error,
+                    // Shown to people (status, the dashboard, its owner too): credentials in a source are masked.
+                    return ItemStatus(itemIndex: UInt32(index), source: SourceRedaction.redact(batch.items[index].source), state: state,
+                                      error: SourceRedaction.redactURLs(in: error),
                                       warnings: batch.warnings(of: index), location: batch.location(of: index),
-                                      attempts: Self.attempts(state: state, failed: failed), failedAttempts: failed)
+                                      attempts: Self.attempts(state: state, failed: failed),
+                                      failedAttempts: failed.map { attempt in
+                                          var shown = attempt
+                                          shown.error = SourceRedaction.redactURLs(in: attempt.error)
+                                          return shown
+                                      })
                 })
             status.priority = batch.priority
             status.idempotencyKey = batch.idempotencyKey

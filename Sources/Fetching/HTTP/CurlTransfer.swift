@@ -30,6 +30,11 @@ final class CurlTransfer: @unchecked Sendable {
     private var retryAfter: String?
     /// Set by a callback that refused data; the transfer then ends with `CURLE_WRITE_ERROR`.
     private var stop: TransferStop?
+    /// The source policy's latest refusal of an address libcurl was about to connect to.
+    private var refusal: SourceRefusal?
+    /// Whether the policy allowed a connection since the latest refusal (a name with several addresses:
+    /// one denied, another allowed and used).
+    private var connectedSinceRefusal = false
 
     /// libcurl's receive buffer per transfer (`CURLOPT_BUFFERSIZE`; libcurl 7.88 accepts up to 10 MiB).
     static let receiveBufferBytes = 256 << 10
@@ -90,6 +95,12 @@ final class CurlTransfer: @unchecked Sendable {
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, context), "header context")
         try check(shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "body callback")
         try check(shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, context), "body context")
+        if !request.sourcePolicy.allowsEverything {
+            // Every connection libcurl opens (each resolved address, each redirect) is judged by the address
+            // it would reach, before the socket exists.
+            try check(shiftwork_curl_set_opensocket(handle, CURLOPT_OPENSOCKETFUNCTION, curlOpenSocketCallback), "socket callback")
+            try check(shiftwork_curl_set_pointer(handle, CURLOPT_OPENSOCKETDATA, context), "socket context")
+        }
         try setUpS3(handle)
         lastActivity = .now
     }
@@ -138,6 +149,26 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // MARK: Callbacks (on the loop thread)
+
+    /// libcurl is about to connect to `address`: the socket when the source policy allows it, else
+    /// `CURL_SOCKET_BAD` (libcurl tries the name's next address, or fails with `CURLE_COULDNT_CONNECT`).
+    fileprivate func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var port: UInt16 = 0
+        let count = Int(shiftwork_curl_sockaddr_bytes(address, &bytes, &port))
+        guard let ip = IPAddress(bytes: Array(bytes.prefix(count))) else {
+            // Not an IP connection (a Unix socket, say): no address to judge, nothing of the network reached.
+            refusal = nil
+            return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+        }
+        if case .denied(let refused) = request.sourcePolicy.decision(for: ip) {
+            refusal = refused
+            connectedSinceRefusal = false
+            return CURL_SOCKET_BAD
+        }
+        connectedSinceRefusal = true
+        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+    }
 
     /// One header line (status lines of every response included, redirects too).
     fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
@@ -236,7 +267,8 @@ final class CurlTransfer: @unchecked Sendable {
             url: request.url, curlCode: curlCode.rawValue, curlMessage: String(cString: errorBuffer),
             systemError: Int32(truncatingIfNeeded: systemError), status: responseCode != 0 ? responseCode : status,
             effectiveURL: effectiveURL.map { String(cString: $0) }, location: location, retryAfter: retryAfter,
-            body: (loopStop ?? stop) == nil ? body : [], stop: loopStop ?? stop)
+            body: (loopStop ?? stop) == nil ? body : [], stop: loopStop ?? stop,
+            refusal: connectedSinceRefusal ? nil : refusal)
         if !report.body.isEmpty { bodies?.park(report.body) }
         body = []
         continuation.resume(returning: report)
@@ -253,6 +285,12 @@ private let curlHeaderCallback: curl_write_callback = { buffer, size, count, con
     guard let buffer, let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.receiveHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+private let curlOpenSocketCallback: curl_opensocket_callback = { context, _, address in
+    guard let context, let address else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.openSocket(address)
 }
 
 private let curlWriteCallback: curl_write_callback = { buffer, size, count, context in

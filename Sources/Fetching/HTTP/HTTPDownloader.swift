@@ -9,7 +9,9 @@ import Imaging
 /// Keeps what a download needs: HTTPS (libcurl with OpenSSL, HTTP/2 where the server offers it), capped
 /// redirects to `http` and `https` only, proxies from the usual environment variables (`http_proxy`,
 /// `https_proxy`, `all_proxy`, `no_proxy`), connect, read and attempt timeouts, a minimum rate, and
-/// the byte limit enforced while the body streams.
+/// the byte limit enforced while the body streams, and the configuration's ``SourcePolicy`` on the resolved
+/// address of every connection (a refusal is permanent and names the address and the option that allows it).
+/// Every URL in a message is masked (``SourceRedaction``).
 final class HTTPDownloader: Sendable {
     private let configuration: FetchConfiguration
     private let loop: TransferLoop?
@@ -32,6 +34,7 @@ final class HTTPDownloader: Sendable {
     /// Throws `DownloadFailure`, or `ImagingError` of kind `.cancelled`.
     func download(_ url: String, deadline: ContinuousClock.Instant?, signing: S3Credentials? = nil) async throws -> [UInt8] {
         guard let loop else { throw Self.unavailable(url) }
+        try checkLiteralHost(url)
         var timeout = configuration.requestTimeout
         var limitedByDeadline = false
         if let deadline, deadline - .now < timeout {
@@ -43,6 +46,7 @@ final class HTTPDownloader: Sendable {
             readTimeout: configuration.readTimeout, minimumRate: configuration.minimumRate,
             minimumRateWindow: configuration.minimumRateWindow, maxRedirects: configuration.maxRedirects)
         var signed = request
+        signed.sourcePolicy = configuration.sourcePolicy
         signed.signing = signing
         let report = await loop.perform(signed)
         if report.stop == .cancelled || Task.isCancelled { throw ImagingError.cancelledError }
@@ -56,16 +60,28 @@ final class HTTPDownloader: Sendable {
     /// `DownloadFailure` (its message names the URL and the cause), or `ImagingError` of kind `.cancelled`.
     func upload(_ bytes: [UInt8], contentType: String, to url: String, signing: S3Credentials) async throws {
         guard let loop else { throw Self.unavailable(url) }
+        try checkLiteralHost(url)
         var request = TransferRequest(
             url: url, maxBytes: 1 << 20, connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout,
             readTimeout: configuration.requestTimeout, minimumRate: 0, minimumRateWindow: configuration.minimumRateWindow,
             maxRedirects: 0)
         request.upload = TransferRequest.Upload(bytes: bytes, contentType: contentType)
         request.signing = signing
+        request.sourcePolicy = configuration.sourcePolicy
         let report = await loop.perform(request)
         if report.stop == .cancelled || Task.isCancelled { throw ImagingError.cancelledError }
         if report.stop == nil, report.curlCode == CURLE_OK.rawValue, (200..<300).contains(report.status) { return }
         throw failure(report, limitedByDeadline: false)
+    }
+
+    /// Refuses a URL whose host is a denied address in any spelling before libcurl is asked at all: the
+    /// same decision the connection would get, but also when a proxy (the `*_proxy` variables) would make
+    /// the connection instead. Host names and redirects are judged at each connection.
+    private func checkLiteralHost(_ url: String) throws(DownloadFailure) {
+        guard !configuration.sourcePolicy.allowsEverything, let host = URLHost.host(of: url),
+              let refusal = configuration.sourcePolicy.decision(forHost: host)?.refusal else { return }
+        throw DownloadFailure(error: ImagingError(.download, "\(SourceRedaction.redact(url)): refused: \(refusal.message)"),
+                              isTransient: false)
     }
 
     // MARK: - Why a transfer failed
@@ -74,11 +90,12 @@ final class HTTPDownloader: Sendable {
     /// loaded, and the loader's message names the library and the package to install; or it did not set up.
     private static func unavailable(_ url: String) -> DownloadFailure {
         let reason = shiftwork_curl_load_failure().map { String(cString: $0) } ?? "libcurl could not be initialised"
-        return DownloadFailure(error: ImagingError(.download, "\(url): \(reason)"), isTransient: false)
+        return DownloadFailure(error: ImagingError(.download, "\(SourceRedaction.redact(url)): \(reason)"), isTransient: false)
     }
 
     private func failure(_ report: TransferReport, limitedByDeadline: Bool) -> DownloadFailure {
-        let url = report.url
+        // Messages reach logs, status and terminals: never the credentials a URL may carry.
+        let url = SourceRedaction.redact(report.url)
         func fail(_ message: String, kind: ImagingError.Kind = .download, transient: Bool) -> DownloadFailure {
             DownloadFailure(error: ImagingError(kind, "\(url): \(message)"), isTransient: transient)
         }
@@ -99,9 +116,19 @@ final class HTTPDownloader: Sendable {
         case .cancelled, .unsuccessfulStatus, nil:
             break
         }
+        if let refusal = report.refusal, report.curlCode == CURLE_COULDNT_CONNECT.rawValue {
+            // Refused before any connection: permanent (the same address would be refused again). A redirect
+            // names its target, masked; nothing of a response is shown.
+            var message = "refused: "
+            if let final = report.effectiveURL.map(SourceRedaction.redact), final != url {
+                message = "redirected to \(DisplayText.escaped(final)), refused: "
+            }
+            return fail(message + refusal.message, transient: false)
+        }
         if report.stop == .unsuccessfulStatus || report.curlCode == CURLE_OK.rawValue {
             var message = "HTTP \(HTTPStatus.describe(report.status))"
-            if let final = report.effectiveURL, final != url {
+            // Compared masked: libcurl's effective URL may differ from the request's only in its credentials.
+            if let final = report.effectiveURL.map(SourceRedaction.redact), final != url {
                 message += " (redirected to \(DisplayText.escaped(final)))"
             }
             var failure = fail(message, transient: HTTPStatus.isTransient(report.status))
@@ -135,7 +162,7 @@ final class HTTPDownloader: Sendable {
             return fail("too many redirects (more than \(configuration.maxRedirects))", transient: false)
         case CURLE_UNSUPPORTED_PROTOCOL:
             if let location = report.location, let scheme = Self.scheme(of: location), scheme != "http", scheme != "https" {
-                return fail("redirected to \(DisplayText.escaped(location)), which is not an http or https URL: refused "
+                return fail("redirected to \(DisplayText.escaped(SourceRedaction.redact(location))), which is not an http or https URL: refused "
                     + "(only redirects to http and https are followed)", transient: false)
             }
             return fail("unsupported URL scheme (use http, https or file)", transient: false)

@@ -21,6 +21,9 @@ struct TransferReport: Sendable {
     var body: [UInt8]
     /// Why the loop stopped the transfer itself, if it did.
     var stop: TransferStop?
+    /// The source policy's refusal when every address the transfer tried to connect to was refused (then
+    /// no connection was opened for the request that failed); `nil` otherwise.
+    var refusal: SourceRefusal? = nil
 }
 
 /// A reason the ``TransferLoop`` ended a transfer before libcurl did.

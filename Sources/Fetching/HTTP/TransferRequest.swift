@@ -21,6 +21,9 @@ struct TransferRequest: Sendable {
     var maxRedirects: Int
     /// A PUT of these bytes instead of a GET (an S3 upload: one request, so an object is whole or absent).
     var upload: Upload?
+    /// Which addresses the transfer may connect to (first request, every redirect, the S3 endpoint);
+    /// ``SourcePolicy/unrestricted``: every address, and no check.
+    var sourcePolicy: SourcePolicy = .unrestricted
     /// Signs the request with AWS Signature Version 4 (libcurl's `CURLOPT_AWS_SIGV4`).
     var signing: S3Credentials?
 

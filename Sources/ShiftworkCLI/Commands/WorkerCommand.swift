@@ -43,10 +43,12 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var download: DownloadOptions
+    @OptionGroup var sources: SourcePolicyOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
+        let sourcePolicy = try sources.policy()
         let limits = try limitOptions.limits()
         let allowLocal = Environment.flag(allowLocalFiles, "ALLOW_LOCAL_FILES")
         let computeThreads = try Environment.resolve(
@@ -79,6 +81,8 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             return mode
         } ?? .on
+        configuration.fetch.sourcePolicy = sourcePolicy
+        logger.info("source policy: \(sourcePolicy.summary) (--allow-source-networks, --deny-source-networks)")
         let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
         let worker = try Worker(configuration: configuration, logger: logger)
         // The group stops its services in the reverse of this order: the worker drains first, while the

@@ -1,3 +1,4 @@
+import Fetching
 import Cluster
 import Foundation
 import Glibc
@@ -116,7 +117,7 @@ final class BatchReporter: @unchecked Sendable {
     }
 
     private static func line(for outcome: ItemOutcome, done: Int, total: Int) -> String {
-        let source = PrintableText.escape(outcome.source)
+        let source = PrintableText.escape(SourceRedaction.redact(outcome.source))
         let width = String(total).count
         let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
         if let path = outcome.outputPath {
@@ -127,7 +128,7 @@ final class BatchReporter: @unchecked Sendable {
         if outcome.error == nil {
             return "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
         }
-        let error = PrintableText.escape(outcome.error ?? "unknown error")
+        let error = PrintableText.escape(SourceRedaction.redactURLs(in: outcome.error ?? "unknown error"))
         // Errors usually name their input already; do not say it twice.
         let message = error.hasPrefix(source) ? error : "\(source): \(error)"
         return "\(counter) \(outcome.wasCancelled ? "CANCELLED" : "FAILED ") \(message)"

@@ -1,3 +1,4 @@
+import Fetching
 import Cluster
 import Foundation
 import Wire
@@ -9,7 +10,8 @@ import Wire
 /// can write escape sequences or extra lines to the operator's terminal. JSON keeps the exact values.
 enum StatusFormatter {
     static func text(_ reply: StatusReply, batchRequested: Bool) -> String {
-        let shown = PrintableText.escape
+        // Credentials in a source are masked (the coordinator masks them too; an older one did not).
+        let shown = { (text: String) in PrintableText.escape(SourceRedaction.redactURLs(in: text)) }
         var lines: [String] = []
         if batchRequested, let batch = reply.batches.first {
             let key = batch.idempotencyKey.isEmpty ? "" : ", key \(shown(batch.idempotencyKey))"
@@ -43,7 +45,8 @@ enum StatusFormatter {
     /// One failed attempt under its item:
     /// `download attempt 1 on w-1 at 2026-11-23T15:20:01Z: download (transient), retried after 0.4 s: …`.
     static func attemptLine(_ attempt: AttemptStatus) -> String {
-        let shown = PrintableText.escape
+        // Credentials in a source are masked (the coordinator masks them too; an older one did not).
+        let shown = { (text: String) in PrintableText.escape(SourceRedaction.redactURLs(in: text)) }
         var worker = attempt.worker.isEmpty ? "" : " on \(shown(attempt.worker))"
         if attempt.failedUnixMilliseconds > 0 {
             let time = Date(timeIntervalSince1970: Double(attempt.failedUnixMilliseconds) / 1000)

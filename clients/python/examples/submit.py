@@ -16,7 +16,8 @@ import argparse
 import os
 import sys
 
-from shiftwork_client import Client, ItemResult, ItemsAdded, BatchFinished, ShiftworkError, TiltShift
+from shiftwork_client import (BatchFinished, Client, ItemResult, ItemsAdded, ShiftworkError, TiltShift, redact_source,
+                              redact_urls)
 
 
 def run(args) -> int:
@@ -35,18 +36,18 @@ def run(args) -> int:
                 if isinstance(event, ItemsAdded):
                     print(f"item {event.parent_index} is a manifest: {len(event.sources)} items added", flush=True)
                 elif isinstance(event, ItemResult) and event.is_manifest:
-                    print(f"item {event.index} ok {event.source}: a manifest, expanded", flush=True)
+                    print(f"item {event.index} ok {redact_source(event.source)}: a manifest, expanded", flush=True)
                 elif isinstance(event, ItemResult) and event.succeeded and event.output.in_sink:
                     output = event.output
-                    print(f"item {event.index} ok {event.source} -> {output.location} (written by the worker; "
+                    print(f"item {event.index} ok {redact_source(event.source)} -> {output.location} (written by the worker; "
                           f"{output.width}x{output.height} {output.media_type}, {output.size} bytes)", flush=True)
                 elif isinstance(event, ItemResult) and event.succeeded:
                     path = event.save(args.out)
                     output = event.output
-                    print(f"item {event.index} ok {event.source} -> {path} "
+                    print(f"item {event.index} ok {redact_source(event.source)} -> {path} "
                           f"({output.width}x{output.height} {output.media_type}, {len(output.data)} bytes)", flush=True)
                 elif isinstance(event, ItemResult):
-                    print(f"item {event.index} failed {event.source}: {event.failure.code}: {event.failure.message}",
+                    print(f"item {event.index} failed {redact_source(event.source)}: {event.failure.code}: {redact_urls(event.failure.message)}",
                           flush=True)
                 elif isinstance(event, BatchFinished):
                     print(f"batch {event.batch_id} finished: {event.succeeded} succeeded, {event.failed} failed, "
@@ -57,8 +58,8 @@ def run(args) -> int:
                 print(f"status {summary.batch_id}: {summary.item_count} items, {summary.succeeded} succeeded, "
                       f"{summary.failed} failed, {summary.cancelled} cancelled")
                 for item in summary.items:
-                    error = f"  {item.error}" if item.error else ""
-                    print(f"  item {item.index} {item.state} {item.source}{error}")
+                    error = f"  {redact_urls(item.error)}" if item.error else ""
+                    print(f"  item {item.index} {item.state} {redact_source(item.source)}{error}")
             print(f"cluster: {len(status.workers)} workers, {status.queued_tasks} queued tasks, "
                   f"{status.running_tasks} running tasks, {status.completed_tasks} completed tasks")
             return 0 if batch.finished and batch.finished.failed == 0 and batch.finished.cancelled == 0 else 1

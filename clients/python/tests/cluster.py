@@ -109,7 +109,9 @@ class LocalCluster:
         keys = []
         if os.path.isdir(self.keys):
             keys = ["--secret-key", self.key("worker.key"), "--coordinator-key", self.key("coordinator.pub")]
+        # The tests serve images from 127.0.0.1, which a worker refuses to fetch from unless allowed (source policy).
         return self._start(worker_id, ["worker", "--slots", "2", "--worker-id", worker_id, "--allow-local-files",
+                                       "--allow-source-networks", "127.0.0.0/8,::1/128",
                                        "--coordinator", self.endpoint] + keys)
 
     def _start(self, name: str, arguments: List[str]) -> Process:

@@ -1,3 +1,4 @@
+import Fetching
 import Logging
 
 /// A log handler that escapes the message and every metadata value (``PrintableText``) before handing
@@ -36,10 +37,15 @@ public struct EscapingLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var event = event
-        event.message = Logger.Message(stringLiteral: PrintableText.escape(event.message.description))
+        event.message = Logger.Message(stringLiteral: Self.shown(event.message.description))
         event.metadata = event.metadata.map(Self.escape)
-        event.error = event.error.map { EscapedError(description: PrintableText.escape(String(describing: $0))) }
+        event.error = event.error.map { EscapedError(description: Self.shown(String(describing: $0))) }
         wrapped.log(event: event)
+    }
+
+    /// `text` with the credentials of any URL in it masked (``SourceRedaction``), then escaped.
+    private static func shown(_ text: String) -> String {
+        PrintableText.escape(SourceRedaction.redactURLs(in: text))
     }
 
     private static func escape(_ metadata: Logger.Metadata) -> Logger.Metadata {
@@ -48,8 +54,8 @@ public struct EscapingLogHandler: LogHandler {
 
     private static func escape(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
         switch value {
-        case .string(let text): .string(PrintableText.escape(text))
-        case .stringConvertible(let convertible): .string(PrintableText.escape(convertible.description))
+        case .string(let text): .string(shown(text))
+        case .stringConvertible(let convertible): .string(shown(convertible.description))
         case .dictionary(let dictionary): .dictionary(escape(dictionary))
         case .array(let array): .array(array.map(escape))
         }
