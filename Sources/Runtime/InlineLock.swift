@@ -1,13 +1,14 @@
 import Synchronization
 
 /// A value guarded by a `Synchronization.Mutex` stored inline (no allocation of its own), which
-/// ThreadSanitizer also sees: the package's one lock, for state kept inside objects that exist by the million
-/// (a queued task) and everywhere else (``LockedValue`` is this lock in an allocation shared by its copies).
+/// ThreadSanitizer also sees: the lock for state kept inside objects that exist by the million (a queued
+/// task) and for every other `Mutex` of the package. ``LockedValue`` is the general-purpose lock.
 ///
 /// Why not `Mutex` alone: on Linux it is a futex, whose system calls ThreadSanitizer does not intercept, so
-/// a TSan run reports data races on everything it guards. Why not a `pthread_mutex_t`: it cannot be a stored
-/// property of a struct: Swift may move a struct in memory, and a pthread mutex (and TSan's record
-/// of it) must stay where it was initialised. `Mutex` is the one inline lock whose address is stable (it is
+/// a TSan run reports data races on everything it guards. Why not ``LockedValue``: its `pthread_mutex_t`
+/// lives in an allocation of its own (one per lock of every task operation the coordinator holds), and a
+/// `pthread_mutex_t` cannot be a stored property of a struct: Swift may move a struct in memory, and a
+/// pthread mutex (and TSan's record of it) must stay where it was initialised. `Mutex` is the one inline lock whose address is stable (it is
 /// address-only), so this type keeps it and tells ThreadSanitizer what it does: after taking the lock it
 /// calls `__tsan_acquire`, before giving it back `__tsan_release`, on the Mutex's address. Those two calls
 /// are made only when the TSan runtime is in the process (``ThreadSanitizerAnnotations``); otherwise each

@@ -1,61 +1,70 @@
-/// A value behind a lock, shared by every copy of the handle: the package's general-purpose lock, behind
-/// every operation, queue, group, runner and condition of the engine, and a small public utility for
-/// subclasses of `AsyncOperation` that keep mutable state (such a class is `@unchecked Sendable`, so that
-/// state must be locked).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value protected by a `pthread_mutex_t`: the package's general-purpose lock, behind every operation,
+/// queue, group, runner and condition of the engine, and a small public utility for subclasses of
+/// `AsyncOperation` that keep mutable state (the class is `@unchecked Sendable`, so that state must be
+/// locked). A copyable handle: copies share the one locked value. Where a lock must live inline (no
+/// allocation of its own, as in an object that exists by the million), use ``InlineLock`` instead.
 ///
-/// It is ``InlineLock`` in an allocation of its own, so there is one locking primitive in the package (a
-/// `Synchronization.Mutex` that ThreadSanitizer is told about; ``InlineLock``'s doc says why): use
-/// ``InlineLock`` where the lock can live inside its owner (a `final class`'s stored property, an object
-/// that exists by the million), and this handle where several owners share one locked value or a copyable
-/// type needs a lock.
+/// Why a pthread mutex: ThreadSanitizer understands it (the package's tests run under TSan:
+/// `scripts/test-operations-tsan` and `scripts/test-package-tsan`, part of `make test`), it costs the least
+/// per lock taken, and here the value and the mutex share one allocation. ``InlineLock`` (an annotated
+/// `Synchronization.Mutex`) in an allocation of its own was measured in its place: the engine's benchmark took
+/// about 20 % more CPU (docs/benchmarks.md, "Operations engine"). (Lock-free counters that need no lock use
+/// `Synchronization.Atomic`, which TSan understands.)
 ///
-/// Never `await` (or block for long) inside ``withLock(_:)``: the lock is not reentrant, and it may be held
-/// by a thread of Swift's cooperative pool.
+/// Avoid zero-sized values (`Void`): their address coincides with the mutex and confuses TSan.
+///
+/// Never `await` (or block for long) inside ``withLock(_:)``: the lock is not reentrant and is held by a
+/// thread of Swift's cooperative pool.
 public struct LockedValue<Value>: @unchecked Sendable {
-    // @unchecked: the storage is a class whose value is reached only under its lock.
+    // @unchecked: the storage is a class the compiler cannot check; the value is reached only under the mutex.
     @usableFromInline let storage: LockedValueStorage<Value>
 
     /// Creates the lock around `value`.
     public init(_ value: consuming Value) {
-        storage = LockedValueStorage(value)
+        storage = LockedValueStorage<Value>.make(value)
     }
 
     /// Runs `body` with exclusive access to the value and returns its result.
     @inlinable
-    public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withLockedValue(body)
     }
 }
 
-/// The single allocation behind a ``LockedValue``: an ``InlineLock`` and the value it guards.
+/// The single allocation behind a ``LockedValue``: the mutex in the header, the value as the one element
+/// (moved in, not copied).
 @usableFromInline
-final class LockedValueStorage<Value>: @unchecked Sendable {
-    // @unchecked: `value` is read and written only inside `lock.withLock`.
-    @usableFromInline let lock = InlineLock(false)
-    @usableFromInline var value: Value
-
-    init(_ value: consuming Value) {
-        self.value = value
+final class LockedValueStorage<Value>: ManagedBuffer<pthread_mutex_t, Value> {
+    static func make(_ value: consuming Value) -> LockedValueStorage<Value> {
+        // `create` is declared to return ManagedBuffer; it returns an instance of the class it was called on.
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in pthread_mutex_t() }, to: LockedValueStorage<Value>.self)
+        storage.withUnsafeMutablePointerToHeader { _ = pthread_mutex_init($0, nil) }
+        // The element's address is stable for the object's lifetime; the value is moved there.
+        storage.withUnsafeMutablePointerToElements { $0 }.initialize(to: value)
+        return storage
     }
 
     @inlinable
-    func withLockedValue<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
-        // The lock guards `value` (a stored property beside it), not its own Bool; the result leaves the lock
-        // as any value read under a lock does (`sending` is for values that the lock's own state holds).
-        try lock.withLock { (_: inout Bool) throws(E) -> LockedResult<Result> in
-            LockedResult(try body(&value))
-        }.value
+    func withLockedValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointers { mutex, value in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
     }
-}
 
-/// A result carried out of ``LockedValueStorage``'s critical section.
-@usableFromInline
-struct LockedResult<Value>: @unchecked Sendable {
-    // @unchecked: made under the lock and handed to the one caller that asked for it.
-    @usableFromInline let value: Value
-
-    @usableFromInline
-    init(_ value: consuming Value) {
-        self.value = value
+    deinit {
+        withUnsafeMutablePointers { mutex, value in
+            _ = value.deinitialize(count: 1)
+            _ = pthread_mutex_destroy(mutex)
+        }
     }
 }
