@@ -34,6 +34,7 @@ final class Socket {
         try set(ZMQ_MAXMSGSIZE, options.maxMessageSize)
         try set(ZMQ_RECONNECT_IVL, options.reconnectIntervalMilliseconds)
         try set(ZMQ_RECONNECT_IVL_MAX, options.reconnectIntervalMaxMilliseconds)
+        try set(ZMQ_IPV6, Int32(options.ipv6 ? 1 : 0))
         if options.heartbeatIntervalMilliseconds > 0 {
             try set(ZMQ_HEARTBEAT_IVL, options.heartbeatIntervalMilliseconds)
             try set(ZMQ_HEARTBEAT_TIMEOUT, options.heartbeatIntervalMilliseconds * 3)
