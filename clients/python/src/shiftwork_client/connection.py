@@ -4,6 +4,7 @@ the words of their errors."""
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from typing import Optional
 
@@ -36,11 +37,30 @@ def resolve_keys(keys: Optional[CurveKeys], secret_key_file: Optional[str],
     return CurveKeys.from_files(secret, coordinator) if secret and coordinator else None
 
 
+LINGER_MS = 200
+"""How long unsent messages may delay closing, in milliseconds."""
+
+TERMINATION_WAIT_S = LINGER_MS / 1000 + 1.0
+"""How long closing waits for libzmq: the linger and a second for its I/O thread."""
+
+
+def terminate(context: zmq.Context) -> None:
+    """Ends ``context``, waiting at most ``TERMINATION_WAIT_S``. libzmq's term waits for its I/O thread, which can
+    be stuck for 10 to 60 s in a DNS lookup of the coordinator's name when the network (and its DNS server)
+    vanished while it was reconnecting: closing must not wait for that, so the term runs on a daemon thread
+    that is left to finish, or to end with the process."""
+    thread = threading.Thread(target=context.term, name="zmq-ctx-term", daemon=True)
+    thread.start()
+    thread.join(TERMINATION_WAIT_S)
+
+
 def configure(socket: zmq.Socket, keys: Optional[CurveKeys]) -> None:
     """A client's DEALER options (docs/protocol.md): a stable ``client-<uuid>`` routing identity, so that a
-    restarted coordinator can stream to it again; a short linger; CurveZMQ keys when given."""
+    restarted coordinator can stream to it again; a short linger; IPv6 and dual stack (``tcp://[::1]:5570``, or a
+    name that resolves to an IPv6 address); CurveZMQ keys when given."""
     socket.setsockopt(zmq.ROUTING_ID, f"client-{uuid.uuid4()}".encode())
-    socket.setsockopt(zmq.LINGER, 200)
+    socket.setsockopt(zmq.IPV6, 1)
+    socket.setsockopt(zmq.LINGER, LINGER_MS)
     socket.setsockopt(zmq.RECONNECT_IVL, 100)
     socket.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
     if keys is not None:
@@ -87,7 +107,7 @@ class Connection:
             self._monitor.close(linger=0)
             self._monitor = None
         self._socket.close()
-        self._context.term()
+        terminate(self._context)
 
     def _end_if_final(self, error: ShiftworkError) -> None:
         """A version mismatch or a refused key fails every later call too: nothing sent can succeed."""
