@@ -113,8 +113,7 @@ public actor Worker: Service {
         await stop()
         if await !context.terminate() {
             logger.warning(
-                "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the "
-                + "coordinator, e.g. a DNS lookup of its name that no server answers any more)",
+                "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
                 metadata: ["coordinator": "\(configuration.coordinator)", "waited": "\(MessagingContext.defaultTerminationWait)"])
         }
     }
