@@ -24,8 +24,9 @@ public final class MessagingContext: @unchecked Sendable {
     }
 
     /// How long ``terminate(waitingAtMost:)`` waits for libzmq by default: the longest linger Shiftwork gives
-    /// a socket (500 ms, `SocketOptions.lingerMilliseconds`) and a second for its I/O thread.
-    public static let defaultTerminationWait: Duration = .milliseconds(1_500)
+    /// a socket (500 ms, `SocketOptions.lingerMilliseconds`) and as long again for its I/O thread, so that
+    /// a process that stops exits within 2 s of the signal even on a loaded machine.
+    public static let defaultTerminationWait: Duration = .seconds(1)
 
     /// Terminates the context once every socket is closed, waiting at most `limit` for libzmq.
     ///

@@ -106,7 +106,7 @@ public actor Worker: Service {
     }
 
     /// With a context of its own: makes sure the socket is closed, then ends the context, waiting for
-    /// libzmq only as long as the socket's linger and a second (`MessagingContext.defaultTerminationWait`),
+    /// libzmq only as long as the socket's linger and as long again (`MessagingContext.defaultTerminationWait`),
     /// so that a worker always stops soon, whatever its coordinator or the network is doing.
     private func releaseOwnContext() async {
         guard ownsContext else { return }

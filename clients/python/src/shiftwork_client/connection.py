@@ -40,8 +40,8 @@ def resolve_keys(keys: Optional[CurveKeys], secret_key_file: Optional[str],
 LINGER_MS = 200
 """How long unsent messages may delay closing, in milliseconds."""
 
-TERMINATION_WAIT_S = LINGER_MS / 1000 + 1.0
-"""How long closing waits for libzmq: the linger and a second for its I/O thread."""
+TERMINATION_WAIT_S = 2 * LINGER_MS / 1000
+"""How long closing waits for libzmq: the linger and as long again for its I/O thread."""
 
 
 def terminate(context: zmq.Context) -> None:
