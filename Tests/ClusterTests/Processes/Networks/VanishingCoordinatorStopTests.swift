@@ -47,7 +47,7 @@ final class VanishingCoordinatorStopTests: XCTestCase {
         // once, or while a reconnection's lookup waits for the vanished DNS server.
         let pauses: [Duration] = [.zero, .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)]
         let workersPerRound = 3
-        var exitTimes: [Duration] = []
+        var measured: [Duration] = []
         for round in 0..<20 {
             try await namespace.setLink(link, up: true)
             let endpoint = try await harness.startCoordinator(host: link.hostAddress)
@@ -83,10 +83,10 @@ final class VanishingCoordinatorStopTests: XCTestCase {
                     round \(round) (SIGTERM \(pause) after the link went down): \(worker.name) took \(time) to exit, \
                     beyond its 2 s contract:\n\(worker.outputText)
                     """)
-                exitTimes.append(time)
+                measured.append(time)
             }
         }
-        let sorted = exitTimes.sorted()
+        let sorted = measured.sorted()
         if !sorted.isEmpty {
             let seconds = sorted.map { Double($0.components.attoseconds) / 1e18 + Double($0.components.seconds) }
             print(String(format: "worker exit after SIGTERM, %d stops: min %.3f s, median %.3f s, p90 %.3f s, max %.3f s",
