@@ -95,6 +95,30 @@ final class VanishingCoordinatorStopTests: XCTestCase {
         }
     }
 
+    /// A client ends as soon as it has given up, even when libzmq is still looking the coordinator's name
+    /// up on a network that has vanished: `status` by name, its DNS server cut off, answers "no answer"
+    /// after its 5 s and exits; before, closing waited for the lookup (about 25 s here).
+    func testAClientWhoseCoordinatorsNameNoLongerResolvesEndsSoonAfterGivingUp() async throws {
+        let namespace = try XCTUnwrap(namespace)
+        let harness = try XCTUnwrap(harness)
+        let link = namespace.links[0]
+        let name = "coordinator.shiftwork.test"
+        _ = try await TestNameserver.start(on: link.hostAddress, records: [name: [link.hostAddress]], harness: harness)
+        try namespace.useNameserver(link.hostAddress)
+        try await namespace.setLink(link, up: false)
+
+        let started = ContinuousClock.now
+        let client = try harness.launch("status", in: namespace, ["status", "--coordinator", "tcp://\(name):5570"])
+        let times = await exitTimes(of: [client], from: started, giveUpAfter: .seconds(90))
+        let status = await client.waitForExit(timeout: .seconds(5))
+        XCTAssertEqual(status, 1, client.outputText)
+        XCTAssertTrue(client.outputText.contains("no answer from a coordinator at tcp://\(name):5570"), client.outputText)
+        let time = try XCTUnwrap(times.first ?? nil, "status still runs 90 s after it started:\n\(client.outputText)")
+        print("status gave up and exited \(time) after it started (its answer timeout: 5 s)")
+        // Its 5 s, and the 1 s that closing may wait for libzmq, with slack for a loaded machine.
+        XCTAssertLessThan(time, .seconds(15), "status waited on the network after giving up:\n\(client.outputText)")
+    }
+
     /// How long after `start` each of `processes` was seen to have exited (polled every 5 ms); `nil` for
     /// one still running after `giveUpAfter`.
     private func exitTimes(of processes: [ManagedProcess], from start: ContinuousClock.Instant,
