@@ -168,14 +168,27 @@ final class NetworkNamespace: @unchecked Sendable {
             let process = Process()
             process.executableURL = inside ? ip : URL(fileURLWithPath: delayerCommand[0])
             process.arguments = inside ? ["netns", "exec", name] + delayerCommand : Array(delayerCommand.dropFirst())
-            let output = Pipe()
+            // Its output goes to a file, polled (never a blocking read on the test's pool thread) for the
+            // line that says the queue is bound, for at most 10 s.
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-delay-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+                throw CommandFailed(description: "cannot create \(log.path)")
+            }
+            defer { try? FileManager.default.removeItem(at: log) }
+            let output = try FileHandle(forWritingTo: log)
+            defer { try? output.close() }
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            process.standardError = output
             try process.run()
             delayers.append(process)
-            let ready = output.fileHandleForReading.availableData  // its first line: the queue is bound
-            guard String(decoding: ready, as: UTF8.self).contains("packet delay on queue") else {
-                throw Unavailable(description: "no netem in this kernel, and packet-delay.py could not bind an NFQUEUE")
+            let deadline = ContinuousClock.now + .seconds(10)
+            var text = ""
+            while !text.contains("packet delay on queue"), process.isRunning, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+                text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            }
+            guard text.contains("packet delay on queue") else {
+                throw Unavailable(description: "no netem in this kernel, and packet-delay.py could not bind an NFQUEUE: \(text)")
             }
             for rule in rules {
                 if inside {
