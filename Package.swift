@@ -181,6 +181,8 @@ let package = Package(
                 .copy("Processes/Deployment/Resources/compose-to-json.py"),
                 .copy("Processes/Deployment/Resources/yaml-documents-to-json.py"),
                 .copy("Processes/Dashboard/Resources/headless-browser.py"),
+                .copy("Processes/Networks/Resources/dns-responder.py"),
+                .copy("Processes/Networks/Resources/packet-delay.py"),
             ]
         ),
     ],

@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import Synchronization
 
 /// A ZeroMQ context: the owner of the I/O threads and of `inproc://` endpoints.
 ///
@@ -22,23 +23,49 @@ public final class MessagingContext: @unchecked Sendable {
         zmq_ctx_set(handle, ZMQ_BLOCKY, 0)
     }
 
-    /// Terminates the context once every socket is closed. Runs libzmq's blocking `zmq_ctx_term` on a
-    /// thread of its own, so it never blocks Swift's cooperative pool. Calling it twice is harmless.
-    public func terminate() async {
+    /// How long ``terminate(waitingAtMost:)`` waits for libzmq by default: the longest linger Shiftwork gives
+    /// a socket (500 ms, `SocketOptions.lingerMilliseconds`) and as long again for its I/O thread, so that
+    /// a process that stops exits within 2 s of the signal even on a loaded machine.
+    public static let defaultTerminationWait: Duration = .seconds(1)
+
+    /// Terminates the context once every socket is closed, waiting at most `limit` for libzmq.
+    ///
+    /// libzmq's `zmq_ctx_term` blocks until its I/O thread has let go of every socket, and that thread can
+    /// itself be blocked for a long time: reconnecting to a host *name*, it resolves the name with a
+    /// blocking `getaddrinfo`, which takes 5 s per unanswered query when the DNS server has vanished with
+    /// the network (a compose stack or a container network torn down), 10 to 60 s in all. A process that is
+    /// stopping must not wait for that: `zmq_ctx_term` runs on a thread of its own (never on Swift's
+    /// cooperative pool), and after `limit` this returns anyway, leaving that thread to finish, or to end
+    /// with the process. `nil` waits for as long as libzmq takes. Calling it twice is harmless (the second
+    /// call returns `true` at once).
+    ///
+    /// - Returns: whether libzmq finished within `limit` (`false`: it still waits, e.g. on such a lookup).
+    @discardableResult
+    public func terminate(waitingAtMost limit: Duration? = MessagingContext.defaultTerminationWait) async -> Bool {
         let shouldTerminate: Bool = terminated.withLock {
             defer { isTerminated = true }
             return !isTerminated
         }
-        guard shouldTerminate else { return }
+        guard shouldTerminate else { return true }
         let handle = UncheckedPointer(self.handle)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let outcome = TerminationOutcome()
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            outcome.wait(continuation)
             let thread = Thread {
                 while zmq_ctx_term(handle.pointer) != 0 && zmq_errno() == EINTR {}
-                continuation.resume()
+                outcome.settle(true)
             }
             thread.name = "zmq-ctx-term"
             thread.start()
+            if let limit {
+                outcome.timer = Task {
+                    try? await Task.sleep(for: limit)
+                    outcome.settle(false)
+                }
+            }
         }
+        outcome.timer?.cancel()
+        return finished
     }
 
     deinit {
@@ -62,4 +89,30 @@ public final class MessagingContext: @unchecked Sendable {
 struct UncheckedPointer: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+}
+
+/// Whichever comes first of `zmq_ctx_term` returning and the wait's limit: resumes the waiter once.
+private final class TerminationOutcome: Sendable {
+    private let state = Mutex<(waiter: CheckedContinuation<Bool, Never>?, settled: Bool)>((nil, false))
+    private let timerTask = Mutex<Task<Void, Never>?>(nil)
+
+    /// The task that settles with `false` at the limit (cancelled once settled).
+    var timer: Task<Void, Never>? {
+        get { timerTask.withLock { $0 } }
+        set { timerTask.withLock { $0 = newValue } }
+    }
+
+    func wait(_ continuation: CheckedContinuation<Bool, Never>) {
+        state.withLock { $0.waiter = continuation }
+    }
+
+    /// Resumes the waiter with `finished`, unless it was resumed already.
+    func settle(_ finished: Bool) {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            guard !state.settled else { return nil }
+            state.settled = true
+            return state.waiter
+        }
+        waiter?.resume(returning: finished)
+    }
 }

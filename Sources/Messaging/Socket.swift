@@ -73,7 +73,7 @@ final class Socket {
         if status != 0 { throw ZeroMQError.last("set \(name)") }
     }
 
-    private func set<Value: BitwiseCopyable>(_ option: Int32, _ value: Value) throws {
+    func set<Value: BitwiseCopyable>(_ option: Int32, _ value: Value) throws {
         let status = withUnsafeBytes(of: value) {
             zmq_setsockopt(handle, option, $0.baseAddress, $0.count)
         }
@@ -93,6 +93,8 @@ final class Socket {
         var monitor: SocketMonitor?
         var endpoint: String?
         do {
+            // Before any bind or connect, which resolve their addresses with it.
+            try socket.set(ZMQ_IPV6, Int32((options.ipv6 ?? EndpointFamily.needsIPv6(bind + connect)) ? 1 : 0))
             if monitored { monitor = try SocketMonitor(watching: socket, context: context) }
             for address in bind {
                 try socket.bind(address)

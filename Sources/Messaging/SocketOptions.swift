@@ -25,6 +25,13 @@ public struct SocketOptions: Sendable, Equatable {
     public var reconnectIntervalMilliseconds: Int32 = 100
     /// Upper bound of the reconnect back-off, in milliseconds.
     public var reconnectIntervalMaxMilliseconds: Int32 = 2_000
+    /// IPv6 and dual stack (`ZMQ_IPV6`). `nil` (the default): on for a socket whose endpoints need it, an
+    /// IPv6 address (`tcp://[::1]:5570`, `tcp://[fd00::10]:5570`), `tcp://*:PORT` (IPv4 and IPv6 peers on
+    /// one socket) or a host name that may resolve to IPv6; off where every endpoint is an IPv4 address,
+    /// which then behaves as it always did (``EndpointFamily``). `true` or `false` force it. Off, libzmq
+    /// refuses IPv6 addresses (`bind tcp://[::1]:5570: No such device`) and resolves names to IPv4 only.
+    /// On a host without IPv6 at all, libzmq falls back to IPv4 by itself.
+    public var ipv6: Bool? = nil
     /// CurveZMQ authentication and encryption (`nil`: none, ZeroMQ's NULL mechanism).
     public var curve: CurveSecurity? = nil
 

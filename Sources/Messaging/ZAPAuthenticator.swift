@@ -178,7 +178,9 @@ struct ZAPRequestHandler {
         guard frames.count >= 6, frames[0] == Array("1.0".utf8) else {
             return reply("500", "malformed ZAP request")
         }
-        let address = String(decoding: frames[3], as: UTF8.self)
+        // A dual-stack socket (`tcp://*:PORT`) sees IPv4 peers as IPv4-mapped IPv6 addresses: shown as IPv4.
+        var address = String(decoding: frames[3], as: UTF8.self)
+        if address.lowercased().hasPrefix("::ffff:"), address.dropFirst(7).contains(".") { address = String(address.dropFirst(7)) }
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         if mechanism == "CURVE", frames.count >= 7, frames[6].count == 32 {
             let key = frames[6]

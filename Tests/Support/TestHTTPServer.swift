@@ -59,7 +59,7 @@ public final class TestHTTPServer: Sendable {
     public let host: String
 
     /// `http://HOST:PORT` (no trailing slash).
-    public var baseURL: String { "http://\(host):\(port)" }
+    public var baseURL: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 
     /// The absolute URL of `path` (which starts with "/").
     public func url(_ path: String) -> String { baseURL + path }

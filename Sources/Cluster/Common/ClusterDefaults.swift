@@ -1,7 +1,8 @@
 /// Defaults shared by the coordinator, workers and clients.
 public enum ClusterDefaults {
-    /// Where `shiftwork coordinator` listens when `--listen` is not given.
-    public static let listenEndpoint = "tcp://0.0.0.0:5570"
+    /// Where `shiftwork coordinator` listens when `--listen` is not given: every address, IPv4 and IPv6
+    /// (dual stack; IPv4 alone on a host without IPv6).
+    public static let listenEndpoint = "tcp://*:5570"
     /// Where workers and clients look for the coordinator when neither a flag nor `SHIFTWORK_COORDINATOR` says.
     public static let coordinatorEndpoint = "tcp://127.0.0.1:5570"
     /// How often workers send a heartbeat.

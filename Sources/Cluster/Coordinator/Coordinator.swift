@@ -203,7 +203,10 @@ public actor Coordinator {
         waiters = [:]
         await authenticator?.stop()
         authenticator = nil
-        if ownsContext { await context.terminate() }
+        if ownsContext, await !context.terminate() {
+            logger.warning("left without waiting for ZeroMQ to finish closing: it still waits on the network",
+                           metadata: ["waited": "\(MessagingContext.defaultTerminationWait)"])
+        }
     }
 
     /// Has the ZAP handler admit `keys` from now on (`applyAllowLists`).

@@ -106,11 +106,17 @@ public actor Worker: Service {
         await releaseOwnContext()
     }
 
-    /// With a context of its own: makes sure the socket is closed, then ends the context.
+    /// With a context of its own: makes sure the socket is closed, then ends the context, waiting for
+    /// libzmq only as long as the socket's linger and as long again (`MessagingContext.defaultTerminationWait`),
+    /// so that a worker always stops soon, whatever its coordinator or the network is doing.
     private func releaseOwnContext() async {
         guard ownsContext else { return }
         await stop()
-        await context.terminate()
+        if await !context.terminate() {
+            logger.warning(
+                "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
+                metadata: ["coordinator": "\(configuration.coordinator)", "waited": "\(MessagingContext.defaultTerminationWait)"])
+        }
     }
 
     private func serve() async throws {

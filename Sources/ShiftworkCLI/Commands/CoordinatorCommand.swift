@@ -11,7 +11,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         commandName: "coordinator",
         abstract: "Run a coordinator: accept batches from clients and hand tasks to workers.")
 
-    @Option(help: "Endpoint to bind, e.g. tcp://0.0.0.0:5570 (env SHIFTWORK_LISTEN; default \(ClusterDefaults.listenEndpoint)).")
+    @Option(help: "Endpoint to bind, e.g. tcp://0.0.0.0:5570 (IPv4), tcp://[::1]:5570 (IPv6) or tcp://*:5570 (every address, IPv4 and IPv6) (env SHIFTWORK_LISTEN; default \(ClusterDefaults.listenEndpoint)).")
     var listen: String?
 
     @Option(help: "Seconds without a heartbeat before a worker is declared dead (env SHIFTWORK_WORKER_TIMEOUT; default 5).")

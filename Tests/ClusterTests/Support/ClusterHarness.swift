@@ -28,11 +28,13 @@ final class ClusterHarness {
         return process
     }
 
-    /// Starts a coordinator on a free port of `host` (loopback by default) and returns its endpoint: with
-    /// CurveZMQ when `keys` are given (its own pair and the allow-list), else with `--insecure`.
+    /// Starts a coordinator on a free port of `host` (loopback by default; an IPv6 address is bracketed) and
+    /// returns its endpoint: with CurveZMQ when `keys` are given (its own pair and the allow-list), else
+    /// with `--insecure`.
     func startCoordinator(_ extraArguments: [String] = [], host: String = "127.0.0.1", keys: TestKeys? = nil) async throws -> String {
         let security = keys.map { ["--secret-key", $0.secretKey("coordinator"), "--allow-keys", $0.allowList.path] } ?? ["--insecure"]
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://\(host):*"] + security + extraArguments)
+        let listen = "tcp://\(host.contains(":") ? "[\(host)]" : host):*"
+        let coordinator = try launch("coordinator", ["coordinator", "--listen", listen] + security + extraArguments)
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
             throw HarnessError("the coordinator did not start:\n\(coordinator.outputText)")

@@ -73,7 +73,8 @@ class LocalCluster:
     """A coordinator (with ``--insecure``, or CurveZMQ keys made by ``shiftwork keygen``) and workers that
     read local files. `stop()` stops every process it started and removes its scratch directory."""
 
-    def __init__(self, workers: int = 1, data_dir: bool = False, curve: bool = False):
+    def __init__(self, workers: int = 1, data_dir: bool = False, curve: bool = False, host: str = "127.0.0.1"):
+        """``host``: the address the coordinator listens on (an IPv6 one in brackets, e.g. ``[::1]``)."""
         self.scratch = tempfile.mkdtemp(prefix="shiftwork-client-test-")
         self.processes: List[Process] = []
         self.keys = os.path.join(self.scratch, "keys")
@@ -86,7 +87,7 @@ class LocalCluster:
                     subprocess.run([shiftwork_binary(), "keygen", name, "--out", directory], check=True,
                                    stdout=subprocess.DEVNULL)
                 security = ["--secret-key", self.key("coordinator.key"), "--allow-keys", allowed]
-            arguments = ["coordinator", "--listen", "tcp://127.0.0.1:*"] + security
+            arguments = ["coordinator", "--listen", f"tcp://{host}:*"] + security
             if data_dir:
                 arguments += ["--data-dir", os.path.join(self.scratch, "state")]
             coordinator = self._start("coordinator", arguments)

@@ -40,9 +40,10 @@ class ClusterTestCase(unittest.TestCase):
     workers = 1
     data_dir = False
     curve = False
+    host = "127.0.0.1"
 
     def setUp(self):
-        self.cluster = LocalCluster(workers=self.workers, data_dir=self.data_dir, curve=self.curve)
+        self.cluster = LocalCluster(workers=self.workers, data_dir=self.data_dir, curve=self.curve, host=self.host)
         self.addCleanup(self.cluster.stop)
         self.out = tempfile.mkdtemp(prefix="shiftwork-client-out-")
         self.addCleanup(lambda: __import__("shutil").rmtree(self.out, ignore_errors=True))
@@ -239,6 +240,24 @@ class AsyncClientTests(ClusterTestCase):
         events = asyncio.run(scenario())
         self.assertIsInstance(events[-1], BatchFinished)
         self.assertEqual((events[-1].succeeded, events[-1].failed), (1, 1))
+
+
+class IPv6Tests(ClusterTestCase):
+    """A coordinator listening on IPv6 loopback only: the client's socket has IPv6 on (ZMQ_IPV6)."""
+    host = "[::1]"
+    curve = True
+
+    def test_both_forms_submit_over_ipv6_with_keys(self):
+        self.assertTrue(self.cluster.endpoint.startswith("tcp://[::1]:"), self.cluster.endpoint)
+        keys = dict(secret_key_file=self.cluster.key("client.key"), coordinator_key_file=self.cluster.key("coordinator.pub"))
+        self.assertEqual(self.client(**keys).submit([CHELSEA]).wait(60).succeeded, 1, self.cluster.output())
+
+        async def scenario():
+            async with AsyncClient(self.cluster.endpoint, timeout=30, **keys) as client:
+                batch = await client.submit([ROCKET])
+                return await batch.wait(60)
+
+        self.assertEqual(asyncio.run(scenario()).succeeded, 1, self.cluster.output())
 
 
 class CurveTests(ClusterTestCase):

@@ -113,3 +113,14 @@ class SessionTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class EndpointFamilyTests(unittest.TestCase):
+    """Which endpoints turn ZMQ_IPV6 on for the client's socket, as on the Swift side (EndpointFamily)."""
+
+    def test_ipv6_addresses_and_names_need_it_ipv4_addresses_do_not(self):
+        from shiftwork_client.connection import needs_ipv6
+        for endpoint in ["tcp://[::1]:5570", "tcp://[fd00:5713::2]:5570", "tcp://coordinator:5570"]:
+            self.assertTrue(needs_ipv6(endpoint), endpoint)
+        for endpoint in ["tcp://127.0.0.1:5570", "tcp://10.213.4.1:41231", "inproc://x", "ipc:///tmp/s"]:
+            self.assertFalse(needs_ipv6(endpoint), endpoint)

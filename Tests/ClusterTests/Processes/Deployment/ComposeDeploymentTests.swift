@@ -66,7 +66,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         // publishes and workers connect to by service name.
         let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"], "coordinator: SHIFTWORK_LISTEN is not set")
         let listenMatch = try XCTUnwrap(listen.wholeMatch(of: try Regex(#"tcp://(0\.0\.0\.0|\*):([0-9]+)"#)),
-                                        "coordinator: SHIFTWORK_LISTEN=\(listen) must listen on tcp://0.0.0.0:PORT, or other containers cannot reach it")
+                                        "coordinator: SHIFTWORK_LISTEN=\(listen) must listen on tcp://*:PORT (or tcp://0.0.0.0:PORT), or other containers cannot reach it")
         let port = try XCTUnwrap(Int(listenMatch.output[2].substring ?? ""))
         XCTAssertEqual(coordinator.ports.map(\.target), [port], "coordinator: must publish exactly its listen port \(port)")
         XCTAssertNotNil(coordinator.ports.first?.published, "coordinator: the port must be published for `shiftwork submit` from the host")

@@ -99,7 +99,7 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
 
         // The coordinator listens on every interface, on the port its Service forwards, as does its metrics server.
         let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"])
-        let listenPort = try XCTUnwrap(Int(try XCTUnwrap(listen.wholeMatch(of: #/tcp://0\.0\.0\.0:([0-9]+)/#)).output.1))
+        let listenPort = try XCTUnwrap(Int(try XCTUnwrap(listen.wholeMatch(of: #/tcp://(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
         let metricsPort = try XCTUnwrap(Int(try XCTUnwrap(coordinator.environment["SHIFTWORK_METRICS_LISTEN"]?
             .wholeMatch(of: #/0\.0\.0\.0:([0-9]+)/#)).output.1))
         let service = try manifests.object("Service", coordinatorName)
@@ -230,6 +230,7 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
             for (name, value) in container.environment {
                 environment[name] = value
                     .replacingOccurrences(of: "tcp://0.0.0.0:5570", with: endpoint)
+                    .replacingOccurrences(of: "tcp://*:5570", with: endpoint)
                     .replacingOccurrences(of: "tcp://\(coordinatorName):5570", with: endpoint)
                     .replacingOccurrences(of: "0.0.0.0:9464", with: "127.0.0.1:\(metricsPort)")
                     .replacingOccurrences(of: "0.0.0.0:8080", with: "127.0.0.1:\(healthPort)")

@@ -3,7 +3,9 @@ the words of their errors."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import threading
 import uuid
 from typing import Optional
 
@@ -36,11 +38,46 @@ def resolve_keys(keys: Optional[CurveKeys], secret_key_file: Optional[str],
     return CurveKeys.from_files(secret, coordinator) if secret and coordinator else None
 
 
-def configure(socket: zmq.Socket, keys: Optional[CurveKeys]) -> None:
+LINGER_MS = 200
+"""How long unsent messages may delay closing, in milliseconds."""
+
+TERMINATION_WAIT_S = 2 * LINGER_MS / 1000
+"""How long closing waits for libzmq: the linger and as long again for its I/O thread."""
+
+
+def terminate(context: zmq.Context) -> None:
+    """Ends ``context``, waiting at most ``TERMINATION_WAIT_S``. libzmq's term waits for its I/O thread, which can
+    be stuck for 10 to 60 s in a DNS lookup of the coordinator's name when the network (and its DNS server)
+    vanished while it was reconnecting: closing must not wait for that, so the term runs on a daemon thread
+    that is left to finish, or to end with the process."""
+    thread = threading.Thread(target=context.term, name="zmq-ctx-term", daemon=True)
+    thread.start()
+    thread.join(TERMINATION_WAIT_S)
+
+
+def needs_ipv6(endpoint: str) -> bool:
+    """Whether connecting to ``endpoint`` needs IPv6 on the socket (ZMQ_IPV6), as the Swift side decides
+    (``EndpointFamily``): an IPv6 address in brackets (``tcp://[::1]:5570``) or a name, which may resolve to
+    one; not an IPv4 address, which then behaves as it always did (no IPv4-mapped addresses)."""
+    if not endpoint.lower().startswith("tcp://"):
+        return False
+    host = endpoint[len("tcp://"):].split(";")[-1].rpartition(":")[0]
+    if host.startswith("[") or host == "*":
+        return True
+    try:
+        ipaddress.IPv4Address(host)
+        return False
+    except ValueError:
+        return True
+
+
+def configure(socket: zmq.Socket, keys: Optional[CurveKeys], endpoint: str) -> None:
     """A client's DEALER options (docs/protocol.md): a stable ``client-<uuid>`` routing identity, so that a
-    restarted coordinator can stream to it again; a short linger; CurveZMQ keys when given."""
+    restarted coordinator can stream to it again; a short linger; IPv6 where ``endpoint`` needs it
+    (``tcp://[::1]:5570``, or a name that may resolve to an IPv6 address); CurveZMQ keys when given."""
     socket.setsockopt(zmq.ROUTING_ID, f"client-{uuid.uuid4()}".encode())
-    socket.setsockopt(zmq.LINGER, 200)
+    socket.setsockopt(zmq.IPV6, 1 if needs_ipv6(endpoint) else 0)
+    socket.setsockopt(zmq.LINGER, LINGER_MS)
     socket.setsockopt(zmq.RECONNECT_IVL, 100)
     socket.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
     if keys is not None:
@@ -76,7 +113,7 @@ class Connection:
         self._broken: Optional[ShiftworkError] = None
         self._context = context
         self._socket = context.socket(zmq.DEALER)
-        configure(self._socket, self._keys)
+        configure(self._socket, self._keys, self.endpoint)
         # With keys, libzmq reports the coordinator's refusal of the key (ZAP 400) on a monitor socket.
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
         self._socket.connect(self.endpoint)
@@ -87,7 +124,7 @@ class Connection:
             self._monitor.close(linger=0)
             self._monitor = None
         self._socket.close()
-        self._context.term()
+        terminate(self._context)
 
     def _end_if_final(self, error: ShiftworkError) -> None:
         """A version mismatch or a refused key fails every later call too: nothing sent can succeed."""
