@@ -190,8 +190,8 @@ final class GeneratedMessageTests: ClusterTestCase {
         // A refusal that does not know it (with a 1 MiB reason) makes it register again; anything else is taken as final.
         send(.refusal(Refusal(code: .unknownWorker, reason: ExtremeMessages.mebibyte)))
         let again = await router.next { if case .workerHello(let h) = $0 { h } else { nil } }
-        XCTAssertNotNil(again, worker.outputText.suffix(4000))
-        XCTAssertTrue(worker.isRunning, worker.outputText.suffix(4000))
+        XCTAssertNotNil(again, String(worker.outputText.suffix(4000)))
+        XCTAssertTrue(worker.isRunning, String(worker.outputText.suffix(4000)))
         print("generated-message test, worker: \(sent.values.reduce(0, +)) messages "
               + "(\(sent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
               + "\(expectedKeys.count) assignments, all answered (\(refusedAnswers.count) refused for a field); dropped: \(drops)")

@@ -208,8 +208,8 @@ struct ExtremeMessages {
         }
         results.append(Probe(message: .taskResult(TaskResult(taskID: id("t"), attempt: 1, outcome: .failure(TaskFailure(code: .download, message: Self.mebibyte)))),
                              expectation: .refused(field: "TaskResult.failure.message")))
-        results.append(Probe(message: .taskResult(TaskResult(taskID: Self.mebibyte, attempt: 1, outcome: .output(TaskOutput(data: []))))),
-                       expectation: .refused(field: "TaskResult.task_id")))
+        results.append(Probe(message: .taskResult(TaskResult(taskID: Self.mebibyte, attempt: 1, outcome: .output(TaskOutput(data: [])))),
+                             expectation: .refused(field: "TaskResult.task_id")))
         if let runningTask {
             // Answers a task the worker holds, with a field out of bounds: refused, and that attempt fails with why.
             results.append(Probe(message: .taskResult(TaskResult(
