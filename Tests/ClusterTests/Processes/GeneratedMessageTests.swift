@@ -149,6 +149,10 @@ final class GeneratedMessageTests: ClusterTestCase {
         router.channel.send([identity, RawEnvelope.taskAssignment(taskID: "gen-kind-7", kind: 7, taskKey: unknownKind)])
         expectedKeys.insert(unknownKind)
         sent["TaskAssignment (unknown kind)"] = 1
+        let unknownFormat: UInt64 = 900_001
+        router.channel.send([identity, RawEnvelope.taskAssignment(taskID: "gen-format-7", kind: 2, taskKey: unknownFormat, outputFormat: 7)])
+        expectedKeys.insert(unknownFormat)
+        sent["TaskAssignment (unknown image format)"] = 1
 
         // Every assignment is answered: a result per task key.
         var answered = Set<UInt64>()
@@ -163,6 +167,7 @@ final class GeneratedMessageTests: ClusterTestCase {
         let results = router.received.compactMap { if case .taskResult(let r) = $0 { r } else { nil } }
         let refusedAnswers = results.filter { if case .failure(let f) = $0.outcome { f.message.hasPrefix("the assignment was refused: ") } else { false } }
         XCTAssertTrue(refusedAnswers.contains { $0.taskKey == unknownKind }, "the unknown kind is answered as refused")
+        XCTAssertTrue(refusedAnswers.contains { $0.taskKey == unknownFormat }, "the unknown image format is answered as refused")
 
         // The rest of what a coordinator sends, then what it never sends a worker: dropped and counted.
         let dropsBefore = await heartbeat(after: "the assignments") ?? 0
@@ -220,9 +225,10 @@ enum RawEnvelope {
     static func field(_ number: UInt64, bytes: [UInt8]) -> [UInt8] { varint(number << 3 | 2) + varint(UInt64(bytes.count)) + bytes }
 
     /// An envelope of this version holding a `TaskAssignment` of kind `kind`.
-    static func taskAssignment(taskID: String, kind: UInt64, taskKey: UInt64) -> [UInt8] {
-        let assignment = field(1, bytes: Array(taskID.utf8)) + field(2, bytes: Array("b-gen".utf8)) + field(3, varint: 1)
+    static func taskAssignment(taskID: String, kind: UInt64, taskKey: UInt64, outputFormat: UInt64? = nil) -> [UInt8] {
+        var assignment = field(1, bytes: Array(taskID.utf8)) + field(2, bytes: Array("b-gen".utf8)) + field(3, varint: 1)
             + field(4, varint: kind) + field(8, varint: taskKey) + field(9, varint: taskKey)
+        if let outputFormat { assignment += field(7, bytes: field(5, varint: outputFormat)) }
         return field(1, varint: UInt64(WireProtocol.major)) + field(2, varint: UInt64(WireProtocol.minor)) + field(21, bytes: assignment)
     }
 }

@@ -139,6 +139,10 @@ extension MessageBounds {
 
     static func check(_ assignment: TaskAssignment) throws(Violation) {
         let checker = Checker(message: "TaskAssignment")
+        if let unreadable = assignment.unreadableField {
+            throw Violation(message: "TaskAssignment", field: "TaskAssignment.parameters", code: .invalidRequest,
+                            reason: "\(unreadable): a value this worker does not know (upgrade the worker)")
+        }
         if assignment.kind == .unspecified {
             throw checker.violation("TaskAssignment.kind", .invalidRequest, "is not a kind this worker knows (download, tilt-shift, noop): upgrade the worker")
         }
