@@ -435,5 +435,11 @@ extension StatusReply {
             droppedMessages: c.dropped_messages,
             tasksPerSecond: c.tasks_per_second.isFinite ? c.tasks_per_second : 0,
             coordinatorID: try readString(c.coordinator_id))
+        clients = try readRepeated(c.n_clients, c.clients, field: "StatusReply.clients") { (element) throws(WireError) in
+            ClientStatus(client: try readString(element.pointee.client), queuedItems: element.pointee.queued_items,
+                         batches: element.pointee.batches)
+        }
+        maxQueuedItemsPerClient = c.max_queued_items_per_client
+        maxBatchesPerClient = c.max_batches_per_client
     }
 }

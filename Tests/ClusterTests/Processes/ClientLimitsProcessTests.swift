@@ -58,6 +58,15 @@ final class ClientLimitsProcessTests: ClusterTestCase {
         }
         XCTAssertEqual(values("shiftwork_client_queued_items"), [5, 5], page)
         XCTAssertEqual(values("shiftwork_client_batches"), [1, 2], page)
+        // So does status (without CurveZMQ every client sees every client), in JSON and as a table.
+        let status = try await harness.status(endpoint)
+        XCTAssertEqual(status.objects("clients").map { $0.int("queued_items") }, [5, 5], "\(status)")
+        XCTAssertEqual(status.objects("clients").map { $0.int("batches") }.sorted(), [1, 2], "\(status)")
+        XCTAssertEqual(status.int("max_queued_items_per_client"), 5)
+        XCTAssertEqual(status.int("max_batches_per_client"), 2)
+        let (exit, table) = try await harness.run(["status", "--coordinator", endpoint])
+        XCTAssertEqual(exit, 0, table)
+        XCTAssertTrue(table.contains("5 of 5") && table.contains("2 of 2"), table)
         // What was accepted runs: with a worker, the first client's batch finishes.
         try harness.startWorker("w", endpoint: endpoint, slots: 2)
         let finished = try await harness.waitForStatus(endpoint, batch: first) { status in
