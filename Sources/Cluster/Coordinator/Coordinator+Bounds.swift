@@ -6,7 +6,8 @@ import Wire
 /// `shiftwork_messages_refused_total`. A client's request and a worker's hello are answered with a
 /// `Refusal` naming the field and its limit (`.limit`, or `.invalidRequest` for a value outside its range);
 /// a heartbeat or goodbye is dropped (a refusal would stop the worker); a result whose task is known
-/// fails that attempt with the reason instead (its task is not left waiting for the task timeout).
+/// fails that attempt with the reason instead (its task is not left waiting for the task timeout), and in
+/// a `TaskResultBatch` of an acceptable length the results within bounds count as they are.
 extension Coordinator {
     /// Whether `message` from `sender` is within bounds; when not, it has been refused.
     func isWithinBounds(_ message: Message, from sender: MessageSender, now: ContinuousClock.Instant) -> Bool {
@@ -26,7 +27,14 @@ extension Coordinator {
         case .taskResult(let result):
             failAttempt(answeredBy: result, violation, from: sender, now: now)
         case .taskResults(let results) where results.count <= MessageBounds.maxHeldTasks:
-            for result in results { failAttempt(answeredBy: result, violation, from: sender, now: now) }
+            // Element by element: the results within bounds count as they are, the others fail their attempts.
+            for result in results {
+                if let own = MessageBounds.violation(in: .taskResult(result), maxBatchItems: configuration.maxBatchItems) {
+                    failAttempt(answeredBy: result, own, from: sender, now: now)
+                } else if isSendersResult(result, from: sender) {
+                    complete(result, from: sender.identity, now: now)
+                }
+            }
         case .taskResults:
             break
         default:
