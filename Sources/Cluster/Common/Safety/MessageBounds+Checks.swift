@@ -19,10 +19,12 @@ extension MessageBounds {
             case .heartbeat(let heartbeat): try check(heartbeat)
             case .workerGoodbye(let goodbye):
                 try Checker(message: "WorkerGoodbye").bytes(goodbye.workerID, "WorkerGoodbye.worker_id", max: maxWorkerIDBytes)
-            case .taskResult(let result): try check(result, field: "TaskResult")
+            case .taskResult(let result): try check(result, message: "TaskResult", field: "TaskResult")
             case .taskResults(let results):
                 try Checker(message: "TaskResultBatch").count(results.count, "TaskResultBatch.results", max: maxHeldTasks)
-                for (index, result) in results.enumerated() { try check(result, field: "TaskResultBatch.results[\(index)]") }
+                for (index, result) in results.enumerated() {
+                    try check(result, message: "TaskResultBatch", field: "TaskResultBatch.results[\(index)]")
+                }
             case .taskGivenBack: break  // a task key and an attempt: looked up, never used as a size
             case .submitBatch(let submit): try check(submit)
             case .statusRequest(let request):
@@ -65,23 +67,26 @@ extension MessageBounds {
         try checker.count(heartbeat.holding.count, "Heartbeat.holding", max: maxHeldTasks)
     }
 
-    static func check(_ result: TaskResult, field: String) throws(Violation) {
-        let checker = Checker(message: field.hasPrefix("TaskResultBatch") ? "TaskResultBatch" : "TaskResult")
-        try checker.bytes(result.taskID, "\(field).task_id", max: maxIDBytes)
+    /// A result's fields; `field` names it (made only for a violation: a coordinator checks thousands of
+    /// results a second).
+    static func check(_ result: TaskResult, message: String, field: @autoclosure () -> String) throws(Violation) {
+        let checker = Checker(message: message)
+        try checker.bytes(result.taskID, "\(field()).task_id", max: maxIDBytes)
         switch result.outcome {
         case .output(let output):
-            let field = "\(field).output"
-            try checker.bytes(output.mediaType, "\(field).media_type", max: maxMediaTypeBytes)
-            try checker.atMost(output.width, "\(field).width", max: maxImageSide)
-            try checker.atMost(output.height, "\(field).height", max: maxImageSide)
-            try checker.count(output.warnings.count, "\(field).warnings", max: maxWarnings)
-            for (index, warning) in output.warnings.enumerated() {
-                try checker.bytes(warning, "\(field).warnings[\(index)]", max: maxWarningBytes)
+            try checker.bytes(output.mediaType, "\(field()).output.media_type", max: maxMediaTypeBytes)
+            try checker.atMost(output.width, "\(field()).output.width", max: maxImageSide)
+            try checker.atMost(output.height, "\(field()).output.height", max: maxImageSide)
+            if !output.warnings.isEmpty {
+                try checker.count(output.warnings.count, "\(field()).output.warnings", max: maxWarnings)
+                for (index, warning) in output.warnings.enumerated() {
+                    try checker.bytes(warning, "\(field()).output.warnings[\(index)]", max: maxWarningBytes)
+                }
             }
-            try checker.bytes(output.location, "\(field).location", max: maxPathBytes)
-            try checker.atMost(output.size, "\(field).size", max: maxOutputBytes)
+            try checker.bytes(output.location, "\(field()).output.location", max: maxPathBytes)
+            try checker.atMost(output.size, "\(field()).output.size", max: maxOutputBytes)
         case .failure(let failure):
-            try checker.bytes(failure.message, "\(field).failure.message", max: maxTextBytes)
+            try checker.bytes(failure.message, "\(field()).failure.message", max: maxTextBytes)
             // retry_after_ms is clamped where it is taken (`RetryAfterClamp`); unknown codes read as unspecified.
         }
     }
