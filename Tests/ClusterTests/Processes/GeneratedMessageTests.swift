@@ -17,7 +17,7 @@ final class GeneratedMessageTests: ClusterTestCase {
     func testACoordinatorBoundsEveryFieldOfEveryMessageAndKeepsServing() async throws {
         let coordinator = try harness.launch("coordinator", [
             "coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure", "--metrics-listen", "127.0.0.1:0",
-            "--max-batch-items", "1000",
+            "--max-batch-items", "1000", "--worker-timeout", "120",  // the fake worker heartbeats only as a probe
         ])
         let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
         let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
@@ -122,8 +122,9 @@ final class GeneratedMessageTests: ClusterTestCase {
             return nil
         }
 
-        // Welcomes at the extremes (each registers it again), then one at 100 ms for the rest.
-        for welcome in [Welcome(heartbeatIntervalMs: 0), Welcome(heartbeatIntervalMs: .max, coordinatorID: ExtremeMessages.mebibyte,
+        // Welcomes at the extremes (each registers it again), then one at 100 ms for the rest. (Not an interval
+        // of 2³²−1 ms: clamped to 60 s, a heartbeat loop that took it between two welcomes would sleep that long.)
+        for welcome in [Welcome(heartbeatIntervalMs: 0), Welcome(heartbeatIntervalMs: 0, coordinatorID: ExtremeMessages.mebibyte,
                                                                acceptsBatches: true, maxMessageBytes: .max),
                         Welcome(heartbeatIntervalMs: 1, maxMessageBytes: 1)] {
             send(.welcome(welcome))
