@@ -81,6 +81,11 @@ final class GeneratedMessageTests: ClusterTestCase {
         let clientRefused = clientGroups.flatMap(\.probes).filter { if case .refused = $0.expectation { true } else { false } }.count
         XCTAssertEqual(clientRefusals.count, clientRefused, clientRefusals.map(\.reason).joined(separator: "\n"))
         XCTAssertTrue(clientRefusals.allSatisfy { [.limit, .invalidRequest].contains($0.code) })
+        for refusal in clientRefusals {
+            // "refused: FIELD is N bytes long, more than the limit of M", "… is nan, outside 0...1", …
+            XCTAssertTrue(["more than the limit of", "outside 0...1", "neither 0 nor within"].contains { refusal.reason.contains($0) },
+                          refusal.reason)
+        }
         // The result that answered the held task out of bounds failed its item, with why.
         let item = try await harness.waitForStatus(endpoint, batch: batchID) { status in
             status.objects("batches").first?.objects("item_states").first?["state"] as? String == "failed"
