@@ -113,3 +113,24 @@ class SessionTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BoundsTests(unittest.TestCase):
+    """Counts a coordinator announces are bounded before this client sizes anything by them."""
+
+    def test_an_item_count_no_coordinator_sends_fails_its_request_and_a_manifest_past_it_is_dropped(self):
+        session = Session()
+        request_id, _ = session.submit(["a.jpg"], TiltShift())
+        answer = session.receive(envelope(batch_accepted=pb.BatchAccepted(
+            request_id=request_id, batch_id="b-1", item_count=4294967295, coordinator_id="c")))
+        self.assertEqual(len(answer), 1)
+        self.assertIsInstance(answer[0].error, RefusedError)
+        self.assertIn("BatchAccepted.item_count is 4294967295, more than the limit of 10000000", answer[0].error.reason)
+        retry_id, _ = session.retry("b-2")
+        answer = session.receive(envelope(retry_accepted=pb.RetryAccepted(
+            request_id=retry_id, batch_id="b-2", item_indexes=[1], item_count=4294967295)))
+        self.assertIn("RetryAccepted.item_count", answer[0].error.reason)
+        dropped = session.dropped_messages
+        self.assertEqual(session.receive(envelope(items_added=pb.ItemsAdded(
+            batch_id="b-1", parent_index=0, first_index=4294967295, items=[pb.BatchItem(source="x")]))), [])
+        self.assertEqual(session.dropped_messages, dropped + 1)
