@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import unittest
 
-from shiftwork_client import (BatchAccepted, BatchFinished, ItemResult, ProtocolVersionError, RefusedError, RetryAccepted,
-                              TiltShift)
+from shiftwork_client import (BatchAccepted, BatchFinished, ClientStatus, ItemResult, ProtocolVersionError, RefusedError,
+                              RetryAccepted, TiltShift)
 from shiftwork_client._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from shiftwork_client.session import MAJOR, MINOR, Answer, Event, FailAll, Session
 
@@ -134,3 +134,13 @@ class BoundsTests(unittest.TestCase):
         self.assertEqual(session.receive(envelope(items_added=pb.ItemsAdded(
             batch_id="b-1", parent_index=0, first_index=4294967295, items=[pb.BatchItem(source="x")]))), [])
         self.assertEqual(session.dropped_messages, dropped + 1)
+
+    def test_status_carries_each_clients_usage_and_the_limits(self):
+        session = Session()
+        request_id, _ = session.status()
+        usage = pb.ClientStatus(client="peer c-1", queued_items=3, batches=1)
+        reply = pb.StatusReply(request_id=request_id, clients=[usage], max_queued_items_per_client=250000,
+                               max_batches_per_client=1000)
+        status = session.receive(envelope(status_reply=reply))[0].value
+        self.assertEqual(status.clients, (ClientStatus("peer c-1", 3, 1),))
+        self.assertEqual((status.max_queued_items_per_client, status.max_batches_per_client), (250000, 1000))

@@ -22,8 +22,8 @@ from google.protobuf.message import DecodeError
 
 from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from .errors import ProtocolVersionError, RefusedError, ShiftworkError
-from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClusterStatus, Failure,
-                     ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
+from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClientStatus, ClusterStatus,
+                     Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
 from .naming import output_names
 
 # The most items of one batch this client sizes its tables by, whatever a coordinator announces (the protocol's
@@ -292,5 +292,7 @@ def _cluster_status(reply) -> ClusterStatus:
     batches = tuple(BatchStatus(b.batch_id, b.item_count, b.succeeded, b.failed, b.cancelled,
                                 tuple(ItemStatus(i.item_index, i.source, i.state, i.error) for i in b.items))
                     for b in reply.batches)
+    clients = tuple(ClientStatus(c.client, c.queued_items, c.batches) for c in reply.clients)
     return ClusterStatus(reply.coordinator_id, workers, reply.queued_tasks, reply.running_tasks, reply.completed_tasks,
-                         reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches)
+                         reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches, clients,
+                         reply.max_queued_items_per_client, reply.max_batches_per_client)
