@@ -19,7 +19,7 @@ final class MessageBoundsTests: XCTestCase {
 
         XCTAssertNil(violation(.workerHello(WorkerHello(workerID: "w", slots: 4096, giveBackThreads: 4096))))
         XCTAssertEqual(violation(.workerHello(WorkerHello(workerID: "w", slots: .max)))?.reason,
-                       "WorkerHello.slots is 4294967295, more than the limit of 4096")
+                       "WorkerHello.slots is 4294967295, more than the limit of 4096: start the worker with a lower --slots")
         XCTAssertEqual(violation(.workerHello(WorkerHello(workerID: "w", slots: 1, giveBackThreads: 4097)))?.field,
                        "WorkerHello.give_back_threads")
 

@@ -56,8 +56,10 @@ extension MessageBounds {
         try checker.bytes(hello.workerID, "WorkerHello.worker_id", max: maxWorkerIDBytes)
         try checker.bytes(hello.version, "WorkerHello.version", max: maxVersionBytes)
         try checker.bytes(hello.hostname, "WorkerHello.hostname", max: maxHostnameBytes)
-        try checker.atMost(hello.slots, "WorkerHello.slots", max: UInt32(maxWorkerSlots))
-        try checker.atMost(hello.giveBackThreads, "WorkerHello.give_back_threads", max: UInt32(maxWorkerSlots))
+        try checker.atMost(hello.slots, "WorkerHello.slots", max: UInt32(maxWorkerSlots),
+                           advice: "start the worker with a lower --slots")
+        try checker.atMost(hello.giveBackThreads, "WorkerHello.give_back_threads", max: UInt32(maxWorkerSlots),
+                           advice: "start the worker with fewer --compute-threads")
     }
 
     static func check(_ heartbeat: Heartbeat) throws(Violation) {

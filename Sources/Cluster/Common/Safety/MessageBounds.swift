@@ -102,10 +102,10 @@ public enum MessageBounds {
             throw violation(field(), .limit, "has \(count) entries, more than the limit of \(max)")
         }
 
-        /// A number is at most `max`.
-        func atMost<T: BinaryInteger>(_ value: T, _ field: @autoclosure () -> String, max: T) throws(Violation) {
+        /// A number is at most `max`; `advice` says what to do instead, when there is more to say than the limit.
+        func atMost<T: BinaryInteger>(_ value: T, _ field: @autoclosure () -> String, max: T, advice: String = "") throws(Violation) {
             guard value > max else { return }
-            throw violation(field(), .limit, "is \(value), more than the limit of \(max)")
+            throw violation(field(), .limit, "is \(value), more than the limit of \(max)\(advice.isEmpty ? "" : ": \(advice)")")
         }
 
         /// A fraction is finite and within 0...1.
