@@ -174,6 +174,12 @@ public struct StatusReply: Sendable, Equatable {
     public var tasksPerSecond: Double
     /// The coordinator instance that answered (it changes when the coordinator restarts).
     public var coordinatorID: String
+    /// What each client holds against the per-client limits: every client for an administrator (and
+    /// without CurveZMQ), the asking client's own for a client.
+    public var clients: [ClientStatus] = []
+    /// The per-client limits (`--max-queued-items-per-client`, `--max-batches-per-client`); 0: not said.
+    public var maxQueuedItemsPerClient: UInt32 = 0
+    public var maxBatchesPerClient: UInt32 = 0
 
     /// Creates a status reply.
     public init(
@@ -198,5 +204,22 @@ public struct StatusReply: Sendable, Equatable {
         self.droppedMessages = droppedMessages
         self.tasksPerSecond = tasksPerSecond
         self.coordinatorID = coordinatorID
+    }
+}
+
+/// One client's usage of the coordinator, in ``StatusReply/clients``.
+public struct ClientStatus: Sendable, Equatable {
+    /// Who: `key Z85` (its CurveZMQ public key) or `peer IDENTITY` (its connection, without CurveZMQ).
+    public var client: String
+    /// Its unfinished items (queued or running).
+    public var queuedItems: UInt32
+    /// Its batches the coordinator keeps: running, or finished and kept for status.
+    public var batches: UInt32
+
+    /// Creates a client's status.
+    public init(client: String, queuedItems: UInt32, batches: UInt32) {
+        self.client = client
+        self.queuedItems = queuedItems
+        self.batches = batches
     }
 }

@@ -52,6 +52,10 @@ public struct TaskAssignment: Sendable, Equatable {
     public var sink: String = ""
     /// The output's name in the sink without extension, unique within the batch (minor 3).
     public var sinkName: String = ""
+    /// A field whose value this version cannot act on (an unknown image format), as decoding found it; `nil`
+    /// for every assignment a peer of this version sends. Never encoded: the receiving worker answers such an
+    /// assignment with a failure naming the field, instead of dropping the whole message.
+    public var unreadableField: String?
     /// The S3-compatible endpoint for `s3://` sinks and sources (minor 3; empty: AWS).
     public var s3Endpoint: String = ""
     /// For a download sent to a worker that accepts chained tasks: the tilt-shift to run on its image

@@ -223,10 +223,27 @@ public actor ClusterClient {
         for await received in channel.messageBatches {
             for frames in received {
                 guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+                if let violation = MessageBounds.violation(inAnswer: message) {
+                    // A count no coordinator sends (it would size the client's tables): the request it answers
+                    // fails with why; an answer to no request is dropped.
+                    route(.refusal(Refusal(requestID: Self.requestID(answeredBy: message), code: violation.code,
+                                           reason: "the coordinator's answer was refused: \(violation.reason)")))
+                    continue
+                }
                 route(message)
             }
         }
         failEverything(ClusterClientError.closed)
+    }
+
+    /// The request ID an answer carries; a made-up one (answering nothing) for messages without one.
+    private static func requestID(answeredBy message: Message) -> String {
+        switch message {
+        case .batchAccepted(let accepted): accepted.requestID
+        case .retryAccepted(let accepted): accepted.requestID
+        case .statusReply(let reply): reply.requestID
+        default: "-"
+        }
     }
 
     private func route(_ message: Message) {

@@ -19,6 +19,14 @@ public enum ClusterDefaults {
     public static let maxBatchItems = 100_000
     /// The most unfinished items one client may have (`--max-pending-items-per-client`).
     public static let maxPendingItemsPerClient = 1_000_000
+    /// The most unfinished items one client (its CurveZMQ key, or its connection without CurveZMQ) may have
+    /// (`--max-queued-items-per-client`): two and a half batches of the largest size, and a quarter of what
+    /// one connection may have pending, so that one client cannot fill the coordinator for every other.
+    public static let maxQueuedItemsPerClient = 250_000
+    /// The most batches the coordinator keeps for one client, running or finished and kept for status
+    /// (`--max-batches-per-client`): ten times the finished batches kept for everyone, far above what a
+    /// person submits at once, low enough that one client's batches (an operation group each) stay small.
+    public static let maxBatchesPerClient = 1_000
     /// How many finished batches the coordinator keeps for status and results (`--keep-finished-batches`).
     public static let keepFinishedBatches = 100
     /// How long the coordinator keeps a finished batch for status and results (`--keep-finished-for`).

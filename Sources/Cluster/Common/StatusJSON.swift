@@ -23,6 +23,14 @@ package enum StatusJSON {
                 ])
             })),
             ("batches", .array(reply.batches.map { object($0) })),
+            ("clients", .array(reply.clients.map { client in
+                .object([
+                    ("client", .string(client.client)), ("queued_items", .unsigned(UInt64(client.queuedItems))),
+                    ("batches", .unsigned(UInt64(client.batches))),
+                ])
+            })),
+            ("max_queued_items_per_client", .unsigned(UInt64(reply.maxQueuedItemsPerClient))),
+            ("max_batches_per_client", .unsigned(UInt64(reply.maxBatchesPerClient))),
         ])
     }
 

@@ -52,7 +52,7 @@ extension Coordinator {
     }
 
     /// The correlation ID a refusal of `message` carries (empty for a worker's messages).
-    private static func requestID(of message: Message) -> String {
+    static func requestID(of message: Message) -> String {
         switch message {
         case .submitBatch(let request): request.requestID
         case .statusRequest(let request): request.requestID

@@ -11,13 +11,13 @@ extension Coordinator {
     func accept(_ submit: SubmitBatch, from sender: MessageSender) {
         let (client, owner) = (sender.identity, sender.key)
         if attachByIdempotencyKey(submit, from: sender) { return }
-        if let refusal = registry.refusal(of: submit, from: client) {
+        if let refusal = registry.refusal(of: submit, from: client, owner: sender.client) {
             send([Outbound(peer: client, message: .refusal(refusal))])
             return
         }
         let batchID = "b-" + UUID().uuidString.lowercased().prefix(8)
         let planned = registry.plan(batchID: batchID, client: client, submit: submit,
-                                    idempotencyScope: sender.client.idempotencyScope)
+                                    idempotencyScope: sender.client.idempotencyScope, owner: sender.client)
         do {
             try journal?.recordAccepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: owner?.z85 ?? "")
         } catch {
@@ -106,7 +106,7 @@ extension Coordinator {
         for saved in recovered.batches {
             let client = MessageSender(identity: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey)).client
             let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
-                                        recovered: saved, idempotencyScope: client.idempotencyScope)
+                                        recovered: saved, idempotencyScope: client.idempotencyScope, owner: client)
             let batch = makeOperations(for: planned, submit: saved.submit)
             access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
             let (_, retired) = registry.register(planned, answering: nil, coordinatorID: dispatcher.coordinatorID)

@@ -65,6 +65,8 @@ public actor Coordinator {
     var access: AccessControl
     /// Messages that could not be decoded or came from the wrong kind of peer.
     var droppedMessages: UInt64 = 0
+    /// Messages refused for a field out of bounds (`Coordinator+Bounds`), by field.
+    var refusedMessages: [String: UInt64] = [:]
     /// Rate-limits log lines that peers can cause in bulk (malformed messages, failed items).
     var logThrottle = LogThrottle()
     /// While the messages of one socket wake-up are handled: what to send, sent together at the end.
@@ -122,7 +124,9 @@ public actor Coordinator {
             scheduling: configuration.scheduling)
         self.registry = BatchRegistry(
             limits: BatchRegistry.Limits(maxBatchItems: configuration.maxBatchItems,
-                                         maxPendingItemsPerClient: configuration.maxPendingItemsPerClient),
+                                         maxPendingItemsPerClient: configuration.maxPendingItemsPerClient,
+                                         maxQueuedItemsPerClient: configuration.maxQueuedItemsPerClient,
+                                         maxBatchesPerClient: configuration.maxBatchesPerClient),
             keepsResults: configuration.dataDirectory != nil, retention: configuration.retention)
     }
 
@@ -260,8 +264,9 @@ public actor Coordinator {
             }
             return
         }
-        guard let scope = authorize(message, from: sender), speaksForSender(message, from: sender) else { return }
         let now = ContinuousClock.now
+        guard isWithinBounds(message, from: sender, now: now), let scope = authorize(message, from: sender),
+              speaksForSender(message, from: sender) else { return }
         switch message {
         case .workerHello(let hello):
             logger.info("worker joined", metadata: [
@@ -300,7 +305,7 @@ public actor Coordinator {
         }
     }
 
-    private func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) {
+    func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) {
         let (current, out) = dispatcher.complete(result, from: peer, now: now)
         if let current {
             taskTimeouts.finished(current.taskKey)

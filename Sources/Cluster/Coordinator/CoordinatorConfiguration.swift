@@ -21,6 +21,12 @@ public struct CoordinatorConfiguration: Sendable {
     public var maxBatchItems: Int
     /// A client whose unfinished items would exceed this is refused until some finish.
     public var maxPendingItemsPerClient: Int
+    /// Per client (its CurveZMQ key, or its connection without CurveZMQ): a submission that would take its
+    /// unfinished items above this is refused (`--max-queued-items-per-client`).
+    public var maxQueuedItemsPerClient: Int = ClusterDefaults.maxQueuedItemsPerClient
+    /// Per client: a submission beyond this many batches kept for it (running, or finished and kept) is
+    /// refused (`--max-batches-per-client`).
+    public var maxBatchesPerClient: Int = ClusterDefaults.maxBatchesPerClient
     /// CurveZMQ: the coordinator's keys and the allow-list (`nil`: no authentication, no encryption).
     public var authentication: CoordinatorAuthentication?
     /// How many finished batches are kept for status and `results`, and for how long.
@@ -52,12 +58,20 @@ public struct CoordinatorConfiguration: Sendable {
         self.socketOptions = socketOptions
         self.maxDownloadsPerHost = max(1, maxDownloadsPerHost)
         self.dataDirectory = dataDirectory
-        self.maxBatchItems = max(1, maxBatchItems)
+        self.maxBatchItems = min(max(1, maxBatchItems), MessageBounds.maxItemsPerBatch)
         self.maxPendingItemsPerClient = max(1, maxPendingItemsPerClient)
     }
 }
 
 extension CoordinatorConfiguration {
+    /// This configuration with per-client limits (each at least 1).
+    public func limitingClients(queuedItems: Int, batches: Int) -> CoordinatorConfiguration {
+        var configuration = self
+        configuration.maxQueuedItemsPerClient = max(1, queuedItems)
+        configuration.maxBatchesPerClient = max(1, batches)
+        return configuration
+    }
+
     /// This configuration with `policy` for its waiting tasks.
     public func scheduled(_ policy: SchedulingPolicy) -> CoordinatorConfiguration {
         var configuration = self

@@ -37,6 +37,10 @@ struct MetricsReport: Equatable {
     var peersRefused: Int?
     /// Requests refused for want of a role or of ownership (`AccessControl`), by labels.
     var accessRefusals: [AccessRefusal.Labels: UInt64] = [:]
+    /// Messages refused for a field out of bounds (`MessageBounds`), by field.
+    var refusedMessages: [String: UInt64] = [:]
+    /// Per client (its key, or its connection without CurveZMQ): items queued and batches kept (`ClientUsage`).
+    var clients: [String: ClientUsage] = [:]
 
     /// The report of `coordinator` as it stands.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
@@ -44,6 +48,7 @@ struct MetricsReport: Equatable {
                   queuedTasks: coordinator.queuedTaskCount, droppedMessages: coordinator.droppedMessages,
                   peersRefused: coordinator.authenticationRefusalsIfAuthenticating, now: now)
         accessRefusals = coordinator.access.refusals
+        refusedMessages = coordinator.refusedMessages
     }
 
     init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
@@ -71,6 +76,7 @@ struct MetricsReport: Equatable {
         outputBytesReceived = dispatcher.outputBytesReceived
         messagesDropped = droppedMessages + dispatcher.staleResults
         self.peersRefused = peersRefused
+        for (client, usage) in registry.clientUsage { clients[client.description] = usage }
     }
 
     /// An empty report (no workers, every count 0).

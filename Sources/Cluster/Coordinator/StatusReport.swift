@@ -86,12 +86,21 @@ struct StatusReport {
             status.idempotencyKey = batch.idempotencyKey
             return status
         }
-        return StatusReply(
+        var reply = StatusReply(
             requestID: request.requestID, workers: workerStatuses, queuedTasks: UInt32(clamping: queuedTasks),
             runningTasks: UInt32(dispatcher.runningTaskCount), completedTasks: dispatcher.completedTasks,
             failedTasks: dispatcher.failedTasks, batches: batchStatuses,
             droppedMessages: droppedMessages + dispatcher.staleResults,
             tasksPerSecond: dispatcher.tasksPerSecond(now: now), coordinatorID: dispatcher.coordinatorID)
+        if request.batchID.isEmpty {
+            reply.clients = registry.clientUsage.lazy.filter { scope.includes($0.key.publicKey) }
+                .map { ClientStatus(client: $0.key.description, queuedItems: UInt32(clamping: $0.value.queuedItems),
+                                    batches: UInt32(clamping: $0.value.batches)) }
+                .sorted { $0.client < $1.client }
+        }
+        reply.maxQueuedItemsPerClient = UInt32(clamping: registry.limits.maxQueuedItemsPerClient)
+        reply.maxBatchesPerClient = UInt32(clamping: registry.limits.maxBatchesPerClient)
+        return reply
     }
 
     /// An item's state as `shiftwork status BATCH` shows it: `running` while a worker holds one of its

@@ -38,6 +38,9 @@ struct CoordinatorMetrics {
         "shiftwork_tasks_resent_total": "Tasks queued to run again after an attempt that gave no usable result, by reason: assignment_lost, worker_lost, timed_out, failed (a transient failure retried), input_missing, handed_back (by a leaving worker, before it started).",
         "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
         "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
+"shiftwork_messages_refused_total": "Messages refused for a field out of bounds (docs/protocol.md, \"Bounds\"), by field.",
+        "shiftwork_client_queued_items": "Unfinished items of a client (its key, or its connection without CurveZMQ), against --max-queued-items-per-client.",
+        "shiftwork_client_batches": "Batches the coordinator keeps for a client (running, and finished ones kept for status), against --max-batches-per-client.",
         "shiftwork_refusals_total": "Requests refused because the sender's key lacks the role they need or does not own the batch, and worker messages that do not speak for their sender (another key, worker ID or connection), by the key's roles, the request and the reason.",
     ]
 
@@ -70,6 +73,10 @@ struct CoordinatorMetrics {
     private var perWorker: [String: WorkerSeries] = [:]
     /// `shiftwork_refusals_total`, one series per labels seen.
     private var accessRefusals: [AccessRefusal.Labels: MirroredCounter] = [:]
+    /// `shiftwork_messages_refused_total`, one series per field seen.
+    private var boundRefusals: [String: MirroredCounter] = [:]
+    /// `shiftwork_client_queued_items` and `shiftwork_client_batches`, per client with batches kept.
+    private var perClient: [String: (queuedItems: CoreMetrics.Gauge, batches: CoreMetrics.Gauge)] = [:]
 
     /// Metrics recorded in `registry`, which nothing else should record into under these names.
     init(registry: PrometheusCollectorRegistry) {
@@ -138,6 +145,25 @@ struct CoordinatorMetrics {
                 factory: factory))
             counter.advance(to: total)
             accessRefusals[labels] = counter
+        }
+        for (field, total) in report.refusedMessages {
+            var counter = boundRefusals[field] ?? MirroredCounter(CoreMetrics.Counter(
+                label: "shiftwork_messages_refused_total", dimensions: [("field", field)], factory: factory))
+            counter.advance(to: total)
+            boundRefusals[field] = counter
+        }
+        for (client, gauges) in perClient where report.clients[client] == nil {
+            gauges.queuedItems.destroy()
+            gauges.batches.destroy()
+            perClient[client] = nil
+        }
+        for (client, usage) in report.clients {
+            let gauges = perClient[client] ?? (
+                CoreMetrics.Gauge(label: "shiftwork_client_queued_items", dimensions: [("client", client)], factory: factory),
+                CoreMetrics.Gauge(label: "shiftwork_client_batches", dimensions: [("client", client)], factory: factory))
+            gauges.queuedItems.record(usage.queuedItems)
+            gauges.batches.record(usage.batches)
+            perClient[client] = gauges
         }
         for (workerID, series) in perWorker where report.workers[workerID] == nil {
             series.destroy()

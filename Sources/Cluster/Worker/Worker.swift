@@ -34,6 +34,9 @@ public actor Worker: Service {
     private let sinkThreads: ComputeThreads
     private var channel: SocketChannel?
     var running: [String: AssignedTask] = [:]
+    /// Tasks replaced in `running` by a later assignment with the same task ID (a new attempt, or a peer's
+    /// duplicate): cancelled, and still answered when they end, by their operation.
+    private var superseded: [ObjectIdentifier: AssignedTask] = [:]
     /// The highest `TaskAssignment.sequence` received since the last welcome; heartbeats report it, with
     /// the tasks held, so that the coordinator finds assignments lost on the way.
     private var lastSequence: UInt64 = 0
@@ -247,8 +250,9 @@ public actor Worker: Service {
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned,
             // and results not sent yet answer the old registration.
             helloSentAt = nil
-            let orphaned = running.values
+            let orphaned = Array(running.values) + superseded.values
             running = [:]
+            superseded = [:]
             runningShrank()
             pendingResults = []
             lastSequence = 0
@@ -265,6 +269,7 @@ public actor Worker: Service {
                 "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
         case .taskAssignment(let assignment):
             lastSequence = max(lastSequence, assignment.sequence)
+            if let violation = MessageBounds.violation(in: assignment) { return refuse(assignment, violation) }
             start(assignment)
         case .cancelTask(let cancel):
             // Found by the key the coordinator addresses it by (minor 2), else by its ID (a minor-1 coordinator).
@@ -302,6 +307,21 @@ public actor Worker: Service {
             droppedMessages += 1
             logger.debug("ignored a message meant for clients")
         }
+    }
+
+    /// Answers an assignment with a field out of bounds (`MessageBounds`) with a failure that names it: a
+    /// worker answers every assignment it receives, however odd (the coordinator would otherwise learn of
+    /// it only when it counts the assignment lost).
+    private func refuse(_ assignment: TaskAssignment, _ violation: MessageBounds.Violation) {
+        if logThrottle.admit("refused an assignment out of bounds", now: .now) {
+            logger.warning("refused an assignment with a field out of bounds; its failure is sent", metadata: [
+                "field": "\(violation.field)", "reason": "\(PrintableText.escape(violation.reason))"])
+        }
+        let code: FailureCode = violation.code == .limit ? .limit : .internal
+        pendingResults.append(TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt,
+            outcome: .failure(TaskFailure(code: code, message: "the assignment was refused: \(violation.reason)")),
+            taskKey: assignment.taskKey))
     }
 
     private func start(_ received: TaskAssignment, chainedAfter: UInt64 = 0, heldBack: TaskResult? = nil) {
@@ -343,6 +363,12 @@ public actor Worker: Service {
         operation.onCompletion(isolatedTo: self) { worker, _ in
             worker.finished(task)
         }
+        if let replaced = running[assignment.taskID] {
+            // The same task ID again: the task it replaces is cancelled, and still answered when it ends.
+            replaced.log.info("task replaced by another assignment with its task ID: cancelled, its result still sent")
+            replaced.operation.cancel()
+            superseded[ObjectIdentifier(replaced.operation)] = replaced
+        }
         running[assignment.taskID] = task
         do {
             try queue.addOperation(operation)
@@ -358,12 +384,13 @@ public actor Worker: Service {
 
     /// Sends the result of a finished task, unless the task was dropped meanwhile (re-registration).
     private func finished(_ task: AssignedTask) {
-        guard let current = running[task.assignment.taskID], current.operation === task.operation else {
+        let isCurrent = running[task.assignment.taskID]?.operation === task.operation
+        guard isCurrent || superseded.removeValue(forKey: ObjectIdentifier(task.operation)) != nil else {
             task.log.debug("task ended after it was dropped: no result sent")
             return
         }
-        running[task.assignment.taskID] = nil
-        defer { runningShrank() }
+        if isCurrent { running[task.assignment.taskID] = nil }
+        defer { if isCurrent { runningShrank() } }
         var result = task.result
         if task.assignment.kind == .download, case .output(let output) = result.outcome, !ManifestList.isList(output) {
             // Kept for the tilt-shift, which the coordinator sends here (locality); with `keepOutput` the
@@ -383,7 +410,7 @@ public actor Worker: Service {
         // A chained tilt-shift starts in the slot the download leaves, when the download's image was kept
         // here (the coordinator counts it as running from that result on); after a failure, or for a
         // manifest, it does not run (nor is answered).
-        if let followOn = task.assignment.chainedAssignment, !isStopping, case .output(let output) = result.outcome,
+        if isCurrent, let followOn = task.assignment.chainedAssignment, !isStopping, case .output(let output) = result.outcome,
            output.heldOnWorker {
             if configuration.reportsChainedTasksTogether, coordinatorAcceptsBatches {
                 return start(followOn, chainedAfter: task.assignment.taskKey, heldBack: result)  // sent with its result

@@ -41,6 +41,33 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "A client with this many unfinished items has further batches refused (env SHIFTWORK_MAX_PENDING_ITEMS_PER_CLIENT; default \(ClusterDefaults.maxPendingItemsPerClient)).")
     var maxPendingItemsPerClient: Int?
 
+    @Option(help: "A client (its CurveZMQ key; its connection with --insecure) with this many unfinished items has further batches refused (env SHIFTWORK_MAX_QUEUED_ITEMS_PER_CLIENT; default \(ClusterDefaults.maxQueuedItemsPerClient)).")
+    var maxQueuedItemsPerClient: Int?
+
+    @Option(help: "The most batches kept for one client, running or finished and kept for status; further batches are refused (env SHIFTWORK_MAX_BATCHES_PER_CLIENT; default \(ClusterDefaults.maxBatchesPerClient)).")
+    var maxBatchesPerClient: Int?
+
+    /// `--max-batch-items`: 1 up to the protocol's ceiling (a client sizes its tables by a batch's count only
+    /// up to it, `MessageBounds.maxItemsPerBatch`).
+    func batchItemLimit() throws -> Int {
+        let items = try Environment.resolve(maxBatchItems, "MAX_BATCH_ITEMS", default: ClusterDefaults.maxBatchItems)
+        guard (1...MessageBounds.maxItemsPerBatch).contains(items) else {
+            throw CommandError("--max-batch-items must be 1 to \(MessageBounds.maxItemsPerBatch) (got \(items)): clients take "
+                + "no batch larger than that")
+        }
+        return items
+    }
+
+    /// The per-client limits, from `--max-queued-items-per-client` and `--max-batches-per-client`.
+    func clientLimits() throws -> (queuedItems: Int, batches: Int) {
+        let items = try Environment.resolve(maxQueuedItemsPerClient, "MAX_QUEUED_ITEMS_PER_CLIENT", default: ClusterDefaults.maxQueuedItemsPerClient)
+        let batches = try Environment.resolve(maxBatchesPerClient, "MAX_BATCHES_PER_CLIENT", default: ClusterDefaults.maxBatchesPerClient)
+        guard items >= 1, batches >= 1 else {
+            throw CommandError("--max-queued-items-per-client and --max-batches-per-client must be at least 1 (got \(items) and \(batches))")
+        }
+        return (items, batches)
+    }
+
     @Option(help: "How many finished batches are kept for `status` and `results`; the oldest is retired first (env SHIFTWORK_KEEP_FINISHED_BATCHES; default \(ClusterDefaults.keepFinishedBatches)).")
     var keepFinishedBatches: Int?
 
@@ -138,11 +165,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
                 maxDownloadsPerHost: try Environment.resolve(
                     maxDownloadsPerHost, "MAX_DOWNLOADS_PER_HOST", default: ClusterDefaults.maxDownloadsPerHost),
                 dataDirectory: dataDirectory,
-                maxBatchItems: try Environment.resolve(maxBatchItems, "MAX_BATCH_ITEMS", default: ClusterDefaults.maxBatchItems),
+                maxBatchItems: try batchItemLimit(),
                 maxPendingItemsPerClient: try Environment.resolve(
                     maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT", default: ClusterDefaults.maxPendingItemsPerClient),
                 authentication: authentication, retention: try retention()
-            ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))).scheduled(try schedulingPolicy()),
+            ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))).scheduled(try schedulingPolicy())
+                .limitingClients(queuedItems: try clientLimits().queuedItems, batches: try clientLimits().batches),
             logger: logger)
         let bound: String?
         do {

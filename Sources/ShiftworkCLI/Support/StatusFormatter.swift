@@ -39,6 +39,14 @@ enum StatusFormatter {
                 lines.append("\(shown(batch.batchID).padding(toLength: 12, withPad: " ", startingAt: 0)) \(pad(batch.itemCount, 6)) \(pad(batch.succeeded, 10)) \(pad(batch.failed, 7)) \(pad(batch.cancelled, 9))")
             }
         }
+        if !reply.clients.isEmpty {
+            // Against the per-client limits (a limit of 0: an older coordinator that does not say).
+            func of(_ limit: UInt32) -> String { limit == 0 ? "" : " of \(limit)" }
+            lines.append("CLIENT                                             QUEUED ITEMS        BATCHES")
+            for client in reply.clients {
+                lines.append("\(shown(client.client).padding(toLength: 50, withPad: " ", startingAt: 0)) \((String(client.queuedItems) + of(reply.maxQueuedItemsPerClient)).padding(toLength: 19, withPad: " ", startingAt: 0)) \(client.batches)\(of(reply.maxBatchesPerClient))")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -172,15 +172,27 @@ extension TaskAssignment {
             kind: TaskKind(rawValue: c.kind.rawValue) ?? .unspecified,
             source: try readString(c.source),
             inputs: try readRepeated(c.n_inputs, c.inputs, field: "TaskAssignment.inputs") { (element) throws(WireError) in try InjectedInput(element.pointee) },
-            parameters: try c.parameters.map { (p) throws(WireError) in
-                try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
-            },
             taskKey: c.task_key, sequence: c.sequence)
+        // A value this version cannot act on (an unknown image format) does not make the assignment unreadable:
+        // its task is known, and the worker answers it with a failure naming the field (`unreadableField`).
+        do {
+            parameters = try c.parameters.map { (p) throws(WireError) in
+                try WireTiltShiftParameters(p.pointee, field: "TaskAssignment.parameters")
+            }
+        } catch {
+            guard case .invalidField(let detail) = error else { throw error }
+            unreadableField = detail
+        }
         keepOutput = c.keep_output != 0
         sink = try readString(c.sink)
         sinkName = try readString(c.sink_name)
         s3Endpoint = try readString(c.s3_endpoint)
-        followOn = try c.follow_on.map { (f) throws(WireError) in try ChainedTask(f.pointee) }
+        do {
+            followOn = try c.follow_on.map { (f) throws(WireError) in try ChainedTask(f.pointee) }
+        } catch {
+            guard case .invalidField(let detail) = error else { throw error }
+            unreadableField = unreadableField ?? detail
+        }
     }
 }
 
@@ -423,5 +435,11 @@ extension StatusReply {
             droppedMessages: c.dropped_messages,
             tasksPerSecond: c.tasks_per_second.isFinite ? c.tasks_per_second : 0,
             coordinatorID: try readString(c.coordinator_id))
+        clients = try readRepeated(c.n_clients, c.clients, field: "StatusReply.clients") { (element) throws(WireError) in
+            ClientStatus(client: try readString(element.pointee.client), queuedItems: element.pointee.queued_items,
+                         batches: element.pointee.batches)
+        }
+        maxQueuedItemsPerClient = c.max_queued_items_per_client
+        maxBatchesPerClient = c.max_batches_per_client
     }
 }

@@ -73,6 +73,18 @@ extension CMessageBuilder {
         c.pointee.dropped_messages = m.droppedMessages
         c.pointee.tasks_per_second = m.tasksPerSecond
         c.pointee.coordinator_id = string(m.coordinatorID)
+        (c.pointee.n_clients, c.pointee.clients) = repeated(m.clients) { $0.clientStatus($1) }
+        c.pointee.max_queued_items_per_client = m.maxQueuedItemsPerClient
+        c.pointee.max_batches_per_client = m.maxBatchesPerClient
+        return c
+    }
+
+    mutating func clientStatus(_ m: ClientStatus) -> UnsafeMutablePointer<Shiftwork__V1__ClientStatus> {
+        let c = arena.make(Shiftwork__V1__ClientStatus.self)
+        shiftwork__v1__client_status__init(c)
+        c.pointee.client = string(m.client)
+        c.pointee.queued_items = m.queuedItems
+        c.pointee.batches = m.batches
         return c
     }
 }

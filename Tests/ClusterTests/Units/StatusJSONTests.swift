@@ -33,6 +33,10 @@ final class StatusJSONTests: XCTestCase {
                  "cancelled": batch.cancelled, "priority": batch.priority, "idempotency_key": batch.idempotencyKey,
                  "item_states": batch.items.map(item)]
             },
+            "clients": reply.clients.map { client -> [String: Any] in
+                ["client": client.client, "queued_items": client.queuedItems, "batches": client.batches]
+            },
+            "max_queued_items_per_client": reply.maxQueuedItemsPerClient, "max_batches_per_client": reply.maxBatchesPerClient,
         ]
         let data = try JSONSerialization.data(withJSONObject: object, options: compact ? [.sortedKeys] : [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
@@ -51,12 +55,16 @@ final class StatusJSONTests: XCTestCase {
         ])
         batch.priority = -3
         batch.idempotencyKey = text
-        return StatusReply(requestID: "r", workers: [
+        var reply = StatusReply(requestID: "r", workers: [
             WorkerStatus(workerID: "w-\(text)", hostname: text, slots: 4, running: 2, completed: UInt64.max, failed: 7,
                          lastSeenMsAgo: 1_234, droppedMessages: 3, version: "1.0"),
         ], queuedTasks: 12, runningTasks: 2, completedTasks: 1_000_000, failedTasks: 3,
            batches: [batch, BatchStatus(batchID: "empty", itemCount: 0)], droppedMessages: 9, tasksPerSecond: rate,
            coordinatorID: "c")
+        reply.clients = [ClientStatus(client: "peer \(text)", queuedItems: 7, batches: 2), ClientStatus(client: "key x", queuedItems: 0, batches: 1)]
+        reply.maxQueuedItemsPerClient = 250_000
+        reply.maxBatchesPerClient = 1_000
+        return reply
     }
 
     func testAReplyMatchesJSONSerializationPrettyAndCompact() throws {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import unittest
 
-from shiftwork_client import (BatchAccepted, BatchFinished, ItemResult, ProtocolVersionError, RefusedError, RetryAccepted,
-                              TiltShift)
+from shiftwork_client import (BatchAccepted, BatchFinished, ClientStatus, ItemResult, ProtocolVersionError, RefusedError,
+                              RetryAccepted, TiltShift)
 from shiftwork_client._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from shiftwork_client.session import MAJOR, MINOR, Answer, Event, FailAll, Session
 
@@ -124,3 +124,34 @@ class EndpointFamilyTests(unittest.TestCase):
             self.assertTrue(needs_ipv6(endpoint), endpoint)
         for endpoint in ["tcp://127.0.0.1:5570", "tcp://10.213.4.1:41231", "inproc://x", "ipc:///tmp/s"]:
             self.assertFalse(needs_ipv6(endpoint), endpoint)
+
+
+class BoundsTests(unittest.TestCase):
+    """Counts a coordinator announces are bounded before this client sizes anything by them."""
+
+    def test_an_item_count_no_coordinator_sends_fails_its_request_and_a_manifest_past_it_is_dropped(self):
+        session = Session()
+        request_id, _ = session.submit(["a.jpg"], TiltShift())
+        answer = session.receive(envelope(batch_accepted=pb.BatchAccepted(
+            request_id=request_id, batch_id="b-1", item_count=4294967295, coordinator_id="c")))
+        self.assertEqual(len(answer), 1)
+        self.assertIsInstance(answer[0].error, RefusedError)
+        self.assertIn("BatchAccepted.item_count is 4294967295, more than the limit of 10000000", answer[0].error.reason)
+        retry_id, _ = session.retry("b-2")
+        answer = session.receive(envelope(retry_accepted=pb.RetryAccepted(
+            request_id=retry_id, batch_id="b-2", item_indexes=[1], item_count=4294967295)))
+        self.assertIn("RetryAccepted.item_count", answer[0].error.reason)
+        dropped = session.dropped_messages
+        self.assertEqual(session.receive(envelope(items_added=pb.ItemsAdded(
+            batch_id="b-1", parent_index=0, first_index=4294967295, items=[pb.BatchItem(source="x")]))), [])
+        self.assertEqual(session.dropped_messages, dropped + 1)
+
+    def test_status_carries_each_clients_usage_and_the_limits(self):
+        session = Session()
+        request_id, _ = session.status()
+        usage = pb.ClientStatus(client="peer c-1", queued_items=3, batches=1)
+        reply = pb.StatusReply(request_id=request_id, clients=[usage], max_queued_items_per_client=250000,
+                               max_batches_per_client=1000)
+        status = session.receive(envelope(status_reply=reply))[0].value
+        self.assertEqual(status.clients, (ClientStatus("peer c-1", 3, 1),))
+        self.assertEqual((status.max_queued_items_per_client, status.max_batches_per_client), (250000, 1000))

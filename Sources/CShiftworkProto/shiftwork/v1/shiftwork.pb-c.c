@@ -1582,6 +1582,51 @@ void   shiftwork__v1__status_reply__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__status_reply__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__client_status__init
+                     (Shiftwork__V1__ClientStatus         *message)
+{
+  static const Shiftwork__V1__ClientStatus init_value = SHIFTWORK__V1__CLIENT_STATUS__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__client_status__get_packed_size
+                     (const Shiftwork__V1__ClientStatus *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__client_status__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__client_status__pack
+                     (const Shiftwork__V1__ClientStatus *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__client_status__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__client_status__pack_to_buffer
+                     (const Shiftwork__V1__ClientStatus *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__client_status__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__ClientStatus *
+       shiftwork__v1__client_status__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__ClientStatus *)
+     protobuf_c_message_unpack (&shiftwork__v1__client_status__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__client_status__free_unpacked
+                     (Shiftwork__V1__ClientStatus *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__client_status__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__refusal__init
                      (Shiftwork__V1__Refusal         *message)
 {
@@ -4997,7 +5042,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[10] =
+static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[13] =
 {
   {
     "request_id",
@@ -5119,23 +5164,63 @@ static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "clients",
+    280,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__StatusReply, n_clients),
+    offsetof(Shiftwork__V1__StatusReply, clients),
+    &shiftwork__v1__client_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_queued_items_per_client",
+    281,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__StatusReply, max_queued_items_per_client),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_batches_per_client",
+    282,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__StatusReply, max_batches_per_client),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
   6,   /* field[6] = batches */
+  10,   /* field[10] = clients */
   4,   /* field[4] = completed_tasks */
   9,   /* field[9] = coordinator_id */
   7,   /* field[7] = dropped_messages */
   5,   /* field[5] = failed_tasks */
+  12,   /* field[12] = max_batches_per_client */
+  11,   /* field[11] = max_queued_items_per_client */
   2,   /* field[2] = queued_tasks */
   0,   /* field[0] = request_id */
   3,   /* field[3] = running_tasks */
   8,   /* field[8] = tasks_per_second */
   1,   /* field[1] = workers */
 };
-static const ProtobufCIntRange shiftwork__v1__status_reply__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__status_reply__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 280, 10 },
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
 {
@@ -5145,11 +5230,75 @@ const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
   "Shiftwork__V1__StatusReply",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__StatusReply),
-  10,
+  13,
   shiftwork__v1__status_reply__field_descriptors,
   shiftwork__v1__status_reply__field_indices_by_name,
-  1,  shiftwork__v1__status_reply__number_ranges,
+  2,  shiftwork__v1__status_reply__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__status_reply__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__client_status__field_descriptors[3] =
+{
+  {
+    "client",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ClientStatus, client),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "queued_items",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ClientStatus, queued_items),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batches",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__ClientStatus, batches),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__client_status__field_indices_by_name[] = {
+  2,   /* field[2] = batches */
+  0,   /* field[0] = client */
+  1,   /* field[1] = queued_items */
+};
+static const ProtobufCIntRange shiftwork__v1__client_status__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__client_status__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.ClientStatus",
+  "ClientStatus",
+  "Shiftwork__V1__ClientStatus",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__ClientStatus),
+  3,
+  shiftwork__v1__client_status__field_descriptors,
+  shiftwork__v1__client_status__field_indices_by_name,
+  1,  shiftwork__v1__client_status__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__client_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__refusal__field_descriptors[3] =

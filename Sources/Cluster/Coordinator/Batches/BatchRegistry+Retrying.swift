@@ -49,6 +49,10 @@ extension BatchRegistry {
                 + "\(selected.count), more than this coordinator allows a client (\(limits.maxPendingItemsPerClient), its "
                 + "--max-pending-items-per-client): wait for earlier batches to finish, or name fewer items with --items")
         }
+        if let problem = ClientUsage.refusal(of: selected.count, addingBatch: false,
+                                             usage: clientUsage[batch.owner] ?? ClientUsage(), limits: limits) {
+            return refuse(.limit, problem)
+        }
         return .items(selected)
     }
 
@@ -64,6 +68,7 @@ extension BatchRegistry {
             batch.reopen(items, firstTaskKeys: keys)
             batches[batchID] = batch
             pendingItems[batch.client, default: 0] += items.count
+            changeUsage(of: batch.owner, queuedItems: items.count)
             finishedBatches.removeAll { $0.batchID == batchID }
             if peer != batch.client { subscribers[batchID, default: []].insert(peer) }
         }

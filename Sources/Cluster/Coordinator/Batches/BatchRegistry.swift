@@ -26,6 +26,9 @@ struct BatchRegistry {
     struct Limits {
         var maxBatchItems: Int
         var maxPendingItemsPerClient: Int
+        /// Per client (`ClientIdentity`: its key, or its connection): unfinished items, and batches kept.
+        var maxQueuedItemsPerClient = ClusterDefaults.maxQueuedItemsPerClient
+        var maxBatchesPerClient = ClusterDefaults.maxBatchesPerClient
     }
 
     /// What carrying out a cancel takes, besides the answer.
@@ -81,6 +84,9 @@ struct BatchRegistry {
     private var batchesByKey: [IdempotencyIndex: String] = [:]
     /// Unfinished items per client, for `maxPendingItemsPerClient`.
     var pendingItems: [PeerIdentity: Int] = [:]
+    /// Items queued and batches kept per client (key, or connection without CurveZMQ), for
+    /// `maxQueuedItemsPerClient` and `maxBatchesPerClient`; a client with nothing kept has no entry.
+    private(set) var clientUsage: [ClientIdentity: ClientUsage] = [:]
     /// Finished batches still kept, oldest first, with when they finished.
     var finishedBatches: [(batchID: String, finishedAt: ContinuousClock.Instant)] = []
     /// What is remembered of retired batches (at most `BatchRetention.retiredBatchesRemembered`), and
@@ -102,8 +108,9 @@ struct BatchRegistry {
 
     // MARK: Submitting
 
-    /// Why `submit` cannot be accepted from `client`, or `nil` when it can.
-    func refusal(of submit: SubmitBatch, from client: PeerIdentity) -> Refusal? {
+    /// Why `submit` cannot be accepted from `client` (the client `owner` for the per-client limits; by
+    /// default its connection), or `nil` when it can.
+    func refusal(of submit: SubmitBatch, from client: PeerIdentity, owner: ClientIdentity? = nil) -> Refusal? {
         func refuse(_ code: RefusalCode, _ reason: String) -> Refusal {
             Refusal(requestID: submit.requestID, code: code, reason: reason)
         }
@@ -136,15 +143,18 @@ struct BatchRegistry {
                 + "\(submit.items.count), more than this coordinator allows a client (\(limits.maxPendingItemsPerClient), "
                 + "its --max-pending-items-per-client): wait for earlier batches to finish, or submit fewer items")
         }
-        return nil
+        return ClientUsage.refusal(of: submit.items.count, addingBatch: true,
+                                   usage: clientUsage[owner ?? ClientIdentity(peer: client, key: nil)] ?? ClientUsage(),
+                                   limits: limits).map { refuse(.limit, $0) }
     }
 
     /// The batch `submit` (or, after a restart, `recovered`) describes, its items' task keys handed out;
     /// not registered yet (see `register`). Items `recovered` holds an outcome for are finished already.
     mutating func plan(batchID: String, client: PeerIdentity, submit: SubmitBatch,
-                       recovered: RecoveredBatch? = nil, idempotencyScope: String = "") -> RegisteredBatch {
+                       recovered: RecoveredBatch? = nil, idempotencyScope: String = "", owner: ClientIdentity? = nil) -> RegisteredBatch {
         var batch = RegisteredBatch(batchID: batchID, client: client, clientAcceptsBatches: submit.acceptsBatches,
                                     tasksPerItem: submit.kind == .noop ? 1 : 2)
+        if let owner { batch.owner = owner }
         batch.priority = submit.priority
         batch.idempotencyKey = submit.idempotencyKey
         batch.idempotencyScope = idempotencyScope
@@ -176,6 +186,8 @@ struct BatchRegistry {
             batchesByKey[IdempotencyIndex(scope: batch.idempotencyScope, key: batch.idempotencyKey)] = batch.batchID
         }
         pendingItems[batch.client, default: 0] += batch.unfinishedCount
+        clientUsage[batch.owner, default: ClientUsage()].batches += 1
+        clientUsage[batch.owner, default: ClientUsage()].queuedItems += batch.unfinishedCount
         var out: [Outbound] = []
         if let requestID {
             batchesAccepted += 1
@@ -225,6 +237,7 @@ struct BatchRegistry {
                          firstTaskKey: takeTaskKeys(batch.tasksPerItem), recorded: nil)
         }
         pendingItems[batch.client, default: 0] += entries.count
+        clientUsage[batch.owner, default: ClientUsage()].queuedItems += entries.count
         batches[batchID] = batch
         return ItemsAdded(batchID: batchID, parentIndex: UInt32(index), firstIndex: UInt32(firstIndex), items: added)
     }
@@ -239,6 +252,7 @@ struct BatchRegistry {
         guard let batch = batches[added.batchID], batch.items.count == Int(added.firstIndex) + added.items.count else { return }
         batches[added.batchID]?.removeLast(added.items.count)
         reducePending(of: batch.client, by: added.items.count)
+        changeUsage(of: batch.owner, queuedItems: -added.items.count)
     }
 
     // MARK: Finishing items
@@ -258,6 +272,7 @@ struct BatchRegistry {
               let batch = batches[batchID]
         else { return nil }
         reducePending(of: batch.client, by: 1)
+        changeUsage(of: batch.owner, queuedItems: -1)
         let finished = ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: batch.items[index].outputName,
                                     outcome: outcome)
         var end = ItemEnd(finished: finished, out: [])
@@ -277,6 +292,14 @@ struct BatchRegistry {
         }
         if batch.isComplete { end.retired = keepFinished(batchID, now: now ?? .now) }  // after its audience was told
         return end
+    }
+
+    /// Adds to (or takes from) a client's usage; a client left with nothing loses its entry.
+    mutating func changeUsage(of owner: ClientIdentity, queuedItems: Int = 0, batches: Int = 0) {
+        var usage = clientUsage[owner] ?? ClientUsage()
+        usage.queuedItems = max(0, usage.queuedItems + queuedItems)
+        usage.batches = max(0, usage.batches + batches)
+        clientUsage[owner] = usage.isEmpty ? nil : usage
     }
 
     private mutating func reducePending(of client: PeerIdentity, by count: Int) {
@@ -327,6 +350,7 @@ struct BatchRegistry {
     /// Lets a finished batch go, and remembers what became of it.
     private mutating func retire(_ batchID: String, by rule: BatchRetention.Rule, now: ContinuousClock.Instant) {
         guard let batch = batches.removeValue(forKey: batchID) else { return }
+        changeUsage(of: batch.owner, queuedItems: -batch.unfinishedCount, batches: -1)
         if !batch.idempotencyKey.isEmpty {
             batchesByKey[IdempotencyIndex(scope: batch.idempotencyScope, key: batch.idempotencyKey)] = nil
         }

@@ -36,6 +36,8 @@ struct RegisteredBatch {
     let batchID: String
     /// The client that submitted the batch; results are streamed there.
     let client: PeerIdentity
+    /// Who the submitter is for the per-client limits (`ClientUsage`): its key, else its connection.
+    var owner: ClientIdentity
     /// The client takes several finished items in one message (`SubmitBatch.acceptsBatches`).
     let clientAcceptsBatches: Bool
     /// Tasks per item: a download and a tilt-shift, or one no-op.
@@ -65,6 +67,7 @@ struct RegisteredBatch {
     init(batchID: String, client: PeerIdentity, clientAcceptsBatches: Bool, tasksPerItem: Int) {
         self.batchID = batchID
         self.client = client
+        self.owner = ClientIdentity(peer: client, key: nil)
         self.clientAcceptsBatches = clientAcceptsBatches
         self.tasksPerItem = tasksPerItem
         self.items = []

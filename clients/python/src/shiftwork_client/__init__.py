@@ -12,14 +12,16 @@ from .errors import (AuthenticationError, KeyFileError, NoAnswerError, ProtocolV
                      ShiftworkError)
 from .keys import CurveKeys, read_key
 from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
-                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
+                     ClientStatus, ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted,
+                     TiltShift, WorkerStatus)
 from .redaction import redact_source, redact_urls
 from .session import MAJOR, MINOR
 from .submit_options import SubmitOptions
 
 __all__ = [
     "AsyncBatch", "AsyncClient", "AuthenticationError", "Batch", "BatchAccepted", "BatchEvent", "BatchFinished",
-    "BatchResult", "BatchStatus", "CancelResult", "Client", "ClusterStatus", "CurveKeys", "Failure", "ItemResult",
+    "BatchResult", "BatchStatus", "CancelResult", "Client", "ClientStatus", "ClusterStatus", "CurveKeys", "Failure",
+    "ItemResult",
     "ItemsAdded", "ItemStatus", "KeyFileError", "MAJOR", "MINOR", "NoAnswerError", "Output", "ProtocolVersionError",
     "RefusedError", "RetryAccepted", "ShiftworkError", "SubmitOptions", "TiltShift", "WorkerStatus", "read_key",
     "redact_source", "redact_urls",

@@ -225,8 +225,19 @@ class BatchStatus:
 
 
 @dataclass(frozen=True)
+class ClientStatus:
+    """What one client holds on the coordinator against its per-client limits: `client` is ``key Z85`` (its
+    CurveZMQ key) or ``peer IDENTITY`` (its connection, without CurveZMQ)."""
+
+    client: str
+    queued_items: int
+    batches: int
+
+
+@dataclass(frozen=True)
 class ClusterStatus:
-    """The answer to a status request: workers, queue, throughput and batches."""
+    """The answer to a status request: workers, queue, throughput and batches; and what each client holds
+    (`clients`, as far as the asker may see) against the per-client limits (0: not said)."""
 
     coordinator_id: str
     workers: Tuple[WorkerStatus, ...]
@@ -237,3 +248,6 @@ class ClusterStatus:
     tasks_per_second: float
     dropped_messages: int
     batches: Tuple[BatchStatus, ...]
+    clients: Tuple[ClientStatus, ...] = ()
+    max_queued_items_per_client: int = 0
+    max_batches_per_client: int = 0

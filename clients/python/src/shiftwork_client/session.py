@@ -22,9 +22,13 @@ from google.protobuf.message import DecodeError
 
 from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from .errors import ProtocolVersionError, RefusedError, ShiftworkError
-from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClusterStatus, Failure,
-                     ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
+from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClientStatus, ClusterStatus,
+                     Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
 from .naming import output_names
+
+# The most items of one batch this client sizes its tables by, whatever a coordinator announces (the protocol's
+# ceiling of --max-batch-items, docs/protocol.md "Bounds").
+MAX_ITEMS_PER_BATCH = 10_000_000
 from .submit_options import SubmitOptions, wire_parameters
 
 MAJOR = 1
@@ -159,6 +163,16 @@ class Session:
         if kind is None:
             return []  # a body of a newer minor version: not for this client
         message = getattr(envelope, kind)
+        problem = _out_of_bounds(kind, message)
+        if problem is not None:
+            # A count no coordinator sends, which this client would size its tables by: the request it answers
+            # fails with why; anything else is dropped and counted.
+            self.dropped_messages += 1
+            request_id = getattr(message, "request_id", "")
+            if request_id and self._pending.pop(request_id, None) is not None:
+                return [Answer(request_id, error=RefusedError(
+                    "REFUSAL_CODE_LIMIT", f"the coordinator's answer was refused: {problem}", request_id))]
+            return []
         handler = getattr(self, f"_on_{kind}", None)
         return handler(message) if handler else []
 
@@ -252,11 +266,33 @@ class Session:
         return [Event(finished.batch_id, event)]
 
 
+def _out_of_bounds(kind: str, message) -> Optional[str]:
+    """Why a coordinator's message is out of the bounds this client checks (docs/protocol.md, "Bounds"): the
+    item counts it sizes its tables by; `None` when it is within them."""
+    if kind in ("batch_accepted", "retry_accepted") and message.item_count > MAX_ITEMS_PER_BATCH:
+        name = "BatchAccepted" if kind == "batch_accepted" else "RetryAccepted"
+        return f"{name}.item_count is {message.item_count}, more than the limit of {MAX_ITEMS_PER_BATCH}"
+    if kind == "retry_accepted" and len(message.item_indexes) > message.item_count:
+        return (f"RetryAccepted.item_indexes has {len(message.item_indexes)} entries, more than the limit of "
+                f"{message.item_count}")
+    if kind == "items_added" and message.first_index + len(message.items) > MAX_ITEMS_PER_BATCH:
+        return (f"ItemsAdded.first_index + items is {message.first_index + len(message.items)}, more than the limit of "
+                f"{MAX_ITEMS_PER_BATCH}")
+    if kind == "status_reply":
+        for index, batch in enumerate(message.batches):
+            if batch.item_count > MAX_ITEMS_PER_BATCH:
+                return (f"StatusReply.batches[{index}].item_count is {batch.item_count}, more than the limit of "
+                        f"{MAX_ITEMS_PER_BATCH}")
+    return None
+
+
 def _cluster_status(reply) -> ClusterStatus:
     workers = tuple(WorkerStatus(w.worker_id, w.hostname, w.slots, w.running, w.completed, w.failed,
                                  w.last_seen_ms_ago, w.dropped_messages, w.version) for w in reply.workers)
     batches = tuple(BatchStatus(b.batch_id, b.item_count, b.succeeded, b.failed, b.cancelled,
                                 tuple(ItemStatus(i.item_index, i.source, i.state, i.error) for i in b.items))
                     for b in reply.batches)
+    clients = tuple(ClientStatus(c.client, c.queued_items, c.batches) for c in reply.clients)
     return ClusterStatus(reply.coordinator_id, workers, reply.queued_tasks, reply.running_tasks, reply.completed_tasks,
-                         reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches)
+                         reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches, clients,
+                         reply.max_queued_items_per_client, reply.max_batches_per_client)

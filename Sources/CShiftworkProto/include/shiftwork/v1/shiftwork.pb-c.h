@@ -50,6 +50,7 @@ typedef struct Shiftwork__V1__ItemStatus Shiftwork__V1__ItemStatus;
 typedef struct Shiftwork__V1__AttemptStatus Shiftwork__V1__AttemptStatus;
 typedef struct Shiftwork__V1__BatchStatus Shiftwork__V1__BatchStatus;
 typedef struct Shiftwork__V1__StatusReply Shiftwork__V1__StatusReply;
+typedef struct Shiftwork__V1__ClientStatus Shiftwork__V1__ClientStatus;
 typedef struct Shiftwork__V1__Refusal Shiftwork__V1__Refusal;
 
 
@@ -1118,10 +1119,42 @@ struct  Shiftwork__V1__StatusReply
    * the coordinator instance (changes when it restarts)
    */
   char *coordinator_id;
+  /*
+   * What each client holds against the per-client limits: every client for an administrator (and without
+   * CurveZMQ), a client's own for a client; with the limits (0: not said, an older coordinator).
+   */
+  size_t n_clients;
+  Shiftwork__V1__ClientStatus **clients;
+  uint32_t max_queued_items_per_client;
+  uint32_t max_batches_per_client;
 };
 #define SHIFTWORK__V1__STATUS_REPLY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__status_reply__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, 0, 0 }
+
+
+/*
+ * One client's usage of the coordinator, in StatusReply.
+ */
+struct  Shiftwork__V1__ClientStatus
+{
+  ProtobufCMessage base;
+  /*
+   * "key Z85" (its CurveZMQ public key) or "peer IDENTITY" (its connection, without CurveZMQ)
+   */
+  char *client;
+  /*
+   * its unfinished items (--max-queued-items-per-client)
+   */
+  uint32_t queued_items;
+  /*
+   * its batches kept: running, or finished and kept for status (--max-batches-per-client)
+   */
+  uint32_t batches;
+};
+#define SHIFTWORK__V1__CLIENT_STATUS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__client_status__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Shiftwork__V1__Refusal
@@ -1807,6 +1840,25 @@ Shiftwork__V1__StatusReply *
 void   shiftwork__v1__status_reply__free_unpacked
                      (Shiftwork__V1__StatusReply *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__ClientStatus methods */
+void   shiftwork__v1__client_status__init
+                     (Shiftwork__V1__ClientStatus         *message);
+size_t shiftwork__v1__client_status__get_packed_size
+                     (const Shiftwork__V1__ClientStatus   *message);
+size_t shiftwork__v1__client_status__pack
+                     (const Shiftwork__V1__ClientStatus   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__client_status__pack_to_buffer
+                     (const Shiftwork__V1__ClientStatus   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__ClientStatus *
+       shiftwork__v1__client_status__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__client_status__free_unpacked
+                     (Shiftwork__V1__ClientStatus *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__Refusal methods */
 void   shiftwork__v1__refusal__init
                      (Shiftwork__V1__Refusal         *message);
@@ -1933,6 +1985,9 @@ typedef void (*Shiftwork__V1__BatchStatus_Closure)
 typedef void (*Shiftwork__V1__StatusReply_Closure)
                  (const Shiftwork__V1__StatusReply *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__ClientStatus_Closure)
+                 (const Shiftwork__V1__ClientStatus *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__Refusal_Closure)
                  (const Shiftwork__V1__Refusal *message,
                   void *closure_data);
@@ -1981,6 +2036,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__item_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__attempt_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__client_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor;
 
 PROTOBUF_C__END_DECLS
