@@ -191,7 +191,7 @@ enum GoldenMessages {
         first.idempotencyKey = "nightly"
         var second = BatchStatus(batchID: "b-2", itemCount: 9, succeeded: 9)
         second.priority = -10
-        return StatusReply(
+        var reply = StatusReply(
             requestID: "request-3",
             workers: [
                 WorkerStatus(workerID: "worker-1", hostname: "render-07", slots: 4, running: 2, completed: 1 << 40, failed: 3,
@@ -200,5 +200,12 @@ enum GoldenMessages {
             ],
             queuedTasks: 12, runningTasks: 3, completedTasks: 1000, failedTasks: 7, batches: [first, second],
             droppedMessages: 42, tasksPerSecond: 1234.5, coordinatorID: "coordinator-0a1b2c3d")
+        reply.clients = [
+            ClientStatus(client: "key rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7", queuedItems: 250_000, batches: 3),
+            ClientStatus(client: "peer 00a1b2c3d4", queuedItems: 0, batches: 1),
+        ]
+        reply.maxQueuedItemsPerClient = 250_000
+        reply.maxBatchesPerClient = 1000
+        return reply
     }
 }
