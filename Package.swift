@@ -52,8 +52,10 @@ let package = Package(
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
-                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("m")]
-            // libavif is not linked: opened on the first AVIF decode or encode (avif_library.c).
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                            .linkedLibrary("m")]
+            // libavif and libheif are not linked: opened on the first AVIF decode or encode (avif_library.c) and the
+            // first HEIF decode (heif_library.c).
         ),
 
         // MARK: Libraries
