@@ -127,11 +127,13 @@ let package = Package(
             path: "Tests/Support"
         ),
 
-        // Test-only C helpers (a CMYK profile made with LittleCMS, CMYK JPEGs written with libjpeg-turbo).
+        // Test-only C helpers (a CMYK profile made with LittleCMS, CMYK JPEGs written with libjpeg-turbo; TIFF, GIF and
+        // HEIC inputs written with libtiff, giflib and libheif, linked here: only the tests' binary loads them so).
         .target(
             name: "CTestSupport",
             path: "Tests/CTestSupport",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                            .linkedLibrary("heif")]
         ),
 
         // MARK: Tests

@@ -74,6 +74,8 @@ final class MetadataTests: XCTestCase {
             switch ImageFormat(sniffing: data) {
             case .jpeg?: return try JPEGRowDecoder(.memory(bytes), limits: .default).metadata
             case .png?: return try PNGRowDecoder(.memory(bytes), limits: .default).metadata
+            case .tiff?: return try TIFFRowDecoder(.memory(bytes), limits: .default).metadata
+            case .bmp?: return try BMPRowDecoder(.memory(bytes), limits: .default).metadata
             case let format?: return try WholePictureDecoder(format, .memory(bytes), limits: .default).metadata
             case nil: throw XCTSkip("not an image")
             }

@@ -74,6 +74,9 @@ struct FilterOptions: ParsableArguments {
         guard let format = ImageFormat(name: name) else {
             throw ValidationError("unknown output format '\(name)': the supported formats are \(ImageFormat.names)")
         }
+        guard format.isWritable else {
+            throw ValidationError("\(format.displayName) is read but not written: the output formats are \(ImageFormat.names)")
+        }
         return format
     }
 
