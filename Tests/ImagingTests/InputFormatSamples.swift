@@ -110,7 +110,7 @@ enum InputFormatSamples {
         }
         var pixels: [UInt8] = []
         for row in (topDown ? rows : rows.reversed()) {
-            pixels += row + [UInt8](repeating: 0, count: stride - row.count)
+            pixels += row.prefix(stride) + [UInt8](repeating: 0, count: max(0, stride - row.count))
         }
         let total = pixelOffset + pixels.count + icc.count
         return Array("BM".utf8) + le32(total) + le32(0) + le32(pixelOffset) + header + extraMasks + palette + pixels + icc
