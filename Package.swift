@@ -7,7 +7,7 @@ import PackageDescription
 ///   ShiftworkCLI → Cluster → Fetching → Imaging; Cluster → Messaging, Wire;
 ///   all → Operations and the C targets (CZeroMQ, CShiftworkProto, CImageCodecs, CCurl);
 ///   Cluster → HTTPEndpoints → CMicroHTTPD (the HTTP endpoints, on Debian's libmicrohttpd)
-/// libcurl, libavif and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
+/// libcurl, libavif, libheif, libtiff and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
 /// a command that needs none of them does not pay for loading them (docs/architecture.md, "Shared libraries").
 /// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
 /// swift-prometheus registry.
@@ -52,10 +52,10 @@ let package = Package(
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
-                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"),
                             .linkedLibrary("m")]
-            // libavif and libheif are not linked: opened on the first AVIF decode or encode (avif_library.c) and the
-            // first HEIF decode (heif_library.c).
+            // libavif, libheif and libtiff are not linked: opened on the first AVIF decode or encode (avif_library.c),
+            // HEIF decode (heif_library.c) and TIFF decode or encode (tiff_library.c).
         ),
 
         // MARK: Libraries

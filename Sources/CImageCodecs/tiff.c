@@ -56,31 +56,33 @@ static void sw_tiff_message(char *err, size_t errlen, const char *what, const sw
 }
 
 /* The name libtiff gives a compression scheme ("LZW", "JPEG"), or "unknown". */
-static const char *sw_tiff_compression_name(uint16_t scheme) {
-    const TIFFCodec *codec = TIFFFindCODEC(scheme);
+static const char *sw_tiff_compression_name(const sw_tiff_functions *lib, uint16_t scheme) {
+    const TIFFCodec *codec = lib->TIFFFindCODEC(scheme);
     return codec != NULL && codec->name != NULL ? codec->name : "unknown";
 }
 
 /* Chooses how to read the page and what comes out; 0 with the reason when libtiff cannot read it at all. */
 static int sw_tiff_plan(sw_tiff_decoder *decoder, char *err, size_t errlen) {
     TIFF *tif = decoder->tif;
+    const sw_tiff_functions *lib = decoder->io.lib;
+    (void)lib;
     uint16_t photometric = 0, planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT, compression = 1, inkset = INKSET_CMYK;
     uint16_t extra_count = 0;
     uint16_t *extra = NULL;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &decoder->samples);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &decoder->bits);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
-    if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric)) photometric = decoder->samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
-    if (!TIFFIsCODECConfigured(compression)) {
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &decoder->samples);
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &decoder->bits);
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
+    if (!decoder->io.lib->TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric)) photometric = decoder->samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
+    if (!decoder->io.lib->TIFFIsCODECConfigured(compression)) {
         if (err != NULL && errlen > 0) {
             snprintf(err, errlen,
                      "the TIFF's compression, %s (%u), cannot be read by this libtiff: convert the file to an "
                      "uncompressed, LZW or Deflate TIFF",
-                     sw_tiff_compression_name(compression), (unsigned)compression);
+                     sw_tiff_compression_name(decoder->io.lib, compression), (unsigned)compression);
         }
         return 0;
     }
@@ -113,10 +115,10 @@ static int sw_tiff_plan(sw_tiff_decoder *decoder, char *err, size_t errlen) {
         if (decoder->colour == SW_TIFF_CMYK) decoder->channels = 3;
         else if (decoder->alpha_sample != 0) decoder->channels = 4;
         else decoder->channels = colour_samples;
-        decoder->mode = TIFFIsTiled(tif) ? SW_TIFF_TILES : SW_TIFF_SCANLINES;
+        decoder->mode = decoder->io.lib->TIFFIsTiled(tif) ? SW_TIFF_TILES : SW_TIFF_SCANLINES;
     } else {
         char reason[1024] = "";
-        if (!TIFFRGBAImageOK(tif, reason)) {
+        if (!decoder->io.lib->TIFFRGBAImageOK(tif, reason)) {
             if (err != NULL && errlen > 0) snprintf(err, errlen, "cannot read this TIFF: %s", reason);
             return 0;
         }
@@ -128,9 +130,9 @@ static int sw_tiff_plan(sw_tiff_decoder *decoder, char *err, size_t errlen) {
         }
         decoder->channels = has_alpha ? 4 : 3;
     }
-    if (TIFFIsTiled(tif)) {
-        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &decoder->tile_width);
-        TIFFGetField(tif, TIFFTAG_TILELENGTH, &decoder->tile_height);
+    if (decoder->io.lib->TIFFIsTiled(tif)) {
+        decoder->io.lib->TIFFGetField(tif, TIFFTAG_TILEWIDTH, &decoder->tile_width);
+        decoder->io.lib->TIFFGetField(tif, TIFFTAG_TILELENGTH, &decoder->tile_height);
         if (decoder->tile_width == 0 || decoder->tile_height == 0 || decoder->tile_width > 65536 ||
             decoder->tile_height > 65536) {
             if (err != NULL && errlen > 0) {
@@ -151,7 +153,7 @@ static sw_tiff_decoder *sw_tiff_open_io(sw_tiff_decoder *decoder, sw_image_info 
         return NULL;
     }
     TIFF *tif = decoder->tif;
-    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &decoder->width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &decoder->height) ||
+    if (!decoder->io.lib->TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &decoder->width) || !decoder->io.lib->TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &decoder->height) ||
         decoder->width == 0 || decoder->height == 0 || decoder->width > INT32_MAX || decoder->height > INT32_MAX) {
         sw_tiff_message(err, errlen, "the TIFF has no valid width and height", decoder);
         sw_tiff_close(decoder);
@@ -162,14 +164,14 @@ static sw_tiff_decoder *sw_tiff_open_io(sw_tiff_decoder *decoder, sw_image_info 
         return NULL;
     }
     uint16_t orientation = ORIENTATION_TOPLEFT;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
     void *icc = NULL, *xmp = NULL;
-    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &decoder->icc_size, &icc) && icc != NULL) decoder->icc = icc;
+    if (decoder->io.lib->TIFFGetField(tif, TIFFTAG_ICCPROFILE, &decoder->icc_size, &icc) && icc != NULL) decoder->icc = icc;
     else decoder->icc_size = 0;
-    if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &decoder->xmp_size, &xmp) && xmp != NULL) decoder->xmp = xmp;
+    if (decoder->io.lib->TIFFGetField(tif, TIFFTAG_XMLPACKET, &decoder->xmp_size, &xmp) && xmp != NULL) decoder->xmp = xmp;
     else decoder->xmp_size = 0;
     /* Counting the pages walks the chain of directories (libtiff stops at a loop); the current one stays. */
-    tdir_t pages = TIFFNumberOfDirectories(tif);
+    tdir_t pages = decoder->io.lib->TIFFNumberOfDirectories(tif);
     memset(info, 0, sizeof *info);
     info->width = (int)decoder->width;
     info->height = (int)decoder->height;
@@ -279,7 +281,7 @@ static int sw_tiff_fill_tiles(sw_tiff_decoder *decoder, uint32_t row, char *err,
     const uint32_t start = row - row % decoder->tile_height;
     const uint32_t rows = decoder->height - start < decoder->tile_height ? decoder->height - start : decoder->tile_height;
     for (uint32_t x = 0; x < decoder->width; x += decoder->tile_width) {
-        if (TIFFReadTile(decoder->tif, decoder->tile, x, start, 0, 0) < 0) {
+        if (decoder->io.lib->TIFFReadTile(decoder->tif, decoder->tile, x, start, 0, 0) < 0) {
             sw_tiff_message(err, errlen, "cannot read a TIFF tile", decoder);
             return SW_CODEC_ERROR;
         }
@@ -300,7 +302,7 @@ static int sw_tiff_fill_rgba(sw_tiff_decoder *decoder, uint32_t row, char *err, 
     const uint32_t rows = decoder->height - start < decoder->band_rows ? decoder->height - start : decoder->band_rows;
     decoder->rgba.row_offset = (int)start;
     decoder->rgba.col_offset = 0;
-    if (!TIFFRGBAImageGet(&decoder->rgba, (uint32_t *)(void *)decoder->band, decoder->width, rows)) {
+    if (!decoder->io.lib->TIFFRGBAImageGet(&decoder->rgba, (uint32_t *)(void *)decoder->band, decoder->width, rows)) {
         sw_tiff_message(err, errlen, "cannot read the TIFF's pixels", decoder);
         return SW_CODEC_ERROR;
     }
@@ -315,7 +317,7 @@ static int sw_tiff_prepare(sw_tiff_decoder *decoder, char *err, size_t errlen) {
     const uint64_t max_band = (uint64_t)1 << 30;
     switch (decoder->mode) {
     case SW_TIFF_SCANLINES: {
-        uint64_t size = TIFFScanlineSize64(tif);
+        uint64_t size = decoder->io.lib->TIFFScanlineSize64(tif);
         if (size == 0 || size > max_band) {
             sw_tiff_message(err, errlen, "the TIFF's rows have an invalid size", decoder);
             return SW_CODEC_ERROR;
@@ -324,7 +326,7 @@ static int sw_tiff_prepare(sw_tiff_decoder *decoder, char *err, size_t errlen) {
         break;
     }
     case SW_TIFF_TILES: {
-        uint64_t tile_size = TIFFTileSize64(tif);
+        uint64_t tile_size = decoder->io.lib->TIFFTileSize64(tif);
         const uint64_t pixel_bytes = (uint64_t)decoder->samples * (decoder->bits / 8);
         const uint64_t across = ((uint64_t)decoder->width + decoder->tile_width - 1) / decoder->tile_width;
         decoder->band_row_bytes = (size_t)(across * decoder->tile_width * pixel_bytes);
@@ -340,7 +342,7 @@ static int sw_tiff_prepare(sw_tiff_decoder *decoder, char *err, size_t errlen) {
     }
     case SW_TIFF_RGBA: {
         char reason[1024] = "";
-        if (!TIFFRGBAImageBegin(&decoder->rgba, tif, 1, reason)) {
+        if (!decoder->io.lib->TIFFRGBAImageBegin(&decoder->rgba, tif, 1, reason)) {
             if (err != NULL && errlen > 0) snprintf(err, errlen, "cannot read this TIFF: %s", reason);
             return SW_CODEC_ERROR;
         }
@@ -348,9 +350,9 @@ static int sw_tiff_prepare(sw_tiff_decoder *decoder, char *err, size_t errlen) {
         /* Rows as stored: the caller applies the Orientation tag, as for the other paths. */
         decoder->rgba.req_orientation = decoder->rgba.orientation;
         uint32_t band = decoder->tile_height;
-        if (!TIFFIsTiled(tif)) {
+        if (!decoder->io.lib->TIFFIsTiled(tif)) {
             band = 0;
-            TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &band);
+            decoder->io.lib->TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &band);
         }
         if (band == 0 || band > decoder->height) band = decoder->height;
         decoder->band_rows = band;
@@ -386,7 +388,7 @@ int sw_tiff_read_rows(sw_tiff_decoder *decoder, uint8_t *pixels, size_t stride, 
         if (sw_should_stop(cancel, row)) return SW_CODEC_CANCELLED;
         uint8_t *out = pixels + (size_t)r * stride;
         if (decoder->mode == SW_TIFF_SCANLINES) {
-            if (TIFFReadScanline(decoder->tif, decoder->line, row, 0) < 0) {
+            if (decoder->io.lib->TIFFReadScanline(decoder->tif, decoder->line, row, 0) < 0) {
                 sw_tiff_message(err, errlen, "cannot read a TIFF row", decoder);
                 return SW_CODEC_ERROR;
             }
@@ -427,8 +429,8 @@ void sw_tiff_metadata(const sw_tiff_decoder *decoder, sw_image_metadata *metadat
 
 void sw_tiff_close(sw_tiff_decoder *decoder) {
     if (decoder == NULL) return;
-    if (decoder->rgba_started) TIFFRGBAImageEnd(&decoder->rgba);
-    if (decoder->tif != NULL) TIFFClose(decoder->tif);
+    if (decoder->rgba_started) decoder->io.lib->TIFFRGBAImageEnd(&decoder->rgba);
+    if (decoder->tif != NULL) decoder->io.lib->TIFFClose(decoder->tif);
     free(decoder->line);
     free(decoder->band);
     free(decoder->tile);
@@ -474,28 +476,28 @@ sw_tiff_encoder *sw_tiff_encoder_open(int width, int height, int channels, int l
         return NULL;
     }
     TIFF *tif = encoder->tif;
-    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
-    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
-    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
-    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
-    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
-    TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
-    TIFFSetField(tif, TIFFTAG_COMPRESSION, lzw ? COMPRESSION_LZW : COMPRESSION_ADOBE_DEFLATE);
-    TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_COMPRESSION, lzw ? COMPRESSION_LZW : COMPRESSION_ADOBE_DEFLATE);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
     /* Deflate's fastest level: at zlib's default (6) a 144-megapixel image took 44 s of CPU to write, ten times
        its filter; level 1 costs a few per cent in size (as the fast PNG levels do). */
-    if (!lzw) TIFFSetField(tif, TIFFTAG_ZIPQUALITY, 1);
-    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 16);
+    if (!lzw) encoder->io.lib->TIFFSetField(tif, TIFFTAG_ZIPQUALITY, 1);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, 16);
     if (channels == 4) {
         uint16_t extra = EXTRASAMPLE_UNASSALPHA;
-        TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
+        encoder->io.lib->TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
     }
     if (metadata != NULL && metadata->icc != NULL && metadata->icc_size > 0 && metadata->icc_size <= UINT32_MAX) {
-        TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)metadata->icc_size, metadata->icc);
+        encoder->io.lib->TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)metadata->icc_size, metadata->icc);
     }
     if (metadata != NULL && metadata->xmp != NULL && metadata->xmp_size > 0 && metadata->xmp_size <= UINT32_MAX) {
-        TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)metadata->xmp_size, metadata->xmp);
+        encoder->io.lib->TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)metadata->xmp_size, metadata->xmp);
     }
     return encoder;
 }
@@ -510,7 +512,7 @@ int sw_tiff_encoder_write(sw_tiff_encoder *encoder, const uint8_t *pixels, size_
     for (int r = 0; r < rows; r++) {
         if (sw_should_stop(cancel, (unsigned)encoder->rows)) return SW_CODEC_CANCELLED;
         memcpy(encoder->row, pixels + (size_t)r * stride, row_bytes);
-        if (TIFFWriteScanline(encoder->tif, encoder->row, (uint32_t)encoder->rows, 0) < 0) {
+        if (encoder->io.lib->TIFFWriteScanline(encoder->tif, encoder->row, (uint32_t)encoder->rows, 0) < 0) {
             if (err != NULL && errlen > 0) snprintf(err, errlen, "cannot write a TIFF row: %s", encoder->io.message);
             return SW_CODEC_ERROR;
         }
@@ -531,7 +533,7 @@ int sw_tiff_encoder_finish(sw_tiff_encoder *encoder, const sw_cancellation *canc
     TIFF *tif = encoder->tif;
     encoder->tif = NULL;
     /* TIFFClose writes the directory; its failure shows as an error message on the handle. */
-    TIFFClose(tif);
+    encoder->io.lib->TIFFClose(tif);
     if (encoder->io.message[0] != 0) {
         if (err != NULL && errlen > 0) snprintf(err, errlen, "cannot finish the TIFF: %s", encoder->io.message);
         return SW_CODEC_ERROR;
@@ -551,7 +553,7 @@ int sw_tiff_encoder_finish(sw_tiff_encoder *encoder, const sw_cancellation *canc
 
 void sw_tiff_encoder_close(sw_tiff_encoder *encoder) {
     if (encoder == NULL) return;
-    if (encoder->tif != NULL) TIFFCleanup(encoder->tif);
+    if (encoder->tif != NULL) encoder->io.lib->TIFFCleanup(encoder->tif);
     free(encoder->io.out);
     free(encoder->row);
     free(encoder);

@@ -113,20 +113,22 @@ static int sw_tiff_warning(TIFF *tif, void *user, const char *module, const char
 #define SW_TIFF_MAX_ALLOCATION ((tmsize_t)256 * 1024 * 1024)
 
 TIFF *sw_tiff_io_open(sw_tiff_io *io, const char *mode) {
-    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    io->lib = sw_tiff_library(io->message, sizeof io->message);
+    if (io->lib == NULL) return NULL;
+    TIFFOpenOptions *options = io->lib->TIFFOpenOptionsAlloc();
     if (options == NULL) {
         snprintf(io->message, sizeof io->message, "out of memory");
         return NULL;
     }
-    TIFFOpenOptionsSetMaxSingleMemAlloc(options, SW_TIFF_MAX_ALLOCATION);
-    TIFFOpenOptionsSetErrorHandlerExtR(options, sw_tiff_error, io);
-    TIFFOpenOptionsSetWarningHandlerExtR(options, sw_tiff_warning, io);
+    io->lib->TIFFOpenOptionsSetMaxSingleMemAlloc(options, SW_TIFF_MAX_ALLOCATION);
+    io->lib->TIFFOpenOptionsSetErrorHandlerExtR(options, sw_tiff_error, io);
+    io->lib->TIFFOpenOptionsSetWarningHandlerExtR(options, sw_tiff_warning, io);
     /* "m": no memory mapping (our procedures have none anyway). */
     char full_mode[8];
     snprintf(full_mode, sizeof full_mode, "%sm", mode);
-    TIFF *tif = TIFFClientOpenExt("image", full_mode, io, sw_tiff_read, sw_tiff_write, sw_tiff_seek,
+    TIFF *tif = io->lib->TIFFClientOpenExt("image", full_mode, io, sw_tiff_read, sw_tiff_write, sw_tiff_seek,
                                   sw_tiff_close_proc, sw_tiff_size, sw_tiff_map, sw_tiff_unmap, options);
-    TIFFOpenOptionsFree(options);
+    io->lib->TIFFOpenOptionsFree(options);
     if (tif == NULL && io->message[0] == 0) snprintf(io->message, sizeof io->message, "not a readable TIFF file");
     return tif;
 }

@@ -4,10 +4,13 @@
 #define SHIFTWORK_TIFF_IO_H
 
 #include "CImageCodecs.h"
+#include "tiff_library.h"
 
 #include <tiffio.h>
 
 typedef struct sw_tiff_io {
+    /* libtiff's functions (opened on first use: tiff_library.h); set by sw_tiff_io_open. */
+    const sw_tiff_functions *lib;
     /* Reading from memory: the bytes and the position. */
     const uint8_t *data;
     size_t size;
@@ -22,7 +25,8 @@ typedef struct sw_tiff_io {
     char message[256];
 } sw_tiff_io;
 
-/** Opens `io` with libtiff in `mode` ("r" or "w"); NULL with libtiff's message (or `what` failed) in io->message. */
+/** Opens `io` with libtiff in `mode` ("r" or "w"), loading libtiff the first time; NULL with the loader's or
+    libtiff's message in io->message. */
 TIFF *sw_tiff_io_open(sw_tiff_io *io, const char *mode);
 
 #endif

@@ -312,6 +312,8 @@ int sw_tiff_encoder_write(sw_tiff_encoder *encoder, const uint8_t *pixels, size_
 int sw_tiff_encoder_finish(sw_tiff_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
                            char *err, size_t errlen);
 void sw_tiff_encoder_close(sw_tiff_encoder *encoder);
+/** libtiff is opened on the first TIFF decode or encode (tiff_library.c), as libavif is: as sw_avif_probe. */
+int sw_tiff_probe(const char *soname, char *err, size_t errlen);
 
 sw_bmp_decoder *sw_bmp_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
 /** From a file open for reading (seeked in for bottom-up rows; it must stay open until sw_bmp_close). */
