@@ -42,7 +42,7 @@ uint8_t *sw_test_tiff(const void *samples, const sw_test_tiff_layout *layout, si
         TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)layout->height);
         TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, layout->bits);
         TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, layout->samples);
-        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, layout->separate ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
         TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, layout->photometric);
         TIFFSetField(tif, TIFFTAG_COMPRESSION, layout->compression);
         TIFFSetField(tif, TIFFTAG_ORIENTATION, layout->orientation > 0 ? layout->orientation : 1);
@@ -76,9 +76,20 @@ uint8_t *sw_test_tiff(const void *samples, const sw_test_tiff_layout *layout, si
         } else {
             TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)(layout->rows_per_strip > 0 ? layout->rows_per_strip : 8));
             uint8_t *row = malloc(row_bytes);
-            for (int y = 0; y < layout->height && ok && row != NULL; y++) {
+            for (int y = 0; y < layout->height && ok && row != NULL && !layout->separate; y++) {
                 memcpy(row, (const uint8_t *)samples + (size_t)y * row_bytes, row_bytes);
                 ok = TIFFWriteScanline(tif, row, (uint32_t)y, 0) >= 0;
+            }
+            for (int s = 0; layout->separate && s < layout->samples && ok && row != NULL; s++) {
+                for (int y = 0; y < layout->height && ok; y++) {
+                    for (int x = 0; x < layout->width; x++) {
+                        memcpy(row + (size_t)x * (size_t)bytes_per_sample,
+                               (const uint8_t *)samples + (size_t)y * row_bytes +
+                                   ((size_t)x * (size_t)layout->samples + (size_t)s) * (size_t)bytes_per_sample,
+                               (size_t)bytes_per_sample);
+                    }
+                    ok = TIFFWriteScanline(tif, row, (uint32_t)y, (uint16_t)s) >= 0;
+                }
             }
             if (row == NULL) ok = 0;
             free(row);

@@ -13,11 +13,11 @@ enum InputFormatSamples {
     /// A TIFF of 8-bit `samples`.
     static func tiff(_ samples: [UInt8], width: Int, height: Int, samplesPerPixel: Int, photometric: Int32,
                      compression: Int32 = Compression.lzw, extraSample: Int32 = 0, tile: Int = 0, orientation: Int = 1,
-                     pages: Int = 1, icc: [UInt8] = []) throws -> [UInt8] {
+                     pages: Int = 1, icc: [UInt8] = [], separatePlanes: Bool = false) throws -> [UInt8] {
         try samples.withUnsafeBytes { raw in
             try tiff(raw.baseAddress, width: width, height: height, samplesPerPixel: samplesPerPixel, bits: 8,
                      photometric: photometric, compression: compression, extraSample: extraSample, tile: tile,
-                     orientation: orientation, pages: pages, icc: icc)
+                     orientation: orientation, pages: pages, icc: icc, separatePlanes: separatePlanes)
         }
     }
 
@@ -33,13 +33,13 @@ enum InputFormatSamples {
 
     private static func tiff(_ samples: UnsafeRawPointer?, width: Int, height: Int, samplesPerPixel: Int, bits: Int,
                              photometric: Int32, compression: Int32, extraSample: Int32, tile: Int, orientation: Int,
-                             pages: Int, icc: [UInt8]) throws -> [UInt8] {
+                             pages: Int, icc: [UInt8], separatePlanes: Bool = false) throws -> [UInt8] {
         try icc.withUnsafeBufferPointer { profile in
             var layout = sw_test_tiff_layout(
                 width: Int32(width), height: Int32(height), samples: Int32(samplesPerPixel), bits: Int32(bits),
                 photometric: photometric, compression: compression, extra_sample: extraSample, tile: Int32(tile),
                 rows_per_strip: 5, orientation: Int32(orientation), pages: Int32(pages),
-                icc: profile.isEmpty ? nil : profile.baseAddress, icc_size: profile.count)
+                icc: profile.isEmpty ? nil : profile.baseAddress, icc_size: profile.count, separate: separatePlanes ? 1 : 0)
             var size = 0
             return try take(sw_test_tiff(samples, &layout, &size), size, "TIFF")
         }

@@ -34,6 +34,8 @@ typedef struct sw_test_tiff_layout {
     int orientation, pages;
     const uint8_t *icc;
     size_t icc_size;
+    /** Each sample in a plane of its own (PLANARCONFIG_SEPARATE; strips only), which libtiff's RGBA reader reads. */
+    int separate;
 } sw_test_tiff_layout;
 
 /** A TIFF of `samples` (interleaved, rows packed; 16-bit samples in the machine's byte order). A malloc'd buffer of
