@@ -6,7 +6,7 @@ ARG SWIFT_VERSION=6.3
 FROM swift:${SWIFT_VERSION}-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libzmq3-dev libprotobuf-c-dev libjpeg62-turbo-dev libpng-dev libisal-dev liblcms2-dev libwebp-dev libavif-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config \
+      libzmq3-dev libprotobuf-c-dev libjpeg62-turbo-dev libpng-dev libisal-dev liblcms2-dev libwebp-dev libavif-dev libtiff-dev libgif-dev libheif-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer so source edits do not refetch them.
@@ -24,7 +24,7 @@ FROM debian:bookworm-slim AS runtime
 # use (dlopen), not linked: `ldd shiftwork` does not list them, but the features need them installed.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libzmq5 libprotobuf-c1 libjpeg62-turbo libpng16-16 libisal2 liblcms2-2 libwebp7 libwebpmux3 libwebpdemux2 libavif15 libcurl4 libssl3 libmicrohttpd12 libstdc++6 ca-certificates tini \
+      libzmq5 libprotobuf-c1 libjpeg62-turbo libpng16-16 libisal2 liblcms2-2 libwebp7 libwebpmux3 libwebpdemux2 libavif15 libtiff6 libgif7 libheif1 libcurl4 libssl3 libmicrohttpd12 libstdc++6 ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/shiftwork --create-home shiftwork
 COPY --from=build /out/shiftwork /usr/local/bin/shiftwork

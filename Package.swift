@@ -8,7 +8,7 @@ import PackageDescription
 ///   all → Runtime (locks, threads, ThreadSanitizer annotations) and the C targets (CZeroMQ, CShiftworkProto,
 ///   CImageCodecs, CCurl); Operations (the engine) → Runtime; Imaging, Fetching, Cluster → Operations;
 ///   Cluster → HTTPEndpoints → CMicroHTTPD (the HTTP endpoints, on Debian's libmicrohttpd)
-/// libcurl, libavif and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
+/// libcurl, libavif, libheif, libtiff and libmicrohttpd are not linked: CLazyLibrary opens each on its first use (dlopen), so that
 /// a command that needs none of them does not pay for loading them (docs/architecture.md, "Shared libraries").
 /// Cluster runs its services under swift-service-lifecycle and reports through swift-metrics into a
 /// swift-prometheus registry.
@@ -57,8 +57,10 @@ let package = Package(
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
-                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("m")]
-            // libavif is not linked: opened on the first AVIF decode or encode (avif_library.c).
+                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"),
+                            .linkedLibrary("m")]
+            // libavif, libheif and libtiff are not linked: opened on the first AVIF decode or encode (avif_library.c),
+            // HEIF decode (heif_library.c) and TIFF decode or encode (tiff_library.c).
         ),
 
         // MARK: Libraries
@@ -145,11 +147,13 @@ let package = Package(
             path: "Tests/Support"
         ),
 
-        // Test-only C helpers (a CMYK profile made with LittleCMS, CMYK JPEGs written with libjpeg-turbo).
+        // Test-only C helpers (a CMYK profile made with LittleCMS, CMYK JPEGs written with libjpeg-turbo; TIFF, GIF and
+        // HEIC inputs written with libtiff, giflib and libheif, linked here: only the tests' binary loads them so).
         .target(
             name: "CTestSupport",
             path: "Tests/CTestSupport",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                            .linkedLibrary("heif")]
         ),
 
         // MARK: Tests

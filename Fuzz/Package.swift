@@ -11,6 +11,11 @@ let package = Package(
             name: "WireFuzzer",
             dependencies: [.product(name: "Wire", package: "Shiftwork")]
         ),
+        // The image decoders (every format read, recognised by its signature), seeds in corpus/images.
+        .executableTarget(
+            name: "ImageFuzzer",
+            dependencies: [.product(name: "Imaging", package: "Shiftwork")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -134,14 +134,15 @@ public struct SimulatedPhotoWorker: Sendable {
                                   mediaType: format.mediaType, width: photo.width, height: photo.height))
     }
 
-    /// The format a tilt-shift writes: the one asked for, else the input's (JPEG when unknown).
+    /// The format a tilt-shift writes: the one asked for, else the input's (JPEG when unknown or only read).
     private static func outputFormat(_ asked: WireImageFormat, input mediaType: String) -> ImageFormat {
         switch asked {
         case .jpeg: .jpeg
         case .png: .png
         case .webp: .webp
         case .avif: .avif
-        case .sameAsInput: ImageFormat(mediaType: mediaType) ?? .jpeg
+        case .tiff: .tiff
+        case .sameAsInput: (ImageFormat(mediaType: mediaType) ?? .jpeg).defaultOutput
         }
     }
 }

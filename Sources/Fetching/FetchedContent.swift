@@ -2,7 +2,7 @@ import Imaging
 
 /// What a source turned out to hold: an image, or a manifest of more sources.
 public enum FetchedContent: Sendable {
-    /// A JPEG, PNG, WebP or AVIF image.
+    /// An image of a format Imaging reads (JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP).
     case image(EncodedImage)
     /// A list of images (see ``Manifest``).
     case manifest(Manifest)

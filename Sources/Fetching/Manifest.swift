@@ -4,7 +4,7 @@ import Foundation
 /// into more items while it runs. Blank lines and lines starting with `#` are ignored.
 ///
 /// To tell a manifest from any other text, every entry must be an `http`, `https` or `file` URL, or a
-/// path ending in `.jpg`, `.jpeg`, `.png`, `.webp`, `.avif` (an image) or `.txt`, `.list` (another manifest). Relative
+/// path ending in `.jpg`, `.jpeg`, `.png`, `.webp`, `.avif`, `.heic`, `.heif`, `.tif`, `.tiff`, `.gif`, `.bmp` (an image) or `.txt`, `.list` (another manifest). Relative
 /// entries are resolved against the manifest's own URL or directory.
 public struct Manifest: Sendable, Equatable {
     /// A manifest may list at most this many entries.
@@ -50,7 +50,8 @@ public struct Manifest: Sendable, Equatable {
         }
         if entry.contains("://") || entry.hasPrefix("<") { return nil }
         let pathLower = lower.split(separator: "?").first.map(String.init) ?? lower
-        let isImage = [".jpg", ".jpeg", ".png", ".webp", ".avif"].contains { pathLower.hasSuffix($0) }
+        let isImage = [".jpg", ".jpeg", ".png", ".webp", ".avif", ".heic", ".heif", ".tif", ".tiff", ".gif", ".bmp"]
+            .contains { pathLower.hasSuffix($0) }
         guard isImage || isManifestPath(pathLower) else { return nil }
         if entry.hasPrefix("/") {
             // An absolute path: relative to the manifest's host when it was fetched over HTTP.

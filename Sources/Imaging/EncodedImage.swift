@@ -1,4 +1,4 @@
-/// An image still in its file format (JPEG, PNG, WebP or AVIF bytes), with the format recognised from its magic
+/// An image still in its file format (JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP bytes), with the format recognised from its magic
 /// bytes: what a fetch produces and a ``TiltShiftOperation`` consumes.
 public struct EncodedImage: Sendable {
     /// The encoded bytes.

@@ -3,7 +3,8 @@ import Runtime
 
 /// Format-independent decoding (by magic bytes) and encoding.
 public enum ImageCodec {
-    /// Decodes JPEG, PNG, WebP or AVIF data, recognised by its magic bytes; applies the EXIF orientation. Stops with
+    /// Decodes JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP data, recognised by its magic bytes; applies the EXIF
+    /// (TIFF: Orientation tag) orientation. Stops with
     /// `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
     public static func decode(_ data: [UInt8], limits: ImageLimits = .default,
                               cancellation: CancellationFlag? = nil) throws -> (image: ImageBuffer, format: ImageFormat) {
@@ -28,10 +29,19 @@ public enum ImageCodec {
         switch format {
         case .jpeg: return (try JPEGCodec.decode(data, limits: limits, applyOrientation: true, token: token), .jpeg)
         case .png: return (try PNGCodec.decode(data, limits: limits, token: token), .png)
-        case .webp, .avif:
+        case .webp, .avif, .heif, .gif:
             return try data.withUnsafeBufferPointer { bytes in
                 let decoder = try WholePictureDecoder(format, .memory(bytes), limits: limits)
                 return (try decoder.readImage(token: token).oriented(exifOrientation: decoder.orientation), format)
+            }
+        case .tiff:
+            return try data.withUnsafeBufferPointer { bytes in
+                let decoder = try TIFFRowDecoder(.memory(bytes), limits: limits)
+                return (try decoder.readImage(token: token).oriented(exifOrientation: decoder.orientation), format)
+            }
+        case .bmp:
+            return try data.withUnsafeBufferPointer { bytes in
+                (try BMPRowDecoder(.memory(bytes), limits: limits).readImage(token: token), format)
             }
         }
     }
@@ -58,6 +68,11 @@ public enum ImageCodec {
             let encoder = try WholePictureEncoder(format, width: image.width, height: image.height, channels: image.channels,
                                                   quality: options.quality(for: format), destination: .memory)
             return try encoder.encode(image, token: token)
+        case .tiff:
+            return try TIFFRowEncoder(width: image.width, height: image.height, channels: image.channels, destination: .memory)
+                .encode(image, token: token)
+        case .heif, .gif, .bmp:
+            throw ImagingError.notWritable(format)
         }
     }
 }

@@ -4,7 +4,7 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     public enum Kind: Sendable, Equatable {
         /// Fetching the bytes failed (HTTP status, network, timeout, missing local file).
         case download
-        /// The bytes are not a readable JPEG, PNG, WebP or AVIF image.
+        /// The bytes are not a readable JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP image.
         case decode
         /// Bad parameters, or encoding/filtering failed.
         case processing
@@ -25,4 +25,9 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String { message }
 
     package static let cancelledError = ImagingError(.cancelled, "cancelled")
+
+    /// An output format that is only read (HEIF, GIF, BMP), naming the formats that are written.
+    package static func notWritable(_ format: ImageFormat) -> ImagingError {
+        ImagingError(.processing, "cannot write \(format.displayName) images: the output formats are \(ImageFormat.names)")
+    }
 }

@@ -47,7 +47,8 @@ public struct TiltShiftParameters: Sendable, Equatable {
 
 /// How to encode the result.
 public struct EncodingOptions: Sendable, Equatable {
-    /// The output format; nil keeps the input's format.
+    /// The output format; nil keeps the input's format (``ImageFormat/defaultOutput``: JPEG for HEIF, GIF and BMP
+    /// inputs, which are only read).
     public var format: ImageFormat?
     /// JPEG quality, 1…100. Default 90 (`defaultJPEGQuality`).
     public var jpegQuality: Int
@@ -84,13 +85,15 @@ public struct EncodingOptions: Sendable, Equatable {
         self.colour = colour
     }
 
-    /// The quality used when writing `format` (PNG, which is lossless, has none: its compression level instead).
+    /// The quality used when writing `format` (PNG, which is lossless, has none: its compression level instead; TIFF,
+    /// lossless too, and the formats not written: 0).
     public func quality(for format: ImageFormat) -> Int {
         switch format {
         case .jpeg: jpegQuality
         case .webp: webpQuality
         case .avif: avifQuality
         case .png: pngCompressionLevel
+        case .tiff, .heif, .gif, .bmp: 0
         }
     }
 
@@ -99,8 +102,10 @@ public struct EncodingOptions: Sendable, Equatable {
         (jpegQuality, webpQuality, avifQuality) = (quality, quality, quality)
     }
 
-    /// Throws an `ImagingError` of kind `.processing` for an out-of-range quality or level.
+    /// Throws an `ImagingError` of kind `.processing` for an out-of-range quality or level, or an output format that
+    /// is only read (HEIF, GIF, BMP).
     public func validated() throws -> EncodingOptions {
+        if let format, !format.isWritable { throw ImagingError.notWritable(format) }
         for (name, quality) in [("JPEG", jpegQuality), ("WebP", webpQuality), ("AVIF", avifQuality)] where !(1...100).contains(quality) {
             throw ImagingError(.processing, "\(name) quality must be between 1 and 100 (got \(quality))")
         }

@@ -82,7 +82,8 @@ struct StageClock {
 /// run it on threads of its own (``ComputeThreads``, as `TiltShiftOperation` does), never on Swift's
 /// cooperative pool.
 public enum TiltShiftPipeline {
-    /// Processes encoded JPEG, PNG, WebP or AVIF bytes (recognised by their magic bytes).
+    /// Processes encoded JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP bytes (recognised by their magic bytes); HEIF,
+    /// GIF and BMP inputs are written as JPEG unless `encoding.format` says otherwise (a warning says so).
     ///
     /// - Parameters:
     ///   - limits: byte and pixel limits checked before decoding (decompression bombs).
@@ -152,10 +153,14 @@ public enum TiltShiftPipeline {
         return try CancellationToken.with(cancellation) { token in
             try token.check()
             var start = StageClock.now
-            let (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour, token: token)
+            var (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour, token: token)
             let (openTime, openCPU) = start.elapsed
             var (decodeTime, decodeCPU) = (openTime, openCPU)
-            let format = encoding.format ?? inputFormat
+            let format = encoding.format ?? inputFormat.defaultOutput
+            if encoding.format == nil, format != inputFormat {
+                warnings.append("\(inputFormat.displayName) input written as \(format.displayName) (\(inputFormat.displayName) is read, "
+                    + "not written; choose another output format with --format)")
+            }
             let (width, height) = (decoder.width, decoder.height)
             try Self.checkWritable(format, width: width, height: height)
             let metadata = decoder.metadata.applying(encoding.metadata)
@@ -219,8 +224,9 @@ public enum TiltShiftPipeline {
     /// Refuses, before any filtering, an output format that cannot hold an image of this size (WebP: at most
     /// 16383 pixels a side), naming the formats that can.
     static func checkWritable(_ format: ImageFormat, width: Int, height: Int) throws {
+        guard format.isWritable else { throw ImagingError.notWritable(format) }
         guard format == .webp, max(width, height) > webpMaxSide else { return }
-        let others = ImageFormat.allCases.filter { $0 != .webp }.map(\.rawValue).joined(separator: ", ")
+        let others = ImageFormat.writable.filter { $0 != .webp }.map(\.rawValue).joined(separator: ", ")
         throw ImagingError(
             .processing,
             "cannot write a \(width)×\(height) image as WebP (at most \(webpMaxSide) pixels a side): choose one of \(others)")

@@ -16,13 +16,15 @@ struct TiltShiftCommand: AsyncParsableCommand {
         commandName: "tiltshift",
         abstract: "Apply a tilt-shift (miniature) effect to one image.",
         discussion: """
-            INPUT is a JPEG, PNG, WebP or AVIF file, a file:// URL or an http(s):// URL; its format is \
-            recognised by its content. The output format is --format if given, else OUTPUT's extension \
-            (.jpg, .jpeg, .png, .webp, .avif), else the input's format; an extension that names another \
-            format than --format, or a format that cannot be written (.gif, .tiff…), is refused before any \
-            work. --quality is the lossy format's (JPEG 90, WebP 80, AVIF 60 by default). A JPEG going to \
-            JPEG is filtered in its own Y'CbCr planes; JPEG and PNG stream from file to file in rows, WebP \
-            and AVIF are encoded from the whole picture (their libraries need it). The ICC profile, EXIF \
+            INPUT is a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP file, a file:// URL or an \
+            http(s):// URL; its format is recognised by its content (a TIFF's first page, a GIF's first \
+            frame). The output format is --format if given, else OUTPUT's extension (.jpg, .jpeg, .png, \
+            .webp, .avif, .tif, .tiff), else the input's format (JPEG for HEIC, GIF and BMP, which are read \
+            but not written); an extension that names another format than --format, or a format that cannot \
+            be written (.heic, .gif, .bmp…), is refused before any work. --quality is the lossy format's \
+            (JPEG 90, WebP 80, AVIF 60 by default). A JPEG going to JPEG is filtered in its own Y'CbCr \
+            planes; JPEG, PNG, TIFF and BMP stream from file to file in rows, WebP, AVIF, HEIC and GIF are \
+            decoded whole, WebP and AVIF encoded from the whole picture (their libraries need it). The ICC profile, EXIF \
             (its orientation reset to 1: the pixels are written upright), XMP and IPTC are kept (--metadata, \
             --colour; IPTC only into JPEG). The defaults are Core Image's recipe: sharp at mid-height, \
             blurred (σ = 10 px) from the top and bottom quarters outwards.
@@ -162,7 +164,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
     static func outputFormat(chosen: ImageFormat?, output: String) throws -> ImageFormat? {
         guard output != "-", let dot = output.lastIndex(of: "."), !output[dot...].contains("/") else { return chosen }
         let fileExtension = output[output.index(after: dot)...].lowercased()
-        let named = ImageFormat(name: fileExtension)
+        let named = ImageFormat(name: fileExtension).flatMap { $0.isWritable ? $0 : nil }
         let writable = ImageFormat.names
         if named == nil, otherImageExtensions.contains(fileExtension) {
             throw ValidationError(
@@ -178,7 +180,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
 
     /// Extensions of image formats that Imaging does not write: refused rather than filled with another format.
     private static let otherImageExtensions: Set<String> = [
-        "gif", "tif", "tiff", "bmp", "heic", "heif", "jxl", "jp2", "ico", "svg",
+        "gif", "bmp", "heic", "heif", "jxl", "jp2", "ico", "svg",
     ]
 
     private static func write(_ bytes: [UInt8], to path: String) throws {

@@ -11,4 +11,6 @@ public enum WireImageFormat: UInt32, Sendable, Equatable, CaseIterable {
     case webp = 140
     /// AVIF.
     case avif = 141
+    /// TIFF (Deflate).
+    case tiff = 142
 }

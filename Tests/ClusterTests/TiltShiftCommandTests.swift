@@ -54,9 +54,14 @@ final class TiltShiftCommandTests: XCTestCase {
         XCTAssertTrue(gifOutput.contains("jpeg, png, webp, avif"), gifOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.gif")))
 
-        let (unknown, unknownOutput) = try await tiltshift([input, path("out.bin"), "--format", "heic"])
+        let (heic, heicOutput) = try await tiltshift([input, path("out.bin"), "--format", "heic"])
+        XCTAssertNotEqual(heic, 0)
+        XCTAssertTrue(heicOutput.contains("HEIF is read but not written: the output formats are jpeg, png, webp, avif, tiff"), heicOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.bin")))
+
+        let (unknown, unknownOutput) = try await tiltshift([input, path("out.bin"), "--format", "jxl"])
         XCTAssertNotEqual(unknown, 0)
-        XCTAssertTrue(unknownOutput.contains("unknown output format 'heic': the supported formats are jpeg, png, webp, avif"), unknownOutput)
+        XCTAssertTrue(unknownOutput.contains("unknown output format 'jxl': the supported formats are jpeg, png, webp, avif, tiff"), unknownOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.bin")))
 
         let (webpAsAVIF, webpOutput) = try await tiltshift([input, path("out.webp"), "--format", "avif"])

@@ -72,7 +72,7 @@ final class FetcherTests: XCTestCase {
         server.serve(path: "/page.jpg", body: files.html, contentType: "image/jpeg")
         let url = server.url("/page.jpg")
         let error = await expectError(url, kind: .decode)
-        XCTAssertEqual(error?.message, "\(url): not a JPEG, PNG, WebP or AVIF image (starts with '<!DO')")
+        XCTAssertEqual(error?.message, "\(url): not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (starts with '<!DO')")
     }
 
     func testFollowsRedirects() async throws {

@@ -44,9 +44,37 @@ final class ImageDirectoryTests: XCTestCase {
         XCTAssertEqual(directory.skipped, ["empty.png", "notes.txt", "sub/fake.jpg"])
         XCTAssertEqual(
             directory.skippedSummary(),
-            "\(root.path): skipped 3 files that are not images (JPEG or PNG): empty.png, notes.txt, sub/fake.jpg")
+            "\(root.path): skipped 3 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): empty.png, notes.txt, sub/fake.jpg")
         // The same tree listed again gives the same order.
         XCTAssertEqual(try ImageDirectory(path: root.path).images, directory.images)
+    }
+
+    func testEveryFormatReadIsFoundByItsSignatureWhateverItsName() throws {
+        // Each format's first bytes, as a file of that format starts (the rest does not matter for the listing):
+        // WebP needs 12 bytes to be told from other RIFF files, AVIF and HEIC their ftyp box's brands (16 and more).
+        func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
+            let brands = compatible.flatMap { Array($0.utf8) }
+            return [0, 0, 0, UInt8(16 + brands.count)] + Array("ftyp".utf8) + Array(major.utf8) + [0, 0, 0, 0] + brands
+        }
+        let bmpHeader: [UInt8] = Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0]
+        let samples: [(String, [UInt8])] = [
+            ("a-webp", Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)),
+            ("b-avif", ftyp("avif", ["mif1", "miaf"])),
+            ("c-avif-compatible", ftyp("mif1", ["miaf", "avif"])),
+            ("d-heic", ftyp("heic", ["mif1", "heic"])),
+            ("e-heif", ftyp("mif1", ["heic"])),
+            ("f-tiff", [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]),
+            ("g-tiff-big-endian", [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]),
+            ("h-gif", Array("GIF89a".utf8) + [1, 0, 1, 0]),
+            ("i-bmp", bmpHeader),
+        ]
+        for (name, bytes) in samples { try write(bytes, name) }
+        try write(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVEfmt ".utf8), "j-wave.webp")  // RIFF, but sound
+        try write(Array("BM and more text".utf8), "k-text.bmp")                           // BM, but no BMP header
+        try write(ftyp("isom", ["mp41"]), "l-video.heic")                                 // ftyp, but an MP4
+        let directory = try ImageDirectory(path: root.path)
+        XCTAssertEqual(directory.images, samples.map { root.path + "/" + $0.0 })
+        XCTAssertEqual(directory.skipped, ["j-wave.webp", "k-text.bmp", "l-video.heic"])
     }
 
     func testTheSummaryListsAFewNamesThenHowManyMore() throws {
@@ -56,7 +84,7 @@ final class ImageDirectoryTests: XCTestCase {
         XCTAssertEqual(directory.images, [root.appendingPathComponent("photo.jpg").path])
         XCTAssertEqual(
             directory.skippedSummary(shown: 2),
-            "\(root.path): skipped 7 files that are not images (JPEG or PNG): note1.txt, note2.txt, and 5 more")
+            "\(root.path): skipped 7 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): note1.txt, note2.txt, and 5 more")
     }
 
     func testNoSkippedFilesMeansNoSummary() throws {

@@ -99,7 +99,7 @@ final class CodecTests: XCTestCase {
         let data = try TestImages.fixture("not-an-image.html")
         XCTAssertThrowsError(try ImageCodec.decode(data)) { error in
             XCTAssertEqual((error as? ImagingError)?.kind, .decode)
-            XCTAssertEqual((error as? ImagingError)?.message, "not a JPEG, PNG, WebP or AVIF image (starts with '<!DO')")
+            XCTAssertEqual((error as? ImagingError)?.message, "not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (starts with '<!DO')")
         }
     }
 
@@ -110,7 +110,7 @@ final class CodecTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try ImageCodec.decode([])) { error in
-            XCTAssertEqual((error as? ImagingError)?.message, "not a JPEG, PNG, WebP or AVIF image (the data is empty)")
+            XCTAssertEqual((error as? ImagingError)?.message, "not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (the data is empty)")
         }
     }
 }

@@ -74,6 +74,8 @@ final class MetadataTests: XCTestCase {
             switch ImageFormat(sniffing: data) {
             case .jpeg?: return try JPEGRowDecoder(.memory(bytes), limits: .default).metadata
             case .png?: return try PNGRowDecoder(.memory(bytes), limits: .default).metadata
+            case .tiff?: return try TIFFRowDecoder(.memory(bytes), limits: .default).metadata
+            case .bmp?: return try BMPRowDecoder(.memory(bytes), limits: .default).metadata
             case let format?: return try WholePictureDecoder(format, .memory(bytes), limits: .default).metadata
             // Output of the code under test that is no image is its failure, never a reason to skip.
             case nil: throw NotAnImage(leadingBytes: Array(data.prefix(16)), count: data.count)

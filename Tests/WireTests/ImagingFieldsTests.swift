@@ -30,6 +30,7 @@ final class ImagingFieldsTests: XCTestCase {
     func testWebPAndAVIFHaveTheirProtoValues() {
         XCTAssertEqual(WireImageFormat.webp.rawValue, 140)
         XCTAssertEqual(WireImageFormat.avif.rawValue, 141)
+        XCTAssertEqual(WireImageFormat.tiff.rawValue, 142)
     }
 
     /// Defaults add no byte: parameters without the new settings encode exactly as before them, so what an

@@ -2,7 +2,8 @@
 #define SHIFTWORK_CIMAGECODECS_H
 
 /*
- * Thin C wrappers around libjpeg-turbo, libpng, libwebp and libavif for the Imaging module.
+ * Thin C wrappers around libjpeg-turbo, libpng, libwebp, libavif, libtiff, giflib and libheif (and a BMP reader
+ * of our own) for the Imaging module.
  *
  * Both libraries report fatal errors by longjmp. Every function here that calls into them does its
  * own setjmp, so a longjmp never crosses a Swift frame: failures come back as a non-zero return value
@@ -55,6 +56,9 @@ typedef struct sw_image_info {
     int interlaced;
     /** Bit depth of the source (1, 2, 4, 8 or 16). */
     int source_bit_depth;
+    /** Pages (TIFF), frames (GIF) or further top-level images (HEIF) after the one decoded; 0 for a single image.
+        GIF knows it only after sw_gif_read (sw_gif_more_frames). */
+    int more_frames;
 } sw_image_info;
 
 /**
@@ -271,6 +275,83 @@ void sw_avif_encoder_close(sw_avif_encoder *encoder);
     message: opens, resolves and checks libavif from `soname` (NULL: the names the real load tries) into a table
     of its own and closes it again: 1 when it would load, else 0 with the message in `err`. */
 int sw_avif_probe(const char *soname, char *err, size_t errlen);
+
+/* MARK: TIFF (libtiff), BMP (our own reader): rows
+
+   Both stream: sw_*_read_rows decodes the next rows into the caller's pixels, 8 bits per channel (16-bit samples
+   rounded: v * 255 / 65535). TIFF: 8 or 16-bit gray, gray+alpha (as RGBA), RGB, RGBA and CMYK (as RGB, naive,
+   unless sw_tiff_keep_cmyk), strips read row by row and tiles a row of tiles at a time; anything else libtiff can
+   read (palette, 1...4 bits, YCbCr, separate planes, Lab) through its RGBA reader, a strip or a row of tiles at a
+   time. Only the first page (IFD) is read; `info.more_frames` counts the others. `info.orientation` is the
+   Orientation tag (rows come out as stored). Metadata: the ICC profile (tag 34675) and XMP (tag 700).
+   BMP: Windows BMP (headers of 12, 40, 52, 56, 108 or 124 bytes), 1, 4, 8 bits with a palette, 16, 24, 32 bits
+   (BI_RGB, BI_BITFIELDS), top-down or bottom-up; RLE and embedded JPEG/PNG are refused; a V5 header's embedded
+   ICC profile is kept. Nothing is allocated for the pixels before the first read (the caller checks the size). */
+
+typedef struct sw_tiff_decoder sw_tiff_decoder;
+typedef struct sw_tiff_encoder sw_tiff_encoder;
+typedef struct sw_bmp_decoder sw_bmp_decoder;
+
+sw_tiff_decoder *sw_tiff_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+/** From a file open for reading (libtiff seeks in it; it must stay open until sw_tiff_close). */
+sw_tiff_decoder *sw_tiff_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen);
+int sw_tiff_read_rows(sw_tiff_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                      char *err, size_t errlen);
+/** Makes a CMYK decoder (before its first read) hand out CMYK rows as stored, 4 bytes a pixel. 0 when the image is
+    not CMYK (or is read through libtiff's RGBA reader), 1 when it is. */
+int sw_tiff_keep_cmyk(sw_tiff_decoder *decoder);
+void sw_tiff_metadata(const sw_tiff_decoder *decoder, sw_image_metadata *metadata);
+void sw_tiff_close(sw_tiff_decoder *decoder);
+
+/** Starts a TIFF of 1, 3 or 4-channel 8-bit rows (gray, RGB, RGBA with unassociated alpha), Deflate-compressed with
+    the horizontal predictor (`lzw`: LZW instead), 16 rows a strip, with the ICC profile and XMP of `metadata`. */
+sw_tiff_encoder *sw_tiff_encoder_open(int width, int height, int channels, int lzw, FILE *file,
+                                      const sw_image_metadata *metadata, char *err, size_t errlen);
+int sw_tiff_encoder_write(sw_tiff_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
+                          const sw_cancellation *cancel, char *err, size_t errlen);
+int sw_tiff_encoder_finish(sw_tiff_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
+                           char *err, size_t errlen);
+void sw_tiff_encoder_close(sw_tiff_encoder *encoder);
+/** libtiff is opened on the first TIFF decode or encode (tiff_library.c), as libavif is: as sw_avif_probe. */
+int sw_tiff_probe(const char *soname, char *err, size_t errlen);
+
+sw_bmp_decoder *sw_bmp_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+/** From a file open for reading (seeked in for bottom-up rows; it must stay open until sw_bmp_close). */
+sw_bmp_decoder *sw_bmp_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen);
+int sw_bmp_read_rows(sw_bmp_decoder *decoder, uint8_t *pixels, size_t stride, int rows, const sw_cancellation *cancel,
+                     char *err, size_t errlen);
+void sw_bmp_metadata(const sw_bmp_decoder *decoder, sw_image_metadata *metadata);
+void sw_bmp_close(sw_bmp_decoder *decoder);
+
+/* MARK: GIF (giflib), HEIF/HEIC (libheif): whole pictures
+
+   Decoded whole, like WebP and AVIF: *_open reads the header (GIF: up to its first frame's descriptor), *_read the
+   picture. GIF: the first frame on the logical screen (RGBA when it has a transparent colour or does not cover the
+   screen, else RGB); sw_gif_more_frames says, after the read, whether frames follow. HEIF: the primary image, its
+   transformations (irot, imir) applied by libheif (`info.orientation` is 1), 8 bits (deeper samples scaled by
+   libheif); the ICC profile and EXIF kept. libheif is opened on first use (heif_library.c): its codecs (libde265,
+   x265, libaom, dav1d) would otherwise load with every command. */
+
+typedef struct sw_gif_decoder sw_gif_decoder;
+typedef struct sw_heif_decoder sw_heif_decoder;
+
+sw_gif_decoder *sw_gif_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+sw_gif_decoder *sw_gif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen);
+int sw_gif_read(sw_gif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                size_t errlen);
+/** 1 when another frame follows the first (known after sw_gif_read). */
+int sw_gif_more_frames(const sw_gif_decoder *decoder);
+void sw_gif_metadata(const sw_gif_decoder *decoder, sw_image_metadata *metadata);
+void sw_gif_close(sw_gif_decoder *decoder);
+
+sw_heif_decoder *sw_heif_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+sw_heif_decoder *sw_heif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen);
+int sw_heif_read(sw_heif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                 size_t errlen);
+void sw_heif_metadata(const sw_heif_decoder *decoder, sw_image_metadata *metadata);
+void sw_heif_close(sw_heif_decoder *decoder);
+/** As sw_avif_probe, for libheif. */
+int sw_heif_probe(const char *soname, char *err, size_t errlen);
 
 /** PNG row filter masks (the values of libpng's PNG_FILTER_*), for `sw_png_encode`. */
 #define SW_PNG_FILTER_NONE 0x08

@@ -45,6 +45,9 @@ extension WireImageFormat {
         case .png?: self = .png
         case .webp?: self = .webp
         case .avif?: self = .avif
+        case .tiff?: self = .tiff
+        // Formats only read never reach here (EncodingOptions.validated refuses them); JPEG is what they default to.
+        case .heif?, .gif?, .bmp?: self = .jpeg
         }
     }
 
@@ -55,6 +58,7 @@ extension WireImageFormat {
         case .png: .png
         case .webp: .webp
         case .avif: .avif
+        case .tiff: .tiff
         }
     }
 }

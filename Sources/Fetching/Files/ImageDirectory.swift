@@ -11,8 +11,9 @@ import Imaging
 ///
 /// The walk is recursive and its order is stable: in each directory the entries are sorted by their
 /// names' bytes, and a subdirectory's images come where its name sorts. A file is an image when its first
-/// bytes are a JPEG or PNG signature (`ImageFormat(sniffing:)`), whatever its name: `scan.JPG`, `photo`
-/// and `IMG_0001.jpeg` are all found, and a `notes.jpg` that holds text is not. Hidden entries (names
+/// bytes are the signature of a format Imaging reads (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP:
+/// `ImageFormat(sniffing:)`, given as many bytes as its longest signature needs), whatever its name:
+/// `scan.JPG`, `photo`, `IMG_0001.HEIC` and `page.tif` are all found, and a `notes.jpg` that holds text is not. Hidden entries (names
 /// starting with `.`, such as `.git` or `.DS_Store`) are passed over; symbolic links are followed, and
 /// a directory reached twice (a link loop) is walked once. Anything else, including sockets and pipes,
 /// is *skipped* and listed, so that the caller can say what it left out.
@@ -56,7 +57,7 @@ public struct ImageDirectory: Sendable {
         let names = skipped.prefix(shown).joined(separator: ", ")
         let more = skipped.count > shown ? ", and \(skipped.count - shown) more" : ""
         let files = skipped.count == 1 ? "1 file that is not an image" : "\(skipped.count) files that are not images"
-        return "\(path): skipped \(files) (JPEG or PNG): \(names)\(more)"
+        return "\(path): skipped \(files) (\(ImageFormat.readableNames)): \(names)\(more)"
     }
 
     /// The state of one walk: what it found, and the directories it has been in.
@@ -113,12 +114,13 @@ public struct ImageDirectory: Sendable {
             return names.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
         }
 
-        /// Whether the file starts with a JPEG or PNG signature (reads at most 8 bytes).
+        /// Whether the file starts with the signature of a format Imaging reads (reads at most
+        /// `ImageFormat.sniffedBytes`, what the longest signature needs: an ISO BMFF `ftyp` box's brands).
         private static func hasImageSignature(_ path: String) -> Bool {
             let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else { return false }
             defer { close(fd) }
-            var head = [UInt8](repeating: 0, count: 8)
+            var head = [UInt8](repeating: 0, count: ImageFormat.sniffedBytes)
             var count = 0
             while count < head.count {
                 let read = head.withUnsafeMutableBytes { buffer in

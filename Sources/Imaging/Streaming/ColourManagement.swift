@@ -11,7 +11,7 @@ public enum ColourPolicy: String, Sendable, CaseIterable {
 
 /// Applies the colour policy to a decoder: what to convert, which profile to carry, what to warn about.
 ///
-/// - A CMYK or YCCK JPEG is always converted (the output is RGB): through its embedded profile to sRGB when it
+/// - A CMYK or YCCK JPEG, or a CMYK TIFF, is always converted (the output is RGB): through its embedded profile to sRGB when it
 ///   has a usable one, else naively (R = (1−C)(1−K)…) with a warning.
 /// - A profile LittleCMS cannot read, or one for another colour space than the image's, is ignored (neither
 ///   applied nor carried) with a warning: the image is still processed.
@@ -22,23 +22,23 @@ enum ColourManagement {
         var metadata = decoder.metadata
         let icc = metadata.icc
         var error = [CChar](repeating: 0, count: 256)
-        if let jpeg = decoder as? JPEGRowDecoder, jpeg.isCMYK {
+        if let cmyk = decoder as? CMYKRowDecoder, cmyk.isCMYK {
             // The output is RGB: a CMYK profile must not travel with it.
             metadata.icc = []
             let usable = !icc.isEmpty && icc.withUnsafeBufferPointer { bytes in
                 sw_icc_check(bytes.baseAddress, bytes.count, 4, &error, error.count) == SW_CODEC_OK
             }
-            if usable, let inverted = jpeg.keepCMYK() {
+            if usable, let inverted = cmyk.keepCMYK() {
                 let transform = icc.withUnsafeBufferPointer { bytes in
                     sw_colour_to_srgb(bytes.baseAddress, bytes.count, 4, inverted ? 1 : 0, &error, error.count)
                 }
-                if let transform { return (ConvertingRowDecoder(jpeg, transform: transform, metadata: metadata), []) }
+                if let transform { return (ConvertingRowDecoder(cmyk, transform: transform, metadata: metadata), []) }
                 // keepCMYK cannot be undone: without a transform the rows would stay CMYK (a wrong image).
-                throw ImagingError(.decode, "cannot convert this CMYK JPEG through its colour profile: \(CodecMessage.string(error))")
+                throw ImagingError(.decode, "cannot convert this CMYK \(cmyk.formatName) through its colour profile: \(CodecMessage.string(error))")
             }
             let reason = icc.isEmpty ? "it has no colour profile" : "its colour profile is unusable (\(CodecMessage.string(error)))"
             return (MetadataOverride(decoder, metadata: metadata),
-                    ["CMYK JPEG converted to RGB without a profile because \(reason): the colours are approximate"])
+                    ["CMYK \(cmyk.formatName) converted to RGB without a profile because \(reason): the colours are approximate"])
         }
         guard !icc.isEmpty else { return (decoder, []) }
         let profileChannels = decoder.channels == 4 ? 3 : decoder.channels

@@ -3,7 +3,7 @@ import CImageCodecs
 /// JPEG rows through libjpeg-turbo (via the CImageCodecs shim): gray stays gray, YCbCr becomes RGB,
 /// CMYK/YCCK becomes RGB naively unless `keepCMYK` hands the CMYK rows to a colour profile
 /// (`ColourManagement`).
-final class JPEGRowDecoder: RowDecoder {
+final class JPEGRowDecoder: CMYKRowDecoder {
     let width: Int
     let height: Int
     /// 1 or 3; 4 (CMYK as stored) after `keepCMYK`.
@@ -13,6 +13,7 @@ final class JPEGRowDecoder: RowDecoder {
     /// The EXIF orientation (1…8; 1 when absent). Rows come out as stored, not turned.
     let orientation: Int
     let metadata: ImageMetadata
+    let formatName = "JPEG"
     private let decoder: OpaquePointer
     private var message = [CChar](repeating: 0, count: 512)
 

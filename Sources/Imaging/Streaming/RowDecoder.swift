@@ -23,10 +23,12 @@ extension RowDecoder {
 }
 
 enum RowDecoders {
-    /// Opens a decoder for `source` (JPEG, PNG, WebP or AVIF, recognised by its first bytes), after checking the
-    /// image's size against `limits`, with `colour` applied (`ColourManagement`; its warnings are returned). A JPEG
-    /// whose EXIF orientation turns or flips it, an interlaced PNG, a WebP and an AVIF cannot stream: they are
-    /// decoded whole (and turned) first, and their rows served from memory.
+    /// Opens a decoder for `source` (JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP, recognised by its first bytes),
+    /// after checking the image's size against `limits`, with `colour` applied (`ColourManagement`; its warnings are
+    /// returned, and a warning when a TIFF's further pages, a GIF's further frames or a HEIF's further images were
+    /// not read). JPEG, PNG, TIFF and BMP stream; a JPEG or TIFF whose orientation turns or flips it, an interlaced
+    /// PNG, a WebP, AVIF, HEIF and GIF cannot: they are decoded whole (and turned) first, and their rows served from
+    /// memory.
     static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, token: CancellationToken) throws
         -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
@@ -34,21 +36,41 @@ enum RowDecoders {
         case .jpeg:
             let jpeg = try JPEGRowDecoder(source, limits: limits)
             let (managed, warnings) = try ColourManagement.manage(jpeg, policy: colour)
-            if jpeg.orientation == 1 { return (managed, format, warnings) }
-            let image = try managed.readImage(token: token).oriented(exifOrientation: jpeg.orientation)
-            return (BufferRowDecoder(image, metadata: managed.metadata), format, warnings)
+            return (try upright(managed, orientation: jpeg.orientation, token: token), format, warnings)
+        case .tiff:
+            let tiff = try TIFFRowDecoder(source, limits: limits)
+            var (managed, warnings) = try ColourManagement.manage(tiff, policy: colour)
+            if tiff.morePages > 0 {
+                let pages = tiff.morePages + 1
+                warnings.append("the TIFF has \(pages) pages: only the first was read")
+            }
+            return (try upright(managed, orientation: tiff.orientation, token: token), format, warnings)
         case .png:
             let png = try PNGRowDecoder(source, limits: limits)
             let streaming: RowDecoder = png.interlaced
                 ? BufferRowDecoder(try png.readWhole(token: token), metadata: png.metadata) : png
             let (managed, warnings) = try ColourManagement.manage(streaming, policy: colour)
             return (managed, format, warnings)
-        case .webp, .avif:
+        case .bmp:
+            let (managed, warnings) = try ColourManagement.manage(try BMPRowDecoder(source, limits: limits), policy: colour)
+            return (managed, format, warnings)
+        case .webp, .avif, .heif, .gif:
             let whole = try WholePictureDecoder(format, source, limits: limits)
             let image = try whole.readImage(token: token).oriented(exifOrientation: whole.orientation)
-            let (managed, warnings) = try ColourManagement.manage(BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
+            var (managed, warnings) = try ColourManagement.manage(BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
+            if whole.moreFrames > 0 {
+                warnings.append(format == .gif ? "the GIF is animated: only its first frame was read"
+                                               : "the HEIF holds \(whole.moreFrames + 1) images: only its primary image was read")
+            }
             return (managed, format, warnings)
         }
+    }
+
+    /// `decoder`'s rows turned upright by an EXIF/TIFF `orientation` (decoded whole first), or `decoder` itself at 1.
+    private static func upright(_ decoder: RowDecoder, orientation: Int, token: CancellationToken) throws -> RowDecoder {
+        if orientation == 1 { return decoder }
+        let image = try decoder.readImage(token: token).oriented(exifOrientation: orientation)
+        return BufferRowDecoder(image, metadata: decoder.metadata)
     }
 }
 

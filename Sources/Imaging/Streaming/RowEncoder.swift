@@ -10,8 +10,8 @@ protocol RowEncoder: AnyObject {
 }
 
 enum RowEncoders {
-    /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`. JPEG and PNG
-    /// encode the rows as they come; WebP and AVIF collect them and encode the whole picture at the end
+    /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`. JPEG, PNG and
+    /// TIFF encode the rows as they come; WebP and AVIF collect them and encode the whole picture at the end
     /// (`WholePictureEncoder`).
     static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
                      metadata: ImageMetadata, destination: ImageDestination) throws -> RowEncoder {
@@ -25,6 +25,10 @@ enum RowEncoders {
         case .webp, .avif:
             try WholePictureEncoder(format, width: width, height: height, channels: channels,
                                     quality: encoding.quality(for: format), metadata: metadata, destination: destination)
+        case .tiff:
+            try TIFFRowEncoder(width: width, height: height, channels: channels, metadata: metadata, destination: destination)
+        case .heif, .gif, .bmp:
+            throw ImagingError.notWritable(format)
         }
     }
 

@@ -1,15 +1,19 @@
 import CImageCodecs
 
-/// WebP (libwebp) or AVIF (libavif) input: the header is read (and the size checked against the limits) when it
-/// opens, then the whole picture is decoded at once (neither library hands out rows of a still image as it goes
-/// in a way worth streaming: an AV1 frame is decoded whole, and a WebP is small beside its pixels). The pixels
-/// then stream to the filter from memory, so an input takes `width × height × 3` bytes (4 with alpha), bounded
-/// by `ImageLimits.maxPixels`. Animated images are refused. EXIF orientation: WebP's is applied like JPEG's;
-/// AVIF's own transforms (irot/imir) are not applied.
+/// WebP (libwebp), AVIF (libavif), HEIF (libheif) or GIF (giflib) input: the header is read (and the size checked
+/// against the limits) when it opens, then the whole picture is decoded at once (none of these libraries hands out
+/// rows of a still image as it goes in a way worth streaming: an AV1 or HEVC frame is decoded whole, a WebP is
+/// small beside its pixels, and a GIF frame may be interlaced). The pixels then stream to the filter from memory,
+/// so an input takes `width × height × 3` bytes (4 with alpha), bounded by `ImageLimits.maxPixels` (HEIF: twice
+/// that for a moment, libheif's picture and ours). Animated WebP and AVIF are refused; a GIF's first frame and a
+/// HEIF's primary image are read (`moreFrames` says when there was more). EXIF orientation: WebP's is applied like
+/// JPEG's; AVIF's own transforms (irot/imir) are not applied; HEIF's are, by libheif.
 final class WholePictureDecoder {
     private enum Decoder {
         case webp(OpaquePointer)
         case avif(OpaquePointer)
+        case heif(OpaquePointer)
+        case gif(OpaquePointer)
     }
 
     let width: Int
@@ -17,11 +21,14 @@ final class WholePictureDecoder {
     let channels: Int
     let orientation: Int
     let metadata: ImageMetadata
+    /// Further images in the file that are not read (HEIF's other top-level images; a GIF's frames after the
+    /// first, known once `readImage` ran: 1 when there are any).
+    private(set) var moreFrames: Int
     private let decoder: Decoder
     private let name: String
     private var message = [CChar](repeating: 0, count: 512)
 
-    /// Reads the header of `format` (`.webp` or `.avif`) from `source` (which must outlive the decoder) and checks
+    /// Reads the header of `format` (`.webp`, `.avif`, `.heif` or `.gif`) from `source` (which must outlive the decoder) and checks
     /// the size against `limits`.
     init(_ format: ImageFormat, _ source: ImageSource, limits: ImageLimits) throws {
         let maxBytes = limits.maxBytes
@@ -37,10 +44,21 @@ final class WholePictureDecoder {
             opened = try source.openDecoder(name, limits: limits, memory: sw_avif_open,
                                             file: { sw_avif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_avif_metadata)
             decoder = .avif(opened.handle)
-        case .jpeg, .png:
+        case .heif:
+            name = "HEIF"
+            opened = try source.openDecoder(name, limits: limits, memory: sw_heif_open,
+                                            file: { sw_heif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_heif_metadata)
+            decoder = .heif(opened.handle)
+        case .gif:
+            name = "GIF"
+            opened = try source.openDecoder(name, limits: limits, memory: sw_gif_open,
+                                            file: { sw_gif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_gif_metadata)
+            decoder = .gif(opened.handle)
+        case .jpeg, .png, .tiff, .bmp:
             throw ImagingError(.decode, "\(format.rawValue) is decoded row by row, not as a whole picture")
         }
         (width, height, channels, orientation, metadata) = (opened.width, opened.height, opened.channels, opened.orientation, opened.metadata)
+        moreFrames = Int(opened.info.more_frames)
         try limits.checkPixels(width: width, height: height)
     }
 
@@ -48,6 +66,8 @@ final class WholePictureDecoder {
         switch decoder {
         case .webp(let d): sw_webp_close(d)
         case .avif(let d): sw_avif_close(d)
+        case .heif(let d): sw_heif_close(d)
+        case .gif(let d): sw_gif_close(d)
         }
     }
 
@@ -60,9 +80,12 @@ final class WholePictureDecoder {
                 switch decoder {
                 case .webp(let d): sw_webp_read(d, base, stride, cancel, &message, message.count)
                 case .avif(let d): sw_avif_read(d, base, stride, cancel, &message, message.count)
+                case .heif(let d): sw_heif_read(d, base, stride, cancel, &message, message.count)
+                case .gif(let d): sw_gif_read(d, base, stride, cancel, &message, message.count)
                 }
             }
             try CodecStatus.check(status, .decode, "cannot read \(name)", message: message)
+            if case .gif(let d) = decoder { moreFrames = Int(sw_gif_more_frames(d)) }
         }
     }
 }

@@ -21,8 +21,8 @@ final class WholePictureEncoder: CRowEncoder {
                 "AVIF", rowBytes: width * channels,
                 open: { m, n in metadata.withUnsafeMetadata { sw_avif_encoder_open(w, h, c, q, destination.file, $0, m, n) } },
                 write: sw_avif_encoder_write, finish: sw_avif_encoder_finish, close: sw_avif_encoder_close)
-        case .jpeg, .png:
-            throw ImagingError(.processing, "\(format.rawValue) is encoded row by row, not as a whole picture")
+        case .jpeg, .png, .tiff, .heif, .gif, .bmp:
+            throw ImagingError(.processing, "\(format.rawValue) is not encoded as a whole picture here")
         }
     }
 }

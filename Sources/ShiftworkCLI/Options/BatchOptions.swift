@@ -5,7 +5,7 @@ import Foundation
 
 /// The inputs, output directory, filter and report style of a batch: shared by `run` and `submit`.
 struct BatchOptions: ParsableArguments {
-    @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their JPEG and PNG images, recursively).")
+    @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their images of every format read: JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF, BMP; recursively).")
     var inputs: [String]
 
     @OptionGroup var output: OutputOptions

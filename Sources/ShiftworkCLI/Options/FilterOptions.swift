@@ -17,16 +17,16 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Blur radius (Gaussian sigma) in pixels (env SHIFTWORK_RADIUS; default 10).")
     var radius: Double?
 
-    @Option(help: "Output format: jpeg, png, webp or avif (env SHIFTWORK_FORMAT; default: the input's).")
+    @Option(help: "Output format: jpeg, png, webp, avif or tiff (env SHIFTWORK_FORMAT; default: the input's, JPEG for HEIC, GIF and BMP inputs, which are read but not written).")
     var format: String?
 
-    @Option(help: "Quality of the lossy output format, 1...100 (env SHIFTWORK_QUALITY; defaults: JPEG 90, WebP 80, AVIF 60). Without --format it applies to whichever lossy format is written; PNG is lossless and takes none.")
+    @Option(help: "Quality of the lossy output format, 1...100 (env SHIFTWORK_QUALITY; defaults: JPEG 90, WebP 80, AVIF 60). Without --format it applies to whichever lossy format is written; PNG and TIFF are lossless and take none.")
     var quality: Int?
 
     @Option(help: "The input's metadata in the output: keep (the ICC profile, EXIF with its orientation reset to 1, XMP, IPTC) or strip (the ICC profile only) (env SHIFTWORK_METADATA; default keep).")
     var metadata: MetadataPolicy?
 
-    @Option(help: "Colours: keep (the pixels and their ICC profile as they are) or srgb (profiled RGB converted to sRGB). CMYK JPEGs become sRGB either way (env SHIFTWORK_COLOUR; default keep).")
+    @Option(help: "Colours: keep (the pixels and their ICC profile as they are) or srgb (profiled RGB converted to sRGB). CMYK JPEGs and TIFFs become sRGB either way (env SHIFTWORK_COLOUR; default keep).")
     var colour: ColourPolicy?
 
     /// The filter parameters, validated.
@@ -53,10 +53,10 @@ struct FilterOptions: ParsableArguments {
             format: try Self.format(named: Environment.resolve(format, "FORMAT")),
             metadata: try Self.policy(metadata, "METADATA", default: .keep),
             colour: try Self.policy(colour, "COLOUR", default: .keep))
-        // An explicit --quality with --format png is a mistake worth saying; SHIFTWORK_QUALITY, set for every
-        // command, is simply not used for PNG.
-        if self.quality != nil, options.format == .png {
-            throw ValidationError("--quality applies to the lossy formats (jpeg, webp, avif), not to png: leave it out")
+        // An explicit --quality with --format png or tiff is a mistake worth saying; SHIFTWORK_QUALITY, set for
+        // every command, is simply not used for the lossless formats.
+        if self.quality != nil, let format = options.format, format == .png || format == .tiff {
+            throw ValidationError("--quality applies to the lossy formats (jpeg, webp, avif), not to \(format.rawValue): leave it out")
         }
         if let quality = try self.quality ?? Environment.value("QUALITY").map({ _ in try Environment.resolve(nil as Int?, "QUALITY", default: 0) }) {
             options.setLossyQuality(quality)
@@ -73,6 +73,9 @@ struct FilterOptions: ParsableArguments {
         guard let name else { return nil }
         guard let format = ImageFormat(name: name) else {
             throw ValidationError("unknown output format '\(name)': the supported formats are \(ImageFormat.names)")
+        }
+        guard format.isWritable else {
+            throw ValidationError("\(format.displayName) is read but not written: the output formats are \(ImageFormat.names)")
         }
         return format
     }

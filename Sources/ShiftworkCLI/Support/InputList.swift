@@ -57,9 +57,9 @@ struct InputList {
         let verb = emptyDirectories.count == 1 ? "holds" : "hold"
         if sources.isEmpty {
             let skipped = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-            throw CommandError("no images to process: \(named) \(verb) no JPEG or PNG file\(skipped); give a directory with images, or image files or URLs")
+            throw CommandError("no images to process: \(named) \(verb) no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)\(skipped); give a directory with images, or image files or URLs")
         }
-        if !emptyDirectories.isEmpty { notes.append("\(named) \(verb) no JPEG or PNG file") }
+        if !emptyDirectories.isEmpty { notes.append("\(named) \(verb) no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)") }
         return InputList(sources: sources, notes: notes)
     }
 }

@@ -38,7 +38,7 @@ final class DirectoryInputTests: ClusterTestCase {
         let (status, output) = try await harness.run(["run", photos.path, "--out", out.path])
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains(
-            "shiftwork: \(photos.path): skipped 2 files that are not images (JPEG or PNG): notes.txt, trip/broken.jpg"), output)
+            "shiftwork: \(photos.path): skipped 2 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): notes.txt, trip/broken.jpg"), output)
         XCTAssertTrue(output.contains("batch b-"), output)
         XCTAssertTrue(output.contains(": 3 items"), output)
         // Sorted order: a.jpg, b.png, then the subdirectory's image.
@@ -57,8 +57,8 @@ final class DirectoryInputTests: ClusterTestCase {
         try Data("text".utf8).write(to: empty.appendingPathComponent("readme.txt"))
         let (status, output) = try await harness.run(["run", empty.path, "--out", harness.scratch.appendingPathComponent("out").path])
         XCTAssertEqual(status, 1, output)
-        XCTAssertTrue(output.contains("no images to process: '\(empty.path)' holds no JPEG or PNG file"), output)
-        XCTAssertTrue(output.contains("skipped 1 file that is not an image (JPEG or PNG): readme.txt"), output)
+        XCTAssertTrue(output.contains("no images to process: '\(empty.path)' holds no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)"), output)
+        XCTAssertTrue(output.contains("skipped 1 file that is not an image (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): readme.txt"), output)
     }
 
     func testSubmitOfADirectorySendsItsImagesToTheCluster() async throws {

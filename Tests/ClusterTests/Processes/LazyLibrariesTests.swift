@@ -5,7 +5,7 @@ import Foundation
 import ShiftworkTestSupport
 import XCTest
 
-/// The libraries that only one feature needs (libcurl and OpenSSL's libcrypto for downloads, libavif for AVIF,
+/// The libraries that only one feature needs (libcurl and OpenSSL's libcrypto for downloads, libavif for AVIF, libheif for HEIF, libtiff for TIFF,
 /// libmicrohttpd for the HTTP endpoints) are opened on first use, not linked, so that no command pays their
 /// start: the built `shiftwork` does not list them in `ldd`; each loader, given a name that does not exist or
 /// a library that is not the one it wants, says which library failed and which Debian package to install; the
@@ -34,6 +34,8 @@ final class LazyLibrariesTests: XCTestCase {
         Loader(probe: { shiftwork_curl_probe($0, $1, $2) }, library: "libcurl", package: "libcurl4",
                firstFunction: "curl_version_info"),
         Loader(probe: { sw_avif_probe($0, $1, $2) }, library: "libavif", package: "libavif", firstFunction: "avifVersion"),
+        Loader(probe: { sw_heif_probe($0, $1, $2) }, library: "libheif", package: "libheif1", firstFunction: "heif_get_version"),
+        Loader(probe: { sw_tiff_probe($0, $1, $2) }, library: "libtiff", package: "libtiff6", firstFunction: "TIFFGetVersion"),
         Loader(probe: { shiftwork_mhd_probe($0, $1, $2) }, library: "libmicrohttpd", package: "libmicrohttpd12",
                firstFunction: "MHD_get_version"),
     ]
@@ -88,7 +90,8 @@ final class LazyLibrariesTests: XCTestCase {
         for always in ["libzmq.so.5", "libprotobuf-c.so.1", "libjpeg.so.62", "libpng16.so.16"] {
             XCTAssertTrue(linked.contains(always), "\(always) stays linked; ldd says:\n\(output)")
         }
-        for lazy in ["libcurl", "libcrypto", "libavif", "libmicrohttpd", "libgnutls", "libaom", "libdav1d"] {
+        for lazy in ["libcurl", "libcrypto", "libavif", "libmicrohttpd", "libgnutls", "libaom", "libdav1d", "libheif", "libde265",
+                     "libx265", "libtiff", "libLerc", "libjbig"] {
             XCTAssertFalse(linked.contains { $0.hasPrefix(lazy) }, "\(lazy) is opened on first use, not linked; ldd says:\n\(output)")
         }
     }

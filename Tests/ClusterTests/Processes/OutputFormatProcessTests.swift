@@ -68,8 +68,46 @@ final class OutputFormatProcessTests: XCTestCase {
         XCTAssertEqual(format, .avif)
         XCTAssertEqual([image.width, image.height], [200, 150])
 
-        let (refused, refusal) = try await harness.run(["run", input.path, "--out", out.path, "--format", "tiff"])
+        let (refused, refusal) = try await harness.run(["run", input.path, "--out", out.path, "--format", "gif"])
         XCTAssertNotEqual(refused, 0)
-        XCTAssertTrue(refusal.contains("unknown output format 'tiff': the supported formats are jpeg, png, webp, avif"), refusal)
+        XCTAssertTrue(refusal.contains("GIF is read but not written: the output formats are jpeg, png, webp, avif, tiff"), refusal)
+        let (unknown, unknownOutput) = try await harness.run(["run", input.path, "--out", out.path, "--format", "jxl"])
+        XCTAssertNotEqual(unknown, 0)
+        XCTAssertTrue(unknownOutput.contains("unknown output format 'jxl'"), unknownOutput)
+    }
+
+    /// A directory of a TIFF and a BMP (recognised by their signatures, names without extensions): the TIFF is
+    /// written as TIFF, the BMP, which is read but not written, as JPEG; `--format tiff` writes TIFF for both.
+    func testRunReadsTIFFAndBMPAndWritesTIFF() async throws {
+        let photos = harness.scratch.appendingPathComponent("scans")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let image = try ImageCodec.decode(SyntheticImages.make(width: 120, height: 90, format: .png, seed: 7)).image
+        try Data(try ImageCodec.encode(image, options: EncodingOptions(format: .tiff))).write(to: photos.appendingPathComponent("scan"))
+        // A 24-bit bottom-up BMP with a 40-byte header.
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255), UInt8(v >> 16 & 255), UInt8(v >> 24 & 255)] }
+        let stride = (120 * 3 + 3) / 4 * 4
+        var bmp = Array("BM".utf8) + le32(54 + stride * 90) + le32(0) + le32(54) + le32(40) + le32(120) + le32(90) + [1, 0, 24, 0]
+        bmp += le32(0) + le32(stride * 90) + le32(2835) + le32(2835) + le32(0) + le32(0)
+        for y in (0..<90).reversed() {
+            for x in 0..<120 { bmp += [image[x, y, 2], image[x, y, 1], image[x, y, 0]] }
+            bmp += [UInt8](repeating: 0, count: stride - 360)
+        }
+        try Data(bmp).write(to: photos.appendingPathComponent("paint"))
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(["run", photos.path, "--out", out.path])
+        XCTAssertEqual(status, 0, output)
+        let tiff = try XCTUnwrap(FileManager.default.contents(atPath: out.appendingPathComponent("scan.tif").path), output)
+        XCTAssertEqual(try ImageCodec.decode([UInt8](tiff)).format, .tiff)
+        let jpeg = try XCTUnwrap(FileManager.default.contents(atPath: out.appendingPathComponent("paint.jpg").path), output)
+        XCTAssertEqual(try ImageCodec.decode([UInt8](jpeg)).format, .jpeg)
+        let both = harness.scratch.appendingPathComponent("both")
+        let (tiffStatus, tiffOutput) = try await harness.run(["run", photos.path, "--out", both.path, "--format", "tiff"])
+        XCTAssertEqual(tiffStatus, 0, tiffOutput)
+        for name in ["scan.tif", "paint.tif"] {
+            let data = try XCTUnwrap(FileManager.default.contents(atPath: both.appendingPathComponent(name).path), tiffOutput)
+            let decoded = try ImageCodec.decode([UInt8](data))
+            XCTAssertEqual(decoded.format, .tiff)
+            XCTAssertEqual([decoded.image.width, decoded.image.height], [120, 90])
+        }
     }
 }

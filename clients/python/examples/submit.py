@@ -83,7 +83,7 @@ def main() -> None:
     parser.add_argument("--band", type=float, default=0.0, help="height of the sharp band, fraction of the height")
     parser.add_argument("--transition", type=float, default=0.25, help="height of the sharp-to-blurred ramp")
     parser.add_argument("--radius", type=float, default=10.0, help="blur radius (Gaussian sigma) in pixels")
-    parser.add_argument("--format", default="same", help="same (the input's), jpeg, png, webp or avif")
+    parser.add_argument("--format", default="same", help="same (the input's; JPEG for HEIC, GIF, BMP), jpeg, png, webp, avif or tiff")
     parser.add_argument("--quality", type=int, default=None, help="quality of the lossy format written, 1...100")
     parser.add_argument("--colour", default="keep", help="keep (pixels and ICC profile) or srgb")
     parser.add_argument("--metadata", default="keep", help="keep (ICC, EXIF, XMP, IPTC) or strip (ICC only)")

@@ -79,6 +79,7 @@ class ImagingParametersTests(unittest.TestCase):
         self.assertTrue(parameters.colour_srgb)
         self.assertTrue(parameters.strip_metadata)
         self.assertEqual(sent(TiltShift(output_format="AVIF")).parameters.output_format, pb.IMAGE_FORMAT_AVIF)
+        self.assertEqual(sent(TiltShift(output_format="tiff")).parameters.output_format, pb.IMAGE_FORMAT_TIFF)
 
     def test_the_defaults_keep_colours_and_metadata_and_each_formats_default_quality(self):
         parameters = sent().parameters
@@ -93,11 +94,12 @@ class ImagingParametersTests(unittest.TestCase):
             (TiltShift(transition=float("nan")), "transition must be between 0 and 1"),
             (TiltShift(radius=0.2), "radius must be 0 (no blur) or between 0.5 and 500 pixels (got 0.2)"),
             (TiltShift(radius=501), "radius must be 0 (no blur) or between 0.5 and 500"),
-            (TiltShift(output_format="gif"), "'gif' is not one of same, jpeg, png, webp, avif"),
+            (TiltShift(output_format="gif"), "'gif' is not one of same, jpeg, png, webp, avif, tiff"),
             (TiltShift(quality=0), "quality must be between 1 and 100 (got 0)"),
             (TiltShift(quality=101), "quality must be between 1 and 100 (got 101)"),
             (TiltShift(jpeg_quality=0), "jpeg_quality must be between 1 and 100 (got 0)"),
             (TiltShift(output_format="png", quality=80), "quality applies to the lossy formats (jpeg, webp, avif), not to png"),
+            (TiltShift(output_format="tiff", quality=80), "quality applies to the lossy formats (jpeg, webp, avif), not to tiff"),
             (TiltShift(quality=80, jpeg_quality=70), "give quality (every lossy format) or jpeg_quality (JPEG only), not both"),
             (TiltShift(colour="p3"), "colour 'p3' is not one of keep"),
             (TiltShift(metadata="drop"), "metadata 'drop' is not one of keep"),

@@ -5397,23 +5397,25 @@ const ProtobufCEnumDescriptor shiftwork__v1__task_kind__descriptor =
   shiftwork__v1__task_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__image_format__enum_values_by_number[5] =
+static const ProtobufCEnumValue shiftwork__v1__image_format__enum_values_by_number[6] =
 {
   { "IMAGE_FORMAT_SAME_AS_INPUT", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT", 0 },
   { "IMAGE_FORMAT_JPEG", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_JPEG", 1 },
   { "IMAGE_FORMAT_PNG", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_PNG", 2 },
   { "IMAGE_FORMAT_WEBP", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_WEBP", 140 },
   { "IMAGE_FORMAT_AVIF", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_AVIF", 141 },
+  { "IMAGE_FORMAT_TIFF", "SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_TIFF", 142 },
 };
 static const ProtobufCIntRange shiftwork__v1__image_format__value_ranges[] = {
-{0, 0},{140, 3},{0, 5}
+{0, 0},{140, 3},{0, 6}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__image_format__enum_values_by_name[5] =
+static const ProtobufCEnumValueIndex shiftwork__v1__image_format__enum_values_by_name[6] =
 {
   { "IMAGE_FORMAT_AVIF", 4 },
   { "IMAGE_FORMAT_JPEG", 1 },
   { "IMAGE_FORMAT_PNG", 2 },
   { "IMAGE_FORMAT_SAME_AS_INPUT", 0 },
+  { "IMAGE_FORMAT_TIFF", 5 },
   { "IMAGE_FORMAT_WEBP", 3 },
 };
 const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
@@ -5423,9 +5425,9 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   "ImageFormat",
   "Shiftwork__V1__ImageFormat",
   "shiftwork.v1",
-  5,
+  6,
   shiftwork__v1__image_format__enum_values_by_number,
-  5,
+  6,
   shiftwork__v1__image_format__enum_values_by_name,
   2,
   shiftwork__v1__image_format__value_ranges,

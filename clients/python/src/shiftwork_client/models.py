@@ -13,7 +13,8 @@ class TiltShift:
     focus line in the middle, no sharp band, a ramp of a quarter of the height, a blur of 10 pixels.
 
     Ranges, as for ``shiftwork submit``: `focus`, `band`, `transition` 0…1; `radius` 0 (no blur) or 0.5…500.
-    `output_format` is ``"same"`` (as the input), ``"jpeg"``, ``"png"``, ``"webp"`` or ``"avif"``.
+    `output_format` is ``"same"`` (as the input; JPEG for HEIC, GIF and BMP inputs), ``"jpeg"``, ``"png"``,
+    ``"webp"``, ``"avif"`` or ``"tiff"``.
     `quality` (1…100) is that of whichever lossy format is written (defaults: JPEG 90, WebP 80, AVIF 60; PNG
     takes none), like ``--quality``; `jpeg_quality` (1…100) sets JPEG's alone (give one of the two).
     `colour`: ``"keep"`` (the pixels and their ICC profile as they are) or ``"srgb"`` (profiled RGB converted
@@ -54,7 +55,8 @@ class Output:
 
     @property
     def extension(self) -> str:
-        """The file extension of the image's actual format, from its first bytes: ``jpg`` or ``png``."""
+        """The file extension of the image's actual format, from its first bytes: ``jpg``, ``png``, ``webp``,
+        ``avif`` or ``tif``."""
         if self.data.startswith(b"\x89PNG\r\n\x1a\n"):
             return "png"
         if self.data.startswith(b"\xff\xd8\xff"):
@@ -63,7 +65,10 @@ class Output:
             return "webp"
         if self.data[4:12] in (b"ftypavif", b"ftypavis"):
             return "avif"
-        return {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/avif": "avif"}.get(self.media_type, "bin")
+        if self.data[:4] in (b"II*\x00", b"MM\x00*"):
+            return "tif"
+        return {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/avif": "avif",
+                "image/tiff": "tif"}.get(self.media_type, "bin")
 
 
 @dataclass(frozen=True)

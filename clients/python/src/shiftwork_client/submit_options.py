@@ -27,7 +27,8 @@ _IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._\-:@]*")
 _BUCKET = re.compile(r"[a-z0-9.\-]{3,63}")
 
 _FORMATS = {"same": pb.IMAGE_FORMAT_SAME_AS_INPUT, "jpeg": pb.IMAGE_FORMAT_JPEG, "jpg": pb.IMAGE_FORMAT_JPEG,
-            "png": pb.IMAGE_FORMAT_PNG, "webp": pb.IMAGE_FORMAT_WEBP, "avif": pb.IMAGE_FORMAT_AVIF}
+            "png": pb.IMAGE_FORMAT_PNG, "webp": pb.IMAGE_FORMAT_WEBP, "avif": pb.IMAGE_FORMAT_AVIF,
+            "tiff": pb.IMAGE_FORMAT_TIFF, "tif": pb.IMAGE_FORMAT_TIFF}
 _COLOURS = ("keep", "srgb")
 _METADATA = ("keep", "strip")
 MAX_BLUR_RADIUS = 500.0
@@ -92,7 +93,7 @@ def wire_parameters(parameters: TiltShift) -> "pb.TiltShiftParameters":
         raise ValueError(f"radius must be 0 (no blur) or between 0.5 and {MAX_BLUR_RADIUS:g} pixels (got {radius!r})")
     output_format = str(parameters.output_format).lower()
     if output_format not in _FORMATS:
-        raise ValueError(f"output_format '{parameters.output_format}' is not one of same, jpeg, png, webp, avif")
+        raise ValueError(f"output_format '{parameters.output_format}' is not one of same, jpeg, png, webp, avif, tiff")
     colour, metadata = str(parameters.colour).lower(), str(parameters.metadata).lower()
     if colour not in _COLOURS:
         raise ValueError(f"colour '{parameters.colour}' is not one of keep (the pixels and their ICC profile as they "
@@ -103,8 +104,8 @@ def wire_parameters(parameters: TiltShift) -> "pb.TiltShiftParameters":
     jpeg_quality = _integer_in("jpeg_quality", parameters.jpeg_quality, range(1, 101))
     webp_quality = avif_quality = 0  # 0: the format's default (WebP 80, AVIF 60)
     if parameters.quality is not None:
-        if output_format == "png":
-            raise ValueError("quality applies to the lossy formats (jpeg, webp, avif), not to png: leave it out")
+        if output_format in ("png", "tiff", "tif"):
+            raise ValueError(f"quality applies to the lossy formats (jpeg, webp, avif), not to {output_format}: leave it out")
         if parameters.jpeg_quality != TiltShift.jpeg_quality:
             raise ValueError("give quality (every lossy format) or jpeg_quality (JPEG only), not both")
         jpeg_quality = webp_quality = avif_quality = _integer_in("quality", parameters.quality, range(1, 101))
