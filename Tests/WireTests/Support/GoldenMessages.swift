@@ -42,6 +42,11 @@ enum GoldenMessages {
                 parameters: WireTiltShiftParameters(focusPosition: 0.5, sharpBand: 0.25, transition: 0.125, blurRadius: 6,
                                                     outputFormat: .png),
                 taskKey: 2, sequence: 2),
+            TaskAssignment(
+                taskID: "b/2/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "/scans/page.tif",
+                parameters: WireTiltShiftParameters(focusPosition: 0.5, sharpBand: 0.25, transition: 0.125, blurRadius: 6,
+                                                    outputFormat: .tiff),
+                taskKey: 3, sequence: 3),
         ]),
         "340-give-back-task": .giveBackTask(GiveBackTask(taskKey: 1 << 50, attempt: 2)),
         "341-task-given-back": .taskGivenBack(TaskGivenBack(taskKey: 1 << 50, attempt: 2, givenBack: true)),
