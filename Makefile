@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT ?= out/demo
 
-.PHONY: setup build release demo test test-unit test-tsan proto bench clean
+.PHONY: setup build release demo test test-containers test-unit test-tsan proto bench clean
 
 ## Installs the Debian packages the build needs (only those missing).
 setup:
@@ -25,6 +25,12 @@ demo: release
 FUZZ_SECONDS ?= 60
 test: setup
 	scripts/test-all $(FUZZ_SECONDS)
+
+## The container tests, a step of their own (CI runs it after `make test`; needs root): builds the Dockerfile with
+## podman against base images made locally, then runs Tests/Containers (the image, bad settings, compose.yaml with
+## podman-compose, the Kubernetes pod templates). scripts/test-containers says how.
+test-containers: setup
+	scripts/test-containers
 
 ## Regenerates the generated protobuf code from proto/ (commit the result): Sources/CShiftworkProto
 ## (protobuf-c) and the Python client's clients/python/src/shiftwork_client/_proto (protoc).

@@ -35,7 +35,8 @@ struct AllowListOptions: ParsableArguments {
             (allowAdmins, "ALLOW_ADMINS", "--allow-admins", [.admin]),
         ]
         return lists.compactMap { option, variable, name, roles in
-            Environment.resolve(option, variable).map { AllowListSource(path: $0, roles: roles, option: name) }
+            // The option's name with its variable, so that an error about the list names both.
+            Environment.resolve(option, variable).map { AllowListSource(path: $0, roles: roles, option: "\(name) (SHIFTWORK_\(variable))") }
         }
     }
 
@@ -66,9 +67,14 @@ struct AllowListOptions: ParsableArguments {
                 throw CommandError("--insecure (SHIFTWORK_INSECURE) contradicts --secret-key and the allow-lists: drop one or the other")
             }
             SecretKeyFile.warnIfExposed(secretKey)
+            let keyPair: CurveKeyPair
             do {
-                return CoordinatorAuthentication(keyPair: try CurveKeyPair.load(secretKeyFile: secretKey),
-                                                 roles: try AccessRoles.load(sources), sources: sources)
+                keyPair = try CurveKeyPair.load(secretKeyFile: secretKey)
+            } catch let error as CurveKeyError {
+                throw CommandError("--secret-key (SHIFTWORK_SECRET_KEY): \(error.description)")
+            }
+            do {
+                return CoordinatorAuthentication(keyPair: keyPair, roles: try AccessRoles.load(sources), sources: sources)
             } catch let error as CurveKeyError {
                 throw CommandError(error.description)
             }
