@@ -15,7 +15,10 @@ from support import (BINARY, HANG, IMAGE, IMAGE_UID, PHOTO_IMAGE, REPOSITORY, RU
                      poll, run, state)
 
 PHOTOS = ["coffee.jpg", "rocket.jpg", "chelsea.png", "cameraman.png"]
-COPIES = 10
+COPIES = 15
+# Seconds the photo server waits before each response: the batch (60 items over the workers' slots) then lasts
+# a few seconds at least, time to kill a worker while it runs.
+PHOTO_DELAY = 0.5
 
 
 def seconds(duration):
@@ -69,7 +72,7 @@ class ComposeTests(ContainerTestCase):
         self.keys = keys
         self.port = free_port()
         photos = self.scratch / "photos.yaml"
-        photos.write_text(f"services:\n  photos:\n    image: {PHOTO_IMAGE}\n")
+        photos.write_text(f"services:\n  photos:\n    image: {PHOTO_IMAGE}\n    environment:\n      PHOTO_DELAY: \"{PHOTO_DELAY}\"\n")
         self.files = [REPOSITORY / f for f in files] + [photos]
         self.environment = dict(os.environ, SHIFTWORK_IMAGE=IMAGE, SHIFTWORK_PORT=str(self.port))
         if keys:
