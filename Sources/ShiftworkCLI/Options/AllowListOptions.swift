@@ -35,8 +35,7 @@ struct AllowListOptions: ParsableArguments {
             (allowAdmins, "ALLOW_ADMINS", "--allow-admins", [.admin]),
         ]
         return lists.compactMap { option, variable, name, roles in
-            // The option's name with its variable, so that an error about the list names both.
-            Environment.resolve(option, variable).map { AllowListSource(path: $0, roles: roles, option: "\(name) (SHIFTWORK_\(variable))") }
+            Environment.resolve(option, variable).map { AllowListSource(path: $0, roles: roles, option: name) }
         }
     }
 
@@ -76,8 +75,19 @@ struct AllowListOptions: ParsableArguments {
             do {
                 return CoordinatorAuthentication(keyPair: keyPair, roles: try AccessRoles.load(sources), sources: sources)
             } catch let error as CurveKeyError {
-                throw CommandError(error.description)
+                throw CommandError(Self.namingTheVariable(error.description))
             }
         }
+    }
+
+    /// An allow-list error (`--allow-keys: the allow-list … does not exist …`) with the option's variable after
+    /// its name (`--allow-keys (SHIFTWORK_ALLOW_KEYS): …`): in a container the variable is what was set.
+    static func namingTheVariable(_ message: String) -> String {
+        let variables = ["--allow-keys": "ALLOW_KEYS", "--allow-workers": "ALLOW_WORKERS",
+                         "--allow-clients": "ALLOW_CLIENTS", "--allow-admins": "ALLOW_ADMINS"]
+        for (option, variable) in variables where message.hasPrefix("\(option):") {
+            return "\(option) (SHIFTWORK_\(variable))" + message.dropFirst(option.count)
+        }
+        return message
     }
 }
