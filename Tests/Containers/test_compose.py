@@ -15,8 +15,8 @@ from support import (BINARY, HANG, IMAGE, IMAGE_UID, PHOTO_IMAGE, REPOSITORY, RU
                      poll, run, state)
 
 PHOTOS = ["coffee.jpg", "rocket.jpg", "chelsea.png", "cameraman.png"]
-COPIES = 15
-# Seconds the photo server waits before each response: the batch (60 items over the workers' slots) then lasts
+COPIES = 25
+# Seconds the photo server waits before each response: the batch (100 items over the workers' slots) then lasts
 # a few seconds at least, time to kill a worker while it runs.
 PHOTO_DELAY = 0.5
 
