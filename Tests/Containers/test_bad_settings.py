@@ -44,9 +44,9 @@ class BadSettingTests(ContainerTestCase):
         arguments = ["-e", "SHIFTWORK_COORDINATOR=tcp://coordinator:5570", "-e", "SHIFTWORK_SINK_DIR=/srv/shiftwork/outputs"]
         status, output = self.run_once(*arguments, "--", "worker")
         self.assertFailsNaming(status, output, "SHIFTWORK_SINK_DIR", "/srv/shiftwork/outputs")
-        # Mounted but not the worker's to write: named too.
+        # Mounted read-only: named too.
         volume = self.volume()
-        status, output = self.run_once("-v", f"{volume}:/srv/shiftwork/outputs", *arguments, "--", "worker")
+        status, output = self.run_once("-v", f"{volume}:/srv/shiftwork/outputs:ro", *arguments, "--", "worker")
         self.assertFailsNaming(status, output, "SHIFTWORK_SINK_DIR", "writable")
         # Mounted and writable: the worker starts (and waits for its coordinator), so the checks above can fail.
         outputs = self.scratch / "outputs"
