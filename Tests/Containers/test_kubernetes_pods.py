@@ -34,10 +34,12 @@ class KubernetesPodTests(ContainerTestCase):
     def test_every_overlay_runs_its_pods_and_passes_their_probes(self):
         for overlay in overlays():
             with self.subTest(overlay=overlay):
-                self.run_overlay(overlay)
-                # Each overlay's containers go before the next starts.
-                self.tearDown()
-                self.setUp()
+                try:
+                    self.run_overlay(overlay)
+                finally:
+                    # Each overlay's containers, volumes and files go before the next starts.
+                    self.tearDown()
+                    self.setUp()
 
     def key_objects(self):
         """The Secrets and ConfigMaps the curve component names, made as docs/deployment.md says (keygen)."""
