@@ -15,10 +15,13 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 COPY Sources ./Sources
-COPY Tests ./Tests
 COPY Benchmarks ./Benchmarks
 COPY proto ./proto
-# Stripped: the symbol tables are two thirds of the unstripped binary (docs/benchmarks.md, "Container image").
+# The manifest names the test targets, whose folders must exist; the build of `shiftwork` reads none of their
+# files. Empty folders instead of Tests/, so that a change to a test does not rebuild the image (layer cache).
+RUN sed -n -e 's/.*name: "\([A-Za-z0-9_]*Tests\)".*/Tests\/\1/p' -e 's/.*path: "\(Tests\/[^"]*\)".*/\1/p' Package.swift \
+  | xargs mkdir -p
+# Stripped: 65.5 MB instead of 96 MB (docs/benchmarks.md, "Container image").
 RUN swift build -c release --product shiftwork --static-swift-stdlib \
  && install -D --strip "$(swift build -c release --show-bin-path)/shiftwork" /out/shiftwork
 
