@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT ?= out/demo
 
-.PHONY: setup build release demo test test-unit test-tsan proto clean
+.PHONY: setup build release demo test test-containers test-unit test-tsan proto clean
 
 ## Installs the Debian packages the build needs (only those missing).
 setup:
@@ -39,6 +39,12 @@ test-unit: setup
 test-tsan: setup
 	scripts/test-operations-tsan
 	scripts/test-package-tsan
+
+## The container tests, a step of their own (CI runs it after `make test`; needs root): builds the Dockerfile with
+## podman against base images made locally, then runs Tests/Containers (the image, bad settings, compose.yaml with
+## podman-compose, the Kubernetes pod templates). scripts/test-containers says how.
+test-containers: setup
+	scripts/test-containers
 
 ## Regenerates the generated protobuf code from proto/ (commit the result): Sources/CShiftworkProto
 ## (protobuf-c), the Python client's clients/python/src/shiftwork_client/_proto (protoc), and the golden

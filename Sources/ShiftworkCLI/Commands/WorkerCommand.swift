@@ -41,6 +41,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Give back, when the coordinator asks, a tilt-shift still waiting for this worker's compute threads, so that a worker with an idle one runs it (work stealing at a batch's tail): on or off (env SHIFTWORK_GIVE_BACK; default on).")
     var giveBack: GiveBack?
 
+    @OptionGroup var sinkDirectory: SinkDirectoryOption
     @OptionGroup var limitOptions: LimitOptions
     @OptionGroup var download: DownloadOptions
     @OptionGroup var sources: SourcePolicyOptions
@@ -48,6 +49,10 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
+        // Settings that would leave the worker useless fail it at once, naming the setting (a container
+        // restarted for ever by its orchestrator says nothing).
+        let coordinatorEndpoint = try coordinator.requiredEndpoint()
+        try sinkDirectory.check()
         let sourcePolicy = try sources.policy()
         let limits = try limitOptions.limits()
         let allowLocal = Environment.flag(allowLocalFiles, "ALLOW_LOCAL_FILES")
@@ -61,7 +66,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw CommandError("--slots (or SHIFTWORK_SLOTS) is \(slots): give 1 to \(PeerInputRules.maxWorkerSlots), the tasks this worker runs at once")
         }
         var configuration = WorkerConfiguration(
-            coordinator: coordinator.endpoint,
+            coordinator: coordinatorEndpoint,
             slots: slots,
             computeThreads: computeThreads,
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),

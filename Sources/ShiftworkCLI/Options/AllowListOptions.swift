@@ -66,12 +66,28 @@ struct AllowListOptions: ParsableArguments {
                 throw CommandError("--insecure (SHIFTWORK_INSECURE) contradicts --secret-key and the allow-lists: drop one or the other")
             }
             SecretKeyFile.warnIfExposed(secretKey)
+            let keyPair: CurveKeyPair
             do {
-                return CoordinatorAuthentication(keyPair: try CurveKeyPair.load(secretKeyFile: secretKey),
-                                                 roles: try AccessRoles.load(sources), sources: sources)
+                keyPair = try CurveKeyPair.load(secretKeyFile: secretKey)
             } catch let error as CurveKeyError {
-                throw CommandError(error.description)
+                throw CommandError("--secret-key (SHIFTWORK_SECRET_KEY): \(error.description)")
+            }
+            do {
+                return CoordinatorAuthentication(keyPair: keyPair, roles: try AccessRoles.load(sources), sources: sources)
+            } catch let error as CurveKeyError {
+                throw CommandError(Self.namingTheVariable(error.description))
             }
         }
+    }
+
+    /// An allow-list error (`--allow-keys: the allow-list … does not exist …`) with the option's variable after
+    /// its name (`--allow-keys (SHIFTWORK_ALLOW_KEYS): …`): in a container the variable is what was set.
+    static func namingTheVariable(_ message: String) -> String {
+        let variables = ["--allow-keys": "ALLOW_KEYS", "--allow-workers": "ALLOW_WORKERS",
+                         "--allow-clients": "ALLOW_CLIENTS", "--allow-admins": "ALLOW_ADMINS"]
+        for (option, variable) in variables where message.hasPrefix("\(option):") {
+            return "\(option) (SHIFTWORK_\(variable))" + message.dropFirst(option.count)
+        }
+        return message
     }
 }

@@ -27,11 +27,18 @@ struct PeerKeyOptions: ParsableArguments {
             throw ValidationError("--coordinator-key needs --secret-key (SHIFTWORK_SECRET_KEY): this peer's own secret key file; create one with `shiftwork keygen NAME`")
         case (let secretPath?, let serverPath?):
             SecretKeyFile.warnIfExposed(secretPath)
+            // Each error names the setting it came from (option and variable): in a container the path is all
+            // that is seen of a volume that is not mounted.
+            let keyPair: CurveKeyPair
             do {
-                return .client(try CurveKeyPair.load(secretKeyFile: secretPath),
-                               serverKey: try CurvePublicKey.load(file: serverPath))
+                keyPair = try CurveKeyPair.load(secretKeyFile: secretPath)
             } catch let error as CurveKeyError {
-                throw CommandError(error.description)
+                throw CommandError("--secret-key (SHIFTWORK_SECRET_KEY): \(error.description)")
+            }
+            do {
+                return .client(keyPair, serverKey: try CurvePublicKey.load(file: serverPath))
+            } catch let error as CurveKeyError {
+                throw CommandError("--coordinator-key (SHIFTWORK_COORDINATOR_KEY): \(error.description)")
             }
         }
     }

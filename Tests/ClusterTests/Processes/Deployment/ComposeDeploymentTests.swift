@@ -102,6 +102,11 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let pathPattern = try Regex(#"path: "([^/"]+)"#)
         let needed = Set(["Package.swift", "Sources", "Tests"] + package.matches(of: pathPattern).compactMap { $0.output[1].substring.map(String.init) })
         for directory in needed.sorted() {
+            // Tests/ may instead be made of the test targets' empty folders (the image's build reads none of their
+            // files, and a test's change then rebuilds nothing); scripts/test-containers builds the image for real.
+            if directory == "Tests", !copied.contains(directory), dockerfile.contains("Package.swift") && dockerfile.contains("| xargs mkdir -p") {
+                continue
+            }
             XCTAssertTrue(copied.contains(directory), "the Dockerfile's build stage does not COPY \(directory), which Package.swift needs")
             XCTAssertFalse(ignored.contains(directory), ".dockerignore excludes \(directory), which Package.swift needs")
         }

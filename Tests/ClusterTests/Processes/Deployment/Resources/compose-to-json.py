@@ -4,9 +4,13 @@ Usage: python compose-to-json.py OUTPUT.json COMPOSE.yaml [OVERRIDE.yaml ...]
 
 The files after the first are merged in as `docker compose -f compose.yaml -f OVERRIDE` does: mappings
 (such as `environment`) merged key by key, `volumes` merged by container path, `ports` concatenated,
-any other value replaced. Used by ComposeFile.load in the deployment tests.
+any other value replaced. Strings are interpolated as compose does, with each variable's default and not
+this process's environment (so that the tests read the file as it runs unconfigured): `${VAR:-default}` and
+`${VAR-default}` become the default, `${VAR}` and `$VAR` an empty string, `$$` a `$`. Used by
+ComposeFile.load in the deployment tests.
 """
 import json
+import re
 import sys
 
 import yaml
@@ -15,6 +19,20 @@ import yaml
 def target(volume):
     """The container path of a volume, in the long or the short (SOURCE:TARGET[:MODE]) syntax."""
     return volume.get("target") if isinstance(volume, dict) else str(volume).split(":")[1 if ":" in str(volume) else 0]
+
+
+INTERPOLATION = re.compile(r"\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def interpolate(value):
+    """`value` with every variable replaced by its default (or nothing), in strings at any depth."""
+    if isinstance(value, dict):
+        return {k: interpolate(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v) for v in value]
+    if isinstance(value, str):
+        return INTERPOLATION.sub(lambda m: "$" if m.group(1) else (m.group(3) or ""), value)
+    return value
 
 
 def merge(base, override, key=None):
@@ -34,6 +52,6 @@ def merge(base, override, key=None):
 document = {}
 for path in sys.argv[2:]:
     with open(path) as file:
-        document = merge(document, yaml.safe_load(file))
+        document = merge(document, interpolate(yaml.safe_load(file)))
 with open(sys.argv[1], "w") as file:
     json.dump(document, file)
