@@ -179,8 +179,8 @@ public enum TiltShiftPipeline {
                 filterStart = StageClock.now
                 let blender = StripBlender(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,
-                    weights: TiltShiftMask.weights(height: height, parameters: parameters), threads: threads,
-                    kernels: kernels, token: token)
+                    mask: TiltShiftMask.mask(width: width, height: height, parameters: parameters),
+                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, token: token)
                 while blender.received < height {
                     let (space, available) = blender.inputSpace()
                     let rows = min(available, Self.rowsPerRead)
