@@ -15,6 +15,10 @@ final class FocusAngleFieldsTests: XCTestCase {
         for message in messages {
             XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
         }
+        // The journal keeps a batch's SubmitBatch whole: a restarted coordinator sends the same recipe.
+        let record = JournalRecord.batchAccepted(
+            batchID: "b", client: [], submit: SubmitBatch(requestID: "r", items: [], parameters: parameters), unixMilliseconds: 1)
+        XCTAssertEqual(try JournalCodec.decode(JournalCodec.encode(record)), record)
     }
 
     func testDefaultsAddNoBytes() {
