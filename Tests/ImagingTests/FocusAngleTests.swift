@@ -74,7 +74,9 @@ final class FocusAngleTests: XCTestCase {
         }
         var row = [Float](repeating: -1, count: 70 * 3)
         row.withUnsafeMutableBufferPointer { line.fill(row: 17, into: $0.baseAddress!, samples: 0..<210, channels: 3) }
-        XCTAssertEqual(row, columns.flatMap { [$0, $0, $0] })
+        for (sample, weight) in row.enumerated() {
+            XCTAssertEqual(weight, columns[sample / 3], accuracy: 1e-6, "sample \(sample)")
+        }
     }
 
     func testEveryAngleHoldsToTheExactRecipe() throws {
