@@ -34,8 +34,8 @@ public enum TiltShiftMask {
         return Float(min(1, distance / parameters.transition))
     }
 
-    /// m at image pixel (x, y) at any angle: the reference every path is held to (the per-pixel weights are
-    /// computed by `sw_line_weights` with the same arithmetic).
+    /// m at image pixel (x, y) at any angle, by the definition: the reference every path is held to (the filter's
+    /// per-pixel weights, `sw_line_weights`, step along each row instead: equal within double rounding).
     public static func weight(x: Double, y: Double, width: Int, height: Int, parameters: TiltShiftParameters) -> Float {
         let line = FocusLine(width: width, height: height, angle: parameters.angle)
         let distance = abs((x * line.sine + (y * line.cosine + line.offset)) / line.extent - parameters.focusPosition)

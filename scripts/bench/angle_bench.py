@@ -117,12 +117,12 @@ def main():
     outputs = {}
     with tempfile.TemporaryDirectory() as scratch:
         for run in range(args.runs):
-            for name, angle, falloff in RECIPES:
-                png = os.path.join(scratch, f"{len(outputs)}.png")
+            for index, (name, angle, falloff) in enumerate(RECIPES):
+                png = os.path.join(scratch, f"{index}-{run}.png")
                 _, _, cpu_filter, _ = shiftwork(args, args.decoded, png, angle, falloff)
                 filter_cpu[name].append(cpu_filter)
                 outputs[name] = png
-                jpeg = os.path.join(scratch, f"{len(outputs)}-{run}.jpg")
+                jpeg = os.path.join(scratch, f"{index}-{run}.jpg")
                 _, _, _, cpu_total = shiftwork(args, args.photo, jpeg, angle, falloff)
                 jpeg_cpu[name].append(cpu_total)
                 print(f"run {run + 1}, {name}: filter {cpu_filter:.1f} ms, JPEG -> JPEG {cpu_total:.1f} ms (CPU)", file=sys.stderr)
