@@ -5,7 +5,7 @@ import Imaging
 /// `SHIFTWORK_*` environment variable (named in its help), then to Core Image's recipe and the documented
 /// output defaults. `run` and `submit` send them to the workers in `TiltShiftParameters`.
 struct FilterOptions: ParsableArguments {
-    @Option(help: "Focus line, as a fraction of the height from the top, 0...1 (env SHIFTWORK_FOCUS; default 0.5).")
+    @Option(help: "Focus line, as a fraction of the height from the top (with --angle, of the extent across the line), 0...1 (env SHIFTWORK_FOCUS; default 0.5).")
     var focus: Double?
 
     @Option(help: "Height of the fully sharp band around the focus line, as a fraction of the height (env SHIFTWORK_BAND; default 0).")
