@@ -324,6 +324,75 @@ SW_TARGET static void SW_NAME(blend_premultiplied)(const uint8_t *orig, const fl
     }
 }
 
+/* The blend at any angle and with levels (progressive falloff): weights per sample (a pixel's weight repeated
+   over its channels) and `count` blurred rows, levels[k] blurred at σ (k + 1) / count. Level 0 is the original;
+   a weight m takes level m count, interpolated linearly between the two levels around it:
+   out = orig + sum over k of clamp(m count - k, 0, 1) (levels[k] - levels[k - 1]). With one level this is
+   `blend` with a weight per sample. */
+SW_TARGET static void SW_NAME(blend_levels)(const uint8_t *orig, const float *const *levels, int count,
+                                            const float *weights, uint8_t *out, size_t begin, size_t end) {
+    const float scale = (float)count;
+    size_t j = begin;
+    for (; j + 8 <= end; j += 8) {
+        sw_v8f o = SW_NAME(bytes8)(orig + j);
+        sw_v8f m = SW_NAME(load8)(weights + j) * SW_NAME(splat8)(scale);
+        sw_v8f acc = o, previous = o;
+        for (int k = 0; k < count; k++) {
+            sw_v8f c = __builtin_elementwise_min(__builtin_elementwise_max(m - SW_NAME(splat8)((float)k), SW_NAME(splat8)(0)),
+                                                 SW_NAME(splat8)(1));
+            sw_v8f level = SW_NAME(load8)(levels[k] + j);
+            acc += c * (level - previous);
+            previous = level;
+        }
+        sw_v8u8 r = SW_NAME(round8)(acc);
+        __builtin_memcpy(out + j, &r, sizeof r);
+    }
+    for (; j < end; j++) {
+        float o = (float)orig[j], m = weights[j] * scale;
+        float acc = o, previous = o;
+        for (int k = 0; k < count; k++) {
+            float c = m - (float)k;
+            c = c < 0 ? 0 : (c > 1 ? 1 : c);
+            acc += c * (levels[k][j] - previous);
+            previous = levels[k][j];
+        }
+        acc = acc < 0 ? 0 : (acc > 255 ? 255 : acc);
+        out[j] = (uint8_t)__builtin_nearbyintf(acc);
+    }
+}
+
+/* The same for RGBA premultiplied in the levels: blended premultiplied, then divided by the blended alpha. */
+SW_TARGET static void SW_NAME(blend_levels_premultiplied)(const uint8_t *orig, const float *const *levels, int count,
+                                                          const float *weights, uint8_t *out, size_t begin,
+                                                          size_t end) {
+    const float scale = (float)count;
+    for (size_t i = begin; i < end; i += 4) {
+        sw_v4f o = SW_NAME(bytes4)(orig + i);
+        float alpha_in = o[3] * (1.0f / 255);
+        o *= (sw_v4f){alpha_in, alpha_in, alpha_in, 1};
+        float m = weights[i] * scale;
+        sw_v4f v = o, previous = o;
+        for (int k = 0; k < count; k++) {
+            float c = m - (float)k;
+            c = c < 0 ? 0 : (c > 1 ? 1 : c);
+            sw_v4f level;
+            __builtin_memcpy(&level, levels[k] + i, sizeof level);
+            v += c * (level - previous);
+            previous = level;
+        }
+        float alpha = v[3] < 0 ? 0 : (v[3] > 255 ? 255 : v[3]);
+        if (alpha < 1e-3f) {
+            v = (sw_v4f){0, 0, 0, 0};
+        } else {
+            float s = 255 / alpha;
+            v *= (sw_v4f){s, s, s, 0};
+            v[3] = alpha;
+        }
+        sw_v4u8 r = SW_NAME(round4)(v);
+        __builtin_memcpy(out + i, &r, sizeof r);
+    }
+}
+
 SW_TARGET static void SW_NAME(horizontal)(const sw_recursive_gaussian *g, const uint8_t *const *src, float *const *dst,
                                           int rows, int width, int channels, void *scratch) {
     const int group = (channels == 1 ? 8 : 2) * SW_CHAINS;
@@ -416,6 +485,8 @@ static const sw_blur_kernels SW_NAME(kernels) = {
     .end = SW_NAME(end),
     .blend = SW_NAME(blend),
     .blend_premultiplied = SW_NAME(blend_premultiplied),
+    .blend_levels = SW_NAME(blend_levels),
+    .blend_levels_premultiplied = SW_NAME(blend_levels_premultiplied),
     .fir_horizontal = SW_NAME(fir_horizontal),
     .fir_vertical = SW_NAME(fir_vertical),
 };

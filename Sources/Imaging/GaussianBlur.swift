@@ -25,9 +25,17 @@ public enum GaussianBlur {
     static func blendInPlace(_ image: inout ImageBuffer, sigma: Double, rowWeights: [Float], threads: Int,
                              kernels: KernelVariant, token: CancellationToken) throws {
         precondition(rowWeights.count == image.height)
-        if sigma <= 0 || rowWeights.allSatisfy({ $0 == 0 }) { return }
+        try blendInPlace(&image, sigma: sigma, mask: .rows(rowWeights), levels: 1, threads: threads, kernels: kernels,
+                         token: token)
+    }
+
+    /// Blurs `image` in place and blends it with the original through `mask` (per row or per pixel), from
+    /// `levels` blurs at σ·k/levels (`TiltShiftFalloff`). On error `image` is left partly filtered.
+    static func blendInPlace(_ image: inout ImageBuffer, sigma: Double, mask: BlendMask, levels: Int, threads: Int,
+                             kernels: KernelVariant, token: CancellationToken) throws {
+        if sigma <= 0 || mask.isZero { return }
         let blender = StripBlender(
-            width: image.width, height: image.height, channels: image.channels, sigma: sigma, weights: rowWeights,
+            width: image.width, height: image.height, channels: image.channels, sigma: sigma, mask: mask, levels: levels,
             threads: threads, kernels: kernels, token: token)
         let rowBytes = image.rowBytes
         try image.pixels.withUnsafeMutableBufferPointer { pixels in

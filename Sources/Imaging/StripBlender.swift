@@ -36,6 +36,12 @@ import Runtime
 /// hands every finished row to `emit`, in order, in contiguous runs that are valid during the call. A row may
 /// be blurred from other values than the ones it is blended with (`setBlurInput`, when made with
 /// `separateBlurInput`): the planar JPEG path blurs rows corrected for the decoder's clipping.
+///
+/// The blend weights (`BlendMask`) are one per row (the focus line horizontal: today's path, its kernels
+/// untouched) or one per pixel (a turned focus line), computed row by row into a row of weights just before the
+/// row is blended. With `levels` > 1 (the progressive falloff) the filter keeps that many blurs at σ·k/levels,
+/// each with its own float window and backward ring (all recursive, the lookahead of the largest), and the blend
+/// interpolates between them by weight (`blend_levels`).
 final class StripBlender: @unchecked Sendable {
     // @unchecked Sendable: the worker threads of one call write disjoint rows or columns of its memory.
     let width: Int
@@ -58,15 +64,27 @@ final class StripBlender: @unchecked Sendable {
     /// recipes up to σ 6 is exact and σ 10 keeps its speed.
     static let exactSigmaLimit = 3.0
     /// Bytes of the window (original rows, floats and scratch): what the filter holds per image.
-    var windowBytes: Int { byteRowsSize + floatRowsSize + scratchBytes * max(1, threads) }
+    var windowBytes: Int { byteRowsSize + floatRowsSize + stride * MemoryLayout<Float>.stride + scratchBytes * max(1, threads) }
 
-    private let weights: [Float]
+    private let mask: BlendMask
+    /// The largest weight of each row (0: the row stays sharp).
+    private let rowMaxima: [Float]
+    /// Blurs at σ·k/levels, k = 1…levels (1: the one blur of the recipe).
+    let levels: Int
+    /// Whether the blend goes through `blend_levels` with a row of weights (a turned line or several levels)
+    /// instead of today's `blend` with one weight per row.
+    private let blendsPerSample: Bool
+    /// The row of weights (`stride` floats); each thread fills and reads its own columns of it. For a vertical
+    /// focus line it is filled once.
+    private let weightRow: UnsafeMutablePointer<Float>
+    private let weightRowIsFixed: Bool
     private let threads: Int
     private let token: CancellationToken
     private let kernels: UnsafePointer<sw_blur_kernels>
-    /// The horizontal and vertical coefficients, in memory of their own (read by every worker thread).
-    private let gaussian: UnsafeMutablePointer<sw_recursive_gaussian>
-    private let verticalGaussian: UnsafeMutablePointer<sw_recursive_gaussian>
+    /// The horizontal and vertical coefficients of each level, in memory of their own (read by every worker
+    /// thread).
+    private let gaussians: UnsafeMutablePointer<sw_recursive_gaussian>
+    private let verticalGaussians: UnsafeMutablePointer<sw_recursive_gaussian>
     /// The exact kernels, along an axis whose σ is at most the limit (nil: the recursive filter there).
     private let exact: UnsafeMutablePointer<sw_fir_gaussian>?
     private let verticalExact: UnsafeMutablePointer<sw_fir_gaussian>?
@@ -86,14 +104,13 @@ final class StripBlender: @unchecked Sendable {
     /// which window rows have one (set by `setBlurInput`, consumed by `commit`).
     private let blurRows: UnsafeMutablePointer<UInt8>?
     private var hasBlurRow: [Bool]
-    /// The horizontal pass's output, then (in place) the forward vertical pass's: `capacity` rows of `stride`.
+    /// Per level: the horizontal pass's output, then (in place) the forward vertical pass's: `capacity` rows of
+    /// `stride`; then row 0 after the horizontal pass (the forward pass's start, as if the edge repeated above),
+    /// the last row after it (the backward pass's exact start), and the backward pass's three rows.
     private let floatRows: UnsafeMutablePointer<Float>
     private let floatRowsSize: Int
-    /// Row 0 after the horizontal pass (the forward pass's start, as if the edge repeated above), the last row
-    /// after it (the backward pass's exact start), and the backward pass's three rows.
-    private let top: UnsafeMutablePointer<Float>
-    private let bottom: UnsafeMutablePointer<Float>
-    private let backwardRows: UnsafeMutablePointer<Float>
+    /// Floats of one level's block.
+    private let levelFloats: Int
     private let scratch: UnsafeMutableRawPointer
     private let scratchBytes: Int
 
@@ -108,30 +125,47 @@ final class StripBlender: @unchecked Sendable {
     /// - Parameters:
     ///   - sigma: the Gaussian's σ in pixels; `verticalSigma` when it differs along y (a chroma plane
     ///     subsampled in one direction only).
-    ///   - weights: one per row: 0 keeps the original row, 1 takes the blurred one.
+    ///   - mask: the blend weights: 0 keeps the original, 1 takes the blurred one.
+    ///   - levels: blurs at σ·k/levels blended by weight (`TiltShiftFalloff.progressive`); 1: the one blur.
     ///   - kernels: the SIMD variant (`.automatic`: the best the CPU runs).
     ///   - exactUpTo: the largest σ filtered with the exact kernel (at most `ExactGaussian.largestSigma`; 0 never).
     ///   - separateBlurInput: whether `setBlurInput` may give rows other values to blur.
-    init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, weights: [Float],
-         threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
+    convenience init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
+                     weights: [Float], threads: Int, kernels variant: KernelVariant = .automatic,
+                     exactUpTo: Double = exactSigmaLimit, separateBlurInput: Bool = false, token: CancellationToken) {
+        precondition(weights.count == height)
+        self.init(width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
+                  mask: .rows(weights), threads: threads, kernels: variant, exactUpTo: exactUpTo,
+                  separateBlurInput: separateBlurInput, token: token)
+    }
+
+    init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, mask: BlendMask,
+         levels: Int = 1, threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
          separateBlurInput: Bool = false, token: CancellationToken) {
-        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && weights.count == height)
+        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1)
+        if case .rows(let weights) = mask { precondition(weights.count == height) }
         self.width = width
         self.height = height
         self.channels = channels
         self.samples = width * channels
-        self.weights = weights
+        self.mask = mask
+        self.rowMaxima = (0..<height).map { mask.rowMaximum($0) }
+        self.levels = levels
+        if case .rows = mask, levels == 1 { self.blendsPerSample = false } else { self.blendsPerSample = true }
         self.threads = max(1, threads)
         self.token = token
         self.kernels = variant.kernels
-        let g = RecursiveGaussian(sigma: max(sigma, 0.5))
+        self.gaussians = .allocate(capacity: levels)
+        self.verticalGaussians = .allocate(capacity: levels)
+        for level in 0..<levels {
+            let share = Double(level + 1) / Double(levels)
+            gaussians[level] = RecursiveGaussian(sigma: max(sigma * share, 0.5)).kernelCoefficients
+            verticalGaussians[level] = RecursiveGaussian(sigma: max((verticalSigma ?? sigma) * share, 0.5)).kernelCoefficients
+        }
         let gy = RecursiveGaussian(sigma: max(verticalSigma ?? sigma, 0.5))
-        self.gaussian = .allocate(capacity: 1)
-        gaussian.initialize(to: g.kernelCoefficients)
-        self.verticalGaussian = .allocate(capacity: 1)
-        verticalGaussian.initialize(to: gy.kernelCoefficients)
-        self.passThrough = sigma <= 0 || weights.allSatisfy { $0 == 0 }
-        let limit = min(exactUpTo, ExactGaussian.largestSigma)
+        self.passThrough = sigma <= 0 || rowMaxima.allSatisfy { $0 == 0 }
+        // Levels are all recursive: the exact kernel's window (rows above the strip) is not kept per level.
+        let limit = levels > 1 ? 0 : min(exactUpTo, ExactGaussian.largestSigma)
         func exactKernel(_ s: Double) -> ExactGaussian? { s > 0 && s <= limit ? ExactGaussian(sigma: s) : nil }
         let ex = exactKernel(sigma), ey = exactKernel(verticalSigma ?? sigma)
         self.exact = ex.map { kernel in
@@ -161,18 +195,21 @@ final class StripBlender: @unchecked Sendable {
         blurRows?.initialize(repeating: 0, count: byteRowsSize)
         self.hasBlurRow = [Bool](repeating: false, count: separateBlurInput ? capacity : 0)
         let floatRowCount = passThrough ? 0 : capacity + 5
-        self.floatRowsSize = floatRowCount * stride * MemoryLayout<Float>.stride
-        self.floatRows = Self.allocate(bytes: floatRowsSize).bindMemory(to: Float.self, capacity: floatRowCount * stride)
-        self.top = floatRows + capacity * stride
-        self.bottom = top + stride
-        self.backwardRows = bottom + stride
+        self.levelFloats = floatRowCount * stride
+        self.floatRowsSize = levels * levelFloats * MemoryLayout<Float>.stride
+        self.floatRows = Self.allocate(bytes: floatRowsSize).bindMemory(to: Float.self, capacity: levels * levelFloats)
+        self.weightRow = Self.allocate(bytes: stride * MemoryLayout<Float>.stride)
+            .bindMemory(to: Float.self, capacity: stride)
+        self.weightRowIsFixed = mask.isRowInvariant
+        if weightRowIsFixed { mask.fill(row: 0, into: weightRow, samples: 0..<samples, channels: channels) }
         self.scratchBytes = Int(sw_blur_scratch_bytes(Int32(width), Int32(channels)))
         self.scratch = Self.allocate(bytes: scratchBytes * self.threads)
     }
 
     deinit {
-        gaussian.deallocate()
-        verticalGaussian.deallocate()
+        gaussians.deallocate()
+        verticalGaussians.deallocate()
+        free(weightRow)
         exact?.deallocate()
         verticalExact?.deallocate()
         byteRows.deallocate()
@@ -197,9 +234,15 @@ final class StripBlender: @unchecked Sendable {
         if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * samples }
         return byteRow(y)
     }
-    @inline(__always) private func floatRow(_ y: Int) -> UnsafeMutablePointer<Float> {
-        y < 0 ? top : floatRows + (y % capacity) * stride
+    @inline(__always) private func floatRow(_ y: Int, level: Int = 0) -> UnsafeMutablePointer<Float> {
+        y < 0 ? top(level) : floatRows + level * levelFloats + (y % capacity) * stride
     }
+    /// Row 0 after the horizontal pass, the last row after it, the backward pass's ring: after the window.
+    @inline(__always) private func top(_ level: Int) -> UnsafeMutablePointer<Float> {
+        floatRows + level * levelFloats + capacity * stride
+    }
+    @inline(__always) private func bottom(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + stride }
+    @inline(__always) private func backwardRows(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + 2 * stride }
 
     /// Room for the next rows, contiguous: fill up to `rows` rows of `samples` bytes and `commit` them.
     /// `rows` is 0 only once every row has been committed.
@@ -267,13 +310,19 @@ final class StripBlender: @unchecked Sendable {
                 forwarded += count
                 continue
             }
-            if first == 0 { top.update(from: floatRow(0), count: stride) }
-            if first + count == height { bottom.update(from: floatRow(height - 1), count: stride) }
+            for level in 0..<levels {
+                if first == 0 { top(level).update(from: floatRow(0, level: level), count: stride) }
+                if first + count == height { bottom(level).update(from: floatRow(height - 1, level: level), count: stride) }
+            }
             try parallelColumns { range in
-                for y in first..<(first + count) {
-                    self.kernels.pointee.forward(
-                        self.verticalGaussian, self.floatRow(y), self.floatRow(y - 1), self.floatRow(y - 2), self.floatRow(y - 3),
-                        range.lowerBound, range.upperBound)
+                for level in 0..<self.levels {
+                    let g = self.verticalGaussians + level
+                    for y in first..<(first + count) {
+                        self.kernels.pointee.forward(
+                            g, self.floatRow(y, level: level), self.floatRow(y - 1, level: level),
+                            self.floatRow(y - 2, level: level), self.floatRow(y - 3, level: level),
+                            range.lowerBound, range.upperBound)
+                    }
                 }
             }
             forwarded += count
@@ -289,16 +338,19 @@ final class StripBlender: @unchecked Sendable {
             let upper = min(rows.upperBound, rows.lowerBound + group * (groups * (worker + 1) / workers))
             guard lower < upper else { return }
             let sources: [UnsafePointer<UInt8>?] = (lower..<upper).map { UnsafePointer(self.blurInput($0)) }
-            let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0) }
             if let exact = self.exact {
+                let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0) }
                 self.kernels.pointee.fir_horizontal(
                     exact, sources, destinations, Int32(upper - lower), Int32(self.width), Int32(self.channels),
                     self.scratch + worker * self.scratchBytes)
                 return
             }
-            self.kernels.pointee.horizontal(
-                self.gaussian, sources, destinations, Int32(upper - lower), Int32(self.width), Int32(self.channels),
-                self.scratch + worker * self.scratchBytes)
+            for level in 0..<self.levels {
+                let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0, level: level) }
+                self.kernels.pointee.horizontal(
+                    self.gaussians + level, sources, destinations, Int32(upper - lower), Int32(self.width),
+                    Int32(self.channels), self.scratch + worker * self.scratchBytes)
+            }
         }
     }
 
@@ -306,15 +358,16 @@ final class StripBlender: @unchecked Sendable {
 
     /// Runs the backward recursion from row `start` up to the top of `strip`, blending the strip's rows.
     private func backwardPass(strip: Range<Int>, from start: Int) throws {
+        if levels > 1 { return try backwardPassOfLevels(strip: strip, from: start) }
         let exact = start == height - 1
         try parallelColumns { range in
             let (begin, end) = (range.lowerBound, range.upperBound)
-            let ring = self.backwardRows
+            let ring = self.backwardRows(0)
             var q1 = ring, q2 = ring + self.stride, q3 = ring + 2 * self.stride
             var y: Int
             if exact {
                 self.kernels.pointee.end(
-                    self.verticalGaussian, self.bottom, self.floatRow(start), self.floatRow(start - 1), self.floatRow(start - 2),
+                    self.verticalGaussians, self.bottom(0), self.floatRow(start), self.floatRow(start - 1), self.floatRow(start - 2),
                     q1, q2, q3, begin, end)
                 self.blend(row: start, blurred: q1, strip: strip, columns: range)
                 y = start - 1
@@ -326,9 +379,61 @@ final class StripBlender: @unchecked Sendable {
             while y >= strip.lowerBound {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
                 let destination = q3
-                self.kernels.pointee.backward(self.verticalGaussian, self.floatRow(y), destination, q1, q2, q3, begin, end)
+                self.kernels.pointee.backward(self.verticalGaussians, self.floatRow(y), destination, q1, q2, q3, begin, end)
                 (q1, q2, q3) = (destination, q1, q2)
                 self.blend(row: y, blurred: q1, strip: strip, columns: range)
+                y -= 1
+            }
+        }
+    }
+
+    /// `backwardPass` for several levels: each level's recursion steps through the same rows, and each row is
+    /// blended from every level's value.
+    private func backwardPassOfLevels(strip: Range<Int>, from start: Int) throws {
+        let exact = start == height - 1
+        try parallelColumns { range in
+            let (begin, end) = (range.lowerBound, range.upperBound)
+            let levels = self.levels
+            // Per level its ring (q1, q2, q3); `current` holds each level's q1 for the blend.
+            let rings = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 3 * levels)
+            let current = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: levels)
+            defer {
+                rings.deallocate()
+                current.deallocate()
+            }
+            for level in 0..<levels {
+                let ring = self.backwardRows(level)
+                (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (ring, ring + self.stride, ring + 2 * self.stride)
+            }
+            var y: Int
+            if exact {
+                for level in 0..<levels {
+                    self.kernels.pointee.end(
+                        self.verticalGaussians + level, self.bottom(level), self.floatRow(start, level: level),
+                        self.floatRow(start - 1, level: level), self.floatRow(start - 2, level: level),
+                        rings[3 * level], rings[3 * level + 1], rings[3 * level + 2], begin, end)
+                    current[level] = UnsafePointer(rings[3 * level])
+                }
+                self.blendLevels(row: start, levels: current, strip: strip, columns: range)
+                y = start - 1
+            } else {
+                for level in 0..<levels {
+                    for q in 0..<3 {
+                        (rings[3 * level + q] + begin).update(from: self.floatRow(start, level: level) + begin, count: end - begin)
+                    }
+                }
+                y = start
+            }
+            while y >= strip.lowerBound {
+                if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
+                for level in 0..<levels {
+                    let (q1, q2, q3) = (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2])
+                    self.kernels.pointee.backward(self.verticalGaussians + level, self.floatRow(y, level: level), q3,
+                                                  q1, q2, q3, begin, end)
+                    (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (q3, q1, q2)
+                    current[level] = UnsafePointer(q3)
+                }
+                self.blendLevels(row: y, levels: current, strip: strip, columns: range)
                 y -= 1
             }
         }
@@ -340,8 +445,8 @@ final class StripBlender: @unchecked Sendable {
         let radius = verticalRadius
         try parallelColumns { range in
             var rows = [UnsafePointer<Float>?](repeating: nil, count: 2 * radius + 1)
-            let blurred = self.backwardRows
-            for y in strip where self.weights[y] != 0 {
+            let blurred = self.backwardRows(0)
+            for y in strip where self.rowMaxima[y] != 0 {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
                 for k in -radius...radius { rows[k + radius] = UnsafePointer(self.floatRow(min(self.height - 1, max(0, y + k)))) }
                 guard let kernel = self.verticalExact else { return }
@@ -353,8 +458,13 @@ final class StripBlender: @unchecked Sendable {
 
     @inline(__always)
     private func blend(row y: Int, blurred: UnsafeMutablePointer<Float>, strip: Range<Int>, columns: Range<Int>) {
+        if blendsPerSample {
+            var level: UnsafePointer<Float>? = UnsafePointer(blurred)
+            blendLevels(row: y, levels: &level, strip: strip, columns: columns)
+            return
+        }
         guard strip.contains(y) else { return }
-        let weight = weights[y]
+        let weight = rowMaxima[y]  // with one weight per row, the row's weight
         let end = min(columns.upperBound, samples)
         guard weight != 0, columns.lowerBound < end else { return }
         let row = byteRow(y)
@@ -362,6 +472,22 @@ final class StripBlender: @unchecked Sendable {
             kernels.pointee.blend_premultiplied(row, blurred, row, weight, columns.lowerBound, end)
         } else {
             kernels.pointee.blend(row, blurred, row, weight, columns.lowerBound, end)
+        }
+    }
+
+    /// Blends row `y` from `levels` blurred rows (one per level) through its row of weights, on `columns`.
+    @inline(__always)
+    private func blendLevels(row y: Int, levels: UnsafePointer<UnsafePointer<Float>?>, strip: Range<Int>,
+                             columns: Range<Int>) {
+        guard strip.contains(y), rowMaxima[y] != 0 else { return }
+        let end = min(columns.upperBound, samples)
+        guard columns.lowerBound < end else { return }
+        if !weightRowIsFixed { mask.fill(row: y, into: weightRow, samples: columns.lowerBound..<end, channels: channels) }
+        let row = byteRow(y)
+        if channels == 4 {
+            kernels.pointee.blend_levels_premultiplied(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
+        } else {
+            kernels.pointee.blend_levels(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
         }
     }
 

@@ -1,6 +1,7 @@
 import Runtime
 
-/// The tilt-shift filter on decoded pixels: Gaussian blur blended over the original through `TiltShiftMask`.
+/// The tilt-shift filter on decoded pixels: Gaussian blur blended over the original through `TiltShiftMask`
+/// (the focus line at `parameters.angle`, the blur as `parameters.falloff` says).
 public enum TiltShiftFilter {
     /// Applies the tilt-shift to `image`. `threads` > 1 splits large images across cores (the result is the
     /// same). Throws `ImagingError` `.processing` for invalid parameters and `.cancelled` when `cancellation`
@@ -24,8 +25,8 @@ public enum TiltShiftFilter {
     static func applyInPlace(_ image: inout ImageBuffer, parameters: TiltShiftParameters, threads: Int,
                              kernels: KernelVariant = .automatic, token: CancellationToken) throws {
         let parameters = try parameters.validated()
-        let weights = TiltShiftMask.weights(height: image.height, parameters: parameters)
-        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, rowWeights: weights, threads: threads,
-                                      kernels: kernels, token: token)
+        let mask = TiltShiftMask.mask(width: image.width, height: image.height, parameters: parameters)
+        try GaussianBlur.blendInPlace(&image, sigma: parameters.blurRadius, mask: mask, levels: parameters.falloff.levels,
+                                      threads: threads, kernels: kernels, token: token)
     }
 }

@@ -1,24 +1,35 @@
-/// The tilt-shift recipe: a Gaussian blur blended over the original through a vertical mask that is 0 on
-/// the focus line (and within the sharp band around it) and rises linearly to 1 over `transition`.
+/// The tilt-shift recipe: a Gaussian blur blended over the original through a mask that is 0 on the focus
+/// line (and within the sharp band around it) and rises linearly to 1 over `transition`.
 ///
 /// With the defaults this is Core Image's recipe: blur radius 10, mask 0 at mid-height, 1 at the top and
-/// bottom quarters: m(y) = clamp(4·|y/h − 0.5|, 0, 1).
+/// bottom quarters: m(y) = clamp(4·|y/h − 0.5|, 0, 1). `angle` turns the focus line (counter-clockwise, about
+/// the image's centre); `falloff` chooses how the mask becomes blur (`TiltShiftFalloff`).
 public struct TiltShiftParameters: Sendable, Equatable {
-    /// The focus line, as a fraction of the height from the top (0…1). Default 0.5.
+    /// The focus line, as a fraction of the image's extent across the line (its height when the line is
+    /// horizontal) from the top (0…1). Default 0.5.
     public var focusPosition: Double
-    /// The height kept fully sharp around the focus line, as a fraction of the image height (0…1). Default 0.
+    /// The extent kept fully sharp around the focus line, as a fraction of the image's extent across the line
+    /// (0…1). Default 0.
     public var sharpBand: Double
-    /// The height over which the mask rises from 0 to 1, as a fraction of the image height (0…1; 0 gives a
-    /// hard edge). Default 0.25.
+    /// The extent over which the mask rises from 0 to 1, as a fraction of the image's extent across the line
+    /// (0…1; 0 gives a hard edge). Default 0.25.
     public var transition: Double
     /// The Gaussian's standard deviation σ, in pixels (0 for no blur, else 0.5…500). Default 10.
     public var blurRadius: Double
+    /// The focus line's angle in degrees, counter-clockwise (−360…360): 0 is horizontal, 90 vertical (then
+    /// `focusPosition` runs from the left edge). Default 0.
+    public var angle: Double
+    /// How the blur grows away from the sharp band. Default `.blend`.
+    public var falloff: TiltShiftFalloff
 
-    public init(focusPosition: Double = 0.5, sharpBand: Double = 0, transition: Double = 0.25, blurRadius: Double = 10) {
+    public init(focusPosition: Double = 0.5, sharpBand: Double = 0, transition: Double = 0.25, blurRadius: Double = 10,
+                angle: Double = 0, falloff: TiltShiftFalloff = .blend) {
         self.focusPosition = focusPosition
         self.sharpBand = sharpBand
         self.transition = transition
         self.blurRadius = blurRadius
+        self.angle = angle
+        self.falloff = falloff
     }
 
     /// Core Image's recipe (the defaults).
@@ -26,6 +37,9 @@ public struct TiltShiftParameters: Sendable, Equatable {
 
     /// The largest accepted blur radius.
     public static let maxBlurRadius = 500.0
+
+    /// The accepted angles, in degrees.
+    public static let angleRange = -360.0...360.0
 
     /// Returns the parameters unchanged if every value is in range, or throws an `ImagingError` of kind
     /// `.processing` that names the bad value and its range.
@@ -41,6 +55,7 @@ public struct TiltShiftParameters: Sendable, Equatable {
         guard blurRadius.isFinite, blurRadius == 0 || (0.5...Self.maxBlurRadius).contains(blurRadius) else {
             throw ImagingError(.processing, "blur radius must be 0 (no blur) or between 0.5 and \(Self.maxBlurRadius) pixels (got \(blurRadius))")
         }
+        try check(angle, "angle (degrees)", Self.angleRange)
         return self
     }
 }

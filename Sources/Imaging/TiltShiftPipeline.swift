@@ -74,8 +74,8 @@ struct StageClock {
 /// Decode → tilt-shift → encode, streaming: rows are decoded a few at a time, filtered in a window of rows
 /// (`StripBlender`) and encoded as soon as they are final. JPEG → JPEG works in the JPEG's own Y'CbCr planes
 /// (`PlanarJPEGPipeline`) when they can be used. Besides the encoded input and output, a run holds
-/// the window (for σ = 10 about 340 rows: 16 MB for a 12-megapixel photo, 60 MB for a 12000-pixel-wide image),
-/// whatever the image's height. A JPEG that must be turned (EXIF orientation) or an interlaced PNG is decoded
+/// the window (for σ = 10 about 340 rows: 16 MB for a 12-megapixel photo, 60 MB for a 12000-pixel-wide image;
+/// four times the floats with `TiltShiftFalloff.progressive`), whatever the image's height. A JPEG that must be turned (EXIF orientation) or an interlaced PNG is decoded
 /// whole first.
 ///
 /// The call is CPU-bound for as long as the image is large (seconds at 100+ megapixels): from async code,
@@ -184,8 +184,8 @@ public enum TiltShiftPipeline {
                 filterStart = StageClock.now
                 let blender = StripBlender(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,
-                    weights: TiltShiftMask.weights(height: height, parameters: parameters), threads: threads,
-                    kernels: kernels, token: token)
+                    mask: TiltShiftMask.mask(width: width, height: height, parameters: parameters),
+                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, token: token)
                 while blender.received < height {
                     let (space, available) = blender.inputSpace()
                     let rows = min(available, Self.rowsPerRead)

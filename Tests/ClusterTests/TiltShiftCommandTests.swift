@@ -79,6 +79,30 @@ final class TiltShiftCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.jpg")))
     }
 
+    /// `--angle` and `--falloff` (issue #32): a turned, progressive tilt-shift is written and differs from the
+    /// horizontal one; an angle out of range or an unknown falloff is refused, saying what to give.
+    func testAngleAndFalloffAreTakenAndCheckedBeforeAnyWork() async throws {
+        let input = try writeInput()
+        let (plain, plainOutput) = try await tiltshift([input, path("plain.png")])
+        XCTAssertEqual(plain, 0, plainOutput)
+        let (turned, turnedOutput) = try await tiltshift([input, path("turned.png"), "--angle", "30", "--falloff", "progressive"])
+        XCTAssertEqual(turned, 0, turnedOutput)
+        let plainBytes = try Data(contentsOf: URL(fileURLWithPath: path("plain.png")))
+        let turnedBytes = try Data(contentsOf: URL(fileURLWithPath: path("turned.png")))
+        XCTAssertEqual(ImageFormat(sniffing: [UInt8](turnedBytes)), .png)
+        XCTAssertNotEqual(plainBytes, turnedBytes)
+
+        let (wide, wideOutput) = try await tiltshift([input, path("wide.png"), "--angle", "400"])
+        XCTAssertNotEqual(wide, 0)
+        XCTAssertTrue(wideOutput.contains("angle (degrees) must be between -360.0 and 360.0 (got 400.0)"), wideOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("wide.png")))
+
+        let (unknown, unknownOutput) = try await tiltshift([input, path("unknown.png"), "--falloff", "gradual"])
+        XCTAssertNotEqual(unknown, 0)
+        XCTAssertTrue(unknownOutput.contains("blend") && unknownOutput.contains("progressive"), unknownOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("unknown.png")))
+    }
+
     func testQualityAppliesToTheChosenLossyFormat() async throws {
         let input = try writeInput()
         var sizes: [String: Int] = [:]

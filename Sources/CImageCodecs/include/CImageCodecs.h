@@ -413,6 +413,14 @@ typedef struct sw_blur_kernels {
     /** The same for RGBA premultiplied by alpha in `blurred`: blended premultiplied, then divided by alpha. */
     void (*blend_premultiplied)(const uint8_t *orig, const float *blurred, uint8_t *out, float weight, size_t begin,
                                 size_t end);
+    /** The blend with a weight per sample (`weights`, a pixel's weight repeated over its channels) and `count`
+        blurred rows (levels[k] at σ (k + 1) / count, level 0 being `orig`): a weight m takes level m count,
+        interpolated between the two levels around it. One level: `blend` with a weight per sample. */
+    void (*blend_levels)(const uint8_t *orig, const float *const *levels, int count, const float *weights,
+                         uint8_t *out, size_t begin, size_t end);
+    /** The same for RGBA premultiplied in the levels; [begin, end) multiples of 4. */
+    void (*blend_levels_premultiplied)(const uint8_t *orig, const float *const *levels, int count,
+                                       const float *weights, uint8_t *out, size_t begin, size_t end);
     /** The exact horizontal pass of `rows` rows (edges repeat, RGBA premultiplied), like `horizontal`. */
     void (*fir_horizontal)(const sw_fir_gaussian *g, const uint8_t *const *src, float *const *dst, int rows, int width,
                            int channels, void *scratch);
@@ -433,6 +441,17 @@ const sw_blur_kernels *sw_blur_kernels_for(int level, int *chosen);
 
 /** The size of the horizontal passes' scratch memory (recursive or exact). */
 size_t sw_blur_scratch_bytes(int width, int channels);
+/**
+ * The tilt-shift's blend weights along one row for a focus line at an angle: for the samples [begin, end) of a
+ * row of `channels`-sample pixels, pixel i at image x = i x_scale + x_offset gets
+ * m = clamp((|(x sin_angle + row_term) / extent - focus| - half_band) / transition, 0, 1) (1 past the band when
+ * transition is 0), written to out[sample]. `row_term` is the row's part, y cos_angle + the centring offset.
+ * Computed in double, like the per-row weights.
+ */
+void sw_line_weights(float *out, size_t begin, size_t end, int channels, double x_scale, double x_offset,
+                     double sin_angle, double row_term, double extent, double focus, double half_band,
+                     double transition);
+
 
 /* CRC-32C (Castagnoli) of `count` bytes (checksum.c, ISA-L): 0xE3069283 for "123456789". */
 uint32_t sw_crc32c(const uint8_t *bytes, size_t count);

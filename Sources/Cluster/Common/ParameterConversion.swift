@@ -4,6 +4,7 @@ import Wire
 extension WireTiltShiftParameters {
     /// The wire form of the filter and encoding settings of a batch.
     public init(_ parameters: TiltShiftParameters, encoding: EncodingOptions) {
+        let falloff: WireFalloff = parameters.falloff == .progressive ? .progressive : .blend
         self.init(
             focusPosition: Float(parameters.focusPosition),
             sharpBand: Float(parameters.sharpBand),
@@ -14,16 +15,21 @@ extension WireTiltShiftParameters {
             webpQuality: UInt32(clamping: encoding.webpQuality),
             avifQuality: UInt32(clamping: encoding.avifQuality),
             colourSRGB: encoding.colour == .srgb,
-            stripMetadata: encoding.metadata == .strip)
+            stripMetadata: encoding.metadata == .strip,
+            angle: Float(parameters.angle),
+            falloff: falloff)
     }
 
     /// The filter settings these wire parameters describe.
     var filterParameters: TiltShiftParameters {
-        TiltShiftParameters(
+        let falloff: TiltShiftFalloff = self.falloff == .progressive ? .progressive : .blend
+        return TiltShiftParameters(
             focusPosition: Double(focusPosition),
             sharpBand: Double(sharpBand),
             transition: Double(transition),
-            blurRadius: Double(blurRadius))
+            blurRadius: Double(blurRadius),
+            angle: Double(angle),
+            falloff: falloff)
     }
 
     /// The encoding settings these wire parameters describe (quality 0 means the format's default).

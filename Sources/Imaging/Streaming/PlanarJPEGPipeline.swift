@@ -3,7 +3,8 @@ import CImageCodecs
 /// JPEG → JPEG in the JPEG's own planes: the decoder hands out the raw Y'CbCr planes (one full-resolution
 /// luma plane and, for 4:2:0, two quarter-size chroma planes: no upsampling, no colour conversion), each
 /// plane is blurred at its own scale (σ for luma; σ·h/hmax across and σ·v/vmax down for chroma) and
-/// blended through the same mask (weighted at the centre of each plane row), and the planes are encoded
+/// blended through the same mask (weighted at the centre of each plane row, or of each plane pixel when the
+/// focus line is turned), and the planes are encoded
 /// back with the same sampling.
 ///
 /// The recipe is linear and so is the JPEG's colour conversion (Y'CbCr ↔ R'G'B' is affine, the weights sum
@@ -107,17 +108,19 @@ final class PlanarJPEGPipeline {
         self.xFactor = Int(h[0] / h[1])
         self.yFactor = Int(v[0] / v[1])
         let correcting = correctClipping && parameters.blurRadius > 0
-            && TiltShiftMask.weights(height: decoder.height, parameters: parameters).contains { $0 != 0 }
+            && !TiltShiftMask.mask(width: decoder.width, height: decoder.height, parameters: parameters).isZero
         self.correctsClipping = correcting
         self.planes = (0..<3).map { i in
             let (xFactor, yFactor) = (Int(layout.max_h / h[i]), Int(layout.max_v / v[i]))
             let sigma = parameters.blurRadius
-            let weights = TiltShiftMask.weights(planeRows: Int(heights[i]), factor: yFactor, imageHeight: decoder.height,
-                                                parameters: parameters)
+            let mask = TiltShiftMask.mask(planeWidth: Int(widths[i]), planeHeight: Int(heights[i]), xFactor: xFactor,
+                                          yFactor: yFactor, imageWidth: decoder.width, imageHeight: decoder.height,
+                                          parameters: parameters)
             let blender = StripBlender(
                 width: Int(widths[i]), height: Int(heights[i]), channels: 1,
                 sigma: sigma == 0 ? 0 : sigma / Double(xFactor), verticalSigma: sigma == 0 ? 0 : sigma / Double(yFactor),
-                weights: weights, threads: threads, kernels: kernels, separateBlurInput: correcting, token: token)
+                mask: mask, levels: parameters.falloff.levels, threads: threads, kernels: kernels,
+                separateBlurInput: correcting, token: token)
             return Plane(width: Int(widths[i]), height: Int(heights[i]), paddedWidth: Int(padded[i]),
                          groupRows: Int(groups[i]), blender: blender)
         }

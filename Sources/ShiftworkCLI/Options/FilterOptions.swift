@@ -5,7 +5,7 @@ import Imaging
 /// `SHIFTWORK_*` environment variable (named in its help), then to Core Image's recipe and the documented
 /// output defaults. `run` and `submit` send them to the workers in `TiltShiftParameters`.
 struct FilterOptions: ParsableArguments {
-    @Option(help: "Focus line, as a fraction of the height from the top, 0...1 (env SHIFTWORK_FOCUS; default 0.5).")
+    @Option(help: "Focus line, as a fraction of the height from the top (with --angle, of the extent across the line), 0...1 (env SHIFTWORK_FOCUS; default 0.5).")
     var focus: Double?
 
     @Option(help: "Height of the fully sharp band around the focus line, as a fraction of the height (env SHIFTWORK_BAND; default 0).")
@@ -16,6 +16,12 @@ struct FilterOptions: ParsableArguments {
 
     @Option(help: "Blur radius (Gaussian sigma) in pixels (env SHIFTWORK_RADIUS; default 10).")
     var radius: Double?
+
+    @Option(help: "Angle of the focus line in degrees, counter-clockwise, -360...360: 0 horizontal, 90 vertical; --focus, --band and --transition are then fractions of the image's extent across the line (env SHIFTWORK_ANGLE; default 0).")
+    var angle: Double?
+
+    @Option(help: "How the blur grows away from the sharp band: blend (one blur blended in, Core Image's recipe) or progressive (the blur itself grows, like a lens's depth of field; about 4 times the work) (env SHIFTWORK_FALLOFF; default blend).")
+    var falloff: TiltShiftFalloff?
 
     @Option(help: "Output format: jpeg, png, webp, avif or tiff (env SHIFTWORK_FORMAT; default: the input's, JPEG for HEIC, GIF and BMP inputs, which are read but not written).")
     var format: String?
@@ -37,7 +43,9 @@ struct FilterOptions: ParsableArguments {
                 focusPosition: try Environment.resolve(focus, "FOCUS", default: recipe.focusPosition),
                 sharpBand: try Environment.resolve(band, "BAND", default: recipe.sharpBand),
                 transition: try Environment.resolve(transition, "TRANSITION", default: recipe.transition),
-                blurRadius: try Environment.resolve(radius, "RADIUS", default: recipe.blurRadius)
+                blurRadius: try Environment.resolve(radius, "RADIUS", default: recipe.blurRadius),
+                angle: try Environment.resolve(angle, "ANGLE", default: recipe.angle),
+                falloff: try Self.policy(falloff, "FALLOFF", default: recipe.falloff)
             ).validated()
         } catch let error as CommandError {
             throw error
@@ -95,3 +103,4 @@ struct FilterOptions: ParsableArguments {
 
 extension MetadataPolicy: ExpressibleByArgument {}
 extension ColourPolicy: ExpressibleByArgument {}
+extension TiltShiftFalloff: ExpressibleByArgument {}

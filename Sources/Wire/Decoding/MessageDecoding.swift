@@ -152,7 +152,17 @@ extension WireTiltShiftParameters {
             blurRadius: c.blur_radius,
             outputFormat: try WireImageFormat(c.output_format, field: "\(field).output_format"),
             jpegQuality: c.jpeg_quality, webpQuality: c.webp_quality, avifQuality: c.avif_quality,
-            colourSRGB: c.colour_srgb != 0, stripMetadata: c.strip_metadata != 0)
+            colourSRGB: c.colour_srgb != 0, stripMetadata: c.strip_metadata != 0,
+            angle: c.angle, falloff: try WireFalloff(c.falloff, field: "\(field).falloff"))
+    }
+}
+
+extension WireFalloff {
+    init(_ c: Shiftwork__V1__Falloff, field: String) throws(WireError) {
+        guard let falloff = WireFalloff(rawValue: c.rawValue) else {
+            throw .invalidField("\(field): unknown falloff \(c.rawValue)")
+        }
+        self = falloff
     }
 }
 

@@ -15,6 +15,8 @@ extension CMessageBuilder {
         c.pointee.avif_quality = m.avifQuality
         c.pointee.colour_srgb = m.colourSRGB ? 1 : 0
         c.pointee.strip_metadata = m.stripMetadata ? 1 : 0
+        c.pointee.angle = m.angle
+        c.pointee.falloff = Shiftwork__V1__Falloff(rawValue: m.falloff.rawValue)
         return c
     }
 

@@ -140,7 +140,8 @@ enum GoldenMessages {
             ],
             parameters: WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0.25, transition: 0.125, blurRadius: 12.5, outputFormat: .webp, jpegQuality: 87,
-                webpQuality: 80, avifQuality: 60, colourSRGB: true, stripMetadata: true),
+                webpQuality: 80, avifQuality: 60, colourSRGB: true, stripMetadata: true, angle: 22.5,
+                falloff: .progressive),
             taskKey: 1 << 32, sequence: 41)
         assignment.keepOutput = true
         assignment.sink = "s3://bucket/out"

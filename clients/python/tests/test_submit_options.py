@@ -81,6 +81,13 @@ class ImagingParametersTests(unittest.TestCase):
         self.assertEqual(sent(TiltShift(output_format="AVIF")).parameters.output_format, pb.IMAGE_FORMAT_AVIF)
         self.assertEqual(sent(TiltShift(output_format="tiff")).parameters.output_format, pb.IMAGE_FORMAT_TIFF)
 
+    def test_angle_and_falloff_reach_the_wire(self):
+        parameters = sent(TiltShift(angle=-30, falloff="Progressive")).parameters
+        self.assertEqual(parameters.angle, -30)
+        self.assertEqual(parameters.falloff, pb.FALLOFF_PROGRESSIVE)
+        defaults = sent().parameters
+        self.assertEqual((defaults.angle, defaults.falloff), (0, pb.FALLOFF_BLEND))
+
     def test_the_defaults_keep_colours_and_metadata_and_each_formats_default_quality(self):
         parameters = sent().parameters
         self.assertEqual(parameters.output_format, pb.IMAGE_FORMAT_SAME_AS_INPUT)
@@ -103,6 +110,9 @@ class ImagingParametersTests(unittest.TestCase):
             (TiltShift(quality=80, jpeg_quality=70), "give quality (every lossy format) or jpeg_quality (JPEG only), not both"),
             (TiltShift(colour="p3"), "colour 'p3' is not one of keep"),
             (TiltShift(metadata="drop"), "metadata 'drop' is not one of keep"),
+            (TiltShift(angle=361), "angle must be between -360 and 360 degrees (got 361)"),
+            (TiltShift(angle=float("inf")), "angle must be between -360 and 360 degrees"),
+            (TiltShift(falloff="gradual"), "falloff 'gradual' is not one of blend"),
         ]
         for parameters, message in cases:
             with self.subTest(parameters=parameters), self.assertRaises(ValueError) as raised:

@@ -2391,7 +2391,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__worker_goodbye__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__worker_goodbye__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__tilt_shift_parameters__field_descriptors[10] =
+static const ProtobufCFieldDescriptor shiftwork__v1__tilt_shift_parameters__field_descriptors[12] =
 {
   {
     "focus_position",
@@ -2513,11 +2513,37 @@ static const ProtobufCFieldDescriptor shiftwork__v1__tilt_shift_parameters__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "angle",
+    150,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TiltShiftParameters, angle),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "falloff",
+    151,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__TiltShiftParameters, falloff),
+    &shiftwork__v1__falloff__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__tilt_shift_parameters__field_indices_by_name[] = {
+  10,   /* field[10] = angle */
   7,   /* field[7] = avif_quality */
   3,   /* field[3] = blur_radius */
   8,   /* field[8] = colour_srgb */
+  11,   /* field[11] = falloff */
   0,   /* field[0] = focus_position */
   5,   /* field[5] = jpeg_quality */
   4,   /* field[4] = output_format */
@@ -2526,11 +2552,12 @@ static const unsigned shiftwork__v1__tilt_shift_parameters__field_indices_by_nam
   2,   /* field[2] = transition */
   6,   /* field[6] = webp_quality */
 };
-static const ProtobufCIntRange shiftwork__v1__tilt_shift_parameters__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__tilt_shift_parameters__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 140, 6 },
-  { 0, 10 }
+  { 150, 10 },
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descriptor =
 {
@@ -2540,10 +2567,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descripto
   "Shiftwork__V1__TiltShiftParameters",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__TiltShiftParameters),
-  10,
+  12,
   shiftwork__v1__tilt_shift_parameters__field_descriptors,
   shiftwork__v1__tilt_shift_parameters__field_indices_by_name,
-  2,  shiftwork__v1__tilt_shift_parameters__number_ranges,
+  3,  shiftwork__v1__tilt_shift_parameters__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__tilt_shift_parameters__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -5395,6 +5422,34 @@ const ProtobufCEnumDescriptor shiftwork__v1__task_kind__descriptor =
   shiftwork__v1__task_kind__enum_values_by_name,
   1,
   shiftwork__v1__task_kind__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue shiftwork__v1__falloff__enum_values_by_number[2] =
+{
+  { "FALLOFF_BLEND", "SHIFTWORK__V1__FALLOFF__FALLOFF_BLEND", 0 },
+  { "FALLOFF_PROGRESSIVE", "SHIFTWORK__V1__FALLOFF__FALLOFF_PROGRESSIVE", 1 },
+};
+static const ProtobufCIntRange shiftwork__v1__falloff__value_ranges[] = {
+{0, 0},{0, 2}
+};
+static const ProtobufCEnumValueIndex shiftwork__v1__falloff__enum_values_by_name[2] =
+{
+  { "FALLOFF_BLEND", 0 },
+  { "FALLOFF_PROGRESSIVE", 1 },
+};
+const ProtobufCEnumDescriptor shiftwork__v1__falloff__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.Falloff",
+  "Falloff",
+  "Shiftwork__V1__Falloff",
+  "shiftwork.v1",
+  2,
+  shiftwork__v1__falloff__enum_values_by_number,
+  2,
+  shiftwork__v1__falloff__enum_values_by_name,
+  1,
+  shiftwork__v1__falloff__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
 static const ProtobufCEnumValue shiftwork__v1__image_format__enum_values_by_number[6] =

@@ -19,7 +19,11 @@ class TiltShift:
     takes none), like ``--quality``; `jpeg_quality` (1…100) sets JPEG's alone (give one of the two).
     `colour`: ``"keep"`` (the pixels and their ICC profile as they are) or ``"srgb"`` (profiled RGB converted
     to sRGB). `metadata`: ``"keep"`` (ICC profile, EXIF with orientation reset, XMP, IPTC) or ``"strip"``
-    (the ICC profile only). `submit` raises `ValueError` for a value out of range."""
+    (the ICC profile only). `angle`: the focus line's angle in degrees, counter-clockwise, -360…360 (0
+    horizontal, 90 vertical; `focus`, `band` and `transition` are then fractions of the image's extent across
+    the line), like ``--angle``. `falloff`: ``"blend"`` (one blur blended in, Core Image's recipe) or
+    ``"progressive"`` (the blur itself grows away from the sharp band, like a lens's depth of field), like
+    ``--falloff``. `submit` raises `ValueError` for a value out of range."""
 
     focus: float = 0.5
     band: float = 0.0
@@ -30,6 +34,8 @@ class TiltShift:
     quality: Optional[int] = None
     colour: str = "keep"
     metadata: str = "keep"
+    angle: float = 0.0
+    falloff: str = "blend"
 
 
 @dataclass(frozen=True)

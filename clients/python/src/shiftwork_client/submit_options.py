@@ -31,7 +31,9 @@ _FORMATS = {"same": pb.IMAGE_FORMAT_SAME_AS_INPUT, "jpeg": pb.IMAGE_FORMAT_JPEG,
             "tiff": pb.IMAGE_FORMAT_TIFF, "tif": pb.IMAGE_FORMAT_TIFF}
 _COLOURS = ("keep", "srgb")
 _METADATA = ("keep", "strip")
+_FALLOFFS = {"blend": pb.FALLOFF_BLEND, "progressive": pb.FALLOFF_PROGRESSIVE}
 MAX_BLUR_RADIUS = 500.0
+MAX_ANGLE = 360.0
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,21 @@ class SubmitOptions:
 
 def wire_parameters(parameters: TiltShift) -> "pb.TiltShiftParameters":
     """`parameters` as `TiltShiftParameters`; `ValueError` (naming the value and its range) when one is out of
-    range: focus, band and transition 0…1, radius 0 or 0.5…500, quality 1…100 (not with png), colour keep
-    or srgb, metadata keep or strip."""
+    range: focus, band and transition 0…1, radius 0 or 0.5…500, angle -360…360, falloff blend or progressive,
+    quality 1…100 (not with png), colour keep or srgb, metadata keep or strip."""
     for name, value in (("focus", parameters.focus), ("band", parameters.band), ("transition", parameters.transition)):
         if not _is_number(value) or not 0 <= value <= 1:
             raise ValueError(f"{name} must be between 0 and 1 (got {value!r})")
     radius = parameters.radius
     if not _is_number(radius) or not (radius == 0 or 0.5 <= radius <= MAX_BLUR_RADIUS):
         raise ValueError(f"radius must be 0 (no blur) or between 0.5 and {MAX_BLUR_RADIUS:g} pixels (got {radius!r})")
+    angle = parameters.angle
+    if not _is_number(angle) or not -MAX_ANGLE <= angle <= MAX_ANGLE:
+        raise ValueError(f"angle must be between -{MAX_ANGLE:g} and {MAX_ANGLE:g} degrees (got {angle!r})")
+    falloff = str(parameters.falloff).lower()
+    if falloff not in _FALLOFFS:
+        raise ValueError(f"falloff '{parameters.falloff}' is not one of blend (one blur blended in), progressive "
+                         f"(the blur grows away from the sharp band)")
     output_format = str(parameters.output_format).lower()
     if output_format not in _FORMATS:
         raise ValueError(f"output_format '{parameters.output_format}' is not one of same, jpeg, png, webp, avif, tiff")
@@ -113,7 +122,7 @@ def wire_parameters(parameters: TiltShift) -> "pb.TiltShiftParameters":
         focus_position=parameters.focus, sharp_band=parameters.band, transition=parameters.transition,
         blur_radius=radius, output_format=_FORMATS[output_format], jpeg_quality=jpeg_quality,
         webp_quality=webp_quality, avif_quality=avif_quality, colour_srgb=colour == "srgb",
-        strip_metadata=metadata == "strip")
+        strip_metadata=metadata == "strip", angle=angle, falloff=_FALLOFFS[falloff])
 
 
 def _is_number(value: object) -> bool:

@@ -72,6 +72,20 @@ typedef enum _Shiftwork__V1__TaskKind {
   SHIFTWORK__V1__TASK_KIND__TASK_KIND_NOOP = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__TASK_KIND)
 } Shiftwork__V1__TaskKind;
+/*
+ * How the tilt-shift's mask becomes blur.
+ */
+typedef enum _Shiftwork__V1__Falloff {
+  /*
+   * one blur of blur_radius blended over the original by the mask (Core Image's)
+   */
+  SHIFTWORK__V1__FALLOFF__FALLOFF_BLEND = 0,
+  /*
+   * the blur itself grows with the mask, up to blur_radius (depth of field)
+   */
+  SHIFTWORK__V1__FALLOFF__FALLOFF_PROGRESSIVE = 1
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FALLOFF)
+} Shiftwork__V1__Falloff;
 typedef enum _Shiftwork__V1__ImageFormat {
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT = 0,
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_JPEG = 1,
@@ -423,10 +437,19 @@ struct  Shiftwork__V1__TiltShiftParameters
    * keep only the ICC profile (false: keep EXIF, XMP, IPTC too)
    */
   protobuf_c_boolean strip_metadata;
+  /*
+   * The focus line's angle in degrees, counter-clockwise about the image's centre, -360...360 (0: horizontal,
+   * as before; 90: vertical). The fractions above are then of the image's extent across the line.
+   */
+  float angle;
+  /*
+   * how the blur grows away from the sharp band (0: blend, as before)
+   */
+  Shiftwork__V1__Falloff falloff;
 };
 #define SHIFTWORK__V1__TILT_SHIFT_PARAMETERS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__tilt_shift_parameters__descriptor) \
-    , 0, 0, 0, 0, SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT, 0, 0, 0, 0, 0 }
+    , 0, 0, 0, 0, SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT, 0, 0, 0, 0, 0, 0, SHIFTWORK__V1__FALLOFF__FALLOFF_BLEND }
 
 
 /*
@@ -2002,6 +2025,7 @@ typedef void (*Shiftwork__V1__Refusal_Closure)
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    shiftwork__v1__task_kind__descriptor;
+extern const ProtobufCEnumDescriptor    shiftwork__v1__falloff__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__image_format__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__failure_code__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__refusal_code__descriptor;
