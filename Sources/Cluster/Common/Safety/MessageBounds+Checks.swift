@@ -1,3 +1,4 @@
+import Imaging
 import Wire
 
 /// One check per message type a peer sends, each against `MessageBounds`' limits; a check throws the first
@@ -117,7 +118,8 @@ extension MessageBounds {
     }
 
     /// The filter's and encoders' parameters: fractions within 0...1, a blur radius of 0 or 0.5...500,
-    /// qualities 0...100 (the image format is an enum, refused when unknown on decoding).
+    /// qualities 0...100, an angle within -360...360 degrees (the image format and the falloff are enums, refused
+    /// when unknown on decoding).
     static func check(_ parameters: WireTiltShiftParameters, field: String, checker: Checker) throws(Violation) {
         try checker.fraction(parameters.focusPosition, "\(field).focus_position")
         try checker.fraction(parameters.sharpBand, "\(field).sharp_band")
@@ -129,6 +131,10 @@ extension MessageBounds {
         try checker.atMost(parameters.jpegQuality, "\(field).jpeg_quality", max: maxQuality)
         try checker.atMost(parameters.webpQuality, "\(field).webp_quality", max: maxQuality)
         try checker.atMost(parameters.avifQuality, "\(field).avif_quality", max: maxQuality)
+        let angle = Double(parameters.angle)
+        if !(angle.isFinite && TiltShiftParameters.angleRange.contains(angle)) {
+            throw checker.violation("\(field).angle", .invalidRequest, "is \(parameters.angle), not within -360...360 degrees")
+        }
     }
 
     // MARK: What a worker receives
