@@ -34,7 +34,7 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertEqual(image.width, 96)
         XCTAssertEqual(image.height, 64)
         let pageError = try XCTUnwrap(summary.items[1].error)
-        XCTAssertTrue(pageError.lowercased().contains("not a jpeg, png, webp or avif image"), pageError)
+        XCTAssertTrue(pageError.lowercased().contains("not a jpeg, png, webp, avif, heic/heif, tiff, gif or bmp image"), pageError)
         let missingError = try XCTUnwrap(summary.items[2].error)
         XCTAssertTrue(missingError.contains("404"), missingError)
         XCTAssertNotNil(summary.items[3].error, "a truncated JPEG must fail its item")
