@@ -9,26 +9,7 @@ import XCTest
 /// server on that link. (The partition scenario is `NetworkPartitionTests`, the same way.)
 ///
 /// Needs root and `ip netns` (iproute2); skipped, saying why, where that is not possible.
-final class AcrossHostsTests: XCTestCase {
-    private var namespace: NetworkNamespace?
-    private var harness: ClusterHarness!
-    private var origin: TestHTTPServer?
-
-    override func setUp() async throws {
-        do {
-            namespace = try await NetworkNamespace.create(links: 1)
-        } catch let unavailable as NetworkNamespace.Unavailable {
-            throw XCTSkip("this test runs workers in a network namespace of its own: \(unavailable)")
-        }
-        harness = try ClusterHarness()
-    }
-
-    override func tearDown() async throws {
-        await harness?.stopAll()
-        origin?.shutdown()
-        await namespace?.destroy()
-    }
-
+final class AcrossHostsTests: NamespacedClusterTestCase {
     func testAWorkerKilledMidBatchOnAnotherHostLosesNoItem() async throws {
         let namespace = try XCTUnwrap(namespace)
         let link = namespace.links[0]

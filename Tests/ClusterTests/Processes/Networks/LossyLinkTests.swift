@@ -10,26 +10,7 @@ import XCTest
 ///
 /// Throughput against the clean link is a figure, measured by `scripts/bench-netem`, not asserted here.
 /// Needs root and `ip netns` (iproute2); skipped, saying why, where that is not possible.
-final class LossyLinkTests: XCTestCase {
-    private var namespace: NetworkNamespace?
-    private var harness: ClusterHarness!
-    private var origin: TestHTTPServer?
-
-    override func setUp() async throws {
-        do {
-            namespace = try await NetworkNamespace.create(links: 1)
-        } catch let unavailable as NetworkNamespace.Unavailable {
-            throw XCTSkip("this test runs workers in a network namespace of its own: \(unavailable)")
-        }
-        harness = try ClusterHarness()
-    }
-
-    override func tearDown() async throws {
-        await harness?.stopAll()
-        origin?.shutdown()
-        await namespace?.destroy()
-    }
-
+final class LossyLinkTests: NamespacedClusterTestCase {
     func testABatchOverALinkWithLatencyAndLossCompletesEveryItemOnceAndLosesNoWorker() async throws {
         let namespace = try XCTUnwrap(namespace)
         let link = namespace.links[0]

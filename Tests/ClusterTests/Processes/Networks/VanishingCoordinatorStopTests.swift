@@ -13,27 +13,10 @@ import XCTest
 /// waited for it, and the worker with it: 5 to 60 s after SIGTERM, in steps of 5 s.
 ///
 /// Needs root and `ip netns` (iproute2); skipped, saying why, where that is not possible.
-final class VanishingCoordinatorStopTests: XCTestCase {
-    private var namespace: NetworkNamespace?
-    private var harness: ClusterHarness?
-
+final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
     /// The contract: a worker with nothing running exits within 2 s of SIGTERM. A worker still alive
     /// after `exitBound` has broken it, whatever the machine's load (the figures are printed).
     private let exitBound: Duration = .seconds(10)
-
-    override func setUp() async throws {
-        do {
-            namespace = try await NetworkNamespace.create(links: 1)
-        } catch let unavailable as NetworkNamespace.Unavailable {
-            throw XCTSkip("this test runs workers in a network namespace of its own: \(unavailable)")
-        }
-        harness = try ClusterHarness()
-    }
-
-    override func tearDown() async throws {
-        await harness?.stopAll()
-        await namespace?.destroy()
-    }
 
     func testWorkersExitWithinTheirGracePeriodWhenTheCoordinatorsNetworkVanishesAsTheyAreStopped() async throws {
         let namespace = try XCTUnwrap(namespace)
