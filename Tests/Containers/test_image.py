@@ -91,10 +91,10 @@ class ImageTests(ContainerTestCase):
         coordinator = self.start("coordinator", "--network", network, "--network-alias", "coordinator",
                                  "-p", f"127.0.0.1:{metrics}:9464",
                                  "-e", "SHIFTWORK_INSECURE=1", "-e", "SHIFTWORK_LISTEN=tcp://0.0.0.0:5570",
-                                 "-e", "SHIFTWORK_METRICS_LISTEN=0.0.0.0:9464", "--", "coordinator")
+                                 "-e", "SHIFTWORK_METRICS_LISTEN=*:9464", "--", "coordinator")
         worker = self.start("worker", "--network", network, "-p", f"127.0.0.1:{health}:8080",
                             "-e", "SHIFTWORK_COORDINATOR=tcp://coordinator:5570",
-                            "-e", "SHIFTWORK_HEALTH_LISTEN=0.0.0.0:8080", "--", "worker")
+                            "-e", "SHIFTWORK_HEALTH_LISTEN=*:8080", "--", "worker")
         page = poll("the coordinator's /metrics", lambda: (lambda r: r[1] if r[0] == 200 else None)(
             http_get(f"http://127.0.0.1:{metrics}/metrics")))
         self.assertIn("shiftwork_tasks_queued", page)

@@ -118,6 +118,32 @@ final class HTTPEndpointServerTests: XCTestCase {
         box.withLock { $0 = nil }
     }
 
+    func testEveryInterfaceServesIPv4AndIPv6ClientsOnOnePort() throws {
+        let server = try HTTPEndpointServer.start(host: "*", port: 0) { request, _ in Self.text(200, "at \(request.path)\n") }
+        defer { server.shutdownBlocking() }
+        let overIPv4 = try RawConnection(port: server.port, host: "127.0.0.1")
+        overIPv4.send("GET /four HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(overIPv4.readUntilClosed().received.hasSuffix("at /four\n"))
+        // A kernel without IPv6 makes `*` IPv4's 0.0.0.0 alone: the IPv4 half above is then all there is.
+        guard Self.hasIPv6Loopback() else { throw XCTSkip("this kernel has no IPv6 loopback: only IPv4 was checked") }
+        let overIPv6 = try RawConnection(port: server.port, host: "::1")
+        overIPv6.send("GET /six HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(overIPv6.readUntilClosed().received.hasSuffix("at /six\n"))
+    }
+
+    /// Whether `::1` can be bound here (a kernel with IPv6, loopback up).
+    private static func hasIPv6Loopback() -> Bool {
+        let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        } == 0
+    }
+
     func testABusyPortIsAnErrorThatNamesTheAddress() throws {
         let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0) { _, _ in .drop }
         defer { server.shutdownBlocking() }

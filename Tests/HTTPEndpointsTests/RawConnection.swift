@@ -1,24 +1,40 @@
 import Foundation
 
-/// A plain TCP connection to 127.0.0.1 for tests that need what an HTTP client library hides: half a
+/// A plain TCP connection to loopback (IPv4 or IPv6) for tests that need what an HTTP client library hides: half a
 /// request, two requests on one connection, seeing the server close. Blocking; for synchronous tests.
 final class RawConnection {
     private let descriptor: Int32
     /// What was read and not yet taken.
     private var buffer: [UInt8] = []
 
-    /// Connects to `127.0.0.1:port`; reads give up after `readTimeoutSeconds`.
-    init(port: Int, readTimeoutSeconds: Int = 30) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects to `host:port` (`127.0.0.1` or `::1`: an IPv4 or IPv6 literal); reads give up after
+    /// `readTimeoutSeconds`.
+    init(port: Int, host: String = "127.0.0.1", readTimeoutSeconds: Int = 30) throws {
+        let isIPv6 = host.contains(":")
+        descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let connected: Int32
+        if isIPv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = UInt16(port).bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+                close(descriptor)
+                throw POSIXError(.EINVAL)
+            }
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = inet_addr(host)
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard connected == 0 else {
             close(descriptor)

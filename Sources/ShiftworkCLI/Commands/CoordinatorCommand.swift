@@ -24,7 +24,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     var maxDownloadsPerHost: Int?
 
     @Option(name: [.customLong("metrics-listen"), .customLong("http-listen")],
-            help: "Serve HTTP at HOST:PORT (or PORT alone: 127.0.0.1): Prometheus metrics at /metrics and the live dashboard at / (env SHIFTWORK_METRICS_LISTEN or SHIFTWORK_HTTP_LISTEN; default: off; port 0 picks a free one). Beyond loopback, the dashboard needs --dashboard-token-file.")
+            help: "Serve HTTP at HOST:PORT (`*:PORT`: every interface, IPv4 and IPv6; PORT alone: 127.0.0.1): Prometheus metrics at /metrics and the live dashboard at / (env SHIFTWORK_METRICS_LISTEN or SHIFTWORK_HTTP_LISTEN; default: off; port 0 picks a free one). Beyond loopback, the dashboard needs --dashboard-token-file.")
     var metricsListen: String?
 
     @Option(help: ArgumentHelp(
@@ -134,7 +134,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         #endif
     }
 
-    /// Splits `HOST:PORT` (or `[IPv6]:PORT`); a port alone means loopback (`127.0.0.1`).
+    /// Splits `HOST:PORT` (or `[IPv6]:PORT`, or `*:PORT` for every interface); a port alone means loopback (`127.0.0.1`).
     static func hostAndPort(_ text: String, option: String = "--metrics-listen (--http-listen)") throws -> (String, Int) {
         if let port = Int(text), (0...65535).contains(port) { return ("127.0.0.1", port) }
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),

@@ -32,7 +32,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); the downloads waiting for their tilt-shift stay here, never on the coordinator: an image larger than this fails).")
     var inputCacheMb: Int?
 
-    @Option(help: "Serve the worker's probes at http://HOST:PORT: /livez (the process answers) and /readyz (registered with the coordinator, not draining; 503 otherwise), e.g. 0.0.0.0:8080 for Kubernetes (env SHIFTWORK_HEALTH_LISTEN; default: off).")
+    @Option(help: "Serve the worker's probes at http://HOST:PORT: /livez (the process answers) and /readyz (registered with the coordinator, not draining; 503 otherwise), e.g. *:8080 for Kubernetes (every interface, IPv4 and IPv6) (env SHIFTWORK_HEALTH_LISTEN; default: off).")
     var healthListen: String?
 
     @Option(help: "Chained tasks: on (a photo's tilt-shift runs right after its download, in the same slot, without the coordinator's round trip), off (sent apart, as to an older worker) or together (as on, and both results in one message: fewer messages, but a worker lost while filtering costs the download an attempt) (env SHIFTWORK_CHAINED_TASKS; default on).")

@@ -101,7 +101,7 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"])
         let listenPort = try XCTUnwrap(Int(try XCTUnwrap(listen.wholeMatch(of: #/tcp://(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
         let metricsPort = try XCTUnwrap(Int(try XCTUnwrap(coordinator.environment["SHIFTWORK_METRICS_LISTEN"]?
-            .wholeMatch(of: #/0\.0\.0\.0:([0-9]+)/#)).output.1))
+            .wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
         let service = try manifests.object("Service", coordinatorName)
         let servicePorts = service.at("spec", "ports") as? [[String: Any]] ?? []
         let forwarded = Dictionary(servicePorts.map { ($0["port"] as? Int ?? 0, coordinator.port($0["targetPort"]) ?? -1) }) { a, _ in a }
@@ -125,7 +125,7 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
 
         // Workers: probes on the health endpoint, a grace period longer than the drain.
         let health = try XCTUnwrap(worker.environment["SHIFTWORK_HEALTH_LISTEN"])
-        let healthPort = try XCTUnwrap(Int(try XCTUnwrap(health.wholeMatch(of: #/0\.0\.0\.0:([0-9]+)/#)).output.1))
+        let healthPort = try XCTUnwrap(Int(try XCTUnwrap(health.wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
         for (kind, path) in [("readinessProbe", "/readyz"), ("livenessProbe", "/livez")] {
             let probe = try XCTUnwrap(worker.probe(kind)?["httpGet"] as? [String: Any], "worker: no HTTP \(kind)")
             XCTAssertEqual(probe["path"] as? String, path, "worker \(kind)")
@@ -232,8 +232,8 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                     .replacingOccurrences(of: "tcp://0.0.0.0:5570", with: endpoint)
                     .replacingOccurrences(of: "tcp://*:5570", with: endpoint)
                     .replacingOccurrences(of: "tcp://\(coordinatorName):5570", with: endpoint)
-                    .replacingOccurrences(of: "0.0.0.0:9464", with: "127.0.0.1:\(metricsPort)")
-                    .replacingOccurrences(of: "0.0.0.0:8080", with: "127.0.0.1:\(healthPort)")
+                    .replacingOccurrences(of: "*:9464", with: "127.0.0.1:\(metricsPort)")
+                    .replacingOccurrences(of: "*:8080", with: "127.0.0.1:\(healthPort)")
                 if name == "SHIFTWORK_DATA_DIR" { environment[name] = scratch.appendingPathComponent("data").path }
             }
             for name in container.variableNames where environment[name] == nil {
