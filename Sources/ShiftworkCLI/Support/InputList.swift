@@ -48,7 +48,8 @@ struct InputList {
             if input.contains("://") || input.hasPrefix("/") { return input }
             return URL(fileURLWithPath: input, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
         }
-        return try await ComputeThreads.shared.run { _ in try expand(absolute, piped: piped) }
+        let pipedInputs = piped
+        return try await ComputeThreads.shared.run { _ in try expand(absolute, piped: pipedInputs) }
     }
 
     /// The folder every one of `paths` (absolute file paths) is in, the deepest such: the root of a
