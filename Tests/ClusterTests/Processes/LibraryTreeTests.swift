@@ -1,6 +1,7 @@
 import Cluster
 import Foundation
 import Imaging
+import Messaging
 import ShiftworkTestSupport
 import Wire
 import XCTest
@@ -168,6 +169,53 @@ final class LibraryTreeTests: ClusterTestCase {
         }
         let status = try await harness.status(endpoint)
         XCTAssertEqual(status.objects("batches").count, 0, "\(status)")
+    }
+
+    func testResultsWritesNothingOutsideTheOutputDirectoryWhateverTheCoordinatorNames() async throws {
+        let context = try MessagingContext()
+        let router = try await SocketChannel.open(context: context, kind: .router, bind: ["tcp://127.0.0.1:*"], name: "hostile")
+        let endpoint = try XCTUnwrap(router.boundEndpoint)
+        let out = harness.scratch.appendingPathComponent("out")
+        let outside = harness.scratch.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: out.appendingPathComponent("link"), withDestinationURL: outside)
+        let absolute = harness.scratch.appendingPathComponent("absolute").path
+        let names = ["../escaped", absolute, "a/../../b", "link/x", ".hidden", "kept/inside é"]
+        let jpeg = try SyntheticImages.make(width: 24, height: 16, format: .jpeg, seed: 5)
+        let answering = Task {
+            for await message in router.messages {
+                guard message.count >= 2, let payload = message.last, let decoded = try? WireCodec.decode(payload) else { continue }
+                var answers: [Message] = []
+                switch decoded {
+                case .statusRequest(let request):
+                    answers = [.statusReply(StatusReply(requestID: request.requestID, batches: [
+                        BatchStatus(batchID: "b-1", itemCount: UInt32(names.count))]))]
+                case .fetchResults(let request):
+                    answers = [.batchAccepted(BatchAccepted(requestID: request.requestID, batchID: "b-1",
+                                                            itemCount: UInt32(names.count), coordinatorID: "c"))]
+                    answers += names.enumerated().map { index, name in
+                        .itemFinished(ItemFinished(batchID: "b-1", itemIndex: UInt32(index), outputName: name,
+                                                   outcome: .output(TaskOutput(data: jpeg, mediaType: "image/jpeg"))))
+                    }
+                    answers.append(.batchFinished(BatchFinished(batchID: "b-1", succeeded: UInt32(names.count))))
+                default:
+                    continue
+                }
+                for answer in answers { router.send([message[0], WireCodec.encode(answer)]) }
+            }
+        }
+        let (status, output) = try await harness.run(["results", "b-1", "--out", out.path, "--coordinator", endpoint])
+        answering.cancel()
+        await router.close()
+        await context.terminate()
+        XCTAssertEqual(status, 1, output)
+        XCTAssertEqual(try tree(out), ["kept/inside é.jpg": 24], output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: harness.scratch.appendingPathComponent("escaped.jpg").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: absolute + ".jpg"))
+        XCTAssertTrue(output.contains("6 items: 1 succeeded, 5 failed"), output)
+        XCTAssertTrue(output.contains("output name 'link/x': \(out.path)/link is a symbolic link"), output)
     }
 
     func testAnUnreadableFileOrFolderIsNamedAndTheRestGoesOn() async throws {
