@@ -86,6 +86,16 @@ final class LibraryTreeTests: ClusterTestCase {
                                                              timeout: .seconds(180))
         XCTAssertEqual(flatStatus, 0, flatOutput)
         XCTAssertEqual(try tree(flat), flatOutputs, flatOutput)
+
+        // `run -`: paths one a line (an empty line ignored), kept below the folder they share.
+        let piped = harness.scratch.appendingPathComponent("out-piped")
+        let script = "printf '%s\\n' \"$1/2024/01/IMG_0001.jpg\" '' \"$1/b/c/x.jpg\" | \"$0\" run - --out \"$2\""
+        let pipe = try harness.launch("printf | run -", executable: URL(fileURLWithPath: "/bin/sh"),
+                                      ["-c", script, ShiftworkBinary.url.path, pictures.path, piped.path])
+        let pipeStatus = await pipe.waitForExit(timeout: .seconds(180))
+        XCTAssertEqual(pipeStatus, 0, pipe.outputText)
+        XCTAssertTrue(pipe.outputText.contains(": 2 items"), pipe.outputText)
+        XCTAssertEqual(try tree(piped), ["2024/01/IMG_0001.jpg": 40, "b/c/x.jpg": 56], pipe.outputText)
     }
 
     func testSubmitKeepsTheTreeFromADirectoryFromAPipeAndInADirectorySink() async throws {
