@@ -13,7 +13,8 @@ import Darwin
 /// then looked at with `lstat` before it is used: one that is missing is made (mode 0755, as `mkdir -p`),
 /// one that is a directory is entered, and one that is anything else, a symbolic link above all (which
 /// could lead out of the output directory), is refused with the folder's name. The output directory itself
-/// may be a link: the user chose it.
+/// may be a link: the user chose it. With `durable` (a worker's sink), the directory a new folder was made in
+/// is synced, so that a crash cannot lose the folder of a file synced into it.
 ///
 /// Blocking (file system calls): call it on a thread of its own (`ComputeThreads`), not on Swift's pool.
 enum OutputTree {
@@ -21,11 +22,12 @@ enum OutputTree {
     /// component (the stem, or the file name, as the caller gave it).
     ///
     /// - Throws: ``OutputTreeError`` naming the name or the folder and what was wrong.
-    static func prepare(_ name: String, under root: URL) throws(OutputTreeError) -> (directory: URL, last: String) {
+    static func prepare(_ name: String, under root: URL, durable: Bool = false) throws(OutputTreeError) -> (directory: URL, last: String) {
         if let problem = OutputPath.problem(name) { throw OutputTreeError(name: name, reason: problem) }
         let (folders, last) = OutputPath.split(name)
         var directory = root
         for folder in folders {
+            let parent = directory
             directory = directory.appendingPathComponent(folder, isDirectory: true)
             var info = stat()
             if lstat(directory.path, &info) == 0 {
@@ -47,9 +49,19 @@ enum OutputTree {
                 guard failure == EEXIST, lstat(directory.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
                     throw OutputTreeError(name: name, reason: "could not make the folder \(directory.path): \(String(cString: strerror(failure)))")
                 }
+            } else if durable {
+                syncDirectory(parent)
             }
         }
         return (directory, last)
+    }
+
+    /// Syncs a directory's entries (a folder made in it), best effort.
+    private static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
     }
 }
 

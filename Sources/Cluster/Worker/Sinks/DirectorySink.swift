@@ -27,7 +27,7 @@ struct DirectorySink: OutputSink {
         let written: OutputFile.Written
         do {
             // A relative path keeps a library's folders: they are made below the sink, never through a link.
-            let (folder, fileName) = try OutputTree.prepare(name, under: directory)
+            let (folder, fileName) = try OutputTree.prepare(name, under: directory, durable: true)
             let fileExtension = (fileName as NSString).pathExtension
             let stem = (fileName as NSString).deletingPathExtension
             written = try OutputFile.write(bytes, in: folder, stem: stem, fileExtension: fileExtension,
