@@ -9,7 +9,7 @@ struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
         abstract: "Send a batch of images to a coordinator and write the results into a directory.",
-        discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine).")
+        discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine); '-' reads the inputs from standard input, one a line. A directory's folders are kept under --out or the sink (--flat: all at the top).")
 
     @Option(help: "Seconds to wait for the coordinator to accept the batch (env SHIFTWORK_TIMEOUT; default 10).")
     var timeout: Int?
