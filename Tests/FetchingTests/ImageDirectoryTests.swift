@@ -41,7 +41,10 @@ final class ImageDirectoryTests: XCTestCase {
         let directory = try ImageDirectory(path: root.path)
         let prefix = root.path + "/"
         XCTAssertEqual(directory.images, ["Z-upper.JPG", "a.png", "b.jpg", "sub/c.jpeg", "sub/deeper/scan"].map { prefix + $0 })
+        XCTAssertEqual(directory.pathsInside, ["Z-upper.JPG", "a.png", "b.jpg", "sub/c.jpeg", "sub/deeper/scan"])
         XCTAssertEqual(directory.skipped, ["empty.png", "notes.txt", "sub/fake.jpg"])
+        XCTAssertEqual(directory.unreadable, [])
+        XCTAssertNil(directory.unreadableSummary())
         XCTAssertEqual(
             directory.skippedSummary(),
             "\(root.path): skipped 3 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): empty.png, notes.txt, sub/fake.jpg")

@@ -13,6 +13,9 @@ final class S3AddressingTests: XCTestCase {
                        "http://127.0.0.1:9000/photos-2026/out/a%20b.jpg")
         XCTAssertEqual(try S3Location("s3://b12/k").url(endpoint: nil, region: "eu-west-1"), "https://b12.s3.eu-west-1.amazonaws.com/k")
         XCTAssertEqual(try S3Location("s3://bucket").appending("x.png").key, "x.png")
+        // An output name with folders (a library's tree) becomes a key below the prefix, each segment encoded.
+        XCTAssertEqual(prefix.appending("2024/01/my photo #1.jpg").url(endpoint: "http://127.0.0.1:9000", region: "eu-west-1"),
+                       "http://127.0.0.1:9000/photos-2026/out/2024/01/my%20photo%20%231.jpg")
         for bad in ["s3://", "s3://UPPER/x", "s3://ab/x", "http://bucket/x"] {
             XCTAssertThrowsError(try S3Location(bad), bad)
         }

@@ -8,8 +8,11 @@ import Wire
 /// `results` and `retry` share.
 ///
 /// Each item is written once, whatever the coordinator repeats (a client re-attaching after a
-/// restart may be sent an item twice). File names come from the item's output name, made safe: a
-/// name never leaves `outputDirectory`, and two items never share a file. A file already in the
+/// restart may be sent an item twice). File names come from the item's output name, decided before the
+/// batch was submitted (`OutputNaming.names`): with the `.tree` layout a relative path whose folders are
+/// made below `outputDirectory` (`OutputTree`: a name with `..`, an absolute path, NUL, or a folder that is
+/// a link fails that item, never writes outside); with `.flat`, its last component made safe, in item order.
+/// A name never leaves `outputDirectory`, and two items never share a file. A file already in the
 /// directory is never replaced unless `overwrite` is set: the output takes the next free name
 /// (`x-2.jpg`) and its outcome says so (`OutputFile`). Files are written on `ComputeThreads.shared`,
 /// not on Swift's cooperative pool (in `shiftwork run` that pool also runs the coordinator and workers).
@@ -23,6 +26,8 @@ struct BatchOutputCollector {
     /// Whether outputs may arrive as bytes to write (the output directory is created); `false` for a
     /// batch with a sink, whose outputs the workers wrote.
     var writesFiles = true
+    /// Whether the outputs keep the folders their names hold (`.tree`) or all go to the top (`.flat`).
+    var layout: OutputLayout = .tree
 
     /// A collector of a batch this client did not submit (`results`, `retry`): its items' sources as its
     /// status lists them (`nil`: none known; the output names come with the results either way).
@@ -47,7 +52,7 @@ struct BatchOutputCollector {
         if writesFiles { try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true) }
         var items = self.items
         var outcomes: [ItemOutcome?] = Array(repeating: nil, count: items.count)
-        var naming = OutputNaming()
+        var names = OutputNames(layout: layout)
         var batchID = ""
         var done = 0
         var expansions: [Int: Int] = [:]  // manifest item → images it added
@@ -62,8 +67,9 @@ struct BatchOutputCollector {
                 outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
                                       expandedInto: expansions[index] ?? 0)
             } else {
-                let stem = naming.stem(forName: items[index].outputName.isEmpty ? finished.outputName : items[index].outputName)
-                outcome = await write(finished, source: items[index].source, stem: stem, index: index)
+                names.know(items)
+                let name = names.name(of: index, submitted: items[index].outputName, finished: finished.outputName)
+                outcome = await write(finished, source: items[index].source, name: name, index: index)
             }
             outcomes[index] = outcome
             done += 1
@@ -118,7 +124,7 @@ struct BatchOutputCollector {
         return BatchSummary(batchID: batchID, items: summary)
     }
 
-    private func write(_ finished: ItemFinished, source: String, stem: String, index: Int) async -> ItemOutcome {
+    private func write(_ finished: ItemFinished, source: String, name: String, index: Int) async -> ItemOutcome {
         switch finished.outcome {
         case .failure(let failure):
             return ItemOutcome(index: index, source: source, outputPath: nil, error: failure.message,
@@ -131,8 +137,10 @@ struct BatchOutputCollector {
             let (directory, overwrite) = (outputDirectory, overwrite)
             do {
                 let written = try await ComputeThreads.shared.run { _ in
-                    try OutputFile.write(output.data, in: directory, stem: stem, fileExtension: format.fileExtension,
-                                         overwrite: overwrite)
+                    // The name's folders, made below the output directory (a flat name has none).
+                    let (folder, stem) = try OutputTree.prepare(name, under: directory)
+                    return try OutputFile.write(output.data, in: folder, stem: stem, fileExtension: format.fileExtension,
+                                                overwrite: overwrite)
                 }
                 return ItemOutcome(index: index, source: source, outputPath: written.url.path, error: nil,
                                    existingPath: written.existing?.path, warnings: output.warnings)

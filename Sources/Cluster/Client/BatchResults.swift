@@ -11,6 +11,9 @@ public struct BatchResults: Sendable {
     public let outputDirectory: URL
     /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
     public let overwrite: Bool
+    /// Whether the outputs keep the folders their names hold (`.tree`, the default) or all go to the top of
+    /// `outputDirectory` (`.flat`, `--flat`).
+    public var layout: OutputLayout = .tree
 
     /// Describes a re-attachment.
     public init(batchID: String, outputDirectory: URL, overwrite: Bool = false) {
@@ -38,7 +41,8 @@ public struct BatchResults: Sendable {
             for (done, outcome) in listed.enumerated() { progress(.item(outcome, done: done + 1, total: listed.count)) }
             return BatchSummary(batchID: batchID, items: listed)
         }
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, itemsOf: batch)
+        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, itemsOf: batch)
+        collector.layout = layout
         return try await collector.collect(await client.results(batchID: batchID), progress: progress)
     }
 

@@ -14,6 +14,9 @@ public struct BatchRetry: Sendable {
     public let outputDirectory: URL
     /// Whether outputs replace files of the same name in `outputDirectory` (else they take free names).
     public let overwrite: Bool
+    /// Whether the outputs keep the folders their names hold (`.tree`, the default) or all go to the top of
+    /// `outputDirectory` (`.flat`, `--flat`).
+    public var layout: OutputLayout = .tree
 
     /// Describes a retry.
     public init(batchID: String, items: [String] = [], outputDirectory: URL, overwrite: Bool = false) {
@@ -34,8 +37,9 @@ public struct BatchRetry: Sendable {
         // The sources, for the summary; the output names come with the results. A status refused (a batch
         // unknown, or another client's) leaves them out: the retry's own refusal says why.
         let status = try? await client.status(batchID: batchID)
-        let collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite,
+        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite,
                                              itemsOf: status?.batches.first { $0.batchID == batchID })
+        collector.layout = layout
         return try await collector.collect(await client.retry(batchID: batchID, items: items), progress: progress)
     }
 }

@@ -102,6 +102,12 @@ public struct BatchSubmission: Sendable {
     public var priority: Int32 = BatchPriority.normal
     /// The idempotency key (`IdempotencyKey`); empty: none.
     public var idempotencyKey = ""
+    /// For each input that came from a directory input, its path inside that directory
+    /// (`2024/01/IMG_0001.HEIC`), so that the outputs keep the library's folders; `nil` (or missing) for an
+    /// input given by itself.
+    public var pathsInDirectories: [String?] = []
+    /// Whether the outputs keep those folders (`.tree`, the default) or all go to the top (`.flat`, `--flat`).
+    public var layout: OutputLayout = .tree
 
     /// Describes a submission.
     public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
@@ -121,8 +127,35 @@ public struct BatchSubmission: Sendable {
         with client: ClusterClient, progress: @Sendable (BatchProgress) -> Void = { _ in }
     ) async throws -> BatchSummary {
         if sink.isEmpty { try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true) }
-        var naming = OutputNaming()
-        let items = inputs.map { BatchItem(source: $0, outputName: naming.stem(for: $0)) }
+        let request = self.request()
+        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: request.items)
+        collector.writesFiles = sink.isEmpty
+        collector.layout = layout
+        return try await collector.collect(await client.submit(request), progress: progress)
+    }
+
+    /// Submits and returns as soon as the coordinator has accepted the batch (it holds everything it needs,
+    /// in its journal when it runs with `--data-dir`), without waiting for any item: `submit --detach`.
+    /// `status`, `results` and `retry` take the batch up later by its ID.
+    ///
+    /// - Returns: the batch's ID and item count, and whether the submission attached to a batch the
+    ///   coordinator had (`--key`).
+    /// - Throws: `ClusterClientError` when the coordinator does not answer or refuses the batch.
+    public func detach(with client: ClusterClient) async throws -> (batchID: String, itemCount: Int, attached: Bool) {
+        for try await event in await client.submit(request()) {
+            switch event {
+            case .accepted(let id, let count): return (id, count, false)
+            case .attached(let id, let count): return (id, count, true)
+            default: continue
+            }
+        }
+        throw ClusterClientError.refused("the coordinator ended the submission before accepting it")
+    }
+
+    /// The `SubmitBatch` this submission sends: its items named in input order (`OutputNaming.names`).
+    func request() -> SubmitBatch {
+        let names = OutputNaming.names(for: inputs, pathsInDirectories: pathsInDirectories, layout: layout)
+        let items = zip(inputs, names).map { BatchItem(source: $0, outputName: $1) }
         var request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding),
@@ -131,8 +164,6 @@ public struct BatchSubmission: Sendable {
         request.idempotencyKey = idempotencyKey
         request.sink = sink
         request.s3Endpoint = s3Endpoint
-        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: items)
-        collector.writesFiles = sink.isEmpty
-        return try await collector.collect(await client.submit(request), progress: progress)
+        return request
     }
 }

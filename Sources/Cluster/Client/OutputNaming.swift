@@ -1,10 +1,22 @@
 import Foundation
 
-/// Derives safe, distinct output file names from input URLs and paths.
+/// How a batch's outputs are laid out in the output directory (or a sink).
+public enum OutputLayout: Sendable {
+    /// A directory input keeps its tree: `~/Pictures/2024/01/IMG_0001.HEIC` → `OUT/2024/01/IMG_0001.jpg`; names
+    /// keep their characters (`OutputNaming.treeNames`). The default.
+    case tree
+    /// Every output at the top of the output directory, its name made of `A–Z a–z 0–9 . _ -` (`--flat`).
+    case flat
+}
+
+/// Derives safe, distinct output names from input URLs and paths, decided before a batch is submitted, in
+/// input order: which input becomes which output never depends on the order they finish in.
 ///
-/// A name never escapes the output directory: only the last path component of the input is used,
-/// stripped of its extension and of every character outside `A–Z a–z 0–9 . _ -`, never starting with a
-/// dot. Inputs that map to the same name get `-2`, `-3`, … suffixes.
+/// `treeNames` keeps a directory input's folders and the names' characters (see there). The *flat* scope
+/// (`stem(for:)`, `--flat`, and what the coordinator names a manifest's images) uses only the last path
+/// component of the input, stripped of its extension and of every character outside `A–Z a–z 0–9 . _ -`,
+/// never starting with a dot. Inputs that map to the same name get `-2`, `-3`, … suffixes (compared without
+/// case, for the file systems that ignore it).
 public struct OutputNaming: Sendable {
     private var used: Set<String> = []
 
@@ -35,18 +47,25 @@ public struct OutputNaming: Sendable {
 
     /// The sanitised stem of `source`, before collisions are resolved.
     static func baseStem(for source: String) -> String {
-        var component: String
+        sanitized(withoutExtension(lastComponent(of: source, decodingLocalPaths: true)))
+    }
+
+    /// The last path component of `source` as it is named: a URL's (percent-decoded; its host when its path
+    /// is empty), else a path's (percent-decoded too with `decodingLocalPaths`, as the flat names always were).
+    static func lastComponent(of source: String, decodingLocalPaths: Bool) -> String {
         if let url = URL(string: source), let scheme = url.scheme, ["http", "https", "file"].contains(scheme.lowercased()) {
-            component = url.lastPathComponent
+            var component = url.lastPathComponent
             if component == "/" || component.isEmpty { component = url.host ?? "" }
-        } else {
-            component = (source as NSString).lastPathComponent
+            return component.removingPercentEncoding ?? component
         }
-        component = component.removingPercentEncoding ?? component
-        if let dot = component.lastIndex(of: "."), dot != component.startIndex {
-            component = String(component[..<dot])
-        }
-        return sanitized(component)
+        let component = (source as NSString).lastPathComponent
+        return decodingLocalPaths ? (component.removingPercentEncoding ?? component) : component
+    }
+
+    /// `name` without its extension (a leading dot is no extension's).
+    static func withoutExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
     }
 
     /// `component` with every character outside `A–Z a–z 0–9 . _ -` replaced, no leading dot, at most

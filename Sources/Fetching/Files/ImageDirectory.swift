@@ -16,7 +16,9 @@ import Imaging
 /// `scan.JPG`, `photo`, `IMG_0001.HEIC` and `page.tif` are all found, and a `notes.jpg` that holds text is not. Hidden entries (names
 /// starting with `.`, such as `.git` or `.DS_Store`) are passed over; symbolic links are followed, and
 /// a directory reached twice (a link loop) is walked once. Anything else, including sockets and pipes,
-/// is *skipped* and listed, so that the caller can say what it left out.
+/// is *skipped* and listed, so that the caller can say what it left out; a file or folder inside that
+/// cannot be read (permissions) is listed as *unreadable*, with the reason, and the walk goes on. Each
+/// image's path inside the directory is kept too (``pathsInside``): the outputs keep the library's folders.
 ///
 /// Blocking (it reads the file system): call it on ``ComputeThreads``, never on Swift's cooperative pool.
 public struct ImageDirectory: Sendable {
@@ -24,8 +26,14 @@ public struct ImageDirectory: Sendable {
     public let path: String
     /// Absolute or as-given paths of the images found, in walk order.
     public let images: [String]
+    /// Each image's path relative to `path` (`2024/01/IMG_0001.HEIC`), in the order of ``images``.
+    public let pathsInside: [String]
     /// Paths, relative to `path`, of the files that are not images, in walk order.
     public let skipped: [String]
+    /// Paths, relative to `path` (a folder's with a `/` at its end), of what could not be read, each with the
+    /// reason (`2024/02/: permission denied`), in walk order. The names are the file system's: escape them
+    /// before printing.
+    public let unreadable: [String]
 
     /// Lists the images under the directory `path`.
     ///
@@ -36,7 +44,9 @@ public struct ImageDirectory: Sendable {
         var walk = Walk()
         try walk.visit(directory: path, relative: "", isTop: true)
         images = walk.images
+        pathsInside = walk.pathsInside
         skipped = walk.skipped
+        unreadable = walk.unreadable
     }
 
     /// The local directory `source` names (a path or a `file://` URL), or nil when it names anything else:
@@ -60,23 +70,36 @@ public struct ImageDirectory: Sendable {
         return "\(path): skipped \(files) (\(ImageFormat.readableNames)): \(names)\(more)"
     }
 
+    /// One line for people about what could not be read, or nil when everything could, e.g.
+    /// `photos: could not read 2 entries (the rest goes on): 2024/02/: permission denied, a.jpg: permission denied`.
+    /// The names are the file system's: escape them before printing.
+    public func unreadableSummary(shown: Int = 5) -> String? {
+        guard !unreadable.isEmpty else { return nil }
+        let names = unreadable.prefix(shown).joined(separator: ", ")
+        let more = unreadable.count > shown ? ", and \(unreadable.count - shown) more" : ""
+        let entries = unreadable.count == 1 ? "1 entry" : "\(unreadable.count) entries"
+        return "\(path): could not read \(entries), left out (the other images go on): \(names)\(more)"
+    }
+
     /// The state of one walk: what it found, and the directories it has been in.
     private struct Walk {
         var images: [String] = []
+        var pathsInside: [String] = []
         var skipped: [String] = []
+        var unreadable: [String] = []
         var visited: Set<FileIdentity> = []
 
         mutating func visit(directory: String, relative: String, isTop: Bool) throws(ImagingError) {
             var info = stat()
             guard stat(directory, &info) == 0 else {
                 if isTop { throw ImagingError(.download, "\(directory): \(LocalFileReader.errnoMessage(errno))") }
-                skipped.append(relative + "/")
+                unreadable.append(relative + "/: " + LocalFileReader.errnoMessage(errno))
                 return
             }
             guard visited.insert(FileIdentity(info)).inserted else { return }
             guard let names = Self.entries(of: directory) else {
                 if isTop { throw ImagingError(.download, "\(directory): \(LocalFileReader.errnoMessage(errno))") }
-                skipped.append(relative + "/")
+                unreadable.append(relative + "/: " + LocalFileReader.errnoMessage(errno))
                 return
             }
             let prefix = directory.hasSuffix("/") ? directory : directory + "/"
@@ -91,8 +114,16 @@ public struct ImageDirectory: Sendable {
                 switch entry.st_mode & S_IFMT {
                 case S_IFDIR:
                     try visit(directory: path, relative: shown, isTop: false)
-                case S_IFREG where Self.hasImageSignature(path):
-                    images.append(path)
+                case S_IFREG:
+                    switch Self.signature(of: path) {
+                    case .image:
+                        images.append(path)
+                        pathsInside.append(shown)
+                    case .notImage:
+                        skipped.append(shown)
+                    case .unreadable(let code):
+                        unreadable.append(shown + ": " + LocalFileReader.errnoMessage(code))
+                    }
                 default:
                     skipped.append(shown)
                 }
@@ -114,11 +145,15 @@ public struct ImageDirectory: Sendable {
             return names.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
         }
 
+        /// What a file's first bytes are.
+        enum Signature { case image, notImage, unreadable(errno: Int32) }
+
         /// Whether the file starts with the signature of a format Imaging reads (reads at most
-        /// `ImageFormat.sniffedBytes`, what the longest signature needs: an ISO BMFF `ftyp` box's brands).
-        private static func hasImageSignature(_ path: String) -> Bool {
+        /// `ImageFormat.sniffedBytes`, what the longest signature needs: an ISO BMFF `ftyp` box's brands), or
+        /// could not be read (the `errno` of `open` or `read`).
+        private static func signature(of path: String) -> Signature {
             let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-            guard fd >= 0 else { return false }
+            guard fd >= 0 else { return .unreadable(errno: errno) }
             defer { close(fd) }
             var head = [UInt8](repeating: 0, count: ImageFormat.sniffedBytes)
             var count = 0
@@ -127,10 +162,11 @@ public struct ImageDirectory: Sendable {
                     LocalFileReader.systemRead(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count)
                 }
                 if read < 0, errno == EINTR { continue }
-                if read <= 0 { break }
+                if read < 0 { return .unreadable(errno: errno) }
+                if read == 0 { break }
                 count += read
             }
-            return ImageFormat(sniffing: head.prefix(count)) != nil
+            return ImageFormat(sniffing: head.prefix(count)) != nil ? .image : .notImage
         }
     }
 

@@ -27,8 +27,9 @@ struct RetryCommand: AsyncParsableCommand {
     @OptionGroup var options: BatchOutputOptions
 
     func run() async throws {
-        let retry = BatchRetry(batchID: batch, items: items, outputDirectory: options.output.directory,
+        var retry = BatchRetry(batchID: batch, items: items, outputDirectory: options.output.directory,
                                overwrite: options.output.overwrite)
+        retry.layout = options.output.layout
         try await options.run(command: "retry") { client, progress in try await retry.run(with: client, progress: progress) }
     }
 }

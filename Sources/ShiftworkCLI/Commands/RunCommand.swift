@@ -9,7 +9,7 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Tilt-shift images with a coordinator and workers inside this process (no set-up).",
-        discussion: "Inputs are http(s) or file URLs, or local paths. Outputs keep the input's name and format.")
+        discussion: "Inputs are http(s) or file URLs, local paths or directories, or '-' for paths read from standard input, one a line. Outputs keep the input's name and format, and a directory's folders (--flat: all at the top of --out).")
 
     @Option(help: "Workers to run (env SHIFTWORK_WORKERS; default 1).")
     var workers: Int?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Cluster
 import Foundation
+import Glibc
 import Messaging
 
 /// `shiftwork submit`: sends a batch to a running coordinator and writes the outputs as they arrive.
@@ -8,10 +9,13 @@ struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
         abstract: "Send a batch of images to a coordinator and write the results into a directory.",
-        discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine).")
+        discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine); '-' reads the inputs from standard input, one a line. A directory's folders are kept under --out or the sink (--flat: all at the top).")
 
     @Option(help: "Seconds to wait for the coordinator to accept the batch (env SHIFTWORK_TIMEOUT; default 10).")
     var timeout: Int?
+
+    @Flag(help: "Print the batch's ID once the coordinator has accepted the batch, and exit 0 without waiting for its items; `status`, `results` and `retry` take it up later (`results` needs a coordinator with --data-dir).")
+    var detach = false
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
     @OptionGroup var batch: BatchOptions
@@ -23,6 +27,21 @@ struct SubmitCommand: AsyncParsableCommand {
         let reporter = BatchReporter(json: batch.json)
         let submission = try sharing.applied(to: await batch.submission())
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
+        if detach {
+            try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in
+                let (batchID, count, attached) = try await submission.detach(with: client)
+                let id = PrintableText.escape(batchID)
+                if batch.json {
+                    print(JSONValue.object([("batch", .string(batchID)), ("items", .integer(count)),
+                                            ("attached", .bool(attached)), ("detached", .bool(true))]).text)
+                } else {
+                    let note = attached ? " (attached: submitted before with this --key; no second batch was made)" : ""
+                    print("batch \(id): \(count) item\(count == 1 ? "" : "s") accepted\(note); detached: `shiftwork status \(id)` follows it, `shiftwork results \(id) --out DIR` fetches its outputs")
+                }
+                fflush(nil)
+            }
+            return
+        }
         // The summary is printed as soon as the last result is in, before the client closes its socket and
         // ends its ZeroMQ context (a few thread hand-offs, which a script reading the output need not wait for).
         let allSucceeded = try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in

@@ -5,7 +5,7 @@ import Foundation
 
 /// The inputs, output directory, filter and report style of a batch: shared by `run` and `submit`.
 struct BatchOptions: ParsableArguments {
-    @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their images of every format read: JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF, BMP; recursively).")
+    @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their images of every format read: JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF, BMP; recursively; the outputs keep their folders); '-' reads them from standard input, one a line.")
     var inputs: [String]
 
     @OptionGroup var output: OutputOptions
@@ -32,6 +32,8 @@ struct BatchOptions: ParsableArguments {
             inputs: list.sources,
             outputDirectory: output.directory,
             parameters: try filter.parameters(), encoding: try filter.encoding(), overwrite: output.overwrite)
+        submission.pathsInDirectories = list.pathsInDirectories
+        submission.layout = output.layout
         if let sink = Environment.resolve(sink, "SINK") {
             submission.sink = try SinkOption.validate(sink)
         }

@@ -60,6 +60,28 @@ final class DirectorySinkUnitTests: XCTestCase {
         }
     }
 
+    func testARelativeNameKeepsItsFoldersBelowTheSinkAndNeverLeavesIt() async throws {
+        let sink = try OutputSinks.make(directory.path, threads: threads)
+        let stored = try await sink.store([1, 2, 3], name: "2024/01/IMG 0001 é.jpg", mediaType: "image/jpeg")
+        XCTAssertEqual(stored.location, directory.appendingPathComponent("2024/01/IMG 0001 é.jpg").path)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stored.location)), Data([1, 2, 3]))
+        let outside = directory.appendingPathComponent("outside")
+        let sinkRoot = directory.appendingPathComponent("sink")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: sinkRoot, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: sinkRoot.appendingPathComponent("2024"), withDestinationURL: outside)
+        let linked = try OutputSinks.make(sinkRoot.path, threads: threads)
+        for name in ["2024/x.jpg", "../x.jpg"] {
+            do {
+                _ = try await linked.store([1], name: name, mediaType: "image/jpeg")
+                XCTFail("\(name) must be refused")
+            } catch let error as SinkError {
+                XCTAssertTrue(error.description.hasPrefix("sink \(sinkRoot.path): output name"), error.description)
+            }
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [])
+    }
+
     func testAMissingDirectoryOrAHostileNameFailsNamingTheSink() async throws {
         let missing = directory.appendingPathComponent("nope").path
         let sink = try OutputSinks.make(missing, threads: threads)
@@ -69,10 +91,12 @@ final class DirectorySinkUnitTests: XCTestCase {
         } catch let error as SinkError {
             XCTAssertTrue(error.description.hasPrefix("sink \(missing): no such directory"), error.description)
         }
-        for name in ["../escape", ".hidden", "", "a/b", "bell\u{7}"] {
-            XCTAssertThrowsError(try OutputSinks.checkName(name, sink: "/s"), name)
+        for name in ["../escape", ".hidden", "", "a/../../b", "/etc/x", "nul\u{0}", "bell\u{7}", "a//b",
+                     String(repeating: "x", count: 10_000)] {
+            XCTAssertThrowsError(try OutputSinks.checkName(name, sink: "/s"), name.prefix(20).description)
         }
         XCTAssertNoThrow(try OutputSinks.checkName("photo-2", sink: "/s"))
+        XCTAssertNoThrow(try OutputSinks.checkName("2024/01/my photo #1 (copy)", sink: "/s"))
         XCTAssertThrowsError(try OutputSinks.make("relative/dir", threads: threads))
     }
 }

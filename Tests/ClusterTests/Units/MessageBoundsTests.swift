@@ -33,6 +33,21 @@ final class MessageBoundsTests: XCTestCase {
                        "RetryBatch.items")
     }
 
+    func testAnOutputNameIsARelativePathThatStaysBelowTheOutputDirectory() throws {
+        func submit(_ name: String) -> Message {
+            .submitBatch(SubmitBatch(requestID: "r", items: [BatchItem(source: "https://x.org/a.jpg"), BatchItem(source: "https://x.org/b.jpg", outputName: name)]))
+        }
+        for name in ["", "b", "2024/01/IMG_0001", "my photo #1 (copy)"] { XCTAssertNil(violation(submit(name)), name) }
+        for name in ["../x", "a/../../x", "/etc/x", "a\u{0}b", ".hidden"] {
+            let refused = try XCTUnwrap(violation(submit(name)), name)
+            XCTAssertEqual(refused.field, "SubmitBatch.items[1].output_name")
+            XCTAssertEqual(refused.code, .invalidRequest)
+        }
+        let long = try XCTUnwrap(violation(submit(String(repeating: "x", count: 10_000))))
+        XCTAssertEqual(long.code, .limit)
+        XCTAssertEqual(long.reason, "SubmitBatch.items[1].output_name is 10000 bytes long, more than the limit of 1024")
+    }
+
     func testResultsAreCheckedElementByElementAndCountedWithoutIndexes() throws {
         var output = TaskOutput(data: [], warnings: Array(repeating: "w", count: 65))
         let one = TaskResult(taskID: "t", attempt: 1, outcome: .output(output))

@@ -101,6 +101,10 @@ extension MessageBounds {
         for (index, item) in submit.items.enumerated() {
             // Sources are checked with their content rules in `BatchRegistry` (`PeerInputRules.sourceProblem`).
             try checker.bytes(item.outputName, "SubmitBatch.items[\(index)].output_name", max: maxNameBytes)
+            // A relative path (a photo library's folders), written below --out or a sink: never out of it.
+            if !item.outputName.isEmpty {
+                try checker.outputPath(item.outputName, "SubmitBatch.items[\(index)].output_name")
+            }
         }
         if let parameters = submit.parameters { try check(parameters, field: "SubmitBatch.parameters", checker: checker) }
         try checker.bytes(submit.sink, "SubmitBatch.sink", max: maxPathBytes)

@@ -108,6 +108,12 @@ public enum MessageBounds {
             throw violation(field(), .limit, "is \(value), more than the limit of \(max)\(advice.isEmpty ? "" : ": \(advice)")")
         }
 
+        /// A relative output path (`OutputPath`): no `..`, no absolute path, no NUL, within its bounds.
+        func outputPath(_ name: String, _ field: @autoclosure () -> String) throws(Violation) {
+            guard let problem = OutputPath.problem(name) else { return }
+            throw violation(field(), .invalidRequest, "is refused: \(problem)")
+        }
+
         /// A fraction is finite and within 0...1.
         func fraction(_ value: Float, _ field: @autoclosure () -> String) throws(Violation) {
             guard !(value.isFinite && value >= 0 && value <= 1) else { return }

@@ -1,7 +1,8 @@
 import Foundation
 import Runtime
 
-/// A directory every worker reaches (a shared volume): each output is written as a nameless file
+/// A directory every worker reaches (a shared volume): each output goes to its name's folder below it (made
+/// as needed, `OutputTree`: `2024/01/IMG_0001.jpg`), written as a nameless file
 /// (`O_TMPFILE`; a hidden temporary name where the file system has none), synced, and linked under its
 /// final name, which is never replaced (`name.ext`, else `name-2.ext`, …: unique within the batch and
 /// beside earlier batches' files); the directory is synced after. A worker killed mid-write leaves nothing
@@ -23,12 +24,19 @@ struct DirectorySink: OutputSink {
     ///
     /// - Throws: `SinkError`, naming the sink and the reason.
     func write(_ bytes: [UInt8], name: String) throws -> StoredOutput {
-        let fileExtension = (name as NSString).pathExtension
-        let stem = (name as NSString).deletingPathExtension
         let written: OutputFile.Written
         do {
-            written = try OutputFile.write(bytes, in: directory, stem: stem, fileExtension: fileExtension,
+            // A relative path keeps a library's folders: they are made below the sink, never through a link.
+            let (folder, fileName) = try OutputTree.prepare(name, under: directory, durable: true)
+            let fileExtension = (fileName as NSString).pathExtension
+            let stem = (fileName as NSString).deletingPathExtension
+            written = try OutputFile.write(bytes, in: folder, stem: stem, fileExtension: fileExtension,
                                            overwrite: false, durable: true)
+        } catch let error as OutputTreeError {
+            if !Self.isDirectory(directory) {
+                throw SinkError(sink: description, reason: "no such directory on this worker (is the shared volume mounted here?)")
+            }
+            throw SinkError(sink: description, reason: "\(error)")
         } catch let error as OutputFileError {
             // No stat beforehand: the first system call into the directory says whether it is there.
             if error.errno == ENOENT || error.errno == ENOTDIR, !Self.isDirectory(directory) {

@@ -8,7 +8,8 @@ protocol OutputSink: Sendable {
     /// The sink as the user gave it (a directory or `s3://BUCKET/PREFIX`), for messages.
     var description: String { get }
 
-    /// Stores `bytes` (of `mediaType`) under `name` (file name with extension), whole or not at all.
+    /// Stores `bytes` (of `mediaType`) under `name` (a relative path, `OutputPath`, ending in the file name
+    /// with its extension: `2024/01/IMG_0001.jpg`), whole or not at all; a directory sink makes the folders.
     ///
     /// - Throws: `SinkError`, naming the sink and the reason.
     func store(_ bytes: [UInt8], name: String, mediaType: String) async throws -> StoredOutput
@@ -33,16 +34,11 @@ struct SinkError: Error, CustomStringConvertible {
 
 /// Makes the sink an assignment names.
 enum OutputSinks {
-    /// Checks a `TaskAssignment.sinkName` from the network: one plain file name (no `/`, not hidden, no
-    /// control characters, at most 200 bytes), so that no output lands outside its sink.
+    /// Checks a `TaskAssignment.sinkName` from the network: a relative path (`OutputPath`: the folders of a
+    /// photo library and the file's stem; no `..`, not absolute, no hidden component, no NUL or other control
+    /// characters, within its bounds), so that no output lands outside its sink.
     static func checkName(_ name: String, sink: String) throws(SinkError) {
-        let problem: String? =
-            if name.isEmpty { "the output has no name" }
-            else if name.utf8.count > 200 { "the output name is longer than 200 bytes" }
-            else if name.contains("/") || name.hasPrefix(".") { "the output name must be a plain file name (no '/', not starting with '.')" }
-            else if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { "the output name holds control characters" }
-            else { nil }
-        if let problem { throw SinkError(sink: sink, reason: problem) }
+        if let problem = OutputPath.problem(name) { throw SinkError(sink: sink, reason: problem) }
     }
 
     /// The sink for `target` (`TaskAssignment.sink`): a directory path (or `file://` URL), or

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional, Tuple, Union
 
+from .naming import output_folder
+
 
 @dataclass(frozen=True)
 class TiltShift:
@@ -143,19 +145,23 @@ class ItemResult:
         return self.output is not None and self.output.media_type == "text/uri-list"
 
     def save(self, directory: str, overwrite: bool = False) -> str:
-        """Writes the output image into `directory` as ``output_name.ext`` and returns its path. Without
-        `overwrite`, an existing file is kept and the image takes the next free name (``x-2.jpg``), as
-        ``shiftwork submit`` does. Raises `ValueError` for an item without an image."""
+        """Writes the output image into `directory` as ``output_name.ext`` and returns its path. An output
+        name is a relative path (``2024/01/IMG_0001``: a directory submitted with ``shiftwork submit`` keeps its
+        folders), whose folders are made below `directory`; a name that would leave it (``..``, an absolute
+        path, NUL, a hidden component, a folder that is a symbolic link) raises `ValueError`, nothing is
+        written. Without `overwrite`, an existing file is kept and the image takes the next free name
+        (``x-2.jpg``), as ``shiftwork submit`` does. Raises `ValueError` for an item without an image."""
         if self.output is None or self.is_manifest:
             raise ValueError(f"item {self.index} of {self.batch_id} has no image to save")
         if self.output.in_sink:
             raise ValueError(f"item {self.index} of {self.batch_id} was written by a worker to {self.output.location} "
                              f"(the batch's sink): read it there")
         os.makedirs(directory, exist_ok=True)
-        stem, extension = self.output_name or f"item-{self.index}", self.output.extension
-        path, counter = os.path.join(directory, f"{stem}.{extension}"), 2
-        while not overwrite and os.path.exists(path):
-            path, counter = os.path.join(directory, f"{stem}-{counter}.{extension}"), counter + 1
+        name, extension = self.output_name or f"item-{self.index}", self.output.extension
+        folder, stem = output_folder(directory, name)
+        path, counter = os.path.join(folder, f"{stem}.{extension}"), 2
+        while not overwrite and os.path.lexists(path):
+            path, counter = os.path.join(folder, f"{stem}-{counter}.{extension}"), counter + 1
         with open(path, "wb") as file:
             file.write(self.output.data)
         return path
