@@ -11,7 +11,7 @@ import Wire
 struct OutputNames {
     let layout: OutputLayout
     private var assigned: [Int: String] = [:]
-    private var used: Set<String> = []
+    private var treeNames = DistinctNames()
     private var flat = OutputNaming()
     /// Items up to here were named in order (`.flat`).
     private var knownCount = 0
@@ -44,15 +44,7 @@ struct OutputNames {
         case .flat:
             name = flat.stem(forName: lastComponent(given))
         case .tree:
-            let wanted = given
-            var candidate = wanted
-            var counter = 2
-            while used.contains(candidate.lowercased()) {
-                candidate = "\(wanted)-\(counter)"
-                counter += 1
-            }
-            used.insert(candidate.lowercased())
-            name = candidate
+            name = treeNames.claim(given)
         }
         assigned[index] = name
         return name

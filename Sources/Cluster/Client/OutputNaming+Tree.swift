@@ -27,7 +27,7 @@ extension OutputNaming {
     /// path too long or too deep for them keeps its last component only. Names that are the same (compared
     /// without case) get `-2`, `-3`, … on the file's name, in input order.
     static func treeNames(for inputs: [String], pathsInDirectories: [String?]) -> [String] {
-        var used: Set<String> = []
+        var taken = DistinctNames()
         var names: [String] = []
         names.reserveCapacity(inputs.count)
         for (index, source) in inputs.enumerated() {
@@ -46,14 +46,7 @@ extension OutputNaming {
                 folders = []
             }
             let prefix = folders.isEmpty ? "" : folders.joined(separator: "/") + "/"
-            var candidate = prefix + file
-            var counter = 2
-            while used.contains(candidate.lowercased()) {
-                candidate = "\(prefix)\(file)-\(counter)"
-                counter += 1
-            }
-            used.insert(candidate.lowercased())
-            names.append(candidate)
+            names.append(taken.claim(prefix + file))
         }
         return names
     }

@@ -18,31 +18,20 @@ public enum OutputLayout: Sendable {
 /// never starting with a dot. Inputs that map to the same name get `-2`, `-3`, … suffixes (compared without
 /// case, for the file systems that ignore it).
 public struct OutputNaming: Sendable {
-    private var used: Set<String> = []
+    private var names = DistinctNames()
 
     /// Creates a naming scope; names are distinct within one scope.
     public init() {}
 
     /// The file stem (no extension) for `source`, distinct from every stem given before.
     public mutating func stem(for source: String) -> String {
-        distinct(Self.baseStem(for: source))
+        names.claim(Self.baseStem(for: source))
     }
 
     /// A safe stem made of `name` (a name the coordinator echoed, say), distinct from every stem given
     /// before: characters outside `A–Z a–z 0–9 . _ -` become `_`, so it never names another directory.
     public mutating func stem(forName name: String) -> String {
-        distinct(Self.sanitized(name))
-    }
-
-    private mutating func distinct(_ base: String) -> String {
-        var candidate = base
-        var counter = 2
-        while used.contains(candidate.lowercased()) {
-            candidate = "\(base)-\(counter)"
-            counter += 1
-        }
-        used.insert(candidate.lowercased())
-        return candidate
+        names.claim(Self.sanitized(name))
     }
 
     /// The sanitised stem of `source`, before collisions are resolved.

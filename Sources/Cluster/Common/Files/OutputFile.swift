@@ -52,7 +52,7 @@ enum OutputFile {
                 unlink(temporary.path)
                 throw error
             }
-            if durable { syncDirectory(directory) }
+            if durable { DirectorySync.sync(directory) }
             return Written(url: wanted, existing: nil)
         }
         defer { unlink(temporary.path) }
@@ -61,7 +61,7 @@ enum OutputFile {
         }
         if durable {
             unlink(temporary.path)
-            syncDirectory(directory)
+            DirectorySync.sync(directory)
         }
         return written
     }
@@ -106,7 +106,7 @@ enum OutputFile {
         let written = try linkUnderFreeName(in: directory, stem: stem, fileExtension: fileExtension) { candidate in
             linkat(AT_FDCWD, openFile, AT_FDCWD, candidate, AT_SYMLINK_FOLLOW)
         }
-        syncDirectory(directory)
+        DirectorySync.sync(directory)
         return written
         #else
         return nil
@@ -141,14 +141,6 @@ enum OutputFile {
             }
             return 0
         }
-    }
-
-    /// Syncs a directory's entries (a new name in it), best effort.
-    private static func syncDirectory(_ directory: URL) {
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
     }
 }
 

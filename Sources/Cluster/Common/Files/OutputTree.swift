@@ -50,18 +50,10 @@ enum OutputTree {
                     throw OutputTreeError(name: name, reason: "could not make the folder \(directory.path): \(String(cString: strerror(failure)))")
                 }
             } else if durable {
-                syncDirectory(parent)
+                DirectorySync.sync(parent)
             }
         }
         return (directory, last)
-    }
-
-    /// Syncs a directory's entries (a folder made in it), best effort.
-    private static func syncDirectory(_ directory: URL) {
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
     }
 }
 
