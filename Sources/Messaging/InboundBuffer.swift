@@ -77,8 +77,8 @@ final class InboundBuffer: Sendable {
     var peakBufferedMessages: Int { state.withLock { $0.peak } }
 
     /// The next group of messages in order; `nil` once finished and emptied, or when the consuming task
-    /// is cancelled.
-    func next() async -> [[[UInt8]]]? {
+    /// is cancelled. Runs on the caller's actor (no hop off it and back for each group).
+    func next(isolation actor: isolated (any Actor)? = #isolation) async -> [[[UInt8]]]? {
         if let group = state.withLock({ popLocked(&$0) }) {
             resumeProducerIfDrained()
             return group

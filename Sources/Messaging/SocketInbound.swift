@@ -20,11 +20,11 @@ public struct SocketInbound: AsyncSequence, Sendable {
         let buffer: InboundBuffer
 
         public mutating func next() async -> [[[UInt8]]]? {
-            await buffer.next()
+            await buffer.next(isolation: nil)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> [[[UInt8]]]? {
-            await buffer.next()
+            await buffer.next(isolation: actor)
         }
     }
 }
