@@ -31,9 +31,11 @@ final class InboundBuffer: Sendable {
 
     // MARK: Producer (the socket's thread)
 
-    /// How many more messages the producer may read now; 0 means: stop reading until woken.
+    /// How many more messages the producer may read now; 0 means: stop reading until woken. Once the
+    /// high watermark was reached, 0 until the consumer has taken the held messages down to the low one.
     func capacity() -> Int {
         state.withLock { state in
+            if state.paused { return 0 }
             let room = max(0, watermarks.high - state.buffered)
             if room == 0 { state.paused = true }
             return room
