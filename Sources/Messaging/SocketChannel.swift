@@ -9,7 +9,9 @@ import Synchronization
 ///   through an `eventfd` that it polls next to the socket.
 /// - Received multipart messages arrive, in order, on `messageBatches`: every message the thread found
 ///   waiting when it woke up, in one element (one hop for the receiving task, however many arrived).
-///   `messages` yields them one by one.
+///   `messages` yields them one by one. The channel holds at most `inboundWatermarks.high` received
+///   messages: at that mark its thread stops reading the socket (libzmq's receive high-water mark then
+///   holds the peer back) until the consumer has taken them down to `inboundWatermarks.low`.
 /// - `close()` flushes what it can within the socket's linger, closes the socket on its own thread and
 ///   finishes `messages`.
 ///
@@ -21,7 +23,7 @@ public final class SocketChannel: Sendable {
     /// opened with `appendsPeerKey` adds a last frame, the sender's public key (see ``open``).
     /// Iterate either this or ``messages``, not both, and keep one iterator: messages of a group that an
     /// abandoned ``messages`` iterator had not handed out yet are not seen by the next one.
-    public let messageBatches: AsyncStream<[[[UInt8]]]>
+    public let messageBatches: SocketInbound
     /// Received messages, one element per multipart message (for a ROUTER the first frame is the peer's
     /// identity): ``messageBatches`` taken apart.
     public var messages: SocketMessages { SocketMessages(batches: messageBatches) }
@@ -43,6 +45,8 @@ public final class SocketChannel: Sendable {
     /// that each message names its sender's key whatever the peer claims. The frame is empty without
     /// CurveZMQ. ``PeerKeyFrame`` reads it.
     ///
+    /// `inboundWatermarks` bound the received messages held for the consumer (``InboundWatermarks``).
+    ///
     /// - Throws: `ZeroMQError` when the socket cannot be created, an option is refused, or an endpoint
     ///   cannot be bound (in use, malformed) or connected (malformed).
     public static func open(
@@ -54,11 +58,11 @@ public final class SocketChannel: Sendable {
         name: String,
         onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil,
         onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil,
-        appendsPeerKey: Bool = false
+        appendsPeerKey: Bool = false,
+        inboundWatermarks: InboundWatermarks = .standard
     ) async throws -> SocketChannel {
-        let (stream, continuation) = AsyncStream<[[[UInt8]]]>.makeStream()
         let shared = try SocketThreadState(
-            inbound: continuation, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
+            inboundWatermarks: inboundWatermarks, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
             let thread = Thread {
                 // From inside: Foundation on Linux does not apply a name set before `start()`.
@@ -69,11 +73,11 @@ public final class SocketChannel: Sendable {
             }
             thread.start()
         }
-        return SocketChannel(messageBatches: stream, boundEndpoint: endpoint, shared: shared)
+        return SocketChannel(boundEndpoint: endpoint, shared: shared)
     }
 
-    private init(messageBatches: AsyncStream<[[[UInt8]]]>, boundEndpoint: String?, shared: SocketThreadState) {
-        self.messageBatches = messageBatches
+    private init(boundEndpoint: String?, shared: SocketThreadState) {
+        self.messageBatches = SocketInbound(buffer: shared.inbound)
         self.boundEndpoint = boundEndpoint
         self.shared = shared
     }
@@ -113,6 +117,17 @@ public final class SocketChannel: Sendable {
         shared.receivedBatches.load(ordering: .acquiring)
     }
 
+    /// Received messages held for the consumer now (at most `inboundWatermarks.high`).
+    public var bufferedInboundMessages: Int {
+        shared.inbound.bufferedMessages
+    }
+
+    /// The most received messages held for the consumer at once so far: never above
+    /// `inboundWatermarks.high`; at it, the consumer lagged and the socket's thread paused reading.
+    public var peakBufferedInboundMessages: Int {
+        shared.inbound.peakBufferedMessages
+    }
+
     /// Flushes what the linger allows, closes the socket and waits for its thread to end. Idempotent.
     public func close() async {
         await shared.close()
@@ -131,19 +146,22 @@ final class SocketThreadState: Sendable {
 
     let outbox = InlineLock(Outbox())
     let dropped = Atomic<Int>(0)
-    /// Elements yielded to `inbound` (counted before each yield, so never behind what a consumer saw).
+    /// Groups appended to `inbound` (counted before each append, so never behind what a consumer saw).
     let receivedBatches = Atomic<UInt64>(0)
-    let inbound: AsyncStream<[[[UInt8]]]>.Continuation
+    /// Received messages held for the consumer, bounded by its watermarks.
+    let inbound: InboundBuffer
     let wakeEvent: WakeEvent
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
     let onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
 
-    init(inbound: AsyncStream<[[[UInt8]]]>.Continuation, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
+    init(inboundWatermarks: InboundWatermarks = .standard, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
          onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil) throws {
         self.onUnroutable = onUnroutable
         self.onHandshakeFailure = onHandshakeFailure
-        self.wakeEvent = try WakeEvent()
-        self.inbound = inbound
+        let wakeEvent = try WakeEvent()
+        self.wakeEvent = wakeEvent
+        // Below the low watermark the consumer wakes the thread, which polls the socket for input again.
+        self.inbound = InboundBuffer(watermarks: inboundWatermarks, wakeProducer: { wakeEvent.signal() })
     }
 
     func enqueue<Messages: Collection<[[UInt8]]>>(_ messages: Messages) {
@@ -258,7 +276,9 @@ private struct SocketLoop {
         }
         while true {
             let blocked = !backlog.isEmpty
-            items[0].events = Int16(ZMQ_POLLIN) | (blocked ? Int16(ZMQ_POLLOUT) : 0)
+            // With the consumer's buffer full, input stays in libzmq until the consumer wakes this thread.
+            let reading = shared.inbound.capacity() > 0
+            items[0].events = (reading ? Int16(ZMQ_POLLIN) : 0) | (blocked ? Int16(ZMQ_POLLOUT) : 0)
             for index in items.indices { items[index].revents = 0 }
             if zmq_poll(&items, Int32(items.count), -1) < 0 {
                 if zmq_errno() == EINTR { continue }
@@ -278,16 +298,18 @@ private struct SocketLoop {
         }
     }
 
-    /// Hands every message waiting on the socket (up to `receiveBurst`) to the stream in one element.
+    /// Hands every message waiting on the socket (up to `receiveBurst`, and as many as the consumer's
+    /// buffer takes) to the consumer in one group.
     private func receiveAvailable() throws {
+        let limit = min(receiveBurst, shared.inbound.capacity())
         var received: [[[UInt8]]] = []
         defer {
             if !received.isEmpty {
                 shared.receivedBatches.add(1, ordering: .releasing)
-                shared.inbound.yield(received)
+                shared.inbound.append(received)
             }
         }
-        while received.count < receiveBurst, let frames = try socket.receive(appendingPeerKey: appendsPeerKey) {
+        while received.count < limit, let frames = try socket.receive(appendingPeerKey: appendsPeerKey) {
             received.append(frames)
         }
     }
@@ -308,44 +330,5 @@ private struct SocketLoop {
             shared.dropped.add(backlog.dropAll(), ordering: .relaxed)
         }
         return closing
-    }
-}
-
-/// The messages of a ``SocketChannel`` one by one: its ``SocketChannel/messageBatches`` taken apart.
-public struct SocketMessages: AsyncSequence, Sendable {
-    public typealias Element = [[UInt8]]
-    public typealias Failure = Never
-    let batches: AsyncStream<[[[UInt8]]]>
-
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(batches: batches.makeAsyncIterator())
-    }
-
-    public struct Iterator: AsyncIteratorProtocol {
-        public typealias Element = [[UInt8]]
-        public typealias Failure = Never
-        var batches: AsyncStream<[[[UInt8]]]>.Iterator
-        var current: [[[UInt8]]] = []
-        var index = 0
-
-        public mutating func next() async -> [[UInt8]]? {
-            while index == current.count {
-                guard let batch = await batches.next() else { return nil }
-                current = batch
-                index = 0
-            }
-            defer { index += 1 }
-            return current[index]
-        }
-
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> [[UInt8]]? {
-            while index == current.count {
-                guard let batch = await batches.next(isolation: actor) else { return nil }
-                current = batch
-                index = 0
-            }
-            defer { index += 1 }
-            return current[index]
-        }
     }
 }

@@ -15,7 +15,10 @@ public final class EmbeddedCluster: Sendable {
     private let context: MessagingContext
     private let coordinator: Coordinator
     private let workers: [Worker]
-    private let workerTasks: [Task<Void, any Error>]
+    /// One task group whose children are the workers' `run()`: started by `start`, ended by `shutdown`
+    /// (which stops the workers and waits for the group). The cluster's lifetime has no enclosing call
+    /// to own it, so this one task does.
+    private let workersRunning: Task<Void, Never>
 
     /// Starts a coordinator and `workerCount` workers, each with `slotsPerWorker` slots.
     ///
@@ -33,7 +36,6 @@ public final class EmbeddedCluster: Sendable {
             configuration: CoordinatorConfiguration(listen: [endpoint]), context: context, logger: logger)
         try await coordinator.start()
         var workers: [Worker] = []
-        var workerTasks: [Task<Void, any Error>] = []
         for index in 0..<max(1, workerCount) {
             let worker = Worker(
                 configuration: WorkerConfiguration(
@@ -41,31 +43,39 @@ public final class EmbeddedCluster: Sendable {
                     fetch: fetch, limits: limits),
                 context: context, logger: logger)
             workers.append(worker)
-            workerTasks.append(Task { try await worker.run() })
+        }
+        let running = workers
+        let workersRunning = Task {
+            await withDiscardingTaskGroup { group in
+                for worker in running {
+                    // A worker that ends early (refused) leaves the others running, as before.
+                    group.addTask { _ = try? await worker.run() }
+                }
+            }
         }
         let client = try await ClusterClient(endpoint: endpoint, context: context)
         return EmbeddedCluster(
             endpoint: endpoint, client: client, context: context, coordinator: coordinator,
-            workers: workers, workerTasks: workerTasks)
+            workers: workers, workersRunning: workersRunning)
     }
 
     private init(
         endpoint: String, client: ClusterClient, context: MessagingContext, coordinator: Coordinator,
-        workers: [Worker], workerTasks: [Task<Void, any Error>]
+        workers: [Worker], workersRunning: Task<Void, Never>
     ) {
         self.endpoint = endpoint
         self.client = client
         self.context = context
         self.coordinator = coordinator
         self.workers = workers
-        self.workerTasks = workerTasks
+        self.workersRunning = workersRunning
     }
 
     /// Stops the client, the workers and the coordinator, and releases the context.
     public func shutdown() async {
         await client.close()
         for worker in workers { await worker.stop() }
-        for task in workerTasks { _ = try? await task.value }
+        await workersRunning.value
         await coordinator.stop()
         await context.terminate()
     }

@@ -5,7 +5,8 @@ import ServiceLifecycle
 /// format) and, given a `Dashboard`, serves the dashboard beside it (`DashboardHTTPHandler`); anything
 /// else is 404. Binds one address; `shutdown()` stops it.
 ///
-/// A `Service`: in a `ServiceGroup`, `run()` serves until the group shuts down, then stops listening.
+/// A `Service`: in a `ServiceGroup`, `run()` serves until the group shuts down, then stops listening;
+/// while it runs, a child task samples the dashboard's throughput history.
 /// On `HTTPEndpointServer` (libmicrohttpd, a thread per connection).
 public final class MetricsServer: Service, Sendable {
     /// The address actually bound.
@@ -15,8 +16,6 @@ public final class MetricsServer: Service, Sendable {
     private let server: HTTPEndpointServer
     /// The dashboard served beside `/metrics`, if any.
     public let dashboard: Dashboard?
-    /// Samples the dashboard's throughput history.
-    private let sampling: Task<Void, Never>?
 
     /// Starts serving on `host:port` (port 0: any free port); with `dashboard`, the dashboard too.
     ///
@@ -25,33 +24,37 @@ public final class MetricsServer: Service, Sendable {
                              render: @escaping @Sendable () async -> String) async throws -> MetricsServer {
         let handler = DashboardHTTPHandler(renderMetrics: render, dashboard: dashboard)
         let server = try HTTPEndpointServer.start(host: host, port: port) { request, _ in handler.answer(request) }
-        // The sample itself is an append to a ring; the status is made on the coordinator's executor.
-        let sampling = dashboard.map { dashboard in
-            Task {
-                while !Task.isCancelled {
-                    dashboard.sample(await dashboard.source.dashboardStatus(batchID: ""))
-                    try? await Task.sleep(for: .seconds(Dashboard.sampleIntervalSeconds))
-                }
-            }
-        }
-        return MetricsServer(server: server, dashboard: dashboard, sampling: sampling)
+        return MetricsServer(server: server, dashboard: dashboard)
     }
 
-    private init(server: HTTPEndpointServer, dashboard: Dashboard?, sampling: Task<Void, Never>?) {
+    private init(server: HTTPEndpointServer, dashboard: Dashboard?) {
         self.dashboard = dashboard
-        self.sampling = sampling
         self.server = server
     }
 
     /// Serves until graceful shutdown or cancellation, then stops listening.
     public func run() async throws {
-        try? await gracefulShutdown()
+        await withDiscardingTaskGroup { group in
+            if let dashboard {
+                group.addTask { await Self.sample(dashboard) }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
         await shutdown()
+    }
+
+    /// Samples the dashboard's throughput history every `Dashboard.sampleIntervalSeconds` until cancelled.
+    /// The sample itself is an append to a ring; the status is made on the coordinator's executor.
+    private static func sample(_ dashboard: Dashboard) async {
+        while !Task.isCancelled {
+            dashboard.sample(await dashboard.source.dashboardStatus(batchID: ""))
+            try? await Task.sleep(for: .seconds(Dashboard.sampleIntervalSeconds))
+        }
     }
 
     /// Stops listening, closes the connections (event streams end) and ends the server's threads.
     public func shutdown() async {
-        sampling?.cancel()
         await server.shutdown()
         dashboard?.shutdown()
     }

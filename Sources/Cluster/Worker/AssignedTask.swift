@@ -11,7 +11,9 @@ import Wire
 /// broken image fails its own item and nothing else.
 struct AssignedTask: Sendable {
     let assignment: TaskAssignment
-    let operation: AsyncOperation
+    /// The operation, by kind (its output read with its own type).
+    let work: TaskOperation
+    var operation: AsyncOperation { work.operation }
     /// Writes the worker's lines about this task, with its metadata (`batch`, `task`, `attempt`, `kind`).
     let log: TaskLogger
     /// When the worker received the assignment.
@@ -36,8 +38,8 @@ struct AssignedTask: Sendable {
         var startGate: StartGate?
         switch assignment.kind {
         case .download:
-            operation = FetchOperation(source: assignment.source, fetcher: fetcher,
-                                       s3Endpoint: assignment.s3Endpoint.isEmpty ? nil : assignment.s3Endpoint)
+            work = .download(FetchOperation(source: assignment.source, fetcher: fetcher,
+                                            s3Endpoint: assignment.s3Endpoint.isEmpty ? nil : assignment.s3Endpoint))
         case .tiltShift:
             guard let injected = assignment.inputs.first else {
                 throw TaskRejection(TaskFailure(
@@ -66,7 +68,7 @@ struct AssignedTask: Sendable {
                 tiltShift.input = EncodedImage(data: injected.data, format: format)
                 startGate = StartGate()
                 tiltShift.startGate = startGate
-                operation = tiltShift
+                work = .sinkTiltShift(tiltShift)
             } else {
                 let tiltShift = TiltShiftOperation(
                     name: "tilt-shift \(assignment.source)", parameters: parameters.filterParameters,
@@ -75,24 +77,24 @@ struct AssignedTask: Sendable {
                 tiltShift.input = EncodedImage(data: injected.data, format: format)
                 startGate = StartGate()
                 tiltShift.startGate = startGate
-                operation = tiltShift
+                work = .tiltShift(tiltShift)
             }
         case .noop:
-            operation = NoOpOperation(name: assignment.taskID)
+            work = .noop(NoOpOperation(name: assignment.taskID))
         case .unspecified:
             throw TaskRejection(TaskFailure(
                 code: .internal, message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
         }
         self.startGate = startGate
         if log.isEnabled(.debug) {
-            operation.addObserver(BlockObserver(willExecute: { _ in log.debug("task started") }))
+            work.operation.addObserver(BlockObserver(willExecute: { _ in log.debug("task started") }))
         }
     }
 
     /// The result to send once the operation has finished.
     var result: TaskResult {
         TaskResult(
-            taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: operation),
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: Self.outcome(of: work),
             taskKey: assignment.taskKey)
     }
 
@@ -120,30 +122,17 @@ struct AssignedTask: Sendable {
         return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
     }
 
-    static func outcome(of operation: AsyncOperation) -> TaskOutcome {
+    static func outcome(of work: TaskOperation) -> TaskOutcome {
+        let operation = work.operation
         switch operation.state {
         case .finished:
-            if let download = operation as? FetchOperation, let fetched = download.output {
-                switch fetched {
-                case .image(let image):
-                    return .output(TaskOutput(data: image.data, mediaType: image.format.mediaType))
-                case .manifest(let manifest):
-                    return .output(TaskOutput(data: ManifestList.encode(manifest.entries), mediaType: ManifestList.mediaType))
-                }
-            }
-            if let tiltShift = operation as? TiltShiftOperation, let image = tiltShift.output {
-                return .output(TaskOutput(
-                    data: image.data, mediaType: image.format.mediaType,
-                    width: UInt32(image.width), height: UInt32(image.height), warnings: image.warnings))
-            }
-            if let sinked = operation as? SinkTiltShiftOperation, let stored = sinked.output { return .output(stored) }
-            if operation is NoOpOperation { return .output(TaskOutput(data: [])) }
+            if let output = work.output { return .output(output) }
             return .failure(TaskFailure(code: .internal, message: "\(operation.name) finished without an output"))
         case .cancelled:
             return .failure(TaskFailure(code: .cancelled, message: "\(operation.name) was cancelled"))
         case .failed:
             var failure = failure(from: operation.errors, operation: operation.name)
-            if let advice = (operation as? FetchOperation)?.retryAdvice, failure.code == .download {
+            if let advice = work.retryAdvice, failure.code == .download {
                 // The coordinator retries a transient failure, on another worker where it can.
                 failure.isTransient = advice.isTransient
                 failure.retryAfterMs = advice.retryAfter.map(RetryAfterClamp.milliseconds) ?? 0

@@ -13,15 +13,20 @@ extension Worker {
         let holding = running.count
         logger.info("draining: finishing running tasks, taking no new ones", metadata: ["running": "\(holding)"])
         send(.workerGoodbye(WorkerGoodbye(workerID: configuration.workerID, draining: true)))
-        let deadline = timeout.map { timeout in
-            Task {
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
-                self.wakeIdleWaiters()
+        if let timeout {
+            // The deadline is a child of this call: it ends with it.
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    guard !Task.isCancelled else { return }
+                    await self.wakeIdleWaiters()
+                }
+                await untilNoTaskRuns()
+                group.cancelAll()
             }
+        } else {
+            await untilNoTaskRuns()
         }
-        await untilNoTaskRuns()
-        deadline?.cancel()
         // Cut short by `stop()` (the group's deadline, a second signal): what it cancelled.
         let unfinished = isStopping ? tasksAbandoned : running.count
         logger.info("drained", metadata: ["finished": "\(holding - unfinished)", "abandoned": "\(unfinished)"])
