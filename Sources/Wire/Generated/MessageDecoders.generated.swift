@@ -233,16 +233,18 @@ extension TaskFailure {
 
 extension TaskResult {
     init(_ c: Shiftwork__V1__TaskResult) throws(WireError) {
-        self.taskID = try readString(c.task_id)
-        self.attempt = c.attempt
+        let outcome: TaskOutcome
         switch c.outcome_case {
         case SHIFTWORK__V1__TASK_RESULT__OUTCOME_OUTPUT:
-            self.outcome = .output(try TaskOutput(try required(c.output, "TaskResult.outcome.output").pointee))
+            outcome = .output(try TaskOutput(try required(c.output, "TaskResult.outcome.output").pointee))
         case SHIFTWORK__V1__TASK_RESULT__OUTCOME_FAILURE:
-            self.outcome = .failure(try TaskFailure(try required(c.failure, "TaskResult.outcome.failure").pointee))
+            outcome = .failure(try TaskFailure(try required(c.failure, "TaskResult.outcome.failure").pointee))
         default:
             throw .invalidField("TaskResult.outcome is not set")
         }
+        self.taskID = try readString(c.task_id)
+        self.attempt = c.attempt
+        self.outcome = outcome
         self.taskKey = c.task_key
     }
 }
@@ -305,17 +307,19 @@ extension BatchAccepted {
 
 extension ItemFinished {
     init(_ c: Shiftwork__V1__ItemFinished) throws(WireError) {
-        self.batchID = try readString(c.batch_id)
-        self.itemIndex = c.item_index
-        self.outputName = try readString(c.output_name)
+        let outcome: TaskOutcome
         switch c.outcome_case {
         case SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_OUTPUT:
-            self.outcome = .output(try TaskOutput(try required(c.output, "ItemFinished.outcome.output").pointee))
+            outcome = .output(try TaskOutput(try required(c.output, "ItemFinished.outcome.output").pointee))
         case SHIFTWORK__V1__ITEM_FINISHED__OUTCOME_FAILURE:
-            self.outcome = .failure(try TaskFailure(try required(c.failure, "ItemFinished.outcome.failure").pointee))
+            outcome = .failure(try TaskFailure(try required(c.failure, "ItemFinished.outcome.failure").pointee))
         default:
             throw .invalidField("ItemFinished.outcome is not set")
         }
+        self.batchID = try readString(c.batch_id)
+        self.itemIndex = c.item_index
+        self.outputName = try readString(c.output_name)
+        self.outcome = outcome
     }
 }
 
