@@ -60,12 +60,19 @@ class Schema:
         self.messages = {}
         self.enums = {}
         self.order = []
+        self.comments = {}
+        self.location_of = {}
         for file in files:
             if file.package != PACKAGE:
                 continue
+            for location in file.source_code_info.location:
+                text = location.leading_comments or location.trailing_comments
+                if text.strip():
+                    self.comments[(file.name, tuple(location.path))] = text
             for enum in file.enum_type:
                 self.enums[enum.name] = enum
-            for message in file.message_type:
+            for index, message in enumerate(file.message_type):
+                self.location_of[message.name] = (file.name, (4, index))
                 if message.nested_type or message.enum_type:
                     raise GeneratorError(f"{message.name}: nested types are not supported; declare them at the top level")
                 self.messages[message.name] = message
@@ -122,6 +129,23 @@ class Schema:
 
     def is_envelope(self, name):
         return any(o.get("message") for o in self.message_map(name).get("oneofs", {}).values())
+
+    def comment(self, message, field_index=None):
+        """The .proto comment of a message, or of its field_index'th field, as lines; [] without one."""
+        file, path = self.location_of[message.name]
+        if field_index is not None:
+            path = path + (2, field_index)
+        text = self.comments.get((file, path), "")
+        lines = [line[1:] if line.startswith(" ") else line for line in text.rstrip().split("\n")]
+        if not any(line.strip() for line in lines):
+            return []
+        # A doc comment is sentences: "the worker's identity" becomes "The worker's identity."
+        lines[0] = lines[0][:1].upper() + lines[0][1:]
+        if not lines[-1].rstrip().endswith((".", ")", ":", "!", "?")):
+            lines[-1] = lines[-1].rstrip() + "."
+        elif lines[-1].rstrip().endswith(")") and not lines[-1].rstrip().endswith(".)"):
+            lines[-1] = lines[-1].rstrip() + "."
+        return lines
 
     def member(self, message, field):
         return self.field_map(message, field).get("swift", lower_camel(field.name))
@@ -488,6 +512,102 @@ def write_enum_decoders(schema, w):
         w()
 
 
+# ---------------------------------------------------------------- value types
+
+
+def swift_member_type(schema, message, field):
+    t = field.type
+    if t == FD.TYPE_STRING:
+        base = "String"
+    elif t == FD.TYPE_BYTES:
+        base = "[UInt8]"
+    elif t == FD.TYPE_BOOL:
+        base = "Bool"
+    elif t in SCALARS:
+        base = SCALARS[t]
+    elif t in (FD.TYPE_ENUM, FD.TYPE_MESSAGE):
+        base = schema.swift_type(field.type_name)
+    else:
+        raise GeneratorError(f"{message.name}.{field.name}: {FD.Type.Name(t)} is not supported")
+    if field.label == FD.LABEL_REPEATED:
+        return f"[{base}]"
+    if t == FD.TYPE_MESSAGE or (is_real_oneof(field, message) and "type" not in schema.oneof_map(
+            message, message.oneof_decl[field.oneof_index].name)):
+        return f"{base}?"
+    return base
+
+
+def swift_default(schema, message, field):
+    mapping = schema.field_map(message, field)
+    if "default" in mapping:
+        return mapping["default"]
+    swift = swift_member_type(schema, message, field)
+    if swift.endswith("?"):
+        return "nil"
+    if swift.startswith("["):
+        return "[]"
+    if swift == "String":
+        return '""'
+    if swift == "Bool":
+        return "false"
+    if field.type == FD.TYPE_ENUM:
+        zero = next(v for v in schema.enums[schema.short(field.type_name)].value if v.number == 0)
+        prefix = camel_to_snake(schema.short(field.type_name)).upper() + "_"
+        return "." + lower_camel(zero.name[len(prefix):].lower() if zero.name.startswith(prefix) else zero.name.lower())
+    return "0"
+
+
+def doc_lines(lines, indent):
+    return [f"{indent}///{' ' + line if line else ''}" for line in lines]
+
+
+def write_struct(schema, message, w):
+    entry = schema.message_map(message.name)
+    swift = schema.swift_type(message.name)
+    conformances = entry.get("conformances", ["Sendable", "Equatable"])
+    comment = schema.comment(message)
+    if not comment:
+        raise GeneratorError(f"{message.name}: a generated type needs a comment on the message in the .proto (its doc comment)")
+    for line in doc_lines(comment, ""):
+        w(line)
+    w(f"public struct {swift}: {', '.join(conformances)} {{")
+    fields = list(message.field)
+    for index, field in enumerate(fields):
+        if is_real_oneof(field, message) and "type" in schema.oneof_map(message, message.oneof_decl[field.oneof_index].name):
+            raise GeneratorError(f"{message.name}: a generated type with a oneof enum is not supported yet")
+        lines = schema.comment(message, index)
+        if not lines:
+            raise GeneratorError(f"{message.name}.{field.name}: a generated member needs a comment on the field in the .proto")
+        for line in doc_lines(lines, "    "):
+            w(line)
+        w(f"    public var {schema.member(message, field)}: {swift_member_type(schema, message, field)}")
+    by_name = {field.name: field for field in fields}
+    order = entry.get("init", [field.name for field in fields])
+    required = set(entry.get("required", []))
+    for name in list(order) + list(required):
+        if name not in by_name:
+            raise GeneratorError(f"mapping: [messages.{message.name}] init/required names no field {name}")
+    order += [field.name for field in fields if field.name not in order]
+    w()
+    w(f"    /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).")
+    parameters = []
+    for name in order:
+        field = by_name[name]
+        declaration = f"{schema.member(message, field)}: {swift_member_type(schema, message, field)}"
+        if name not in required:
+            declaration += f" = {swift_default(schema, message, field)}"
+        parameters.append(declaration)
+    w(f"    public init(")
+    for index, parameter in enumerate(parameters):
+        w(f"        {parameter}{',' if index < len(parameters) - 1 else ''}")
+    w("    ) {")
+    for field in fields:
+        member = schema.member(message, field)
+        w(f"        self.{member} = {member}")
+    w("    }")
+    w("}")
+
+
 # ---------------------------------------------------------------- files
 
 
@@ -531,7 +651,21 @@ def generate(schema):
     while decoders.lines and decoders.lines[-1] == "":
         decoders.lines.pop()
 
-    return {"MessageBuilders.generated.swift": builders.text(), "MessageDecoders.generated.swift": decoders.text()}
+    outputs = {"MessageBuilders.generated.swift": builders.text(), "MessageDecoders.generated.swift": decoders.text()}
+    groups = {}
+    for name in schema.order:
+        group = schema.message_map(name).get("file")
+        if group:
+            groups.setdefault(group, []).append(name)
+    for group, names in sorted(groups.items()):
+        types = Writer()
+        types(HEADER)
+        for index, name in enumerate(names):
+            if index:
+                types()
+            write_struct(schema, schema.messages[name], types)
+        outputs[f"{group}.generated.swift"] = types.text()
+    return outputs
 
 
 def main():
@@ -544,7 +678,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         descriptor_path = os.path.join(tmp, "descriptors.pb")
         subprocess.run(
-            ["protoc", f"--proto_path={proto_root}", f"--descriptor_set_out={descriptor_path}", "--include_imports", *protos],
+            ["protoc", f"--proto_path={proto_root}", f"--descriptor_set_out={descriptor_path}", "--include_imports",
+             "--include_source_info", *protos],
             check=True)
         files = descriptor_pb2.FileDescriptorSet()
         with open(descriptor_path, "rb") as handle:

@@ -300,6 +300,10 @@ struct  Shiftwork__V1__Envelope
     , 0, 0, SHIFTWORK__V1__ENVELOPE__BODY__NOT_SET, {0} }
 
 
+/*
+ * Sent by a worker to the coordinator right after it connects: who it is and how many tasks it can run at once
+ * (its credit). The coordinator answers with Welcome or a Refusal.
+ */
 struct  Shiftwork__V1__WorkerHello
 {
   ProtobufCMessage base;
@@ -315,6 +319,9 @@ struct  Shiftwork__V1__WorkerHello
    * software version, for status
    */
   char *version;
+  /*
+   * the worker's host name, for status
+   */
   char *hostname;
   /*
    * minor 1: the worker understands TaskAssignmentBatch
@@ -335,17 +342,28 @@ struct  Shiftwork__V1__WorkerHello
     , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
+/*
+ * Sent by the coordinator to a worker in answer to its WorkerHello: the worker is registered and sends a
+ * Heartbeat at the given interval.
+ */
 struct  Shiftwork__V1__Welcome
 {
   ProtobufCMessage base;
+  /*
+   * how often the worker sends a Heartbeat, in milliseconds
+   */
   uint32_t heartbeat_interval_ms;
+  /*
+   * the coordinator's identity, for logs and status
+   */
   char *coordinator_id;
   /*
    * minor 1: the coordinator understands TaskResultBatch
    */
   protobuf_c_boolean accepts_batches;
   /*
-   * the largest message the coordinator accepts (0: not said)
+   * The largest message the coordinator accepts, in bytes (0: not said). A worker whose result would be larger
+   * fails the task instead of being disconnected.
    */
   uint64_t max_message_bytes;
 };
@@ -354,9 +372,16 @@ struct  Shiftwork__V1__Welcome
     , 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Sent periodically by a worker to the coordinator to show that it is alive; a worker that misses heartbeats is
+ * declared dead and its tasks are queued again.
+ */
 struct  Shiftwork__V1__Heartbeat
 {
   ProtobufCMessage base;
+  /*
+   * the worker's identity, as in its WorkerHello
+   */
   char *worker_id;
   /*
    * tasks it is running now
@@ -368,11 +393,14 @@ struct  Shiftwork__V1__Heartbeat
   uint64_t dropped_messages;
   /*
    * Minor 1, for finding tasks lost on the way (an assignment the worker could not decode): the highest
-   * TaskAssignment.sequence it received since it registered, and the keys of the tasks it holds. A task
-   * sent with a sequence up to `last_sequence` that is not held, and whose result came before this
-   * heartbeat did not, was lost; the coordinator queues it again.
+   * TaskAssignment.sequence it received since it registered (0: none), with `holding`, the keys of the tasks it
+   * holds. A task sent with a sequence up to `last_sequence` that is not held, and whose result came before
+   * this heartbeat did not, was lost; the coordinator queues it again.
    */
   uint64_t last_sequence;
+  /*
+   * the keys of the tasks the worker holds (received, result not sent yet)
+   */
   size_t n_holding;
   uint64_t *holding;
 };
@@ -389,7 +417,14 @@ struct  Shiftwork__V1__Heartbeat
 struct  Shiftwork__V1__WorkerGoodbye
 {
   ProtobufCMessage base;
+  /*
+   * the worker's identity, as in its WorkerHello
+   */
   char *worker_id;
+  /*
+   * true: the worker takes no new tasks and finishes those it holds (a graceful stop, e.g. on SIGTERM); a final
+   * goodbye with false follows. false: the worker is gone now.
+   */
   protobuf_c_boolean draining;
 };
 #define SHIFTWORK__V1__WORKER_GOODBYE__INIT \
@@ -661,11 +696,18 @@ struct  Shiftwork__V1__TaskResultBatch
 /*
  * Coordinator -> worker, when another worker has an idle compute thread and nothing is left to assign:
  * give this task back if it has not started (it waits for a compute thread). Answered by TaskGivenBack.
+ * Sent only to a worker that announced WorkerHello.give_back_threads (docs/protocol.md, "Giving a task back").
  */
 struct  Shiftwork__V1__GiveBackTask
 {
   ProtobufCMessage base;
+  /*
+   * the task's TaskAssignment.task_key
+   */
   uint64_t task_key;
+  /*
+   * the attempt asked for (TaskAssignment.attempt): the answer echoes it
+   */
   uint32_t attempt;
 };
 #define SHIFTWORK__V1__GIVE_BACK_TASK__INIT \
@@ -674,15 +716,23 @@ struct  Shiftwork__V1__GiveBackTask
 
 
 /*
- * Worker -> coordinator, the answer to GiveBackTask. `given_back`: the worker dropped the task and will
- * never run it nor answer it (the coordinator assigns it elsewhere); false: it has started (or finished:
- * its result comes or came), nothing changes.
+ * Worker -> coordinator, the answer to GiveBackTask.
  */
 struct  Shiftwork__V1__TaskGivenBack
 {
   ProtobufCMessage base;
+  /*
+   * the task asked for: its TaskAssignment.task_key
+   */
   uint64_t task_key;
+  /*
+   * the attempt asked for
+   */
   uint32_t attempt;
+  /*
+   * true: the worker dropped the task and will never run it nor answer it (the coordinator assigns it
+   * elsewhere); false: it has started (or finished: its result comes or came), nothing changes.
+   */
   protobuf_c_boolean given_back;
 };
 #define SHIFTWORK__V1__TASK_GIVEN_BACK__INIT \
@@ -958,7 +1008,13 @@ struct  Shiftwork__V1__CancelAccepted
 struct  Shiftwork__V1__RetryBatch
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, echoed in RetryAccepted or Refusal
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * Items to re-run, each by its output name, its source, or its index in decimal; empty: every failed
@@ -983,8 +1039,17 @@ struct  Shiftwork__V1__RetryBatch
 struct  Shiftwork__V1__RetryAccepted
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from RetryBatch
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * the items that run again, in index order
+   */
   size_t n_item_indexes;
   uint32_t *item_indexes;
   /*
@@ -992,7 +1057,7 @@ struct  Shiftwork__V1__RetryAccepted
    */
   uint32_t item_count;
   /*
-   * as in BatchAccepted
+   * as in BatchAccepted: a client that sees it change re-attaches
    */
   char *coordinator_id;
 };
@@ -1001,15 +1066,39 @@ struct  Shiftwork__V1__RetryAccepted
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The state of one worker, in StatusReply.
+ */
 struct  Shiftwork__V1__WorkerStatus
 {
   ProtobufCMessage base;
+  /*
+   * the worker's identity
+   */
   char *worker_id;
+  /*
+   * the worker's host name
+   */
   char *hostname;
+  /*
+   * how many tasks it can run at once
+   */
   uint32_t slots;
+  /*
+   * how many tasks it is running now
+   */
   uint32_t running;
+  /*
+   * how many tasks it has completed successfully
+   */
   uint64_t completed;
+  /*
+   * how many tasks it has failed
+   */
   uint64_t failed;
+  /*
+   * how long ago the coordinator last heard from it, in milliseconds
+   */
   uint64_t last_seen_ms_ago;
   /*
    * as the worker's last heartbeat said
@@ -1025,15 +1114,27 @@ struct  Shiftwork__V1__WorkerStatus
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The state of one item of a batch, in BatchStatus.
+ */
 struct  Shiftwork__V1__ItemStatus
 {
   ProtobufCMessage base;
+  /*
+   * the item's index in its batch
+   */
   uint32_t item_index;
+  /*
+   * the item's source URL or path
+   */
   char *source;
   /*
    * queued, running, succeeded, failed, cancelled
    */
   char *state;
+  /*
+   * why it failed; empty otherwise
+   */
   char *error;
   /*
    * a succeeded item's TaskOutput.warnings
@@ -1073,7 +1174,13 @@ struct  Shiftwork__V1__AttemptStatus
    * 1, 2, 3… for this task
    */
   uint32_t attempt;
+  /*
+   * why it failed
+   */
   Shiftwork__V1__FailureCode code;
+  /*
+   * the failure's message
+   */
   char *error;
   /*
    * a cause another attempt may cure
@@ -1088,7 +1195,7 @@ struct  Shiftwork__V1__AttemptStatus
    */
   uint32_t retry_delay_ms;
   /*
-   * the worker it ran on
+   * the worker it ran on (empty when unknown)
    */
   char *worker;
   /*
@@ -1101,14 +1208,35 @@ struct  Shiftwork__V1__AttemptStatus
     , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * The state of one batch, in StatusReply.
+ */
 struct  Shiftwork__V1__BatchStatus
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * how many items it has
+   */
   uint32_t item_count;
+  /*
+   * how many items succeeded so far
+   */
   uint32_t succeeded;
+  /*
+   * how many items failed so far
+   */
   uint32_t failed;
+  /*
+   * how many items were cancelled so far
+   */
   uint32_t cancelled;
+  /*
+   * per-item states (sent when one batch was asked for)
+   */
   size_t n_items;
   Shiftwork__V1__ItemStatus **items;
   /*
@@ -1125,18 +1253,46 @@ struct  Shiftwork__V1__BatchStatus
     , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Sent by the coordinator to a client in answer to StatusRequest: the cluster (workers, load, throughput
+ * counters) and the batches asked for.
+ */
 struct  Shiftwork__V1__StatusReply
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from StatusRequest
+   */
   char *request_id;
+  /*
+   * every connected worker
+   */
   size_t n_workers;
   Shiftwork__V1__WorkerStatus **workers;
+  /*
+   * tasks waiting for a free slot
+   */
   uint32_t queued_tasks;
+  /*
+   * tasks running on workers
+   */
   uint32_t running_tasks;
+  /*
+   * tasks completed successfully since the coordinator started
+   */
   uint64_t completed_tasks;
+  /*
+   * tasks failed since the coordinator started
+   */
   uint64_t failed_tasks;
+  /*
+   * the batch asked for, or every known batch
+   */
   size_t n_batches;
   Shiftwork__V1__BatchStatus **batches;
+  /*
+   * messages the coordinator dropped (malformed, oversized, from unknown peers)
+   */
   uint64_t dropped_messages;
   /*
    * tasks finished per second over the last 10 seconds
@@ -1152,7 +1308,13 @@ struct  Shiftwork__V1__StatusReply
    */
   size_t n_clients;
   Shiftwork__V1__ClientStatus **clients;
+  /*
+   * --max-queued-items-per-client (0: not said)
+   */
   uint32_t max_queued_items_per_client;
+  /*
+   * --max-batches-per-client (0: not said)
+   */
   uint32_t max_batches_per_client;
 };
 #define SHIFTWORK__V1__STATUS_REPLY__INIT \
