@@ -130,11 +130,14 @@ class Schema:
     def is_envelope(self, name):
         return any(o.get("message") for o in self.message_map(name).get("oneofs", {}).values())
 
-    def comment(self, message, field_index=None):
-        """The .proto comment of a message, or of its field_index'th field, as lines; [] without one."""
+    def comment(self, message, field_index=None, oneof_index=None):
+        """The .proto comment of a message, or of its field_index'th field or oneof_index'th oneof, as lines; []
+        without one."""
         file, path = self.location_of[message.name]
         if field_index is not None:
             path = path + (2, field_index)
+        if oneof_index is not None:
+            path = path + (8, oneof_index)
         text = self.comments.get((file, path), "")
         lines = [line[1:] if line.startswith(" ") else line for line in text.rstrip().split("\n")]
         if not any(line.strip() for line in lines):
@@ -561,6 +564,31 @@ def doc_lines(lines, indent):
     return [f"{indent}///{' ' + line if line else ''}" for line in lines]
 
 
+def struct_members(schema, message):
+    """The Swift members of a generated struct, in field order: (name used in `init`/`required`, Swift name, Swift
+    type, default, doc lines); a oneof that is a Swift enum is one member, where its first field is."""
+    members, seen = [], set()
+    for index, field in enumerate(message.field):
+        if is_real_oneof(field, message):
+            oneof = message.oneof_decl[field.oneof_index].name
+            mapping = schema.oneof_map(message, oneof)
+            if "type" in mapping:
+                if oneof in seen:
+                    continue
+                seen.add(oneof)
+                lines = schema.comment(message, oneof_index=field.oneof_index)
+                if not lines:
+                    raise GeneratorError(f"{message.name}.{oneof}: a generated member needs a comment on the oneof in the .proto")
+                members.append((oneof, mapping["swift"], mapping["type"], None, lines))
+                continue
+        lines = schema.comment(message, index)
+        if not lines:
+            raise GeneratorError(f"{message.name}.{field.name}: a generated member needs a comment on the field in the .proto")
+        members.append((field.name, schema.member(message, field), swift_member_type(schema, message, field),
+                        swift_default(schema, message, field), lines))
+    return members
+
+
 def write_struct(schema, message, w):
     entry = schema.message_map(message.name)
     swift = schema.swift_type(message.name)
@@ -571,39 +599,32 @@ def write_struct(schema, message, w):
     for line in doc_lines(comment, ""):
         w(line)
     w(f"public struct {swift}: {', '.join(conformances)} {{")
-    fields = list(message.field)
-    for index, field in enumerate(fields):
-        if is_real_oneof(field, message) and "type" in schema.oneof_map(message, message.oneof_decl[field.oneof_index].name):
-            raise GeneratorError(f"{message.name}: a generated type with a oneof enum is not supported yet")
-        lines = schema.comment(message, index)
-        if not lines:
-            raise GeneratorError(f"{message.name}.{field.name}: a generated member needs a comment on the field in the .proto")
+    members = struct_members(schema, message)
+    for _, name, swift_type, _, lines in members:
         for line in doc_lines(lines, "    "):
             w(line)
-        w(f"    public var {schema.member(message, field)}: {swift_member_type(schema, message, field)}")
-    by_name = {field.name: field for field in fields}
-    order = entry.get("init", [field.name for field in fields])
+        w(f"    public var {name}: {swift_type}")
+    by_name = {member[0]: member for member in members}
+    order = list(entry.get("init", [member[0] for member in members]))
     required = set(entry.get("required", []))
-    for name in list(order) + list(required):
+    for name in order + sorted(required):
         if name not in by_name:
-            raise GeneratorError(f"mapping: [messages.{message.name}] init/required names no field {name}")
-    order += [field.name for field in fields if field.name not in order]
+            raise GeneratorError(f"mapping: [messages.{message.name}] init/required names no field or oneof {name}")
+    order += [member[0] for member in members if member[0] not in order]
     w()
     w(f"    /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).")
     parameters = []
     for name in order:
-        field = by_name[name]
-        declaration = f"{schema.member(message, field)}: {swift_member_type(schema, message, field)}"
-        if name not in required:
-            declaration += f" = {swift_default(schema, message, field)}"
-        parameters.append(declaration)
+        _, swift_name, swift_type, default, _ = by_name[name]
+        if name not in required and default is None:
+            raise GeneratorError(f"mapping: [messages.{message.name}] {name} has no default: list it in `required`")
+        parameters.append(f"{swift_name}: {swift_type}" + ("" if name in required else f" = {default}"))
     w(f"    public init(")
     for index, parameter in enumerate(parameters):
         w(f"        {parameter}{',' if index < len(parameters) - 1 else ''}")
     w("    ) {")
-    for field in fields:
-        member = schema.member(message, field)
-        w(f"        self.{member} = {member}")
+    for _, swift_name, _, _, _ in members:
+        w(f"        self.{swift_name} = {swift_name}")
     w("    }")
     w("}")
 

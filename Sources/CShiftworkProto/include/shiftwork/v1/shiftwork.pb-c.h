@@ -494,9 +494,21 @@ struct  Shiftwork__V1__TiltShiftParameters
 struct  Shiftwork__V1__InjectedInput
 {
   ProtobufCMessage base;
+  /*
+   * the task that produced the data
+   */
   char *from_task_id;
+  /*
+   * the produced bytes (for a download, the image file); may be several megabytes
+   */
   ProtobufCBinaryData data;
+  /*
+   * the media type of `data`, for example image/jpeg; empty if unknown
+   */
   char *media_type;
+  /*
+   * the bytes are not sent: the receiving worker holds them (it ran `from_task_id`)
+   */
   protobuf_c_boolean on_worker;
 };
 #define SHIFTWORK__V1__INJECTED_INPUT__INIT \
@@ -620,10 +632,19 @@ struct  Shiftwork__V1__TaskOutput
     , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Why a task failed.
+ */
 struct  Shiftwork__V1__TaskFailure
 {
   ProtobufCMessage base;
+  /*
+   * the kind of failure
+   */
   Shiftwork__V1__FailureCode code;
+  /*
+   * a human-readable explanation
+   */
   char *message;
   /*
    * Whether another attempt may succeed (connection refused or reset, timeouts, HTTP 408, 429, 5xx): the
@@ -647,10 +668,19 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__TASK_RESULT__OUTCOME__CASE)
 } Shiftwork__V1__TaskResult__OutcomeCase;
 
+/*
+ * Sent by a worker to the coordinator when a task it was assigned finishes, successfully or not.
+ */
 struct  Shiftwork__V1__TaskResult
 {
   ProtobufCMessage base;
+  /*
+   * the task's identity, echoed from its TaskAssignment
+   */
   char *task_id;
+  /*
+   * the attempt number, echoed from its TaskAssignment
+   */
   uint32_t attempt;
   /*
    * minor 1: echoed from the assignment (0 from a minor-0 worker)
@@ -740,10 +770,20 @@ struct  Shiftwork__V1__TaskGivenBack
     , 0, 0, 0 }
 
 
+/*
+ * Sent by the coordinator to the worker running a task that must stop (its batch or item was cancelled). The
+ * worker answers with a TaskResult whose failure code is FAILURE_CODE_CANCELLED, unless the task has finished.
+ */
 struct  Shiftwork__V1__CancelTask
 {
   ProtobufCMessage base;
+  /*
+   * the task to cancel: its TaskAssignment.task_id
+   */
   char *task_id;
+  /*
+   * why, for logs
+   */
   char *reason;
   /*
    * minor 2: the assignment's task_key; the worker finds the task by it (0: by task_id)
@@ -755,6 +795,9 @@ struct  Shiftwork__V1__CancelTask
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * One image of a SubmitBatch.
+ */
 struct  Shiftwork__V1__BatchItem
 {
   ProtobufCMessage base;
@@ -778,6 +821,10 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__CASE)
 } Shiftwork__V1__SubmitBatch__RetryLimitCase;
 
+/*
+ * Sent by a client to the coordinator to submit a batch of images to tilt-shift. The coordinator answers with
+ * BatchAccepted (or a Refusal), then one ItemFinished per item and a BatchFinished.
+ */
 struct  Shiftwork__V1__SubmitBatch
 {
   ProtobufCMessage base;
@@ -785,8 +832,14 @@ struct  Shiftwork__V1__SubmitBatch
    * the client's correlation id, echoed in BatchAccepted
    */
   char *request_id;
+  /*
+   * the images, in order; their indexes identify them in later messages
+   */
   size_t n_items;
   Shiftwork__V1__BatchItem **items;
+  /*
+   * the filter's parameters for every item; not set: the coordinator's defaults
+   */
   Shiftwork__V1__TiltShiftParameters *parameters;
   /*
    * UNSPECIFIED: each item is an image (download, then tilt-shift). NOOP: each item is one no-op task
@@ -822,6 +875,9 @@ struct  Shiftwork__V1__SubmitBatch
   char *idempotency_key;
   Shiftwork__V1__SubmitBatch__RetryLimitCase retry_limit_case;
   union {
+    /*
+     * retries of each task after a transient failure, 0...10; not set: the coordinator's default
+     */
     uint32_t retries;
   };
 };
@@ -836,8 +892,17 @@ struct  Shiftwork__V1__SubmitBatch
 struct  Shiftwork__V1__BatchAccepted
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from SubmitBatch (or FetchResults)
+   */
   char *request_id;
+  /*
+   * the batch's identity, for status and cancel
+   */
   char *batch_id;
+  /*
+   * how many items the batch has
+   */
   uint32_t item_count;
   /*
    * the coordinator instance; a client that sees it change re-attaches
@@ -861,11 +926,24 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ITEM_FINISHED__OUTCOME__CASE)
 } Shiftwork__V1__ItemFinished__OutcomeCase;
 
+/*
+ * Sent by the coordinator to a client for each item of its batch that finishes: the output image, or why there
+ * is none.
+ */
 struct  Shiftwork__V1__ItemFinished
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * the item's index in SubmitBatch.items
+   */
   uint32_t item_index;
+  /*
+   * the item's output name, from BatchItem.output_name
+   */
   char *output_name;
   Shiftwork__V1__ItemFinished__OutcomeCase outcome_case;
   union {
@@ -885,12 +963,21 @@ struct  Shiftwork__V1__ItemFinished
 struct  Shiftwork__V1__ItemsAdded
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * the manifest item
    */
   uint32_t parent_index;
+  /*
+   * the index of the first new item; the others follow in order
+   */
   uint32_t first_index;
+  /*
+   * the new items, with the output names the coordinator gave them
+   */
   size_t n_items;
   Shiftwork__V1__BatchItem **items;
 };
@@ -914,12 +1001,27 @@ struct  Shiftwork__V1__ItemFinishedBatch
     , 0,NULL }
 
 
+/*
+ * Sent by the coordinator to a client after the last ItemFinished of its batch.
+ */
 struct  Shiftwork__V1__BatchFinished
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * how many items succeeded
+   */
   uint32_t succeeded;
+  /*
+   * how many items failed
+   */
   uint32_t failed;
+  /*
+   * how many items were cancelled
+   */
   uint32_t cancelled;
 };
 #define SHIFTWORK__V1__BATCH_FINISHED__INIT \
@@ -927,9 +1029,16 @@ struct  Shiftwork__V1__BatchFinished
     , (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
+/*
+ * Sent by a client to the coordinator to ask for the state of the cluster or of one batch; answered with
+ * StatusReply.
+ */
 struct  Shiftwork__V1__StatusRequest
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, echoed in StatusReply
+   */
   char *request_id;
   /*
    * empty: the whole cluster
@@ -950,7 +1059,13 @@ struct  Shiftwork__V1__StatusRequest
 struct  Shiftwork__V1__FetchResults
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, echoed in BatchAccepted or Refusal
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
 };
 #define SHIFTWORK__V1__FETCH_RESULTS__INIT \
@@ -965,6 +1080,9 @@ struct  Shiftwork__V1__FetchResults
 struct  Shiftwork__V1__CancelBatch
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * empty: every item
@@ -972,7 +1090,7 @@ struct  Shiftwork__V1__CancelBatch
   size_t n_item_indexes;
   uint32_t *item_indexes;
   /*
-   * minor 2: the client's correlation id
+   * minor 2: the client's correlation id (empty: none)
    */
   char *request_id;
 };
@@ -988,7 +1106,13 @@ struct  Shiftwork__V1__CancelBatch
 struct  Shiftwork__V1__CancelAccepted
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from CancelBatch
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * items that were unfinished and are now cancelled
@@ -1346,16 +1470,23 @@ struct  Shiftwork__V1__ClientStatus
     , (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Sent in either direction to refuse a request or a peer (for example a worker or client speaking another major
+ * version).
+ */
 struct  Shiftwork__V1__Refusal
 {
   ProtobufCMessage base;
+  /*
+   * the correlation id of the refused request, if it had one
+   */
   char *request_id;
   /*
-   * for the user
+   * why, for the user
    */
   char *reason;
   /*
-   * minor 2
+   * minor 2: what the receiver acts on (UNSPECIFIED from a minor-1 peer)
    */
   Shiftwork__V1__RefusalCode code;
 };
