@@ -1,6 +1,6 @@
-// Messages between the coordinator and a worker about tasks. InjectedInput, TaskFailure, TaskResult and CancelTask
-// are generated from proto/ (Generated/TaskMessages.generated.swift); TaskAssignment and TaskOutput, whose storage
-// and initialisers are richer, are written here (their builders and decoders are generated).
+// Messages between the coordinator and a worker about tasks. Their types are generated from proto/
+// (Generated/TaskMessages.generated.swift) but TaskAssignment's, whose storage is richer (its follow-on held by
+// reference, `unreadableField`): it is written here, its builder and decoder generated.
 
 /// Sent by the coordinator to a worker that has a free slot: run this task and answer with a
 /// ``TaskResult`` that echoes `taskID` and `attempt`.
@@ -73,46 +73,12 @@ public struct TaskAssignment: Sendable, Equatable {
     }
 }
 
-/// What a successful task produced.
-public struct TaskOutput: Sendable, Equatable {
-    /// The produced bytes (an image file); may be several megabytes.
-    public var data: [UInt8]
-    /// The media type of `data`, for example `image/png`; empty if unknown.
-    public var mediaType: String
-    /// The image width in pixels, 0 if unknown (a download does not decode).
-    public var width: UInt32
-    /// The image height in pixels, 0 if unknown.
-    public var height: UInt32
-    /// What the worker noticed although the task succeeded (an ignored colour profile, a CMYK JPEG converted
-    /// without one); empty for most outputs.
-    public var warnings: [String]
-    /// A download's image that stayed on the worker that answered, in its input cache (minor 3): `data`
-    /// is empty.
-    public var heldOnWorker: Bool = false
-    /// Where the worker wrote the output, a path or an `s3://` URL (minor 3): `data` is empty.
-    public var location: String = ""
-    /// The output's size in bytes, when `data` did not travel (minor 3).
-    public var size: UInt64 = 0
-    /// The CRC-32C (Castagnoli) of the output's bytes, with `location` (minor 3).
-    public var crc32c: UInt32 = 0
-
-    /// Creates an output.
-    public init(data: [UInt8], mediaType: String = "", width: UInt32 = 0, height: UInt32 = 0, warnings: [String] = []) {
-        self.data = data
-        self.mediaType = mediaType
-        self.width = width
-        self.height = height
-        self.warnings = warnings
-    }
-
+extension TaskOutput {
     /// Creates the metadata of an output that did not travel: held on the worker, or written to `location`.
     public init(heldOnWorker: Bool = false, location: String = "", size: UInt64, crc32c: UInt32 = 0,
                 mediaType: String, width: UInt32 = 0, height: UInt32 = 0) {
-        self.init(data: [], mediaType: mediaType, width: width, height: height)
-        self.heldOnWorker = heldOnWorker
-        self.location = location
-        self.size = size
-        self.crc32c = crc32c
+        self.init(data: [], mediaType: mediaType, width: width, height: height, heldOnWorker: heldOnWorker,
+                  location: location, size: size, crc32c: crc32c)
     }
 }
 

@@ -432,6 +432,10 @@ struct  Shiftwork__V1__WorkerGoodbye
     , (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * The parameters of the tilt-shift filter: sent by a client in SubmitBatch and passed on by the coordinator in
+ * each tilt-shift TaskAssignment. The geometry has no defaults on the wire: the Imaging layer owns the recipe.
+ */
 struct  Shiftwork__V1__TiltShiftParameters
 {
   ProtobufCMessage base;
@@ -451,6 +455,9 @@ struct  Shiftwork__V1__TiltShiftParameters
    * Gaussian sigma in pixels
    */
   float blur_radius;
+  /*
+   * the output file's format (0: the input's)
+   */
   Shiftwork__V1__ImageFormat output_format;
   /*
    * 1...100, 0 means the default
@@ -474,7 +481,8 @@ struct  Shiftwork__V1__TiltShiftParameters
   protobuf_c_boolean strip_metadata;
   /*
    * The focus line's angle in degrees, counter-clockwise about the image's centre, -360...360 (0: horizontal,
-   * as before; 90: vertical). The fractions above are then of the image's extent across the line.
+   * as before; 90: vertical). The fractions above are then of the image's extent across the line. Checked
+   * (finite, -360...360) where the worker takes it, by the filter's validation.
    */
   float angle;
   /*
@@ -576,6 +584,9 @@ struct  Shiftwork__V1__TaskAssignment
 struct  Shiftwork__V1__ChainedTask
 {
   ProtobufCMessage base;
+  /*
+   * the tilt-shift's task ID
+   */
   char *task_id;
   /*
    * its result must echo it
@@ -585,6 +596,9 @@ struct  Shiftwork__V1__ChainedTask
    * echoed in its result, and named by a CancelTask for it
    */
   uint64_t task_key;
+  /*
+   * the filter's parameters; not set: not sent
+   */
   Shiftwork__V1__TiltShiftParameters *parameters;
   /*
    * as TaskAssignment.sink
@@ -600,12 +614,27 @@ struct  Shiftwork__V1__ChainedTask
     , (char *)protobuf_c_empty_string, 0, 0, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * What a successful task produced.
+ */
 struct  Shiftwork__V1__TaskOutput
 {
   ProtobufCMessage base;
+  /*
+   * the produced bytes (an image file); may be several megabytes
+   */
   ProtobufCBinaryData data;
+  /*
+   * the media type of `data`, for example image/png; empty if unknown
+   */
   char *media_type;
+  /*
+   * the image width in pixels, 0 if unknown (a download does not decode)
+   */
   uint32_t width;
+  /*
+   * the image height in pixels, 0 if unknown
+   */
   uint32_t height;
   /*
    * what the worker noticed although it succeeded (an ignored colour profile)
@@ -613,10 +642,12 @@ struct  Shiftwork__V1__TaskOutput
   size_t n_warnings;
   char **warnings;
   /*
-   * Minor 3: an output that did not travel (`data` empty). `held_on_worker`: a download kept in the input
-   * cache of the worker that answered; `location`: where the worker wrote it (a path or an s3:// URL).
+   * Minor 3: a download's image that stayed in the input cache of the worker that answered (`data` empty).
    */
   protobuf_c_boolean held_on_worker;
+  /*
+   * minor 3: where the worker wrote the output, a path or an s3:// URL (`data` empty)
+   */
   char *location;
   /*
    * the output's bytes (with held_on_worker or location)
