@@ -52,6 +52,7 @@ test-containers: setup
 proto: setup
 	scripts/setup-python
 	scripts/generate-proto
+	scripts/generate-wire-swift
 	scripts/generate-proto-python
 	scripts/generate-wire-golden
 

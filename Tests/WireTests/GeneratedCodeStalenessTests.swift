@@ -3,7 +3,8 @@ import XCTest
 
 /// The generated protobuf code that is committed is what the generation scripts make from proto/ today:
 /// the protobuf-c code in Sources/CShiftworkProto (scripts/generate-proto) and the Python client's module
-/// in clients/python/src/shiftwork_client/_proto (scripts/generate-proto-python). `make proto` runs both.
+/// in clients/python/src/shiftwork_client/_proto (scripts/generate-proto-python), and the Swift builders and
+/// decoders of the wire types in Sources/Wire/Generated (scripts/generate-wire-swift). `make proto` runs all three.
 final class GeneratedCodeStalenessTests: XCTestCase {
     func testCommittedProtobufCCodeIsUpToDate() throws {
         try assertUpToDate(
@@ -15,6 +16,12 @@ final class GeneratedCodeStalenessTests: XCTestCase {
         try assertUpToDate(
             script: "scripts/generate-proto-python", compiler: "protoc", package: "protobuf-compiler", setup: "scripts/setup-python",
             committed: "clients/python/src/shiftwork_client/_proto", suffixes: [".py"])
+    }
+
+    func testCommittedWireSwiftBridgeIsUpToDate() throws {
+        try assertUpToDate(
+            script: "scripts/generate-wire-swift", compiler: "protoc", package: "protobuf-compiler", setup: "scripts/setup-python",
+            committed: "Sources/Wire/Generated", suffixes: [".generated.swift"])
     }
 
     /// Runs `script` into a temporary directory and compares every generated file (those ending in one of

@@ -57,3 +57,9 @@ func readUInt32s(_ count: Int, _ elements: UnsafeMutablePointer<UInt32>?) -> [UI
     guard count > 0, let elements else { return [] }
     return [UInt32](UnsafeBufferPointer(start: elements, count: count))
 }
+
+/// The elements of a repeated scalar field (`uint32`, `uint64`, `float`…; empty when unset).
+func readScalars<T>(_ count: Int, _ elements: UnsafeMutablePointer<T>?) -> [T] {
+    guard count > 0, let elements else { return [] }
+    return [T](UnsafeBufferPointer(start: elements, count: count))
+}

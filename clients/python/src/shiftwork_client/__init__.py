@@ -11,7 +11,7 @@ from .client import Batch, Client
 from .errors import (AuthenticationError, KeyFileError, NoAnswerError, ProtocolVersionError, RefusedError,
                      ShiftworkError)
 from .keys import CurveKeys, read_key
-from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
+from .models import (AttemptStatus, BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
                      ClientStatus, ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted,
                      TiltShift, WorkerStatus)
 from .redaction import redact_source, redact_urls
@@ -19,7 +19,7 @@ from .session import MAJOR, MINOR
 from .submit_options import SubmitOptions
 
 __all__ = [
-    "AsyncBatch", "AsyncClient", "AuthenticationError", "Batch", "BatchAccepted", "BatchEvent", "BatchFinished",
+    "AsyncBatch", "AsyncClient", "AttemptStatus", "AuthenticationError", "Batch", "BatchAccepted", "BatchEvent", "BatchFinished",
     "BatchResult", "BatchStatus", "CancelResult", "Client", "ClientStatus", "ClusterStatus", "CurveKeys", "Failure",
     "ItemResult",
     "ItemsAdded", "ItemStatus", "KeyFileError", "MAJOR", "MINOR", "NoAnswerError", "Output", "ProtocolVersionError",

@@ -45,7 +45,8 @@ class Output:
     """A tilt-shifted image: its encoded bytes, media type and size in pixels. For a batch with a sink,
     `data` is empty and `location` says where the worker wrote the image (a path or an ``s3://`` URL),
     with its `size` in bytes and `crc32c` (CRC-32C of those bytes). `warnings`: what the worker noticed
-    although it succeeded (an ignored colour profile…)."""
+    although it succeeded (an ignored colour profile…). `held_on_worker`: the image stayed on the worker that
+    made it (a download kept for its tilt-shift; never so in what a coordinator sends a client)."""
 
     data: bytes = field(repr=False)
     media_type: str
@@ -55,6 +56,7 @@ class Output:
     size: int = 0
     crc32c: int = 0
     warnings: Tuple[str, ...] = ()
+    held_on_worker: bool = False
 
     @property
     def in_sink(self) -> bool:
@@ -81,10 +83,14 @@ class Output:
 
 @dataclass(frozen=True)
 class Failure:
-    """Why an item failed: the `FailureCode` name (e.g. ``FAILURE_CODE_DOWNLOAD``) and its message."""
+    """Why an item failed: the `FailureCode` name (e.g. ``FAILURE_CODE_DOWNLOAD``) and its message.
+    `transient`: a cause another attempt may cure (the coordinator retried it as often as the batch allowed);
+    `retry_after_ms`: the wait the origin asked for (HTTP Retry-After), 0 when none."""
 
     code: str
     message: str
+    transient: bool = False
+    retry_after_ms: int = 0
 
     @property
     def cancelled(self) -> bool:
@@ -220,18 +226,44 @@ class WorkerStatus:
 
 
 @dataclass(frozen=True)
+class AttemptStatus:
+    """One failed attempt at one of an item's tasks: `task` is download, tilt-shift or noop, `attempt` its
+    number (1, 2, 3…), `code` the `FailureCode` name, `error` the message; `transient`: a cause another
+    attempt may cure, `retried`: another attempt followed after `retry_delay_ms`; `worker`: where it ran;
+    `failed_unix_ms`: when it failed, in milliseconds since 1970 (0: not said)."""
+
+    task: str
+    attempt: int
+    code: str
+    error: str
+    transient: bool = False
+    retried: bool = False
+    retry_delay_ms: int = 0
+    worker: str = ""
+    failed_unix_ms: int = 0
+
+
+@dataclass(frozen=True)
 class ItemStatus:
-    """One item of a batch: `state` is queued, running, succeeded, failed or cancelled."""
+    """One item of a batch: `state` is queued, running, succeeded, failed or cancelled. `warnings`: a
+    succeeded item's output warnings; `location`: where its output was written (a batch with a sink);
+    `attempts`: attempts made (1 + retries, 0 before any started); `failed_attempts`: each failed one,
+    oldest first."""
 
     index: int
     source: str
     state: str
     error: str
+    warnings: Tuple[str, ...] = ()
+    location: str = ""
+    attempts: int = 0
+    failed_attempts: Tuple[AttemptStatus, ...] = ()
 
 
 @dataclass(frozen=True)
 class BatchStatus:
-    """A batch the coordinator knows; `items` only when the status was asked for this batch."""
+    """A batch the coordinator knows; `items` only when the status was asked for this batch. `priority`: its
+    share against other batches, -10…10 (0 normal); `idempotency_key`: the key it was submitted with, if any."""
 
     batch_id: str
     item_count: int
@@ -239,6 +271,8 @@ class BatchStatus:
     failed: int
     cancelled: int
     items: Tuple[ItemStatus, ...]
+    priority: int = 0
+    idempotency_key: str = ""
 
 
 @dataclass(frozen=True)

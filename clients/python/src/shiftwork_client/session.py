@@ -22,8 +22,8 @@ from google.protobuf.message import DecodeError
 
 from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from .errors import ProtocolVersionError, RefusedError, ShiftworkError
-from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClientStatus, ClusterStatus,
-                     Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
+from .models import (AttemptStatus, BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClientStatus,
+                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
 from .naming import output_names
 
 # The most items of one batch this client sizes its tables by, whatever a coordinator announces (the protocol's
@@ -177,13 +177,12 @@ class Session:
         return handler(message) if handler else []
 
     def _on_refusal(self, refusal) -> List[Delivery]:
-        code = pb.RefusalCode.Name(refusal.code) if refusal.code in pb.RefusalCode.values() else "REFUSAL_CODE_UNSPECIFIED"
         if refusal.code == pb.REFUSAL_CODE_UNSUPPORTED_VERSION:
             # "unsupported wire protocol major version 2 (this peer speaks 1)": the coordinator's is the last number.
             speaks = re.search(r"speaks (\d+)", refusal.reason)
             error: ShiftworkError = ProtocolVersionError(int(speaks.group(1)) if speaks else None, self.major, refusal.reason)
         else:
-            error = RefusedError(code, refusal.reason, refusal.request_id)
+            error = _refused_error(refusal)
         if not refusal.request_id:
             return [FailAll(error)]
         if self._pending.pop(refusal.request_id, None) is None:
@@ -199,8 +198,7 @@ class Session:
         if stream is None or sources is not None:
             stream = _Stream(sources=list(sources) if sources else [])
             self._streams[accepted.batch_id] = stream
-        return [Answer(accepted.request_id, BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id,
-                                                          accepted.attached))]
+        return [Answer(accepted.request_id, _batch_accepted(accepted))]
 
     def _on_retry_accepted(self, accepted) -> List[Delivery]:
         if self._pending.pop(accepted.request_id, None) is None:
@@ -210,8 +208,7 @@ class Session:
             # Only the retried items are streamed: the others count as delivered already.
             kept = set(range(accepted.item_count)) - set(retried)
             self._streams[accepted.batch_id] = _Stream(sources=[], delivered=kept)
-        return [Answer(accepted.request_id,
-                       RetryAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, retried=retried))]
+        return [Answer(accepted.request_id, _retry_accepted(accepted))]
 
     def _on_status_reply(self, reply) -> List[Delivery]:
         if self._pending.pop(reply.request_id, None) is None:
@@ -221,7 +218,7 @@ class Session:
     def _on_cancel_accepted(self, accepted) -> List[Delivery]:
         if self._pending.pop(accepted.request_id, None) is None:
             return []
-        return [Answer(accepted.request_id, CancelResult(accepted.batch_id, accepted.cancelled_items))]
+        return [Answer(accepted.request_id, _cancel_result(accepted))]
 
     def _on_items_added(self, added) -> List[Delivery]:
         stream = self._streams.get(added.batch_id)
@@ -231,9 +228,7 @@ class Session:
         stream.sources.extend([None] * (end - len(stream.sources)))
         for offset, item in enumerate(added.items):
             stream.sources[added.first_index + offset] = item.source
-        event = ItemsAdded(added.batch_id, added.parent_index, added.first_index,
-                           tuple(item.source for item in added.items), tuple(item.output_name for item in added.items))
-        return [Event(added.batch_id, event)]
+        return [Event(added.batch_id, _items_added(added))]
 
     def _on_item_finished(self, finished) -> List[Delivery]:
         stream = self._streams.get(finished.batch_id)
@@ -241,17 +236,7 @@ class Session:
             return []
         stream.delivered.add(finished.item_index)
         source = stream.sources[finished.item_index] if finished.item_index < len(stream.sources) else None
-        output = failure = None
-        if finished.WhichOneof("outcome") == "output":
-            out = finished.output
-            output = Output(bytes(out.data), out.media_type, out.width, out.height, out.location, out.size, out.crc32c,
-                            tuple(out.warnings))
-        else:
-            code = finished.failure.code
-            name = pb.FailureCode.Name(code) if code in pb.FailureCode.values() else "FAILURE_CODE_UNSPECIFIED"
-            failure = Failure(name, finished.failure.message)
-        result = ItemResult(finished.batch_id, finished.item_index, finished.output_name, source, output, failure)
-        return [Event(finished.batch_id, result)]
+        return [Event(finished.batch_id, _item_result(finished, source))]
 
     def _on_items_finished(self, batch) -> List[Delivery]:
         deliveries: List[Delivery] = []
@@ -262,8 +247,7 @@ class Session:
     def _on_batch_finished(self, finished) -> List[Delivery]:
         if self._streams.pop(finished.batch_id, None) is None:
             return []
-        event = BatchFinished(finished.batch_id, finished.succeeded, finished.failed, finished.cancelled)
-        return [Event(finished.batch_id, event)]
+        return [Event(finished.batch_id, _batch_finished(finished))]
 
 
 def _out_of_bounds(kind: str, message) -> Optional[str]:
@@ -286,13 +270,87 @@ def _out_of_bounds(kind: str, message) -> Optional[str]:
     return None
 
 
+# The conversions from the wire's messages to the models: every field of every message a client receives
+# reaches a model (tests/test_models_cover_wire.py walks the descriptors and fails for one that does not).
+
+
+def _refused_error(refusal) -> RefusedError:
+    code = pb.RefusalCode.Name(refusal.code) if refusal.code in pb.RefusalCode.values() else "REFUSAL_CODE_UNSPECIFIED"
+    return RefusedError(code, refusal.reason, refusal.request_id)
+
+
+def _batch_accepted(accepted) -> BatchAccepted:
+    return BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, accepted.attached)
+
+
+def _retry_accepted(accepted) -> RetryAccepted:
+    return RetryAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id,
+                         retried=tuple(accepted.item_indexes))
+
+
+def _cancel_result(accepted) -> CancelResult:
+    return CancelResult(accepted.batch_id, accepted.cancelled_items)
+
+
+def _items_added(added) -> ItemsAdded:
+    return ItemsAdded(added.batch_id, added.parent_index, added.first_index,
+                      tuple(item.source for item in added.items), tuple(item.output_name for item in added.items))
+
+
+def _item_result(finished, source: Optional[str]) -> ItemResult:
+    output = failure = None
+    if finished.WhichOneof("outcome") == "output":
+        output = _output(finished.output)
+    else:
+        failure = _failure(finished.failure)
+    return ItemResult(finished.batch_id, finished.item_index, finished.output_name, source, output, failure)
+
+
+def _batch_finished(finished) -> BatchFinished:
+    return BatchFinished(finished.batch_id, finished.succeeded, finished.failed, finished.cancelled)
+
+
+def _failure_code(code: int) -> str:
+    return pb.FailureCode.Name(code) if code in pb.FailureCode.values() else "FAILURE_CODE_UNSPECIFIED"
+
+
+def _output(out) -> Output:
+    return Output(bytes(out.data), out.media_type, out.width, out.height, out.location, out.size, out.crc32c,
+                  tuple(out.warnings), out.held_on_worker)
+
+
+def _failure(failure) -> Failure:
+    return Failure(_failure_code(failure.code), failure.message, failure.transient, failure.retry_after_ms)
+
+
+def _worker_status(w) -> WorkerStatus:
+    return WorkerStatus(w.worker_id, w.hostname, w.slots, w.running, w.completed, w.failed, w.last_seen_ms_ago,
+                        w.dropped_messages, w.version)
+
+
+def _attempt_status(a) -> AttemptStatus:
+    return AttemptStatus(a.task, a.attempt, _failure_code(a.code), a.error, a.transient, a.retried, a.retry_delay_ms,
+                         a.worker, a.failed_unix_ms)
+
+
+def _item_status(i) -> ItemStatus:
+    return ItemStatus(i.item_index, i.source, i.state, i.error, tuple(i.warnings), i.location, i.attempts,
+                      tuple(_attempt_status(a) for a in i.failed_attempts))
+
+
+def _batch_status(b) -> BatchStatus:
+    return BatchStatus(b.batch_id, b.item_count, b.succeeded, b.failed, b.cancelled,
+                       tuple(_item_status(i) for i in b.items), b.priority, b.idempotency_key)
+
+
+def _client_status(c) -> ClientStatus:
+    return ClientStatus(c.client, c.queued_items, c.batches)
+
+
 def _cluster_status(reply) -> ClusterStatus:
-    workers = tuple(WorkerStatus(w.worker_id, w.hostname, w.slots, w.running, w.completed, w.failed,
-                                 w.last_seen_ms_ago, w.dropped_messages, w.version) for w in reply.workers)
-    batches = tuple(BatchStatus(b.batch_id, b.item_count, b.succeeded, b.failed, b.cancelled,
-                                tuple(ItemStatus(i.item_index, i.source, i.state, i.error) for i in b.items))
-                    for b in reply.batches)
-    clients = tuple(ClientStatus(c.client, c.queued_items, c.batches) for c in reply.clients)
+    workers = tuple(_worker_status(w) for w in reply.workers)
+    batches = tuple(_batch_status(b) for b in reply.batches)
+    clients = tuple(_client_status(c) for c in reply.clients)
     return ClusterStatus(reply.coordinator_id, workers, reply.queued_tasks, reply.running_tasks, reply.completed_tasks,
                          reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches, clients,
                          reply.max_queued_items_per_client, reply.max_batches_per_client)

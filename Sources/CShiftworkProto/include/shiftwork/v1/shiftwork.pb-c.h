@@ -300,6 +300,10 @@ struct  Shiftwork__V1__Envelope
     , 0, 0, SHIFTWORK__V1__ENVELOPE__BODY__NOT_SET, {0} }
 
 
+/*
+ * Sent by a worker to the coordinator right after it connects: who it is and how many tasks it can run at once
+ * (its credit). The coordinator answers with Welcome or a Refusal.
+ */
 struct  Shiftwork__V1__WorkerHello
 {
   ProtobufCMessage base;
@@ -315,6 +319,9 @@ struct  Shiftwork__V1__WorkerHello
    * software version, for status
    */
   char *version;
+  /*
+   * the worker's host name, for status
+   */
   char *hostname;
   /*
    * minor 1: the worker understands TaskAssignmentBatch
@@ -335,17 +342,28 @@ struct  Shiftwork__V1__WorkerHello
     , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
+/*
+ * Sent by the coordinator to a worker in answer to its WorkerHello: the worker is registered and sends a
+ * Heartbeat at the given interval.
+ */
 struct  Shiftwork__V1__Welcome
 {
   ProtobufCMessage base;
+  /*
+   * how often the worker sends a Heartbeat, in milliseconds
+   */
   uint32_t heartbeat_interval_ms;
+  /*
+   * the coordinator's identity, for logs and status
+   */
   char *coordinator_id;
   /*
    * minor 1: the coordinator understands TaskResultBatch
    */
   protobuf_c_boolean accepts_batches;
   /*
-   * the largest message the coordinator accepts (0: not said)
+   * The largest message the coordinator accepts, in bytes (0: not said). A worker whose result would be larger
+   * fails the task instead of being disconnected.
    */
   uint64_t max_message_bytes;
 };
@@ -354,9 +372,16 @@ struct  Shiftwork__V1__Welcome
     , 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Sent periodically by a worker to the coordinator to show that it is alive; a worker that misses heartbeats is
+ * declared dead and its tasks are queued again.
+ */
 struct  Shiftwork__V1__Heartbeat
 {
   ProtobufCMessage base;
+  /*
+   * the worker's identity, as in its WorkerHello
+   */
   char *worker_id;
   /*
    * tasks it is running now
@@ -368,11 +393,14 @@ struct  Shiftwork__V1__Heartbeat
   uint64_t dropped_messages;
   /*
    * Minor 1, for finding tasks lost on the way (an assignment the worker could not decode): the highest
-   * TaskAssignment.sequence it received since it registered, and the keys of the tasks it holds. A task
-   * sent with a sequence up to `last_sequence` that is not held, and whose result came before this
-   * heartbeat did not, was lost; the coordinator queues it again.
+   * TaskAssignment.sequence it received since it registered (0: none), with `holding`, the keys of the tasks it
+   * holds. A task sent with a sequence up to `last_sequence` that is not held, and whose result came before
+   * this heartbeat did not, was lost; the coordinator queues it again.
    */
   uint64_t last_sequence;
+  /*
+   * the keys of the tasks the worker holds (received, result not sent yet)
+   */
   size_t n_holding;
   uint64_t *holding;
 };
@@ -389,7 +417,14 @@ struct  Shiftwork__V1__Heartbeat
 struct  Shiftwork__V1__WorkerGoodbye
 {
   ProtobufCMessage base;
+  /*
+   * the worker's identity, as in its WorkerHello
+   */
   char *worker_id;
+  /*
+   * true: the worker takes no new tasks and finishes those it holds (a graceful stop, e.g. on SIGTERM); a final
+   * goodbye with false follows. false: the worker is gone now.
+   */
   protobuf_c_boolean draining;
 };
 #define SHIFTWORK__V1__WORKER_GOODBYE__INIT \
@@ -397,6 +432,10 @@ struct  Shiftwork__V1__WorkerGoodbye
     , (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * The parameters of the tilt-shift filter: sent by a client in SubmitBatch and passed on by the coordinator in
+ * each tilt-shift TaskAssignment. The geometry has no defaults on the wire: the Imaging layer owns the recipe.
+ */
 struct  Shiftwork__V1__TiltShiftParameters
 {
   ProtobufCMessage base;
@@ -416,6 +455,9 @@ struct  Shiftwork__V1__TiltShiftParameters
    * Gaussian sigma in pixels
    */
   float blur_radius;
+  /*
+   * the output file's format (0: the input's)
+   */
   Shiftwork__V1__ImageFormat output_format;
   /*
    * 1...100, 0 means the default
@@ -439,7 +481,8 @@ struct  Shiftwork__V1__TiltShiftParameters
   protobuf_c_boolean strip_metadata;
   /*
    * The focus line's angle in degrees, counter-clockwise about the image's centre, -360...360 (0: horizontal,
-   * as before; 90: vertical). The fractions above are then of the image's extent across the line.
+   * as before; 90: vertical). The fractions above are then of the image's extent across the line. Checked
+   * (finite, -360...360) where the worker takes it, by the filter's validation.
    */
   float angle;
   /*
@@ -459,9 +502,21 @@ struct  Shiftwork__V1__TiltShiftParameters
 struct  Shiftwork__V1__InjectedInput
 {
   ProtobufCMessage base;
+  /*
+   * the task that produced the data
+   */
   char *from_task_id;
+  /*
+   * the produced bytes (for a download, the image file); may be several megabytes
+   */
   ProtobufCBinaryData data;
+  /*
+   * the media type of `data`, for example image/jpeg; empty if unknown
+   */
   char *media_type;
+  /*
+   * the bytes are not sent: the receiving worker holds them (it ran `from_task_id`)
+   */
   protobuf_c_boolean on_worker;
 };
 #define SHIFTWORK__V1__INJECTED_INPUT__INIT \
@@ -529,6 +584,9 @@ struct  Shiftwork__V1__TaskAssignment
 struct  Shiftwork__V1__ChainedTask
 {
   ProtobufCMessage base;
+  /*
+   * the tilt-shift's task ID
+   */
   char *task_id;
   /*
    * its result must echo it
@@ -538,6 +596,9 @@ struct  Shiftwork__V1__ChainedTask
    * echoed in its result, and named by a CancelTask for it
    */
   uint64_t task_key;
+  /*
+   * the filter's parameters; not set: not sent
+   */
   Shiftwork__V1__TiltShiftParameters *parameters;
   /*
    * as TaskAssignment.sink
@@ -553,12 +614,27 @@ struct  Shiftwork__V1__ChainedTask
     , (char *)protobuf_c_empty_string, 0, 0, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * What a successful task produced.
+ */
 struct  Shiftwork__V1__TaskOutput
 {
   ProtobufCMessage base;
+  /*
+   * the produced bytes (an image file); may be several megabytes
+   */
   ProtobufCBinaryData data;
+  /*
+   * the media type of `data`, for example image/png; empty if unknown
+   */
   char *media_type;
+  /*
+   * the image width in pixels, 0 if unknown (a download does not decode)
+   */
   uint32_t width;
+  /*
+   * the image height in pixels, 0 if unknown
+   */
   uint32_t height;
   /*
    * what the worker noticed although it succeeded (an ignored colour profile)
@@ -566,10 +642,12 @@ struct  Shiftwork__V1__TaskOutput
   size_t n_warnings;
   char **warnings;
   /*
-   * Minor 3: an output that did not travel (`data` empty). `held_on_worker`: a download kept in the input
-   * cache of the worker that answered; `location`: where the worker wrote it (a path or an s3:// URL).
+   * Minor 3: a download's image that stayed in the input cache of the worker that answered (`data` empty).
    */
   protobuf_c_boolean held_on_worker;
+  /*
+   * minor 3: where the worker wrote the output, a path or an s3:// URL (`data` empty)
+   */
   char *location;
   /*
    * the output's bytes (with held_on_worker or location)
@@ -585,10 +663,19 @@ struct  Shiftwork__V1__TaskOutput
     , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Why a task failed.
+ */
 struct  Shiftwork__V1__TaskFailure
 {
   ProtobufCMessage base;
+  /*
+   * the kind of failure
+   */
   Shiftwork__V1__FailureCode code;
+  /*
+   * a human-readable explanation
+   */
   char *message;
   /*
    * Whether another attempt may succeed (connection refused or reset, timeouts, HTTP 408, 429, 5xx): the
@@ -612,10 +699,19 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__TASK_RESULT__OUTCOME__CASE)
 } Shiftwork__V1__TaskResult__OutcomeCase;
 
+/*
+ * Sent by a worker to the coordinator when a task it was assigned finishes, successfully or not.
+ */
 struct  Shiftwork__V1__TaskResult
 {
   ProtobufCMessage base;
+  /*
+   * the task's identity, echoed from its TaskAssignment
+   */
   char *task_id;
+  /*
+   * the attempt number, echoed from its TaskAssignment
+   */
   uint32_t attempt;
   /*
    * minor 1: echoed from the assignment (0 from a minor-0 worker)
@@ -661,11 +757,18 @@ struct  Shiftwork__V1__TaskResultBatch
 /*
  * Coordinator -> worker, when another worker has an idle compute thread and nothing is left to assign:
  * give this task back if it has not started (it waits for a compute thread). Answered by TaskGivenBack.
+ * Sent only to a worker that announced WorkerHello.give_back_threads (docs/protocol.md, "Giving a task back").
  */
 struct  Shiftwork__V1__GiveBackTask
 {
   ProtobufCMessage base;
+  /*
+   * the task's TaskAssignment.task_key
+   */
   uint64_t task_key;
+  /*
+   * the attempt asked for (TaskAssignment.attempt): the answer echoes it
+   */
   uint32_t attempt;
 };
 #define SHIFTWORK__V1__GIVE_BACK_TASK__INIT \
@@ -674,15 +777,23 @@ struct  Shiftwork__V1__GiveBackTask
 
 
 /*
- * Worker -> coordinator, the answer to GiveBackTask. `given_back`: the worker dropped the task and will
- * never run it nor answer it (the coordinator assigns it elsewhere); false: it has started (or finished:
- * its result comes or came), nothing changes.
+ * Worker -> coordinator, the answer to GiveBackTask.
  */
 struct  Shiftwork__V1__TaskGivenBack
 {
   ProtobufCMessage base;
+  /*
+   * the task asked for: its TaskAssignment.task_key
+   */
   uint64_t task_key;
+  /*
+   * the attempt asked for
+   */
   uint32_t attempt;
+  /*
+   * true: the worker dropped the task and will never run it nor answer it (the coordinator assigns it
+   * elsewhere); false: it has started (or finished: its result comes or came), nothing changes.
+   */
   protobuf_c_boolean given_back;
 };
 #define SHIFTWORK__V1__TASK_GIVEN_BACK__INIT \
@@ -690,10 +801,20 @@ struct  Shiftwork__V1__TaskGivenBack
     , 0, 0, 0 }
 
 
+/*
+ * Sent by the coordinator to the worker running a task that must stop (its batch or item was cancelled). The
+ * worker answers with a TaskResult whose failure code is FAILURE_CODE_CANCELLED, unless the task has finished.
+ */
 struct  Shiftwork__V1__CancelTask
 {
   ProtobufCMessage base;
+  /*
+   * the task to cancel: its TaskAssignment.task_id
+   */
   char *task_id;
+  /*
+   * why, for logs
+   */
   char *reason;
   /*
    * minor 2: the assignment's task_key; the worker finds the task by it (0: by task_id)
@@ -705,6 +826,9 @@ struct  Shiftwork__V1__CancelTask
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * One image of a SubmitBatch.
+ */
 struct  Shiftwork__V1__BatchItem
 {
   ProtobufCMessage base;
@@ -728,6 +852,10 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__SUBMIT_BATCH__RETRY_LIMIT__CASE)
 } Shiftwork__V1__SubmitBatch__RetryLimitCase;
 
+/*
+ * Sent by a client to the coordinator to submit a batch of images to tilt-shift. The coordinator answers with
+ * BatchAccepted (or a Refusal), then one ItemFinished per item and a BatchFinished.
+ */
 struct  Shiftwork__V1__SubmitBatch
 {
   ProtobufCMessage base;
@@ -735,8 +863,14 @@ struct  Shiftwork__V1__SubmitBatch
    * the client's correlation id, echoed in BatchAccepted
    */
   char *request_id;
+  /*
+   * the images, in order; their indexes identify them in later messages
+   */
   size_t n_items;
   Shiftwork__V1__BatchItem **items;
+  /*
+   * the filter's parameters for every item; not set: the coordinator's defaults
+   */
   Shiftwork__V1__TiltShiftParameters *parameters;
   /*
    * UNSPECIFIED: each item is an image (download, then tilt-shift). NOOP: each item is one no-op task
@@ -772,6 +906,9 @@ struct  Shiftwork__V1__SubmitBatch
   char *idempotency_key;
   Shiftwork__V1__SubmitBatch__RetryLimitCase retry_limit_case;
   union {
+    /*
+     * retries of each task after a transient failure, 0...10; not set: the coordinator's default
+     */
     uint32_t retries;
   };
 };
@@ -786,8 +923,17 @@ struct  Shiftwork__V1__SubmitBatch
 struct  Shiftwork__V1__BatchAccepted
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from SubmitBatch (or FetchResults)
+   */
   char *request_id;
+  /*
+   * the batch's identity, for status and cancel
+   */
   char *batch_id;
+  /*
+   * how many items the batch has
+   */
   uint32_t item_count;
   /*
    * the coordinator instance; a client that sees it change re-attaches
@@ -811,11 +957,24 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ITEM_FINISHED__OUTCOME__CASE)
 } Shiftwork__V1__ItemFinished__OutcomeCase;
 
+/*
+ * Sent by the coordinator to a client for each item of its batch that finishes: the output image, or why there
+ * is none.
+ */
 struct  Shiftwork__V1__ItemFinished
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * the item's index in SubmitBatch.items
+   */
   uint32_t item_index;
+  /*
+   * the item's output name, from BatchItem.output_name
+   */
   char *output_name;
   Shiftwork__V1__ItemFinished__OutcomeCase outcome_case;
   union {
@@ -835,12 +994,21 @@ struct  Shiftwork__V1__ItemFinished
 struct  Shiftwork__V1__ItemsAdded
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * the manifest item
    */
   uint32_t parent_index;
+  /*
+   * the index of the first new item; the others follow in order
+   */
   uint32_t first_index;
+  /*
+   * the new items, with the output names the coordinator gave them
+   */
   size_t n_items;
   Shiftwork__V1__BatchItem **items;
 };
@@ -864,12 +1032,27 @@ struct  Shiftwork__V1__ItemFinishedBatch
     , 0,NULL }
 
 
+/*
+ * Sent by the coordinator to a client after the last ItemFinished of its batch.
+ */
 struct  Shiftwork__V1__BatchFinished
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * how many items succeeded
+   */
   uint32_t succeeded;
+  /*
+   * how many items failed
+   */
   uint32_t failed;
+  /*
+   * how many items were cancelled
+   */
   uint32_t cancelled;
 };
 #define SHIFTWORK__V1__BATCH_FINISHED__INIT \
@@ -877,9 +1060,16 @@ struct  Shiftwork__V1__BatchFinished
     , (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
+/*
+ * Sent by a client to the coordinator to ask for the state of the cluster or of one batch; answered with
+ * StatusReply.
+ */
 struct  Shiftwork__V1__StatusRequest
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, echoed in StatusReply
+   */
   char *request_id;
   /*
    * empty: the whole cluster
@@ -900,7 +1090,13 @@ struct  Shiftwork__V1__StatusRequest
 struct  Shiftwork__V1__FetchResults
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, echoed in BatchAccepted or Refusal
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
 };
 #define SHIFTWORK__V1__FETCH_RESULTS__INIT \
@@ -915,6 +1111,9 @@ struct  Shiftwork__V1__FetchResults
 struct  Shiftwork__V1__CancelBatch
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * empty: every item
@@ -922,7 +1121,7 @@ struct  Shiftwork__V1__CancelBatch
   size_t n_item_indexes;
   uint32_t *item_indexes;
   /*
-   * minor 2: the client's correlation id
+   * minor 2: the client's correlation id (empty: none)
    */
   char *request_id;
 };
@@ -938,7 +1137,13 @@ struct  Shiftwork__V1__CancelBatch
 struct  Shiftwork__V1__CancelAccepted
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from CancelBatch
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * items that were unfinished and are now cancelled
@@ -958,7 +1163,13 @@ struct  Shiftwork__V1__CancelAccepted
 struct  Shiftwork__V1__RetryBatch
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, echoed in RetryAccepted or Refusal
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
   /*
    * Items to re-run, each by its output name, its source, or its index in decimal; empty: every failed
@@ -983,8 +1194,17 @@ struct  Shiftwork__V1__RetryBatch
 struct  Shiftwork__V1__RetryAccepted
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from RetryBatch
+   */
   char *request_id;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * the items that run again, in index order
+   */
   size_t n_item_indexes;
   uint32_t *item_indexes;
   /*
@@ -992,7 +1212,7 @@ struct  Shiftwork__V1__RetryAccepted
    */
   uint32_t item_count;
   /*
-   * as in BatchAccepted
+   * as in BatchAccepted: a client that sees it change re-attaches
    */
   char *coordinator_id;
 };
@@ -1001,15 +1221,39 @@ struct  Shiftwork__V1__RetryAccepted
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The state of one worker, in StatusReply.
+ */
 struct  Shiftwork__V1__WorkerStatus
 {
   ProtobufCMessage base;
+  /*
+   * the worker's identity
+   */
   char *worker_id;
+  /*
+   * the worker's host name
+   */
   char *hostname;
+  /*
+   * how many tasks it can run at once
+   */
   uint32_t slots;
+  /*
+   * how many tasks it is running now
+   */
   uint32_t running;
+  /*
+   * how many tasks it has completed successfully
+   */
   uint64_t completed;
+  /*
+   * how many tasks it has failed
+   */
   uint64_t failed;
+  /*
+   * how long ago the coordinator last heard from it, in milliseconds
+   */
   uint64_t last_seen_ms_ago;
   /*
    * as the worker's last heartbeat said
@@ -1025,15 +1269,27 @@ struct  Shiftwork__V1__WorkerStatus
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The state of one item of a batch, in BatchStatus.
+ */
 struct  Shiftwork__V1__ItemStatus
 {
   ProtobufCMessage base;
+  /*
+   * the item's index in its batch
+   */
   uint32_t item_index;
+  /*
+   * the item's source URL or path
+   */
   char *source;
   /*
    * queued, running, succeeded, failed, cancelled
    */
   char *state;
+  /*
+   * why it failed; empty otherwise
+   */
   char *error;
   /*
    * a succeeded item's TaskOutput.warnings
@@ -1073,7 +1329,13 @@ struct  Shiftwork__V1__AttemptStatus
    * 1, 2, 3… for this task
    */
   uint32_t attempt;
+  /*
+   * why it failed
+   */
   Shiftwork__V1__FailureCode code;
+  /*
+   * the failure's message
+   */
   char *error;
   /*
    * a cause another attempt may cure
@@ -1088,7 +1350,7 @@ struct  Shiftwork__V1__AttemptStatus
    */
   uint32_t retry_delay_ms;
   /*
-   * the worker it ran on
+   * the worker it ran on (empty when unknown)
    */
   char *worker;
   /*
@@ -1101,14 +1363,35 @@ struct  Shiftwork__V1__AttemptStatus
     , (char *)protobuf_c_empty_string, 0, SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * The state of one batch, in StatusReply.
+ */
 struct  Shiftwork__V1__BatchStatus
 {
   ProtobufCMessage base;
+  /*
+   * the batch
+   */
   char *batch_id;
+  /*
+   * how many items it has
+   */
   uint32_t item_count;
+  /*
+   * how many items succeeded so far
+   */
   uint32_t succeeded;
+  /*
+   * how many items failed so far
+   */
   uint32_t failed;
+  /*
+   * how many items were cancelled so far
+   */
   uint32_t cancelled;
+  /*
+   * per-item states (sent when one batch was asked for)
+   */
   size_t n_items;
   Shiftwork__V1__ItemStatus **items;
   /*
@@ -1125,18 +1408,46 @@ struct  Shiftwork__V1__BatchStatus
     , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Sent by the coordinator to a client in answer to StatusRequest: the cluster (workers, load, throughput
+ * counters) and the batches asked for.
+ */
 struct  Shiftwork__V1__StatusReply
 {
   ProtobufCMessage base;
+  /*
+   * the client's correlation id, from StatusRequest
+   */
   char *request_id;
+  /*
+   * every connected worker
+   */
   size_t n_workers;
   Shiftwork__V1__WorkerStatus **workers;
+  /*
+   * tasks waiting for a free slot
+   */
   uint32_t queued_tasks;
+  /*
+   * tasks running on workers
+   */
   uint32_t running_tasks;
+  /*
+   * tasks completed successfully since the coordinator started
+   */
   uint64_t completed_tasks;
+  /*
+   * tasks failed since the coordinator started
+   */
   uint64_t failed_tasks;
+  /*
+   * the batch asked for, or every known batch
+   */
   size_t n_batches;
   Shiftwork__V1__BatchStatus **batches;
+  /*
+   * messages the coordinator dropped (malformed, oversized, from unknown peers)
+   */
   uint64_t dropped_messages;
   /*
    * tasks finished per second over the last 10 seconds
@@ -1152,7 +1463,13 @@ struct  Shiftwork__V1__StatusReply
    */
   size_t n_clients;
   Shiftwork__V1__ClientStatus **clients;
+  /*
+   * --max-queued-items-per-client (0: not said)
+   */
   uint32_t max_queued_items_per_client;
+  /*
+   * --max-batches-per-client (0: not said)
+   */
   uint32_t max_batches_per_client;
 };
 #define SHIFTWORK__V1__STATUS_REPLY__INIT \
@@ -1184,16 +1501,23 @@ struct  Shiftwork__V1__ClientStatus
     , (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Sent in either direction to refuse a request or a peer (for example a worker or client speaking another major
+ * version).
+ */
 struct  Shiftwork__V1__Refusal
 {
   ProtobufCMessage base;
+  /*
+   * the correlation id of the refused request, if it had one
+   */
   char *request_id;
   /*
-   * for the user
+   * why, for the user
    */
   char *reason;
   /*
-   * minor 2
+   * minor 2: what the receiver acts on (UNSPECIFIED from a minor-1 peer)
    */
   Shiftwork__V1__RefusalCode code;
 };
