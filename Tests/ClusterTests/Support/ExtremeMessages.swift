@@ -42,6 +42,21 @@ struct ExtremeMessages {
          (String(repeating: "a", count: limit + 1), true), (mebibyte, true)]
     }
 
+    /// Relative paths of every size worth trying for an output name: one byte, at the limit, just past it,
+    /// 1 MiB; made of folders of 99 bytes, so that each is a valid path but for its length.
+    static func pathSizes(limit: Int) -> [(String, overLimit: Bool)] {
+        func path(_ bytes: Int) -> String {
+            var text = ""
+            while text.utf8.count < bytes {
+                let room = bytes - text.utf8.count
+                text += text.isEmpty ? String(repeating: "a", count: min(99, room))
+                    : (room == 1 ? "a" : "/" + String(repeating: "a", count: min(99, room - 1)))
+            }
+            return text
+        }
+        return [("a", false), (path(limit), false), (path(limit + 1), true), (mebibyte, true)]
+    }
+
     // MARK: What a client sends
 
     mutating func clientProbes(batchID knownBatch: String, maxBatchItems: Int) -> [(type: String, probes: [Probe])] {
@@ -54,7 +69,9 @@ struct ExtremeMessages {
             submits.append(Probe(message: .submitBatch(SubmitBatch(requestID: text, items: [item], kind: .noop, deadlineSeconds: 1)),
                                  expectation: expect(over, "SubmitBatch.request_id")))
         }
-        for (text, over) in Self.sizes(limit: MessageBounds.maxNameBytes) where !text.isEmpty {
+        // An output name is a relative path too (`OutputPath`: components of at most 200 bytes): its sizes are
+        // made of 100-byte folders, so that only the length decides.
+        for (text, over) in Self.pathSizes(limit: MessageBounds.maxNameBytes) {
             submits.append(Probe(message: .submitBatch(SubmitBatch(
                 requestID: id("r"), items: [BatchItem(source: item.source, outputName: text)], kind: .noop, deadlineSeconds: 1)),
                 expectation: expect(over, "SubmitBatch.items.output_name")))
