@@ -9,7 +9,7 @@ import Darwin
 /// The tilt-shift's blur on a halved plane: each 2×2 block of the rows (as they stream in) is averaged into one
 /// pixel, the halved plane streams through a `StripBlender` that blurs it at σ' = √(σ² − 1) / 2 (weight 1
 /// everywhere: it emits the blurred plane, rounded), and each full row is blended with the blurred plane doubled
-/// back bilinearly (`sw_double_row`) through its weight.
+/// back bilinearly (`sw_double_blend_row`) through its weight.
 ///
 /// A Gaussian of σ ≥ 4 leaves nothing a halved plane cannot hold (its response at the halved plane's Nyquist
 /// frequency, a quarter cycle per pixel, is e^(−2π²σ²/16) < 10⁻⁸), so the halving's aliasing is blurred away
@@ -35,7 +35,6 @@ final class DecimatedStripBlender: StreamingBlender {
     private let halfSamples: Int
     private let weights: [Float]
     private let inner: StripBlender
-    private let kernels: UnsafePointer<sw_blur_kernels>
     /// Original rows (`capacity` of `samples` bytes), blended in place when finished.
     private let byteRows: UnsafeMutablePointer<UInt8>
     /// With `separateBlurInput`: the rows to halve instead of the original ones, and which have one.
@@ -43,9 +42,8 @@ final class DecimatedStripBlender: StreamingBlender {
     private var hasBlurRow: [Bool]
     /// The last blurred half row the inner blender emitted (the one above the next run).
     private let previousHalf: UnsafeMutablePointer<UInt8>
-    /// Scratch of `sw_double_row`: the half row between two, and the doubled row.
-    private let vertical: UnsafeMutablePointer<Float>
-    private let doubled: UnsafeMutablePointer<Float>
+    /// Scratch of `sw_double_blend_row`: the half row between two, and the doubled row.
+    private let scratch: UnsafeMutablePointer<Float>
 
     private(set) var received = 0
     private(set) var emitted = 0
@@ -67,7 +65,6 @@ final class DecimatedStripBlender: StreamingBlender {
         self.halfHeight = (height + 1) / 2
         self.halfSamples = halfWidth * channels
         self.weights = weights
-        self.kernels = variant.kernels
         func halved(_ s: Double) -> Double { (max(s * s - 1, 1)).squareRoot() / 2 }
         self.inner = StripBlender(
             width: halfWidth, height: halfHeight, channels: channels, sigma: halved(sigma),
@@ -79,16 +76,14 @@ final class DecimatedStripBlender: StreamingBlender {
         self.blurRows = separateBlurInput ? .allocate(capacity: capacity * samples + 64) : nil
         self.hasBlurRow = [Bool](repeating: false, count: separateBlurInput ? capacity : 0)
         self.previousHalf = .allocate(capacity: halfSamples + 64)
-        self.vertical = .allocate(capacity: halfSamples + 2 * channels + 16)
-        self.doubled = .allocate(capacity: samples + 16)
+        self.scratch = .allocate(capacity: halfSamples + channels + samples + 64)
     }
 
     deinit {
         byteRows.deallocate()
         blurRows?.deallocate()
         previousHalf.deallocate()
-        vertical.deallocate()
-        doubled.deallocate()
+        scratch.deallocate()
     }
 
     @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * samples }
@@ -151,9 +146,9 @@ final class DecimatedStripBlender: StreamingBlender {
                     let lower = y == 0 ? 0 : (y - 1) / 2
                     let (top, bottom) = lower == k ? (current, current) : (above, current)
                     let share: Float = y == 0 ? 0 : (y % 2 == 1 ? 0.25 : 0.75)
-                    sw_double_row(top, bottom, share, Int32(halfWidth), Int32(width), Int32(channels), vertical, doubled)
                     let row = byteRow(y)
-                    kernels.pointee.blend(row, doubled, row, weight, 0, samples)
+                    sw_double_blend_row(row, top, bottom, share, weight, row, Int32(halfWidth), Int32(width),
+                                        Int32(channels), scratch)
                 }
                 finished += 1
             }

@@ -462,13 +462,14 @@ void sw_line_weights(float *out, size_t begin, size_t end, int channels, double 
 void sw_decimate_rows(const uint8_t *above, const uint8_t *below, uint8_t *out, int width, int channels);
 
 /**
- * Doubles a halved row back to `width` pixels, bilinearly: the row between half rows `above` and `below` at
- * `below_share` (0.25 or 0.75; 0 at the edges), then along it, full pixel x at half pixel (x - 1/2) / 2 with the
- * edges repeated. `vertical` is scratch of (half_width + 1) * channels floats; `out` receives width * channels
- * floats.
+ * Doubles a halved row back to `width` pixels and blends it over `orig`: the row between half rows `above` and
+ * `below` at `below_share` (0.25 or 0.75; 0 at the top edge), then along it, full pixel x at half pixel (x − 1/2) / 2
+ * with the edges repeated (bilinear); out = orig + weight (doubled − orig), clamped and rounded as the blur
+ * kernels' blend (`out` may be `orig`). `scratch`: (half_width + 1) * channels + width * channels + 32 floats.
+ * Channels 1 or 3.
  */
-void sw_double_row(const uint8_t *above, const uint8_t *below, float below_share, int half_width, int width,
-                   int channels, float *vertical, float *out);
+void sw_double_blend_row(const uint8_t *orig, const uint8_t *above, const uint8_t *below, float below_share,
+                         float weight, uint8_t *out, int half_width, int width, int channels, float *scratch);
 
 
 
