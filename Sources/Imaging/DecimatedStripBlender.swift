@@ -24,6 +24,8 @@ import Darwin
 final class DecimatedStripBlender: StreamingBlender {
     /// The smallest σ (pixels, along both axes) blurred on a halved plane.
     static let sigmaLimit = 4.0
+    /// The smallest plane (pixels, each way) `StreamingBlenders.make` blurs halved.
+    static let smallestSide = 256
 
     let width: Int
     let height: Int

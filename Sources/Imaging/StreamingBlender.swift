@@ -22,11 +22,13 @@ extension StripBlender: StreamingBlender {}
 enum StreamingBlenders {
     /// `StripBlender`, or `DecimatedStripBlender` when `decimate` is on and it applies: one weight per row (the
     /// focus line upright, one level), gray or RGB, σ at least `DecimatedStripBlender.sigmaLimit` along both axes,
-    /// and at least two pixels each way.
+    /// and a plane of at least `DecimatedStripBlender.smallestSide` pixels each way (on a 48×32 image the edges,
+    /// repeated a half pixel apart on the halved plane, held it to 41–42 dB; small planes cost little anyway).
     static func make(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
                      mask: BlendMask, levels: Int, threads: Int, kernels: KernelVariant, separateBlurInput: Bool = false,
                      decimate: Bool, token: CancellationToken) -> any StreamingBlender {
-        if decimate, levels == 1, case .rows(let weights) = mask, [1, 3].contains(channels), width >= 2, height >= 2,
+        let side = DecimatedStripBlender.smallestSide
+        if decimate, levels == 1, case .rows(let weights) = mask, [1, 3].contains(channels), width >= side, height >= side,
            min(sigma, verticalSigma ?? sigma) >= DecimatedStripBlender.sigmaLimit, !mask.isZero {
             return DecimatedStripBlender(width: width, height: height, channels: channels, sigma: sigma,
                                          verticalSigma: verticalSigma, weights: weights, threads: threads, kernels: kernels,

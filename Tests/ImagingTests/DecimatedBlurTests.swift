@@ -37,6 +37,16 @@ final class DecimatedBlurTests: XCTestCase {
         return output
     }
 
+    /// The mean of `image`'s channels, as a gray image.
+    private func grayscale(_ image: ImageBuffer) throws -> ImageBuffer {
+        var pixels = [UInt8](repeating: 0, count: image.width * image.height)
+        for i in 0..<pixels.count {
+            let sum = Int(image.pixels[3 * i]) + Int(image.pixels[3 * i + 1]) + Int(image.pixels[3 * i + 2])
+            pixels[i] = UInt8(sum / 3)
+        }
+        return try ImageBuffer(width: image.width, height: image.height, channels: 1, pixels: pixels)
+    }
+
     /// `image` cut to `width` × `height` from its top left.
     private func cropped(_ image: ImageBuffer, width: Int, height: Int) throws -> ImageBuffer {
         var pixels: [UInt8] = []
@@ -51,9 +61,9 @@ final class DecimatedBlurTests: XCTestCase {
     /// gray, even and odd sizes, σ 4 (the limit), 6 and 10, with the mask of the recipe and with weight 1 everywhere.
     func testDecimatedBlurMatchesTheExactRecipe() throws {
         let photo = try ImageCodec.decode(TestImages.fixture("photo.jpg")).image
-        let gray = try ImageCodec.decode(TestImages.fixture("gray.png")).image
+        let gray = try grayscale(photo)
         let images = [("photo.jpg", photo), ("photo.jpg, odd size", try cropped(photo, width: photo.width - 1, height: photo.height - 3)),
-                      ("gray.png", gray)]
+                      ("photo.jpg as gray", gray)]
         for (name, image) in images {
             for sigma in [4.0, 6.0, 10.0] {
                 let recipe = TiltShiftMask.weights(height: image.height, parameters: TiltShiftParameters(blurRadius: sigma))
@@ -84,7 +94,7 @@ final class DecimatedBlurTests: XCTestCase {
     /// Rows given other values to blur (`setBlurInput`, as the planar path's clipping correction does) are halved
     /// from those: the same values give the same output, a brighter blur input a brighter blurred region.
     func testSeparateBlurInputIsWhatIsBlurred() throws {
-        let image = try ImageCodec.decode(TestImages.fixture("gray.png")).image
+        let image = try grayscale(try ImageCodec.decode(TestImages.fixture("photo.jpg")).image)
         let weights = [Float](repeating: 1, count: image.height)
         let plain = try decimated(image, sigma: 6, weights: weights, chunk: 5)
         let row = { (y: Int) in Array(image.pixels[(y * image.rowBytes)..<((y + 1) * image.rowBytes)]) }
@@ -94,12 +104,12 @@ final class DecimatedBlurTests: XCTestCase {
     }
 
     /// `StreamingBlenders.make` halves only where it applies: upright focus line, one level, gray or RGB, σ ≥ 4
-    /// along both axes, and not when asked for the exact blur.
+    /// along both axes, planes of at least 256 pixels each way, and not when asked for the exact blur.
     func testTheHalvedPlaneIsChosenOnlyWhereItApplies() {
-        func make(channels: Int = 3, sigma: Double = 10, verticalSigma: Double? = nil, mask: BlendMask? = nil, levels: Int = 1,
-                  decimate: Bool = true) -> any StreamingBlender {
-            StreamingBlenders.make(width: 64, height: 48, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
-                                   mask: mask ?? .rows([Float](repeating: 1, count: 48)), levels: levels, threads: 1,
+        func make(width: Int = 400, height: Int = 300, channels: Int = 3, sigma: Double = 10, verticalSigma: Double? = nil,
+                  mask: BlendMask? = nil, levels: Int = 1, decimate: Bool = true) -> any StreamingBlender {
+            StreamingBlenders.make(width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
+                                   mask: mask ?? .rows([Float](repeating: 1, count: height)), levels: levels, threads: 1,
                                    kernels: .automatic, decimate: decimate, token: .never)
         }
         XCTAssertTrue(make() is DecimatedStripBlender)
@@ -109,7 +119,9 @@ final class DecimatedBlurTests: XCTestCase {
         XCTAssertTrue(make(channels: 4) is StripBlender, "RGBA")
         XCTAssertTrue(make(levels: 3) is StripBlender, "progressive falloff")
         XCTAssertTrue(make(decimate: false) is StripBlender, "the exact blur asked for")
-        let turned = TiltShiftMask.mask(width: 64, height: 48, parameters: TiltShiftParameters(angle: 30))
+        XCTAssertTrue(make(width: 255) is StripBlender, "a plane narrower than 256")
+        XCTAssertTrue(make(width: 48, height: 32) is StripBlender, "a small image")
+        let turned = TiltShiftMask.mask(width: 400, height: 300, parameters: TiltShiftParameters(angle: 30))
         XCTAssertTrue(make(mask: turned) is StripBlender, "a turned focus line")
     }
 }
