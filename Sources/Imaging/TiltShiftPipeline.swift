@@ -104,12 +104,16 @@ public enum TiltShiftPipeline {
     ///
     /// `jpegPlanes: false` filters a JPEG going to JPEG through RGB, like any other image, instead of in its
     /// own Y'CbCr planes (to compare the two; the planar path is faster for the same result).
+    /// `exactBlur: true` blurs at full resolution even where σ is large enough for the halved plane
+    /// (`DecimatedStripBlender`, the default from σ 4 with an upright focus line).
     public static func process(_ data: [UInt8], parameters: TiltShiftParameters, encoding: EncodingOptions,
                                limits: ImageLimits = .default, threads: Int = 1, jpegPlanes: Bool = true,
-                               cancellation: CancellationFlag? = nil, timings: inout PipelineTimings) throws -> ProcessedImage {
+                               exactBlur: Bool = false, cancellation: CancellationFlag? = nil,
+                               timings: inout PipelineTimings) throws -> ProcessedImage {
         try data.withUnsafeBufferPointer { bytes in
             try run(.memory(bytes), to: .memory, parameters: parameters, encoding: encoding, limits: limits,
-                    threads: threads, jpegPlanes: jpegPlanes, cancellation: cancellation, timings: &timings)
+                    threads: threads, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
+                    timings: &timings)
         }
     }
 
@@ -119,7 +123,7 @@ public enum TiltShiftPipeline {
     /// - Returns: the result, with empty `data` (the bytes are in the file).
     public static func process(file inputPath: String, to outputPath: String, parameters: TiltShiftParameters,
                                encoding: EncodingOptions, limits: ImageLimits = .default, threads: Int = 1,
-                               jpegPlanes: Bool = true, cancellation: CancellationFlag? = nil,
+                               jpegPlanes: Bool = true, exactBlur: Bool = false, cancellation: CancellationFlag? = nil,
                                timings: inout PipelineTimings) throws -> ProcessedImage {
         guard let input = fopen(inputPath, "rb") else {
             throw ImagingError(.download, "cannot read \(inputPath): \(String(cString: strerror(errno)))")
@@ -132,7 +136,8 @@ public enum TiltShiftPipeline {
         }
         do {
             let result = try run(.file(input), to: .file(output), parameters: parameters, encoding: encoding, limits: limits,
-                                 threads: threads, jpegPlanes: jpegPlanes, cancellation: cancellation, timings: &timings)
+                                 threads: threads, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
+                                 timings: &timings)
             guard fclose(output) == 0 else {
                 throw ImagingError(.processing, "cannot write \(outputPath): \(String(cString: strerror(errno)))")
             }
@@ -146,7 +151,8 @@ public enum TiltShiftPipeline {
 
     static func run(_ source: ImageSource, to destination: ImageDestination, parameters: TiltShiftParameters,
                     encoding: EncodingOptions, limits: ImageLimits, threads: Int, kernels: KernelVariant = .automatic,
-                    jpegPlanes: Bool = true, correctClipping: Bool = true, cancellation: CancellationFlag?,
+                    jpegPlanes: Bool = true, exactBlur: Bool = false, correctClipping: Bool = true,
+                    cancellation: CancellationFlag?,
                     timings: inout PipelineTimings) throws -> ProcessedImage {
         let parameters = try parameters.validated()
         let encoding = try encoding.validated()
@@ -174,7 +180,8 @@ public enum TiltShiftPipeline {
                                                  metadata: metadata, destination: destination)
                 filterStart = StageClock.now
                 let pipeline = PlanarJPEGPipeline(decoder: jpeg, layout: layout, parameters: parameters, threads: threads,
-                                                  kernels: kernels, correctClipping: correctClipping, token: token)
+                                                  kernels: kernels, decimate: !exactBlur, correctClipping: correctClipping,
+                                                  token: token)
                 try pipeline.run(into: encoder, decode: &decodeTime, decodeCPU: &decodeCPU, encode: &encodeTime,
                                  encodeCPU: &encodeCPU)
                 finalEncoder = encoder
@@ -182,10 +189,10 @@ public enum TiltShiftPipeline {
                 let encoder = try RowEncoders.open(format, width: width, height: height, channels: decoder.channels,
                                                    encoding: encoding, metadata: metadata, destination: destination)
                 filterStart = StageClock.now
-                let blender = StripBlender(
+                let blender = StreamingBlenders.make(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,
                     mask: TiltShiftMask.mask(width: width, height: height, parameters: parameters),
-                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, token: token)
+                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, decimate: !exactBlur, token: token)
                 while blender.received < height {
                     let (space, available) = blender.inputSpace()
                     let rows = min(available, Self.rowsPerRead)

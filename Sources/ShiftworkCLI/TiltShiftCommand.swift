@@ -56,6 +56,10 @@ struct TiltShiftCommand: AsyncParsableCommand {
           help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
     var alwaysRGB = false
 
+    @Flag(name: .customLong("exact-blur"),
+          help: "Blur at full resolution even where σ ≥ 4 lets the blur run on a halved image (slower; for comparison).")
+    var exactBlur = false
+
     func validate() throws {
         guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 (one per core) or more") }
@@ -80,7 +84,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
         (options.format, options.pngCompressionLevel) = (outputFormat, pngLevel)
         let encoding = try options.validated()
         let repetitions = repetitions
-        let (input, output, jpegPlanes) = (input, output, !alwaysRGB)
+        let (input, output, jpegPlanes, exactBlur) = (input, output, !alwaysRGB, exactBlur)
 
         // Decoding, filtering and encoding are CPU-bound: they run on a thread of their own, not on Swift's
         // cooperative pool (Ctrl-C still ends the process at once).
@@ -92,7 +96,8 @@ struct TiltShiftCommand: AsyncParsableCommand {
                 var timings = PipelineTimings()
                 let result = try TiltShiftPipeline.process(
                     file: path, to: output, parameters: parameters, encoding: encoding, limits: limits,
-                    threads: threadCount, jpegPlanes: jpegPlanes, cancellation: cancellation, timings: &timings)
+                    threads: threadCount, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
+                    timings: &timings)
                 return (result, timings)
             }
         } else {
@@ -104,7 +109,7 @@ struct TiltShiftCommand: AsyncParsableCommand {
                     var timings = PipelineTimings()
                     result = try TiltShiftPipeline.process(
                         fetched.data, parameters: parameters, encoding: encoding, limits: limits, threads: threadCount,
-                        jpegPlanes: jpegPlanes, cancellation: cancellation, timings: &timings)
+                        jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation, timings: &timings)
                     // The fastest run, each figure on its own (wall and CPU time are disturbed at different moments).
                     best = best.map { $0.fastest(with: timings) } ?? timings
                 }

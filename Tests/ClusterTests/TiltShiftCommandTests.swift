@@ -124,6 +124,28 @@ final class TiltShiftCommandTests: XCTestCase {
         XCTAssertEqual([png.width, png.height], [300, 200])
     }
 
+    /// `--exact-blur` blurs at full resolution: the CLI's output with and without it is what the pipeline makes in
+    /// process with `exactBlur` true and false (the default halves the plane at σ 10 on a 600×400 image), and
+    /// the two differ.
+    func testExactBlurSelectsTheFullResolutionBlur() async throws {
+        let input = path("in.png")
+        let data = try SyntheticImages.make(width: 600, height: 400, format: .png, seed: 5)
+        try Data(data).write(to: URL(fileURLWithPath: input))
+        var outputs: [[UInt8]] = []
+        for exact in [false, true] {
+            let name = exact ? "exact.png" : "halved.png"
+            let (status, output) = try await tiltshift([input, path(name)] + (exact ? ["--exact-blur"] : []))
+            XCTAssertEqual(status, 0, output)
+            let written = try PNGCodec.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name)))))
+            var timings = PipelineTimings()
+            let expected = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions(format: .png),
+                                                         exactBlur: exact, timings: &timings)
+            XCTAssertEqual(written, try PNGCodec.decode(expected.data), "exact blur \(exact)")
+            outputs.append(written.pixels)
+        }
+        XCTAssertNotEqual(outputs[0], outputs[1], "the halved and the full-resolution blur differ")
+    }
+
     func testAnUnreadableInputLeavesNoOutputFile() async throws {
         let input = path("broken.jpg")
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 1, 2, 3]).write(to: URL(fileURLWithPath: input))

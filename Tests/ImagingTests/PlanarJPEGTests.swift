@@ -111,7 +111,9 @@ final class PlanarJPEGTests: XCTestCase {
     /// the window: the whole plane is reserved) and on an image 3,000 rows tall (twice the window is reserved).
     func testThePlanesQueuesNeverOutgrowTheirReservation() throws {
         let tall = try JPEGCodec.encode(primaries(width: 200, height: 3000, cell: 24), quality: 95)
-        for jpeg in [try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg"), tall] {
+        // Wide enough for the halved blur (planes of at least 256 pixels each way): its luma plane, 600 wide.
+        let tallWide = try JPEGCodec.encode(primaries(width: 600, height: 3000, cell: 24), quality: 95)
+        for jpeg in [try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg"), tall, tallWide] {
             for sigma in [6.0, 10.0] {
                 for correctClipping in [true, false] {
                     let growths = try jpeg.withUnsafeBufferPointer { bytes in

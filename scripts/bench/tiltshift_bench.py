@@ -117,6 +117,8 @@ def main():
     exact = exact_reference(args.decoded, os.path.splitext(args.decoded)[0] + "-exact.npy")
     help_text = subprocess.run([args.shiftwork, "tiltshift", "--help"], capture_output=True, text=True).stdout
     planar = "--always-rgb" in help_text
+    # --exact-blur: the blur at full resolution (the default halves the plane from sigma 4; both are measured).
+    exact_blur = "--exact-blur" in help_text
 
     contenders = [("shiftwork", None)]
     contenders += [("vips", sys.executable), ("pillow", sys.executable)]
@@ -134,11 +136,13 @@ def main():
                 variants = [("shiftwork (planar JPEG)" if planar else "shiftwork", ())]
                 if planar:
                     variants.append(("shiftwork (RGB path)", ("--always-rgb",)))
+                if exact_blur:
+                    variants.append(("shiftwork (planar, exact blur)" if planar else "shiftwork (exact blur)", ("--exact-blur",)))
             for label, extra in variants:
                 cells = rows.setdefault(label, {})
                 for task in ["filter", "jpeg"] + (["png"] if args.large else []):
-                    if task == "filter" and extra:
-                        continue  # one filter figure for shiftwork: the RGB filter on decoded pixels
+                    if task == "filter" and "--always-rgb" in extra:
+                        continue  # the RGB path's filter is the main line's: the RGB filter on decoded pixels
                     src = {"filter": args.decoded, "jpeg": args.photo, "png": args.large}[task]
                     dst = os.path.join(tmp, f"{name}-{task}" + (".jpg" if task == "jpeg" else ".png"))
                     if name == "shiftwork":

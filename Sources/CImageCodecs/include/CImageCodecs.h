@@ -452,6 +452,26 @@ void sw_line_weights(float *out, size_t begin, size_t end, int channels, double 
                      double sin_angle, double row_term, double extent, double focus, double half_band,
                      double transition);
 
+/* MARK: the decimated blur's resampling (resample.c) */
+
+/**
+ * Halves two rows (`above`, `below`: `width` pixels of `channels` bytes; `below` may be `above` for an odd last
+ * row) into one of (width + 1) / 2 pixels: each output pixel is the rounded mean of a 2x2 block (of a 1x2 block
+ * in an odd width's last column).
+ */
+void sw_decimate_rows(const uint8_t *above, const uint8_t *below, uint8_t *out, int width, int channels);
+
+/**
+ * Doubles a halved row back to `width` pixels and blends it over `orig`: the row between half rows `above` and
+ * `below` at `below_share` (0.25 or 0.75; 0 at the top edge), then along it, full pixel x at half pixel (x − 1/2) / 2
+ * with the edges repeated (bilinear); out = orig + weight (doubled − orig), clamped and rounded as the blur
+ * kernels' blend (`out` may be `orig`). `scratch`: (half_width + 1) * channels + width * channels + 32 floats.
+ * Channels 1 or 3.
+ */
+void sw_double_blend_row(const uint8_t *orig, const uint8_t *above, const uint8_t *below, float below_share,
+                         float weight, uint8_t *out, int half_width, int width, int channels, float *scratch);
+
+
 
 /* CRC-32C (Castagnoli) of `count` bytes (checksum.c, ISA-L): 0xE3069283 for "123456789". */
 uint32_t sw_crc32c(const uint8_t *bytes, size_t count);

@@ -41,7 +41,7 @@ final class PlanarJPEGPipeline {
         let height: Int
         let paddedWidth: Int
         let groupRows: Int
-        let blender: StripBlender
+        let blender: any StreamingBlender
         /// Two groups of decoded rows (`groupRows` × `paddedWidth` each: the group being corrected and the one
         /// below it), one group to encode, the corrected rows of a group (valid where `isCorrected`), and the
         /// last decoded row of the group above the one being corrected.
@@ -58,7 +58,7 @@ final class PlanarJPEGPipeline {
         var queuedRows: Int { (queue.count - queueStart) / width }
         var encodedRows = 0
 
-        init(width: Int, height: Int, paddedWidth: Int, groupRows: Int, blender: StripBlender) {
+        init(width: Int, height: Int, paddedWidth: Int, groupRows: Int, blender: any StreamingBlender) {
             self.width = width
             self.height = height
             self.paddedWidth = paddedWidth
@@ -95,9 +95,10 @@ final class PlanarJPEGPipeline {
     }
 
     /// Prepares the planes of `decoder` (after `startPlanes` said yes) for `parameters`; `correctClipping: false`
-    /// leaves out the clipping correction (to measure what it does).
+    /// leaves out the clipping correction (to measure what it does); `decimate: false` blurs every plane at full
+    /// resolution (`StreamingBlenders.make`).
     init(decoder: JPEGRowDecoder, layout: sw_jpeg_planes, parameters: TiltShiftParameters, threads: Int,
-         kernels: KernelVariant, correctClipping: Bool = true, token: CancellationToken) {
+         kernels: KernelVariant, decimate: Bool = true, correctClipping: Bool = true, token: CancellationToken) {
         self.decoder = decoder
         self.token = token
         let widths = [layout.width.0, layout.width.1, layout.width.2]
@@ -116,11 +117,11 @@ final class PlanarJPEGPipeline {
             let mask = TiltShiftMask.mask(planeWidth: Int(widths[i]), planeHeight: Int(heights[i]), xFactor: xFactor,
                                           yFactor: yFactor, imageWidth: decoder.width, imageHeight: decoder.height,
                                           parameters: parameters)
-            let blender = StripBlender(
+            let blender = StreamingBlenders.make(
                 width: Int(widths[i]), height: Int(heights[i]), channels: 1,
                 sigma: sigma == 0 ? 0 : sigma / Double(xFactor), verticalSigma: sigma == 0 ? 0 : sigma / Double(yFactor),
                 mask: mask, levels: parameters.falloff.levels, threads: threads, kernels: kernels,
-                separateBlurInput: correcting, token: token)
+                separateBlurInput: correcting, decimate: decimate, token: token)
             return Plane(width: Int(widths[i]), height: Int(heights[i]), paddedWidth: Int(padded[i]),
                          groupRows: Int(groups[i]), blender: blender)
         }
