@@ -51,7 +51,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
         // Settings that would leave the worker useless fail it at once, naming the setting (a container
         // restarted for ever by its orchestrator says nothing).
-        let coordinatorEndpoint = try coordinator.requiredEndpoint()
+        let coordinatorEndpoints = try coordinator.requiredEndpoints()
         try sinkDirectory.check()
         let sourcePolicy = try sources.policy()
         let limits = try limitOptions.limits()
@@ -66,7 +66,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw CommandError("--slots (or SHIFTWORK_SLOTS) is \(slots): give 1 to \(PeerInputRules.maxWorkerSlots), the tasks this worker runs at once")
         }
         var configuration = WorkerConfiguration(
-            coordinator: coordinatorEndpoint,
+            coordinators: coordinatorEndpoints,
             slots: slots,
             computeThreads: computeThreads,
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),
