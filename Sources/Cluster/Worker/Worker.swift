@@ -12,7 +12,8 @@ import Wire
 /// tilt-shift tasks it is sent and answers each with its result.
 ///
 /// A worker the coordinator does not know (after a coordinator restart, or after it was declared dead)
-/// is told so on its next heartbeat and registers again by itself.
+/// is told so on its next heartbeat and registers again by itself. Given several coordinators (a pair), it
+/// turns to the next one when its own is silent and registers there (`Worker+Turning.swift`).
 ///
 /// A `Service`: in a `ServiceGroup`, its graceful shutdown is `drain` (finish running tasks, take no new
 /// ones, say goodbye); cancellation (the group's deadline, a second signal) is `stop`.
