@@ -73,6 +73,7 @@ final class MetadataOverride: RowDecoder {
     var width: Int { source.width }
     var height: Int { source.height }
     var channels: Int { source.channels }
+    var bitsPerSample: Int { source.bitsPerSample }
 
     init(_ source: RowDecoder, metadata: ImageMetadata) {
         self.source = source

@@ -1,7 +1,11 @@
 import CImageCodecs
 
-/// A decoder that hands out an image's rows top to bottom, 8 bits per channel, without holding the image.
+/// A decoder that hands out an image's rows top to bottom, 8 bits per channel (or 16, see `bitsPerSample`),
+/// without holding the image.
 protocol RowDecoder: AnyObject {
+    /// 8, or 16 for a decoder asked to keep a 16-bit image's depth (samples are then host-order `UInt16`, 2 bytes
+    /// each, and a row is `width * channels * 2` bytes).
+    var bitsPerSample: Int { get }
     var width: Int { get }
     var height: Int { get }
     /// 1 (gray), 3 (RGB) or 4 (RGBA).
@@ -13,6 +17,10 @@ protocol RowDecoder: AnyObject {
 }
 
 extension RowDecoder {
+    var bitsPerSample: Int { 8 }
+    /// Bytes of a decoded row.
+    var rowBytes: Int { width * channels * bitsPerSample / 8 }
+
     /// Decodes every remaining row into a new image.
     func readImage(token: CancellationToken) throws -> ImageBuffer {
         try ImageBuffer(width: width, height: height, channels: channels) { pixels in
@@ -29,8 +37,12 @@ enum RowDecoders {
     /// not read). JPEG, PNG, TIFF and BMP stream; a JPEG or TIFF whose orientation turns or flips it, an interlaced
     /// PNG, a WebP, AVIF, HEIF and GIF cannot: they are decoded whole (and turned) first, and their rows served from
     /// memory.
-    static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, token: CancellationToken) throws
-        -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
+    ///
+    /// With `keepDeep`, a 16-bit PNG or TIFF (gray, gray+alpha, RGB, RGBA) keeps its 16 bits (`bitsPerSample`) unless
+    /// its colours are to be converted (`.srgb` and a PNG, or a TIFF with a profile) or a TIFF must be turned: those
+    /// are read at 8 bits as before.
+    static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, keepDeep: Bool = false,
+                     token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
         switch format {
         case .jpeg:
@@ -39,6 +51,7 @@ enum RowDecoders {
             return (try upright(managed, orientation: jpeg.orientation, token: token), format, warnings)
         case .tiff:
             let tiff = try TIFFRowDecoder(source, limits: limits)
+            if keepDeep, colour == .keep || tiff.metadata.icc.isEmpty, tiff.orientation == 1 { _ = tiff.keepDeep() }
             var (managed, warnings) = try ColourManagement.manage(tiff, policy: colour)
             if tiff.morePages > 0 {
                 let pages = tiff.morePages + 1
@@ -46,9 +59,15 @@ enum RowDecoders {
             }
             return (try upright(managed, orientation: tiff.orientation, token: token), format, warnings)
         case .png:
-            let png = try PNGRowDecoder(source, limits: limits)
-            let streaming: RowDecoder = png.interlaced
-                ? BufferRowDecoder(try png.readWhole(token: token), metadata: png.metadata) : png
+            let png = try PNGRowDecoder(source, limits: limits, keepDeep: keepDeep && colour == .keep)
+            let streaming: RowDecoder
+            if !png.interlaced {
+                streaming = png
+            } else if png.bitsPerSample == 16 {
+                streaming = DeepBufferRowDecoder(png, rows: try png.readWholeRows(token: token))
+            } else {
+                streaming = BufferRowDecoder(try png.readWhole(token: token), metadata: png.metadata)
+            }
             let (managed, warnings) = try ColourManagement.manage(streaming, policy: colour)
             return (managed, format, warnings)
         case .bmp:
