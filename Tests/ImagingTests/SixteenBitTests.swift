@@ -1,4 +1,5 @@
 import CImageCodecs
+import CTestSupport
 import Foundation
 import XCTest
 @testable import Imaging
@@ -88,6 +89,21 @@ final class SixteenBitTests: XCTestCase {
                 + "\(String(format: "%.1f", shallowPSNR)) dB through the 8-bit path (peak 65535)")
             XCTAssertGreaterThan(deepPSNR, 40, name)
             XCTAssertGreaterThan(deepPSNR, shallowPSNR, "\(name): 16 bits beat 8")
+        }
+    }
+
+    /// As at 8 bits, the output does not depend on the filter's threads (each writes its own columns and rows).
+    func testSixteenBitOutputDoesNotDependOnThreads() throws {
+        var progressive = TiltShiftParameters.coreImage
+        progressive.falloff = .progressive
+        progressive.angle = 20
+        for (channels, parameters) in [(3, TiltShiftParameters.coreImage), (4, progressive), (1, progressive)] {
+            let (w, h) = (150, 400)
+            let png = try S.png(S.photo(width: w, height: h, channels: channels), width: w, height: h, channels: channels)
+            let one = try S.decode(TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(), threads: 1).data)
+            let three = try S.decode(TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(), threads: 3).data)
+            let differing = zip(one.samples, three.samples).enumerated().filter { $0.element.0 != $0.element.1 }
+            XCTAssertEqual(differing.count, 0, "\(channels) channels: first at \(differing.first.map { ($0.offset % (w * channels), $0.offset / (w * channels), $0.element) } as Any)")
         }
     }
 
