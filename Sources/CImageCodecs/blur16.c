@@ -34,48 +34,75 @@ static void sw16_load_row(const uint8_t *src, float *out, size_t samples, int ch
     }
 }
 
-/* The recursive Gaussian along a row, forward into `dst` then backward in place (each backward step reads the
-   forward value of its own sample only), Triggs-Sdika at the right edge, the left edge repeated: as the 8-bit
-   horizontal pass does, with the channels of a pixel as independent recursions. */
+typedef float sw16_v4f __attribute__((vector_size(16)));
+
+static inline sw16_v4f sw16_splat(float x) { return (sw16_v4f){x, x, x, x}; }
+
+/* The recursive Gaussian along rows, four rows at a time (a vector's lanes are the four rows' same sample, so the
+   recursion's dependent steps serve four rows): the rows' samples go as floats into `scratch` transposed (RGBA
+   premultiplied), forward then backward in place there (each backward step reads the forward value of its own
+   sample only), Triggs-Sdika at the right edge, the left edge repeated, as the 8-bit horizontal pass does; then
+   back out into the float rows. `scratch` holds 4 × width × channels floats (sw_blur_scratch_bytes has room). */
 static void sw16_horizontal(const sw_recursive_gaussian *gp, const uint8_t *const *src, float *const *dst, int rows,
                             int width, int channels, void *scratch) {
     const sw_recursive_gaussian g = *gp;
+    const sw16_v4f b = sw16_splat(g.b), a1 = sw16_splat(g.a1), a2 = sw16_splat(g.a2), a3 = sw16_splat(g.a3);
     const int ch = channels;
     const size_t samples = (size_t)width * (size_t)ch;
-    float *x = (float *)scratch;
-    for (int r = 0; r < rows; r++) {
-        float *f = dst[r];
-        sw16_load_row(src[r], x, samples, ch);
-        float p1[4], p2[4], p3[4];
-        for (int c = 0; c < ch; c++) p1[c] = p2[c] = p3[c] = x[c];
+    float *t = (float *)scratch;
+#define SW16_LOAD(j) ({ sw16_v4f v_; __builtin_memcpy(&v_, t + 4 * (j), sizeof v_); v_; })
+#define SW16_STORE(j, v) do { sw16_v4f s_ = (v); __builtin_memcpy(t + 4 * (j), &s_, sizeof s_); } while (0)
+    for (int r0 = 0; r0 < rows; r0 += 4) {
+        const int n = rows - r0 < 4 ? rows - r0 : 4;
+        for (int k = 0; k < 4; k++) {
+            const uint16_t *row = (const uint16_t *)(const void *)src[r0 + (k < n ? k : n - 1)];
+            for (size_t j = 0; j < samples; j++) t[4 * j + (size_t)k] = (float)row[j];
+        }
+        if (ch == 4) {
+            for (size_t j = 0; j < samples; j += 4) {
+                sw16_v4f alpha = SW16_LOAD(j + 3) * sw16_splat(1.0f / SW16_MAX);
+                for (size_t c = 0; c < 3; c++) SW16_STORE(j + c, SW16_LOAD(j + c) * alpha);
+            }
+        }
+        sw16_v4f p1[4], p2[4], p3[4], q1[4], q2[4], q3[4], edge[4];
+        const size_t last = samples - (size_t)ch;
+        for (int c = 0; c < ch; c++) {
+            p1[c] = p2[c] = p3[c] = SW16_LOAD((size_t)c);
+            edge[c] = SW16_LOAD(last + (size_t)c);
+        }
         for (size_t j = 0; j < samples; j += (size_t)ch) {
             for (int c = 0; c < ch; c++) {
-                float v = (g.b * x[j + (size_t)c] + g.a3 * p3[c] + g.a2 * p2[c]) + g.a1 * p1[c];
-                f[j + (size_t)c] = v;
+                sw16_v4f v = (b * SW16_LOAD(j + (size_t)c) + a3 * p3[c] + a2 * p2[c]) + a1 * p1[c];
+                SW16_STORE(j + (size_t)c, v);
                 p3[c] = p2[c];
                 p2[c] = p1[c];
                 p1[c] = v;
             }
         }
-        const size_t last = samples - (size_t)ch;
-        float q1[4], q2[4], q3[4];
         for (int c = 0; c < ch; c++) {
-            float e = x[last + (size_t)c];
-            float d0 = p1[c] - e, d1 = p2[c] - e, d2 = p3[c] - e;
-            q1[c] = e + g.m[0] * d0 + g.m[1] * d1 + g.m[2] * d2;
-            q2[c] = e + g.m[3] * d0 + g.m[4] * d1 + g.m[5] * d2;
-            q3[c] = e + g.m[6] * d0 + g.m[7] * d1 + g.m[8] * d2;
-            f[last + (size_t)c] = q1[c];
+            sw16_v4f e = edge[c], d0 = p1[c] - e, d1 = p2[c] - e, d2 = p3[c] - e;
+            q1[c] = e + sw16_splat(g.m[0]) * d0 + sw16_splat(g.m[1]) * d1 + sw16_splat(g.m[2]) * d2;
+            q2[c] = e + sw16_splat(g.m[3]) * d0 + sw16_splat(g.m[4]) * d1 + sw16_splat(g.m[5]) * d2;
+            q3[c] = e + sw16_splat(g.m[6]) * d0 + sw16_splat(g.m[7]) * d1 + sw16_splat(g.m[8]) * d2;
+            SW16_STORE(last + (size_t)c, q1[c]);
         }
-        for (size_t j = last; j-- > 0;) {
-            size_t c = j % (size_t)ch;
-            float v = (g.b * f[j] + g.a3 * q3[c] + g.a2 * q2[c]) + g.a1 * q1[c];
-            q3[c] = q2[c];
-            q2[c] = q1[c];
-            q1[c] = v;
-            f[j] = v;
+        for (size_t x = (size_t)width - 1; x-- > 0;) {
+            for (int c = ch - 1; c >= 0; c--) {
+                size_t j = x * (size_t)ch + (size_t)c;
+                sw16_v4f v = (b * SW16_LOAD(j) + a3 * q3[c] + a2 * q2[c]) + a1 * q1[c];
+                q3[c] = q2[c];
+                q2[c] = q1[c];
+                q1[c] = v;
+                SW16_STORE(j, v);
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            float *out = dst[r0 + k];
+            for (size_t j = 0; j < samples; j++) out[j] = t[4 * j + (size_t)k];
         }
     }
+#undef SW16_LOAD
+#undef SW16_STORE
 }
 
 /* The exact horizontal pass: the row's floats with `radius` pixels repeated at each end, then the taps. */
@@ -109,6 +136,8 @@ static void sw16_blend(const uint8_t *orig8, const float *blurred, uint8_t *out8
                        size_t end) {
     const uint16_t *orig = (const uint16_t *)(const void *)orig8;
     uint16_t *out = (uint16_t *)(void *)out8;
+    /* out may be orig, sample for sample (each is read before it is written): safe to vectorise. */
+#pragma clang loop vectorize(assume_safety)
     for (size_t j = begin; j < end; j++) {
         float o = (float)orig[j];
         out[j] = sw16_round(o + weight * (blurred[j] - o));
@@ -158,6 +187,7 @@ static void sw16_blend_levels(const uint8_t *orig8, const float *const *levels, 
                               uint8_t *out8, size_t begin, size_t end) {
     const uint16_t *orig = (const uint16_t *)(const void *)orig8;
     uint16_t *out = (uint16_t *)(void *)out8;
+#pragma clang loop vectorize(assume_safety)
     for (size_t j = begin; j < end; j++) {
         out[j] = sw16_round(sw16_level_value((float)orig[j], levels, count, weights[j] * (float)count, j));
     }
