@@ -92,6 +92,25 @@ final class SixteenBitTests: XCTestCase {
         }
     }
 
+    /// File to file, the 16-bit image streams (PNG in, TIFF out and back) and comes out as from memory.
+    func testFileToFileKeepsSixteenBits() throws {
+        let (w, h) = (120, 90)
+        let png = try S.png(S.photo(width: w, height: h, channels: 4), width: w, height: h, channels: 4)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sixteen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.png").path, output = directory.appendingPathComponent("out.tif").path
+        try Data(png).write(to: URL(fileURLWithPath: input))
+        var timings = PipelineTimings()
+        let result = try TiltShiftPipeline.process(file: input, to: output, parameters: .coreImage,
+                                                   encoding: EncodingOptions(format: .tiff), timings: &timings)
+        XCTAssertEqual(result.warnings, [])
+        let written = try S.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
+        let inMemory = try S.decode(TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .tiff)).data)
+        XCTAssertEqual(written.bits, 16)
+        XCTAssertEqual(written, inMemory)
+    }
+
     /// As at 8 bits, the output does not depend on the filter's threads (each writes its own columns and rows).
     func testSixteenBitOutputDoesNotDependOnThreads() throws {
         var progressive = TiltShiftParameters.coreImage
