@@ -183,7 +183,7 @@ public enum TiltShiftPipeline {
             } else {
                 let encoder = try RowEncoders.open(format, width: width, height: height, channels: decoder.channels,
                                                    encoding: encoding, metadata: metadata, bitsPerSample: depth,
-                                                   destination: destination)
+                                                   sourceBits: decoder.sourceBitsPerSample, destination: destination)
                 filterStart = StageClock.now
                 let blender = StripBlender(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,

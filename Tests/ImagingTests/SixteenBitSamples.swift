@@ -11,6 +11,7 @@ enum SixteenBitSamples {
         var height: Int
         var channels: Int
         var bits: Int
+        var sourceBits = 16
         var samples: [UInt16]
     }
 
@@ -47,6 +48,13 @@ enum SixteenBitSamples {
         return try encode(samples, height: height, encoder)
     }
 
+    /// An AVIF of 16-bit `samples` at `depth` (10 or 12) bits through the project's encoder.
+    static func avif(_ samples: [UInt16], width: Int, height: Int, channels: Int, depth: Int) throws -> [UInt8] {
+        let encoder = try WholePictureEncoder(.avif, width: width, height: height, channels: channels, quality: 90,
+                                              avifDepth: depth, destination: .memory)
+        return try encode(samples, height: height, encoder)
+    }
+
     /// A 16-bit TIFF of `samples` through the project's encoder.
     static func tiff(_ samples: [UInt16], width: Int, height: Int, channels: Int, metadata: ImageMetadata = .none) throws -> [UInt8] {
         let encoder = try TIFFRowEncoder(width: width, height: height, channels: channels, metadata: metadata, bitsPerSample: 16,
@@ -69,7 +77,7 @@ enum SixteenBitSamples {
     static func decode(_ bytes: [UInt8]) throws -> Deep {
         let decoded = try ImageCodec.decodeKeepingDepth(bytes)
         return Deep(width: decoded.width, height: decoded.height, channels: decoded.channels, bits: decoded.bitsPerSample,
-                    samples: decoded.samples)
+                    sourceBits: decoded.sourceBitsPerSample, samples: decoded.samples)
     }
 
     /// The recipe of `parameters` on 16-bit `samples`, exactly (Double; RGBA premultiplied, divided by the blended

@@ -130,16 +130,50 @@ final class SixteenBitTests: XCTestCase {
         let (w, h) = (64, 32)
         let samples = S.photo(width: w, height: h, channels: 3)
         let png = try S.png(samples, width: w, height: h, channels: 3)
-        for format in [ImageFormat.jpeg, .webp, .avif] {
+        for format in [ImageFormat.jpeg, .webp] {
             let result = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: format))
             XCTAssertEqual(result.format, format)
             XCTAssertEqual(ImageFormat(sniffing: result.data), format)
             XCTAssertTrue(result.warnings.contains { $0.contains("16-bit input written as 8-bit") && $0.contains("dithered") },
                           "\(format): \(result.warnings)")
         }
-        // PNG and TIFF keep 16 bits: no warning.
-        let kept = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .tiff))
-        XCTAssertEqual(kept.warnings, [])
+        // PNG and TIFF keep 16 bits, AVIF 12: no warning.
+        for format in [ImageFormat.tiff, .avif] {
+            let kept = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: format))
+            XCTAssertEqual(kept.warnings, [], "\(format)")
+        }
+    }
+
+    /// A 16-bit input written as AVIF is 12-bit; a 10 or 12-bit AVIF is read at 16 bits, filtered at 16 and written at
+    /// its own depth.
+    func testAVIFKeepsTenAndTwelveBits() throws {
+        let (w, h) = (64, 48)
+        let samples = S.photo(width: w, height: h, channels: 3)
+        let png = try S.png(samples, width: w, height: h, channels: 3)
+        let fromPNG = try S.decode(try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .avif)).data)
+        XCTAssertEqual(fromPNG.bits, 16)
+        XCTAssertEqual(fromPNG.sourceBits, 12)
+        for depth in [10, 12] {
+            for channels in [3, 4] {
+                let input = try S.avif(S.photo(width: w, height: h, channels: channels), width: w, height: h, channels: channels, depth: depth)
+                let read = try S.decode(input)
+                XCTAssertEqual(read.bits, 16, "\(depth)-bit AVIF read at 16 bits")
+                XCTAssertEqual(read.sourceBits, depth)
+                XCTAssertTrue(read.samples.contains { $0 % 257 != 0 }, "values between 8-bit levels")
+                let result = try TiltShiftPipeline.process(input, parameters: .coreImage, encoding: EncodingOptions())
+                XCTAssertEqual(result.format, .avif)
+                XCTAssertEqual(result.warnings, [])
+                let output = try S.decode(result.data)
+                XCTAssertEqual(output.sourceBits, depth, "\(depth)-bit AVIF in, \(depth)-bit AVIF out")
+                XCTAssertEqual(output.channels, channels)
+                // Lossy, but the same picture: the unblurred middle row stays close to the input's.
+                let row = w * channels
+                let middle = (h / 2) * row
+                let error = zip(output.samples[middle..<(middle + row)], read.samples[middle..<(middle + row)])
+                    .map { abs(Int($0) - Int($1)) }.reduce(0, +) / row
+                XCTAssertLessThan(error, 2000, "\(depth) bits, \(channels) channels: mean error of the sharp row")
+            }
+        }
     }
 
     /// A level halfway between two 8-bit levels comes out as both, in about equal shares (truncation or rounding

@@ -267,6 +267,9 @@ sw_avif_decoder *sw_avif_open(const uint8_t *data, size_t size, sw_image_info *i
 sw_avif_decoder *sw_avif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen);
 int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
                  size_t errlen);
+/** As sw_avif_read, at 16 bits a sample (host-order uint16_t; libavif scales a 10 or 12-bit image to 0...65535). */
+int sw_avif_read16(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                   size_t errlen);
 void sw_avif_metadata(const sw_avif_decoder *decoder, sw_image_metadata *metadata);
 void sw_avif_close(sw_avif_decoder *decoder);
 
@@ -274,6 +277,9 @@ void sw_avif_close(sw_avif_decoder *decoder);
     quantizer 63...0). */
 sw_avif_encoder *sw_avif_encoder_open(int width, int height, int channels, int quality, FILE *file,
                                       const sw_image_metadata *metadata, char *err, size_t errlen);
+/** As sw_avif_encoder_open for rows of 16-bit samples (host-order uint16_t), written at `depth` 10 or 12 bits. */
+sw_avif_encoder *sw_avif_encoder_open_deep(int width, int height, int channels, int depth, int quality, FILE *file,
+                                           const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_avif_encoder_write(sw_avif_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,

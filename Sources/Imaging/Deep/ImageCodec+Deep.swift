@@ -1,5 +1,5 @@
 /// An image decoded at its own depth (`ImageCodec.decodeKeepingDepth`): 8-bit samples, or 16-bit ones of a 16-bit PNG
-/// or TIFF.
+/// or TIFF or a 10 or 12-bit AVIF.
 public struct DecodedSamples: Sendable, Equatable {
     public let width: Int
     public let height: Int
@@ -7,6 +7,8 @@ public struct DecodedSamples: Sendable, Equatable {
     public let channels: Int
     /// 8 or 16.
     public let bitsPerSample: Int
+    /// The depth stored in the file (10 or 12 for such an AVIF, read at 16 bits).
+    public let sourceBitsPerSample: Int
     /// `width × height × channels` samples, rows top to bottom (0…255 at 8 bits, 0…65535 at 16).
     public let samples: [UInt16]
 }
@@ -26,7 +28,8 @@ extension ImageCodec {
                 let samples = decoder.bitsPerSample == 16 ? raw.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
                                                            : raw.map(UInt16.init)
                 return DecodedSamples(width: decoder.width, height: decoder.height, channels: decoder.channels,
-                                      bitsPerSample: decoder.bitsPerSample, samples: samples)
+                                      bitsPerSample: decoder.bitsPerSample, sourceBitsPerSample: decoder.sourceBitsPerSample,
+                                      samples: samples)
             }
         }
     }

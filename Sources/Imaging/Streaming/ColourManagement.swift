@@ -74,6 +74,7 @@ final class MetadataOverride: RowDecoder {
     var height: Int { source.height }
     var channels: Int { source.channels }
     var bitsPerSample: Int { source.bitsPerSample }
+    var sourceBitsPerSample: Int { source.sourceBitsPerSample }
 
     init(_ source: RowDecoder, metadata: ImageMetadata) {
         self.source = source

@@ -6,6 +6,8 @@ protocol RowDecoder: AnyObject {
     /// 8, or 16 for a decoder asked to keep a 16-bit image's depth (samples are then host-order `UInt16`, 2 bytes
     /// each, and a row is `width * channels * 2` bytes).
     var bitsPerSample: Int { get }
+    /// The depth stored in the file (10 or 12 for such an AVIF read at 16 bits); `bitsPerSample` unless told.
+    var sourceBitsPerSample: Int { get }
     var width: Int { get }
     var height: Int { get }
     /// 1 (gray), 3 (RGB) or 4 (RGBA).
@@ -18,6 +20,7 @@ protocol RowDecoder: AnyObject {
 
 extension RowDecoder {
     var bitsPerSample: Int { 8 }
+    var sourceBitsPerSample: Int { bitsPerSample }
     /// Bytes of a decoded row.
     var rowBytes: Int { width * channels * bitsPerSample / 8 }
 
@@ -38,9 +41,9 @@ enum RowDecoders {
     /// PNG, a WebP, AVIF, HEIF and GIF cannot: they are decoded whole (and turned) first, and their rows served from
     /// memory.
     ///
-    /// With `keepDeep`, a 16-bit PNG or TIFF (gray, gray+alpha, RGB, RGBA) keeps its 16 bits (`bitsPerSample`) unless
-    /// its colours are to be converted (`.srgb` and a PNG, or a TIFF with a profile) or a TIFF must be turned: those
-    /// are read at 8 bits as before.
+    /// With `keepDeep`, a 16-bit PNG or TIFF (gray, gray+alpha, RGB, RGBA) and a 10 or 12-bit AVIF keep their depth (16
+    /// bits a sample, `bitsPerSample`) unless their colours are to be converted (`.srgb` and a PNG, or a TIFF or AVIF
+    /// with a profile) or they must be turned: those are read at 8 bits as before.
     static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, keepDeep: Bool = false,
                      token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
@@ -73,16 +76,32 @@ enum RowDecoders {
         case .bmp:
             let (managed, warnings) = try ColourManagement.manage(try BMPRowDecoder(source, limits: limits), policy: colour)
             return (managed, format, warnings)
+        case .avif where keepDeep:
+            let whole = try WholePictureDecoder(format, source, limits: limits)
+            guard whole.sourceBitDepth > 8, whole.orientation == 1, colour == .keep || whole.metadata.icc.isEmpty else {
+                return try wholePicture(whole, format: format, colour: colour, token: token)
+            }
+            let deep = DeepBufferRowDecoder(width: whole.width, height: whole.height, channels: whole.channels,
+                                            metadata: whole.metadata, sourceBits: whole.sourceBitDepth,
+                                            rows: try whole.readDeepRows(token: token))
+            let (managed, warnings) = try ColourManagement.manage(deep, policy: colour)
+            return (managed, format, warnings)
         case .webp, .avif, .heif, .gif:
             let whole = try WholePictureDecoder(format, source, limits: limits)
-            let image = try whole.readImage(token: token).oriented(exifOrientation: whole.orientation)
-            var (managed, warnings) = try ColourManagement.manage(BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
-            if whole.moreFrames > 0 {
-                warnings.append(format == .gif ? "the GIF is animated: only its first frame was read"
-                                               : "the HEIF holds \(whole.moreFrames + 1) images: only its primary image was read")
-            }
-            return (managed, format, warnings)
+            return try wholePicture(whole, format: format, colour: colour, token: token)
         }
+    }
+
+    /// A picture decoded whole at 8 bits (WebP, AVIF, HEIF, GIF), turned by its orientation, with its warnings.
+    private static func wholePicture(_ whole: WholePictureDecoder, format: ImageFormat, colour: ColourPolicy,
+                                     token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
+        let image = try whole.readImage(token: token).oriented(exifOrientation: whole.orientation)
+        var (managed, warnings) = try ColourManagement.manage(BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
+        if whole.moreFrames > 0 {
+            warnings.append(format == .gif ? "the GIF is animated: only its first frame was read"
+                                           : "the HEIF holds \(whole.moreFrames + 1) images: only its primary image was read")
+        }
+        return (managed, format, warnings)
     }
 
     /// `decoder`'s rows turned upright by an EXIF/TIFF `orientation` (decoded whole first), or `decoder` itself at 1.

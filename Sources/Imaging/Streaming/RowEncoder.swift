@@ -12,13 +12,14 @@ protocol RowEncoder: AnyObject {
 enum RowEncoders {
     /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`. JPEG, PNG and
     /// TIFF encode the rows as they come; WebP and AVIF collect them and encode the whole picture at the end
-    /// (`WholePictureEncoder`). With `bitsPerSample` 16 the rows are 16-bit: PNG and TIFF keep them
-    /// (`DeepOutput.keepsSixteenBits`), the other formats get them dithered to 8 bits (`DitheringRowEncoder`).
+    /// (`WholePictureEncoder`). With `bitsPerSample` 16 the rows are 16-bit: PNG and TIFF keep them, AVIF at 10 or 12
+    /// bits (`sourceBits`: the input's depth; `DeepOutput`), the others get them dithered to 8 bits (`DitheringRowEncoder`).
     static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
-                     metadata: ImageMetadata, bitsPerSample: Int = 8, destination: ImageDestination) throws -> RowEncoder {
+                     metadata: ImageMetadata, bitsPerSample: Int = 8, sourceBits: Int = 16,
+                     destination: ImageDestination) throws -> RowEncoder {
         if bitsPerSample == 16 {
             return try DeepOutput.encoder(format, width: width, height: height, channels: channels, encoding: encoding,
-                                          metadata: metadata, destination: destination)
+                                          metadata: metadata, sourceBits: sourceBits, destination: destination)
         }
         switch format {
         case .jpeg:
