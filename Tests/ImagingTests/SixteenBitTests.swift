@@ -244,7 +244,8 @@ final class SixteenBitTests: XCTestCase {
         let (w, h) = (64, 48)
         let samples = S.photo(width: w, height: h, channels: 3)
         for (name, data) in [("PNG", try S.png(samples, width: w, height: h, channels: 3)),
-                             ("TIFF", try S.tiff(samples, width: w, height: h, channels: 3))] {
+                             ("TIFF", try S.tiff(samples, width: w, height: h, channels: 3)),
+                             ("12-bit AVIF", try S.avif(samples, width: w, height: h, channels: 3, depth: 12))] {
             // Truncated: the header survives, the rows do not.
             XCTAssertThrowsError(try TiltShiftPipeline.process(Array(data.prefix(data.count / 2)), parameters: .coreImage,
                                                                encoding: EncodingOptions())) { error in
