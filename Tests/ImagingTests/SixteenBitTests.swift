@@ -224,6 +224,25 @@ final class SixteenBitTests: XCTestCase {
         XCTAssertEqual(try S.decode(result.data).bits, 16)
     }
 
+    /// A 16-bit TIFF turned by its Orientation tag is turned at 16 bits: the same picture as the 8-bit decoder's, with
+    /// all 16 bits.
+    func testOrientedSixteenBitTIFFIsTurnedAtSixteenBits() throws {
+        let (w, h) = (30, 20)
+        let samples = S.photo(width: w, height: h, channels: 3)
+        var parameters = TiltShiftParameters.coreImage
+        parameters.blurRadius = 0
+        for orientation in 2...8 {
+            let input = try InputFormatSamples.tiff16(samples, width: w, height: h, samplesPerPixel: 3,
+                                                      photometric: InputFormatSamples.Photometric.rgb, orientation: orientation)
+            let eight = try ImageCodec.decode(input).image
+            let output = try S.decode(try TiltShiftPipeline.process(input, parameters: parameters, encoding: EncodingOptions()).data)
+            XCTAssertEqual(output.bits, 16, "orientation \(orientation)")
+            XCTAssertEqual([output.width, output.height], [eight.width, eight.height], "orientation \(orientation)")
+            XCTAssertEqual(output.samples.map { UInt8((Double($0) * 255 / 65535).rounded()) }, eight.pixels, "orientation \(orientation)")
+            XCTAssertTrue(output.samples.contains { $0 % 257 != 0 })
+        }
+    }
+
     func testInterlacedSixteenBitPNGKeepsItsDepth() throws {
         let (w, h) = (33, 21)
         let samples = S.photo(width: w, height: h, channels: 3)
@@ -278,7 +297,7 @@ final class SixteenBitTests: XCTestCase {
             let decoded = try ImageCodec.decodeKeepingDepth([UInt8](try Data(contentsOf: corpus.appendingPathComponent(name))))
             if decoded.bitsPerSample == 16 { deep.append(name) }
         }
-        XCTAssertEqual(deep, ["gray-alpha16.png", "gray16.png", "rgb16.png", "rgba16-unassociated.tif"])
+        XCTAssertEqual(deep, ["gray-alpha16.png", "gray16.png", "rgb16-tiles-orientation6.tif", "rgb16.png", "rgba16-unassociated.tif"])
     }
 
     /// PNG's CRC-32 (of a chunk's type and data).

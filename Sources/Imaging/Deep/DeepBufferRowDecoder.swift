@@ -32,4 +32,43 @@ final class DeepBufferRowDecoder: RowDecoder {
         }
         next += count
     }
+
+    /// Every row of a 16-bit `decoder` turned upright by an EXIF/TIFF `orientation` (2…8), as
+    /// `ImageBuffer.oriented(exifOrientation:)` turns 8-bit images.
+    static func upright(_ decoder: RowDecoder, orientation: Int, token: CancellationToken) throws -> DeepBufferRowDecoder {
+        var rows = [UInt8](repeating: 0, count: decoder.rowBytes * decoder.height)
+        try rows.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            try decoder.read(into: base, rows: decoder.height, token: token)
+        }
+        let (w, h, c) = (decoder.width, decoder.height, decoder.channels)
+        let swaps = orientation >= 5
+        let (outW, outH) = swaps ? (h, w) : (w, h)
+        let pixelBytes = 2 * c
+        var turned = [UInt8](repeating: 0, count: rows.count)
+        rows.withUnsafeBufferPointer { src in
+            turned.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<outH {
+                    for x in 0..<outW {
+                        // (sx, sy): the source pixel shown at (x, y) in the upright image.
+                        let (sx, sy): (Int, Int)
+                        switch orientation {
+                        case 2: (sx, sy) = (w - 1 - x, y)
+                        case 3: (sx, sy) = (w - 1 - x, h - 1 - y)
+                        case 4: (sx, sy) = (x, h - 1 - y)
+                        case 5: (sx, sy) = (y, x)
+                        case 6: (sx, sy) = (y, h - 1 - x)
+                        case 7: (sx, sy) = (w - 1 - y, h - 1 - x)
+                        case 8: (sx, sy) = (w - 1 - y, x)
+                        default: (sx, sy) = (x, y)
+                        }
+                        let s = (sy * w + sx) * pixelBytes, d = (y * outW + x) * pixelBytes
+                        for k in 0..<pixelBytes { dst[d + k] = src[s + k] }
+                    }
+                }
+            }
+        }
+        return DeepBufferRowDecoder(width: outW, height: outH, channels: c, metadata: decoder.metadata,
+                                    sourceBits: decoder.sourceBitsPerSample, rows: turned)
+    }
 }

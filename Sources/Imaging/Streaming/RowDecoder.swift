@@ -42,8 +42,8 @@ enum RowDecoders {
     /// memory.
     ///
     /// With `keepDeep`, a 16-bit PNG or TIFF (gray, gray+alpha, RGB, RGBA) and a 10 or 12-bit AVIF keep their depth (16
-    /// bits a sample, `bitsPerSample`) unless their colours are to be converted (`.srgb` and a PNG, or a TIFF or AVIF
-    /// with a profile) or they must be turned: those are read at 8 bits as before.
+    /// bits a sample, `bitsPerSample`; turned upright at 16 bits when their orientation says so) unless their colours are
+    /// to be converted (`.srgb` and a PNG, or a TIFF or AVIF with a profile): those are read at 8 bits as before.
     static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, keepDeep: Bool = false,
                      token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
@@ -54,7 +54,7 @@ enum RowDecoders {
             return (try upright(managed, orientation: jpeg.orientation, token: token), format, warnings)
         case .tiff:
             let tiff = try TIFFRowDecoder(source, limits: limits)
-            if keepDeep, colour == .keep || tiff.metadata.icc.isEmpty, tiff.orientation == 1 { _ = tiff.keepDeep() }
+            if keepDeep, colour == .keep || tiff.metadata.icc.isEmpty { _ = tiff.keepDeep() }
             var (managed, warnings) = try ColourManagement.manage(tiff, policy: colour)
             if tiff.morePages > 0 {
                 let pages = tiff.morePages + 1
@@ -78,13 +78,14 @@ enum RowDecoders {
             return (managed, format, warnings)
         case .avif where keepDeep:
             let whole = try WholePictureDecoder(format, source, limits: limits)
-            guard whole.sourceBitDepth > 8, whole.orientation == 1, colour == .keep || whole.metadata.icc.isEmpty else {
+            guard whole.sourceBitDepth > 8, colour == .keep || whole.metadata.icc.isEmpty else {
                 return try wholePicture(whole, format: format, colour: colour, token: token)
             }
             let deep = DeepBufferRowDecoder(width: whole.width, height: whole.height, channels: whole.channels,
                                             metadata: whole.metadata, sourceBits: whole.sourceBitDepth,
                                             rows: try whole.readDeepRows(token: token))
-            let (managed, warnings) = try ColourManagement.manage(deep, policy: colour)
+            let (managed, warnings) = try ColourManagement.manage(try upright(deep, orientation: whole.orientation, token: token),
+                                                                  policy: colour)
             return (managed, format, warnings)
         case .webp, .avif, .heif, .gif:
             let whole = try WholePictureDecoder(format, source, limits: limits)
@@ -107,6 +108,7 @@ enum RowDecoders {
     /// `decoder`'s rows turned upright by an EXIF/TIFF `orientation` (decoded whole first), or `decoder` itself at 1.
     private static func upright(_ decoder: RowDecoder, orientation: Int, token: CancellationToken) throws -> RowDecoder {
         if orientation == 1 { return decoder }
+        if decoder.bitsPerSample == 16 { return try DeepBufferRowDecoder.upright(decoder, orientation: orientation, token: token) }
         let image = try decoder.readImage(token: token).oriented(exifOrientation: orientation)
         return BufferRowDecoder(image, metadata: decoder.metadata)
     }
