@@ -243,6 +243,34 @@ final class SixteenBitTests: XCTestCase {
         }
     }
 
+    /// `--colour srgb` converts a profiled 16-bit RGB image at 16 bits: the output carries no profile, keeps its depth,
+    /// and agrees with the 8-bit conversion of the same picture.
+    func testSRGBConversionAtSixteenBits() throws {
+        var metadata = ImageMetadata()
+        metadata.icc = MetadataTests.adobeRGBProfile()
+        let (w, h) = (40, 30)
+        let samples = S.photo(width: w, height: h, channels: 3)
+        var parameters = TiltShiftParameters.coreImage
+        parameters.blurRadius = 0
+        let png = try S.png(samples, width: w, height: h, channels: 3, metadata: metadata)
+        let result = try TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(colour: .srgb))
+        XCTAssertEqual(try MetadataTests.metadata(of: result.data).icc, [])
+        let deep = try S.decode(result.data)
+        XCTAssertEqual(deep.bits, 16)
+        XCTAssertNotEqual(deep.samples, samples, "converted")
+        let rounded: [UInt8] = samples.map { UInt8((Double($0) * 255 / 65535).rounded()) }
+        let encoder = try PNGRowEncoder(width: w, height: h, channels: 3, level: 3, metadata: metadata, destination: .memory)
+        let eight: [UInt8] = try CancellationToken.with(nil) { token in
+            try encoder.encode(ImageBuffer(width: w, height: h, channels: 3, pixels: rounded), token: token)
+        }
+        let shallow = try S.decode(try TiltShiftPipeline.process(eight, parameters: parameters, encoding: EncodingOptions(colour: .srgb)).data)
+        XCTAssertEqual(shallow.bits, 8)
+        var total = 0.0
+        for (d, e) in zip(deep.samples, shallow.samples) { total += abs(Double(d) * 255 / 65535 - Double(e)) }
+        let difference = total / Double(samples.count)
+        XCTAssertLessThan(difference, 1, "mean difference from the 8-bit conversion, in 8-bit levels")
+    }
+
     func testInterlacedSixteenBitPNGKeepsItsDepth() throws {
         let (w, h) = (33, 21)
         let samples = S.photo(width: w, height: h, channels: 3)

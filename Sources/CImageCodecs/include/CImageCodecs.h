@@ -88,6 +88,8 @@ typedef struct sw_colour_transform sw_colour_transform;
     RGB, 8 bits. NULL, with the reason, when the profile is broken or does not fit. */
 sw_colour_transform *sw_colour_to_srgb(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, char *err,
                                        size_t errlen);
+/** The same for RGB of 16-bit samples (host-order uint16_t) to sRGB at 16 bits. */
+sw_colour_transform *sw_colour_to_srgb16(const uint8_t *icc, size_t size, char *err, size_t errlen);
 /** Converts `pixels` pixels (input as the transform was made for; output RGB). Thread-safe. */
 void sw_colour_apply(const sw_colour_transform *transform, const uint8_t *input, uint8_t *output, size_t pixels);
 void sw_colour_free(sw_colour_transform *transform);

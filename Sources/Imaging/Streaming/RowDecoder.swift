@@ -42,8 +42,8 @@ enum RowDecoders {
     /// memory.
     ///
     /// With `keepDeep`, a 16-bit PNG or TIFF (gray, gray+alpha, RGB, RGBA) and a 10 or 12-bit AVIF keep their depth (16
-    /// bits a sample, `bitsPerSample`; turned upright at 16 bits when their orientation says so) unless their colours are
-    /// to be converted (`.srgb` and a PNG, or a TIFF or AVIF with a profile): those are read at 8 bits as before.
+    /// bits a sample, `bitsPerSample`; turned upright and converted to sRGB at 16 bits when their orientation and
+    /// `colour` say so).
     static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, keepDeep: Bool = false,
                      token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
@@ -54,7 +54,7 @@ enum RowDecoders {
             return (try upright(managed, orientation: jpeg.orientation, token: token), format, warnings)
         case .tiff:
             let tiff = try TIFFRowDecoder(source, limits: limits)
-            if keepDeep, colour == .keep || tiff.metadata.icc.isEmpty { _ = tiff.keepDeep() }
+            if keepDeep { _ = tiff.keepDeep() }
             var (managed, warnings) = try ColourManagement.manage(tiff, policy: colour)
             if tiff.morePages > 0 {
                 let pages = tiff.morePages + 1
@@ -62,7 +62,7 @@ enum RowDecoders {
             }
             return (try upright(managed, orientation: tiff.orientation, token: token), format, warnings)
         case .png:
-            let png = try PNGRowDecoder(source, limits: limits, keepDeep: keepDeep && colour == .keep)
+            let png = try PNGRowDecoder(source, limits: limits, keepDeep: keepDeep)
             let streaming: RowDecoder
             if !png.interlaced {
                 streaming = png
@@ -78,7 +78,7 @@ enum RowDecoders {
             return (managed, format, warnings)
         case .avif where keepDeep:
             let whole = try WholePictureDecoder(format, source, limits: limits)
-            guard whole.sourceBitDepth > 8, colour == .keep || whole.metadata.icc.isEmpty else {
+            guard whole.sourceBitDepth > 8 else {
                 return try wholePicture(whole, format: format, colour: colour, token: token)
             }
             let deep = DeepBufferRowDecoder(width: whole.width, height: whole.height, channels: whole.channels,
