@@ -153,7 +153,7 @@ let package = Package(
             name: "CTestSupport",
             path: "Tests/CTestSupport",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
-                            .linkedLibrary("heif")]
+                            .linkedLibrary("heif"), .linkedLibrary("png")]
         ),
 
         // MARK: Tests

@@ -47,8 +47,9 @@ final class StripBlender: @unchecked Sendable {
     let width: Int
     let height: Int
     let channels: Int
-    /// Samples per row.
+    /// Samples per row, and their bytes (a sample is 1 byte, or 2 with `bytesPerSample` 2: 16-bit, host order).
     let samples: Int
+    let rowBytes: Int
     /// Rows finished together; the backward pass starts `lookahead` rows below a strip.
     let strip: Int
     let lookahead: Int
@@ -141,20 +142,21 @@ final class StripBlender: @unchecked Sendable {
 
     init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, mask: BlendMask,
          levels: Int = 1, threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
-         separateBlurInput: Bool = false, token: CancellationToken) {
-        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1)
+         separateBlurInput: Bool = false, bytesPerSample: Int = 1, token: CancellationToken) {
+        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1 && [1, 2].contains(bytesPerSample))
         if case .rows(let weights) = mask { precondition(weights.count == height) }
         self.width = width
         self.height = height
         self.channels = channels
         self.samples = width * channels
+        self.rowBytes = samples * bytesPerSample
         self.mask = mask
         self.rowMaxima = (0..<height).map { mask.rowMaximum($0) }
         self.levels = levels
         if case .rows = mask, levels == 1 { self.blendsPerSample = false } else { self.blendsPerSample = true }
         self.threads = max(1, threads)
         self.token = token
-        self.kernels = variant.kernels
+        self.kernels = bytesPerSample == 2 ? variant.deepKernels : variant.kernels
         self.gaussians = .allocate(capacity: levels)
         self.verticalGaussians = .allocate(capacity: levels)
         for level in 0..<levels {
@@ -188,7 +190,7 @@ final class StripBlender: @unchecked Sendable {
         let history = passThrough ? 0 : verticalRadius
         self.capacity = min(height, strip + lookahead + history)
         self.history = capacity == height ? 0 : history
-        self.byteRowsSize = capacity * samples + 64
+        self.byteRowsSize = capacity * rowBytes + 64
         self.byteRows = .allocate(capacity: byteRowsSize)
         byteRows.initialize(repeating: 0, count: byteRowsSize)
         self.blurRows = separateBlurInput ? .allocate(capacity: byteRowsSize) : nil
@@ -228,10 +230,10 @@ final class StripBlender: @unchecked Sendable {
         return raw
     }
 
-    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * samples }
+    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * rowBytes }
     /// The values row `y` is blurred from: its own, or those `setBlurInput` gave it.
     @inline(__always) private func blurInput(_ y: Int) -> UnsafeMutablePointer<UInt8> {
-        if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * samples }
+        if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * rowBytes }
         return byteRow(y)
     }
     @inline(__always) private func floatRow(_ y: Int, level: Int = 0) -> UnsafeMutablePointer<Float> {
@@ -244,7 +246,7 @@ final class StripBlender: @unchecked Sendable {
     @inline(__always) private func bottom(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + stride }
     @inline(__always) private func backwardRows(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + 2 * stride }
 
-    /// Room for the next rows, contiguous: fill up to `rows` rows of `samples` bytes and `commit` them.
+    /// Room for the next rows, contiguous: fill up to `rows` rows of `rowBytes` bytes and `commit` them.
     /// `rows` is 0 only once every row has been committed.
     func inputSpace() -> (pointer: UnsafeMutablePointer<UInt8>, rows: Int) {
         let free = capacity - history - (received - emitted)
@@ -253,11 +255,11 @@ final class StripBlender: @unchecked Sendable {
     }
 
     /// Makes row `offset` of the next `inputSpace()` rows blur from `values` (`samples` bytes) instead of its
-    /// original values, which it is still blended with. Only with `separateBlurInput`, before `commit`.
+    /// original values, which it is still blended with (`rowBytes`). Only with `separateBlurInput`, before `commit`.
     func setBlurInput(row offset: Int, from values: UnsafePointer<UInt8>) {
         guard let blurRows else { preconditionFailure("StripBlender made without separateBlurInput") }
         let slot = (received + offset) % capacity
-        (blurRows + slot * samples).update(from: values, count: samples)
+        (blurRows + slot * rowBytes).update(from: values, count: rowBytes)
         hasBlurRow[slot] = true
     }
 
@@ -515,11 +517,4 @@ final class StripBlender: @unchecked Sendable {
         }
         if let error = errors.first { throw error }
     }
-}
-
-/// Collects the first error thrown by a worker thread.
-private final class FirstError: Sendable {
-    private let error = InlineLock<(any Error)?>(nil)
-    func record(_ error: any Error) { self.error.withLock { if $0 == nil { $0 = error } } }
-    var first: (any Error)? { error.withLock { $0 } }
 }

@@ -159,7 +159,8 @@ public enum TiltShiftPipeline {
         return try CancellationToken.with(cancellation) { token in
             try token.check()
             var start = StageClock.now
-            var (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour, token: token)
+            var (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour,
+                                                                        keepDeep: true, token: token)
             let (openTime, openCPU) = start.elapsed
             var (decodeTime, decodeCPU) = (openTime, openCPU)
             let format = encoding.format ?? inputFormat.defaultOutput
@@ -167,7 +168,8 @@ public enum TiltShiftPipeline {
                 warnings.append("\(inputFormat.displayName) input written as \(format.displayName) (\(inputFormat.displayName) is read, "
                     + "not written; choose another output format with --format)")
             }
-            let (width, height) = (decoder.width, decoder.height)
+            let (width, height, depth) = (decoder.width, decoder.height, decoder.bitsPerSample)
+            if depth == 16, let lost = DeepOutput.warning(for: format) { warnings.append(lost) }
             try Self.checkWritable(format, width: width, height: height)
             let metadata = decoder.metadata.applying(encoding.metadata)
             var (encodeTime, encodeCPU) = (Duration.zero, Duration.zero)
@@ -187,12 +189,14 @@ public enum TiltShiftPipeline {
                 finalEncoder = encoder
             } else {
                 let encoder = try RowEncoders.open(format, width: width, height: height, channels: decoder.channels,
-                                                   encoding: encoding, metadata: metadata, destination: destination)
+                                                   encoding: encoding, metadata: metadata, bitsPerSample: depth,
+                                                   sourceBits: decoder.sourceBitsPerSample, destination: destination)
                 filterStart = StageClock.now
                 let blender = StreamingBlenders.make(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,
                     mask: TiltShiftMask.mask(width: width, height: height, parameters: parameters),
-                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, decimate: !exactBlur, token: token)
+                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, decimate: !exactBlur,
+                    bytesPerSample: depth / 8, token: token)
                 while blender.received < height {
                     let (space, available) = blender.inputSpace()
                     let rows = min(available, Self.rowsPerRead)

@@ -23,11 +23,11 @@ enum InputFormatSamples {
 
     /// A TIFF of 16-bit `samples`.
     static func tiff16(_ samples: [UInt16], width: Int, height: Int, samplesPerPixel: Int, photometric: Int32,
-                       tile: Int = 0) throws -> [UInt8] {
+                       tile: Int = 0, orientation: Int = 1) throws -> [UInt8] {
         try samples.withUnsafeBytes { raw in
             try tiff(raw.baseAddress, width: width, height: height, samplesPerPixel: samplesPerPixel, bits: 16,
                      photometric: photometric, compression: Compression.deflate, extraSample: 0, tile: tile,
-                     orientation: 1, pages: 1, icc: [])
+                     orientation: orientation, pages: 1, icc: [])
         }
     }
 

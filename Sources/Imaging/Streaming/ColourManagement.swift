@@ -55,7 +55,8 @@ enum ColourManagement {
             return (decoder, ["kept the ICC profile of a \(decoder.channels == 1 ? "gray" : "transparent") image: only RGB is converted to sRGB"])
         }
         let transform = icc.withUnsafeBufferPointer { bytes in
-            sw_colour_to_srgb(bytes.baseAddress, bytes.count, 3, 0, &error, error.count)
+            decoder.bitsPerSample == 16 ? sw_colour_to_srgb16(bytes.baseAddress, bytes.count, &error, error.count)
+                                        : sw_colour_to_srgb(bytes.baseAddress, bytes.count, 3, 0, &error, error.count)
         }
         guard let transform else {
             metadata.icc = []
@@ -73,6 +74,8 @@ final class MetadataOverride: RowDecoder {
     var width: Int { source.width }
     var height: Int { source.height }
     var channels: Int { source.channels }
+    var bitsPerSample: Int { source.bitsPerSample }
+    var sourceBitsPerSample: Int { source.sourceBitsPerSample }
 
     init(_ source: RowDecoder, metadata: ImageMetadata) {
         self.source = source
@@ -84,7 +87,7 @@ final class MetadataOverride: RowDecoder {
     }
 }
 
-/// A decoder's rows converted to sRGB RGB through a colour transform as they are decoded (RGB in place;
+/// A decoder's rows converted to sRGB RGB through a colour transform as they are decoded (RGB in place, at 8 or 16 bits;
 /// CMYK through a buffer of its own).
 final class ConvertingRowDecoder: RowDecoder {
     private let source: RowDecoder
@@ -94,6 +97,8 @@ final class ConvertingRowDecoder: RowDecoder {
     var width: Int { source.width }
     var height: Int { source.height }
     let channels = 3
+    var bitsPerSample: Int { source.bitsPerSample }
+    var sourceBitsPerSample: Int { source.sourceBitsPerSample }
 
     init(_ source: RowDecoder, transform: OpaquePointer, metadata: ImageMetadata) {
         self.source = source
