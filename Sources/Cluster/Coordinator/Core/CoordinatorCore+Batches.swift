@@ -116,6 +116,7 @@ extension CoordinatorCore {
             runs[batchID] = nil
             rerunPlans[batchID] = nil
             journal(.retired(batchID: batchID))
+            effects.append(.released(batchID: batchID))
         }
     }
 }

@@ -29,7 +29,8 @@ struct CoordinatorCore {
 
     var dispatcher: Dispatcher
     var registry: BatchRegistry
-    let settings: Settings
+    /// Set before the first event (the journal's incarnation is known once it is open).
+    var settings: Settings
     /// The running part of each batch with unfinished items.
     var runs: [String: BatchRun] = [:]
     /// Batches submitted with a deadline.
@@ -43,7 +44,7 @@ struct CoordinatorCore {
     var owners: [TaskKey: TaskOwner] = [:]
     private var random: SplitMix64
     /// The effects of the event being handled, in order.
-    private var effects: [CoreEffect] = []
+    var effects: [CoreEffect] = []
     /// The instant and wall clock of the event being handled.
     private var now = ContinuousClock.now
     private var wallClockMilliseconds: UInt64 = 0
@@ -94,6 +95,8 @@ struct CoordinatorCore {
         case .workerGoodbye(let goodbye, let peer):
             log(.info, goodbye.draining ? "worker draining" : "worker left", ["worker": goodbye.workerID])
             send(dispatcher.workerLeft(peer, draining: goodbye.draining))
+        case .taskGivenBack(let answer, let peer):
+            send(dispatcher.givenBack(answer, from: peer, now: now))
         case .peerUnreachable(let peer):
             let (wasWorker, out) = dispatcher.workerUnreachable(peer)
             if wasWorker {

@@ -10,6 +10,9 @@ enum CoreEffect {
     case send([Outbound])
     /// Fire `CoreTimer` after this long (as `CoreEvent.timerFired`).
     case setTimer(after: Duration, CoreTimer)
+    /// The core let go of a batch's running part (finished) or of the whole batch (retired): the memory
+    /// it held can go back to the system (`AllocatorTrim`).
+    case released(batchID: String)
     /// A log line; `metadata` values may come from the network and are escaped by the actor.
     case log(Logger.Level, String, metadata: [String: String])
 }

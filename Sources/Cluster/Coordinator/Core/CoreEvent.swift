@@ -16,6 +16,8 @@ enum CoreEvent {
     case heartbeat(Heartbeat, from: PeerIdentity)
     /// A worker leaves (or starts draining).
     case workerGoodbye(WorkerGoodbye, from: PeerIdentity)
+    /// A worker answers which of the tasks it was asked to give back it gave back (tail stealing).
+    case taskGivenBack(TaskGivenBack, from: PeerIdentity)
     /// A message could not be routed to this peer: if it is a worker, its connection is gone.
     case peerUnreachable(PeerIdentity)
     /// Results of tasks, from the worker that ran them, in the order they came.
