@@ -1,3 +1,4 @@
+import Foundation
 import Wire
 
 /// A batch's running part, as a value: a group of items with their tasks, started in turn. At most
@@ -86,7 +87,15 @@ struct BatchRun {
         var followOn = filter
         followOn.inputs = [Lineage.input(from: fetch, output: Lineage.heldImage)]
         return ItemRun(index: index, tasks: [fetch, filter], followOn: followOn,
-                       host: capsHosts ? BatchOperation.originHost(of: item.source) : nil,
+                       host: capsHosts ? Self.originHost(of: item.source) : nil,
                        retrySchedule: retrySchedule, restoredAttempts: restored)
+    }
+
+    /// The host (and port) an `http(s)` source is downloaded from; `nil` for local files.
+    static func originHost(of source: String) -> String? {
+        guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        return url.port.map { "\(host):\($0)" } ?? host
     }
 }
