@@ -70,8 +70,9 @@ extension CoordinatorCore {
 
     /// Starts the items of a batch whose turn has come (as earlier ones finish, up to `BatchRun.maxStartedItems`).
     mutating func startItems(of batchID: String) {
-        guard var run = runs[batchID], let registered = registry.batches[batchID] else { return }
-        let started = run.startNext(in: registered)
+        guard registry.batches[batchID] != nil, var run = runs.removeValue(forKey: batchID) else { return }
+        // Taken out while it changes: a copy left in `runs` would make it copy its items.
+        let started = registry.batches[batchID].map { run.startNext(in: $0) } ?? []
         runs[batchID] = run
         for index in started { startItem(index, of: batchID) }
     }
@@ -116,7 +117,7 @@ extension CoordinatorCore {
             runs[batchID] = nil
             rerunPlans[batchID] = nil
             journal(.retired(batchID: batchID))
-            effects.append(.released(batchID: batchID))
+            append(.released(batchID: batchID))
         }
     }
 }

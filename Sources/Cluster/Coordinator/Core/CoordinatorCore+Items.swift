@@ -89,7 +89,7 @@ extension CoordinatorCore {
         if let summary = end.batchFinished {
             runs[batchID] = nil
             dispatcher.forgetShare(of: batchID)
-            effects.append(.released(batchID: batchID))
+            append(.released(batchID: batchID))
             log(.info, "batch finished", ["batch": batchID, "succeeded": "\(summary.succeeded)",
                                           "failed": "\(summary.failed)", "cancelled": "\(summary.cancelled)"])
         }

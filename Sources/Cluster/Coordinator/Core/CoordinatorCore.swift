@@ -44,7 +44,10 @@ struct CoordinatorCore {
     var owners: [TaskKey: TaskOwner] = [:]
     private var random: SplitMix64
     /// The effects of the event being handled, in order.
-    var effects: [CoreEffect] = []
+    private var effects: [CoreEffect] = []
+    /// Messages to send after `effects`, gathered into one `CoreEffect.send` (appended as they come: a
+    /// burst of results costs one array, not a copy per message).
+    private var sending: [Outbound] = []
     /// The instant and wall clock of the event being handled.
     private var now = ContinuousClock.now
     private var wallClockMilliseconds: UInt64 = 0
@@ -64,10 +67,9 @@ struct CoordinatorCore {
         var waiting = 0
         for (batchID, run) in runs {
             for item in run.items.values { waiting += item.tasksWaiting }
-            guard let registered = registry.batches[batchID] else { continue }
-            for index in registered.items.indices where run.isWaitingForTurn(index) {
-                let item = registered.items[index]
-                if item.state == .unfinished, item.firstTaskKey != 0 { waiting += registered.tasksPerItem }
+            guard let registered = registry.batches[batchID], run.nextIndex < registered.items.count else { continue }
+            for item in registered.items[run.nextIndex...] where item.state == .unfinished && item.firstTaskKey != 0 {
+                waiting += registered.tasksPerItem
             }
         }
         return dispatcher.queuedTaskCount + waiting
@@ -130,6 +132,7 @@ struct CoordinatorCore {
             restore(recovered, wallClockMilliseconds: wallClock)
         }
         settle()
+        flushSends()
         defer { effects = [] }
         return effects
     }
@@ -159,20 +162,28 @@ struct CoordinatorCore {
     mutating func send(_ out: [Outbound]) {
         guard !out.isEmpty else { return }
         taskTimeouts.sent(out, now: now)  // the assignments' clocks start as they go out
-        if case .send(let earlier)? = effects.last {
-            effects[effects.count - 1] = .send(earlier + out)
-        } else {
-            effects.append(.send(out))
-        }
+        sending += out
     }
 
-    mutating func journal(_ entry: JournalEntry) { effects.append(.journal(entry)) }
+    /// Ends the messages gathered so far with an effect, so that what comes next is carried out after them.
+    private mutating func flushSends() {
+        guard !sending.isEmpty else { return }
+        effects.append(.send(sending))
+        sending = []
+    }
+
+    mutating func append(_ effect: CoreEffect) {
+        flushSends()
+        effects.append(effect)
+    }
+
+    mutating func journal(_ entry: JournalEntry) { append(.journal(entry)) }
 
     mutating func log(_ level: Logger.Level, _ message: String, _ metadata: [String: String] = [:]) {
-        effects.append(.log(level, message, metadata: metadata))
+        append(.log(level, message, metadata: metadata))
     }
 
-    mutating func setTimer(after wait: Duration, _ timer: CoreTimer) { effects.append(.setTimer(after: wait, timer)) }
+    mutating func setTimer(after wait: Duration, _ timer: CoreTimer) { append(.setTimer(after: wait, timer)) }
 
     var eventInstant: ContinuousClock.Instant { now }
     var eventWallClock: UInt64 { wallClockMilliseconds }
