@@ -61,10 +61,10 @@ extension CoordinatorCore {
     mutating func adopt(_ planned: RegisteredBatch, submit: SubmitBatch, client: ClientIdentity,
                                 restoredAttempts: [Int: [AttemptStatus]] = [:]) {
         dispatcher.share(batch: planned.batchID, as: ShareClass(client: client, priority: planned.priority))
-        var run = BatchRun(batchID: planned.batchID, submit: submit, firstAttempt: (settings.incarnation - 1) * 1_000 + 1,
-                           sharesHosts: settings.scheduling == .fairShare, capsHosts: settings.maxDownloadsPerHost > 0)
-        run.restoredAttempts = restoredAttempts
-        runs[planned.batchID] = run
+        runs[planned.batchID] = BatchRun(
+            batchID: planned.batchID, submit: submit, firstAttempt: (settings.incarnation - 1) * 1_000 + 1,
+            sharesHosts: settings.scheduling == .fairShare, capsHosts: settings.maxDownloadsPerHost > 0)
+        runs[planned.batchID]?.restoredAttempts = restoredAttempts
         startItems(of: planned.batchID)
     }
 
@@ -73,7 +73,7 @@ extension CoordinatorCore {
         guard registry.batches[batchID] != nil, var run = runs.removeValue(forKey: batchID) else { return }
         // Taken out while it changes: a copy left in `runs` would make it copy its items.
         let started = registry.batches[batchID].map { run.startNext(in: $0) } ?? []
-        runs[batchID] = run
+        runs[batchID] = consume run  // moved, not copied: a copy left here would make each start copy the items
         for index in started { startItem(index, of: batchID) }
     }
 
