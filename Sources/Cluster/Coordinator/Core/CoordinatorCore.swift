@@ -67,10 +67,9 @@ struct CoordinatorCore {
         var waiting = 0
         for (batchID, run) in runs {
             for item in run.items.values { waiting += item.tasksWaiting }
-            guard let registered = registry.batches[batchID], run.nextIndex < registered.items.count else { continue }
-            for item in registered.items[run.nextIndex...] where item.state == .unfinished && item.firstTaskKey != 0 {
-                waiting += registered.tasksPerItem
-            }
+            // Every unfinished item not started yet (a started item is unfinished until it leaves `items`).
+            guard let registered = registry.batches[batchID] else { continue }
+            waiting += max(0, registered.unfinishedCount - run.items.count) * registered.tasksPerItem
         }
         return dispatcher.queuedTaskCount + waiting
     }

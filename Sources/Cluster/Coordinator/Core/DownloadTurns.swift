@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The cluster-wide cap on downloads running at once per origin host (`--max-downloads-per-host`), free
 /// of I/O: an item's download takes a place at its host before it is dispatched and gives it back when it
 /// ends. Items waiting for a host's place take turns by group (their batch, with fair share: the group
@@ -10,10 +12,11 @@ struct DownloadTurns {
         let itemIndex: Int
     }
 
+    /// One host's places and line, changed in place in `hosts` (a copy would copy its tables on each change).
     private struct Host {
         var running = 0
-        /// Waiters by group, in the order they came.
-        var waiting: [String: [Waiter]] = [:]
+        /// Waiters by group, in the order they came (a deque: the first leaves in O(1), also with thousands waiting).
+        var waiting: [String: Deque<Waiter>] = [:]
         /// Groups with waiters, in the order they started waiting.
         var turns: [String] = []
         /// When each group last took a place (a count of places taken at this host): the group served
@@ -21,9 +24,53 @@ struct DownloadTurns {
         var lastServed: [String: UInt64] = [:]
         var served: UInt64 = 0
 
+        var isIdle: Bool { running == 0 && turns.isEmpty }
+
         mutating func serve(_ group: String) {
             served += 1
             lastServed[group] = served
+        }
+
+        mutating func take(_ waiter: Waiter, group: String, limit: Int) -> Bool {
+            if running < limit, turns.isEmpty {
+                running += 1
+                serve(group)
+                return true
+            }
+            if waiting[group] == nil { turns.append(group) }
+            waiting[group, default: []].append(waiter)
+            return false
+        }
+
+        mutating func giveBack() -> Waiter? {
+            guard !turns.isEmpty else {
+                running = max(0, running - 1)
+                return nil
+            }
+            // The group served least recently (one that never was, first; among equals, the first to wait).
+            var position = 0
+            for (index, group) in turns.enumerated()
+            where lastServed[group, default: 0] < lastServed[turns[position], default: 0] {
+                position = index
+            }
+            let group = turns[position]
+            let next = waiting[group]?.popFirst()
+            if waiting[group]?.isEmpty ?? true {
+                waiting[group] = nil
+                turns.remove(at: position)
+            }
+            serve(group)
+            return next
+        }
+
+        mutating func leave(_ waiter: Waiter, group: String) -> Bool {
+            guard let position = waiting[group]?.firstIndex(of: waiter) else { return false }
+            waiting[group]?.remove(at: position)
+            if waiting[group]?.isEmpty ?? true {
+                waiting[group] = nil
+                turns.removeAll { $0 == group }
+            }
+            return true
         }
     }
 
@@ -34,60 +81,24 @@ struct DownloadTurns {
 
     /// Takes a place at `host` for `waiter` if one is free (returns `true`); else it waits in its group's line.
     mutating func take(_ host: String, for waiter: Waiter, group: String) -> Bool {
-        var state = hosts[host] ?? Host()
-        defer { hosts[host] = state }
-        if state.running < limit, state.turns.isEmpty {
-            state.running += 1
-            state.serve(group)
-            return true
-        }
-        if state.waiting[group] == nil { state.turns.append(group) }
-        state.waiting[group, default: []].append(waiter)
-        return false
+        hosts[host, default: Host()].take(waiter, group: group, limit: limit)
     }
 
     /// Gives a place at `host` back: the waiter whose turn it is takes it (returned), or it is free.
     mutating func giveBack(_ host: String) -> Waiter? {
-        guard var state = hosts[host] else { return nil }
-        defer { hosts[host] = state.running == 0 && state.turns.isEmpty ? nil : state }  // an idle host is forgotten
-        guard !state.turns.isEmpty else {
-            state.running = max(0, state.running - 1)
-            return nil
-        }
-        // The group served least recently (one that never was, first; among equals, the first to wait).
-        var position = 0
-        for (index, group) in state.turns.enumerated()
-        where state.lastServed[group, default: 0] < state.lastServed[state.turns[position], default: 0] {
-            position = index
-        }
-        let group = state.turns[position]
-        var line = state.waiting[group] ?? []
-        let next = line.removeFirst()
-        if line.isEmpty {
-            state.waiting[group] = nil
-            state.turns.remove(at: position)
-        } else {
-            state.waiting[group] = line
-        }
-        state.serve(group)
+        guard let index = hosts.index(forKey: host) else { return nil }
+        let next = hosts.values[index].giveBack()
+        if hosts.values[index].isIdle { hosts.remove(at: index) }  // an idle host is forgotten
         return next
     }
 
     /// Takes a waiter out of its line (its item was cancelled); `false` when it was not waiting.
     @discardableResult
     mutating func leave(_ host: String, _ waiter: Waiter, group: String) -> Bool {
-        guard var state = hosts[host], var line = state.waiting[group], let position = line.firstIndex(of: waiter) else {
-            return false
-        }
-        line.remove(at: position)
-        if line.isEmpty {
-            state.waiting[group] = nil
-            state.turns.removeAll { $0 == group }
-        } else {
-            state.waiting[group] = line
-        }
-        hosts[host] = state
-        return true
+        guard let index = hosts.index(forKey: host) else { return false }
+        let left = hosts.values[index].leave(waiter, group: group)
+        if hosts.values[index].isIdle { hosts.remove(at: index) }
+        return left
     }
 
     /// Downloads running at `host`.
