@@ -32,7 +32,7 @@ extension Coordinator {
                 if let own = MessageBounds.violation(in: .taskResult(result), maxBatchItems: configuration.maxBatchItems) {
                     failAttempt(answeredBy: result, own, from: sender, now: now)
                 } else if isSendersResult(result, from: sender) {
-                    complete(result, from: sender.identity, now: now)
+                    apply(.results([result], from: sender.identity), now: now)
                 }
             }
         case .taskResults:
@@ -54,6 +54,6 @@ extension Coordinator {
         var failed = result
         failed.outcome = .failure(TaskFailure(code: .internal, message:
             "the worker's result was refused: \(violation.reason) (does the worker run another version of shiftwork?)"))
-        complete(failed, from: sender.identity, now: now)
+        apply(.results([failed], from: sender.identity), now: now)
     }
 }

@@ -5,11 +5,6 @@ import Wire
 /// (`FairShareQueue`), and a submission whose idempotency key names a batch the coordinator keeps
 /// attaches to that batch instead of making a second one.
 extension Coordinator {
-    /// Tells the dispatcher whose `batch` is and its priority, before its tasks come.
-    func share(_ batch: RegisteredBatch, of client: ClientIdentity) {
-        dispatcher.share(batch: batch.batchID, as: ShareClass(client: client, priority: batch.priority))
-    }
-
     /// A submission whose idempotency key names a batch this coordinator keeps (submitted by the same
     /// client, as `ClientIdentity.idempotencyScope` tells): the client is attached to that batch, as with
     /// `FetchResults`, and told so (`BatchAccepted.attached`). Returns `false` when there is no such batch.

@@ -15,8 +15,8 @@ struct StatusReport {
     /// The batches a list shows (a client sees its own), and who owns each.
     var scope: BatchScope = .all
     var owners: [String: CurvePublicKey] = [:]
-    /// The operations of running batches, for the failed attempts of unfinished items.
-    var operations: [String: BatchOperation] = [:]
+    /// The running part of batches, for the failed attempts of unfinished items.
+    var runs: [String: BatchRun] = [:]
 
     /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
@@ -24,7 +24,7 @@ struct StatusReport {
                   droppedMessages: coordinator.droppedMessages, now: now)
         self.scope = scope
         self.owners = coordinator.access.owners
-        self.operations = coordinator.operations
+        self.runs = coordinator.core.runs
     }
 
     init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
@@ -125,12 +125,12 @@ struct StatusReport {
     }
 
     /// The failed attempts of an item's tasks, oldest first: kept by the registry once it finished, read
-    /// from its operations while it runs.
+    /// from its running tasks while it runs.
     func failedAttempts(of index: Int, in batch: RegisteredBatch) -> [AttemptStatus] {
         let earlier = batch.failedAttempts(of: index)  // a retried item's earlier runs; all of a finished one's
         if batch.items[index].state.isFinished { return earlier }
-        guard let operation = operations[batch.batchID] else { return earlier }
-        return earlier + operation.failedAttempts(ofItem: index)
+        guard let run = runs[batch.batchID] else { return earlier }
+        return earlier + (run.items[index]?.failedAttempts ?? run.restoredAttempts[index] ?? [])
     }
 
     /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.

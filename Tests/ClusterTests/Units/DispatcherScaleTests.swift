@@ -78,7 +78,7 @@ final class DispatcherScaleTests: XCTestCase {
         XCTAssertEqual(first.map(\.sequence), [1, 2])
 
         // Declared dead (its heartbeats were late): its attempts are lost, and the operations retry them as
-        // attempt 2 (as `RemoteTaskOperation` does); it registers again at once.
+        // attempt 2 (as `ItemRun` does); it registers again at once.
         let later = now + .seconds(6)
         XCTAssertEqual(dispatcher.expireWorkers(now: later).dead, ["w1"])
         XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey).sorted(), [1, 2])

@@ -12,7 +12,7 @@ import Wire
 /// - An item finishes once. Its `ItemFinished` goes to the batch's audience: the submitting client and
 ///   whoever attached with `FetchResults` and has caught up. `BatchFinished` follows the last item.
 /// - A cancel marks the unfinished items it names cancelling, answers `CancelAccepted` with how many
-///   they are, and names their tasks for the coordinator to withdraw; they finish when their operations end.
+///   they are, and names their tasks for the coordinator to withdraw; they finish when the core ends them.
 /// - A retry (`RetryBatch`) re-runs the failed and cancelled items of a finished batch (or those it names)
 ///   as new attempts of the same batch: they are unfinished again, with new task keys, the batch is
 ///   running again, and the client that asked joins its audience. It is refused for a batch with items
@@ -37,9 +37,9 @@ struct BatchRegistry {
         var out: [Outbound] = []
         /// The batch exists: the cancel is carried out (and journaled).
         var isAccepted = false
-        /// Every item was asked for: cancel the batch's whole group of operations.
+        /// Every item was asked for: every unfinished item of the batch is ended.
         var isWholeBatch = false
-        /// The items now cancelling: cancel their operations.
+        /// The items now cancelling: the core ends each once.
         var items: [Int] = []
         /// Their tasks, to withdraw from the dispatcher (dropped from the queue, or cancelled on their worker).
         var taskKeys: [TaskKey] = []
@@ -50,7 +50,7 @@ struct BatchRegistry {
         /// The item as its clients are told (with its output's bytes), for the journal.
         let finished: ItemFinished
         var out: [Outbound]
-        /// The batch is complete: close its group of operations.
+        /// The batch is complete: the core lets go of its running part.
         var batchFinished: BatchFinished?
         /// Batches retired now: journal their retirement (their results are deleted).
         var retired: [String] = []

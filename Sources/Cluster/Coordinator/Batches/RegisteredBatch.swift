@@ -2,7 +2,7 @@ import Wire
 
 /// One batch as the coordinator's clients know it: its items (source, output name, which manifest listed
 /// them), which have finished and how, and the task keys of those still running. A plain value, kept by
-/// `BatchRegistry`; the operations that run the items are in `BatchOperation`.
+/// `BatchRegistry`; what runs the items is the core's `BatchRun`.
 struct RegisteredBatch {
     /// Where an item is, as far as its clients are concerned.
     enum ItemState: UInt8 {
@@ -17,7 +17,7 @@ struct RegisteredBatch {
         var isFinished: Bool { self != .unfinished && self != .cancelling }
     }
 
-    /// One input of the batch: all that a queued item costs until its turn comes (`BatchOperation`), 48 bytes
+    /// One input of the batch: all that a queued item costs until its turn comes (`BatchRun`), 48 bytes
     /// (its fields in this order pack into 47; short strings are stored inline).
     struct Item {
         let source: String

@@ -3,7 +3,7 @@ import Wire
 /// Where a remote operation's attempts stand, as a pure state machine (result in, next request out): the
 /// task as it is sent, its attempt count and worker losses (for the retry schedule), and, for a tilt-shift
 /// whose input stayed on a worker, the lineage re-runs of the current attempt (`Lineage`).
-/// `RemoteTaskOperation` holds it and carries its steps out; the retry decision itself is the schedule's.
+/// `ItemRun` holds it and carries its steps out; the retry decision itself is the schedule's.
 struct RemoteRun: Sendable {
     /// One task to queue: the assignment, and how the dispatcher should place it.
     struct Request: Sendable {

@@ -44,7 +44,7 @@ struct Dispatcher {
     /// Keys by task ID, only for the tasks that need it: enqueued without a key (one is made up here), or
     /// sent to a worker of minor 0, whose results carry no key.
     var keysByID: [String: TaskKey] = [:]
-    /// Keys made up for tasks enqueued without one: far above the keys `RemoteTaskOperation` hands out.
+    /// Keys made up for tasks enqueued without one: far above the keys the registry hands out.
     var nextLocalKey: TaskKey = 1 << 63
 
     var completedTasks: UInt64 = 0
