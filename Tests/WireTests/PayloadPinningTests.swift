@@ -8,7 +8,9 @@ import XCTest
 ///
 /// Nothing is listed by hand: the `bytes` fields are those proto/ declares, reached from `Envelope`
 /// (``ProtoSchema``), and the messages are the golden ones, whose bytes fields the test rewrites on the
-/// wire, each to distinct contents, before decoding and encoding again.
+/// wire, each to distinct contents of one length, before decoding and encoding again. Every element of a
+/// repeated message field is sent twice, so that a list (a batch of assignments, an assignment's inputs)
+/// holds several payloads whose order matters.
 final class PayloadPinningTests: XCTestCase {
     func testEveryBytesFieldRoundTripsWithItsOwnContents() throws {
         let schema = try Self.schema()
@@ -17,7 +19,7 @@ final class PayloadPinningTests: XCTestCase {
         var covered: Set<String> = []
         for (name, message) in GoldenMessages.envelopes.sorted(by: { $0.key < $1.key }) {
             var assigned: [WireField] = []
-            let rewritten = try Self.walk(WireCodec.encode(message), message: "Envelope", schema: schema) { path, _ in
+            let rewritten = try Self.walk(WireCodec.encode(message), message: "Envelope", schema: schema, doublingLists: true) { path, _ in
                 let contents = Self.distinctContents(assigned.count)
                 assigned.append(WireField(path: path, contents: contents))
                 return contents
@@ -49,12 +51,13 @@ final class PayloadPinningTests: XCTestCase {
     struct WireField: Equatable, CustomStringConvertible {
         let path: String
         let contents: [UInt8]
-        var description: String { "\(path) (\(contents.count) bytes, first \(contents.first ?? 0))" }
+        var description: String { "\(path) \(contents)" }
     }
 
-    /// Different for every index, in length and in contents.
+    /// Different for every index (below 65 536) in contents, all of one length: a payload paired with another
+    /// field's buffer of the same length would show as foreign bytes, not only as a length that differs.
     static func distinctContents(_ index: Int) -> [UInt8] {
-        [0xB5, UInt8(truncatingIfNeeded: index)] + (0...index).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ index) }
+        [0xB5, UInt8(truncatingIfNeeded: index), UInt8(truncatingIfNeeded: index >> 8), 0x5B, 1, 2, 3, 4]
     }
 
     // MARK: The schema
@@ -94,9 +97,11 @@ final class PayloadPinningTests: XCTestCase {
     }
 
     /// Copies the protobuf `bytes` of a `message`, replacing the contents of every `bytes` field (nested
-    /// messages too, in wire order) by what `replace` returns for its path and contents.
+    /// messages too, in wire order) by what `replace` returns for its path and contents; with `doublingLists`,
+    /// every element of a repeated message field is written twice (each copy walked on its own).
     static func walk(
-        _ bytes: [UInt8], message: String, schema: ProtoSchema, replace: (String, [UInt8]) throws -> [UInt8]
+        _ bytes: [UInt8], message: String, schema: ProtoSchema, doublingLists: Bool = false,
+        replace: (String, [UInt8]) throws -> [UInt8]
     ) throws -> [UInt8] {
         let fields = Dictionary(schema.fields(of: message).map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         var reader = Reader(bytes: bytes)
@@ -112,15 +117,17 @@ final class PayloadPinningTests: XCTestCase {
                 let length = try reader.varint()
                 guard length <= UInt64(bytes.count) else { throw WireFormatError(description: "\(message): length \(length) too large") }
                 let contents = try reader.take(Int(length))
-                var replaced = contents
+                var copies = [contents]
                 if let field = fields[number] {
                     if field.type == "bytes" {
-                        replaced = try replace("\(message).\(field.name)", contents)
+                        copies = [try replace("\(message).\(field.name)", contents)]
                     } else if let type = messageType(of: field, schema: schema) {
-                        replaced = try walk(contents, message: type, schema: schema, replace: replace)
+                        copies = try (0..<(doublingLists && field.repeated ? 2 : 1)).map { _ in
+                            try walk(contents, message: type, schema: schema, doublingLists: doublingLists, replace: replace)
+                        }
                     }
                 }
-                output += varint(tag) + varint(UInt64(replaced.count)) + replaced
+                for copy in copies { output += varint(tag) + varint(UInt64(copy.count)) + copy }
             default:
                 throw WireFormatError(description: "\(message): wire type \(tag & 7) of field \(number) is not expected")
             }
