@@ -14,6 +14,14 @@ extension Coordinator {
             case .journal(let entry):
                 if case .retired(let batchID) = entry { access.forget(batchID) }  // the batch is unknown from now on
                 record(entry)
+            case .recordDurably(let entry, let decision):
+                // Synced before the client hears of it; the core goes on with the journal's answer.
+                do {
+                    try journal?.record(entry)
+                    apply(.recorded(decision), now: now)
+                } catch {
+                    apply(.notRecorded(decision, reason: "\(error)"), now: now)
+                }
             case .send(let out): send(out)
             case .setTimer(let wait, let timer):
                 // A rare path (a failed attempt): a task sleeps for the wait, then the core hears of it.

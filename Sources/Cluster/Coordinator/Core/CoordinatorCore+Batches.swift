@@ -12,15 +12,33 @@ extension CoordinatorCore {
         }
         let planned = registry.plan(batchID: batchID, client: client, submit: submit,
                                     idempotencyScope: sender.client.idempotencyScope, owner: sender.client)
-        // Before the client hears of it: an accepted batch survives a crash of the coordinator.
-        journal(.accepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: sender.key?.z85 ?? ""))
+        // Before the client hears of it: an accepted batch survives a crash of the coordinator. The batch
+        // waits for the journal's answer (`admit`, or `refuseUnrecorded`).
+        pendingAcceptances[batchID] = PendingAcceptance(planned: planned, submit: submit, sender: sender)
+        append(.recordDurably(.accepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: sender.key?.z85 ?? ""),
+                              awaiting: .acceptance(batchID: batchID)))
+    }
+
+    /// The journal holds the acceptance: the batch is registered, its client told, its first items started.
+    mutating func admit(_ batchID: String) {
+        guard let pending = pendingAcceptances.removeValue(forKey: batchID) else { return }
+        let (planned, submit, client) = (pending.planned, pending.submit, pending.sender.identity)
         let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID,
                                          now: eventInstant)
         log(.info, "batch accepted", ["batch": batchID, "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
         deadlines.set(batchID, seconds: submit.deadlineSeconds, from: eventInstant)
         rerunPlans[batchID] = RerunPlan(submit)  // kept while the batch is: a retry plans its items the same way
-        adopt(planned, submit: submit, client: sender.client)
+        adopt(planned, submit: submit, client: pending.sender.client)
+    }
+
+    /// The journal could not take the acceptance: nothing of the batch was registered or sent, so it is
+    /// dropped, and the client is refused with why (it may submit again, with the same idempotency key).
+    mutating func refuseUnrecorded(_ batchID: String, reason: String) {
+        guard let pending = pendingAcceptances.removeValue(forKey: batchID) else { return }
+        log(.error, "batch refused: the journal could not record it", ["client": "\(pending.sender.identity)", "error": reason])
+        send([Outbound(peer: pending.sender.identity, message: .refusal(Refusal(
+            requestID: pending.submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(reason)")))])
     }
 
     /// Carries on with the batches a previous run of the coordinator accepted and did not finish: the same

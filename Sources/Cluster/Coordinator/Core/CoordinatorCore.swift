@@ -42,6 +42,10 @@ struct CoordinatorCore {
     var rerunPlans: [String: RerunPlan] = [:]
     /// The item each task of a started item belongs to, by key (results are matched by it).
     var owners: [TaskKey: TaskOwner] = [:]
+    /// Batches planned whose acceptance the journal has not confirmed yet (`CoreEffect.recordDurably`).
+    var pendingAcceptances: [String: PendingAcceptance] = [:]
+    /// Retries chosen whose record the journal has not confirmed yet.
+    var pendingRetries: [String: PendingRetry] = [:]
     private var random: SplitMix64
     /// The effects of the event being handled, in order.
     private var effects: [CoreEffect] = []
@@ -129,6 +133,14 @@ struct CoordinatorCore {
             enqueue(request, of: item, in: owner.batchID)
         case .restore(let recovered, let wallClock):
             restore(recovered, wallClockMilliseconds: wallClock)
+        case .recorded(.acceptance(let batchID)):
+            admit(batchID)
+        case .notRecorded(.acceptance(let batchID), let reason):
+            refuseUnrecorded(batchID, reason: reason)
+        case .recorded(.retry(let batchID)):
+            reopen(batchID)
+        case .notRecorded(.retry(let batchID), let reason):
+            refuseUnrecordedRetry(batchID, reason: reason)
         }
         settle()
         flushSends()

@@ -6,6 +6,11 @@ import Wire
 enum CoreEffect {
     /// Write this record to the journal (with a data directory; none without).
     case journal(JournalEntry)
+    /// Write this record to the journal, synced, then hand the core `CoreEvent.recorded(decision)`; if it
+    /// cannot be written, `CoreEvent.notRecorded(decision, reason:)` instead, and the client is refused:
+    /// nothing a client is told was accepted (a batch, a retry) may be lost by a restart. Without a data
+    /// directory it counts as written.
+    case recordDurably(JournalEntry, awaiting: DurableDecision)
     /// Send these messages (batchable ones to one peer grouped, `Outbound.coalesced`).
     case send([Outbound])
     /// Fire `CoreTimer` after this long (as `CoreEvent.timerFired`).
@@ -15,6 +20,14 @@ enum CoreEffect {
     case released(batchID: String)
     /// A log line; `metadata` values may come from the network and are escaped by the actor.
     case log(Logger.Level, String, metadata: [String: String])
+}
+
+/// A decision the core holds back until the journal has its record (`CoreEffect.recordDurably`).
+enum DurableDecision: Hashable {
+    /// A submitted batch (`PendingAcceptance`).
+    case acceptance(batchID: String)
+    /// A retry of a finished batch's items (`PendingRetry`).
+    case retry(batchID: String)
 }
 
 /// A record for the coordinator's journal, as `Journal`'s `record…` methods take it.

@@ -30,6 +30,11 @@ enum CoreEvent {
     case timerFired(CoreTimer)
     /// A restart: the batches a previous run of the coordinator journaled and did not retire.
     case restore(RecoveredState, wallClockMilliseconds: UInt64)
+    /// The journal holds the record a decision waited for (`CoreEffect.recordDurably`): the batch is
+    /// registered (or the retry reopened), its client told, its items started.
+    case recorded(DurableDecision)
+    /// The journal could not take it: the decision is dropped and the client refused with why.
+    case notRecorded(DurableDecision, reason: String)
 }
 
 /// A timer the core asks the actor to set; it comes back as `CoreEvent.timerFired`.

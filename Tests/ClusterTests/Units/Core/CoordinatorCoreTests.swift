@@ -17,7 +17,7 @@ final class CoordinatorCoreTests: XCTestCase {
     func testAnAcceptedBatchIsJournaledBeforeItIsAnsweredAndItsDownloadsAreDispatched() {
         var driver = driver()
         let effects = driver.handle(.submit(F.images(2), from: F.client, batchID: "b1"))
-        let journaled = effects.position { if case .journal(.accepted(let id, _, _, _)) = $0 { id == "b1" } else { false } }
+        let journaled = effects.position { if case .recordDurably(.accepted(let id, _, _, _), _) = $0 { id == "b1" } else { false } }
         let answered = effects.position {
             if case .send(let out) = $0 { out.contains { if case .batchAccepted = $0.message { true } else { false } } } else { false }
         }
@@ -26,6 +26,22 @@ final class CoordinatorCoreTests: XCTestCase {
         XCTAssertLessThan(journaled ?? .max, answered ?? .min, "journaled before the client hears of it")
         XCTAssertEqual(effects.assignments(to: F.w1).map(\.taskID), ["b1/0/download", "b1/1/download"])
         XCTAssertEqual(driver.core.queuedTaskCount, 2, "the two tilt-shifts wait for their downloads")
+    }
+
+    func testABatchTheJournalCannotRecordIsRefusedAndNothingOfItRunsOrStays() {
+        var driver = driver()
+        let effects = driver.handle(.submit(F.images(2), from: F.client, batchID: "b1"), journalRefuses: true)
+        let refusals = effects.sent.compactMap { if case .refusal(let refusal) = $0.message { refusal } else { nil } }
+        XCTAssertEqual(refusals.map(\.code), [.unavailable])
+        XCTAssertTrue(refusals.first?.reason.contains("the disk is full") == true, "\(refusals)")
+        XCTAssertFalse(effects.sent.contains { if case .batchAccepted = $0.message { true } else { false } }, "never told accepted")
+        XCTAssertTrue(effects.assignments(to: F.w1).isEmpty, "nothing of it dispatched")
+        XCTAssertNil(driver.core.registry.batches["b1"])
+        XCTAssertTrue(driver.core.pendingAcceptances.isEmpty)
+        XCTAssertEqual(driver.core.queuedTaskCount, 0)
+        // The next submission, recorded, runs as usual.
+        let next = driver.handle(.submit(F.images(1), from: F.client, batchID: "b2"))
+        XCTAssertEqual(next.assignments(to: F.w1).map(\.taskID), ["b2/0/download"])
     }
 
     func testADownloadsOutputIsInjectedIntoItsTiltShiftWhoseResultFinishesTheItem() throws {

@@ -42,4 +42,23 @@ final class CoordinatorCoreTimeoutTests: XCTestCase {
         let end = driver.handle(.results([.success(again, TaskOutput(data: [], mediaType: ""))], from: F.w1))
         XCTAssertEqual(end.batchesFinished.map(\.succeeded), [2])
     }
+
+    func testARetryTheJournalCannotRecordIsRefusedAndReopensNothing() throws {
+        var driver = CoreDriver()
+        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: 2), from: MessageSender(identity: F.w1, key: nil)))
+        let sent = driver.handle(.submit(F.noops(1), from: F.client, batchID: "b1")).assignments()
+        driver.handle(.results([.failure(sent[0], TaskFailure(code: .processing, message: "bad pixels"))], from: F.w1))
+
+        let refused = driver.handle(.retryBatch(RetryBatch(requestID: "again", batchID: "b1"), from: F.client.identity),
+                                    journalRefuses: true)
+        let refusal = try XCTUnwrap(refused.sent.compactMap { if case .refusal(let r) = $0.message { r } else { nil } }.first)
+        XCTAssertEqual(refusal.code, .unavailable)
+        XCTAssertTrue(refusal.reason.contains("the disk is full"), refusal.reason)
+        XCTAssertTrue(refused.assignments().isEmpty, "nothing runs again")
+        XCTAssertNil(driver.core.runs["b1"])
+        XCTAssertTrue(driver.core.pendingRetries.isEmpty)
+        // Asked again, with a journal that takes it: the item runs again.
+        let retried = driver.handle(.retryBatch(RetryBatch(requestID: "again", batchID: "b1"), from: F.client.identity))
+        XCTAssertEqual(retried.assignments().map(\.taskID), ["b1/0"])
+    }
 }

@@ -24,8 +24,14 @@ struct CoreDriver {
 
     /// Hands the core one event; returns its effects.
     @discardableResult
-    mutating func handle(_ event: CoreEvent) -> [CoreEffect] {
-        let effects = core.handle(event, now: now, wallClockMilliseconds: wallClock)
+    /// A record a decision waits for (`CoreEffect.recordDurably`) is recorded, as by an actor whose journal
+    /// takes it, unless `journalRefuses`; the core's answer to that comes after it in the effects returned.
+    mutating func handle(_ event: CoreEvent, journalRefuses: Bool = false) -> [CoreEffect] {
+        var effects = core.handle(event, now: now, wallClockMilliseconds: wallClock)
+        for case .recordDurably(_, let decision) in effects {
+            let answer: CoreEvent = journalRefuses ? .notRecorded(decision, reason: "the disk is full") : .recorded(decision)
+            effects += core.handle(answer, now: now, wallClockMilliseconds: wallClock)
+        }
         log += effects
         return effects
     }
@@ -66,8 +72,10 @@ extension [CoreEffect] {
 
     var journaled: [JournalEntry] {
         compactMap { effect -> JournalEntry? in
-            guard case .journal(let entry) = effect else { return nil }
-            return entry
+            switch effect {
+            case .journal(let entry), .recordDurably(let entry, _): entry
+            default: nil
+            }
         }
     }
 
