@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Messaging
-import Operations
 import Prometheus
 import Wire
 
