@@ -1,12 +1,12 @@
 import CImageCodecs
 import Dispatch
+import Runtime
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Runtime
 
 /// The tilt-shift's blur and blend over an image that streams through in rows: rows go in top to bottom,
 /// filtered rows come out top to bottom, and only a window of rows is ever held, whatever the image's height.
@@ -65,7 +65,9 @@ final class StripBlender: @unchecked Sendable {
     /// recipes up to σ 6 is exact and σ 10 keeps its speed.
     static let exactSigmaLimit = 3.0
     /// Bytes of the window (original rows, floats and scratch): what the filter holds per image.
-    var windowBytes: Int { byteRowsSize + floatRowsSize + stride * MemoryLayout<Float>.stride + scratchBytes * max(1, threads) }
+    var windowBytes: Int {
+        byteRowsSize + floatRowsSize + stride * MemoryLayout<Float>.stride + scratchBytes * max(1, threads)
+    }
 
     private let mask: BlendMask
     /// The largest weight of each row (0: the row stays sharp).
@@ -131,19 +133,25 @@ final class StripBlender: @unchecked Sendable {
     ///   - kernels: the SIMD variant (`.automatic`: the best the CPU runs).
     ///   - exactUpTo: the largest σ filtered with the exact kernel (at most `ExactGaussian.largestSigma`; 0 never).
     ///   - separateBlurInput: whether `setBlurInput` may give rows other values to blur.
-    convenience init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
-                     weights: [Float], threads: Int, kernels variant: KernelVariant = .automatic,
-                     exactUpTo: Double = exactSigmaLimit, separateBlurInput: Bool = false, token: CancellationToken) {
+    convenience init(
+        width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
+        weights: [Float], threads: Int, kernels variant: KernelVariant = .automatic,
+        exactUpTo: Double = exactSigmaLimit, separateBlurInput: Bool = false, token: CancellationToken
+    ) {
         precondition(weights.count == height)
-        self.init(width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
-                  mask: .rows(weights), threads: threads, kernels: variant, exactUpTo: exactUpTo,
-                  separateBlurInput: separateBlurInput, token: token)
+        self.init(
+            width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
+            mask: .rows(weights), threads: threads, kernels: variant, exactUpTo: exactUpTo,
+            separateBlurInput: separateBlurInput, token: token)
     }
 
-    init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, mask: BlendMask,
-         levels: Int = 1, threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
-         separateBlurInput: Bool = false, bytesPerSample: Int = 1, token: CancellationToken) {
-        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1 && [1, 2].contains(bytesPerSample))
+    init(
+        width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, mask: BlendMask,
+        levels: Int = 1, threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
+        separateBlurInput: Bool = false, bytesPerSample: Int = 1, token: CancellationToken
+    ) {
+        precondition(
+            width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1 && [1, 2].contains(bytesPerSample))
         if case .rows(let weights) = mask { precondition(weights.count == height) }
         self.width = width
         self.height = height
@@ -162,14 +170,16 @@ final class StripBlender: @unchecked Sendable {
         for level in 0..<levels {
             let share = Double(level + 1) / Double(levels)
             gaussians[level] = RecursiveGaussian(sigma: max(sigma * share, 0.5)).kernelCoefficients
-            verticalGaussians[level] = RecursiveGaussian(sigma: max((verticalSigma ?? sigma) * share, 0.5)).kernelCoefficients
+            verticalGaussians[level] =
+                RecursiveGaussian(sigma: max((verticalSigma ?? sigma) * share, 0.5)).kernelCoefficients
         }
         let gy = RecursiveGaussian(sigma: max(verticalSigma ?? sigma, 0.5))
         self.passThrough = sigma <= 0 || rowMaxima.allSatisfy { $0 == 0 }
         // Levels are all recursive: the exact kernel's window (rows above the strip) is not kept per level.
         let limit = levels > 1 ? 0 : min(exactUpTo, ExactGaussian.largestSigma)
         func exactKernel(_ s: Double) -> ExactGaussian? { s > 0 && s <= limit ? ExactGaussian(sigma: s) : nil }
-        let ex = exactKernel(sigma), ey = exactKernel(verticalSigma ?? sigma)
+        let ex = exactKernel(sigma)
+        let ey = exactKernel(verticalSigma ?? sigma)
         self.exact = ex.map { kernel in
             let pointer = UnsafeMutablePointer<sw_fir_gaussian>.allocate(capacity: 1)
             pointer.initialize(to: kernel.kernelCoefficients)
@@ -230,7 +240,9 @@ final class StripBlender: @unchecked Sendable {
         return raw
     }
 
-    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * rowBytes }
+    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> {
+        byteRows + (y % capacity) * rowBytes
+    }
     /// The values row `y` is blurred from: its own, or those `setBlurInput` gave it.
     @inline(__always) private func blurInput(_ y: Int) -> UnsafeMutablePointer<UInt8> {
         if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * rowBytes }
@@ -314,7 +326,9 @@ final class StripBlender: @unchecked Sendable {
             }
             for level in 0..<levels {
                 if first == 0 { top(level).update(from: floatRow(0, level: level), count: stride) }
-                if first + count == height { bottom(level).update(from: floatRow(height - 1, level: level), count: stride) }
+                if first + count == height {
+                    bottom(level).update(from: floatRow(height - 1, level: level), count: stride)
+                }
             }
             try parallelColumns { range in
                 for level in 0..<self.levels {
@@ -348,7 +362,9 @@ final class StripBlender: @unchecked Sendable {
                 return
             }
             for level in 0..<self.levels {
-                let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0, level: level) }
+                let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map {
+                    self.floatRow($0, level: level)
+                }
                 self.kernels.pointee.horizontal(
                     self.gaussians + level, sources, destinations, Int32(upper - lower), Int32(self.width),
                     Int32(self.channels), self.scratch + worker * self.scratchBytes)
@@ -365,11 +381,14 @@ final class StripBlender: @unchecked Sendable {
         try parallelColumns { range in
             let (begin, end) = (range.lowerBound, range.upperBound)
             let ring = self.backwardRows(0)
-            var q1 = ring, q2 = ring + self.stride, q3 = ring + 2 * self.stride
+            var q1 = ring
+            var q2 = ring + self.stride
+            var q3 = ring + 2 * self.stride
             var y: Int
             if exact {
                 self.kernels.pointee.end(
-                    self.verticalGaussians, self.bottom(0), self.floatRow(start), self.floatRow(start - 1), self.floatRow(start - 2),
+                    self.verticalGaussians, self.bottom(0), self.floatRow(start), self.floatRow(start - 1),
+                    self.floatRow(start - 2),
                     q1, q2, q3, begin, end)
                 self.blend(row: start, blurred: q1, strip: strip, columns: range)
                 y = start - 1
@@ -381,7 +400,8 @@ final class StripBlender: @unchecked Sendable {
             while y >= strip.lowerBound {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
                 let destination = q3
-                self.kernels.pointee.backward(self.verticalGaussians, self.floatRow(y), destination, q1, q2, q3, begin, end)
+                self.kernels.pointee.backward(
+                    self.verticalGaussians, self.floatRow(y), destination, q1, q2, q3, begin, end)
                 (q1, q2, q3) = (destination, q1, q2)
                 self.blend(row: y, blurred: q1, strip: strip, columns: range)
                 y -= 1
@@ -405,7 +425,9 @@ final class StripBlender: @unchecked Sendable {
             }
             for level in 0..<levels {
                 let ring = self.backwardRows(level)
-                (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (ring, ring + self.stride, ring + 2 * self.stride)
+                (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (
+                    ring, ring + self.stride, ring + 2 * self.stride
+                )
             }
             var y: Int
             if exact {
@@ -421,7 +443,8 @@ final class StripBlender: @unchecked Sendable {
             } else {
                 for level in 0..<levels {
                     for q in 0..<3 {
-                        (rings[3 * level + q] + begin).update(from: self.floatRow(start, level: level) + begin, count: end - begin)
+                        (rings[3 * level + q] + begin).update(
+                            from: self.floatRow(start, level: level) + begin, count: end - begin)
                     }
                 }
                 y = start
@@ -430,8 +453,9 @@ final class StripBlender: @unchecked Sendable {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
                 for level in 0..<levels {
                     let (q1, q2, q3) = (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2])
-                    self.kernels.pointee.backward(self.verticalGaussians + level, self.floatRow(y, level: level), q3,
-                                                  q1, q2, q3, begin, end)
+                    self.kernels.pointee.backward(
+                        self.verticalGaussians + level, self.floatRow(y, level: level), q3,
+                        q1, q2, q3, begin, end)
                     (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (q3, q1, q2)
                     current[level] = UnsafePointer(q3)
                 }
@@ -450,7 +474,9 @@ final class StripBlender: @unchecked Sendable {
             let blurred = self.backwardRows(0)
             for y in strip where self.rowMaxima[y] != 0 {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
-                for k in -radius...radius { rows[k + radius] = UnsafePointer(self.floatRow(min(self.height - 1, max(0, y + k)))) }
+                for k in -radius...radius {
+                    rows[k + radius] = UnsafePointer(self.floatRow(min(self.height - 1, max(0, y + k))))
+                }
                 guard let kernel = self.verticalExact else { return }
                 self.kernels.pointee.fir_vertical(kernel, rows, blurred, range.lowerBound, range.upperBound)
                 self.blend(row: y, blurred: blurred, strip: strip, columns: range)
@@ -479,15 +505,20 @@ final class StripBlender: @unchecked Sendable {
 
     /// Blends row `y` from `levels` blurred rows (one per level) through its row of weights, on `columns`.
     @inline(__always)
-    private func blendLevels(row y: Int, levels: UnsafePointer<UnsafePointer<Float>?>, strip: Range<Int>,
-                             columns: Range<Int>) {
+    private func blendLevels(
+        row y: Int, levels: UnsafePointer<UnsafePointer<Float>?>, strip: Range<Int>,
+        columns: Range<Int>
+    ) {
         guard strip.contains(y), rowMaxima[y] != 0 else { return }
         let end = min(columns.upperBound, samples)
         guard columns.lowerBound < end else { return }
-        if !weightRowIsFixed { mask.fill(row: y, into: weightRow, samples: columns.lowerBound..<end, channels: channels) }
+        if !weightRowIsFixed {
+            mask.fill(row: y, into: weightRow, samples: columns.lowerBound..<end, channels: channels)
+        }
         let row = byteRow(y)
         if channels == 4 {
-            kernels.pointee.blend_levels_premultiplied(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
+            kernels.pointee.blend_levels_premultiplied(
+                row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
         } else {
             kernels.pointee.blend_levels(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
         }

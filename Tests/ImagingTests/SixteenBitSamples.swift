@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// 16-bit images for the tests of the 16-bit path (issue #32): written by the project's own 16-bit encoders, read
@@ -24,7 +25,7 @@ enum SixteenBitSamples {
         for y in 0..<height {
             for x in 0..<width {
                 for c in 0..<channels {
-                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                     let noise = Double(Int(state >> 33) % 2001 - 1000)
                     let base: Double
                     if c == 3 {
@@ -41,24 +42,31 @@ enum SixteenBitSamples {
     }
 
     /// A 16-bit PNG of `samples` (host order), through the project's encoder at `level`.
-    static func png(_ samples: [UInt16], width: Int, height: Int, channels: Int, level: Int = 3,
-                    metadata: ImageMetadata = .none) throws -> [UInt8] {
-        let encoder = try PNGRowEncoder(width: width, height: height, channels: channels, level: level, metadata: metadata,
-                                        bitsPerSample: 16, destination: .memory)
+    static func png(
+        _ samples: [UInt16], width: Int, height: Int, channels: Int, level: Int = 3,
+        metadata: ImageMetadata = .none
+    ) throws -> [UInt8] {
+        let encoder = try PNGRowEncoder(
+            width: width, height: height, channels: channels, level: level, metadata: metadata,
+            bitsPerSample: 16, destination: .memory)
         return try encode(samples, height: height, encoder)
     }
 
     /// An AVIF of 16-bit `samples` at `depth` (10 or 12) bits through the project's encoder.
     static func avif(_ samples: [UInt16], width: Int, height: Int, channels: Int, depth: Int) throws -> [UInt8] {
-        let encoder = try WholePictureEncoder(.avif, width: width, height: height, channels: channels, quality: 90,
-                                              avifDepth: depth, destination: .memory)
+        let encoder = try WholePictureEncoder(
+            .avif, width: width, height: height, channels: channels, quality: 90,
+            avifDepth: depth, destination: .memory)
         return try encode(samples, height: height, encoder)
     }
 
     /// A 16-bit TIFF of `samples` through the project's encoder.
-    static func tiff(_ samples: [UInt16], width: Int, height: Int, channels: Int, metadata: ImageMetadata = .none) throws -> [UInt8] {
-        let encoder = try TIFFRowEncoder(width: width, height: height, channels: channels, metadata: metadata, bitsPerSample: 16,
-                                         destination: .memory)
+    static func tiff(
+        _ samples: [UInt16], width: Int, height: Int, channels: Int, metadata: ImageMetadata = .none
+    ) throws -> [UInt8] {
+        let encoder = try TIFFRowEncoder(
+            width: width, height: height, channels: channels, metadata: metadata, bitsPerSample: 16,
+            destination: .memory)
         return try encode(samples, height: height, encoder)
     }
 
@@ -76,14 +84,17 @@ enum SixteenBitSamples {
     /// Decodes `bytes` at their own depth (16 bits kept), as the pipeline reads them.
     static func decode(_ bytes: [UInt8]) throws -> Deep {
         let decoded = try ImageCodec.decodeKeepingDepth(bytes)
-        return Deep(width: decoded.width, height: decoded.height, channels: decoded.channels, bits: decoded.bitsPerSample,
-                    sourceBits: decoded.sourceBitsPerSample, samples: decoded.samples)
+        return Deep(
+            width: decoded.width, height: decoded.height, channels: decoded.channels, bits: decoded.bitsPerSample,
+            sourceBits: decoded.sourceBitsPerSample, samples: decoded.samples)
     }
 
     /// The recipe of `parameters` on 16-bit `samples`, exactly (Double; RGBA premultiplied, divided by the blended
     /// alpha), not rounded: the reference of the 16-bit filter.
-    static func exactRecipe(_ samples: [UInt16], width w: Int, height h: Int, channels c: Int,
-                            parameters: TiltShiftParameters) -> [Double] {
+    static func exactRecipe(
+        _ samples: [UInt16], width w: Int, height h: Int, channels c: Int,
+        parameters: TiltShiftParameters
+    ) -> [Double] {
         var source = samples.map(Double.init)
         if c == 4 {
             for i in 0..<(w * h) {
@@ -93,15 +104,18 @@ enum SixteenBitSamples {
         }
         let levelCount = parameters.falloff == .progressive ? TiltShiftFalloff.progressiveLevels : 1
         let levels = (1...levelCount).map { k in
-            TestImages.exactGaussian(source, width: w, height: h, channels: c, sigma: parameters.blurRadius * Double(k) / Double(levelCount))
+            TestImages.exactGaussian(
+                source, width: w, height: h, channels: c, sigma: parameters.blurRadius * Double(k) / Double(levelCount))
         }
         var result = source
         for y in 0..<h {
             for x in 0..<w {
-                let m = Double(TiltShiftMask.weight(x: Double(x), y: Double(y), width: w, height: h, parameters: parameters))
+                let m = Double(
+                    TiltShiftMask.weight(x: Double(x), y: Double(y), width: w, height: h, parameters: parameters))
                 let base = (y * w + x) * c
                 for ch in 0..<c {
-                    var value = source[base + ch], previous = source[base + ch]
+                    var value = source[base + ch]
+                    var previous = source[base + ch]
                     for (k, level) in levels.enumerated() {
                         let share = min(1, max(0, m * Double(levelCount) - Double(k)))
                         value += share * (level[base + ch] - previous)

@@ -2,6 +2,7 @@ import CImageCodecs
 import CTestSupport
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// 16 bits kept (issue #32): a 16-bit PNG or TIFF goes through decode, filter and encode at 16 bits, is written at
@@ -15,7 +16,9 @@ final class SixteenBitTests: XCTestCase {
     /// The expected decoded samples of stored ones: gray+alpha is read as RGBA.
     private func decodedSamples(_ samples: [UInt16], channels: Int) -> [UInt16] {
         guard channels == 2 else { return samples }
-        return stride(from: 0, to: samples.count, by: 2).flatMap { i in [samples[i], samples[i], samples[i], samples[i + 1]] }
+        return stride(from: 0, to: samples.count, by: 2).flatMap { i in
+            [samples[i], samples[i], samples[i], samples[i + 1]]
+        }
     }
 
     func testUnblurredSixteenBitImagesComeOutSampleForSample() throws {
@@ -24,9 +27,11 @@ final class SixteenBitTests: XCTestCase {
         for (channels, name) in Self.layouts {
             let (w, h) = (37, 23)
             let samples = S.photo(width: w, height: h, channels: channels)
-            for (format, input) in [(ImageFormat.png, try S.png(samples, width: w, height: h, channels: channels)),
-                                    (.png, try S.png(samples, width: w, height: h, channels: channels, level: 6)),
-                                    (.tiff, try S.tiff(samples, width: w, height: h, channels: channels == 2 ? 4 : channels))]
+            for (format, input) in [
+                (ImageFormat.png, try S.png(samples, width: w, height: h, channels: channels)),
+                (.png, try S.png(samples, width: w, height: h, channels: channels, level: 6)),
+                (.tiff, try S.tiff(samples, width: w, height: h, channels: channels == 2 ? 4 : channels)),
+            ]
             where !(format == .tiff && channels == 2) {
                 let result = try TiltShiftPipeline.process(input, parameters: parameters, encoding: EncodingOptions())
                 XCTAssertEqual(result.format, format)
@@ -44,16 +49,20 @@ final class SixteenBitTests: XCTestCase {
             let samples = S.photo(width: w, height: h, channels: channels)
             let png = try S.png(samples, width: w, height: h, channels: channels)
             for format in [ImageFormat.png, .tiff] {
-                let result = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: format))
+                let result = try TiltShiftPipeline.process(
+                    png, parameters: .coreImage, encoding: EncodingOptions(format: format))
                 let output = try S.decode(result.data)
                 XCTAssertEqual(output.bits, 16, "\(name) → \(format)")
                 XCTAssertEqual(output.channels, channels == 2 ? 4 : channels)
                 // The focus line's rows (weight 0) are the input's samples, all 16 bits of them.
                 let expected = decodedSamples(samples, channels: channels)
                 let row = output.width * output.channels
-                XCTAssertEqual(Array(output.samples[(h / 2) * row..<(h / 2 + 1) * row]), Array(expected[(h / 2) * row..<(h / 2 + 1) * row]),
-                               "\(name) → \(format): the sharp row")
-                XCTAssertTrue(output.samples.contains { $0 % 257 != 0 }, "\(name) → \(format): values between 8-bit levels")
+                XCTAssertEqual(
+                    Array(output.samples[(h / 2) * row..<(h / 2 + 1) * row]),
+                    Array(expected[(h / 2) * row..<(h / 2 + 1) * row]),
+                    "\(name) → \(format): the sharp row")
+                XCTAssertTrue(
+                    output.samples.contains { $0 % 257 != 0 }, "\(name) → \(format): values between 8-bit levels")
                 XCTAssertNotEqual(output.samples, expected, "\(name) → \(format): the blurred rows changed")
             }
         }
@@ -76,17 +85,22 @@ final class SixteenBitTests: XCTestCase {
         for (name, parameters, channels) in cases {
             let samples = S.photo(width: w, height: h, channels: channels)
             let reference = S.exactRecipe(samples, width: w, height: h, channels: channels, parameters: parameters)
-            let deep = try S.decode(try TiltShiftPipeline.process(
-                S.png(samples, width: w, height: h, channels: channels), parameters: parameters, encoding: EncodingOptions()).data)
+            let deep = try S.decode(
+                try TiltShiftPipeline.process(
+                    S.png(samples, width: w, height: h, channels: channels), parameters: parameters,
+                    encoding: EncodingOptions()
+                ).data)
             XCTAssertEqual(deep.bits, 16)
             let eight = samples.map { UInt8((Double($0) * 255 / 65535).rounded()) }
             let eightInput = try PNGCodec.encode(ImageBuffer(width: w, height: h, channels: channels, pixels: eight))
-            let shallow = try S.decode(try TiltShiftPipeline.process(eightInput, parameters: parameters, encoding: EncodingOptions()).data)
+            let shallow = try S.decode(
+                try TiltShiftPipeline.process(eightInput, parameters: parameters, encoding: EncodingOptions()).data)
             XCTAssertEqual(shallow.bits, 8)
             let deepPSNR = S.psnr(deep.samples, against: reference)
             let shallowPSNR = S.psnr(shallow.samples, scale: 257, against: reference)
-            print("16-bit filter, \(name): \(String(format: "%.1f", deepPSNR)) dB at 16 bits, "
-                + "\(String(format: "%.1f", shallowPSNR)) dB through the 8-bit path (peak 65535)")
+            print(
+                "16-bit filter, \(name): \(String(format: "%.1f", deepPSNR)) dB at 16 bits, "
+                    + "\(String(format: "%.1f", shallowPSNR)) dB through the 8-bit path (peak 65535)")
             XCTAssertGreaterThan(deepPSNR, 40, name)
             XCTAssertGreaterThan(deepPSNR, shallowPSNR, "\(name): 16 bits beat 8")
         }
@@ -99,14 +113,17 @@ final class SixteenBitTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sixteen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("in.png").path, output = directory.appendingPathComponent("out.tif").path
+        let input = directory.appendingPathComponent("in.png").path
+        let output = directory.appendingPathComponent("out.tif").path
         try Data(png).write(to: URL(fileURLWithPath: input))
         var timings = PipelineTimings()
-        let result = try TiltShiftPipeline.process(file: input, to: output, parameters: .coreImage,
-                                                   encoding: EncodingOptions(format: .tiff), timings: &timings)
+        let result = try TiltShiftPipeline.process(
+            file: input, to: output, parameters: .coreImage,
+            encoding: EncodingOptions(format: .tiff), timings: &timings)
         XCTAssertEqual(result.warnings, [])
         let written = try S.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
-        let inMemory = try S.decode(TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .tiff)).data)
+        let inMemory = try S.decode(
+            TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .tiff)).data)
         XCTAssertEqual(written.bits, 16)
         XCTAssertEqual(written, inMemory)
     }
@@ -118,11 +135,17 @@ final class SixteenBitTests: XCTestCase {
         progressive.angle = 20
         for (channels, parameters) in [(3, TiltShiftParameters.coreImage), (4, progressive), (1, progressive)] {
             let (w, h) = (150, 400)
-            let png = try S.png(S.photo(width: w, height: h, channels: channels), width: w, height: h, channels: channels)
-            let one = try S.decode(TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(), threads: 1).data)
-            let three = try S.decode(TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(), threads: 3).data)
+            let png = try S.png(
+                S.photo(width: w, height: h, channels: channels), width: w, height: h, channels: channels)
+            let one = try S.decode(
+                TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(), threads: 1).data)
+            let three = try S.decode(
+                TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(), threads: 3).data)
             let differing = zip(one.samples, three.samples).enumerated().filter { $0.element.0 != $0.element.1 }
-            XCTAssertEqual(differing.count, 0, "\(channels) channels: first at \(differing.first.map { ($0.offset % (w * channels), $0.offset / (w * channels), $0.element) } as Any)")
+            XCTAssertEqual(
+                differing.count, 0,
+                "\(channels) channels: first at \(differing.first.map { ($0.offset % (w * channels), $0.offset / (w * channels), $0.element) } as Any)"
+            )
         }
     }
 
@@ -131,15 +154,18 @@ final class SixteenBitTests: XCTestCase {
         let samples = S.photo(width: w, height: h, channels: 3)
         let png = try S.png(samples, width: w, height: h, channels: 3)
         for format in [ImageFormat.jpeg, .webp] {
-            let result = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: format))
+            let result = try TiltShiftPipeline.process(
+                png, parameters: .coreImage, encoding: EncodingOptions(format: format))
             XCTAssertEqual(result.format, format)
             XCTAssertEqual(ImageFormat(sniffing: result.data), format)
-            XCTAssertTrue(result.warnings.contains { $0.contains("16-bit input written as 8-bit") && $0.contains("dithered") },
-                          "\(format): \(result.warnings)")
+            XCTAssertTrue(
+                result.warnings.contains { $0.contains("16-bit input written as 8-bit") && $0.contains("dithered") },
+                "\(format): \(result.warnings)")
         }
         // PNG and TIFF keep 16 bits, AVIF 12: no warning.
         for format in [ImageFormat.tiff, .avif] {
-            let kept = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: format))
+            let kept = try TiltShiftPipeline.process(
+                png, parameters: .coreImage, encoding: EncodingOptions(format: format))
             XCTAssertEqual(kept.warnings, [], "\(format)")
         }
     }
@@ -150,12 +176,15 @@ final class SixteenBitTests: XCTestCase {
         let (w, h) = (64, 48)
         let samples = S.photo(width: w, height: h, channels: 3)
         let png = try S.png(samples, width: w, height: h, channels: 3)
-        let fromPNG = try S.decode(try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .avif)).data)
+        let fromPNG = try S.decode(
+            try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .avif)).data)
         XCTAssertEqual(fromPNG.bits, 16)
         XCTAssertEqual(fromPNG.sourceBits, 12)
         for depth in [10, 12] {
             for channels in [3, 4] {
-                let input = try S.avif(S.photo(width: w, height: h, channels: channels), width: w, height: h, channels: channels, depth: depth)
+                let input = try S.avif(
+                    S.photo(width: w, height: h, channels: channels), width: w, height: h, channels: channels,
+                    depth: depth)
                 let read = try S.decode(input)
                 XCTAssertEqual(read.bits, 16, "\(depth)-bit AVIF read at 16 bits")
                 XCTAssertEqual(read.sourceBits, depth)
@@ -169,7 +198,8 @@ final class SixteenBitTests: XCTestCase {
                 // Lossy, but the same picture: the unblurred middle row stays close to the input's.
                 let row = w * channels
                 let middle = (h / 2) * row
-                let error = zip(output.samples[middle..<(middle + row)], read.samples[middle..<(middle + row)])
+                let error =
+                    zip(output.samples[middle..<(middle + row)], read.samples[middle..<(middle + row)])
                     .map { abs(Int($0) - Int($1)) }.reduce(0, +) / row
                 XCTAssertLessThan(error, 2000, "\(depth) bits, \(channels) channels: mean error of the sharp row")
             }
@@ -211,7 +241,8 @@ final class SixteenBitTests: XCTestCase {
         let samples = S.photo(width: w, height: h, channels: 3)
         let png = try S.png(samples, width: w, height: h, channels: 3, metadata: metadata)
         for format in [ImageFormat.png, .tiff, .jpeg] {
-            let result = try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: format))
+            let result = try TiltShiftPipeline.process(
+                png, parameters: .coreImage, encoding: EncodingOptions(format: format))
             let output = try MetadataTests.metadata(of: result.data)
             XCTAssertEqual(output.icc, metadata.icc, "\(format): ICC profile")
             if format != .tiff { XCTAssertEqual(output.exif, metadata.exif, "\(format): EXIF") }
@@ -232,13 +263,17 @@ final class SixteenBitTests: XCTestCase {
         var parameters = TiltShiftParameters.coreImage
         parameters.blurRadius = 0
         for orientation in 2...8 {
-            let input = try InputFormatSamples.tiff16(samples, width: w, height: h, samplesPerPixel: 3,
-                                                      photometric: InputFormatSamples.Photometric.rgb, orientation: orientation)
+            let input = try InputFormatSamples.tiff16(
+                samples, width: w, height: h, samplesPerPixel: 3,
+                photometric: InputFormatSamples.Photometric.rgb, orientation: orientation)
             let eight = try ImageCodec.decode(input).image
-            let output = try S.decode(try TiltShiftPipeline.process(input, parameters: parameters, encoding: EncodingOptions()).data)
+            let output = try S.decode(
+                try TiltShiftPipeline.process(input, parameters: parameters, encoding: EncodingOptions()).data)
             XCTAssertEqual(output.bits, 16, "orientation \(orientation)")
             XCTAssertEqual([output.width, output.height], [eight.width, eight.height], "orientation \(orientation)")
-            XCTAssertEqual(output.samples.map { UInt8((Double($0) * 255 / 65535).rounded()) }, eight.pixels, "orientation \(orientation)")
+            XCTAssertEqual(
+                output.samples.map { UInt8((Double($0) * 255 / 65535).rounded()) }, eight.pixels,
+                "orientation \(orientation)")
             XCTAssertTrue(output.samples.contains { $0 % 257 != 0 })
         }
     }
@@ -253,17 +288,20 @@ final class SixteenBitTests: XCTestCase {
         var parameters = TiltShiftParameters.coreImage
         parameters.blurRadius = 0
         let png = try S.png(samples, width: w, height: h, channels: 3, metadata: metadata)
-        let result = try TiltShiftPipeline.process(png, parameters: parameters, encoding: EncodingOptions(colour: .srgb))
+        let result = try TiltShiftPipeline.process(
+            png, parameters: parameters, encoding: EncodingOptions(colour: .srgb))
         XCTAssertEqual(try MetadataTests.metadata(of: result.data).icc, [])
         let deep = try S.decode(result.data)
         XCTAssertEqual(deep.bits, 16)
         XCTAssertNotEqual(deep.samples, samples, "converted")
         let rounded: [UInt8] = samples.map { UInt8((Double($0) * 255 / 65535).rounded()) }
-        let encoder = try PNGRowEncoder(width: w, height: h, channels: 3, level: 3, metadata: metadata, destination: .memory)
+        let encoder = try PNGRowEncoder(
+            width: w, height: h, channels: 3, level: 3, metadata: metadata, destination: .memory)
         let eight: [UInt8] = try CancellationToken.with(nil) { token in
             try encoder.encode(ImageBuffer(width: w, height: h, channels: 3, pixels: rounded), token: token)
         }
-        let shallow = try S.decode(try TiltShiftPipeline.process(eight, parameters: parameters, encoding: EncodingOptions(colour: .srgb)).data)
+        let shallow = try S.decode(
+            try TiltShiftPipeline.process(eight, parameters: parameters, encoding: EncodingOptions(colour: .srgb)).data)
         XCTAssertEqual(shallow.bits, 8)
         var total = 0.0
         for (d, e) in zip(deep.samples, shallow.samples) { total += abs(Double(d) * 255 / 65535 - Double(e)) }
@@ -276,7 +314,8 @@ final class SixteenBitTests: XCTestCase {
         let samples = S.photo(width: w, height: h, channels: 3)
         // libpng writes Adam7 when asked; the project writes no interlaced PNG, so build one with libpng here.
         var size = 0
-        let interlaced = try XCTUnwrap(samples.withUnsafeBufferPointer { sw_test_png16_interlaced($0.baseAddress, Int32(w), Int32(h), 3, &size) })
+        let interlaced = try XCTUnwrap(
+            samples.withUnsafeBufferPointer { sw_test_png16_interlaced($0.baseAddress, Int32(w), Int32(h), 3, &size) })
         defer { free(interlaced) }
         let bytes = Array(UnsafeBufferPointer(start: interlaced, count: size))
         var parameters = TiltShiftParameters.coreImage
@@ -290,12 +329,17 @@ final class SixteenBitTests: XCTestCase {
     func testBrokenSixteenBitFilesFailWithAMessage() throws {
         let (w, h) = (64, 48)
         let samples = S.photo(width: w, height: h, channels: 3)
-        for (name, data) in [("PNG", try S.png(samples, width: w, height: h, channels: 3)),
-                             ("TIFF", try S.tiff(samples, width: w, height: h, channels: 3)),
-                             ("12-bit AVIF", try S.avif(samples, width: w, height: h, channels: 3, depth: 12))] {
+        for (name, data) in [
+            ("PNG", try S.png(samples, width: w, height: h, channels: 3)),
+            ("TIFF", try S.tiff(samples, width: w, height: h, channels: 3)),
+            ("12-bit AVIF", try S.avif(samples, width: w, height: h, channels: 3, depth: 12)),
+        ] {
             // Truncated: the header survives, the rows do not.
-            XCTAssertThrowsError(try TiltShiftPipeline.process(Array(data.prefix(data.count / 2)), parameters: .coreImage,
-                                                               encoding: EncodingOptions())) { error in
+            XCTAssertThrowsError(
+                try TiltShiftPipeline.process(
+                    Array(data.prefix(data.count / 2)), parameters: .coreImage,
+                    encoding: EncodingOptions())
+            ) { error in
                 XCTAssertEqual((error as? ImagingError)?.kind, .decode, "\(name): \(error)")
             }
         }
@@ -303,14 +347,17 @@ final class SixteenBitTests: XCTestCase {
         var png = try S.png([0, 0, 0], width: 1, height: 1, channels: 3)
         for offset in [16, 20] { png.replaceSubrange(offset..<(offset + 4), with: [0, 1, 0x86, 0xA0]) }
         let crc = crc32(Array(png[12..<29]))
-        png.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8((crc >> 16) & 255), UInt8((crc >> 8) & 255), UInt8(crc & 255)])
-        XCTAssertThrowsError(try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions())) { error in
+        png.replaceSubrange(
+            29..<33, with: [UInt8(crc >> 24), UInt8((crc >> 16) & 255), UInt8((crc >> 8) & 255), UInt8(crc & 255)])
+        XCTAssertThrowsError(try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions())) {
+            error in
             XCTAssertEqual((error as? ImagingError)?.kind, .limit, "\(error)")
         }
         // A TIFF that claims more rows than its strips hold.
         let tiff = try S.tiff(samples, width: w, height: h, channels: 3)
         let lying = try XCTUnwrap(lyingHeight(tiff, height: UInt32(h * 4)))
-        XCTAssertThrowsError(try TiltShiftPipeline.process(lying, parameters: .coreImage, encoding: EncodingOptions())) { error in
+        XCTAssertThrowsError(try TiltShiftPipeline.process(lying, parameters: .coreImage, encoding: EncodingOptions()))
+        { error in
             XCTAssertEqual((error as? ImagingError)?.kind, .decode, "\(error)")
         }
     }
@@ -321,11 +368,15 @@ final class SixteenBitTests: XCTestCase {
         let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/images")
         var deep: [String] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted() where !name.hasSuffix("-refused.bmp") {
-            let decoded = try ImageCodec.decodeKeepingDepth([UInt8](try Data(contentsOf: corpus.appendingPathComponent(name))))
+        for name in try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        where !name.hasSuffix("-refused.bmp") {
+            let decoded = try ImageCodec.decodeKeepingDepth(
+                [UInt8](try Data(contentsOf: corpus.appendingPathComponent(name))))
             if decoded.bitsPerSample == 16 { deep.append(name) }
         }
-        XCTAssertEqual(deep, ["gray-alpha16.png", "gray16.png", "rgb16-tiles-orientation6.tif", "rgb16.png", "rgba16-unassociated.tif"])
+        XCTAssertEqual(
+            deep,
+            ["gray-alpha16.png", "gray16.png", "rgb16-tiles-orientation6.tif", "rgb16.png", "rgba16-unassociated.tif"])
     }
 
     /// PNG's CRC-32 (of a chunk's type and data).

@@ -40,8 +40,8 @@ func policies() throws {
     let upload = AsyncBlockOperation(name: "upload") {}
     let cleanUp = AsyncBlockOperation(name: "cleanUp") {}
     let notify = AsyncBlockOperation(name: "notify") {}
-    try cleanUp.addDependency(upload)                           // runs in any case
-    try notify.addDependency(upload, policy: .requireSuccess)   // only after a successful upload
+    try cleanUp.addDependency(upload)  // runs in any case
+    try notify.addDependency(upload, policy: .requireSuccess)  // only after a successful upload
 }
 
 func cycles() throws {
@@ -80,7 +80,8 @@ final class TiltShift: AsyncOperation, ImageProvider, @unchecked Sendable {
     }
 
     override func execute() async throws {
-        let dependencyImage = dependencies
+        let dependencyImage =
+            dependencies
             .compactMap { ($0 as? ImageProvider)?.image }
             .first
         guard let inputImage = inputImage ?? dependencyImage else { return }
@@ -112,7 +113,10 @@ func failedInjection() async throws {
 }
 
 final class Thumbnail: AsyncOperation, @unchecked Sendable {
-    struct Inputs { var pixels: [UInt8] = []; var size = 0 }
+    struct Inputs {
+        var pixels: [UInt8] = []
+        var size = 0
+    }
     let inputs = LockedValue(Inputs())
 }
 
@@ -136,9 +140,10 @@ final class LoginGroup: GroupOperation, @unchecked Sendable {
         super.init(name: "Login", operations: [session, persist])
         addCondition(MutualExclusion(LoginGroup.self))
         // Cancel the whole login if the injected session task is cancelled from outside.
-        session.addObserver(BlockObserver(didCancel: { [weak self] _, errors in
-            self?.cancel(error: errors.first)
-        }))
+        session.addObserver(
+            BlockObserver(didCancel: { [weak self] _, errors in
+                self?.cancel(error: errors.first)
+            }))
     }
 }
 
@@ -149,7 +154,8 @@ final class FooBarBaz: GroupOperation, @unchecked Sendable {
 
     override func childDidFinish(_ child: AsyncOperation) {
         guard child.state == .finished, !isCancelled,
-              let foo = child as? ResultOperation<Bool>, child.name == "Foo" else { return }
+            let foo = child as? ResultOperation<Bool>, child.name == "Foo"
+        else { return }
         if foo.output == true {
             try? addChild(AsyncBlockOperation(name: "Baz") {})
         } else {
@@ -204,10 +210,11 @@ func conditions() throws {
     download.addCondition(NoFailedDependencies())
     download.timeout = .seconds(30)
     download.retryPolicy = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(200), multiplier: 2)
-    download.addObserver(BlockObserver(
-        willExecute: { operation in print("start \(operation.name)") },
-        didFinish: { operation, state, errors in print("\(operation.name): \(state) \(errors)") }
-    ))
+    download.addObserver(
+        BlockObserver(
+            willExecute: { operation in print("start \(operation.name)") },
+            didFinish: { operation, state, errors in print("\(operation.name): \(state) \(errors)") }
+        ))
 }
 
 @MainActor final class Gallery {
@@ -243,7 +250,8 @@ final class DocumentationExamplesTests: XCTestCase {
         }
         XCTAssertGreaterThan(blocks.count, 10)
         for block in blocks {
-            XCTAssertTrue(source.contains(block), "docs/operations.md has an example that is not in this file:\n\(block)")
+            XCTAssertTrue(
+                source.contains(block), "docs/operations.md has an example that is not in this file:\n\(block)")
         }
     }
 

@@ -19,7 +19,9 @@ final class PayloadPinningTests: XCTestCase {
         var covered: Set<String> = []
         for (name, message) in GoldenMessages.envelopes.sorted(by: { $0.key < $1.key }) {
             var assigned: [WireField] = []
-            let rewritten = try Self.walk(WireCodec.encode(message), message: "Envelope", schema: schema, doublingLists: true) { path, _ in
+            let rewritten = try Self.walk(
+                WireCodec.encode(message), message: "Envelope", schema: schema, doublingLists: true
+            ) { path, _ in
                 let contents = Self.distinctContents(assigned.count)
                 assigned.append(WireField(path: path, contents: contents))
                 return contents
@@ -34,14 +36,16 @@ final class PayloadPinningTests: XCTestCase {
             XCTAssertEqual(sent, assigned, "\(name): the bytes fields did not come back each with its own contents")
             covered.formUnion(assigned.map(\.path))
         }
-        XCTAssertEqual(reachable.subtracting(covered).sorted(), [],
-                       "no golden envelope sets these bytes fields: set them in Tests/WireGolden and GoldenMessages.swift")
+        XCTAssertEqual(
+            reachable.subtracting(covered).sorted(), [],
+            "no golden envelope sets these bytes fields: set them in Tests/WireGolden and GoldenMessages.swift")
     }
 
     /// More payloads than are pinned (``PinnedPayloads/maxPinned``): the rest are copied, in order too.
     func testPayloadsBeyondThePinnedOnesKeepTheirContents() throws {
         let inputs = (0..<40).map { InjectedInput(fromTaskID: "t\($0)", data: Self.distinctContents($0)) }
-        let message = Message.taskAssignment(TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: .tiltShift, inputs: inputs))
+        let message = Message.taskAssignment(
+            TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: .tiltShift, inputs: inputs))
         guard case .taskAssignment(let decoded) = try WireCodec.decode(WireCodec.encode(message)) else {
             return XCTFail("not a task assignment")
         }
@@ -64,14 +68,16 @@ final class PayloadPinningTests: XCTestCase {
 
     static func schema() throws -> ProtoSchema {
         let directory = RepositoryRoot.url.appendingPathComponent("proto/shiftwork/v1")
-        return try ProtoSchema(files: ["shiftwork.proto"].map {
-            try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
-        })
+        return try ProtoSchema(
+            files: ["shiftwork.proto"].map {
+                try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
+            })
     }
 
     /// The message type a field holds, or `nil` for a scalar, string, bytes or enum field.
     static func messageType(of field: ProtoSchema.Field, schema: ProtoSchema) -> String? {
-        let name = field.type.hasPrefix("shiftwork.v1.") ? String(field.type.dropFirst("shiftwork.v1.".count)) : field.type
+        let name =
+            field.type.hasPrefix("shiftwork.v1.") ? String(field.type.dropFirst("shiftwork.v1.".count)) : field.type
         return schema.messages.contains(name) ? name : nil
     }
 
@@ -103,7 +109,8 @@ final class PayloadPinningTests: XCTestCase {
         _ bytes: [UInt8], message: String, schema: ProtoSchema, doublingLists: Bool = false,
         replace: (String, [UInt8]) throws -> [UInt8]
     ) throws -> [UInt8] {
-        let fields = Dictionary(schema.fields(of: message).map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        let fields = Dictionary(
+            schema.fields(of: message).map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         var reader = Reader(bytes: bytes)
         var output: [UInt8] = []
         while !reader.atEnd {
@@ -115,7 +122,9 @@ final class PayloadPinningTests: XCTestCase {
             case 5: output += varint(tag) + (try reader.take(4))
             case 2:
                 let length = try reader.varint()
-                guard length <= UInt64(bytes.count) else { throw WireFormatError(description: "\(message): length \(length) too large") }
+                guard length <= UInt64(bytes.count) else {
+                    throw WireFormatError(description: "\(message): length \(length) too large")
+                }
                 let contents = try reader.take(Int(length))
                 var copies = [contents]
                 if let field = fields[number] {
@@ -123,13 +132,15 @@ final class PayloadPinningTests: XCTestCase {
                         copies = [try replace("\(message).\(field.name)", contents)]
                     } else if let type = messageType(of: field, schema: schema) {
                         copies = try (0..<(doublingLists && field.repeated ? 2 : 1)).map { _ in
-                            try walk(contents, message: type, schema: schema, doublingLists: doublingLists, replace: replace)
+                            try walk(
+                                contents, message: type, schema: schema, doublingLists: doublingLists, replace: replace)
                         }
                     }
                 }
                 for copy in copies { output += varint(tag) + varint(UInt64(copy.count)) + copy }
             default:
-                throw WireFormatError(description: "\(message): wire type \(tag & 7) of field \(number) is not expected")
+                throw WireFormatError(
+                    description: "\(message): wire type \(tag & 7) of field \(number) is not expected")
             }
         }
         return output
@@ -155,7 +166,9 @@ final class PayloadPinningTests: XCTestCase {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
-                guard index < bytes.count, shift < 64 else { throw WireFormatError(description: "a varint runs past the end") }
+                guard index < bytes.count, shift < 64 else {
+                    throw WireFormatError(description: "a varint runs past the end")
+                }
                 let byte = bytes[index]
                 index += 1
                 value |= UInt64(byte & 0x7F) << shift

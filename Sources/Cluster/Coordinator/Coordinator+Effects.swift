@@ -61,7 +61,8 @@ extension Coordinator {
         case .accepted(let batchID, _, _, _): "batch \(batchID) would be lost by a restart"
         case .finished(let item): "item \(item.itemIndex) of batch \(item.batchID) would run again after a restart"
         case .itemsAdded(let added): "the items a manifest added to batch \(added.batchID) would be lost by a restart"
-        case .attemptFailed(let batchID, let item, _): "status after a restart will not show a failed attempt of item \(item) of batch \(batchID)"
+        case .attemptFailed(let batchID, let item, _):
+            "status after a restart will not show a failed attempt of item \(item) of batch \(batchID)"
         case .cancelled(let cancel): "the cancel of batch \(cancel.batchID) would be undone by a restart"
         case .retried(let batchID, _): "the retry of batch \(batchID) would be undone by a restart"
         case .retired(let batchID): "batch \(batchID) would be kept again after a restart"

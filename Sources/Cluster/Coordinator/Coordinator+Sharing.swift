@@ -10,11 +10,16 @@ extension Coordinator {
     /// `FetchResults`, and told so (`BatchAccepted.attached`). Returns `false` when there is no such batch.
     func attachByIdempotencyKey(_ submit: SubmitBatch, from sender: MessageSender) -> Bool {
         let peer = sender.identity
-        guard let batchID = registry.batchID(forKey: submit.idempotencyKey,
-                                             scope: sender.client.idempotencyScope) else { return false }
-        logger.info("submission attached to the batch of its idempotency key", metadata: [
-            "batch": "\(batchID)", "client": "\(peer)", "key": "\(submit.idempotencyKey)",
-        ])
+        guard
+            let batchID = registry.batchID(
+                forKey: submit.idempotencyKey,
+                scope: sender.client.idempotencyScope)
+        else { return false }
+        logger.info(
+            "submission attached to the batch of its idempotency key",
+            metadata: [
+                "batch": "\(batchID)", "client": "\(peer)", "key": "\(submit.idempotencyKey)",
+            ])
         attach(peer, FetchResults(requestID: submit.requestID, batchID: batchID), attached: true)
         return true
     }

@@ -77,24 +77,32 @@ public actor Coordinator {
     ///
     /// - Parameter metricsRegistry: where its metrics are recorded; by default a registry of its own.
     /// - Throws: `ZeroMQError` when libzmq cannot create a context, or the process its thread's `eventfd`.
-    public init(configuration: CoordinatorConfiguration, logger: Logger,
-                metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
-        try self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
-                      metricsRegistry: metricsRegistry)
+    public init(
+        configuration: CoordinatorConfiguration, logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) throws {
+        try self.init(
+            configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
+            metricsRegistry: metricsRegistry)
     }
 
     /// Creates a coordinator that binds within `context`, which stays the caller's to terminate (shared
     /// with workers in the same process for `inproc://`, as `EmbeddedCluster` does).
     ///
     /// - Throws: `ZeroMQError` when the process cannot create its thread's `eventfd` (out of descriptors).
-    package init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger,
-                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
-        try self.init(configuration: configuration, context: context, ownsContext: false, logger: logger,
-                      metricsRegistry: metricsRegistry)
+    package init(
+        configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) throws {
+        try self.init(
+            configuration: configuration, context: context, ownsContext: false, logger: logger,
+            metricsRegistry: metricsRegistry)
     }
 
-    private init(configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
-                 metricsRegistry: PrometheusCollectorRegistry) throws {
+    private init(
+        configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry
+    ) throws {
         self.executor = try PolledSocketExecutor(name: "coordinator")
         self.configuration = configuration
         self.context = context
@@ -109,14 +117,17 @@ public actor Coordinator {
             maxMessageBytes: UInt64(max(0, configuration.socketOptions.maxMessageSize)),
             scheduling: configuration.scheduling)
         let registry = BatchRegistry(
-            limits: BatchRegistry.Limits(maxBatchItems: configuration.maxBatchItems,
-                                         maxPendingItemsPerClient: configuration.maxPendingItemsPerClient,
-                                         maxQueuedItemsPerClient: configuration.maxQueuedItemsPerClient,
-                                         maxBatchesPerClient: configuration.maxBatchesPerClient),
+            limits: BatchRegistry.Limits(
+                maxBatchItems: configuration.maxBatchItems,
+                maxPendingItemsPerClient: configuration.maxPendingItemsPerClient,
+                maxQueuedItemsPerClient: configuration.maxQueuedItemsPerClient,
+                maxBatchesPerClient: configuration.maxBatchesPerClient),
             keepsResults: configuration.dataDirectory != nil, retention: configuration.retention)
-        self.core = CoordinatorCore(dispatcher: dispatcher, registry: registry, settings: CoordinatorCore.Settings(
-            maxDownloadsPerHost: configuration.maxDownloadsPerHost, scheduling: configuration.scheduling,
-            taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max)))
+        self.core = CoordinatorCore(
+            dispatcher: dispatcher, registry: registry,
+            settings: CoordinatorCore.Settings(
+                maxDownloadsPerHost: configuration.maxDownloadsPerHost, scheduling: configuration.scheduling,
+                taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max)))
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -142,10 +153,12 @@ public actor Coordinator {
             authenticator = try await ZAPAuthenticator.start(
                 context: context, allowedKeys: authentication.allowedKeys,
                 onRefusal: { refusal in
-                    logger.warning("refused a peer: its public key is not on the allow-list", metadata: [
-                        "address": "\(refusal.address)", "key": "\(refusal.publicKey)",
-                        "mechanism": "\(refusal.mechanism)", "refusals": "\(refusal.total)",
-                    ])
+                    logger.warning(
+                        "refused a peer: its public key is not on the allow-list",
+                        metadata: [
+                            "address": "\(refusal.address)", "key": "\(refusal.publicKey)",
+                            "mechanism": "\(refusal.mechanism)", "refusals": "\(refusal.total)",
+                        ])
                 })
             options.curve = .server(authentication.keyPair)
         }
@@ -165,11 +178,16 @@ public actor Coordinator {
             throw error
         }
         isServing = true
-        logger.info("coordinator listening", metadata: [
-            "endpoints": "\(configuration.listen)", "bound": "\(boundEndpoint ?? "-")",
-            "security": "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
-        ])
-        for saved in recovered.batches { access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID) }
+        logger.info(
+            "coordinator listening",
+            metadata: [
+                "endpoints": "\(configuration.listen)", "bound": "\(boundEndpoint ?? "-")",
+                "security":
+                    "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
+            ])
+        for saved in recovered.batches {
+            access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
+        }
         sendingTogether { apply(.restore(recovered, wallClockMilliseconds: Journal.nowMilliseconds())) }
         executor.startTimer(every: configuration.heartbeatInterval) { [weak self] in
             self?.assumeIsolated { $0.tick() }
@@ -195,8 +213,9 @@ public actor Coordinator {
         await authenticator?.stop()
         authenticator = nil
         if ownsContext, await !context.terminate() {
-            logger.warning("left without waiting for ZeroMQ to finish closing: it still waits on the network",
-                           metadata: ["waited": "\(MessagingContext.defaultTerminationWait)"])
+            logger.warning(
+                "left without waiting for ZeroMQ to finish closing: it still waits on the network",
+                metadata: ["waited": "\(MessagingContext.defaultTerminationWait)"])
         }
     }
 
@@ -247,13 +266,17 @@ public actor Coordinator {
                 logger.warning("dropped a malformed message", metadata: ["peer": "\(peer)", "error": "\(error)"])
             }
             if case .unsupportedMajorVersion = error {
-                send([Outbound(peer: peer, message: .refusal(Refusal(code: .unsupportedVersion, reason: error.description)))])
+                send([
+                    Outbound(
+                        peer: peer, message: .refusal(Refusal(code: .unsupportedVersion, reason: error.description)))
+                ])
             }
             return
         }
         let now = ContinuousClock.now
         guard isWithinBounds(message, from: sender, now: now), let scope = authorize(message, from: sender),
-              speaksForSender(message, from: sender) else { return }
+            speaksForSender(message, from: sender)
+        else { return }
         switch message {
         case .workerHello(let hello):
             apply(.workerHello(hello, from: sender), now: now)
@@ -269,7 +292,10 @@ public actor Coordinator {
         case .submitBatch(let submit):
             accept(submit, from: sender)
         case .statusRequest(let request):
-            send([Outbound(peer: peer, message: StatusReport(coordinator: self, now: now, scope: scope).answer(to: request))])
+            send([
+                Outbound(
+                    peer: peer, message: StatusReport(coordinator: self, now: now, scope: scope).answer(to: request))
+            ])
         case .cancelBatch(let request):
             apply(.cancel(request, from: peer), now: now)
         case .fetchResults(let request):
@@ -278,7 +304,8 @@ public actor Coordinator {
             apply(.retryBatch(request, from: peer), now: now)
         case .taskGivenBack(let answer):
             apply(.taskGivenBack(answer, from: peer), now: now)
-        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished, .itemsFinished,
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
+            .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
@@ -295,7 +322,8 @@ public actor Coordinator {
         }
         guard isServing else { return }
         flushJournal()
-        executor.send(contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+        executor.send(
+            contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
     }
 
     /// Writes the journal's buffered records: what is about to be sent must be recorded first.
@@ -303,8 +331,9 @@ public actor Coordinator {
         do {
             try journal?.flush()
         } catch {
-            logger.error("could not write the journal; finished items would run again after a restart",
-                         metadata: ["error": "\(error)"])
+            logger.error(
+                "could not write the journal; finished items would run again after a restart",
+                metadata: ["error": "\(error)"])
         }
     }
 

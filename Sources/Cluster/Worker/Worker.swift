@@ -122,7 +122,10 @@ public actor Worker: Service {
         if await !context.terminate() {
             logger.warning(
                 "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
-                metadata: ["coordinator": "\(configuration.coordinator)", "waited": "\(MessagingContext.defaultTerminationWait)"])
+                metadata: [
+                    "coordinator": "\(configuration.coordinator)",
+                    "waited": "\(MessagingContext.defaultTerminationWait)",
+                ])
         }
     }
 
@@ -141,10 +144,14 @@ public actor Worker: Service {
             context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
             name: "worker", onHandshakeFailure: onHandshakeFailure)
         self.channel = channel
-        logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinator)",
-                                                    "worker": "\(configuration.workerID)",
-                                                    "slots": "\(configuration.slots)",
-                                                    "compute_threads": "\(configuration.computeThreads)"])
+        logger.info(
+            "worker connecting",
+            metadata: [
+                "coordinator": "\(configuration.coordinator)",
+                "worker": "\(configuration.workerID)",
+                "slots": "\(configuration.slots)",
+                "compute_threads": "\(configuration.computeThreads)",
+            ])
         sayHello()
         let usingKeys = options.curve != nil
         try await withGracefulShutdownHandler {
@@ -190,8 +197,9 @@ public actor Worker: Service {
             return
         }
         guard refusal == nil, !isStopping else { return }
-        let error = WorkerError.notAuthorized(ClusterSecurityHint.refused(
-            endpoint: configuration.coordinator, failure: failure, peer: "worker"))
+        let error = WorkerError.notAuthorized(
+            ClusterSecurityHint.refused(
+                endpoint: configuration.coordinator, failure: failure, peer: "worker"))
         refusal = error
         logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
         await stop()
@@ -200,8 +208,9 @@ public actor Worker: Service {
     /// What the worker's health endpoint reports: registered (welcomed, and no hello awaiting an answer),
     /// draining, stopping, tasks running.
     public var health: WorkerHealth {
-        WorkerHealth(registered: isRegistered && helloSentAt == nil, draining: isDraining, stopping: isStopping,
-                     running: running.count)
+        WorkerHealth(
+            registered: isRegistered && helloSentAt == nil, draining: isDraining, stopping: isStopping,
+            running: running.count)
     }
 
     /// Leaves the cluster now: cancels running tasks, tells the coordinator (which queues them again

@@ -11,8 +11,9 @@ final class DeepBufferRowDecoder: RowDecoder {
 
     /// `rows`: `decoder`'s every row (`decoder.rowBytes × height` bytes).
     convenience init(_ decoder: RowDecoder, rows: [UInt8]) {
-        self.init(width: decoder.width, height: decoder.height, channels: decoder.channels, metadata: decoder.metadata,
-                  sourceBits: 16, rows: rows)
+        self.init(
+            width: decoder.width, height: decoder.height, channels: decoder.channels, metadata: decoder.metadata,
+            sourceBits: 16, rows: rows)
     }
 
     /// `rows`: `height` rows of `width × channels` 16-bit samples; `sourceBits`: the depth stored in the file.
@@ -35,7 +36,9 @@ final class DeepBufferRowDecoder: RowDecoder {
 
     /// Every row of a 16-bit `decoder` turned upright by an EXIF/TIFF `orientation` (2…8), as
     /// `ImageBuffer.oriented(exifOrientation:)` turns 8-bit images.
-    static func upright(_ decoder: RowDecoder, orientation: Int, token: CancellationToken) throws -> DeepBufferRowDecoder {
+    static func upright(
+        _ decoder: RowDecoder, orientation: Int, token: CancellationToken
+    ) throws -> DeepBufferRowDecoder {
         var rows = [UInt8](repeating: 0, count: decoder.rowBytes * decoder.height)
         try rows.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -62,13 +65,15 @@ final class DeepBufferRowDecoder: RowDecoder {
                         case 8: (sx, sy) = (w - 1 - y, x)
                         default: (sx, sy) = (x, y)
                         }
-                        let s = (sy * w + sx) * pixelBytes, d = (y * outW + x) * pixelBytes
+                        let s = (sy * w + sx) * pixelBytes
+                        let d = (y * outW + x) * pixelBytes
                         for k in 0..<pixelBytes { dst[d + k] = src[s + k] }
                     }
                 }
             }
         }
-        return DeepBufferRowDecoder(width: outW, height: outH, channels: c, metadata: decoder.metadata,
-                                    sourceBits: decoder.sourceBitsPerSample, rows: turned)
+        return DeepBufferRowDecoder(
+            width: outW, height: outH, channels: c, metadata: decoder.metadata,
+            sourceBits: decoder.sourceBitsPerSample, rows: turned)
     }
 }

@@ -24,7 +24,9 @@ final class DitheringRowEncoder: RowEncoder {
             guard let base = buffer.baseAddress else { return }
             let source = UnsafeRawPointer(pixels).assumingMemoryBound(to: UInt16.self)
             for row in 0..<count {
-                sw_dither16_to_8(source + row * samples, base + row * samples, width, Int32(channels), Int32(truncatingIfNeeded: nextRow + row))
+                sw_dither16_to_8(
+                    source + row * samples, base + row * samples, width, Int32(channels),
+                    Int32(truncatingIfNeeded: nextRow + row))
             }
             try encoder.write(base, rows: count, token: token)
         }

@@ -25,11 +25,14 @@ extension ImageCodec {
                     guard let base = pixels.baseAddress else { return }
                     try decoder.read(into: base, rows: decoder.height, token: token)
                 }
-                let samples = decoder.bitsPerSample == 16 ? raw.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
-                                                           : raw.map(UInt16.init)
-                return DecodedSamples(width: decoder.width, height: decoder.height, channels: decoder.channels,
-                                      bitsPerSample: decoder.bitsPerSample, sourceBitsPerSample: decoder.sourceBitsPerSample,
-                                      samples: samples)
+                let samples =
+                    decoder.bitsPerSample == 16
+                    ? raw.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+                    : raw.map(UInt16.init)
+                return DecodedSamples(
+                    width: decoder.width, height: decoder.height, channels: decoder.channels,
+                    bitsPerSample: decoder.bitsPerSample, sourceBitsPerSample: decoder.sourceBitsPerSample,
+                    samples: samples)
             }
         }
     }

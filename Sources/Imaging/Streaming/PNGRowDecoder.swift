@@ -16,10 +16,13 @@ final class PNGRowDecoder: RowDecoder {
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder). With `keepDeep`
     /// a 16-bit PNG keeps its 16 bits (`bitsPerSample`).
     init(_ source: ImageSource, limits: ImageLimits, keepDeep: Bool = false) throws {
-        let opened = try source.openDecoder("PNG", limits: limits, memory: keepDeep ? sw_png_open16 : sw_png_open,
-                                            file: keepDeep ? sw_png_open_file16 : sw_png_open_file, metadata: sw_png_metadata)
+        let opened = try source.openDecoder(
+            "PNG", limits: limits, memory: keepDeep ? sw_png_open16 : sw_png_open,
+            file: keepDeep ? sw_png_open_file16 : sw_png_open_file, metadata: sw_png_metadata)
         self.bitsPerSample = keepDeep && opened.info.source_bit_depth == 16 ? 16 : 8
-        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
+        (decoder, width, height, channels, metadata) = (
+            opened.handle, opened.width, opened.height, opened.channels, opened.metadata
+        )
         self.interlaced = opened.info.interlaced != 0
         try limits.checkPixels(width: width, height: height)
     }

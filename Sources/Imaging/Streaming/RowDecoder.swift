@@ -44,8 +44,10 @@ enum RowDecoders {
     /// With `keepDeep`, a 16-bit PNG or TIFF (gray, gray+alpha, RGB, RGBA) and a 10 or 12-bit AVIF keep their depth (16
     /// bits a sample, `bitsPerSample`; turned upright and converted to sRGB at 16 bits when their orientation and
     /// `colour` say so).
-    static func open(_ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, keepDeep: Bool = false,
-                     token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
+    static func open(
+        _ source: ImageSource, limits: ImageLimits, colour: ColourPolicy = .keep, keepDeep: Bool = false,
+        token: CancellationToken
+    ) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let format = try source.sniffFormat()
         switch format {
         case .jpeg:
@@ -74,18 +76,21 @@ enum RowDecoders {
             let (managed, warnings) = try ColourManagement.manage(streaming, policy: colour)
             return (managed, format, warnings)
         case .bmp:
-            let (managed, warnings) = try ColourManagement.manage(try BMPRowDecoder(source, limits: limits), policy: colour)
+            let (managed, warnings) = try ColourManagement.manage(
+                try BMPRowDecoder(source, limits: limits), policy: colour)
             return (managed, format, warnings)
         case .avif where keepDeep:
             let whole = try WholePictureDecoder(format, source, limits: limits)
             guard whole.sourceBitDepth > 8 else {
                 return try wholePicture(whole, format: format, colour: colour, token: token)
             }
-            let deep = DeepBufferRowDecoder(width: whole.width, height: whole.height, channels: whole.channels,
-                                            metadata: whole.metadata, sourceBits: whole.sourceBitDepth,
-                                            rows: try whole.readDeepRows(token: token))
-            let (managed, warnings) = try ColourManagement.manage(try upright(deep, orientation: whole.orientation, token: token),
-                                                                  policy: colour)
+            let deep = DeepBufferRowDecoder(
+                width: whole.width, height: whole.height, channels: whole.channels,
+                metadata: whole.metadata, sourceBits: whole.sourceBitDepth,
+                rows: try whole.readDeepRows(token: token))
+            let (managed, warnings) = try ColourManagement.manage(
+                try upright(deep, orientation: whole.orientation, token: token),
+                policy: colour)
             return (managed, format, warnings)
         case .webp, .avif, .heif, .gif:
             let whole = try WholePictureDecoder(format, source, limits: limits)
@@ -94,21 +99,29 @@ enum RowDecoders {
     }
 
     /// A picture decoded whole at 8 bits (WebP, AVIF, HEIF, GIF), turned by its orientation, with its warnings.
-    private static func wholePicture(_ whole: WholePictureDecoder, format: ImageFormat, colour: ColourPolicy,
-                                     token: CancellationToken) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
+    private static func wholePicture(
+        _ whole: WholePictureDecoder, format: ImageFormat, colour: ColourPolicy,
+        token: CancellationToken
+    ) throws -> (decoder: RowDecoder, format: ImageFormat, warnings: [String]) {
         let image = try whole.readImage(token: token).oriented(exifOrientation: whole.orientation)
-        var (managed, warnings) = try ColourManagement.manage(BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
+        var (managed, warnings) = try ColourManagement.manage(
+            BufferRowDecoder(image, metadata: whole.metadata), policy: colour)
         if whole.moreFrames > 0 {
-            warnings.append(format == .gif ? "the GIF is animated: only its first frame was read"
-                                           : "the HEIF holds \(whole.moreFrames + 1) images: only its primary image was read")
+            warnings.append(
+                format == .gif
+                    ? "the GIF is animated: only its first frame was read"
+                    : "the HEIF holds \(whole.moreFrames + 1) images: only its primary image was read")
         }
         return (managed, format, warnings)
     }
 
     /// `decoder`'s rows turned upright by an EXIF/TIFF `orientation` (decoded whole first), or `decoder` itself at 1.
-    private static func upright(_ decoder: RowDecoder, orientation: Int, token: CancellationToken) throws -> RowDecoder {
+    private static func upright(_ decoder: RowDecoder, orientation: Int, token: CancellationToken) throws -> RowDecoder
+    {
         if orientation == 1 { return decoder }
-        if decoder.bitsPerSample == 16 { return try DeepBufferRowDecoder.upright(decoder, orientation: orientation, token: token) }
+        if decoder.bitsPerSample == 16 {
+            return try DeepBufferRowDecoder.upright(decoder, orientation: orientation, token: token)
+        }
         let image = try decoder.readImage(token: token).oriented(exifOrientation: orientation)
         return BufferRowDecoder(image, metadata: decoder.metadata)
     }

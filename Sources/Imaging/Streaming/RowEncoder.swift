@@ -14,25 +14,32 @@ enum RowEncoders {
     /// TIFF encode the rows as they come; WebP and AVIF collect them and encode the whole picture at the end
     /// (`WholePictureEncoder`). With `bitsPerSample` 16 the rows are 16-bit: PNG and TIFF keep them, AVIF at 10 or 12
     /// bits (`sourceBits`: the input's depth; `DeepOutput`), the others get them dithered to 8 bits (`DitheringRowEncoder`).
-    static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
-                     metadata: ImageMetadata, bitsPerSample: Int = 8, sourceBits: Int = 16,
-                     destination: ImageDestination) throws -> RowEncoder {
+    static func open(
+        _ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
+        metadata: ImageMetadata, bitsPerSample: Int = 8, sourceBits: Int = 16,
+        destination: ImageDestination
+    ) throws -> RowEncoder {
         if bitsPerSample == 16 {
-            return try DeepOutput.encoder(format, width: width, height: height, channels: channels, encoding: encoding,
-                                          metadata: metadata, sourceBits: sourceBits, destination: destination)
+            return try DeepOutput.encoder(
+                format, width: width, height: height, channels: channels, encoding: encoding,
+                metadata: metadata, sourceBits: sourceBits, destination: destination)
         }
         switch format {
         case .jpeg:
-            return try JPEGRowEncoder(width: width, height: height, channels: channels, quality: encoding.jpegQuality,
-                               metadata: metadata, destination: destination)
+            return try JPEGRowEncoder(
+                width: width, height: height, channels: channels, quality: encoding.jpegQuality,
+                metadata: metadata, destination: destination)
         case .png:
-            return try PNGRowEncoder(width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
-                              metadata: metadata, destination: destination)
+            return try PNGRowEncoder(
+                width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
+                metadata: metadata, destination: destination)
         case .webp, .avif:
-            return try WholePictureEncoder(format, width: width, height: height, channels: channels,
-                                    quality: encoding.quality(for: format), metadata: metadata, destination: destination)
+            return try WholePictureEncoder(
+                format, width: width, height: height, channels: channels,
+                quality: encoding.quality(for: format), metadata: metadata, destination: destination)
         case .tiff:
-            return try TIFFRowEncoder(width: width, height: height, channels: channels, metadata: metadata, destination: destination)
+            return try TIFFRowEncoder(
+                width: width, height: height, channels: channels, metadata: metadata, destination: destination)
         case .heif, .gif, .bmp:
             throw ImagingError.notWritable(format)
         }

@@ -25,10 +25,15 @@ final class TIFFRowDecoder: CMYKRowDecoder {
 
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
-        let opened = try source.openDecoder("TIFF", limits: limits, memory: sw_tiff_open, file: sw_tiff_open_file,
-                                            metadata: sw_tiff_metadata)
-        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
-        (orientation, morePages, isCMYK) = (opened.orientation, Int(opened.info.more_frames), opened.info.converted_from_cmyk != 0)
+        let opened = try source.openDecoder(
+            "TIFF", limits: limits, memory: sw_tiff_open, file: sw_tiff_open_file,
+            metadata: sw_tiff_metadata)
+        (decoder, width, height, channels, metadata) = (
+            opened.handle, opened.width, opened.height, opened.channels, opened.metadata
+        )
+        (orientation, morePages, isCMYK) = (
+            opened.orientation, Int(opened.info.more_frames), opened.info.converted_from_cmyk != 0
+        )
         try limits.checkPixels(width: width, height: height)
     }
 

@@ -4,7 +4,11 @@ import Messaging
 
 /// `--coordinator ENDPOINT` (falling back to SHIFTWORK_COORDINATOR) and the CurveZMQ keys to reach it with.
 struct CoordinatorEndpointOption: ParsableArguments {
-    @Option(name: .long, help: "The coordinator's endpoint (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one).")
+    @Option(
+        name: .long,
+        help:
+            "The coordinator's endpoint (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one)."
+    )
     var coordinator: String?
 
     @OptionGroup var keys: PeerKeyOptions
@@ -21,9 +25,10 @@ struct CoordinatorEndpointOption: ParsableArguments {
     /// - Throws: `CommandError` naming the option and the variable when none is given but one is required.
     func requiredEndpoint() throws -> String {
         if Environment.flag(false, "REQUIRE_COORDINATOR"), Environment.resolve(coordinator, "COORDINATOR") == nil {
-            throw CommandError("no coordinator address: set SHIFTWORK_COORDINATOR (or --coordinator), e.g. tcp://coordinator:5570. "
-                + "SHIFTWORK_REQUIRE_COORDINATOR is set (the container image sets it): the default \(ClusterDefaults.coordinatorEndpoint) "
-                + "would be this container itself")
+            throw CommandError(
+                "no coordinator address: set SHIFTWORK_COORDINATOR (or --coordinator), e.g. tcp://coordinator:5570. "
+                    + "SHIFTWORK_REQUIRE_COORDINATOR is set (the container image sets it): the default \(ClusterDefaults.coordinatorEndpoint) "
+                    + "would be this container itself")
         }
         return endpoint
     }

@@ -6,8 +6,9 @@ func withCoordinator<Result: Sendable>(
     _ option: CoordinatorEndpointOption, responseTimeout: Duration = .seconds(5),
     _ body: (ClusterClient) async throws -> Result
 ) async throws -> Result {
-    let client = try await ClusterClient(endpoint: option.endpoint, responseTimeout: responseTimeout,
-                                         socketOptions: try option.socketOptions())
+    let client = try await ClusterClient(
+        endpoint: option.endpoint, responseTimeout: responseTimeout,
+        socketOptions: try option.socketOptions())
     let result: Swift.Result<Result, any Error>
     do {
         result = .success(try await body(client))

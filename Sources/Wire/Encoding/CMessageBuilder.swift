@@ -48,7 +48,9 @@ struct CMessageBuilder: ~Copyable {
             let buffer = pinned.buffers[nextPinned]
             nextPinned += 1
             // Only compared, never read through: `value`'s storage is the pinned one or it is copied below.
-            let isPinnedStorage = value.withUnsafeBufferPointer { $0.baseAddress == buffer.baseAddress && $0.count == buffer.count }
+            let isPinnedStorage = value.withUnsafeBufferPointer {
+                $0.baseAddress == buffer.baseAddress && $0.count == buffer.count
+            }
             assert(isPinnedStorage, "payload visited out of order (Message.payloads and the builders disagree)")
             if isPinnedStorage {
                 return ProtobufCBinaryData(len: buffer.count, data: UnsafeMutablePointer(mutating: buffer.baseAddress))

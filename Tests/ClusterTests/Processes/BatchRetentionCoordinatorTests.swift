@@ -1,8 +1,9 @@
-@testable import Cluster
 import Foundation
 import Messaging
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The retention of finished batches in a real coordinator: what a retired batch leaves behind.
 final class BatchRetentionCoordinatorTests: XCTestCase {
@@ -10,16 +11,22 @@ final class BatchRetentionCoordinatorTests: XCTestCase {
     /// while its tasks wait in the dispatcher and for their turn, and once it finished and was retired,
     /// nothing of it is left: no registry entry, no running part in the core, no tasks, no task keys.
     func testACancelledBatchLeavesNothingBehindInTheCoordinatorOnceRetired() async throws {
-        let running = try await InprocCoordinator.start("retention", maxBatchItems: 20_000,
-                                                        retention: BatchRetention(maxFinishedBatches: 0))
+        let running = try await InprocCoordinator.start(
+            "retention", maxBatchItems: 20_000,
+            retention: BatchRetention(maxFinishedBatches: 0))
         let coordinator = running.coordinator
-        let client = try await ClusterClient(endpoint: running.endpoint, context: running.context, responseTimeout: .seconds(30))
+        let client = try await ClusterClient(
+            endpoint: running.endpoint, context: running.context, responseTimeout: .seconds(30))
         do {
             let items = 10_000  // more than a batch starts at once (`BatchRun.maxStartedItems`)
-            var events = await client.submit(SubmitBatch(
-                requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)).makeAsyncIterator()
+            var events = await client.submit(
+                SubmitBatch(
+                    requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
+            ).makeAsyncIterator()
             guard case .accepted(let batchID, _)? = try await events.next() else { return XCTFail("not accepted") }
-            try await waitUntil("its tasks reach the dispatcher") { await Self.leftovers(of: coordinator, batchID).dispatched > 0 }
+            try await waitUntil("its tasks reach the dispatcher") {
+                await Self.leftovers(of: coordinator, batchID).dispatched > 0
+            }
             let started = await Self.leftovers(of: coordinator, batchID)
             XCTAssertEqual(started.runs, 1)
             XCTAssertEqual(started.startedItems, BatchRun.maxStartedItems)
@@ -60,11 +67,13 @@ final class BatchRetentionCoordinatorTests: XCTestCase {
     }
 
     private static func leftovers(of coordinator: isolated Coordinator, _ batchID: String) -> Leftovers {
-        Leftovers(batches: coordinator.registry.batches.count, runs: coordinator.core.runs.count,
-                  startedItems: coordinator.core.runs[batchID]?.items.count ?? 0,
-                  tasks: coordinator.dispatcher.entries.count, dispatched: coordinator.dispatcher.queuedTaskCount,
-                  queued: coordinator.queuedTaskCount,
-                  owners: coordinator.core.owners.count, retiredSummary: coordinator.registry.retiredBatches[batchID]?.summary)
+        Leftovers(
+            batches: coordinator.registry.batches.count, runs: coordinator.core.runs.count,
+            startedItems: coordinator.core.runs[batchID]?.items.count ?? 0,
+            tasks: coordinator.dispatcher.entries.count, dispatched: coordinator.dispatcher.queuedTaskCount,
+            queued: coordinator.queuedTaskCount,
+            owners: coordinator.core.owners.count, retiredSummary: coordinator.registry.retiredBatches[batchID]?.summary
+        )
     }
 
     /// Polls `condition` (every 20 ms, for at most 30 s: a bound on a hang, not a measure of speed).

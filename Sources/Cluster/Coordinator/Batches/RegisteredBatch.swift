@@ -91,10 +91,14 @@ struct RegisteredBatch {
 
     /// Appends an item; with `recorded` (an outcome from the journal) it is finished already, and has no tasks
     /// (`firstTaskKey` 0).
-    mutating func append(source: String, outputName: String, parent: Int32?, depth: UInt8, firstTaskKey: TaskKey,
-                         recorded: TaskOutcome?) {
-        items.append(Item(source: source, outputName: outputName, firstTaskKey: firstTaskKey, parent: parent,
-                          depth: depth, state: .unfinished))
+    mutating func append(
+        source: String, outputName: String, parent: Int32?, depth: UInt8, firstTaskKey: TaskKey,
+        recorded: TaskOutcome?
+    ) {
+        items.append(
+            Item(
+                source: source, outputName: outputName, firstTaskKey: firstTaskKey, parent: parent,
+                depth: depth, state: .unfinished))
         if let recorded { finish(items.count - 1, outcome: recorded, keepingOutput: true) }
     }
 
@@ -164,7 +168,8 @@ struct RegisteredBatch {
     /// attempt of each counts as retried: another attempt follows, at the client's request.
     mutating func reopen(_ indexes: [Int], firstTaskKeys: [TaskKey]) {
         for index in items.indices { items[index].firstTaskKey = 0 }
-        for (index, key) in zip(indexes, firstTaskKeys) where items.indices.contains(index) && items[index].state.isFinished {
+        for (index, key) in zip(indexes, firstTaskKeys)
+        where items.indices.contains(index) && items[index].state.isFinished {
             switch items[index].state {
             case .succeeded: succeeded -= 1
             case .failed: failed -= 1
@@ -218,7 +223,8 @@ struct RegisteredBatch {
             outcome = .output(output)
         case .failed, .cancelled: outcome = .failure(failures[index] ?? TaskFailure(code: .internal))
         }
-        return ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: items[index].outputName, outcome: outcome)
+        return ItemFinished(
+            batchID: batchID, itemIndex: UInt32(index), outputName: items[index].outputName, outcome: outcome)
     }
 
     /// Where a succeeded item's output was written, when the batch has a sink; else empty.

@@ -51,7 +51,10 @@ struct RemoteRun: Sendable {
     /// have none, `Shared`).
     let followOn: Shared<TaskAssignment>?
 
-    init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int, followOn: Shared<TaskAssignment>? = nil) {
+    init(
+        assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int,
+        followOn: Shared<TaskAssignment>? = nil
+    ) {
         self.assignment = assignment
         self.lineage = lineage
         self.attempt = attempt
@@ -61,8 +64,9 @@ struct RemoteRun: Sendable {
 
     /// The first request of the current attempt.
     var request: Request {
-        Request(assignment: assignment, dependentKey: 0, keepsSlotForDependent: lineage == nil, avoiding: avoiding,
-                followOn: lineage == nil ? followOn : nil)
+        Request(
+            assignment: assignment, dependentKey: 0, keepsSlotForDependent: lineage == nil, avoiding: avoiding,
+            followOn: lineage == nil ? followOn : nil)
     }
 
     /// The step after `result`, the result of the request sent last.
@@ -80,10 +84,12 @@ struct RemoteRun: Sendable {
                 rerunningProducer = true
                 // The producer runs again with this dependent chained to it, as `step` will send it after.
                 let dependent = dependent ?? assignment
-                return .send(Request(assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
-                                     keepsSlotForDependent: false, avoiding: nil,
-                                     followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage)),
-                                     resend: .inputMissing))
+                return .send(
+                    Request(
+                        assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
+                        keepsSlotForDependent: false, avoiding: nil,
+                        followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage)),
+                        resend: .inputMissing))
             }
             return .failed(error)
         case .failure(let error):

@@ -31,7 +31,9 @@ struct BatchRun {
     init(batchID: String, submit: SubmitBatch, firstAttempt: UInt32, sharesHosts: Bool, capsHosts: Bool) {
         self.batchID = batchID
         kind = submit.kind
-        parameters = submit.parameters ?? WireTiltShiftParameters(focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10)
+        parameters =
+            submit.parameters
+            ?? WireTiltShiftParameters(focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10)
         sink = submit.sink
         s3Endpoint = submit.s3Endpoint
         self.firstAttempt = firstAttempt
@@ -66,35 +68,40 @@ struct BatchRun {
         let key = item.firstTaskKey
         let restored = restoredAttempts.removeValue(forKey: index) ?? []
         if kind == .noop {
-            let noop = TaskAssignment(taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
-                                      source: item.source, taskKey: key)
-            return ItemRun(index: index, tasks: [noop], followOn: nil, host: nil, retrySchedule: retrySchedule,
-                           restoredAttempts: restored)
+            let noop = TaskAssignment(
+                taskID: "\(batchID)/\(index)", batchID: batchID, attempt: firstAttempt, kind: .noop,
+                source: item.source, taskKey: key)
+            return ItemRun(
+                index: index, tasks: [noop], followOn: nil, host: nil, retrySchedule: retrySchedule,
+                restoredAttempts: restored)
         }
-        var filter = TaskAssignment(taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
-                                    kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1)
+        var filter = TaskAssignment(
+            taskID: "\(batchID)/\(index)/tilt-shift", batchID: batchID, attempt: firstAttempt,
+            kind: .tiltShift, source: item.source, parameters: parameters, taskKey: key + 1)
         if !sink.isEmpty {
             filter.sink = sink
             filter.sinkName = item.outputName  // unique within the batch (BatchRegistry)
             filter.s3Endpoint = s3Endpoint
         }
-        var fetch = TaskAssignment(taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
-                                   kind: .download, source: item.source, taskKey: key)
+        var fetch = TaskAssignment(
+            taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,
+            kind: .download, source: item.source, taskKey: key)
         // The image stays on the worker that downloads it; only its metadata comes here (a manifest's list does).
         fetch.keepOutput = true
         fetch.s3Endpoint = s3Endpoint
         // Chained: a worker that accepts it runs the tilt-shift right after the download, in the same slot.
         var followOn = filter
         followOn.inputs = [Lineage.input(from: fetch, output: Lineage.heldImage)]
-        return ItemRun(index: index, tasks: [fetch, filter], followOn: followOn,
-                       host: capsHosts ? Self.originHost(of: item.source) : nil,
-                       retrySchedule: retrySchedule, restoredAttempts: restored)
+        return ItemRun(
+            index: index, tasks: [fetch, filter], followOn: followOn,
+            host: capsHosts ? Self.originHost(of: item.source) : nil,
+            retrySchedule: retrySchedule, restoredAttempts: restored)
     }
 
     /// The host (and port) an `http(s)` source is downloaded from; `nil` for local files.
     static func originHost(of source: String) -> String? {
         guard let url = URL(string: source), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = url.host?.lowercased(), !host.isEmpty
+            scheme == "http" || scheme == "https", let host = url.host?.lowercased(), !host.isEmpty
         else { return nil }
         return url.port.map { "\(host):\($0)" } ?? host
     }

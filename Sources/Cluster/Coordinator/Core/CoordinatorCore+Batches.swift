@@ -10,21 +10,25 @@ extension CoordinatorCore {
             send([Outbound(peer: client, message: .refusal(refusal))])
             return
         }
-        let planned = registry.plan(batchID: batchID, client: client, submit: submit,
-                                    idempotencyScope: sender.client.idempotencyScope, owner: sender.client)
+        let planned = registry.plan(
+            batchID: batchID, client: client, submit: submit,
+            idempotencyScope: sender.client.idempotencyScope, owner: sender.client)
         // Before the client hears of it: an accepted batch survives a crash of the coordinator. The batch
         // waits for the journal's answer (`admit`, or `refuseUnrecorded`).
         pendingAcceptances[batchID] = PendingAcceptance(planned: planned, submit: submit, sender: sender)
-        append(.recordDurably(.accepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: sender.key?.z85 ?? ""),
-                              awaiting: .acceptance(batchID: batchID)))
+        append(
+            .recordDurably(
+                .accepted(batchID: batchID, client: client.bytes, submit: submit, ownerKey: sender.key?.z85 ?? ""),
+                awaiting: .acceptance(batchID: batchID)))
     }
 
     /// The journal holds the acceptance: the batch is registered, its client told, its first items started.
     mutating func admit(_ batchID: String) {
         guard let pending = pendingAcceptances.removeValue(forKey: batchID) else { return }
         let (planned, submit, client) = (pending.planned, pending.submit, pending.sender.identity)
-        let (out, _) = registry.register(planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID,
-                                         now: eventInstant)
+        let (out, _) = registry.register(
+            planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID,
+            now: eventInstant)
         log(.info, "batch accepted", ["batch": batchID, "client": "\(client)", "items": "\(planned.items.count)"])
         send(out)
         deadlines.set(batchID, seconds: submit.deadlineSeconds, from: eventInstant)
@@ -36,9 +40,17 @@ extension CoordinatorCore {
     /// dropped, and the client is refused with why (it may submit again, with the same idempotency key).
     mutating func refuseUnrecorded(_ batchID: String, reason: String) {
         guard let pending = pendingAcceptances.removeValue(forKey: batchID) else { return }
-        log(.error, "batch refused: the journal could not record it", ["client": "\(pending.sender.identity)", "error": reason])
-        send([Outbound(peer: pending.sender.identity, message: .refusal(Refusal(
-            requestID: pending.submit.requestID, code: .unavailable, reason: "the batch could not be accepted: \(reason)")))])
+        log(
+            .error, "batch refused: the journal could not record it",
+            ["client": "\(pending.sender.identity)", "error": reason])
+        send([
+            Outbound(
+                peer: pending.sender.identity,
+                message: .refusal(
+                    Refusal(
+                        requestID: pending.submit.requestID, code: .unavailable,
+                        reason: "the batch could not be accepted: \(reason)")))
+        ])
     }
 
     /// Carries on with the batches a previous run of the coordinator accepted and did not finish: the same
@@ -46,28 +58,37 @@ extension CoordinatorCore {
     /// and the unfinished items run again, their journaled failed attempts counting against their retries.
     mutating func restore(_ recovered: RecoveredState, wallClockMilliseconds: UInt64) {
         if recovered.discardedBytes > 0 || recovered.skippedRecords > 0 {
-            log(.warning, "the journal had damaged records (a crash while writing?); they were skipped",
+            log(
+                .warning, "the journal had damaged records (a crash while writing?); they were skipped",
                 ["bytes cut": "\(recovered.discardedBytes)", "records skipped": "\(recovered.skippedRecords)"])
         }
         for saved in recovered.batches {
-            let owner = MessageSender(identity: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey)).client
-            let planned = registry.plan(batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
-                                        recovered: saved, idempotencyScope: owner.idempotencyScope, owner: owner)
+            let owner = MessageSender(
+                identity: PeerIdentity(saved.client), key: try? CurvePublicKey(z85: saved.ownerKey)
+            ).client
+            let planned = registry.plan(
+                batchID: saved.batchID, client: PeerIdentity(saved.client), submit: saved.submit,
+                recovered: saved, idempotencyScope: owner.idempotencyScope, owner: owner)
             rerunPlans[saved.batchID] = RerunPlan(saved.submit)
-            let (_, retired) = registry.register(planned, answering: nil, coordinatorID: dispatcher.coordinatorID, now: eventInstant)
+            let (_, retired) = registry.register(
+                planned, answering: nil, coordinatorID: dispatcher.coordinatorID, now: eventInstant)
             forget(retired)
-            log(.info, "batch restored from the journal",
+            log(
+                .info, "batch restored from the journal",
                 ["batch": saved.batchID, "items": "\(planned.items.count)", "finished": "\(saved.finished.count)"])
             if saved.isComplete { continue }
             // From the original submit (or the last retry), not from this restart.
-            deadlines.set(saved.batchID, seconds: saved.submit.deadlineSeconds,
-                          acceptedUnixMilliseconds: max(saved.acceptedUnixMilliseconds, saved.retriedUnixMilliseconds ?? 0),
-                          nowUnixMilliseconds: wallClockMilliseconds, now: eventInstant)
+            deadlines.set(
+                saved.batchID, seconds: saved.submit.deadlineSeconds,
+                acceptedUnixMilliseconds: max(saved.acceptedUnixMilliseconds, saved.retriedUnixMilliseconds ?? 0),
+                nowUnixMilliseconds: wallClockMilliseconds, now: eventInstant)
             // Cancellations apply before anything starts: a cancelled item does not run again.
             for request in saved.cancellations {
                 let cancellation = registry.cancel(request, from: nil, now: eventInstant)
                 for index in cancellation.items {
-                    finishItem(index, of: request.batchID, outcome: .failure(ItemRun.cancelled(by: BatchCancelledError(batchID: request.batchID))))
+                    finishItem(
+                        index, of: request.batchID,
+                        outcome: .failure(ItemRun.cancelled(by: BatchCancelledError(batchID: request.batchID))))
                 }
             }
             guard registry.batches[saved.batchID]?.isComplete == false else { continue }
@@ -76,8 +97,10 @@ extension CoordinatorCore {
     }
 
     /// Gives a registered batch its running part, tells the dispatcher whose it is, and starts its first items.
-    mutating func adopt(_ planned: RegisteredBatch, submit: SubmitBatch, client: ClientIdentity,
-                                restoredAttempts: [Int: [AttemptStatus]] = [:]) {
+    mutating func adopt(
+        _ planned: RegisteredBatch, submit: SubmitBatch, client: ClientIdentity,
+        restoredAttempts: [Int: [AttemptStatus]] = [:]
+    ) {
         dispatcher.share(batch: planned.batchID, as: ShareClass(client: client, priority: planned.priority))
         runs[planned.batchID] = BatchRun(
             batchID: planned.batchID, submit: submit, firstAttempt: (settings.incarnation - 1) * 1_000 + 1,
@@ -100,7 +123,8 @@ extension CoordinatorCore {
         guard var item = runs[batchID]?.items[index], let group = runs[batchID]?.hostGroup else { return }
         for task in item.tasks { owners[task.taskKey] = TaskOwner(batchID: batchID, itemIndex: index) }
         if let host = item.host {
-            guard downloadTurns.take(host, for: DownloadTurns.Waiter(batchID: batchID, itemIndex: index), group: group) else {
+            guard downloadTurns.take(host, for: DownloadTurns.Waiter(batchID: batchID, itemIndex: index), group: group)
+            else {
                 runs[batchID]?.items[index] = item  // waits for a place (`giveBackHost`)
                 return
             }
@@ -114,15 +138,19 @@ extension CoordinatorCore {
     /// Queues a request of an item's current task in the dispatcher.
     mutating func enqueue(_ request: RemoteRun.Request, of item: ItemRun, in batchID: String) {
         if let reason = request.resend { dispatcher.resends.record(reason) }
-        send(dispatcher.enqueue(request.assignment, priority: item.priority,
-                                dependentKey: request.keepsSlotForDependent ? item.dependentKey : request.dependentKey,
-                                avoiding: request.avoiding, followOn: request.followOn?.value))
+        send(
+            dispatcher.enqueue(
+                request.assignment, priority: item.priority,
+                dependentKey: request.keepsSlotForDependent ? item.dependentKey : request.dependentKey,
+                avoiding: request.avoiding, followOn: request.followOn?.value))
     }
 
     /// Gives back the place an item's download held at its host; the next waiter's download starts.
     mutating func giveBackHost(of item: ItemRun) {
         guard item.holdsHost, let host = item.host else { return }
-        guard let next = downloadTurns.giveBack(host), var waiting = runs[next.batchID]?.items[next.itemIndex] else { return }
+        guard let next = downloadTurns.giveBack(host), var waiting = runs[next.batchID]?.items[next.itemIndex] else {
+            return
+        }
         waiting.holdsHost = true
         waiting.phase = .dispatched
         runs[next.batchID]?.items[next.itemIndex] = waiting

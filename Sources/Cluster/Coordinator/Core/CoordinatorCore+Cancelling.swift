@@ -7,10 +7,12 @@ extension CoordinatorCore {
     mutating func cancel(_ request: CancelBatch, from peer: PeerIdentity) {
         let cancellation = registry.cancel(request, from: peer, now: eventInstant)
         if cancellation.isAccepted {
-            log(.info, "cancelling", [
-                "batch": request.batchID, "items": request.itemIndexes.isEmpty ? "all" : "\(request.itemIndexes)",
-                "cancelled": "\(cancellation.items.count)",
-            ])
+            log(
+                .info, "cancelling",
+                [
+                    "batch": request.batchID, "items": request.itemIndexes.isEmpty ? "all" : "\(request.itemIndexes)",
+                    "cancelled": "\(cancellation.items.count)",
+                ])
             journal(.cancelled(request))
         }
         send(cancellation.out)  // the answer, before the items it cancelled finish
@@ -22,7 +24,8 @@ extension CoordinatorCore {
         let request = CancelBatch(batchID: batchID)
         let cancellation = registry.cancel(request, from: nil, now: eventInstant)
         guard cancellation.isAccepted, !cancellation.items.isEmpty else { return }
-        log(.info, "batch deadline passed; cancelling its unfinished items",
+        log(
+            .info, "batch deadline passed; cancelling its unfinished items",
             ["batch": batchID, "deadline": "\(seconds) s", "cancelled": "\(cancellation.items.count)"])
         journal(.cancelled(request))
         cancelItems(cancellation.items, of: batchID, reason: BatchDeadlineError(seconds: seconds))

@@ -4,17 +4,21 @@ import Wire
 extension CoordinatorCore {
     /// Tells the item whose task `result` answers (its `taskKey` set by the dispatcher); `peer`: the worker
     /// it came from (a retry avoids it), `workerID` names the worker when it is gone (a loss).
-    mutating func deliver(_ result: TaskResult, from peer: PeerIdentity? = nil, workerID: String = "",
-                          lossReason: TaskResends.Reason? = nil) {
+    mutating func deliver(
+        _ result: TaskResult, from peer: PeerIdentity? = nil, workerID: String = "",
+        lossReason: TaskResends.Reason? = nil
+    ) {
         guard let owner = owners[result.taskKey], var item = runs[owner.batchID]?.items[owner.itemIndex],
-              item.phase == .dispatched else { return }  // cancelled meanwhile, or waiting for a retry: stale
+            item.phase == .dispatched
+        else { return }  // cancelled meanwhile, or waiting for a retry: stale
         let received: Result<TaskOutput, RemoteTaskError>
         switch result.outcome {
         case .output(let output): received = .success(output)
         case .failure(let failure):
-            received = .failure(RemoteTaskError(
-                failure: failure, attempt: result.attempt, worker: peer,
-                workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID, lossReason: lossReason))
+            received = .failure(
+                RemoteTaskError(
+                    failure: failure, attempt: result.attempt, worker: peer,
+                    workerID: peer.flatMap { dispatcher.workers[$0]?.workerID } ?? workerID, lossReason: lossReason))
         }
         let stageBefore = item.stage
         let step = item.received(received, wallClockMilliseconds: eventWallClock, fraction: randomFraction())
@@ -68,7 +72,9 @@ extension CoordinatorCore {
                 added = try registry.expand(item: index, of: batchID, entries: ManifestList.entries(in: output.data))
                 if let added {
                     journal(.itemsAdded(added))
-                    log(.info, "manifest expanded", ["batch": batchID, "item": "\(index)", "added": "\(added.items.count)"])
+                    log(
+                        .info, "manifest expanded",
+                        ["batch": batchID, "item": "\(index)", "added": "\(added.items.count)"])
                 }
                 outcome = .output(TaskOutput(data: [], mediaType: ManifestList.mediaType))
             } catch {
@@ -83,15 +89,20 @@ extension CoordinatorCore {
                 log(.info, "item failed", ["batch": batchID, "item": "\(index)", "error": failure.message])
             }
         }
-        guard let end = registry.finish(item: index, of: batchID, outcome: outcome, added: added, now: eventInstant) else { return }
+        guard let end = registry.finish(item: index, of: batchID, outcome: outcome, added: added, now: eventInstant)
+        else { return }
         // Before the client hears of it: what a client was told survives a crash of the coordinator.
         journal(.finished(end.finished))
         if let summary = end.batchFinished {
             runs[batchID] = nil
             dispatcher.forgetShare(of: batchID)
             append(.released(batchID: batchID))
-            log(.info, "batch finished", ["batch": batchID, "succeeded": "\(summary.succeeded)",
-                                          "failed": "\(summary.failed)", "cancelled": "\(summary.cancelled)"])
+            log(
+                .info, "batch finished",
+                [
+                    "batch": batchID, "succeeded": "\(summary.succeeded)",
+                    "failed": "\(summary.failed)", "cancelled": "\(summary.cancelled)",
+                ])
         }
         forget(end.retired)
         send(end.out)

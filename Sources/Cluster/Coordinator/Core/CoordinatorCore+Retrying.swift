@@ -14,22 +14,33 @@ extension CoordinatorCore {
         }
         let batchID = request.batchID
         guard !items.isEmpty else {
-            return send(registry.reopen([], of: batchID, for: peer, requestID: request.requestID, coordinatorID: dispatcher.coordinatorID))
+            return send(
+                registry.reopen(
+                    [], of: batchID, for: peer, requestID: request.requestID, coordinatorID: dispatcher.coordinatorID))
         }
         guard let plan = rerunPlans[batchID] else {
-            return send([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, code: .unavailable,
-                reason: "batch \(batchID) cannot be run again: this coordinator no longer has its plan")))])
+            return send([
+                Outbound(
+                    peer: peer,
+                    message: .refusal(
+                        Refusal(
+                            requestID: request.requestID, code: .unavailable,
+                            reason: "batch \(batchID) cannot be run again: this coordinator no longer has its plan")))
+            ])
         }
         // Before the client hears of it: the retry survives a crash of the coordinator (`reopen` follows).
         pendingRetries[batchID] = PendingRetry(request: request, peer: peer, items: items, plan: plan)
-        append(.recordDurably(.retried(batchID: batchID, itemIndexes: items.map { UInt32($0) }), awaiting: .retry(batchID: batchID)))
+        append(
+            .recordDurably(
+                .retried(batchID: batchID, itemIndexes: items.map { UInt32($0) }), awaiting: .retry(batchID: batchID)))
     }
 
     /// The journal holds the retry: the items are reopened, the client told, the items run again.
     mutating func reopen(_ batchID: String) {
         guard let pending = pendingRetries.removeValue(forKey: batchID) else { return }
         let (request, peer, items, plan) = (pending.request, pending.peer, pending.items, pending.plan)
-        let out = registry.reopen(items, of: batchID, for: peer, requestID: request.requestID, coordinatorID: dispatcher.coordinatorID)
+        let out = registry.reopen(
+            items, of: batchID, for: peer, requestID: request.requestID, coordinatorID: dispatcher.coordinatorID)
         guard let reopened = registry.batches[batchID] else { return }
         log(.info, "batch retried", ["batch": batchID, "client": "\(peer)", "items": "\(items.count)"])
         send(out)
@@ -41,7 +52,13 @@ extension CoordinatorCore {
     mutating func refuseUnrecordedRetry(_ batchID: String, reason: String) {
         guard let pending = pendingRetries.removeValue(forKey: batchID) else { return }
         log(.error, "retry refused: the journal could not record it", ["batch": batchID, "error": reason])
-        send([Outbound(peer: pending.peer, message: .refusal(Refusal(requestID: pending.request.requestID, code: .unavailable,
-            reason: "the retry could not be accepted: \(reason)")))])
+        send([
+            Outbound(
+                peer: pending.peer,
+                message: .refusal(
+                    Refusal(
+                        requestID: pending.request.requestID, code: .unavailable,
+                        reason: "the retry could not be accepted: \(reason)")))
+        ])
     }
 }

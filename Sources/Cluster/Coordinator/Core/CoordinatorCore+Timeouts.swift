@@ -8,9 +8,12 @@ extension CoordinatorCore {
     /// message received before it handled: `CoreEvent.judgeSilence`).
     mutating func enforceTaskTimeouts() {
         for key in taskTimeouts.expire(now: eventInstant, dispatcher: dispatcher) {
-            log(.info, "task timed out; cancelling it on its worker", [
-                "task": dispatcher.entries[key]?.assignment.taskID ?? "\(key)", "timeout": "\(taskTimeouts.limitSeconds) s",
-            ])
+            log(
+                .info, "task timed out; cancelling it on its worker",
+                [
+                    "task": dispatcher.entries[key]?.assignment.taskID ?? "\(key)",
+                    "timeout": "\(taskTimeouts.limitSeconds) s",
+                ])
             send(dispatcher.timeOut(key: key, reason: "timed out after \(taskTimeouts.limitSeconds) s"))
         }
         settleTimedOutTasks()
@@ -22,10 +25,13 @@ extension CoordinatorCore {
         for (key, timedOut) in taskTimeouts.settle(dispatcher: dispatcher) {
             let workerID = dispatcher.workers[timedOut.worker]?.workerID ?? timedOut.worker.description
             guard let owner = owners[key], let item = runs[owner.batchID]?.items[owner.itemIndex],
-                  item.currentKey == key || item.tasks.first?.taskKey == key else { continue }  // withdrawn meanwhile
-            deliver(TaskResult(taskID: item.current.taskID, attempt: timedOut.attempt,
-                               outcome: .failure(taskTimeouts.failure(timedOut, workerID: workerID)), taskKey: key),
-                    from: timedOut.worker, workerID: workerID)
+                item.currentKey == key || item.tasks.first?.taskKey == key
+            else { continue }  // withdrawn meanwhile
+            deliver(
+                TaskResult(
+                    taskID: item.current.taskID, attempt: timedOut.attempt,
+                    outcome: .failure(taskTimeouts.failure(timedOut, workerID: workerID)), taskKey: key),
+                from: timedOut.worker, workerID: workerID)
         }
     }
 }

@@ -80,7 +80,9 @@ struct CoordinatorCore {
 
     /// Takes one event, taken at `now` (`wallClockMilliseconds`: the wall clock then, for what is
     /// journaled), and returns what to carry out, in order.
-    mutating func handle(_ event: CoreEvent, now: ContinuousClock.Instant, wallClockMilliseconds: UInt64) -> [CoreEffect] {
+    mutating func handle(
+        _ event: CoreEvent, now: ContinuousClock.Instant, wallClockMilliseconds: UInt64
+    ) -> [CoreEffect] {
         self.now = now
         self.wallClockMilliseconds = wallClockMilliseconds
         switch event {
@@ -93,7 +95,8 @@ struct CoordinatorCore {
         case .heartbeat(let heartbeat, let peer):
             let (lost, out) = dispatcher.heartbeat(heartbeat, from: peer, now: now)
             if lost > 0 {
-                log(.warning, "assignments never reached their worker; their attempts count as lost",
+                log(
+                    .warning, "assignments never reached their worker; their attempts count as lost",
                     ["worker": "\(peer)", "tasks": "\(lost)"])
             }
             send(out)
@@ -105,7 +108,9 @@ struct CoordinatorCore {
         case .peerUnreachable(let peer):
             let (wasWorker, out) = dispatcher.workerUnreachable(peer)
             if wasWorker {
-                log(.warning, "worker unreachable (connection gone); its tasks' attempts are lost and retried", ["worker": "\(peer)"])
+                log(
+                    .warning, "worker unreachable (connection gone); its tasks' attempts are lost and retried",
+                    ["worker": "\(peer)"])
             }
             send(out)
         case .results(let results, let peer):
@@ -123,12 +128,15 @@ struct CoordinatorCore {
             forget(registry.retireExpired(now: now))
         case .judgeSilence:
             let (dead, out) = dispatcher.expireWorkers(now: now)
-            for worker in dead { log(.warning, "worker declared dead; its tasks' attempts are lost and retried", ["worker": worker]) }
+            for worker in dead {
+                log(.warning, "worker declared dead; its tasks' attempts are lost and retried", ["worker": worker])
+            }
             send(out)
             enforceTaskTimeouts()
         case .timerFired(.retry(let key)):
             guard let owner = owners[key], var item = runs[owner.batchID]?.items[owner.itemIndex],
-                  item.currentKey == key, let request = item.retryDue() else { break }
+                item.currentKey == key, let request = item.retryDue()
+            else { break }
             runs[owner.batchID]?.items[owner.itemIndex] = item
             enqueue(request, of: item, in: owner.batchID)
         case .restore(let recovered, let wallClock):
@@ -157,7 +165,9 @@ struct CoordinatorCore {
             let losses = dispatcher.takeWorkerLosses()
             let chained = dispatcher.takeChainedResults()
             // Chained tilt-shifts adopted by their download's worker: their clocks start now.
-            for (assignment, worker) in dispatcher.takeAdoptedFollowOns() { taskTimeouts.started(assignment, on: worker, now: now) }
+            for (assignment, worker) in dispatcher.takeAdoptedFollowOns() {
+                taskTimeouts.started(assignment, on: worker, now: now)
+            }
             if lostInputs.isEmpty && losses.isEmpty && chained.isEmpty { return }
             for result in lostInputs { deliver(result) }
             for loss in losses { deliver(loss.result, workerID: loss.workerID, lossReason: loss.reason) }

@@ -49,8 +49,10 @@ struct ItemRun {
     private var retryAfter: RemoteTaskError?
 
     /// An item about to start: its first task (a download waits for its host's turn when `host` is set).
-    init(index: Int, tasks: [TaskAssignment], followOn: TaskAssignment?, host: String?, retrySchedule: TaskRetrySchedule,
-         restoredAttempts: [AttemptStatus] = []) {
+    init(
+        index: Int, tasks: [TaskAssignment], followOn: TaskAssignment?, host: String?, retrySchedule: TaskRetrySchedule,
+        restoredAttempts: [AttemptStatus] = []
+    ) {
         self.index = index
         self.tasks = tasks
         self.followOn = followOn.map(Shared.init)
@@ -58,9 +60,10 @@ struct ItemRun {
         self.retrySchedule = retrySchedule
         self.failedAttempts = restoredAttempts
         let first = tasks[0]
-        run = RemoteRun(assignment: first, lineage: nil, attempt: Self.earlier(restoredAttempts, of: first).count + 1,
-                        workerLosses: Self.earlier(restoredAttempts, of: first).filter { $0.code == .workerLost }.count,
-                        followOn: self.followOn)
+        run = RemoteRun(
+            assignment: first, lineage: nil, attempt: Self.earlier(restoredAttempts, of: first).count + 1,
+            workerLosses: Self.earlier(restoredAttempts, of: first).filter { $0.code == .workerLost }.count,
+            followOn: self.followOn)
         phase = host == nil ? .dispatched : .waitingForHost
     }
 
@@ -81,8 +84,10 @@ struct ItemRun {
 
     /// The result of the request the current task sent last. `wallClockMilliseconds` dates a failed
     /// attempt, `fraction` (0..<1) is the random part of a retry's wait.
-    mutating func received(_ result: Result<TaskOutput, RemoteTaskError>, wallClockMilliseconds: UInt64,
-                           fraction: Double) -> Step {
+    mutating func received(
+        _ result: Result<TaskOutput, RemoteTaskError>, wallClockMilliseconds: UInt64,
+        fraction: Double
+    ) -> Step {
         switch run.step(after: result.mapError { $0 as any Error }) {
         case .succeed(let output):
             return succeeded(output)
@@ -99,15 +104,18 @@ struct ItemRun {
     /// injected (dependency, injection). A download whose output is a manifest's list ends the item with
     /// the list: there is nothing to filter.
     private mutating func succeeded(_ output: TaskOutput) -> Step {
-        guard stage + 1 < tasks.count, !ManifestList.isList(output) else { return .finish(.output(output), failed: nil) }
+        guard stage + 1 < tasks.count, !ManifestList.isList(output) else {
+            return .finish(.output(output), failed: nil)
+        }
         let producer = tasks[stage]
         stage += 1
         var next = tasks[stage]
         next.inputs = [Lineage.input(from: producer, output: output)]
         let earlier = Self.earlier(failedAttempts, of: next)
         // An input that stayed on the worker that downloaded it: if that copy is lost, download again.
-        run = RemoteRun(assignment: next, lineage: output.heldOnWorker ? Lineage(producer: producer) : nil,
-                        attempt: earlier.count + 1, workerLosses: earlier.filter { $0.code == .workerLost }.count)
+        run = RemoteRun(
+            assignment: next, lineage: output.heldOnWorker ? Lineage(producer: producer) : nil,
+            attempt: earlier.count + 1, workerLosses: earlier.filter { $0.code == .workerLost }.count)
         phase = .dispatched
         return .send(run.request)
     }
@@ -117,8 +125,9 @@ struct ItemRun {
     /// never sent (a failed dependency fails its dependent with the cause).
     private mutating func failed(_ error: RemoteTaskError, wallClockMilliseconds: UInt64, fraction: Double) -> Step {
         if error.failure.code == .workerLost { run.workerLosses += 1 }
-        let decision = retrySchedule.decide(after: error.failure, attempt: run.attempt, fraction: fraction,
-                                            workerLosses: run.workerLosses)
+        let decision = retrySchedule.decide(
+            after: error.failure, attempt: run.attempt, fraction: fraction,
+            workerLosses: run.workerLosses)
         var wait: Duration?
         if case .retry(let after) = decision { wait = after }
         let attempt = AttemptStatus(
@@ -128,8 +137,9 @@ struct ItemRun {
             worker: error.workerID, failedUnixMilliseconds: wallClockMilliseconds)
         failedAttempts.append(attempt)
         guard let wait else {
-            return .finish(.failure(TaskRetrySchedule.finalFailure(error.failure, workerLosses: run.workerLosses)),
-                           failed: attempt)
+            return .finish(
+                .failure(TaskRetrySchedule.finalFailure(error.failure, workerLosses: run.workerLosses)),
+                failed: attempt)
         }
         phase = .waitingToRetry
         retryAfter = error

@@ -98,8 +98,10 @@ struct Dispatcher {
     /// Sent in `Welcome`: the largest message the coordinator accepts (0: not said).
     let maxMessageBytes: UInt64
 
-    init(heartbeatInterval: Duration, workerTimeout: Duration, coordinatorID: String = "",
-         maxMessageBytes: UInt64 = 0, scheduling: SchedulingPolicy = .fairShare) {
+    init(
+        heartbeatInterval: Duration, workerTimeout: Duration, coordinatorID: String = "",
+        maxMessageBytes: UInt64 = 0, scheduling: SchedulingPolicy = .fairShare
+    ) {
         self.readyQueue = FairShareQueue(policy: scheduling)
         self.coordinatorID = coordinatorID
         self.maxMessageBytes = maxMessageBytes

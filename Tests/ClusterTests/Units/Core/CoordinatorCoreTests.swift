@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The coordinator's rules, event by event, without sockets: a batch's items run as a group of tasks with
 /// dependencies, injection, retries and cancellation (`CoordinatorCore`).
@@ -10,16 +11,23 @@ final class CoordinatorCoreTests: XCTestCase {
     private func driver(slots: UInt32 = 4, _ configure: (inout CoreDriver) -> Void = { _ in }) -> CoreDriver {
         var driver = CoreDriver()
         configure(&driver)
-        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: slots), from: MessageSender(identity: F.w1, key: nil)))
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w1", slots: slots), from: MessageSender(identity: F.w1, key: nil)))
         return driver
     }
 
     func testAnAcceptedBatchIsJournaledBeforeItIsAnsweredAndItsDownloadsAreDispatched() {
         var driver = driver()
         let effects = driver.handle(.submit(F.images(2), from: F.client, batchID: "b1"))
-        let journaled = effects.position { if case .recordDurably(.accepted(let id, _, _, _), _) = $0 { id == "b1" } else { false } }
+        let journaled = effects.position {
+            if case .recordDurably(.accepted(let id, _, _, _), _) = $0 { id == "b1" } else { false }
+        }
         let answered = effects.position {
-            if case .send(let out) = $0 { out.contains { if case .batchAccepted = $0.message { true } else { false } } } else { false }
+            if case .send(let out) = $0 {
+                out.contains { if case .batchAccepted = $0.message { true } else { false } }
+            } else {
+                false
+            }
         }
         XCTAssertNotNil(journaled)
         XCTAssertNotNil(answered)
@@ -34,7 +42,9 @@ final class CoordinatorCoreTests: XCTestCase {
         let refusals = effects.sent.compactMap { if case .refusal(let refusal) = $0.message { refusal } else { nil } }
         XCTAssertEqual(refusals.map(\.code), [.unavailable])
         XCTAssertTrue(refusals.first?.reason.contains("the disk is full") == true, "\(refusals)")
-        XCTAssertFalse(effects.sent.contains { if case .batchAccepted = $0.message { true } else { false } }, "never told accepted")
+        XCTAssertFalse(
+            effects.sent.contains { if case .batchAccepted = $0.message { true } else { false } }, "never told accepted"
+        )
         XCTAssertTrue(effects.assignments(to: F.w1).isEmpty, "nothing of it dispatched")
         XCTAssertNil(driver.core.registry.batches["b1"])
         XCTAssertTrue(driver.core.pendingAcceptances.isEmpty)
@@ -46,7 +56,8 @@ final class CoordinatorCoreTests: XCTestCase {
 
     func testADownloadsOutputIsInjectedIntoItsTiltShiftWhoseResultFinishesTheItem() throws {
         var driver = driver()
-        let download = try XCTUnwrap(driver.handle(.submit(F.images(1), from: F.client, batchID: "b1")).assignments().first)
+        let download = try XCTUnwrap(
+            driver.handle(.submit(F.images(1), from: F.client, batchID: "b1")).assignments().first)
         let next = driver.handle(.results([.success(download, F.image)], from: F.w1))
         let tiltShift = try XCTUnwrap(next.assignments(to: F.w1).first, "\(next)")
         XCTAssertEqual(tiltShift.kind, .tiltShift)
@@ -66,8 +77,10 @@ final class CoordinatorCoreTests: XCTestCase {
 
     func testAFailedDownloadFailsItsItemWithTheDownloadsOwnFailureAndItsTiltShiftIsNeverSent() throws {
         var driver = driver()
-        let download = try XCTUnwrap(driver.handle(.submit(F.images(1), from: F.client, batchID: "b1")).assignments().first)
-        let end = driver.handle(.results([.failure(download, TaskFailure(code: .download, message: "HTTP 404 for /0.jpg"))], from: F.w1))
+        let download = try XCTUnwrap(
+            driver.handle(.submit(F.images(1), from: F.client, batchID: "b1")).assignments().first)
+        let end = driver.handle(
+            .results([.failure(download, TaskFailure(code: .download, message: "HTTP 404 for /0.jpg"))], from: F.w1))
         XCTAssertTrue(end.assignments().isEmpty, "the dependent is not sent")
         let item = try XCTUnwrap(end.finishedItems.first)
         guard case .failure(let failure) = item.outcome else { return XCTFail("\(item)") }
@@ -78,16 +91,23 @@ final class CoordinatorCoreTests: XCTestCase {
 
     func testACancelEndsEachItemOnceWithdrawsRunningWorkAndALateConfirmationChangesNothing() throws {
         var driver = driver(slots: 1)
-        let download = try XCTUnwrap(driver.handle(.submit(F.images(3), from: F.client, batchID: "b1")).assignments().first)
+        let download = try XCTUnwrap(
+            driver.handle(.submit(F.images(3), from: F.client, batchID: "b1")).assignments().first)
         let cancel = driver.handle(.cancel(CancelBatch(requestID: "c", batchID: "b1"), from: F.client.identity))
-        XCTAssertEqual(cancel.sent.filter { $0.peer == F.w1 }.map(\.message),
-                       [.cancelTask(CancelTask(taskID: download.taskID, reason: "cancelled", taskKey: download.taskKey))],
-                       "the running download is cancelled on its worker, and nothing else is sent there")
+        XCTAssertEqual(
+            cancel.sent.filter { $0.peer == F.w1 }.map(\.message),
+            [.cancelTask(CancelTask(taskID: download.taskID, reason: "cancelled", taskKey: download.taskKey))],
+            "the running download is cancelled on its worker, and nothing else is sent there")
         let toClient = cancel.sent.filter { $0.peer == F.client.identity }.map(\.message)
-        guard case .cancelAccepted(let accepted)? = toClient.first else { return XCTFail("answered first: \(toClient)") }
+        guard case .cancelAccepted(let accepted)? = toClient.first else {
+            return XCTFail("answered first: \(toClient)")
+        }
         XCTAssertEqual(accepted.cancelledItems, 3)
         XCTAssertEqual(cancel.finishedItems.map(\.itemIndex), [0, 1, 2], "each item ends once")
-        XCTAssertTrue(cancel.finishedItems.allSatisfy { if case .failure(let f) = $0.outcome { f.code == .cancelled } else { false } })
+        XCTAssertTrue(
+            cancel.finishedItems.allSatisfy {
+                if case .failure(let f) = $0.outcome { f.code == .cancelled } else { false }
+            })
         XCTAssertEqual(cancel.batchesFinished.map(\.cancelled), [3])
         XCTAssertEqual(cancel.journaled.filter { if case .cancelled = $0 { true } else { false } }.count, 1)
 
@@ -100,7 +120,8 @@ final class CoordinatorCoreTests: XCTestCase {
     func testCancellingSomeItemsLeavesTheOthersRunning() throws {
         var driver = driver(slots: 1)
         driver.handle(.submit(F.noops(3), from: F.client, batchID: "b1"))
-        let cancel = driver.handle(.cancel(CancelBatch(requestID: "c", batchID: "b1", itemIndexes: [1]), from: F.client.identity))
+        let cancel = driver.handle(
+            .cancel(CancelBatch(requestID: "c", batchID: "b1", itemIndexes: [1]), from: F.client.identity))
         XCTAssertEqual(cancel.finishedItems.map(\.itemIndex), [1])
         XCTAssertTrue(cancel.batchesFinished.isEmpty)
         XCTAssertEqual(driver.core.queuedTaskCount, 1, "item 2 waits; item 0 runs")
@@ -108,8 +129,10 @@ final class CoordinatorCoreTests: XCTestCase {
 
     func testATransientFailureIsRetriedAfterTheSchedulesWaitAsANewAttempt() throws {
         var driver = driver()
-        let first = try XCTUnwrap(driver.handle(.submit(F.noops(1, retries: 2), from: F.client, batchID: "b1")).assignments().first)
-        let failed = driver.handle(.results([.failure(first, TaskFailure(code: .download, message: "503", isTransient: true))], from: F.w1))
+        let first = try XCTUnwrap(
+            driver.handle(.submit(F.noops(1, retries: 2), from: F.client, batchID: "b1")).assignments().first)
+        let failed = driver.handle(
+            .results([.failure(first, TaskFailure(code: .download, message: "503", isTransient: true))], from: F.w1))
         XCTAssertTrue(failed.finishedItems.isEmpty, "not ended: retried")
         XCTAssertEqual(failed.timers.map(\.1), [.retry(first.taskKey)])
         guard case .attemptFailed(_, 0, let attempt)? = failed.journaled.first else { return XCTFail("\(failed)") }
@@ -129,8 +152,10 @@ final class CoordinatorCoreTests: XCTestCase {
 
     func testAnAttemptLostWithItsWorkerIsRetriedOnAnotherWorker() throws {
         var driver = driver(slots: 1)
-        let first = try XCTUnwrap(driver.handle(.submit(F.noops(1, retries: 1), from: F.client, batchID: "b1")).assignments().first)
-        driver.handle(.workerHello(WorkerHello(workerID: "w2", slots: 1), from: MessageSender(identity: F.w2, key: nil)))
+        let first = try XCTUnwrap(
+            driver.handle(.submit(F.noops(1, retries: 1), from: F.client, batchID: "b1")).assignments().first)
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w2", slots: 1), from: MessageSender(identity: F.w2, key: nil)))
         let lost = driver.handle(.peerUnreachable(F.w1))
         guard case .attemptFailed(_, _, let attempt)? = lost.journaled.first else { return XCTFail("\(lost)") }
         XCTAssertEqual(attempt.code, .workerLost)
@@ -138,7 +163,8 @@ final class CoordinatorCoreTests: XCTestCase {
         let wait = try XCTUnwrap(lost.timers.first?.0)
         driver.advance(wait)
         let retried = driver.handle(.timerFired(.retry(first.taskKey)))
-        XCTAssertEqual(retried.assignments(to: F.w2).map(\.taskID), [first.taskID], "requeued, to the worker still there")
+        XCTAssertEqual(
+            retried.assignments(to: F.w2).map(\.taskID), [first.taskID], "requeued, to the worker still there")
     }
 
     func testADeadlineCancelsTheUnfinishedItemsWithThatCause() throws {
@@ -174,13 +200,15 @@ final class CoordinatorCoreTests: XCTestCase {
     /// client's small one.
     private func dispatchOrder(_ scheduling: SchedulingPolicy) throws -> [String] {
         var driver = CoreDriver(scheduling: scheduling)
-        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: 1), from: MessageSender(identity: F.w1, key: nil)))
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w1", slots: 1), from: MessageSender(identity: F.w1, key: nil)))
         var next = driver.handle(.submit(F.noops(5), from: F.client, batchID: "large")).assignments()
         next += driver.handle(.submit(F.noops(1), from: F.otherClient, batchID: "small")).assignments()
         var order: [String] = []
         while let task = next.first {
             order.append(task.batchID)
-            next = driver.handle(.results([.success(task, TaskOutput(data: [], mediaType: ""))], from: F.w1)).assignments()
+            next = driver.handle(.results([.success(task, TaskOutput(data: [], mediaType: ""))], from: F.w1))
+                .assignments()
         }
         return order
     }
@@ -194,18 +222,22 @@ final class CoordinatorCoreTests: XCTestCase {
 
     func testDownloadsFromOneHostTakeTurnsAcrossBatchesUnderTheHostsCap() throws {
         var driver = CoreDriver(maxDownloadsPerHost: 1)
-        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: 8), from: MessageSender(identity: F.w1, key: nil)))
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w1", slots: 8), from: MessageSender(identity: F.w1, key: nil)))
         let sent = driver.handle(.submit(F.images(3), from: F.client, batchID: "a")).assignments()
         XCTAssertEqual(sent.map(\.taskID), ["a/0/download"], "one download at the host at a time")
         XCTAssertTrue(driver.handle(.submit(F.images(1), from: F.otherClient, batchID: "b")).assignments().isEmpty)
         let next = driver.handle(.results([.success(sent[0], F.image)], from: F.w1)).assignments()
-        XCTAssertEqual(next.map(\.taskID).sorted(), ["a/0/tilt-shift", "b/0/download"], "batch b's turn comes before a's next")
+        XCTAssertEqual(
+            next.map(\.taskID).sorted(), ["a/0/tilt-shift", "b/0/download"], "batch b's turn comes before a's next")
     }
 
     func testAManifestGrowsItsBatchWhileItRuns() throws {
         var driver = driver()
-        let download = try XCTUnwrap(driver.handle(.submit(F.images(1), from: F.client, batchID: "b1")).assignments().first)
-        let list = TaskOutput(data: Array("http://photos.test/a.jpg\nhttp://photos.test/b.jpg\n".utf8), mediaType: ManifestList.mediaType)
+        let download = try XCTUnwrap(
+            driver.handle(.submit(F.images(1), from: F.client, batchID: "b1")).assignments().first)
+        let list = TaskOutput(
+            data: Array("http://photos.test/a.jpg\nhttp://photos.test/b.jpg\n".utf8), mediaType: ManifestList.mediaType)
         let grown = driver.handle(.results([.success(download, list)], from: F.w1))
         let added = grown.sent.compactMap { outbound -> ItemsAdded? in
             guard case .itemsAdded(let added) = outbound.message else { return nil }

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Time limits and re-runs in the core: a task past the task timeout, and `RetryBatch`.
 final class CoordinatorCoreTimeoutTests: XCTestCase {
@@ -8,8 +9,10 @@ final class CoordinatorCoreTimeoutTests: XCTestCase {
 
     func testATaskPastTheTimeoutIsCancelledOnItsWorkerAndRetriedOnceTheWorkerConfirms() throws {
         var driver = CoreDriver(taskTimeout: .seconds(10))
-        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: 1), from: MessageSender(identity: F.w1, key: nil)))
-        let first = try XCTUnwrap(driver.handle(.submit(F.noops(1, retries: 1), from: F.client, batchID: "b1")).assignments().first)
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w1", slots: 1), from: MessageSender(identity: F.w1, key: nil)))
+        let first = try XCTUnwrap(
+            driver.handle(.submit(F.noops(1, retries: 1), from: F.client, batchID: "b1")).assignments().first)
         driver.advance(.seconds(11))
         driver.handle(.heartbeat(Heartbeat(workerID: "w1", running: 1), from: F.w1))
         let judged = driver.handle(.judgeSilence)
@@ -19,7 +22,9 @@ final class CoordinatorCoreTimeoutTests: XCTestCase {
         XCTAssertTrue(judged.journaled.isEmpty, "not failed before its worker confirms")
 
         let confirmed = driver.handle(.results([.failure(first, TaskFailure(code: .cancelled))], from: F.w1))
-        guard case .attemptFailed(_, _, let attempt)? = confirmed.journaled.first else { return XCTFail("\(confirmed)") }
+        guard case .attemptFailed(_, _, let attempt)? = confirmed.journaled.first else {
+            return XCTFail("\(confirmed)")
+        }
         XCTAssertEqual(attempt.code, .timedOut)
         XCTAssertTrue(attempt.error.contains("timed out after 10 s"), attempt.error)
         XCTAssertEqual(confirmed.timers.map(\.1), [.retry(first.taskKey)], "retried as the batch's retries allow")
@@ -27,10 +32,15 @@ final class CoordinatorCoreTimeoutTests: XCTestCase {
 
     func testRetryingAFinishedBatchRunsItsFailedItemsAgainAsNewAttempts() throws {
         var driver = CoreDriver()
-        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: 2), from: MessageSender(identity: F.w1, key: nil)))
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w1", slots: 2), from: MessageSender(identity: F.w1, key: nil)))
         let sent = driver.handle(.submit(F.noops(2), from: F.client, batchID: "b1")).assignments()
-        driver.handle(.results([.success(sent[0], TaskOutput(data: [], mediaType: "")),
-                                .failure(sent[1], TaskFailure(code: .processing, message: "bad pixels"))], from: F.w1))
+        driver.handle(
+            .results(
+                [
+                    .success(sent[0], TaskOutput(data: [], mediaType: "")),
+                    .failure(sent[1], TaskFailure(code: .processing, message: "bad pixels")),
+                ], from: F.w1))
         XCTAssertNil(driver.core.runs["b1"], "finished")
 
         let retried = driver.handle(.retryBatch(RetryBatch(requestID: "again", batchID: "b1"), from: F.client.identity))
@@ -45,13 +55,16 @@ final class CoordinatorCoreTimeoutTests: XCTestCase {
 
     func testARetryTheJournalCannotRecordIsRefusedAndReopensNothing() throws {
         var driver = CoreDriver()
-        driver.handle(.workerHello(WorkerHello(workerID: "w1", slots: 2), from: MessageSender(identity: F.w1, key: nil)))
+        driver.handle(
+            .workerHello(WorkerHello(workerID: "w1", slots: 2), from: MessageSender(identity: F.w1, key: nil)))
         let sent = driver.handle(.submit(F.noops(1), from: F.client, batchID: "b1")).assignments()
         driver.handle(.results([.failure(sent[0], TaskFailure(code: .processing, message: "bad pixels"))], from: F.w1))
 
-        let refused = driver.handle(.retryBatch(RetryBatch(requestID: "again", batchID: "b1"), from: F.client.identity),
-                                    journalRefuses: true)
-        let refusal = try XCTUnwrap(refused.sent.compactMap { if case .refusal(let r) = $0.message { r } else { nil } }.first)
+        let refused = driver.handle(
+            .retryBatch(RetryBatch(requestID: "again", batchID: "b1"), from: F.client.identity),
+            journalRefuses: true)
+        let refusal = try XCTUnwrap(
+            refused.sent.compactMap { if case .refusal(let r) = $0.message { r } else { nil } }.first)
         XCTAssertEqual(refusal.code, .unavailable)
         XCTAssertTrue(refusal.reason.contains("the disk is full"), refusal.reason)
         XCTAssertTrue(refused.assignments().isEmpty, "nothing runs again")

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Drives a `CoordinatorCore` event by event, with a clock of its own, and reads its effects.
 struct CoreDriver {
@@ -10,16 +11,22 @@ struct CoreDriver {
     /// Every effect so far, in order.
     private(set) var log: [CoreEffect] = []
 
-    init(maxBatchesPerClient: Int = ClusterDefaults.maxBatchesPerClient, maxDownloadsPerHost: Int = 6,
-         scheduling: SchedulingPolicy = .fairShare, incarnation: UInt32 = 1, keepsResults: Bool = false,
-         taskTimeout: Duration = CoordinatorConfiguration.defaultTaskTimeout) {
-        let dispatcher = Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(5), coordinatorID: "c-test",
-                                    scheduling: scheduling)
+    init(
+        maxBatchesPerClient: Int = ClusterDefaults.maxBatchesPerClient, maxDownloadsPerHost: Int = 6,
+        scheduling: SchedulingPolicy = .fairShare, incarnation: UInt32 = 1, keepsResults: Bool = false,
+        taskTimeout: Duration = CoordinatorConfiguration.defaultTaskTimeout
+    ) {
+        let dispatcher = Dispatcher(
+            heartbeatInterval: .seconds(1), workerTimeout: .seconds(5), coordinatorID: "c-test",
+            scheduling: scheduling)
         var limits = BatchRegistry.Limits(maxBatchItems: 1_000, maxPendingItemsPerClient: 10_000)
         limits.maxBatchesPerClient = maxBatchesPerClient
         let registry = BatchRegistry(limits: limits, keepsResults: keepsResults)
-        core = CoordinatorCore(dispatcher: dispatcher, registry: registry, settings: CoordinatorCore.Settings(
-            maxDownloadsPerHost: maxDownloadsPerHost, scheduling: scheduling, incarnation: incarnation, taskTimeout: taskTimeout))
+        core = CoordinatorCore(
+            dispatcher: dispatcher, registry: registry,
+            settings: CoordinatorCore.Settings(
+                maxDownloadsPerHost: maxDownloadsPerHost, scheduling: scheduling, incarnation: incarnation,
+                taskTimeout: taskTimeout))
     }
 
     /// Hands the core one event; returns its effects.
@@ -29,7 +36,8 @@ struct CoreDriver {
     mutating func handle(_ event: CoreEvent, journalRefuses: Bool = false) -> [CoreEffect] {
         var effects = core.handle(event, now: now, wallClockMilliseconds: wallClock)
         for case .recordDurably(_, let decision) in effects {
-            let answer: CoreEvent = journalRefuses ? .notRecorded(decision, reason: "the disk is full") : .recorded(decision)
+            let answer: CoreEvent =
+                journalRefuses ? .notRecorded(decision, reason: "the disk is full") : .recorded(decision)
             effects += core.handle(answer, now: now, wallClockMilliseconds: wallClock)
         }
         log += effects
@@ -48,14 +56,19 @@ enum CoreFixtures {
     static let w1 = PeerIdentity(Array("w1".utf8))
     static let w2 = PeerIdentity(Array("w2".utf8))
 
-    static func images(_ count: Int, host: String = "photos.test", retries: UInt32? = 0, deadline: UInt32 = 0) -> SubmitBatch {
-        SubmitBatch(requestID: "r", items: (0..<count).map { BatchItem(source: "http://\(host)/\($0).jpg", outputName: "o\($0)") },
-                    retries: retries, deadlineSeconds: deadline)
+    static func images(
+        _ count: Int, host: String = "photos.test", retries: UInt32? = 0, deadline: UInt32 = 0
+    ) -> SubmitBatch {
+        SubmitBatch(
+            requestID: "r",
+            items: (0..<count).map { BatchItem(source: "http://\(host)/\($0).jpg", outputName: "o\($0)") },
+            retries: retries, deadlineSeconds: deadline)
     }
 
     static func noops(_ count: Int, retries: UInt32? = 0) -> SubmitBatch {
-        SubmitBatch(requestID: "r", items: (0..<count).map { BatchItem(source: "noop:\($0)", outputName: "o\($0)") },
-                    kind: .noop, retries: retries)
+        SubmitBatch(
+            requestID: "r", items: (0..<count).map { BatchItem(source: "noop:\($0)", outputName: "o\($0)") },
+            kind: .noop, retries: retries)
     }
 
     static let image = TaskOutput(heldOnWorker: true, size: 1_000, mediaType: "image/jpeg")
@@ -122,10 +135,14 @@ extension [CoreEffect] {
 
 extension TaskResult {
     static func success(_ assignment: TaskAssignment, _ output: TaskOutput) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(output), taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(output),
+            taskKey: assignment.taskKey)
     }
 
     static func failure(_ assignment: TaskAssignment, _ failure: TaskFailure) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(failure), taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(failure),
+            taskKey: assignment.taskKey)
     }
 }

@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 /// The per-host download cap as a value: places up to the limit, then lines by group served in turn.
 final class DownloadTurnsTests: XCTestCase {
