@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The examples below are docs/operations.md's, compared as written by testDocumentationIsInSync.)
 import Foundation
 import Operations
 import Runtime
@@ -40,8 +42,8 @@ func policies() throws {
     let upload = AsyncBlockOperation(name: "upload") {}
     let cleanUp = AsyncBlockOperation(name: "cleanUp") {}
     let notify = AsyncBlockOperation(name: "notify") {}
-    try cleanUp.addDependency(upload)  // runs in any case
-    try notify.addDependency(upload, policy: .requireSuccess)  // only after a successful upload
+    try cleanUp.addDependency(upload)                           // runs in any case
+    try notify.addDependency(upload, policy: .requireSuccess)   // only after a successful upload
 }
 
 func cycles() throws {
@@ -80,8 +82,7 @@ final class TiltShift: AsyncOperation, ImageProvider, @unchecked Sendable {
     }
 
     override func execute() async throws {
-        let dependencyImage =
-            dependencies
+        let dependencyImage = dependencies
             .compactMap { ($0 as? ImageProvider)?.image }
             .first
         guard let inputImage = inputImage ?? dependencyImage else { return }
@@ -113,10 +114,7 @@ func failedInjection() async throws {
 }
 
 final class Thumbnail: AsyncOperation, @unchecked Sendable {
-    struct Inputs {
-        var pixels: [UInt8] = []
-        var size = 0
-    }
+    struct Inputs { var pixels: [UInt8] = []; var size = 0 }
     let inputs = LockedValue(Inputs())
 }
 
@@ -140,10 +138,9 @@ final class LoginGroup: GroupOperation, @unchecked Sendable {
         super.init(name: "Login", operations: [session, persist])
         addCondition(MutualExclusion(LoginGroup.self))
         // Cancel the whole login if the injected session task is cancelled from outside.
-        session.addObserver(
-            BlockObserver(didCancel: { [weak self] _, errors in
-                self?.cancel(error: errors.first)
-            }))
+        session.addObserver(BlockObserver(didCancel: { [weak self] _, errors in
+            self?.cancel(error: errors.first)
+        }))
     }
 }
 
@@ -154,8 +151,7 @@ final class FooBarBaz: GroupOperation, @unchecked Sendable {
 
     override func childDidFinish(_ child: AsyncOperation) {
         guard child.state == .finished, !isCancelled,
-            let foo = child as? ResultOperation<Bool>, child.name == "Foo"
-        else { return }
+              let foo = child as? ResultOperation<Bool>, child.name == "Foo" else { return }
         if foo.output == true {
             try? addChild(AsyncBlockOperation(name: "Baz") {})
         } else {
@@ -210,11 +206,10 @@ func conditions() throws {
     download.addCondition(NoFailedDependencies())
     download.timeout = .seconds(30)
     download.retryPolicy = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(200), multiplier: 2)
-    download.addObserver(
-        BlockObserver(
-            willExecute: { operation in print("start \(operation.name)") },
-            didFinish: { operation, state, errors in print("\(operation.name): \(state) \(errors)") }
-        ))
+    download.addObserver(BlockObserver(
+        willExecute: { operation in print("start \(operation.name)") },
+        didFinish: { operation, state, errors in print("\(operation.name): \(state) \(errors)") }
+    ))
 }
 
 @MainActor final class Gallery {
@@ -250,8 +245,7 @@ final class DocumentationExamplesTests: XCTestCase {
         }
         XCTAssertGreaterThan(blocks.count, 10)
         for block in blocks {
-            XCTAssertTrue(
-                source.contains(block), "docs/operations.md has an example that is not in this file:\n\(block)")
+            XCTAssertTrue(source.contains(block), "docs/operations.md has an example that is not in this file:\n\(block)")
         }
     }
 
