@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Runtime
 
 /// One transfer inside the ``TransferLoop``: libcurl's easy handle, set up for a ``TransferRequest``,
 /// and what its callbacks have received.
@@ -15,6 +16,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let continuation: CheckedContinuation<TransferReport, Never>
     /// The loop's warm bodies: an announced body comes from it, a delivered one goes back to it.
     private let bodies: BodyPool?
+    /// Shared with the task that awaits the report, for ThreadSanitizer (`TransferHandOff`).
+    private let handOff: TransferHandOff?
     /// libcurl's easy handle, once ``setUp()`` succeeded.
     private(set) var handle: UnsafeMutableRawPointer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -41,12 +44,13 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         id: UInt64, request: TransferRequest, continuation: CheckedContinuation<TransferReport, Never>,
-        bodies: BodyPool? = nil
+        bodies: BodyPool? = nil, handOff: TransferHandOff? = nil
     ) {
         self.id = id
         self.request = request
         self.continuation = continuation
         self.bodies = bodies
+        self.handOff = handOff
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -284,6 +288,7 @@ final class CurlTransfer: @unchecked Sendable {
             refusal: connectedSinceRefusal ? nil : refusal)
         if !report.body.isEmpty { bodies?.park(report.body) }
         body = []
+        if let handOff { ThreadSanitizerAnnotations.handingOver(handOff) }
         continuation.resume(returning: report)
     }
 }

@@ -57,9 +57,13 @@ final class TransferLoop: @unchecked Sendable {
             inbox.nextID += 1
             return inbox.nextID
         }
+        let handOff = TransferHandOff()
+        // What the loop's thread wrote into the report (its body) happens before what this task reads of it.
+        defer { ThreadSanitizerAnnotations.tookOver(handOff) }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferReport, Never>) in
-                let transfer = CurlTransfer(id: id, request: request, continuation: continuation, bodies: bodies)
+                let transfer = CurlTransfer(
+                    id: id, request: request, continuation: continuation, bodies: bodies, handOff: handOff)
                 // Under the lock, so that a cancellation either finds the transfer queued or is seen here.
                 let refusal = inbox.withLock { inbox -> TransferStop? in
                     if inbox.stopping { return .shutDown }
