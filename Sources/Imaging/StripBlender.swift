@@ -69,9 +69,9 @@ final class StripBlender: @unchecked Sendable {
         byteRowsSize + floatRowsSize + stride * MemoryLayout<Float>.stride + scratchBytes * max(1, threads)
     }
 
-    private let mask: BlendMask
+    let mask: BlendMask
     /// The largest weight of each row (0: the row stays sharp).
-    private let rowMaxima: [Float]
+    let rowMaxima: [Float]
     /// Blurs at σ·k/levels, k = 1…levels (1: the one blur of the recipe).
     let levels: Int
     /// Whether the blend goes through `blend_levels` with a row of weights (a turned line or several levels)
@@ -79,23 +79,23 @@ final class StripBlender: @unchecked Sendable {
     private let blendsPerSample: Bool
     /// The row of weights (`stride` floats); each thread fills and reads its own columns of it. For a vertical
     /// focus line it is filled once.
-    private let weightRow: UnsafeMutablePointer<Float>
-    private let weightRowIsFixed: Bool
-    private let threads: Int
-    private let token: CancellationToken
-    private let kernels: UnsafePointer<sw_blur_kernels>
+    let weightRow: UnsafeMutablePointer<Float>
+    let weightRowIsFixed: Bool
+    let threads: Int
+    let token: CancellationToken
+    let kernels: UnsafePointer<sw_blur_kernels>
     /// The horizontal and vertical coefficients of each level, in memory of their own (read by every worker
     /// thread).
     private let gaussians: UnsafeMutablePointer<sw_recursive_gaussian>
-    private let verticalGaussians: UnsafeMutablePointer<sw_recursive_gaussian>
+    let verticalGaussians: UnsafeMutablePointer<sw_recursive_gaussian>
     /// The exact kernels, along an axis whose σ is at most the limit (nil: the recursive filter there).
     private let exact: UnsafeMutablePointer<sw_fir_gaussian>?
     private let verticalExact: UnsafeMutablePointer<sw_fir_gaussian>?
     private let verticalRadius: Int
     /// Floats per float row (at least samples + 1, a multiple of 16), and the columns the vertical kernels
     /// cover (samples rounded up to 16).
-    private let stride: Int
-    private let columns: Int
+    let stride: Int
+    let columns: Int
     /// Whether the image passes unchanged (no blur, or every weight 0).
     private let passThrough: Bool
 
@@ -240,7 +240,7 @@ final class StripBlender: @unchecked Sendable {
         return raw
     }
 
-    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> {
+    @inline(__always) func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> {
         byteRows + (y % capacity) * rowBytes
     }
     /// The values row `y` is blurred from: its own, or those `setBlurInput` gave it.
@@ -248,15 +248,15 @@ final class StripBlender: @unchecked Sendable {
         if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * rowBytes }
         return byteRow(y)
     }
-    @inline(__always) private func floatRow(_ y: Int, level: Int = 0) -> UnsafeMutablePointer<Float> {
+    @inline(__always) func floatRow(_ y: Int, level: Int = 0) -> UnsafeMutablePointer<Float> {
         y < 0 ? top(level) : floatRows + level * levelFloats + (y % capacity) * stride
     }
     /// Row 0 after the horizontal pass, the last row after it, the backward pass's ring: after the window.
     @inline(__always) private func top(_ level: Int) -> UnsafeMutablePointer<Float> {
         floatRows + level * levelFloats + capacity * stride
     }
-    @inline(__always) private func bottom(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + stride }
-    @inline(__always) private func backwardRows(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + 2 * stride }
+    @inline(__always) func bottom(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + stride }
+    @inline(__always) func backwardRows(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + 2 * stride }
 
     /// Room for the next rows, contiguous: fill up to `rows` rows of `rowBytes` bytes and `commit` them.
     /// `rows` is 0 only once every row has been committed.
@@ -409,62 +409,6 @@ final class StripBlender: @unchecked Sendable {
         }
     }
 
-    /// `backwardPass` for several levels: each level's recursion steps through the same rows, and each row is
-    /// blended from every level's value.
-    private func backwardPassOfLevels(strip: Range<Int>, from start: Int) throws {
-        let exact = start == height - 1
-        try parallelColumns { range in
-            let (begin, end) = (range.lowerBound, range.upperBound)
-            let levels = self.levels
-            // Per level its ring (q1, q2, q3); `current` holds each level's q1 for the blend.
-            let rings = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 3 * levels)
-            let current = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: levels)
-            defer {
-                rings.deallocate()
-                current.deallocate()
-            }
-            for level in 0..<levels {
-                let ring = self.backwardRows(level)
-                (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (
-                    ring, ring + self.stride, ring + 2 * self.stride
-                )
-            }
-            var y: Int
-            if exact {
-                for level in 0..<levels {
-                    self.kernels.pointee.end(
-                        self.verticalGaussians + level, self.bottom(level), self.floatRow(start, level: level),
-                        self.floatRow(start - 1, level: level), self.floatRow(start - 2, level: level),
-                        rings[3 * level], rings[3 * level + 1], rings[3 * level + 2], begin, end)
-                    current[level] = UnsafePointer(rings[3 * level])
-                }
-                self.blendLevels(row: start, levels: current, strip: strip, columns: range)
-                y = start - 1
-            } else {
-                for level in 0..<levels {
-                    for q in 0..<3 {
-                        (rings[3 * level + q] + begin).update(
-                            from: self.floatRow(start, level: level) + begin, count: end - begin)
-                    }
-                }
-                y = start
-            }
-            while y >= strip.lowerBound {
-                if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
-                for level in 0..<levels {
-                    let (q1, q2, q3) = (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2])
-                    self.kernels.pointee.backward(
-                        self.verticalGaussians + level, self.floatRow(y, level: level), q3,
-                        q1, q2, q3, begin, end)
-                    (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (q3, q1, q2)
-                    current[level] = UnsafePointer(q3)
-                }
-                self.blendLevels(row: y, levels: current, strip: strip, columns: range)
-                y -= 1
-            }
-        }
-    }
-
     /// The exact vertical pass over `strip`, blending each row as it is done (rows of weight 0 are skipped).
     private func exactPass(strip: Range<Int>) throws {
         guard verticalExact != nil else { return }
@@ -501,51 +445,5 @@ final class StripBlender: @unchecked Sendable {
         } else {
             kernels.pointee.blend(row, blurred, row, weight, columns.lowerBound, end)
         }
-    }
-
-    /// Blends row `y` from `levels` blurred rows (one per level) through its row of weights, on `columns`.
-    @inline(__always)
-    private func blendLevels(
-        row y: Int, levels: UnsafePointer<UnsafePointer<Float>?>, strip: Range<Int>,
-        columns: Range<Int>
-    ) {
-        guard strip.contains(y), rowMaxima[y] != 0 else { return }
-        let end = min(columns.upperBound, samples)
-        guard columns.lowerBound < end else { return }
-        if !weightRowIsFixed {
-            mask.fill(row: y, into: weightRow, samples: columns.lowerBound..<end, channels: channels)
-        }
-        let row = byteRow(y)
-        if channels == 4 {
-            kernels.pointee.blend_levels_premultiplied(
-                row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
-        } else {
-            kernels.pointee.blend_levels(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
-        }
-    }
-
-    // MARK: - Threads
-
-    /// Runs `body` over the float columns split into one multiple-of-16 range per thread. The backward pass's
-    /// ring is shared: each thread uses its own columns of it.
-    private func parallelColumns(_ body: @escaping @Sendable (Range<Int>) throws -> Void) throws {
-        let vectors = columns / 16
-        let workers = max(1, min(threads, vectors))
-        try parallel(workers) { worker in
-            try body((16 * (vectors * worker / workers))..<(16 * (vectors * (worker + 1) / workers)))
-        }
-    }
-
-    /// Runs `body(worker)` for each worker, on the calling thread alone when there is one.
-    private func parallel(_ workers: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
-        if workers <= 1 {
-            try body(0)
-            return
-        }
-        let errors = FirstError()
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            do { try body(worker) } catch { errors.record(error) }
-        }
-        if let error = errors.first { throw error }
     }
 }
