@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT ?= out/demo
 
-.PHONY: setup build release demo test test-containers test-unit test-tsan proto clean
+.PHONY: setup build release demo test test-containers test-unit test-tsan proto format clean
 
 ## Installs the Debian packages the build needs (only those missing).
 setup:
@@ -55,6 +55,11 @@ proto: setup
 	scripts/generate-wire-swift
 	scripts/generate-proto-python
 	scripts/generate-wire-golden
+
+## Formats every Swift file with the toolchain's `swift format` and .swift-format (swift-nio's rules, lines of
+## 120); `make test` checks it (scripts/format --check), so run this before committing.
+format:
+	scripts/format
 
 ## There is no `make bench`: each benchmark is a script of its own (scripts/bench-*, release builds, minutes to
 ## an hour each); docs/benchmarks.md gives, for every figure of record, the command that reproduces it.

@@ -56,9 +56,11 @@ let package = Package(
             dependencies: ["CLazyLibrary"],
             path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
-                            .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"),
-                            .linkedLibrary("m")]
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("isal"), .linkedLibrary("lcms2"),
+                .linkedLibrary("webp"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"),
+                .linkedLibrary("m"),
+            ]
             // libavif, libheif and libtiff are not linked: opened on the first AVIF decode or encode (avif_library.c),
             // HEIF decode (heif_library.c) and TIFF decode or encode (tiff_library.c).
         ),
@@ -67,7 +69,8 @@ let package = Package(
         // Locks, threads of our own and ThreadSanitizer annotations: what every layer runs on (no engine, no I/O).
         .target(name: "Runtime"),
         // The operations engine: operations, queues, dependencies, injection, groups, conditions.
-        .target(name: "Operations", dependencies: ["Runtime", .product(name: "DequeModule", package: "swift-collections")]),
+        .target(
+            name: "Operations", dependencies: ["Runtime", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "Wire", dependencies: ["CShiftworkProto"]),
         .target(name: "Messaging", dependencies: ["CZeroMQ", "Runtime"]),
         // The HTTP server of the metrics, dashboard and health endpoints (and of the tests' origin server).
@@ -152,8 +155,10 @@ let package = Package(
         .target(
             name: "CTestSupport",
             path: "Tests/CTestSupport",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
-                            .linkedLibrary("heif")]
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
+                .linkedLibrary("heif"), .linkedLibrary("png"),
+            ]
         ),
 
         // MARK: Tests
@@ -177,7 +182,8 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
-                "Cluster", "ClusterSimulation", "Imaging", "Messaging", "Runtime", "Wire", "ShiftworkCLI", "ShiftworkTestSupport",
+                "Cluster", "ClusterSimulation", "Imaging", "Messaging", "Runtime", "Wire", "ShiftworkCLI",
+                "ShiftworkTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

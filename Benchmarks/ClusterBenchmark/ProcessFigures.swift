@@ -20,8 +20,9 @@ struct ProcessFigures {
             }
             throw SimulationError("no \(key) in /proc/\(pid)/status")
         }
-        return ProcessFigures(cpuSeconds: cpu, residentBytes: try kibibytes("VmRSS"),
-                              peakResidentBytes: try kibibytes("VmHWM"))
+        return ProcessFigures(
+            cpuSeconds: cpu, residentBytes: try kibibytes("VmRSS"),
+            peakResidentBytes: try kibibytes("VmHWM"))
     }
 
     /// User plus system CPU time of this process's thread `tid`, in seconds (`/proc/self/task/TID/stat`).

@@ -96,8 +96,10 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
 
     /// Workers named `PREFIX-N` for each N in `numbers`, connecting to the coordinator at `address` with `slots` each.
     /// Each worker answers photo tasks as `photos` does (a copy each; its held downloads its own).
-    init(address: sockaddr_in, numbers: Range<Int>, prefix: String, slots: Int,
-         taskDelay: Duration, photos: SimulatedPhotoWorker = SimulatedPhotoWorker(), counters: SimulationCounters) {
+    init(
+        address: sockaddr_in, numbers: Range<Int>, prefix: String, slots: Int,
+        taskDelay: Duration, photos: SimulatedPhotoWorker = SimulatedPhotoWorker(), counters: SimulationCounters
+    ) {
         self.address = address
         self.slots = UInt32(max(1, slots))
         let parts = taskDelay.components
@@ -151,13 +153,16 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             let ready = epoll_wait(poller, &events, Int32(events.count), timeoutMs)
             let now = Self.nowNs()
             if ready > 0 {
-                for event in events[0..<Int(ready)] { service(Int(event.data.u32), events: event.events, buffer: buffer, now: now) }
+                for event in events[0..<Int(ready)] {
+                    service(Int(event.data.u32), events: event.events, buffer: buffer, now: now)
+                }
             }
             releaseDueResults(now: now)
             flushResults()
             if now >= nextSweepNs {
                 sendHeartbeats(now: now)
-                for index in connections.indices where connections[index].state == .idle && connections[index].retryAtNs <= now {
+                for index in connections.indices
+                where connections[index].state == .idle && connections[index].retryAtNs <= now {
                     open(index, now: now)
                 }
                 nextSweepNs = now + 20_000_000
@@ -211,7 +216,9 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 return
             } else {
-                return lost(index, now: now, count == 0 ? "closed by the coordinator" : "recv: \(String(cString: strerror(errno)))")
+                return lost(
+                    index, now: now,
+                    count == 0 ? "closed by the coordinator" : "recv: \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -227,7 +234,9 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             markUnflushed(index)
             pong.withUnsafeBytes { connections[index].queueRaw($0) }
         } else if name == "ERROR" {
-            lost(index, now: Self.nowNs(), "ZMTP ERROR from the coordinator: \(String(decoding: body.dropFirst(), as: UTF8.self))")
+            lost(
+                index, now: Self.nowNs(),
+                "ZMTP ERROR from the coordinator: \(String(decoding: body.dropFirst(), as: UTF8.self))")
         }
     }
 
@@ -236,7 +245,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     /// worker says hello again).
     private func lost(_ index: Int, now: UInt64, _ reason: String) {
         if counters.connectionFailures.add(1, ordering: .relaxed).newValue == 1 {
-            FileHandle.standardError.write(Data("ClusterBenchmark: simulated worker \(workers[index].id): \(reason)\n".utf8))
+            FileHandle.standardError.write(
+                Data("ClusterBenchmark: simulated worker \(workers[index].id): \(reason)\n".utf8))
         }
         connections[index].drop(retryAtNs: now + 100_000_000)
     }
@@ -260,9 +270,12 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
 
     private func sayHello(_ index: Int, now: UInt64) {
         workers[index].helloSentNs = now
-        send(.workerHello(WorkerHello(workerID: workers[index].id, slots: slots, version: "simulation",
-                                      hostname: "simulation", acceptsBatches: true,
-                                      acceptsChainedTasks: workers[index].photos.chaining.announced)), to: index)
+        send(
+            .workerHello(
+                WorkerHello(
+                    workerID: workers[index].id, slots: slots, version: "simulation",
+                    hostname: "simulation", acceptsBatches: true,
+                    acceptsChainedTasks: workers[index].photos.chaining.announced)), to: index)
         counters.hellos.add(1, ordering: .relaxed)
     }
 
@@ -289,14 +302,16 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         if !hasResults(index) { dirty.append(index) }
         for assignment in assignments {
             workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
-            workers[index].noopResults.add(taskID: UnsafeRawBufferPointer(rebasing: bytes[assignment.taskID]),
-                                           attempt: assignment.attempt, taskKey: assignment.taskKey)
+            workers[index].noopResults.add(
+                taskID: UnsafeRawBufferPointer(rebasing: bytes[assignment.taskID]),
+                attempt: assignment.attempt, taskKey: assignment.taskKey)
         }
         counters.assignments.add(assignments.count, ordering: .relaxed)
     }
 
     private func hasResults(_ index: Int) -> Bool {
-        workers[index].noopResults.count > 0 || !workers[index].outgoing.isEmpty || !workers[index].outgoingAlone.isEmpty
+        workers[index].noopResults.count > 0 || !workers[index].outgoing.isEmpty
+            || !workers[index].outgoingAlone.isEmpty
     }
 
     private func handle(_ message: Message, worker index: Int) {
@@ -304,11 +319,14 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
         case .taskAssignment(let assignment):
             counters.assignments.add(1, ordering: .relaxed)
             workers[index].lastSequence = max(workers[index].lastSequence, assignment.sequence)
-            let runs = workers[index].photos.runs(answering: assignment, coordinatorAcceptsBatches: workers[index].acceptsBatches)
+            let runs = workers[index].photos.runs(
+                answering: assignment, coordinatorAcceptsBatches: workers[index].acceptsBatches)
             let alone = assignment.kind != .noop
             if alone {
                 attemptsReceived[assignment.taskKey, default: []].append(assignment.attempt)
-                if let followOn = assignment.followOn { attemptsReceived[followOn.taskKey, default: []].append(followOn.attempt) }
+                if let followOn = assignment.followOn {
+                    attemptsReceived[followOn.taskKey, default: []].append(followOn.attempt)
+                }
                 for result in runs.flatMap(\.messagesAtEnd).joined() {
                     count(result, of: result.taskKey == assignment.taskKey ? assignment.kind : .tiltShift)
                 }
@@ -319,7 +337,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
                 // Each run takes the delay: a chained tilt-shift starts when its download's run ends.
                 workers[index].holding.insert(first.taskKey)
                 workers[index].running += 1
-                delayed.start(runs, worker: index, registration: workers[index].registration, alone: alone, now: Self.nowNs())
+                delayed.start(
+                    runs, worker: index, registration: workers[index].registration, alone: alone, now: Self.nowNs())
             }
         case .welcome(let welcome):
             counters.welcomes.add(1, ordering: .relaxed)
@@ -339,7 +358,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             counters.refusals.add(1, ordering: .relaxed)
             // As a real worker: register again, once per two heartbeat intervals at most.
             let now = Self.nowNs()
-            if refusal.code == .unknownWorker, now - workers[index].helloSentNs > 2 * workers[index].heartbeatIntervalNs {
+            if refusal.code == .unknownWorker, now - workers[index].helloSentNs > 2 * workers[index].heartbeatIntervalNs
+            {
                 sayHello(index, now: now)
             }
         default:
@@ -364,7 +384,8 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     }
 
     private func releaseDueResults(now: UInt64) {
-        delayed.end(upTo: now, isCurrent: { worker, registration in workers[worker].registration == registration }) { ended in
+        delayed.end(upTo: now, isCurrent: { worker, registration in workers[worker].registration == registration }) {
+            ended in
             queue(ended.messagesAtEnd, alone: ended.alone, for: ended.worker)
             if let next = ended.nextTaskKey {
                 // As a real worker: the chained run starts in the slot now, its result (and a held-back one) later.
@@ -383,7 +404,9 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             let noopCount = workers[index].noopResults.count
             if noopCount > 0 {
                 markUnflushed(index)
-                workers[index].noopResults.flush(batches: workers[index].acceptsBatches) { connections[index].queue($0) }
+                workers[index].noopResults.flush(batches: workers[index].acceptsBatches) {
+                    connections[index].queue($0)
+                }
                 workers[index].tasksAnswered += noopCount
                 counters.results.add(noopCount, ordering: .relaxed)
             }
@@ -392,12 +415,16 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
             workers[index].outgoing.removeAll(keepingCapacity: true)
             workers[index].outgoingAlone.removeAll(keepingCapacity: true)
             let aloneCount = alone.reduce(0) { $0 + $1.count }
-            if taskDelayNs > 0 { for result in results + alone.joined() { workers[index].holding.remove(result.taskKey) } }
+            if taskDelayNs > 0 {
+                for result in results + alone.joined() { workers[index].holding.remove(result.taskKey) }
+            }
             let messages = results.map(Message.taskResult)
             for message in workers[index].acceptsBatches ? MessageBatching.coalesce(messages) : messages {
                 send(message, to: index)
             }
-            for message in alone { send(message.count == 1 ? .taskResult(message[0]) : .taskResults(message), to: index) }
+            for message in alone {
+                send(message.count == 1 ? .taskResult(message[0]) : .taskResults(message), to: index)
+            }
             workers[index].tasksAnswered += results.count + aloneCount
             counters.results.add(results.count + aloneCount, ordering: .relaxed)
         }
@@ -407,8 +434,11 @@ final class SimulatedWorkerGroup: @unchecked Sendable {
     private func sendHeartbeats(now: UInt64) {
         for index in workers.indices where workers[index].nextHeartbeatNs <= now {
             let worker = workers[index]
-            send(.heartbeat(Heartbeat(workerID: worker.id, running: UInt32(worker.running),
-                                      lastSequence: worker.lastSequence, holding: Array(worker.holding))), to: index)
+            send(
+                .heartbeat(
+                    Heartbeat(
+                        workerID: worker.id, running: UInt32(worker.running),
+                        lastSequence: worker.lastSequence, holding: Array(worker.holding))), to: index)
             workers[index].nextHeartbeatNs = now + worker.heartbeatIntervalNs
             counters.heartbeats.add(1, ordering: .relaxed)
         }

@@ -30,7 +30,8 @@ struct WorkerSimulation {
     func run(_ client: ClusterClient) async throws {
         try raiseOpenFileLimit(to: rlim_t(workers) * 2 + 256)
         guard let address = ZMTPConnection.address(of: endpoint) else {
-            throw SimulationError("simulated workers connect to a tcp://A.B.C.D:PORT endpoint (an IPv4 address), not \(endpoint)")
+            throw SimulationError(
+                "simulated workers connect to a tcp://A.B.C.D:PORT endpoint (an IPv4 address), not \(endpoint)")
         }
         let counters = SimulationCounters()
         let initial = try ProcessFigures.read(pid: coordinatorPID)
@@ -38,8 +39,10 @@ struct WorkerSimulation {
         var groups: [SimulatedWorkerGroup] = []
         for thread in 0..<threadCount {
             let numbers = (workers * thread / threadCount)..<(workers * (thread + 1) / threadCount)
-            let group = SimulatedWorkerGroup(address: address, numbers: numbers, prefix: "sim-\(getpid())",
-                                             slots: slots, taskDelay: taskDelay, photos: SimulatedPhotoWorker(chaining: photoChaining), counters: counters)
+            let group = SimulatedWorkerGroup(
+                address: address, numbers: numbers, prefix: "sim-\(getpid())",
+                slots: slots, taskDelay: taskDelay, photos: SimulatedPhotoWorker(chaining: photoChaining),
+                counters: counters)
             groups.append(group)
             let body = Thread {
                 group.run()
@@ -48,10 +51,13 @@ struct WorkerSimulation {
             body.name = "simulated workers \(thread)"
             body.start()
         }
-        let kindText = photos > 0 ? "photo tasks (12 MP, sink \(photoSink), chaining \(photoChaining.rawValue))" : "no-op tasks"
+        let kindText =
+            photos > 0 ? "photo tasks (12 MP, sink \(photoSink), chaining \(photoChaining.rawValue))" : "no-op tasks"
         let delayText = taskDelay == .zero ? "\(kindText) answered at once" : "\(kindText) answered after \(taskDelay)"
-        print("simulation: \(workers) simulated workers × \(slots) slots on \(threadCount) threads (each worker a TCP "
-              + "connection speaking ZMTP 3.1 as a DEALER), \(delayText); coordinator pid \(coordinatorPID) on \(endpoint)")
+        print(
+            "simulation: \(workers) simulated workers × \(slots) slots on \(threadCount) threads (each worker a TCP "
+                + "connection speaking ZMTP 3.1 as a DEALER), \(delayText); coordinator pid \(coordinatorPID) on \(endpoint)"
+        )
         do {
             try await measure(client, counters: counters, initial: initial, groups: groups)
         } catch {
@@ -61,12 +67,14 @@ struct WorkerSimulation {
         await stop(counters, threadCount)
         let answered = groups.flatMap(\.tasksAnswered).sorted()
         if let least = answered.first, let most = answered.last {
-            print("tasks per simulated worker (warm-up included): min \(least), median \(answered[answered.count / 2]), max \(most); "
-                  + "\(answered.filter { $0 == 0 }.count) workers got none")
+            print(
+                "tasks per simulated worker (warm-up included): min \(least), median \(answered[answered.count / 2]), max \(most); "
+                    + "\(answered.filter { $0 == 0 }.count) workers got none")
         }
-        print("simulated workers: \(counters.hellos.load(ordering: .relaxed)) hellos, \(counters.welcomes.load(ordering: .relaxed)) welcomes, "
-              + "\(counters.refusals.load(ordering: .relaxed)) refusals, \(counters.malformed.load(ordering: .relaxed)) malformed, "
-              + "\(counters.connectionFailures.load(ordering: .relaxed)) connections refused or lost")
+        print(
+            "simulated workers: \(counters.hellos.load(ordering: .relaxed)) hellos, \(counters.welcomes.load(ordering: .relaxed)) welcomes, "
+                + "\(counters.refusals.load(ordering: .relaxed)) refusals, \(counters.malformed.load(ordering: .relaxed)) malformed, "
+                + "\(counters.connectionFailures.load(ordering: .relaxed)) connections refused or lost")
         if photos > 0 {
             // Tasks sent twice, as the simulated workers saw them: the same key received again, by any worker,
             // with a new attempt (a retry) or the same one (sent again without a failure in between).
@@ -74,11 +82,14 @@ struct WorkerSimulation {
             for group in groups { attempts.merge(group.attemptsPerTask) { $0 + $1 } }
             let twice = attempts.values.filter { $0.count > 1 }
             let sameAttempt = twice.filter { Set($0).count < $0.count }.count
-            print("tasks received more than once by the simulated workers (warm-up included): \(twice.count) of \(attempts.count) "
-                  + "(\(sameAttempt) with the same attempt again)")
-            print("simulated photo answers (warm-up included): \(counters.downloadsAnswered.load(ordering: .relaxed)) downloads held, "
-                  + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures; "
-                  + "\(counters.assignments.load(ordering: .relaxed)) assignments received (one a photo when its tilt-shift is chained)")
+            print(
+                "tasks received more than once by the simulated workers (warm-up included): \(twice.count) of \(attempts.count) "
+                    + "(\(sameAttempt) with the same attempt again)")
+            print(
+                "simulated photo answers (warm-up included): \(counters.downloadsAnswered.load(ordering: .relaxed)) downloads held, "
+                    + "\(counters.tiltShiftsAnswered.load(ordering: .relaxed)) tilt-shifts, \(counters.failedAnswers.load(ordering: .relaxed)) failures; "
+                    + "\(counters.assignments.load(ordering: .relaxed)) assignments received (one a photo when its tilt-shift is chained)"
+            )
         }
     }
 
@@ -96,8 +107,10 @@ struct WorkerSimulation {
             + "(simulator \(format(simulator, 2)) µs, client \(format(client, 2)) µs)"
     }
 
-    private func measure(_ client: ClusterClient, counters: SimulationCounters, initial: ProcessFigures,
-                         groups: [SimulatedWorkerGroup]) async throws {
+    private func measure(
+        _ client: ClusterClient, counters: SimulationCounters, initial: ProcessFigures,
+        groups: [SimulatedWorkerGroup]
+    ) async throws {
         let clock = ContinuousClock()
         let connecting = clock.now
         var registered = 0
@@ -122,13 +135,16 @@ struct WorkerSimulation {
         let heartbeats = counters.heartbeats.load(ordering: .relaxed) - heartbeatsBefore
         let idleCPU = idleEnd.cpuSeconds - idleStart.cpuSeconds
         let stillRegistered = try await client.status().workers.count
-        print("heartbeats: \(Int((Double(heartbeats) / idleElapsed).rounded()))/s over \(format(idleElapsed, 1)) s idle; "
-              + "coordinator CPU \(format(idleCPU / idleElapsed * 100, 1)) % of a core, "
-              + "\(format(idleCPU / Double(max(heartbeats, 1)) * 1e6, 1)) µs per heartbeat; "
-              + "\(stillRegistered) workers registered after, \(counters.refusals.load(ordering: .relaxed) - refusalsBefore) refusals")
+        print(
+            "heartbeats: \(Int((Double(heartbeats) / idleElapsed).rounded()))/s over \(format(idleElapsed, 1)) s idle; "
+                + "coordinator CPU \(format(idleCPU / idleElapsed * 100, 1)) % of a core, "
+                + "\(format(idleCPU / Double(max(heartbeats, 1)) * 1e6, 1)) µs per heartbeat; "
+                + "\(stillRegistered) workers registered after, \(counters.refusals.load(ordering: .relaxed) - refusalsBefore) refusals"
+        )
 
         if photos > 0 {
-            try await measurePhotos(client, counters: counters, idleCPUPerHeartbeat: idleCPU / Double(max(heartbeats, 1)), groups: groups)
+            try await measurePhotos(
+                client, counters: counters, idleCPUPerHeartbeat: idleCPU / Double(max(heartbeats, 1)), groups: groups)
         } else if tasks > 0 {
             if warmup > 0 { _ = try await throughput(client, tasks: warmup, batchSize: batchSize) }
             print("load average before: \(Self.loadAverage())")
@@ -143,30 +159,37 @@ struct WorkerSimulation {
             print("load average after: \(Self.loadAverage())")
             if succeeded != tasks {
                 // Reported, not fatal: the figures still stand, and the failures are a finding (see stderr for why).
-                print("FAILED TASKS: \(tasks - succeeded) of \(tasks) no-op tasks did not succeed (the first failure of each batch is on stderr)")
+                print(
+                    "FAILED TASKS: \(tasks - succeeded) of \(tasks) no-op tasks did not succeed (the first failure of each batch is on stderr)"
+                )
             }
             let cpu = after.cpuSeconds - before.cpuSeconds
             let heartbeatsDuring = counters.heartbeats.load(ordering: .relaxed) - heartbeatsAtStart
             let batches = (tasks + batchSize - 1) / batchSize
-            print("simulation no-op tasks: \(tasks) in \(batches) batches of up to \(batchSize), \(format(elapsed, 3)) s, "
-                  + "\(heartbeatsDuring) heartbeats meanwhile")
+            print(
+                "simulation no-op tasks: \(tasks) in \(batches) batches of up to \(batchSize), \(format(elapsed, 3)) s, "
+                    + "\(heartbeatsDuring) heartbeats meanwhile")
             print("simulation throughput: \(Int((Double(tasks) / elapsed).rounded())) tasks/s with \(workers) workers")
-            print("coordinator CPU per task: \(format(cpu / Double(tasks) * 1e6, 2)) µs "
-                  + "(\(format(cpu, 2)) s CPU, \(format(cpu / elapsed * 100, 0)) % of a core during the run); "
-                  + split(ownCPU: ownCPU, simulatorCPU: simulatorCPU, per: tasks, "task"))
+            print(
+                "coordinator CPU per task: \(format(cpu / Double(tasks) * 1e6, 2)) µs "
+                    + "(\(format(cpu, 2)) s CPU, \(format(cpu / elapsed * 100, 0)) % of a core during the run); "
+                    + split(ownCPU: ownCPU, simulatorCPU: simulatorCPU, per: tasks, "task"))
             let registeredAfter = try await client.status().workers.count
             print("workers registered after the run: \(registeredAfter) of \(workers)")
         }
         let final = try ProcessFigures.read(pid: coordinatorPID)
-        print("coordinator RSS: \(initial.residentBytes >> 10) KiB before the workers, \(idleStart.residentBytes >> 10) KiB with "
-              + "\(workers) registered, \(final.residentBytes >> 10) KiB at the end, peak \(final.peakResidentBytes >> 10) KiB; "
-              + "\((idleStart.residentBytes - initial.residentBytes) / max(workers, 1)) bytes per registered worker")
+        print(
+            "coordinator RSS: \(initial.residentBytes >> 10) KiB before the workers, \(idleStart.residentBytes >> 10) KiB with "
+                + "\(workers) registered, \(final.residentBytes >> 10) KiB at the end, peak \(final.peakResidentBytes >> 10) KiB; "
+                + "\((idleStart.residentBytes - initial.residentBytes) / max(workers, 1)) bytes per registered worker")
     }
 
     /// The photo batches: `batchSize` photos each, all submitted at once, after a warm-up batch of
     /// `warmup` photos (at most a tenth of them); prints photos/s and the coordinator's CPU per photo and per task.
-    private func measurePhotos(_ client: ClusterClient, counters: SimulationCounters, idleCPUPerHeartbeat: Double,
-                               groups: [SimulatedWorkerGroup]) async throws {
+    private func measurePhotos(
+        _ client: ClusterClient, counters: SimulationCounters, idleCPUPerHeartbeat: Double,
+        groups: [SimulatedWorkerGroup]
+    ) async throws {
         let warmupPhotos = min(warmup, photos / 10)
         if warmupPhotos > 0 { _ = try await photoBatches(client, range: 0..<warmupPhotos) }
         print("load average before: \(Self.loadAverage())")
@@ -188,19 +211,24 @@ struct WorkerSimulation {
         let tasksDone = counters.results.load(ordering: .relaxed) - tasksAtStart
         let batches = (photos + batchSize - 1) / batchSize
         if succeeded != photos {
-            print("FAILED PHOTOS: \(photos - succeeded) of \(photos) photos did not succeed (the first failure of each batch is on stderr)")
+            print(
+                "FAILED PHOTOS: \(photos - succeeded) of \(photos) photos did not succeed (the first failure of each batch is on stderr)"
+            )
         }
-        print("simulation photos: \(photos) photos in \(batches) batches of up to \(batchSize), \(format(elapsed, 3)) s, "
-              + "\(tasksDone) tasks answered, \(heartbeatsDuring) heartbeats meanwhile; \(succeeded) succeeded, "
-              + "\(inSink) reported in the sink by the client")
-        print("simulation photo throughput: \(format(Double(photos) / elapsed, 0)) photos/s "
-              + "(\(format(Double(tasksDone) / elapsed, 0)) tasks/s) with \(workers) workers × \(slots) slots")
+        print(
+            "simulation photos: \(photos) photos in \(batches) batches of up to \(batchSize), \(format(elapsed, 3)) s, "
+                + "\(tasksDone) tasks answered, \(heartbeatsDuring) heartbeats meanwhile; \(succeeded) succeeded, "
+                + "\(inSink) reported in the sink by the client")
+        print(
+            "simulation photo throughput: \(format(Double(photos) / elapsed, 0)) photos/s "
+                + "(\(format(Double(tasksDone) / elapsed, 0)) tasks/s) with \(workers) workers × \(slots) slots")
         let heartbeatCPU = idleCPUPerHeartbeat * Double(heartbeatsDuring)
-        print("coordinator CPU per photo: \(format(cpu / Double(photos) * 1e6, 2)) µs "
-              + "(\(format((cpu - heartbeatCPU) / Double(photos) * 1e6, 2)) µs net of heartbeats at their idle cost; "
-              + "per task \(format(cpu / Double(max(tasksDone, 1)) * 1e6, 2)) µs; \(format(cpu, 2)) s CPU, "
-              + "\(format(cpu / elapsed * 100, 0)) % of a core during the run); "
-              + split(ownCPU: ownCPU, simulatorCPU: simulatorCPU, per: photos, "photo"))
+        print(
+            "coordinator CPU per photo: \(format(cpu / Double(photos) * 1e6, 2)) µs "
+                + "(\(format((cpu - heartbeatCPU) / Double(photos) * 1e6, 2)) µs net of heartbeats at their idle cost; "
+                + "per task \(format(cpu / Double(max(tasksDone, 1)) * 1e6, 2)) µs; \(format(cpu, 2)) s CPU, "
+                + "\(format(cpu / elapsed * 100, 0)) % of a core during the run); "
+                + split(ownCPU: ownCPU, simulatorCPU: simulatorCPU, per: photos, "photo"))
         let registeredAfter = try await client.status().workers.count
         print("workers registered after the run: \(registeredAfter) of \(workers)")
     }
@@ -222,7 +250,8 @@ struct WorkerSimulation {
                 group.addTask {
                     let summary = try await submission.run(with: client)
                     if let failed = summary.items.first(where: { $0.error != nil }) {
-                        FileHandle.standardError.write(Data("ClusterBenchmark: photo \(failed.source) failed: \(failed.error ?? "")\n".utf8))
+                        FileHandle.standardError.write(
+                            Data("ClusterBenchmark: photo \(failed.source) failed: \(failed.error ?? "")\n".utf8))
                     }
                     return (summary.succeeded, summary.items.filter(\.inSink).count)
                 }
@@ -239,7 +268,9 @@ struct WorkerSimulation {
 
     private func stop(_ counters: SimulationCounters, _ threads: Int) async {
         counters.stop.store(true, ordering: .relaxed)
-        while counters.finishedThreads.load(ordering: .acquiring) < threads { try? await Task.sleep(for: .milliseconds(20)) }
+        while counters.finishedThreads.load(ordering: .acquiring) < threads {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Raises this process's soft limit on open files to `wanted` (at most the hard limit): each simulated
@@ -249,7 +280,9 @@ struct WorkerSimulation {
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         guard limit.rlim_cur < wanted else { return }
         guard limit.rlim_max >= wanted else {
-            throw SimulationError("\(workers) workers need about \(wanted) open files; the hard limit is \(limit.rlim_max): raise it (ulimit -Hn)")
+            throw SimulationError(
+                "\(workers) workers need about \(wanted) open files; the hard limit is \(limit.rlim_max): raise it (ulimit -Hn)"
+            )
         }
         let old = limit.rlim_cur
         limit.rlim_cur = wanted

@@ -63,13 +63,17 @@ struct ZMTPConnection {
 
     /// Starts connecting to `address`, watched in `poller` with `tag`; returns the error's text, if any.
     mutating func connect(to address: sockaddr_in, poller: Int32, tag: UInt32) -> String? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let socket = Glibc.socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { return "socket: \(String(cString: strerror(errno))) (raise ulimit -n?)" }
         var on: Int32 = 1
-        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))  // as libzmq sets it
+        // As libzmq sets it.
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         var target = address
         let status = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard status == 0 || errno == EINPROGRESS else {
             let text = String(cString: strerror(errno))
@@ -109,7 +113,9 @@ struct ZMTPConnection {
         guard state == .open || state == .handshaking else { return true }
         while hasOutput {
             let sent = output.withUnsafeBytes { bytes in
-                Glibc.send(descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                Glibc.send(
+                    descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written,
+                    Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             }
             if sent > 0 {
                 written += sent

@@ -165,7 +165,9 @@ struct Arguments {
         if simulateWorkers > 0 && coordinatorPID <= 0 { Self.fail("--simulate-workers needs --coordinator-pid") }
         if photos > 0 && simulateWorkers == 0 { Self.fail("--photos needs --simulate-workers") }
         if photos > 0 && !photoSink.hasPrefix("/") {
-            Self.fail("--photo-sink needs an absolute directory path (the simulated workers write only to directory sinks), not \(photoSink)")
+            Self.fail(
+                "--photo-sink needs an absolute directory path (the simulated workers write only to directory sinks), not \(photoSink)"
+            )
         }
     }
 
@@ -199,7 +201,8 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
         case .finished(let finished):
             succeeded = Int(finished.succeeded)
             guard items == batch.items.count else {
-                throw BenchmarkError(description: "batch \(finished.batchID): \(items) ItemFinished for \(batch.items.count) items")
+                throw BenchmarkError(
+                    description: "batch \(finished.batchID): \(items) ItemFinished for \(batch.items.count) items")
             }
         }
     }
@@ -210,7 +213,10 @@ func runBatch(_ client: ClusterClient, _ batch: SubmitBatch) async throws -> Int
 func reportFirstFailure(_ items: [ItemFinished]) {
     for item in items {
         if case .failure(let failure) = item.outcome {
-            FileHandle.standardError.write(Data("ClusterBenchmark: item \(item.itemIndex) of \(item.batchID) failed: \(failure.code) \(failure.message)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "ClusterBenchmark: item \(item.itemIndex) of \(item.batchID) failed: \(failure.code) \(failure.message)\n"
+                        .utf8))
             return
         }
     }
@@ -247,7 +253,9 @@ func latency(_ client: ClusterClient, rounds: Int) async throws -> [Double] {
         for try await event in await client.submit(batch) {
             if case .itemFinished = event, sample == nil { sample = seconds(clock.now - start) }
         }
-        guard let sample else { throw BenchmarkError(description: "a single-task batch ended without its ItemFinished") }
+        guard let sample else {
+            throw BenchmarkError(description: "a single-task batch ended without its ItemFinished")
+        }
         samples.append(sample)
     }
     return samples
@@ -258,14 +266,22 @@ func latency(_ client: ClusterClient, rounds: Int) async throws -> [Double] {
 func behind(_ endpoint: String, large: Int, small: Int, label: String) async throws {
     let bigClient = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
     let smallClient = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
-    defer { Task { await bigClient.close(); await smallClient.close() } }
+    defer {
+        Task {
+            await bigClient.close()
+            await smallClient.close()
+        }
+    }
     let running = AsyncStream<Void>.makeStream()
     let bigDone = Task { () throws -> ContinuousClock.Instant in
         var signalled = false
         for try await event in await bigClient.submit(noopBatch(large)) {
             switch event {
             case .itemFinished, .itemsFinished:
-                if !signalled { running.continuation.yield(); signalled = true }
+                if !signalled {
+                    running.continuation.yield()
+                    signalled = true
+                }
             case .finished: return .now
             case .accepted, .attached, .retrying, .itemsAdded: break
             }
@@ -285,9 +301,10 @@ func behind(_ endpoint: String, large: Int, small: Int, label: String) async thr
     }
     let bigEnd = try await bigDone.value
     guard let first, let end else { throw BenchmarkError(description: "the small batch did not finish") }
-    print("shiftwork behind \(label): \(small)-task batch behind a running \(large)-task batch: first result "
-          + "\(format(seconds(first - start) * 1000, 1)) ms, done \(format(seconds(end - start) * 1000, 1)) ms; "
-          + "large batch done \(format(seconds(bigEnd - start) * 1000, 1)) ms after the small submit")
+    print(
+        "shiftwork behind \(label): \(small)-task batch behind a running \(large)-task batch: first result "
+            + "\(format(seconds(first - start) * 1000, 1)) ms, done \(format(seconds(end - start) * 1000, 1)) ms; "
+            + "large batch done \(format(seconds(bigEnd - start) * 1000, 1)) ms after the small submit")
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -310,7 +327,8 @@ func residentBytes(pid: Int32) throws -> Int {
 func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) async throws {
     let initial = try await client.status()
     guard initial.workers.isEmpty else {
-        throw BenchmarkError(description: "the memory measurement needs a coordinator without workers; it has \(initial.workers.count)")
+        throw BenchmarkError(
+            description: "the memory measurement needs a coordinator without workers; it has \(initial.workers.count)")
     }
     let before = try residentBytes(pid: pid)
     let clock = ContinuousClock()
@@ -348,10 +366,12 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
     try await Task.sleep(for: .seconds(1))
     let after = try residentBytes(pid: pid)
     let perTask = Double(after - before) / Double(max(accepted, 1))
-    print("coordinator holds \(accepted) queued tasks (status: \(queued) queued; "
-          + "accepted in \(format(acceptedAfter, 2)) s, settled after \(format(settledAfter, 2)) s)")
-    print("coordinator RSS before: \(before / 1024) KiB, when the last batch was accepted: \(atAcceptance / 1024) KiB, "
-          + "settled: \(after / 1024) KiB")
+    print(
+        "coordinator holds \(accepted) queued tasks (status: \(queued) queued; "
+            + "accepted in \(format(acceptedAfter, 2)) s, settled after \(format(settledAfter, 2)) s)")
+    print(
+        "coordinator RSS before: \(before / 1024) KiB, when the last batch was accepted: \(atAcceptance / 1024) KiB, "
+            + "settled: \(after / 1024) KiB")
     print("coordinator memory per queued task: \(Int(perTask.rounded())) bytes")
     if stablePolls < 2 {
         throw BenchmarkError(description: "the coordinator's queue did not settle within 300 s")
@@ -361,7 +381,9 @@ func memory(_ client: ClusterClient, tasks: Int, batchSize: Int, pid: Int32) asy
 
 /// Runs `batches` batches of `batchSize` no-op items one after another (each cancelled once accepted, with
 /// `cancel`) and prints the coordinator's RSS every `every` batches and after `settle` idle seconds.
-func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, settle: Int, cancel: Bool, pid: Int32) async throws {
+func soak(
+    _ client: ClusterClient, batches: Int, batchSize: Int, every: Int, settle: Int, cancel: Bool, pid: Int32
+) async throws {
     let clock = ContinuousClock()
     let start = clock.now
     let before = try residentBytes(pid: pid)
@@ -392,7 +414,8 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
             throw BenchmarkError(description: "batch \(done) ended with \(items) of \(batchSize) items and no summary")
         }
         if !cancel && finished.succeeded != UInt32(batchSize) {
-            throw BenchmarkError(description: "batch \(done): \(finished.succeeded) of \(batchSize) no-op items succeeded")
+            throw BenchmarkError(
+                description: "batch \(done): \(finished.succeeded) of \(batchSize) no-op items succeeded")
         }
         if done % every == 0 || done == batches { try report("batches=\(done)") }
     }
@@ -406,12 +429,15 @@ func soak(_ client: ClusterClient, batches: Int, batchSize: Int, every: Int, set
 
 /// Cancel latency with every slot busy on large images: see the header. Returns the samples in seconds.
 func cancelLatency(_ client: ClusterClient, rounds: Int, side: Int) async throws -> [Double] {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-bench-\(UUID().uuidString).jpg").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-bench-\(UUID().uuidString).jpg")
+        .path
     try writeLargeJPEG(side: side, to: path)
     defer { try? FileManager.default.removeItem(atPath: path) }
     let slots = Int(try await client.status().workers.reduce(0) { $0 + $1.slots })
     guard slots > 0 else { throw BenchmarkError(description: "the cancel latency needs workers") }
-    print("cancel latency: \(rounds) rounds, \(slots) slots busy on \(side)×\(side) JPEGs (\(side * side / 1_000_000) MP)")
+    print(
+        "cancel latency: \(rounds) rounds, \(slots) slots busy on \(side)×\(side) JPEGs (\(side * side / 1_000_000) MP)"
+    )
     let clock = ContinuousClock()
     var samples: [Double] = []
     let batch = SubmitBatch(requestID: "", items: (0..<slots).map { BatchItem(source: path, outputName: "big-\($0)") })
@@ -477,12 +503,14 @@ do {
         }
     }
     if arguments.memoryTasks > 0 {
-        try await memory(client, tasks: arguments.memoryTasks, batchSize: arguments.memoryBatchSize,
-                         pid: arguments.coordinatorPID)
+        try await memory(
+            client, tasks: arguments.memoryTasks, batchSize: arguments.memoryBatchSize,
+            pid: arguments.coordinatorPID)
     }
     if arguments.soakBatches > 0 {
-        try await soak(client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
-                       settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
+        try await soak(
+            client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
+            settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
     }
     if arguments.behind > 0 {
         try await behind(arguments.coordinator, large: arguments.behind, small: arguments.small, label: arguments.label)
@@ -500,31 +528,40 @@ do {
         if arguments.warmup > 0 {
             _ = try await throughput(client, tasks: arguments.warmup, batchSize: arguments.batchSize)
         }
-        let cpuBefore = arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
+        let cpuBefore =
+            arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
         let (elapsed, succeeded) = try await throughput(client, tasks: arguments.tasks, batchSize: arguments.batchSize)
-        let cpuAfter = arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
+        let cpuAfter =
+            arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
         guard succeeded == arguments.tasks else {
             throw BenchmarkError(description: "\(succeeded) of \(arguments.tasks) no-op tasks succeeded")
         }
         let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
-        print("shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s")
+        print(
+            "shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s"
+        )
         print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
         if arguments.coordinatorPID > 0 {
-            print("shiftwork coordinator CPU per task: \(format((cpuAfter - cpuBefore) / Double(arguments.tasks) * 1e6, 2)) µs")
+            print(
+                "shiftwork coordinator CPU per task: \(format((cpuAfter - cpuBefore) / Double(arguments.tasks) * 1e6, 2)) µs"
+            )
         }
     }
     if arguments.cancelRounds > 0 {
-        let samples = try await cancelLatency(client, rounds: arguments.cancelRounds, side: arguments.cancelSide).sorted()
-        print("shiftwork cancel latency p50: \(format(percentile(samples, 50) * 1000, 1)) ms p99: "
-              + "\(format(percentile(samples, 99) * 1000, 1)) ms max: \(format((samples.last ?? .nan) * 1000, 1)) ms "
-              + "(\(samples.count) cancels, CancelBatch sent → every slot free)")
+        let samples = try await cancelLatency(client, rounds: arguments.cancelRounds, side: arguments.cancelSide)
+            .sorted()
+        print(
+            "shiftwork cancel latency p50: \(format(percentile(samples, 50) * 1000, 1)) ms p99: "
+                + "\(format(percentile(samples, 99) * 1000, 1)) ms max: \(format((samples.last ?? .nan) * 1000, 1)) ms "
+                + "(\(samples.count) cancels, CancelBatch sent → every slot free)")
     }
     if arguments.latencyRounds > 0 {
         _ = try await latency(client, rounds: min(100, arguments.latencyRounds))  // warm-up
         let samples = try await latency(client, rounds: arguments.latencyRounds).sorted()
         let mean = samples.reduce(0, +) / Double(samples.count)
-        print("shiftwork no-op latency p50: \(format(percentile(samples, 50) * 1000, 3)) ms p99: \(format(percentile(samples, 99) * 1000, 3)) ms "
-              + "(mean \(format(mean * 1000, 3)) ms, \(samples.count) single-task batches)")
+        print(
+            "shiftwork no-op latency p50: \(format(percentile(samples, 50) * 1000, 3)) ms p99: \(format(percentile(samples, 99) * 1000, 3)) ms "
+                + "(mean \(format(mean * 1000, 3)) ms, \(samples.count) single-task batches)")
     }
 } catch {
     FileHandle.standardError.write(Data("ClusterBenchmark: \(error)\n".utf8))

@@ -52,8 +52,10 @@ public struct DelayedRunQueue {
     /// Starts the first of an assignment's `runs` at `now` on `worker` (in its `registration`); `alone` as in ``Ended``.
     public mutating func start(_ runs: [SimulatedRun], worker: Int, registration: Int, alone: Bool, now: UInt64) {
         guard !runs.isEmpty else { return }
-        pending.append(Pending(dueNs: now + delayNs, worker: worker, registration: registration, alone: alone,
-                               runs: runs, index: 0))
+        pending.append(
+            Pending(
+                dueNs: now + delayNs, worker: worker, registration: registration, alone: alone,
+                runs: runs, index: 0))
     }
 
     /// Ends every run due by `now`, in order, and hands each to `handle`. An ended run's next run starts at
@@ -67,11 +69,15 @@ public struct DelayedRunQueue {
             let next = due.index + 1
             let nextKey = next < due.runs.count ? due.runs[next].taskKey : nil
             if nextKey != nil {
-                pending.append(Pending(dueNs: now + delayNs, worker: due.worker, registration: due.registration,
-                                       alone: due.alone, runs: due.runs, index: next))
+                pending.append(
+                    Pending(
+                        dueNs: now + delayNs, worker: due.worker, registration: due.registration,
+                        alone: due.alone, runs: due.runs, index: next))
             }
-            handle(Ended(worker: due.worker, alone: due.alone, messagesAtEnd: due.runs[due.index].messagesAtEnd,
-                         nextTaskKey: nextKey))
+            handle(
+                Ended(
+                    worker: due.worker, alone: due.alone, messagesAtEnd: due.runs[due.index].messagesAtEnd,
+                    nextTaskKey: nextKey))
         }
         if head > 4096, head * 2 > pending.count {
             pending.removeFirst(head)

@@ -45,11 +45,13 @@ public enum NoopAssignmentScan {
                 major = value
             case (Self.assignmentField, .lengthDelimited):
                 guard !body, let range = reader.lengthDelimited(),
-                      scanAssignment(bytes, range, into: &assignments) else { return undo(&assignments, to: start) }
+                    scanAssignment(bytes, range, into: &assignments)
+                else { return undo(&assignments, to: start) }
                 body = true
             case (Self.assignmentBatchField, .lengthDelimited):
                 guard !body, let range = reader.lengthDelimited(),
-                      scanBatch(bytes, range, into: &assignments) else { return undo(&assignments, to: start) }
+                    scanBatch(bytes, range, into: &assignments)
+                else { return undo(&assignments, to: start) }
                 body = true
             case (Self.assignmentField, _), (Self.assignmentBatchField, _):
                 return undo(&assignments, to: start)
@@ -74,14 +76,17 @@ public enum NoopAssignmentScan {
         return false
     }
 
-    private static func scanBatch(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>,
-                                  into assignments: inout [NoopAssignment]) -> Bool {
+    private static func scanBatch(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>,
+        into assignments: inout [NoopAssignment]
+    ) -> Bool {
         var reader = ProtobufReader(bytes, in: range)
         while !reader.isAtEnd {
             guard let (field, wireType) = reader.tag() else { return false }
             if field == 1 {
                 guard wireType == .lengthDelimited, let element = reader.lengthDelimited(),
-                      scanAssignment(bytes, element, into: &assignments) else { return false }
+                    scanAssignment(bytes, element, into: &assignments)
+                else { return false }
             } else {
                 guard reader.skip(wireType) else { return false }
             }
@@ -90,8 +95,10 @@ public enum NoopAssignmentScan {
     }
 
     /// One `TaskAssignment`: appended when it is a no-op (of any other kind, or carrying a follow-on: `false`).
-    private static func scanAssignment(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>,
-                                       into assignments: inout [NoopAssignment]) -> Bool {
+    private static func scanAssignment(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>,
+        into assignments: inout [NoopAssignment]
+    ) -> Bool {
         var reader = ProtobufReader(bytes, in: range)
         var found = NoopAssignment(taskID: range.lowerBound..<range.lowerBound, attempt: 0, taskKey: 0, sequence: 0)
         var kind: UInt64 = 0

@@ -91,10 +91,15 @@ public struct NoopResultWriter {
 
     /// Writes the envelope's header (major, minor, the body's tag and length) just before `start` and sends
     /// the header and `start..<end`.
-    private mutating func sendWithHeader(body tag: UInt64, from start: Int, to end: Int,
-                                         _ send: (UnsafeRawBufferPointer) -> Void) {
-        let major = UInt64(WireProtocol.major), minor = UInt64(WireProtocol.minor), length = UInt64(end - start)
-        let headerSize = 2 + Self.varintSize(major) + Self.varintSize(minor) + Self.varintSize(tag) + Self.varintSize(length)
+    private mutating func sendWithHeader(
+        body tag: UInt64, from start: Int, to end: Int,
+        _ send: (UnsafeRawBufferPointer) -> Void
+    ) {
+        let major = UInt64(WireProtocol.major)
+        let minor = UInt64(WireProtocol.minor)
+        let length = UInt64(end - start)
+        let headerSize =
+            2 + Self.varintSize(major) + Self.varintSize(minor) + Self.varintSize(tag) + Self.varintSize(length)
         let headerStart = start - headerSize
         precondition(headerStart >= 0, "NoopResultWriter: no room for the envelope header")
         buffer.withUnsafeMutableBytes { bytes in
@@ -109,7 +114,8 @@ public struct NoopResultWriter {
         }
     }
 
-    private static func writeVarint(_ value: UInt64, into bytes: UnsafeMutableRawBufferPointer, at position: inout Int) {
+    private static func writeVarint(_ value: UInt64, into bytes: UnsafeMutableRawBufferPointer, at position: inout Int)
+    {
         var rest = value
         while rest >= 0x80 {
             bytes[position] = UInt8(truncatingIfNeeded: rest) | 0x80

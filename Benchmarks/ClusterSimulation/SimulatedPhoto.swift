@@ -14,7 +14,10 @@ public struct SimulatedPhoto: Sendable, Equatable {
     public var height: UInt32
 
     /// Creates a photo's figures.
-    public init(downloadBytes: UInt64, mediaType: String, outputBytes: UInt64, outputCRC32C: UInt32, width: UInt32, height: UInt32) {
+    public init(
+        downloadBytes: UInt64, mediaType: String, outputBytes: UInt64, outputCRC32C: UInt32, width: UInt32,
+        height: UInt32
+    ) {
         self.downloadBytes = downloadBytes
         self.mediaType = mediaType
         self.outputBytes = outputBytes
@@ -32,8 +35,9 @@ public struct SimulatedPhoto: Sendable, Equatable {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
-        return SimulatedPhoto(downloadBytes: 5_500_000 + hash % 1_000_000, mediaType: "image/jpeg",
-                              outputBytes: 900_000 + (hash >> 20) % 200_000, outputCRC32C: UInt32(truncatingIfNeeded: hash >> 32),
-                              width: 4000, height: 3000)
+        return SimulatedPhoto(
+            downloadBytes: 5_500_000 + hash % 1_000_000, mediaType: "image/jpeg",
+            outputBytes: 900_000 + (hash >> 20) % 200_000, outputCRC32C: UInt32(truncatingIfNeeded: hash >> 32),
+            width: 4000, height: 3000)
     }
 }

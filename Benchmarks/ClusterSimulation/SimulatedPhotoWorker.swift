@@ -29,8 +29,10 @@ public struct SimulatedPhotoWorker: Sendable {
     /// A worker whose photos are described by `describe` (by default 12-megapixel JPEGs); without a sink, its
     /// outputs carry `unsunkOutputBytes` bytes each.
     /// `chaining` is a real worker's default unless told otherwise.
-    public init(unsunkOutputBytes: Int = 1_000_000, chaining: PhotoChaining = .on,
-                describe: @escaping @Sendable (String) -> SimulatedPhoto = SimulatedPhoto.twelveMegapixel) {
+    public init(
+        unsunkOutputBytes: Int = 1_000_000, chaining: PhotoChaining = .on,
+        describe: @escaping @Sendable (String) -> SimulatedPhoto = SimulatedPhoto.twelveMegapixel
+    ) {
         self.describe = describe
         self.chaining = chaining
         // JPEG's start-of-image marker first, so that nothing mistakes it for another format.
@@ -50,16 +52,21 @@ public struct SimulatedPhotoWorker: Sendable {
 
     /// The result a real worker sends once `assignment` has run.
     public mutating func answer(_ assignment: TaskAssignment) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: outcome(of: assignment),
-                   taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: outcome(of: assignment),
+            taskKey: assignment.taskKey)
     }
 
     /// The messages a real worker sends once `assignment` has run, and the tilt-shift chained to it if any:
     /// each message its results, one result a `TaskResult` message, two a `TaskResultBatch`. A chained
     /// tilt-shift runs only after a download held on the worker; its result goes with the download's in one
     /// message when `chaining` is `together` and the coordinator takes batches (`Welcome.acceptsBatches`).
-    public mutating func messages(answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true) -> [[TaskResult]] {
-        Array(runs(answering: assignment, coordinatorAcceptsBatches: coordinatorAcceptsBatches).map(\.messagesAtEnd).joined())
+    public mutating func messages(
+        answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true
+    ) -> [[TaskResult]] {
+        Array(
+            runs(answering: assignment, coordinatorAcceptsBatches: coordinatorAcceptsBatches).map(\.messagesAtEnd)
+                .joined())
     }
 
     /// The task runs `assignment` makes on a real worker, in order, each with the messages sent when it ends
@@ -68,19 +75,27 @@ public struct SimulatedPhotoWorker: Sendable {
     /// when the download ends (`Worker.finished`). With `together` (and a coordinator that takes batches) the
     /// download's result is held back: its run ends with no message, and both results go at the tilt-shift's
     /// end. A simulation with a task delay gives each run the delay (`SimulatedWorkerGroup`).
-    public mutating func runs(answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true) -> [SimulatedRun] {
+    public mutating func runs(
+        answering assignment: TaskAssignment, coordinatorAcceptsBatches: Bool = true
+    ) -> [SimulatedRun] {
         let result = answer(assignment)
         // As a real worker, whatever it announced: a follow-on that arrives is run.
-        guard let followOn = assignment.chainedAssignment, case .output(let output) = result.outcome, output.heldOnWorker else {
+        guard let followOn = assignment.chainedAssignment, case .output(let output) = result.outcome,
+            output.heldOnWorker
+        else {
             return [SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: [[result]])]
         }
         let chained = answer(followOn)
         if chaining == .together && coordinatorAcceptsBatches {
-            return [SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: []),
-                    SimulatedRun(taskKey: followOn.taskKey, messagesAtEnd: [[result, chained]])]
+            return [
+                SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: []),
+                SimulatedRun(taskKey: followOn.taskKey, messagesAtEnd: [[result, chained]]),
+            ]
         }
-        return [SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: [[result]]),
-                SimulatedRun(taskKey: followOn.taskKey, messagesAtEnd: [[chained]])]
+        return [
+            SimulatedRun(taskKey: assignment.taskKey, messagesAtEnd: [[result]]),
+            SimulatedRun(taskKey: followOn.taskKey, messagesAtEnd: [[chained]]),
+        ]
     }
 
     private mutating func outcome(of assignment: TaskAssignment) -> TaskOutcome {
@@ -90,8 +105,12 @@ public struct SimulatedPhotoWorker: Sendable {
         case .download:
             guard assignment.keepOutput else {
                 // A real worker would send the image's bytes (an older coordinator): not simulated.
-                return .failure(TaskFailure(code: .internal, message:
-                    "\(assignment.source): the simulation answers only downloads kept on the worker (keepOutput)"))
+                return .failure(
+                    TaskFailure(
+                        code: .internal,
+                        message:
+                            "\(assignment.source): the simulation answers only downloads kept on the worker (keepOutput)"
+                    ))
             }
             let photo = describe(assignment.source)
             held[assignment.taskID] = photo
@@ -99,21 +118,31 @@ public struct SimulatedPhotoWorker: Sendable {
         case .tiltShift:
             return tiltShift(assignment)
         case .unspecified:
-            return .failure(TaskFailure(code: .internal, message:
-                "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
+            return .failure(
+                TaskFailure(
+                    code: .internal,
+                    message:
+                        "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
         }
     }
 
     private mutating func tiltShift(_ assignment: TaskAssignment) -> TaskOutcome {
         guard let input = assignment.inputs.first else {
-            return .failure(TaskFailure(code: .dependency, message:
-                "tilt-shift task \(assignment.taskID) arrived without its input image"))
+            return .failure(
+                TaskFailure(
+                    code: .dependency,
+                    message:
+                        "tilt-shift task \(assignment.taskID) arrived without its input image"))
         }
         let photo: SimulatedPhoto
         if input.onWorker {
             guard let kept = held.removeValue(forKey: input.fromTaskID) else {
-                return .failure(TaskFailure(code: .inputMissing, message:
-                    "\(assignment.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again"))
+                return .failure(
+                    TaskFailure(
+                        code: .inputMissing,
+                        message:
+                            "\(assignment.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again"
+                    ))
             }
             photo = kept
         } else {
@@ -121,17 +150,24 @@ public struct SimulatedPhotoWorker: Sendable {
         }
         let format = Self.outputFormat(assignment.parameters?.outputFormat ?? .sameAsInput, input: photo.mediaType)
         guard !assignment.sink.isEmpty else {
-            return .output(TaskOutput(data: unsunkOutput, mediaType: format.mediaType, width: photo.width, height: photo.height))
+            return .output(
+                TaskOutput(data: unsunkOutput, mediaType: format.mediaType, width: photo.width, height: photo.height))
         }
         guard assignment.sink.hasPrefix("/") else {
-            return .failure(TaskFailure(code: .sink, message:
-                "\(assignment.source): sink \(assignment.sink): the simulation writes only to directory sinks (an absolute path)"))
+            return .failure(
+                TaskFailure(
+                    code: .sink,
+                    message:
+                        "\(assignment.source): sink \(assignment.sink): the simulation writes only to directory sinks (an absolute path)"
+                ))
         }
         // As `DirectorySink`: the directory's URL with the output's name and its format's extension.
         let location = URL(fileURLWithPath: assignment.sink, isDirectory: true)
             .appendingPathComponent("\(assignment.sinkName).\(format.fileExtension)").path
-        return .output(TaskOutput(location: location, size: photo.outputBytes, crc32c: photo.outputCRC32C,
-                                  mediaType: format.mediaType, width: photo.width, height: photo.height))
+        return .output(
+            TaskOutput(
+                location: location, size: photo.outputBytes, crc32c: photo.outputCRC32C,
+                mediaType: format.mediaType, width: photo.width, height: photo.height))
     }
 
     /// The format a tilt-shift writes: the one asked for, else the input's (JPEG when unknown or only read).

@@ -48,7 +48,9 @@ public enum ZMTPFraming {
         let flags: UInt8 = (more ? 0x01 : 0) | (size > 255 ? 0x02 : 0) | (command ? 0x04 : 0)
         bytes.append(flags)
         if size > 255 {
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: UInt64(size) >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: UInt64(size) >> UInt64(shift)))
+            }
         } else {
             bytes.append(UInt8(size))
         }
@@ -57,7 +59,9 @@ public enum ZMTPFraming {
     private static func appendProperty(_ name: String, _ value: [UInt8], to body: inout [UInt8]) {
         body.append(UInt8(name.utf8.count))
         body.append(contentsOf: name.utf8)
-        for shift in stride(from: 24, through: 0, by: -8) { body.append(UInt8(truncatingIfNeeded: UInt32(value.count) >> UInt32(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) {
+            body.append(UInt8(truncatingIfNeeded: UInt32(value.count) >> UInt32(shift)))
+        }
         body.append(contentsOf: value)
     }
 }
@@ -112,7 +116,8 @@ public struct ZMTPReader {
             input = UnsafeRawBufferPointer(rebasing: input[taken...])
             if greetingLeft > 0 { return }
             guard greeting[0] == 0xFF, greeting[9] == 0x7F, greeting[10] >= 3,
-                  Array(greeting[12..<16]) == Array("NULL".utf8) else { throw .badGreeting }
+                Array(greeting[12..<16]) == Array("NULL".utf8)
+            else { throw .badGreeting }
         }
         if pending.isEmpty {
             // Most reads hold whole frames: parsed in place, and only a cut frame's start is kept.

@@ -184,7 +184,9 @@ func seconds(_ duration: Duration) -> Double {
 func format(_ value: Double) -> String { String(format: "%.0f", value) }
 
 let clock = ContinuousClock()
-print("Operations benchmark: \(repeats) run(s) per figure, best kept; window \(window == 0 ? "none (all at once)" : "\(window) units"); \(ProcessInfo.processInfo.activeProcessorCount) CPUs")
+print(
+    "Operations benchmark: \(repeats) run(s) per figure, best kept; window \(window == 0 ? "none (all at once)" : "\(window) units"); \(ProcessInfo.processInfo.activeProcessorCount) CPUs"
+)
 var ratios: [Double] = []
 var engineTotal = 0.0
 var foundationTotal = 0.0
@@ -202,7 +204,8 @@ for workload in workloads {
         let foundationStart = clock.now
         let foundationDone = runFoundation(workload)
         bestFoundation = min(bestFoundation, seconds(clock.now - foundationStart))
-        precondition(foundationDone == workload.operations, "Foundation ran \(foundationDone) of \(workload.operations)")
+        precondition(
+            foundationDone == workload.operations, "Foundation ran \(foundationDone) of \(workload.operations)")
     }
     let engineRate = Double(workload.operations) / bestEngine
     let foundationRate = Double(workload.operations) / bestFoundation
@@ -216,7 +219,9 @@ for workload in workloads {
         print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s")
         continue
     }
-    print("\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s  foundation \(format(foundationRate)) ops/s  ratio \(String(format: "%.2f", ratio))")
+    print(
+        "\(label) \(workload.operations) ops  engine \(format(engineRate)) ops/s  foundation \(format(foundationRate)) ops/s  ratio \(String(format: "%.2f", ratio))"
+    )
 }
 if engineOnly {
     print("overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s (Foundation not run)")
@@ -224,5 +229,9 @@ if engineOnly {
 }
 let geometricMean = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
 let overallRatio = foundationTotal / engineTotal
-print("overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s, foundation \(format(Double(totalOperations) / foundationTotal)) ops/s; geometric mean of the per-workload ratios \(String(format: "%.2f", geometricMean))")
-print("engine/foundation throughput ratio: \(String(format: "%.2f", overallRatio)) (overall: all \(totalOperations) operations, total time on Foundation / total time on the engine)")
+print(
+    "overall: engine \(format(Double(totalOperations) / engineTotal)) ops/s, foundation \(format(Double(totalOperations) / foundationTotal)) ops/s; geometric mean of the per-workload ratios \(String(format: "%.2f", geometricMean))"
+)
+print(
+    "engine/foundation throughput ratio: \(String(format: "%.2f", overallRatio)) (overall: all \(totalOperations) operations, total time on Foundation / total time on the engine)"
+)

@@ -110,8 +110,21 @@ sw_avif_decoder *sw_avif_open_file(FILE *file, size_t max_bytes, sw_image_info *
     return sw_avif_open_bytes(decoder, decoder->owned, size, info, err, errlen);
 }
 
+static int sw_avif_read_depth(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, int depth,
+                              const sw_cancellation *cancel, char *err, size_t errlen);
+
 int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
                  size_t errlen) {
+    return sw_avif_read_depth(decoder, pixels, stride, 8, cancel, err, errlen);
+}
+
+int sw_avif_read16(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                   size_t errlen) {
+    return sw_avif_read_depth(decoder, pixels, stride, 16, cancel, err, errlen);
+}
+
+static int sw_avif_read_depth(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, int depth,
+                              const sw_cancellation *cancel, char *err, size_t errlen) {
     if (sw_should_stop_now(cancel)) return SW_CODEC_CANCELLED;
     const sw_avif_functions *libavif = decoder->libavif;
     avifResult result = libavif->avifDecoderNextImage(decoder->decoder);
@@ -123,7 +136,7 @@ int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const
     avifRGBImage rgb;
     libavif->avifRGBImageSetDefaults(&rgb, decoder->decoder->image);
     rgb.format = decoder->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
-    rgb.depth = 8;
+    rgb.depth = (uint32_t)depth;
     rgb.pixels = pixels;
     rgb.rowBytes = (uint32_t)stride;
     result = libavif->avifImageYUVToRGB(decoder->decoder->image, &rgb);
@@ -161,6 +174,16 @@ sw_avif_encoder *sw_avif_encoder_open(int width, int height, int channels, int q
     return (sw_avif_encoder *)sw_whole_image_new(width, height, channels, quality, file, metadata, err, errlen);
 }
 
+sw_avif_encoder *sw_avif_encoder_open_deep(int width, int height, int channels, int depth, int quality, FILE *file,
+                                           const sw_image_metadata *metadata, char *err, size_t errlen) {
+    if (depth != 10 && depth != 12) {
+        sw_whole_message(err, errlen, "AVIF is written at 10 or 12 bits from 16-bit rows");
+        return NULL;
+    }
+    if (sw_avif_library(err, errlen) == NULL) return NULL;
+    return (sw_avif_encoder *)sw_whole_image_new_deep(width, height, channels, depth, quality, file, metadata, err, errlen);
+}
+
 int sw_avif_encoder_write(sw_avif_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen) {
     return sw_whole_image_append(&encoder->image, pixels, stride, rows, cancel, err, errlen);
@@ -174,7 +197,8 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
     const sw_avif_functions *libavif = sw_avif_library(err, errlen);
     if (libavif == NULL) return SW_CODEC_ERROR;
     avifImage *picture =
-        libavif->avifImageCreate((uint32_t)image->width, (uint32_t)image->height, 8, AVIF_PIXEL_FORMAT_YUV420);
+        libavif->avifImageCreate((uint32_t)image->width, (uint32_t)image->height, (uint32_t)image->depth,
+                                 AVIF_PIXEL_FORMAT_YUV420);
     if (picture == NULL) {
         sw_whole_message(err, errlen, "out of memory for the AVIF image");
         return SW_CODEC_ERROR;
@@ -193,9 +217,9 @@ int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *canc
     avifRGBImage rgb;
     libavif->avifRGBImageSetDefaults(&rgb, picture);
     rgb.format = image->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
-    rgb.depth = 8;
+    rgb.depth = image->sample_bytes == 2 ? 16 : 8;
     rgb.pixels = image->pixels;
-    rgb.rowBytes = (uint32_t)(image->width * image->channels);
+    rgb.rowBytes = (uint32_t)(image->width * image->channels * image->sample_bytes);
     avifResult result = libavif->avifImageRGBToYUV(picture, &rgb);
     /* The image now holds its own Y'CbCr planes: the rows are no longer needed. */
     free(image->pixels);

@@ -48,8 +48,20 @@ int sw_icc_check(const uint8_t *icc, size_t size, int channels, char *err, size_
     return SW_CODEC_OK;
 }
 
+static sw_colour_transform *sw_colour_make(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, int sixteen,
+                                           char *err, size_t errlen);
+
 sw_colour_transform *sw_colour_to_srgb(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, char *err,
                                        size_t errlen) {
+    return sw_colour_make(icc, size, channels, inverted_cmyk, 0, err, errlen);
+}
+
+sw_colour_transform *sw_colour_to_srgb16(const uint8_t *icc, size_t size, char *err, size_t errlen) {
+    return sw_colour_make(icc, size, 3, 0, 1, err, errlen);
+}
+
+static sw_colour_transform *sw_colour_make(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, int sixteen,
+                                           char *err, size_t errlen) {
     pthread_once(&sw_colour_once, sw_colour_setup);
     if (sw_icc_check(icc, size, channels, err, errlen) != SW_CODEC_OK) return NULL;
     if (channels != 3 && channels != 4) {
@@ -59,9 +71,10 @@ sw_colour_transform *sw_colour_to_srgb(const uint8_t *icc, size_t size, int chan
     cmsHPROFILE input = cmsOpenProfileFromMem(icc, (cmsUInt32Number)size);
     cmsHPROFILE srgb = cmsCreate_sRGBProfile();
     cmsUInt32Number format = channels == 3 ? TYPE_RGB_8 : (inverted_cmyk ? TYPE_CMYK_8_REV : TYPE_CMYK_8);
+    if (sixteen) format = TYPE_RGB_16; /* host-order uint16_t samples */
     cmsHTRANSFORM transform = NULL;
     if (input != NULL && srgb != NULL) {
-        transform = cmsCreateTransform(input, format, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, 0);
+        transform = cmsCreateTransform(input, format, srgb, sixteen ? TYPE_RGB_16 : TYPE_RGB_8, INTENT_PERCEPTUAL, 0);
     }
     if (input != NULL) cmsCloseProfile(input);
     if (srgb != NULL) cmsCloseProfile(srgb);

@@ -1,7 +1,7 @@
 /* The tilt-shift's per-pixel blend weights for a focus line at an angle (see sw_line_weights).
 
    Along a row the distance from the line is linear in the pixel's index: each block of pixels starts from
-   its exact value (double), and steps from there in float (the error over a block, about 1e-7 of the
+   its exact value (double; blocks at fixed pixels), and steps from there in float (the error over a block, about 1e-7 of the
    distance, is far below a level's share of a weight), in a loop the compiler vectorises; then the weights
    are spread over the pixels' channels. */
 #include "CImageCodecs.h"
@@ -23,7 +23,9 @@ void sw_line_weights(float *out, size_t begin, size_t end, int channels, double 
     const float band = (float)half_band, fstep = (float)step;
     float block[SW_LINE_BLOCK];
     size_t first = begin / ch, last = (end - 1) / ch; /* pixels touched, inclusive */
-    for (size_t p0 = first; p0 <= last; p0 += SW_LINE_BLOCK) {
+    /* Blocks start at multiples of SW_LINE_BLOCK pixels whatever [begin, end) is, so that a pixel's weight does not
+       depend on how the row is split between threads (at 16 bits a weight's last float bit can tip a rounding). */
+    for (size_t p0 = first - first % SW_LINE_BLOCK; p0 <= last; p0 += SW_LINE_BLOCK) {
         int count = (int)(last - p0 + 1 < SW_LINE_BLOCK ? last - p0 + 1 : SW_LINE_BLOCK);
         const float origin = (float)(start + (double)p0 * step);
         if (hard) {

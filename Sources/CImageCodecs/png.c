@@ -88,8 +88,8 @@ void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata)
     sw_metadata_view(metadata, decoder->icc, decoder->icc_size, decoder->exif, decoder->exif_size, NULL, 0);
 }
 
-static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE *file, sw_image_info *info, char *err,
-                                         size_t errlen) {
+static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE *file, int keep16, sw_image_info *info,
+                                         char *err, size_t errlen) {
     memset(info, 0, sizeof *info);
     uint8_t signature[8];
     if (file != NULL) {
@@ -147,8 +147,11 @@ static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE
     int has_trns = png_get_valid(decoder->png, decoder->info, PNG_INFO_tRNS) != 0;
     /* Palette -> RGB, gray < 8 bits -> 8 bits, tRNS -> alpha. */
     png_set_expand(decoder->png);
-    /* 16 -> 8 bits with rounding (png_set_strip_16 would truncate). */
-    if (bit_depth == 16) png_set_scale_16(decoder->png);
+    /* 16 -> 8 bits with rounding (png_set_strip_16 would truncate), unless kept: then in host order. */
+    if (bit_depth == 16 && !keep16) png_set_scale_16(decoder->png);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (bit_depth == 16 && keep16) png_set_swap(decoder->png);
+#endif
     int alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
     int gray = (color_type & PNG_COLOR_MASK_COLOR) == 0;
     /* Gray with alpha has no place in our buffers (1, 3 or 4 channels): make it RGBA. */
@@ -175,11 +178,19 @@ static sw_png_decoder *sw_png_open_source(const uint8_t *data, size_t size, FILE
 }
 
 sw_png_decoder *sw_png_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
-    return sw_png_open_source(data, size, NULL, info, err, errlen);
+    return sw_png_open_source(data, size, NULL, 0, info, err, errlen);
+}
+
+sw_png_decoder *sw_png_open16(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
+    return sw_png_open_source(data, size, NULL, 1, info, err, errlen);
+}
+
+sw_png_decoder *sw_png_open_file16(FILE *file, sw_image_info *info, char *err, size_t errlen) {
+    return sw_png_open_source(NULL, 0, file, 1, info, err, errlen);
 }
 
 sw_png_decoder *sw_png_open_file(FILE *file, sw_image_info *info, char *err, size_t errlen) {
-    return sw_png_open_source(NULL, 0, file, info, err, errlen);
+    return sw_png_open_source(NULL, 0, file, 0, info, err, errlen);
 }
 
 int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
@@ -281,6 +292,15 @@ struct sw_png_encoder {
 
 sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file,
                                     const sw_image_metadata *metadata, char *err, size_t errlen) {
+    return sw_png_encoder_open_depth(width, height, channels, 8, level, filters, file, metadata, err, errlen);
+}
+
+sw_png_encoder *sw_png_encoder_open_depth(int width, int height, int channels, int depth, int level, int filters,
+                                          FILE *file, const sw_image_metadata *metadata, char *err, size_t errlen) {
+    if (depth != 8 && depth != 16) {
+        sw_copy(err, errlen, "PNG encoding takes 8 or 16 bits a sample");
+        return NULL;
+    }
     int color_type;
     switch (channels) {
     case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
@@ -320,7 +340,7 @@ sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int lev
     }
     png_set_compression_level(encoder->png, level < 0 ? 0 : (level > 9 ? 9 : level));
     if (filters != 0) png_set_filter(encoder->png, PNG_FILTER_TYPE_BASE, filters);
-    png_set_IHDR(encoder->png, encoder->info, (png_uint_32)width, (png_uint_32)height, 8, color_type, PNG_INTERLACE_NONE,
+    png_set_IHDR(encoder->png, encoder->info, (png_uint_32)width, (png_uint_32)height, depth, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (metadata != NULL && metadata->icc_size > 0 && metadata->icc_size <= 0x7FFFFFFF) {
         /* A profile libpng finds invalid is left out (a benign error, made a warning, which is ignored). */
@@ -337,6 +357,9 @@ sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int lev
         }
     }
     png_write_info(encoder->png, encoder->info);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (depth == 16) png_set_swap(encoder->png); /* host-order samples in, big-endian in the file */
+#endif
     return encoder;
 }
 

@@ -16,7 +16,7 @@ struct sw_png_fast_encoder {
     FILE *file;            /* the destination, or NULL for memory */
     uint8_t *data;         /* memory destination */
     size_t size, capacity;
-    int width, height, channels;
+    int width, height, channels, depth;
     int next_row;
     uint8_t *previous;     /* the row above (zeros above the first row) */
     uint8_t *filtered;     /* filter byte + the Up-filtered row */
@@ -139,7 +139,16 @@ static int sw_fast_metadata(sw_png_fast_encoder *e, const sw_image_metadata *met
 
 sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file,
                                               const sw_image_metadata *metadata, char *err, size_t errlen) {
+    return sw_png_fast_encoder_open_depth(width, height, channels, 8, file, metadata, err, errlen);
+}
+
+sw_png_fast_encoder *sw_png_fast_encoder_open_depth(int width, int height, int channels, int depth, FILE *file,
+                                                    const sw_image_metadata *metadata, char *err, size_t errlen) {
     static const uint8_t color_types[] = {0, 0, 4, 2, 6};
+    if (depth != 8 && depth != 16) {
+        sw_fast_copy(err, errlen, "PNG encoding takes 8 or 16 bits a sample");
+        return NULL;
+    }
     if (channels < 1 || channels > 4) {
         sw_fast_copy(err, errlen, "PNG encoding needs 1 to 4 channels");
         return NULL;
@@ -148,7 +157,7 @@ sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channel
         sw_fast_copy(err, errlen, "PNG dimensions must be positive");
         return NULL;
     }
-    size_t row = (size_t)width * (size_t)channels;
+    size_t row = (size_t)width * (size_t)channels * (size_t)(depth / 8);
     sw_png_fast_encoder *e = calloc(1, sizeof *e);
     if (e == NULL || (e->previous = calloc(row, 1)) == NULL || (e->filtered = malloc(row + 1)) == NULL ||
         (e->idat = malloc(SW_IDAT_BYTES + 8)) == NULL || (e->level_buffer = malloc(ISAL_DEF_LVL1_DEFAULT)) == NULL) {
@@ -160,6 +169,7 @@ sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channel
     e->width = width;
     e->height = height;
     e->channels = channels;
+    e->depth = depth;
     isal_deflate_init(&e->stream);
     e->stream.level = 1;
     e->stream.level_buf = e->level_buffer;
@@ -172,7 +182,7 @@ sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channel
     memcpy(ihdr + 4, "IHDR", 4);
     sw_put32(ihdr + 8, (uint32_t)width);
     sw_put32(ihdr + 12, (uint32_t)height);
-    ihdr[16] = 8;                       /* bits per sample */
+    ihdr[16] = (uint8_t)depth;          /* bits per sample */
     ihdr[17] = color_types[channels];
     ihdr[18] = 0;                       /* deflate */
     ihdr[19] = 0;                       /* adaptive filtering (each row names its filter) */
@@ -187,14 +197,27 @@ sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channel
 
 int sw_png_fast_encoder_write(sw_png_fast_encoder *e, const uint8_t *pixels, size_t stride, int rows,
                               const sw_cancellation *cancel, char *err, size_t errlen) {
-    size_t n = (size_t)e->width * (size_t)e->channels;
+    size_t n = (size_t)e->width * (size_t)e->channels * (size_t)(e->depth / 8);
     for (int i = 0; i < rows && e->next_row < e->height; i++) {
         if (sw_should_stop(cancel, (unsigned)e->next_row)) return SW_CODEC_CANCELLED;
         const uint8_t *row = pixels + (size_t)i * stride;
         uint8_t *out = e->filtered + 1;
         e->filtered[0] = 2; /* Up */
-        for (size_t x = 0; x < n; x++) out[x] = (uint8_t)(row[x] - e->previous[x]);
-        memcpy(e->previous, row, n);
+        if (e->depth == 16) {
+            /* Host-order 16-bit samples: the file's bytes are big-endian; Up works on those bytes. */
+            for (size_t x = 0; x < n; x += 2) {
+                uint16_t v;
+                memcpy(&v, row + x, 2);
+                uint8_t high = (uint8_t)(v >> 8), low = (uint8_t)v;
+                out[x] = (uint8_t)(high - e->previous[x]);
+                out[x + 1] = (uint8_t)(low - e->previous[x + 1]);
+                e->previous[x] = high;
+                e->previous[x + 1] = low;
+            }
+        } else {
+            for (size_t x = 0; x < n; x++) out[x] = (uint8_t)(row[x] - e->previous[x]);
+            memcpy(e->previous, row, n);
+        }
         if (sw_fast_deflate(e, e->filtered, n + 1, 0)) {
             sw_fast_copy(err, errlen, "cannot write PNG data (disk full or out of memory)");
             return SW_CODEC_ERROR;

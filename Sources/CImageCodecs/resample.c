@@ -1,8 +1,11 @@
 /* Halving and doubling rows for the decimated blur (DecimatedStripBlender): a 2x2 box average down, a bilinear
    doubling up. Each function is compiled for AVX-512 (VL: 8-float vectors, but one instruction to narrow 32-bit
-   lanes to bytes), AVX2 and the baseline x86-64, chosen at load time (target_clones). */
+   lanes to bytes), AVX2 and the baseline x86-64, and the variant is chosen on the first call by the CPU's
+   features. Not `target_clones`: its ifunc resolver runs while the program is being loaded, before
+   ThreadSanitizer's runtime is ready, and crashed the TSan build of the tests. */
 #include "CImageCodecs.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 typedef float sw_rs_v8f __attribute__((vector_size(32)));
@@ -13,14 +16,12 @@ typedef uint8_t sw_rs_v4u8 __attribute__((vector_size(4)));
 typedef uint16_t sw_rs_v4u16 __attribute__((vector_size(8)));
 
 
-#if defined(__x86_64__) && defined(__linux__)
-#define SW_CLONES __attribute__((target_clones("avx512vl", "avx2", "default")))
-#else
-#define SW_CLONES
+#if defined(__x86_64__)
+#define SW_RS_VARIANTS 1
 #endif
 
-SW_CLONES
-void sw_decimate_rows(const uint8_t *above, const uint8_t *below, uint8_t *out, int width, int channels) {
+static inline __attribute__((always_inline)) void sw_decimate_rows_body(const uint8_t *above, const uint8_t *below,
+                                                                        uint8_t *out, int width, int channels) {
     const int ch = channels, pairs = width / 2;
     const size_t even = (size_t)pairs * 2 * (size_t)ch;
     if (ch == 1) {
@@ -85,9 +86,9 @@ static inline __attribute__((always_inline)) uint8_t sw_rs_blend1(uint8_t orig, 
     return (uint8_t)__builtin_nearbyintf(v);
 }
 
-SW_CLONES
-void sw_double_blend_row(const uint8_t *orig, const uint8_t *above, const uint8_t *below, float below_share,
-                         float weight, uint8_t *out, int half_width, int width, int channels, float *scratch) {
+static inline __attribute__((always_inline)) void sw_double_blend_row_body(
+    const uint8_t *orig, const uint8_t *above, const uint8_t *below, float below_share, float weight, uint8_t *out,
+    int half_width, int width, int channels, float *scratch) {
     const int ch = channels;
     const size_t half_samples = (size_t)half_width * (size_t)ch, samples = (size_t)width * (size_t)ch;
     float *vertical = scratch, *doubled = scratch + half_samples + (size_t)ch + 16;
@@ -141,4 +142,85 @@ void sw_double_blend_row(const uint8_t *orig, const uint8_t *above, const uint8_
         sw_rs_blend8(orig + j, doubled + j, weight, out + j);
     }
     for (; j < samples; j++) out[j] = sw_rs_blend1(orig[j], doubled[j], weight);
+}
+
+/* The variants, and the choice among them (made once; a relaxed atomic, as any thread may make it first). */
+#ifdef SW_RS_VARIANTS
+#define SW_RS_AVX512 __attribute__((target("avx512vl,avx512f,avx2,fma")))
+#define SW_RS_AVX2 __attribute__((target("avx2,fma")))
+
+SW_RS_AVX512 static void sw_decimate_rows_avx512(const uint8_t *above, const uint8_t *below, uint8_t *out, int width,
+                                                 int channels) {
+    sw_decimate_rows_body(above, below, out, width, channels);
+}
+SW_RS_AVX2 static void sw_decimate_rows_avx2(const uint8_t *above, const uint8_t *below, uint8_t *out, int width,
+                                             int channels) {
+    sw_decimate_rows_body(above, below, out, width, channels);
+}
+SW_RS_AVX512 static void sw_double_blend_row_avx512(const uint8_t *orig, const uint8_t *above, const uint8_t *below,
+                                                    float below_share, float weight, uint8_t *out, int half_width,
+                                                    int width, int channels, float *scratch) {
+    sw_double_blend_row_body(orig, above, below, below_share, weight, out, half_width, width, channels, scratch);
+}
+SW_RS_AVX2 static void sw_double_blend_row_avx2(const uint8_t *orig, const uint8_t *above, const uint8_t *below,
+                                                float below_share, float weight, uint8_t *out, int half_width,
+                                                int width, int channels, float *scratch) {
+    sw_double_blend_row_body(orig, above, below, below_share, weight, out, half_width, width, channels, scratch);
+}
+#endif
+
+static void sw_decimate_rows_baseline(const uint8_t *above, const uint8_t *below, uint8_t *out, int width,
+                                      int channels) {
+    sw_decimate_rows_body(above, below, out, width, channels);
+}
+static void sw_double_blend_row_baseline(const uint8_t *orig, const uint8_t *above, const uint8_t *below,
+                                         float below_share, float weight, uint8_t *out, int half_width, int width,
+                                         int channels, float *scratch) {
+    sw_double_blend_row_body(orig, above, below, below_share, weight, out, half_width, width, channels, scratch);
+}
+
+/* 0: not chosen yet; 1: baseline; 2: AVX2; 3: AVX-512. */
+static atomic_int sw_rs_level;
+
+static int sw_rs_chosen_level(void) {
+    int level = atomic_load_explicit(&sw_rs_level, memory_order_relaxed);
+    if (level) return level;
+    level = 1;
+#ifdef SW_RS_VARIANTS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512f")) {
+        level = 3;
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        level = 2;
+    }
+#endif
+    atomic_store_explicit(&sw_rs_level, level, memory_order_relaxed);
+    return level;
+}
+
+void sw_decimate_rows(const uint8_t *above, const uint8_t *below, uint8_t *out, int width, int channels) {
+    switch (sw_rs_chosen_level()) {
+#ifdef SW_RS_VARIANTS
+    case 3: sw_decimate_rows_avx512(above, below, out, width, channels); return;
+    case 2: sw_decimate_rows_avx2(above, below, out, width, channels); return;
+#endif
+    default: sw_decimate_rows_baseline(above, below, out, width, channels); return;
+    }
+}
+
+void sw_double_blend_row(const uint8_t *orig, const uint8_t *above, const uint8_t *below, float below_share,
+                         float weight, uint8_t *out, int half_width, int width, int channels, float *scratch) {
+    switch (sw_rs_chosen_level()) {
+#ifdef SW_RS_VARIANTS
+    case 3:
+        sw_double_blend_row_avx512(orig, above, below, below_share, weight, out, half_width, width, channels, scratch);
+        return;
+    case 2:
+        sw_double_blend_row_avx2(orig, above, below, below_share, weight, out, half_width, width, channels, scratch);
+        return;
+#endif
+    default:
+        sw_double_blend_row_baseline(orig, above, below, below_share, weight, out, half_width, width, channels, scratch);
+        return;
+    }
 }

@@ -32,6 +32,8 @@ struct sw_tiff_decoder {
     int premultiplied;
     int channels;
     int keep_cmyk;
+    /* 16-bit samples handed out as 16 bits (host order) instead of rounded to 8 (sw_tiff_keep_16). */
+    int keep16;
     /* Rows handed out so far. */
     uint32_t next_row;
     /* One native row (scanlines), or a band of rows (tiles: `band_rows` rows of `band_row_bytes`; RGBA: uint32
@@ -211,6 +213,47 @@ int sw_tiff_keep_cmyk(sw_tiff_decoder *decoder) {
     return 1;
 }
 
+int sw_tiff_keep_16(sw_tiff_decoder *decoder) {
+    if (decoder->bits != 16 || decoder->colour == SW_TIFF_CMYK || decoder->mode == SW_TIFF_RGBA || decoder->next_row != 0) {
+        return 0;
+    }
+    decoder->keep16 = 1;
+    return 1;
+}
+
+/* Undoes premultiplication by alpha, at 16 bits. */
+static inline uint16_t sw_tiff_unpremultiply16(uint16_t c, uint16_t a) {
+    if (a == 0) return 0;
+    uint64_t v = ((uint64_t)c * 65535u + a / 2u) / a;
+    return (uint16_t)(v > 65535 ? 65535 : v);
+}
+
+/* One native row of 16-bit gray or RGB samples (host order, as libtiff hands them) into an output row of 16-bit
+   samples (sw_tiff_keep_16). */
+static void sw_tiff_convert_row16(const sw_tiff_decoder *decoder, const uint8_t *row8, uint8_t *out8) {
+    const size_t spp = decoder->samples;
+    const int c = decoder->channels;
+    for (uint32_t x = 0; x < decoder->width; x++) {
+        uint16_t in[5] = {0, 0, 0, 0, 0};
+        size_t s = (size_t)x * spp;
+        size_t wanted = decoder->alpha_sample != 0 ? (size_t)decoder->alpha_sample + 1 : (decoder->colour == SW_TIFF_RGB ? 3 : 1);
+        memcpy(in, row8 + s * 2, wanted * 2);
+        uint16_t px[4];
+        uint16_t a = decoder->alpha_sample != 0 ? in[decoder->alpha_sample] : 65535;
+        if (decoder->colour == SW_TIFF_RGB) {
+            for (int k = 0; k < 3; k++) px[k] = in[k];
+        } else {
+            uint16_t g = decoder->colour == SW_TIFF_GRAY_INVERTED ? (uint16_t)(65535 - in[0]) : in[0];
+            px[0] = px[1] = px[2] = g;
+        }
+        if (decoder->premultiplied) {
+            for (int k = 0; k < 3; k++) px[k] = sw_tiff_unpremultiply16(px[k], a);
+        }
+        px[3] = a;
+        memcpy(out8 + (size_t)x * (size_t)c * 2, px, (size_t)c * 2);
+    }
+}
+
 /* A 16-bit sample rounded to 8 bits: round(v × 255 / 65535). */
 static inline uint8_t sw_tiff_round16(uint16_t v) { return (uint8_t)(((uint32_t)v * 255u + 32767u) / 65535u); }
 
@@ -230,6 +273,10 @@ static inline uint8_t sw_tiff_unpremultiply(uint8_t c, uint8_t a) {
 
 /* One native row (samples as stored) into an output row. */
 static void sw_tiff_convert_row(const sw_tiff_decoder *decoder, const uint8_t *row, uint8_t *out) {
+    if (decoder->keep16) {
+        sw_tiff_convert_row16(decoder, row, out);
+        return;
+    }
     const int bits = decoder->bits;
     const size_t spp = decoder->samples;
     for (uint32_t x = 0; x < decoder->width; x++) {
@@ -442,7 +489,7 @@ void sw_tiff_close(sw_tiff_decoder *decoder) {
 struct sw_tiff_encoder {
     sw_tiff_io io;
     TIFF *tif;
-    int width, height, channels;
+    int width, height, channels, depth;
     int rows;
     /* A copy of the row being written: libtiff's predictor changes the row it is given. */
     uint8_t *row;
@@ -450,7 +497,12 @@ struct sw_tiff_encoder {
 
 sw_tiff_encoder *sw_tiff_encoder_open(int width, int height, int channels, int lzw, FILE *file,
                                       const sw_image_metadata *metadata, char *err, size_t errlen) {
-    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4)) {
+    return sw_tiff_encoder_open_depth(width, height, channels, 8, lzw, file, metadata, err, errlen);
+}
+
+sw_tiff_encoder *sw_tiff_encoder_open_depth(int width, int height, int channels, int depth, int lzw, FILE *file,
+                                            const sw_image_metadata *metadata, char *err, size_t errlen) {
+    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || (depth != 8 && depth != 16)) {
         sw_tiff_message(err, errlen, "invalid image size or channel count", NULL);
         return NULL;
     }
@@ -462,11 +514,12 @@ sw_tiff_encoder *sw_tiff_encoder_open(int width, int height, int channels, int l
     encoder->width = width;
     encoder->height = height;
     encoder->channels = channels;
+    encoder->depth = depth;
     encoder->io.file = file;
     encoder->io.writing_memory = file == NULL;
-    encoder->row = malloc((size_t)width * (size_t)channels);
+    encoder->row = malloc((size_t)width * (size_t)channels * (size_t)(depth / 8));
     /* BigTIFF ("w8") only when classic TIFF's 4 GiB offsets might not do (uncompressed size as the bound). */
-    uint64_t raw = (uint64_t)width * (uint64_t)height * (uint64_t)channels;
+    uint64_t raw = (uint64_t)width * (uint64_t)height * (uint64_t)channels * (uint64_t)(depth / 8);
     encoder->tif = encoder->row != NULL ? sw_tiff_io_open(&encoder->io, raw > ((uint64_t)3 << 30) ? "w8" : "w") : NULL;
     if (encoder->tif == NULL) {
         if (err != NULL && errlen > 0) {
@@ -478,7 +531,7 @@ sw_tiff_encoder *sw_tiff_encoder_open(int width, int height, int channels, int l
     TIFF *tif = encoder->tif;
     encoder->io.lib->TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
     encoder->io.lib->TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
-    encoder->io.lib->TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 8);
+    encoder->io.lib->TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, depth);
     encoder->io.lib->TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
     encoder->io.lib->TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     encoder->io.lib->TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
@@ -508,7 +561,7 @@ int sw_tiff_encoder_write(sw_tiff_encoder *encoder, const uint8_t *pixels, size_
         sw_tiff_message(err, errlen, "more rows written than the image has", NULL);
         return SW_CODEC_ERROR;
     }
-    const size_t row_bytes = (size_t)encoder->width * (size_t)encoder->channels;
+    const size_t row_bytes = (size_t)encoder->width * (size_t)encoder->channels * (size_t)(encoder->depth / 8);
     for (int r = 0; r < rows; r++) {
         if (sw_should_stop(cancel, (unsigned)encoder->rows)) return SW_CODEC_CANCELLED;
         memcpy(encoder->row, pixels + (size_t)r * stride, row_bytes);

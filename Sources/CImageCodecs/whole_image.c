@@ -16,8 +16,21 @@ uint8_t *sw_whole_copy(const uint8_t *data, size_t size) {
     return copy;
 }
 
+static sw_whole_image *sw_whole_image_make(int width, int height, int channels, int sample_bytes, int depth, int quality,
+                                          FILE *file, const sw_image_metadata *metadata, char *err, size_t errlen);
+
 sw_whole_image *sw_whole_image_new(int width, int height, int channels, int quality, FILE *file,
                                    const sw_image_metadata *metadata, char *err, size_t errlen) {
+    return sw_whole_image_make(width, height, channels, 1, 8, quality, file, metadata, err, errlen);
+}
+
+sw_whole_image *sw_whole_image_new_deep(int width, int height, int channels, int depth, int quality, FILE *file,
+                                        const sw_image_metadata *metadata, char *err, size_t errlen) {
+    return sw_whole_image_make(width, height, channels, 2, depth, quality, file, metadata, err, errlen);
+}
+
+static sw_whole_image *sw_whole_image_make(int width, int height, int channels, int sample_bytes, int depth, int quality,
+                                          FILE *file, const sw_image_metadata *metadata, char *err, size_t errlen) {
     if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4)) {
         sw_whole_message(err, errlen, "invalid image size or channel count");
         return NULL;
@@ -33,7 +46,9 @@ sw_whole_image *sw_whole_image_new(int width, int height, int channels, int qual
     image->channels = channels == 4 ? 4 : 3;
     image->quality = quality < 1 ? 1 : (quality > 100 ? 100 : quality);
     image->file = file;
-    image->pixels = malloc((size_t)width * (size_t)height * (size_t)image->channels);
+    image->sample_bytes = sample_bytes;
+    image->depth = depth;
+    image->pixels = malloc((size_t)width * (size_t)height * (size_t)image->channels * (size_t)sample_bytes);
     if (image->pixels == NULL) {
         sw_whole_message(err, errlen, "out of memory for the picture");
         free(image);
@@ -65,12 +80,17 @@ int sw_whole_image_append(sw_whole_image *image, const uint8_t *pixels, size_t s
         sw_whole_message(err, errlen, "more rows written than the image has");
         return SW_CODEC_ERROR;
     }
-    size_t row_bytes = (size_t)image->width * (size_t)image->channels;
+    const size_t sb = (size_t)image->sample_bytes;
+    size_t row_bytes = (size_t)image->width * (size_t)image->channels * sb;
     for (int r = 0; r < rows; r++) {
         if (sw_should_stop(cancel, (unsigned)(image->rows))) return SW_CODEC_CANCELLED;
         const uint8_t *source = pixels + (size_t)r * stride;
         uint8_t *target = image->pixels + (size_t)image->rows * row_bytes;
-        if (image->input_channels == 1) {
+        if (image->input_channels == 1 && sb == 2) {
+            for (int x = 0; x < image->width; x++) {
+                for (int k = 0; k < 3; k++) memcpy(target + 2 * (3 * (size_t)x + (size_t)k), source + 2 * (size_t)x, 2);
+            }
+        } else if (image->input_channels == 1) {
             for (int x = 0; x < image->width; x++) target[3 * x] = target[3 * x + 1] = target[3 * x + 2] = source[x];
         } else {
             memcpy(target, source, row_bytes);

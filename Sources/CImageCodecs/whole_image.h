@@ -16,6 +16,10 @@ typedef struct sw_whole_image {
     int channels;
     uint8_t *pixels;
     int rows;
+    /** Bytes a sample: 1, or 2 (host-order uint16_t, sw_whole_image_new_deep). */
+    int sample_bytes;
+    /** The depth to encode (8, or 10/12 for AVIF from 16-bit rows). */
+    int depth;
     /** Copies of the metadata to write: the ICC profile, EXIF (orientation reset to 1), XMP. */
     uint8_t *icc, *exif, *xmp;
     size_t icc_size, exif_size, xmp_size;
@@ -31,6 +35,9 @@ sw_whole_image *sw_whole_image_new(int width, int height, int channels, int qual
                                    const sw_image_metadata *metadata, char *err, size_t errlen);
 /** The start of every *_encoder_finish: clears `*out` and `*out_size`; SW_CODEC_OK when every row was written,
     else SW_CODEC_ERROR with the reason. */
+/** The same for rows of 16-bit samples (host-order uint16_t), to be encoded at `depth` bits. */
+sw_whole_image *sw_whole_image_new_deep(int width, int height, int channels, int depth, int quality, FILE *file,
+                                        const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_whole_image_complete(const sw_whole_image *image, uint8_t **out, size_t *out_size, char *err, size_t errlen);
 /** Appends `rows` rows (`stride` bytes apart). */
 int sw_whole_image_append(sw_whole_image *image, const uint8_t *pixels, size_t stride, int rows,

@@ -37,7 +37,8 @@ public final class FetchOperation: ResultOperation<FetchedContent>, @unchecked S
 
     /// Creates a fetch of `source` through `fetcher` (which holds the limits and the HTTP client), with
     /// the fetcher's retry policy.
-    public init(source: String, fetcher: ImageFetcher, s3Endpoint: String? = nil, priority: OperationPriority = .normal) {
+    public init(source: String, fetcher: ImageFetcher, s3Endpoint: String? = nil, priority: OperationPriority = .normal)
+    {
         self.source = source
         self.s3Endpoint = s3Endpoint
         self.fetcher = fetcher

@@ -30,8 +30,10 @@ enum FetchSource: Equatable {
             }
             self = .localFile(path: LocalFileReader.percentDecoded(rest))
         } else if let colon = source.firstIndex(of: ":"), source[colon...].hasPrefix("://"),
-                  Self.isScheme(source[..<colon]) {
-            throw ImagingError(.download, "\(source): unsupported URL scheme '\(source[..<colon])' (use http, https, s3 or file)")
+            Self.isScheme(source[..<colon])
+        {
+            throw ImagingError(
+                .download, "\(source): unsupported URL scheme '\(source[..<colon])' (use http, https, s3 or file)")
         } else {
             self = .localFile(path: source)
         }
@@ -40,7 +42,9 @@ enum FetchSource: Equatable {
     /// Whether `text` is a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-` or `.`), of
     /// more than one character (`C:` is a Windows drive, not a scheme).
     private static func isScheme(_ text: Substring) -> Bool {
-        guard text.count > 1, let first = text.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first) else {
+        guard text.count > 1, let first = text.unicodeScalars.first,
+            ("a"..."z").contains(first) || ("A"..."Z").contains(first)
+        else {
             return false
         }
         return text.unicodeScalars.allSatisfy { scalar in

@@ -44,8 +44,10 @@ public final class ImageFetcher: Sendable {
         case .image(let image):
             return image
         case .manifest(let manifest):
-            throw ImagingError(.decode, "\(SourceRedaction.redact(source)): not an image but a manifest of \(manifest.entries.count) images "
-                + "(submit it to a batch, which expands it)")
+            throw ImagingError(
+                .decode,
+                "\(SourceRedaction.redact(source)): not an image but a manifest of \(manifest.entries.count) images "
+                    + "(submit it to a batch, which expands it)")
         }
     }
 
@@ -81,26 +83,34 @@ public final class ImageFetcher: Sendable {
     /// end by `deadline`.
     ///
     /// Throws `DownloadFailure` for a failed download (which says whether to retry), else `ImagingError`.
-    func attempt(_ source: String, deadline: ContinuousClock.Instant?, s3Endpoint: String? = nil) async throws -> FetchedContent {
+    func attempt(
+        _ source: String, deadline: ContinuousClock.Instant?, s3Endpoint: String? = nil
+    ) async throws -> FetchedContent {
         let data: [UInt8]
         switch try FetchSource(source) {
         case .http(let url):
             data = try await http.download(url, deadline: deadline)
         case .s3(let location):
             guard let credentials = configuration.s3Credentials else {
-                throw ImagingError(.download, "\(location): this worker has no S3 credentials: \(S3Credentials.howToSet)")
+                throw ImagingError(
+                    .download, "\(location): this worker has no S3 credentials: \(S3Credentials.howToSet)")
             }
             do {
-                data = try await http.download(location.url(endpoint: s3Endpoint, region: credentials.region), deadline: deadline,
-                                               signing: credentials)
+                data = try await http.download(
+                    location.url(endpoint: s3Endpoint, region: credentials.region), deadline: deadline,
+                    signing: credentials)
             } catch let failure as DownloadFailure {
                 // The message names the object, not only the endpoint's URL.
-                throw DownloadFailure(error: ImagingError(failure.error.kind, "\(location): \(failure.error.message)"),
-                                      isTransient: failure.isTransient, retryAfter: failure.retryAfter)
+                throw DownloadFailure(
+                    error: ImagingError(failure.error.kind, "\(location): \(failure.error.message)"),
+                    isTransient: failure.isTransient, retryAfter: failure.retryAfter)
             }
         case .localFile(let path):
             guard configuration.allowLocalFiles else {
-                throw ImagingError(.download, "\(source): reading local files is not allowed here (start the worker with --allow-local-files, or serve the file over HTTP)")
+                throw ImagingError(
+                    .download,
+                    "\(source): reading local files is not allowed here (start the worker with --allow-local-files, or serve the file over HTTP)"
+                )
             }
             if Task.isCancelled { throw ImagingError.cancelledError }
             let maxBytes = configuration.maxBytes
@@ -124,8 +134,9 @@ public final class ImageFetcher: Sendable {
             throw S3Error("\(location): this worker has no S3 credentials: \(S3Credentials.howToSet)")
         }
         do {
-            try await http.upload(bytes, contentType: contentType, to: location.url(endpoint: endpoint, region: credentials.region),
-                                  signing: credentials)
+            try await http.upload(
+                bytes, contentType: contentType, to: location.url(endpoint: endpoint, region: credentials.region),
+                signing: credentials)
         } catch let failure as DownloadFailure {
             throw S3Error("\(location): \(failure.error.message)", isTransient: failure.isTransient)
         } catch {

@@ -20,9 +20,13 @@ public struct Manifest: Sendable, Equatable {
 
     /// The manifest in `bytes` fetched from `source`, or `nil` when the bytes are not a manifest.
     public init?(parsing bytes: [UInt8], source: String) {
-        guard !bytes.isEmpty, !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard !bytes.isEmpty, !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+            return nil
+        }
         var entries: [String] = []
-        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+        for rawLine in text.split(
+            omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let entry = Self.resolve(line, against: source) else { return nil }
@@ -55,7 +59,9 @@ public struct Manifest: Sendable, Equatable {
         guard isImage || isManifestPath(pathLower) else { return nil }
         if entry.hasPrefix("/") {
             // An absolute path: relative to the manifest's host when it was fetched over HTTP.
-            if let base = URL(string: source), let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            if let base = URL(string: source), let scheme = base.scheme?.lowercased(),
+                scheme == "http" || scheme == "https"
+            {
                 return URL(string: entry, relativeTo: base)?.absoluteString
             }
             return entry
@@ -63,7 +69,7 @@ public struct Manifest: Sendable, Equatable {
         let sourceLower = source.lowercased()
         if sourceLower.hasPrefix("http://") || sourceLower.hasPrefix("https://") || sourceLower.hasPrefix("file://") {
             guard let encoded = entry.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed),
-                  let resolved = URL(string: encoded, relativeTo: URL(string: source))
+                let resolved = URL(string: encoded, relativeTo: URL(string: source))
             else { return nil }
             return resolved.absoluteString
         }

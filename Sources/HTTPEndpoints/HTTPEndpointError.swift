@@ -18,7 +18,8 @@ public enum HTTPEndpointError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let reason):
-            return "cannot listen for HTTP on \(host):\(port): \(reason) (give a free port, or 0 for any, on an address of this machine)"
+            return
+                "cannot listen for HTTP on \(host):\(port): \(reason) (give a free port, or 0 for any, on an address of this machine)"
         case .cannotStart(let host, let port):
             return "cannot start the HTTP server on \(host):\(port): libmicrohttpd refused (out of threads or memory?)"
         case .libraryUnavailable(let host, let port, let reason):

@@ -57,14 +57,17 @@ public final class HTTPEndpointServer: Sendable {
     /// Starts serving on `host:port` (an address or name of this machine; port 0: any free port).
     ///
     /// - Throws: ``HTTPEndpointError`` when the address cannot be bound or the server not started.
-    public static func start(host: String, port: Int, limits: Limits = .endpoint,
-                             handler: @escaping Handler) throws -> HTTPEndpointServer {
+    public static func start(
+        host: String, port: Int, limits: Limits = .endpoint,
+        handler: @escaping Handler
+    ) throws -> HTTPEndpointServer {
         let socket = try ListeningSocket.make(host: host, port: port)
         let stop = StopSignal()
         let context = Unmanaged.passRetained(HandlerContext(handler: handler, stop: stop))
-        guard let daemon = shiftwork_mhd_start(
-            socket.descriptor, UInt32(clamping: limits.connections), UInt32(clamping: limits.idleTimeoutSeconds),
-            limits.requestHeadBytes, accessHandler, context.toOpaque())
+        guard
+            let daemon = shiftwork_mhd_start(
+                socket.descriptor, UInt32(clamping: limits.connections), UInt32(clamping: limits.idleTimeoutSeconds),
+                limits.requestHeadBytes, accessHandler, context.toOpaque())
         else {
             context.release()
             close(socket.descriptor)
@@ -74,7 +77,8 @@ public final class HTTPEndpointServer: Sendable {
             }
             throw HTTPEndpointError.cannotStart(host: host, port: port)
         }
-        return HTTPEndpointServer(host: host, port: socket.port, daemon: DaemonHandle(pointer: daemon), context: context, stop: stop)
+        return HTTPEndpointServer(
+            host: host, port: socket.port, daemon: DaemonHandle(pointer: daemon), context: context, stop: stop)
     }
 
     private init(host: String, port: Int, daemon: DaemonHandle, context: Unmanaged<HandlerContext>, stop: StopSignal) {
@@ -145,13 +149,15 @@ private final class HandlerContext: Sendable {
             return .NO
         case .complete(let status, let headers, let body):
             let response = body.withUnsafeBytes { bytes in
-                shiftwork_mhd_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+                shiftwork_mhd_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             }
             return Self.queue(response, status: status, headers: headers, on: connection)
         case .stream(let status, let headers, let size, let body):
             let pump = Unmanaged.passRetained(BodyPump(body: body, stop: stop))
             let response = shiftwork_mhd_create_response_from_callback(
-                size.map { UInt64(max(0, $0)) } ?? shiftwork_mhd_size_unknown, 16 * 1024, readBody, pump.toOpaque(), finishBody)
+                size.map { UInt64(max(0, $0)) } ?? shiftwork_mhd_size_unknown, 16 * 1024, readBody, pump.toOpaque(),
+                finishBody)
             if response == nil {
                 body.finish()
                 pump.release()
@@ -160,8 +166,10 @@ private final class HandlerContext: Sendable {
         }
     }
 
-    private static func queue(_ response: OpaquePointer?, status: Int, headers: [(name: String, value: String)],
-                              on connection: OpaquePointer) -> MHD_Result {
+    private static func queue(
+        _ response: OpaquePointer?, status: Int, headers: [(name: String, value: String)],
+        on connection: OpaquePointer
+    ) -> MHD_Result {
         guard let response else { return .NO }
         defer { shiftwork_mhd_destroy_response(response) }
         for (name, value) in headers {
@@ -176,12 +184,14 @@ private final class HandlerContext: Sendable {
         let collected = HeaderList()
         let unmanaged = Unmanaged.passRetained(collected)
         defer { unmanaged.release() }
-        _ = shiftwork_mhd_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
-            guard let cls, let key else { return .YES }
-            let list = Unmanaged<HeaderList>.fromOpaque(cls).takeUnretainedValue()
-            list.lines.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
-            return .YES
-        }, unmanaged.toOpaque())
+        _ = shiftwork_mhd_get_connection_values(
+            connection, .HEADER_KIND,
+            { cls, _, key, value in
+                guard let cls, let key else { return .YES }
+                let list = Unmanaged<HeaderList>.fromOpaque(cls).takeUnretainedValue()
+                list.lines.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+                return .YES
+            }, unmanaged.toOpaque())
         return collected.lines
     }
 }
@@ -227,8 +237,8 @@ private final class BodyPump: @unchecked Sendable {
 /// one; other methods at once (libmicrohttpd then closes the connection rather than read their body).
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, _, uploadSize, requestSlot in
     guard let cls, let connection, let method, let requestSlot,
-          let request = requestSlot.pointee?.assumingMemoryBound(to: shiftwork_mhd_request.self),
-          let target = request.pointee.target
+        let request = requestSlot.pointee?.assumingMemoryBound(to: shiftwork_mhd_request.self),
+        let target = request.pointee.target
     else { return .NO }
     let methodName = String(cString: method)
     switch request.pointee.answered {

@@ -45,7 +45,8 @@ struct ListeningSocket {
         var list: UnsafeMutablePointer<addrinfo>?
         let resolved = getaddrinfo(host, String(port), &hints, &list)
         guard resolved == 0, let first = list else {
-            throw HTTPEndpointError.cannotListen(host: host, port: port, reason: String(cString: gai_strerror(resolved)))
+            throw HTTPEndpointError.cannotListen(
+                host: host, port: port, reason: String(cString: gai_strerror(resolved)))
         }
         defer { freeaddrinfo(first) }
         var reason = "no address"
@@ -65,7 +66,8 @@ struct ListeningSocket {
                 setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size))
             }
             guard bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0,
-                  listen(descriptor, backlog) == 0 else {
+                listen(descriptor, backlog) == 0
+            else {
                 reason = String(cString: strerror(errno))
                 close(descriptor)
                 continue
@@ -86,9 +88,13 @@ struct ListeningSocket {
         return withUnsafePointer(to: &storage) { pointer -> Int? in
             switch family {
             case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin_port))
+                }
             case AF_INET6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             default:
                 return nil
             }

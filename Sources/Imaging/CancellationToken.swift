@@ -21,7 +21,8 @@ struct CancellationToken: @unchecked Sendable {
     }
 
     /// Runs `body` with a token for `flag` and the current task, if there is one.
-    static func with<Result>(_ flag: CancellationFlag?, _ body: (CancellationToken) throws -> Result) rethrows -> Result {
+    static func with<Result>(_ flag: CancellationFlag?, _ body: (CancellationToken) throws -> Result) rethrows -> Result
+    {
         try withUnsafeCurrentTask { task in try body(CancellationToken(task: task, flag: flag)) }
     }
 

@@ -55,9 +55,11 @@ final class DecimatedStripBlender: StreamingBlender {
     /// Full rows blended (from `emitted` up to this, they wait to be emitted).
     private var finished = 0
 
-    init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, weights: [Float],
-         threads: Int, kernels variant: KernelVariant = .automatic, separateBlurInput: Bool = false,
-         token: CancellationToken) {
+    init(
+        width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, weights: [Float],
+        threads: Int, kernels variant: KernelVariant = .automatic, separateBlurInput: Bool = false,
+        token: CancellationToken
+    ) {
         precondition(width >= 2 && height >= 2 && [1, 3].contains(channels) && weights.count == height)
         self.width = width
         self.height = height
@@ -70,7 +72,8 @@ final class DecimatedStripBlender: StreamingBlender {
         func halved(_ s: Double) -> Double { (max(s * s - 1, 1)).squareRoot() / 2 }
         self.inner = StripBlender(
             width: halfWidth, height: halfHeight, channels: channels, sigma: halved(sigma),
-            verticalSigma: verticalSigma.map(halved), weights: [Float](repeating: 1, count: halfHeight), threads: threads,
+            verticalSigma: verticalSigma.map(halved), weights: [Float](repeating: 1, count: halfHeight),
+            threads: threads,
             kernels: variant, token: token)
         // Unfinished full rows: twice the inner window's half rows, a pair being halved and a row being doubled.
         self.capacity = min(height, 2 * inner.capacity + 32)
@@ -88,7 +91,9 @@ final class DecimatedStripBlender: StreamingBlender {
         scratch.deallocate()
     }
 
-    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * samples }
+    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> {
+        byteRows + (y % capacity) * samples
+    }
     @inline(__always) private func blurInput(_ y: Int) -> UnsafeMutablePointer<UInt8> {
         if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * samples }
         return byteRow(y)
@@ -119,7 +124,8 @@ final class DecimatedStripBlender: StreamingBlender {
             for r in 0..<count {
                 let k = halved + r
                 let (top, bottom) = (2 * k, min(2 * k + 1, height - 1))
-                sw_decimate_rows(blurInput(top), blurInput(bottom), space + r * halfSamples, Int32(width), Int32(channels))
+                sw_decimate_rows(
+                    blurInput(top), blurInput(bottom), space + r * halfSamples, Int32(width), Int32(channels))
                 if !hasBlurRow.isEmpty {
                     hasBlurRow[top % capacity] = false
                     hasBlurRow[bottom % capacity] = false
@@ -134,8 +140,10 @@ final class DecimatedStripBlender: StreamingBlender {
 
     /// Blends every full row whose two half rows are now blurred (half rows `first` ..< `first + count`, in
     /// `halves`, `halfSamples` apart), then emits the finished rows.
-    private func blend(halves: UnsafePointer<UInt8>, count: Int, first: Int,
-                       emit: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
+    private func blend(
+        halves: UnsafePointer<UInt8>, count: Int, first: Int,
+        emit: (UnsafePointer<UInt8>, Int, Int) throws -> Void
+    ) throws {
         precondition(first == blurredHalves)
         for k in first..<(first + count) {
             let current = halves + (k - first) * halfSamples
@@ -149,8 +157,9 @@ final class DecimatedStripBlender: StreamingBlender {
                     let (top, bottom) = lower == k ? (current, current) : (above, current)
                     let share: Float = y == 0 ? 0 : (y % 2 == 1 ? 0.25 : 0.75)
                     let row = byteRow(y)
-                    sw_double_blend_row(row, top, bottom, share, weight, row, Int32(halfWidth), Int32(width),
-                                        Int32(channels), scratch)
+                    sw_double_blend_row(
+                        row, top, bottom, share, weight, row, Int32(halfWidth), Int32(width),
+                        Int32(channels), scratch)
                 }
                 finished += 1
             }

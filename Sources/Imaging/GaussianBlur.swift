@@ -10,32 +10,41 @@ import Runtime
 public enum GaussianBlur {
     /// Blurs `image` with standard deviation `sigma` (pixels). `threads` > 1 splits the work across cores.
     /// Throws `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func apply(to image: ImageBuffer, sigma: Double, threads: Int = 1,
-                             cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
+    public static func apply(
+        to image: ImageBuffer, sigma: Double, threads: Int = 1,
+        cancellation: CancellationFlag? = nil
+    ) throws -> ImageBuffer {
         var copy = image
         try CancellationToken.with(cancellation) { token in
-            try blendInPlace(&copy, sigma: sigma, rowWeights: [Float](repeating: 1, count: image.height),
-                             threads: threads, kernels: .automatic, token: token)
+            try blendInPlace(
+                &copy, sigma: sigma, rowWeights: [Float](repeating: 1, count: image.height),
+                threads: threads, kernels: .automatic, token: token)
         }
         return copy
     }
 
     /// Blurs `image` in place and blends it with the original row by row: `rowWeights[y]` is the share of
     /// the blurred row (0 keeps the original, 1 is fully blurred). On error `image` is left partly filtered.
-    static func blendInPlace(_ image: inout ImageBuffer, sigma: Double, rowWeights: [Float], threads: Int,
-                             kernels: KernelVariant, token: CancellationToken) throws {
+    static func blendInPlace(
+        _ image: inout ImageBuffer, sigma: Double, rowWeights: [Float], threads: Int,
+        kernels: KernelVariant, token: CancellationToken
+    ) throws {
         precondition(rowWeights.count == image.height)
-        try blendInPlace(&image, sigma: sigma, mask: .rows(rowWeights), levels: 1, threads: threads, kernels: kernels,
-                         token: token)
+        try blendInPlace(
+            &image, sigma: sigma, mask: .rows(rowWeights), levels: 1, threads: threads, kernels: kernels,
+            token: token)
     }
 
     /// Blurs `image` in place and blends it with the original through `mask` (per row or per pixel), from
     /// `levels` blurs at σ·k/levels (`TiltShiftFalloff`). On error `image` is left partly filtered.
-    static func blendInPlace(_ image: inout ImageBuffer, sigma: Double, mask: BlendMask, levels: Int, threads: Int,
-                             kernels: KernelVariant, token: CancellationToken) throws {
+    static func blendInPlace(
+        _ image: inout ImageBuffer, sigma: Double, mask: BlendMask, levels: Int, threads: Int,
+        kernels: KernelVariant, token: CancellationToken
+    ) throws {
         if sigma <= 0 || mask.isZero { return }
         let blender = StripBlender(
-            width: image.width, height: image.height, channels: image.channels, sigma: sigma, mask: mask, levels: levels,
+            width: image.width, height: image.height, channels: image.channels, sigma: sigma, mask: mask,
+            levels: levels,
             threads: threads, kernels: kernels, token: token)
         let rowBytes = image.rowBytes
         try image.pixels.withUnsafeMutableBufferPointer { pixels in

@@ -37,7 +37,8 @@ extension ImageBuffer {
                         let count = UInt32(columns * (rowEnd - rowStart))
                         let base = outX * channels
                         for channel in 0..<channels {
-                            output[(outY * outWidth + outX) * channels + channel] = UInt8((sums[base + channel] + count / 2) / count)
+                            output[(outY * outWidth + outX) * channels + channel] = UInt8(
+                                (sums[base + channel] + count / 2) / count)
                         }
                     }
                 }

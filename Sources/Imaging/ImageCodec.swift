@@ -6,23 +6,30 @@ public enum ImageCodec {
     /// Decodes JPEG, PNG, WebP, AVIF, HEIF, TIFF, GIF or BMP data, recognised by its magic bytes; applies the EXIF
     /// (TIFF: Orientation tag) orientation. Stops with
     /// `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func decode(_ data: [UInt8], limits: ImageLimits = .default,
-                              cancellation: CancellationFlag? = nil) throws -> (image: ImageBuffer, format: ImageFormat) {
+    public static func decode(
+        _ data: [UInt8], limits: ImageLimits = .default,
+        cancellation: CancellationFlag? = nil
+    ) throws -> (image: ImageBuffer, format: ImageFormat) {
         try CancellationToken.with(cancellation) { token in try decode(data, limits: limits, token: token) }
     }
 
     /// Encodes `image` as `format` (`jpegQuality` serves JPEG; WebP and AVIF take their quality from `options`,
     /// which `encode(_:options:)` uses whole). Stops with `ImagingError` `.cancelled` when `cancellation` is raised or
     /// the current task is cancelled.
-    public static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int = 90,
-                              pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
-                              cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+    public static func encode(
+        _ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int = 90,
+        pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
+        cancellation: CancellationFlag? = nil
+    ) throws -> [UInt8] {
         try CancellationToken.with(cancellation) { token in
-            try encode(image, as: format, jpegQuality: jpegQuality, pngCompressionLevel: pngCompressionLevel, token: token)
+            try encode(
+                image, as: format, jpegQuality: jpegQuality, pngCompressionLevel: pngCompressionLevel, token: token)
         }
     }
 
-    static func decode(_ data: [UInt8], limits: ImageLimits, token: CancellationToken) throws -> (image: ImageBuffer, format: ImageFormat) {
+    static func decode(
+        _ data: [UInt8], limits: ImageLimits, token: CancellationToken
+    ) throws -> (image: ImageBuffer, format: ImageFormat) {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImagingError(.decode, ImageFormat.unrecognisedMessage(data))
         }
@@ -46,31 +53,41 @@ public enum ImageCodec {
         }
     }
 
-    static func encode(_ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int, pngCompressionLevel: Int,
-                       token: CancellationToken) throws -> [UInt8] {
-        let options = EncodingOptions(format: format, jpegQuality: jpegQuality, pngCompressionLevel: pngCompressionLevel)
+    static func encode(
+        _ image: ImageBuffer, as format: ImageFormat, jpegQuality: Int, pngCompressionLevel: Int,
+        token: CancellationToken
+    ) throws -> [UInt8] {
+        let options = EncodingOptions(
+            format: format, jpegQuality: jpegQuality, pngCompressionLevel: pngCompressionLevel)
         return try encode(image, as: format, options: options, token: token)
     }
 
     /// Encodes `image` as `options.format` (JPEG when nil) at the quality `options` gives that format.
-    public static func encode(_ image: ImageBuffer, options: EncodingOptions, cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+    public static func encode(
+        _ image: ImageBuffer, options: EncodingOptions, cancellation: CancellationFlag? = nil
+    ) throws -> [UInt8] {
         let options = try options.validated()
         return try CancellationToken.with(cancellation) { token in
             try encode(image, as: options.format ?? .jpeg, options: options, token: token)
         }
     }
 
-    static func encode(_ image: ImageBuffer, as format: ImageFormat, options: EncodingOptions, token: CancellationToken) throws -> [UInt8] {
+    static func encode(
+        _ image: ImageBuffer, as format: ImageFormat, options: EncodingOptions, token: CancellationToken
+    ) throws -> [UInt8] {
         switch format {
         case .jpeg: return try JPEGCodec.encode(image, quality: options.jpegQuality, token: token)
         case .png: return try PNGCodec.encode(image, compressionLevel: options.pngCompressionLevel, token: token)
         case .webp, .avif:
-            let encoder = try WholePictureEncoder(format, width: image.width, height: image.height, channels: image.channels,
-                                                  quality: options.quality(for: format), destination: .memory)
+            let encoder = try WholePictureEncoder(
+                format, width: image.width, height: image.height, channels: image.channels,
+                quality: options.quality(for: format), destination: .memory)
             return try encoder.encode(image, token: token)
         case .tiff:
-            return try TIFFRowEncoder(width: image.width, height: image.height, channels: image.channels, destination: .memory)
-                .encode(image, token: token)
+            return try TIFFRowEncoder(
+                width: image.width, height: image.height, channels: image.channels, destination: .memory
+            )
+            .encode(image, token: token)
         case .heif, .gif, .bmp:
             throw ImagingError.notWritable(format)
         }

@@ -28,14 +28,19 @@ public enum ImageFormat: String, Sendable, CaseIterable {
             self = .jpeg
         } else if head.count >= 8, Array(head[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
             self = .png
-        } else if head.count >= 12, Array(head[0..<4]) == Array("RIFF".utf8), Array(head[8..<12]) == Array("WEBP".utf8) {
+        } else if head.count >= 12, Array(head[0..<4]) == Array("RIFF".utf8), Array(head[8..<12]) == Array("WEBP".utf8)
+        {
             self = .webp
         } else if Self.hasBrand(head, ["avif", "avis"]) {
             self = .avif
         } else if Self.hasBrand(head, ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]) {
             self = .heif
-        } else if head.count >= 4, [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00],
-                                    [0x4D, 0x4D, 0x00, 0x2B]].contains(Array(head[0..<4])) {
+        } else if head.count >= 4,
+            [
+                [0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00],
+                [0x4D, 0x4D, 0x00, 0x2B],
+            ].contains(Array(head[0..<4]))
+        {
             self = .tiff
         } else if head.count >= 6, [Array("GIF87a".utf8), Array("GIF89a".utf8)].contains(Array(head[0..<6])) {
             self = .gif

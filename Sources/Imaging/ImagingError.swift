@@ -28,6 +28,7 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
 
     /// An output format that is only read (HEIF, GIF, BMP), naming the formats that are written.
     package static func notWritable(_ format: ImageFormat) -> ImagingError {
-        ImagingError(.processing, "cannot write \(format.displayName) images: the output formats are \(ImageFormat.names)")
+        ImagingError(
+            .processing, "cannot write \(format.displayName) images: the output formats are \(ImageFormat.names)")
     }
 }

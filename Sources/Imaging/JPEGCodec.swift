@@ -6,15 +6,19 @@ public enum JPEGCodec {
     /// Decodes a JPEG: gray stays gray, YCbCr becomes RGB, CMYK/YCCK is converted to sRGB through its ICC
     /// profile (naively, R = (1−C)(1−K)…, when it has none). The EXIF orientation is applied unless `applyOrientation` is false.
     /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func decode(_ data: [UInt8], limits: ImageLimits = .default, applyOrientation: Bool = true,
-                              cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
+    public static func decode(
+        _ data: [UInt8], limits: ImageLimits = .default, applyOrientation: Bool = true,
+        cancellation: CancellationFlag? = nil
+    ) throws -> ImageBuffer {
         try CancellationToken.with(cancellation) { token in
             try decode(data, limits: limits, applyOrientation: applyOrientation, token: token)
         }
     }
 
-    static func decode(_ data: [UInt8], limits: ImageLimits, applyOrientation: Bool, token: CancellationToken) throws -> ImageBuffer {
-        return try data.withUnsafeBufferPointer { bytes in
+    static func decode(
+        _ data: [UInt8], limits: ImageLimits, applyOrientation: Bool, token: CancellationToken
+    ) throws -> ImageBuffer {
+        try data.withUnsafeBufferPointer { bytes in
             let decoder = try JPEGRowDecoder(.memory(bytes), limits: limits)
             // CMYK through its profile, when it has a usable one (as in the pipeline).
             let image = try ColourManagement.manage(decoder, policy: .keep).decoder.readImage(token: token)
@@ -24,13 +28,16 @@ public enum JPEGCodec {
 
     /// Encodes at `quality` (1…100). RGBA is composited over white (JPEG has no alpha).
     /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func encode(_ image: ImageBuffer, quality: Int = 90, cancellation: CancellationFlag? = nil) throws -> [UInt8] {
+    public static func encode(
+        _ image: ImageBuffer, quality: Int = 90, cancellation: CancellationFlag? = nil
+    ) throws -> [UInt8] {
         try CancellationToken.with(cancellation) { token in try encode(image, quality: quality, token: token) }
     }
 
     static func encode(_ image: ImageBuffer, quality: Int, token: CancellationToken) throws -> [UInt8] {
-        let encoder = try JPEGRowEncoder(width: image.width, height: image.height, channels: image.channels,
-                                         quality: quality, destination: .memory)
+        let encoder = try JPEGRowEncoder(
+            width: image.width, height: image.height, channels: image.channels,
+            quality: quality, destination: .memory)
         return try encoder.encode(image, token: token)
     }
 }

@@ -19,12 +19,14 @@ public enum PNGCodec {
     /// Decodes a PNG: palette, gray below 8 bits and tRNS are expanded; 16-bit samples are scaled to 8 bits;
     /// gray+alpha becomes RGBA; interlaced (Adam7) images are de-interlaced.
     /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func decode(_ data: [UInt8], limits: ImageLimits = .default, cancellation: CancellationFlag? = nil) throws -> ImageBuffer {
+    public static func decode(
+        _ data: [UInt8], limits: ImageLimits = .default, cancellation: CancellationFlag? = nil
+    ) throws -> ImageBuffer {
         try CancellationToken.with(cancellation) { token in try decode(data, limits: limits, token: token) }
     }
 
     static func decode(_ data: [UInt8], limits: ImageLimits, token: CancellationToken) throws -> ImageBuffer {
-        return try data.withUnsafeBufferPointer { bytes in
+        try data.withUnsafeBufferPointer { bytes in
             try PNGRowDecoder(.memory(bytes), limits: limits).readWhole(token: token)
         }
     }
@@ -32,14 +34,19 @@ public enum PNGCodec {
     /// Encodes 8-bit gray, RGB or RGBA, every row with the Up filter (see `defaultCompressionLevel` for what
     /// each level uses).
     /// Stops with `ImagingError` `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func encode(_ image: ImageBuffer, compressionLevel: Int = defaultCompressionLevel,
-                              cancellation: CancellationFlag? = nil) throws -> [UInt8] {
-        try CancellationToken.with(cancellation) { token in try encode(image, compressionLevel: compressionLevel, token: token) }
+    public static func encode(
+        _ image: ImageBuffer, compressionLevel: Int = defaultCompressionLevel,
+        cancellation: CancellationFlag? = nil
+    ) throws -> [UInt8] {
+        try CancellationToken.with(cancellation) { token in
+            try encode(image, compressionLevel: compressionLevel, token: token)
+        }
     }
 
     static func encode(_ image: ImageBuffer, compressionLevel: Int, token: CancellationToken) throws -> [UInt8] {
-        let encoder = try PNGRowEncoder(width: image.width, height: image.height, channels: image.channels,
-                                        level: compressionLevel, destination: .memory)
+        let encoder = try PNGRowEncoder(
+            width: image.width, height: image.height, channels: image.channels,
+            level: compressionLevel, destination: .memory)
         return try encoder.encode(image, token: token)
     }
 }

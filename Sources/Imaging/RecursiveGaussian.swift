@@ -16,14 +16,18 @@ struct RecursiveGaussian: Sendable {
     let m: [Float]
 
     init(sigma: Double) {
-        let m0 = 1.16680, m1 = 1.10783, m2 = 1.40586
+        let m0 = 1.16680
+        let m1 = 1.10783
+        let m2 = 1.40586
         let q = sigma < 3.556 ? -0.2568 + 0.5784 * sigma + 0.0561 * sigma * sigma : 2.5091 + 0.9804 * (sigma - 3.556)
         let q2 = q * q
         let scale = (m0 + q) * (m1 * m1 + m2 * m2 + 2 * m1 * q + q2)
         let b1 = -q * (2 * m0 * m1 + m1 * m1 + m2 * m2 + (2 * m0 + 4 * m1) * q + 3 * q2) / scale
         let b2 = q2 * (m0 + 2 * m1 + 3 * q) / scale
         let b3 = -q2 * q / scale
-        let a1 = -b1, a2 = -b2, a3 = -b3
+        let a1 = -b1
+        let a2 = -b2
+        let a3 = -b3
         // Normalise so that the gain is exactly 1: B = 1 − a1 − a2 − a3.
         let bb = 1 - a1 - a2 - a3
         let s = 1 / ((1 + a1 - a2 + a3) * (1 - a1 - a2 - a3) * (1 + a2 + (a1 - a3) * a3))

@@ -20,22 +20,29 @@ extension StripBlender: StreamingBlender {}
 
 /// Chooses the blender for a streaming pipeline.
 enum StreamingBlenders {
-    /// `StripBlender`, or `DecimatedStripBlender` when `decimate` is on and it applies: one weight per row (the
+    /// `StripBlender`, or `DecimatedStripBlender` when `decimate` is on and it applies: 8-bit samples, one weight per row (the
     /// focus line upright, one level), gray or RGB, σ at least `DecimatedStripBlender.sigmaLimit` along both axes,
     /// and a plane of at least `DecimatedStripBlender.smallestSide` pixels each way (on a 48×32 image the edges,
     /// repeated a half pixel apart on the halved plane, held it to 41–42 dB; small planes cost little anyway).
-    static func make(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
-                     mask: BlendMask, levels: Int, threads: Int, kernels: KernelVariant, separateBlurInput: Bool = false,
-                     decimate: Bool, token: CancellationToken) -> any StreamingBlender {
+    static func make(
+        width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
+        mask: BlendMask, levels: Int, threads: Int, kernels: KernelVariant, separateBlurInput: Bool = false,
+        decimate: Bool, bytesPerSample: Int = 1, token: CancellationToken
+    ) -> any StreamingBlender {
         let side = DecimatedStripBlender.smallestSide
-        if decimate, levels == 1, case .rows(let weights) = mask, [1, 3].contains(channels), width >= side, height >= side,
-           min(sigma, verticalSigma ?? sigma) >= DecimatedStripBlender.sigmaLimit, !mask.isZero {
-            return DecimatedStripBlender(width: width, height: height, channels: channels, sigma: sigma,
-                                         verticalSigma: verticalSigma, weights: weights, threads: threads, kernels: kernels,
-                                         separateBlurInput: separateBlurInput, token: token)
+        // The halved plane is 8-bit; 16-bit samples (`bytesPerSample` 2) keep the full-resolution blur.
+        if decimate, bytesPerSample == 1, levels == 1, case .rows(let weights) = mask, [1, 3].contains(channels),
+            width >= side, height >= side,
+            min(sigma, verticalSigma ?? sigma) >= DecimatedStripBlender.sigmaLimit, !mask.isZero
+        {
+            return DecimatedStripBlender(
+                width: width, height: height, channels: channels, sigma: sigma,
+                verticalSigma: verticalSigma, weights: weights, threads: threads, kernels: kernels,
+                separateBlurInput: separateBlurInput, token: token)
         }
-        return StripBlender(width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
-                            mask: mask, levels: levels, threads: threads, kernels: kernels,
-                            separateBlurInput: separateBlurInput, token: token)
+        return StripBlender(
+            width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
+            mask: mask, levels: levels, threads: threads, kernels: kernels,
+            separateBlurInput: separateBlurInput, bytesPerSample: bytesPerSample, token: token)
     }
 }

@@ -1,12 +1,12 @@
 import CImageCodecs
 import Dispatch
+import Runtime
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Runtime
 
 /// The tilt-shift's blur and blend over an image that streams through in rows: rows go in top to bottom,
 /// filtered rows come out top to bottom, and only a window of rows is ever held, whatever the image's height.
@@ -47,8 +47,9 @@ final class StripBlender: @unchecked Sendable {
     let width: Int
     let height: Int
     let channels: Int
-    /// Samples per row.
+    /// Samples per row, and their bytes (a sample is 1 byte, or 2 with `bytesPerSample` 2: 16-bit, host order).
     let samples: Int
+    let rowBytes: Int
     /// Rows finished together; the backward pass starts `lookahead` rows below a strip.
     let strip: Int
     let lookahead: Int
@@ -64,11 +65,13 @@ final class StripBlender: @unchecked Sendable {
     /// recipes up to σ 6 is exact and σ 10 keeps its speed.
     static let exactSigmaLimit = 3.0
     /// Bytes of the window (original rows, floats and scratch): what the filter holds per image.
-    var windowBytes: Int { byteRowsSize + floatRowsSize + stride * MemoryLayout<Float>.stride + scratchBytes * max(1, threads) }
+    var windowBytes: Int {
+        byteRowsSize + floatRowsSize + stride * MemoryLayout<Float>.stride + scratchBytes * max(1, threads)
+    }
 
-    private let mask: BlendMask
+    let mask: BlendMask
     /// The largest weight of each row (0: the row stays sharp).
-    private let rowMaxima: [Float]
+    let rowMaxima: [Float]
     /// Blurs at σ·k/levels, k = 1…levels (1: the one blur of the recipe).
     let levels: Int
     /// Whether the blend goes through `blend_levels` with a row of weights (a turned line or several levels)
@@ -76,23 +79,23 @@ final class StripBlender: @unchecked Sendable {
     private let blendsPerSample: Bool
     /// The row of weights (`stride` floats); each thread fills and reads its own columns of it. For a vertical
     /// focus line it is filled once.
-    private let weightRow: UnsafeMutablePointer<Float>
-    private let weightRowIsFixed: Bool
-    private let threads: Int
-    private let token: CancellationToken
-    private let kernels: UnsafePointer<sw_blur_kernels>
+    let weightRow: UnsafeMutablePointer<Float>
+    let weightRowIsFixed: Bool
+    let threads: Int
+    let token: CancellationToken
+    let kernels: UnsafePointer<sw_blur_kernels>
     /// The horizontal and vertical coefficients of each level, in memory of their own (read by every worker
     /// thread).
     private let gaussians: UnsafeMutablePointer<sw_recursive_gaussian>
-    private let verticalGaussians: UnsafeMutablePointer<sw_recursive_gaussian>
+    let verticalGaussians: UnsafeMutablePointer<sw_recursive_gaussian>
     /// The exact kernels, along an axis whose σ is at most the limit (nil: the recursive filter there).
     private let exact: UnsafeMutablePointer<sw_fir_gaussian>?
     private let verticalExact: UnsafeMutablePointer<sw_fir_gaussian>?
     private let verticalRadius: Int
     /// Floats per float row (at least samples + 1, a multiple of 16), and the columns the vertical kernels
     /// cover (samples rounded up to 16).
-    private let stride: Int
-    private let columns: Int
+    let stride: Int
+    let columns: Int
     /// Whether the image passes unchanged (no blur, or every weight 0).
     private let passThrough: Bool
 
@@ -130,44 +133,53 @@ final class StripBlender: @unchecked Sendable {
     ///   - kernels: the SIMD variant (`.automatic`: the best the CPU runs).
     ///   - exactUpTo: the largest σ filtered with the exact kernel (at most `ExactGaussian.largestSigma`; 0 never).
     ///   - separateBlurInput: whether `setBlurInput` may give rows other values to blur.
-    convenience init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
-                     weights: [Float], threads: Int, kernels variant: KernelVariant = .automatic,
-                     exactUpTo: Double = exactSigmaLimit, separateBlurInput: Bool = false, token: CancellationToken) {
+    convenience init(
+        width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil,
+        weights: [Float], threads: Int, kernels variant: KernelVariant = .automatic,
+        exactUpTo: Double = exactSigmaLimit, separateBlurInput: Bool = false, token: CancellationToken
+    ) {
         precondition(weights.count == height)
-        self.init(width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
-                  mask: .rows(weights), threads: threads, kernels: variant, exactUpTo: exactUpTo,
-                  separateBlurInput: separateBlurInput, token: token)
+        self.init(
+            width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
+            mask: .rows(weights), threads: threads, kernels: variant, exactUpTo: exactUpTo,
+            separateBlurInput: separateBlurInput, token: token)
     }
 
-    init(width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, mask: BlendMask,
-         levels: Int = 1, threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
-         separateBlurInput: Bool = false, token: CancellationToken) {
-        precondition(width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1)
+    init(
+        width: Int, height: Int, channels: Int, sigma: Double, verticalSigma: Double? = nil, mask: BlendMask,
+        levels: Int = 1, threads: Int, kernels variant: KernelVariant = .automatic, exactUpTo: Double = exactSigmaLimit,
+        separateBlurInput: Bool = false, bytesPerSample: Int = 1, token: CancellationToken
+    ) {
+        precondition(
+            width > 0 && height > 0 && [1, 3, 4].contains(channels) && levels >= 1 && [1, 2].contains(bytesPerSample))
         if case .rows(let weights) = mask { precondition(weights.count == height) }
         self.width = width
         self.height = height
         self.channels = channels
         self.samples = width * channels
+        self.rowBytes = samples * bytesPerSample
         self.mask = mask
         self.rowMaxima = (0..<height).map { mask.rowMaximum($0) }
         self.levels = levels
         if case .rows = mask, levels == 1 { self.blendsPerSample = false } else { self.blendsPerSample = true }
         self.threads = max(1, threads)
         self.token = token
-        self.kernels = variant.kernels
+        self.kernels = bytesPerSample == 2 ? variant.deepKernels : variant.kernels
         self.gaussians = .allocate(capacity: levels)
         self.verticalGaussians = .allocate(capacity: levels)
         for level in 0..<levels {
             let share = Double(level + 1) / Double(levels)
             gaussians[level] = RecursiveGaussian(sigma: max(sigma * share, 0.5)).kernelCoefficients
-            verticalGaussians[level] = RecursiveGaussian(sigma: max((verticalSigma ?? sigma) * share, 0.5)).kernelCoefficients
+            verticalGaussians[level] =
+                RecursiveGaussian(sigma: max((verticalSigma ?? sigma) * share, 0.5)).kernelCoefficients
         }
         let gy = RecursiveGaussian(sigma: max(verticalSigma ?? sigma, 0.5))
         self.passThrough = sigma <= 0 || rowMaxima.allSatisfy { $0 == 0 }
         // Levels are all recursive: the exact kernel's window (rows above the strip) is not kept per level.
         let limit = levels > 1 ? 0 : min(exactUpTo, ExactGaussian.largestSigma)
         func exactKernel(_ s: Double) -> ExactGaussian? { s > 0 && s <= limit ? ExactGaussian(sigma: s) : nil }
-        let ex = exactKernel(sigma), ey = exactKernel(verticalSigma ?? sigma)
+        let ex = exactKernel(sigma)
+        let ey = exactKernel(verticalSigma ?? sigma)
         self.exact = ex.map { kernel in
             let pointer = UnsafeMutablePointer<sw_fir_gaussian>.allocate(capacity: 1)
             pointer.initialize(to: kernel.kernelCoefficients)
@@ -188,7 +200,7 @@ final class StripBlender: @unchecked Sendable {
         let history = passThrough ? 0 : verticalRadius
         self.capacity = min(height, strip + lookahead + history)
         self.history = capacity == height ? 0 : history
-        self.byteRowsSize = capacity * samples + 64
+        self.byteRowsSize = capacity * rowBytes + 64
         self.byteRows = .allocate(capacity: byteRowsSize)
         byteRows.initialize(repeating: 0, count: byteRowsSize)
         self.blurRows = separateBlurInput ? .allocate(capacity: byteRowsSize) : nil
@@ -228,23 +240,25 @@ final class StripBlender: @unchecked Sendable {
         return raw
     }
 
-    @inline(__always) private func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { byteRows + (y % capacity) * samples }
+    @inline(__always) func byteRow(_ y: Int) -> UnsafeMutablePointer<UInt8> {
+        byteRows + (y % capacity) * rowBytes
+    }
     /// The values row `y` is blurred from: its own, or those `setBlurInput` gave it.
     @inline(__always) private func blurInput(_ y: Int) -> UnsafeMutablePointer<UInt8> {
-        if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * samples }
+        if let blurRows, hasBlurRow[y % capacity] { return blurRows + (y % capacity) * rowBytes }
         return byteRow(y)
     }
-    @inline(__always) private func floatRow(_ y: Int, level: Int = 0) -> UnsafeMutablePointer<Float> {
+    @inline(__always) func floatRow(_ y: Int, level: Int = 0) -> UnsafeMutablePointer<Float> {
         y < 0 ? top(level) : floatRows + level * levelFloats + (y % capacity) * stride
     }
     /// Row 0 after the horizontal pass, the last row after it, the backward pass's ring: after the window.
     @inline(__always) private func top(_ level: Int) -> UnsafeMutablePointer<Float> {
         floatRows + level * levelFloats + capacity * stride
     }
-    @inline(__always) private func bottom(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + stride }
-    @inline(__always) private func backwardRows(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + 2 * stride }
+    @inline(__always) func bottom(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + stride }
+    @inline(__always) func backwardRows(_ level: Int) -> UnsafeMutablePointer<Float> { top(level) + 2 * stride }
 
-    /// Room for the next rows, contiguous: fill up to `rows` rows of `samples` bytes and `commit` them.
+    /// Room for the next rows, contiguous: fill up to `rows` rows of `rowBytes` bytes and `commit` them.
     /// `rows` is 0 only once every row has been committed.
     func inputSpace() -> (pointer: UnsafeMutablePointer<UInt8>, rows: Int) {
         let free = capacity - history - (received - emitted)
@@ -253,11 +267,11 @@ final class StripBlender: @unchecked Sendable {
     }
 
     /// Makes row `offset` of the next `inputSpace()` rows blur from `values` (`samples` bytes) instead of its
-    /// original values, which it is still blended with. Only with `separateBlurInput`, before `commit`.
+    /// original values, which it is still blended with (`rowBytes`). Only with `separateBlurInput`, before `commit`.
     func setBlurInput(row offset: Int, from values: UnsafePointer<UInt8>) {
         guard let blurRows else { preconditionFailure("StripBlender made without separateBlurInput") }
         let slot = (received + offset) % capacity
-        (blurRows + slot * samples).update(from: values, count: samples)
+        (blurRows + slot * rowBytes).update(from: values, count: rowBytes)
         hasBlurRow[slot] = true
     }
 
@@ -312,7 +326,9 @@ final class StripBlender: @unchecked Sendable {
             }
             for level in 0..<levels {
                 if first == 0 { top(level).update(from: floatRow(0, level: level), count: stride) }
-                if first + count == height { bottom(level).update(from: floatRow(height - 1, level: level), count: stride) }
+                if first + count == height {
+                    bottom(level).update(from: floatRow(height - 1, level: level), count: stride)
+                }
             }
             try parallelColumns { range in
                 for level in 0..<self.levels {
@@ -346,7 +362,9 @@ final class StripBlender: @unchecked Sendable {
                 return
             }
             for level in 0..<self.levels {
-                let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map { self.floatRow($0, level: level) }
+                let destinations: [UnsafeMutablePointer<Float>?] = (lower..<upper).map {
+                    self.floatRow($0, level: level)
+                }
                 self.kernels.pointee.horizontal(
                     self.gaussians + level, sources, destinations, Int32(upper - lower), Int32(self.width),
                     Int32(self.channels), self.scratch + worker * self.scratchBytes)
@@ -363,11 +381,14 @@ final class StripBlender: @unchecked Sendable {
         try parallelColumns { range in
             let (begin, end) = (range.lowerBound, range.upperBound)
             let ring = self.backwardRows(0)
-            var q1 = ring, q2 = ring + self.stride, q3 = ring + 2 * self.stride
+            var q1 = ring
+            var q2 = ring + self.stride
+            var q3 = ring + 2 * self.stride
             var y: Int
             if exact {
                 self.kernels.pointee.end(
-                    self.verticalGaussians, self.bottom(0), self.floatRow(start), self.floatRow(start - 1), self.floatRow(start - 2),
+                    self.verticalGaussians, self.bottom(0), self.floatRow(start), self.floatRow(start - 1),
+                    self.floatRow(start - 2),
                     q1, q2, q3, begin, end)
                 self.blend(row: start, blurred: q1, strip: strip, columns: range)
                 y = start - 1
@@ -379,61 +400,10 @@ final class StripBlender: @unchecked Sendable {
             while y >= strip.lowerBound {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
                 let destination = q3
-                self.kernels.pointee.backward(self.verticalGaussians, self.floatRow(y), destination, q1, q2, q3, begin, end)
+                self.kernels.pointee.backward(
+                    self.verticalGaussians, self.floatRow(y), destination, q1, q2, q3, begin, end)
                 (q1, q2, q3) = (destination, q1, q2)
                 self.blend(row: y, blurred: q1, strip: strip, columns: range)
-                y -= 1
-            }
-        }
-    }
-
-    /// `backwardPass` for several levels: each level's recursion steps through the same rows, and each row is
-    /// blended from every level's value.
-    private func backwardPassOfLevels(strip: Range<Int>, from start: Int) throws {
-        let exact = start == height - 1
-        try parallelColumns { range in
-            let (begin, end) = (range.lowerBound, range.upperBound)
-            let levels = self.levels
-            // Per level its ring (q1, q2, q3); `current` holds each level's q1 for the blend.
-            let rings = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 3 * levels)
-            let current = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: levels)
-            defer {
-                rings.deallocate()
-                current.deallocate()
-            }
-            for level in 0..<levels {
-                let ring = self.backwardRows(level)
-                (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (ring, ring + self.stride, ring + 2 * self.stride)
-            }
-            var y: Int
-            if exact {
-                for level in 0..<levels {
-                    self.kernels.pointee.end(
-                        self.verticalGaussians + level, self.bottom(level), self.floatRow(start, level: level),
-                        self.floatRow(start - 1, level: level), self.floatRow(start - 2, level: level),
-                        rings[3 * level], rings[3 * level + 1], rings[3 * level + 2], begin, end)
-                    current[level] = UnsafePointer(rings[3 * level])
-                }
-                self.blendLevels(row: start, levels: current, strip: strip, columns: range)
-                y = start - 1
-            } else {
-                for level in 0..<levels {
-                    for q in 0..<3 {
-                        (rings[3 * level + q] + begin).update(from: self.floatRow(start, level: level) + begin, count: end - begin)
-                    }
-                }
-                y = start
-            }
-            while y >= strip.lowerBound {
-                if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
-                for level in 0..<levels {
-                    let (q1, q2, q3) = (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2])
-                    self.kernels.pointee.backward(self.verticalGaussians + level, self.floatRow(y, level: level), q3,
-                                                  q1, q2, q3, begin, end)
-                    (rings[3 * level], rings[3 * level + 1], rings[3 * level + 2]) = (q3, q1, q2)
-                    current[level] = UnsafePointer(q3)
-                }
-                self.blendLevels(row: y, levels: current, strip: strip, columns: range)
                 y -= 1
             }
         }
@@ -448,7 +418,9 @@ final class StripBlender: @unchecked Sendable {
             let blurred = self.backwardRows(0)
             for y in strip where self.rowMaxima[y] != 0 {
                 if y % Self.rowsPerCancelCheck == 0 { try self.token.check() }
-                for k in -radius...radius { rows[k + radius] = UnsafePointer(self.floatRow(min(self.height - 1, max(0, y + k)))) }
+                for k in -radius...radius {
+                    rows[k + radius] = UnsafePointer(self.floatRow(min(self.height - 1, max(0, y + k))))
+                }
                 guard let kernel = self.verticalExact else { return }
                 self.kernels.pointee.fir_vertical(kernel, rows, blurred, range.lowerBound, range.upperBound)
                 self.blend(row: y, blurred: blurred, strip: strip, columns: range)
@@ -474,52 +446,4 @@ final class StripBlender: @unchecked Sendable {
             kernels.pointee.blend(row, blurred, row, weight, columns.lowerBound, end)
         }
     }
-
-    /// Blends row `y` from `levels` blurred rows (one per level) through its row of weights, on `columns`.
-    @inline(__always)
-    private func blendLevels(row y: Int, levels: UnsafePointer<UnsafePointer<Float>?>, strip: Range<Int>,
-                             columns: Range<Int>) {
-        guard strip.contains(y), rowMaxima[y] != 0 else { return }
-        let end = min(columns.upperBound, samples)
-        guard columns.lowerBound < end else { return }
-        if !weightRowIsFixed { mask.fill(row: y, into: weightRow, samples: columns.lowerBound..<end, channels: channels) }
-        let row = byteRow(y)
-        if channels == 4 {
-            kernels.pointee.blend_levels_premultiplied(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
-        } else {
-            kernels.pointee.blend_levels(row, levels, Int32(self.levels), weightRow, row, columns.lowerBound, end)
-        }
-    }
-
-    // MARK: - Threads
-
-    /// Runs `body` over the float columns split into one multiple-of-16 range per thread. The backward pass's
-    /// ring is shared: each thread uses its own columns of it.
-    private func parallelColumns(_ body: @escaping @Sendable (Range<Int>) throws -> Void) throws {
-        let vectors = columns / 16
-        let workers = max(1, min(threads, vectors))
-        try parallel(workers) { worker in
-            try body((16 * (vectors * worker / workers))..<(16 * (vectors * (worker + 1) / workers)))
-        }
-    }
-
-    /// Runs `body(worker)` for each worker, on the calling thread alone when there is one.
-    private func parallel(_ workers: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
-        if workers <= 1 {
-            try body(0)
-            return
-        }
-        let errors = FirstError()
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            do { try body(worker) } catch { errors.record(error) }
-        }
-        if let error = errors.first { throw error }
-    }
-}
-
-/// Collects the first error thrown by a worker thread.
-private final class FirstError: Sendable {
-    private let error = InlineLock<(any Error)?>(nil)
-    func record(_ error: any Error) { self.error.withLock { if $0 == nil { $0 = error } } }
-    var first: (any Error)? { error.withLock { $0 } }
 }

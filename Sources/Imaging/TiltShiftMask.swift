@@ -38,7 +38,8 @@ public enum TiltShiftMask {
     /// per-pixel weights, `sw_line_weights`, step along each row instead: equal within double rounding).
     public static func weight(x: Double, y: Double, width: Int, height: Int, parameters: TiltShiftParameters) -> Float {
         let line = FocusLine(width: width, height: height, angle: parameters.angle)
-        let distance = abs((x * line.sine + (y * line.cosine + line.offset)) / line.extent - parameters.focusPosition)
+        let distance =
+            abs((x * line.sine + (y * line.cosine + line.offset)) / line.extent - parameters.focusPosition)
             - parameters.sharpBand / 2
         if distance <= 0 { return 0 }
         if parameters.transition <= 0 { return 1 }
@@ -47,23 +48,29 @@ public enum TiltShiftMask {
 
     /// The mask of a whole image.
     static func mask(width: Int, height: Int, parameters: TiltShiftParameters) -> BlendMask {
-        mask(planeWidth: width, planeHeight: height, xFactor: 1, yFactor: 1, imageWidth: width, imageHeight: height,
-             parameters: parameters)
+        mask(
+            planeWidth: width, planeHeight: height, xFactor: 1, yFactor: 1, imageWidth: width, imageHeight: height,
+            parameters: parameters)
     }
 
     /// The mask of a plane subsampled by `xFactor` across and `yFactor` down (a JPEG's chroma): plane pixel
     /// (i, r) is weighted at its centre in image pixels, ((i + ½)·xFactor − ½, (r + ½)·yFactor − ½).
-    static func mask(planeWidth: Int, planeHeight: Int, xFactor: Int, yFactor: Int, imageWidth: Int, imageHeight: Int,
-                     parameters: TiltShiftParameters) -> BlendMask {
+    static func mask(
+        planeWidth: Int, planeHeight: Int, xFactor: Int, yFactor: Int, imageWidth: Int, imageHeight: Int,
+        parameters: TiltShiftParameters
+    ) -> BlendMask {
         let line = FocusLine(width: imageWidth, height: imageHeight, angle: parameters.angle)
         if line.isHorizontalUpright {
             // Today's recipe, to the bit: one weight per row.
-            return .rows(weights(planeRows: planeHeight, factor: yFactor, imageHeight: imageHeight, parameters: parameters))
+            return .rows(
+                weights(planeRows: planeHeight, factor: yFactor, imageHeight: imageHeight, parameters: parameters))
         }
-        return .line(LineWeights(
-            line: line, planeWidth: planeWidth, planeHeight: planeHeight,
-            xScale: Double(xFactor), xOffset: Double(xFactor - 1) / 2, yScale: Double(yFactor), yOffset: Double(yFactor - 1) / 2,
-            focus: parameters.focusPosition, halfBand: parameters.sharpBand / 2, transition: parameters.transition))
+        return .line(
+            LineWeights(
+                line: line, planeWidth: planeWidth, planeHeight: planeHeight,
+                xScale: Double(xFactor), xOffset: Double(xFactor - 1) / 2, yScale: Double(yFactor),
+                yOffset: Double(yFactor - 1) / 2,
+                focus: parameters.focusPosition, halfBand: parameters.sharpBand / 2, transition: parameters.transition))
     }
 }
 
@@ -154,8 +161,9 @@ struct LineWeights: Sendable {
 
     func fill(row r: Int, into out: UnsafeMutablePointer<Float>, samples: Range<Int>, channels: Int) {
         let y = Double(r) * yScale + yOffset
-        sw_line_weights(out, samples.lowerBound, samples.upperBound, Int32(channels), xScale, xOffset, line.sine,
-                        y * line.cosine + line.offset, line.extent, focus, halfBand, transition)
+        sw_line_weights(
+            out, samples.lowerBound, samples.upperBound, Int32(channels), xScale, xOffset, line.sine,
+            y * line.cosine + line.offset, line.extent, focus, halfBand, transition)
     }
 
     /// The largest weight in row `r`: at one of its ends (the distance from the line is linear along a row).
@@ -167,8 +175,9 @@ struct LineWeights: Sendable {
             // Pixel planeWidth − 1 as the one sample of a one-sample row shifted by it.
             let y = Double(r) * yScale + yOffset
             let last = Double(planeWidth - 1) * xScale + xOffset
-            sw_line_weights(floats + 1, 0, 1, 1, xScale, last, line.sine, y * line.cosine + line.offset, line.extent,
-                            focus, halfBand, transition)
+            sw_line_weights(
+                floats + 1, 0, 1, 1, xScale, last, line.sine, y * line.cosine + line.offset, line.extent,
+                focus, halfBand, transition)
         }
         return max(ends.0, ends.1)
     }

@@ -22,8 +22,10 @@ public struct TiltShiftParameters: Sendable, Equatable {
     /// How the blur grows away from the sharp band. Default `.blend`.
     public var falloff: TiltShiftFalloff
 
-    public init(focusPosition: Double = 0.5, sharpBand: Double = 0, transition: Double = 0.25, blurRadius: Double = 10,
-                angle: Double = 0, falloff: TiltShiftFalloff = .blend) {
+    public init(
+        focusPosition: Double = 0.5, sharpBand: Double = 0, transition: Double = 0.25, blurRadius: Double = 10,
+        angle: Double = 0, falloff: TiltShiftFalloff = .blend
+    ) {
         self.focusPosition = focusPosition
         self.sharpBand = sharpBand
         self.transition = transition
@@ -46,14 +48,17 @@ public struct TiltShiftParameters: Sendable, Equatable {
     public func validated() throws -> TiltShiftParameters {
         func check(_ value: Double, _ name: String, _ range: ClosedRange<Double>) throws {
             guard value.isFinite, range.contains(value) else {
-                throw ImagingError(.processing, "\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
+                throw ImagingError(
+                    .processing, "\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
             }
         }
         try check(focusPosition, "focus position", 0...1)
         try check(sharpBand, "sharp band", 0...1)
         try check(transition, "transition", 0...1)
         guard blurRadius.isFinite, blurRadius == 0 || (0.5...Self.maxBlurRadius).contains(blurRadius) else {
-            throw ImagingError(.processing, "blur radius must be 0 (no blur) or between 0.5 and \(Self.maxBlurRadius) pixels (got \(blurRadius))")
+            throw ImagingError(
+                .processing,
+                "blur radius must be 0 (no blur) or between 0.5 and \(Self.maxBlurRadius) pixels (got \(blurRadius))")
         }
         try check(angle, "angle (degrees)", Self.angleRange)
         return self
@@ -88,9 +93,11 @@ public struct EncodingOptions: Sendable, Equatable {
     /// The default AVIF quality: 60 (libavif 1.0's own default; AV1's quantizer 25).
     public static let defaultAVIFQuality = 60
 
-    public init(format: ImageFormat? = nil, jpegQuality: Int = defaultJPEGQuality, webpQuality: Int = defaultWebPQuality,
-                avifQuality: Int = defaultAVIFQuality, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
-                metadata: MetadataPolicy = .keep, colour: ColourPolicy = .keep) {
+    public init(
+        format: ImageFormat? = nil, jpegQuality: Int = defaultJPEGQuality, webpQuality: Int = defaultWebPQuality,
+        avifQuality: Int = defaultAVIFQuality, pngCompressionLevel: Int = PNGCodec.defaultCompressionLevel,
+        metadata: MetadataPolicy = .keep, colour: ColourPolicy = .keep
+    ) {
         self.format = format
         self.jpegQuality = jpegQuality
         self.webpQuality = webpQuality
@@ -121,11 +128,13 @@ public struct EncodingOptions: Sendable, Equatable {
     /// is only read (HEIF, GIF, BMP).
     public func validated() throws -> EncodingOptions {
         if let format, !format.isWritable { throw ImagingError.notWritable(format) }
-        for (name, quality) in [("JPEG", jpegQuality), ("WebP", webpQuality), ("AVIF", avifQuality)] where !(1...100).contains(quality) {
+        for (name, quality) in [("JPEG", jpegQuality), ("WebP", webpQuality), ("AVIF", avifQuality)]
+        where !(1...100).contains(quality) {
             throw ImagingError(.processing, "\(name) quality must be between 1 and 100 (got \(quality))")
         }
         guard (0...9).contains(pngCompressionLevel) else {
-            throw ImagingError(.processing, "PNG compression level must be between 0 and 9 (got \(pngCompressionLevel))")
+            throw ImagingError(
+                .processing, "PNG compression level must be between 0 and 9 (got \(pngCompressionLevel))")
         }
         return self
     }

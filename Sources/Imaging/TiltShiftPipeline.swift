@@ -1,10 +1,10 @@
+import Runtime
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Runtime
 
 /// The result of `TiltShiftPipeline.process`: encoded bytes and what they hold.
 public struct ProcessedImage: Sendable {
@@ -92,12 +92,15 @@ public enum TiltShiftPipeline {
     ///     encoding (so is the current task's cancellation, when called from a task).
     /// - Throws: `ImagingError`: `.decode` for unreadable input, `.limit`, `.processing` for bad
     ///   parameters, `.cancelled` when `cancellation` is raised or the current task is cancelled.
-    public static func process(_ data: [UInt8], parameters: TiltShiftParameters, encoding: EncodingOptions,
-                               limits: ImageLimits = .default, threads: Int = 1,
-                               cancellation: CancellationFlag? = nil) throws -> ProcessedImage {
+    public static func process(
+        _ data: [UInt8], parameters: TiltShiftParameters, encoding: EncodingOptions,
+        limits: ImageLimits = .default, threads: Int = 1,
+        cancellation: CancellationFlag? = nil
+    ) throws -> ProcessedImage {
         var timings = PipelineTimings()
-        return try process(data, parameters: parameters, encoding: encoding, limits: limits, threads: threads,
-                           cancellation: cancellation, timings: &timings)
+        return try process(
+            data, parameters: parameters, encoding: encoding, limits: limits, threads: threads,
+            cancellation: cancellation, timings: &timings)
     }
 
     /// `process`, also reporting where the time went.
@@ -106,14 +109,17 @@ public enum TiltShiftPipeline {
     /// own Y'CbCr planes (to compare the two; the planar path is faster for the same result).
     /// `exactBlur: true` blurs at full resolution even where σ is large enough for the halved plane
     /// (`DecimatedStripBlender`, the default from σ 4 with an upright focus line).
-    public static func process(_ data: [UInt8], parameters: TiltShiftParameters, encoding: EncodingOptions,
-                               limits: ImageLimits = .default, threads: Int = 1, jpegPlanes: Bool = true,
-                               exactBlur: Bool = false, cancellation: CancellationFlag? = nil,
-                               timings: inout PipelineTimings) throws -> ProcessedImage {
+    public static func process(
+        _ data: [UInt8], parameters: TiltShiftParameters, encoding: EncodingOptions,
+        limits: ImageLimits = .default, threads: Int = 1, jpegPlanes: Bool = true,
+        exactBlur: Bool = false, cancellation: CancellationFlag? = nil,
+        timings: inout PipelineTimings
+    ) throws -> ProcessedImage {
         try data.withUnsafeBufferPointer { bytes in
-            try run(.memory(bytes), to: .memory, parameters: parameters, encoding: encoding, limits: limits,
-                    threads: threads, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
-                    timings: &timings)
+            try run(
+                .memory(bytes), to: .memory, parameters: parameters, encoding: encoding, limits: limits,
+                threads: threads, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
+                timings: &timings)
         }
     }
 
@@ -121,10 +127,12 @@ public enum TiltShiftPipeline {
     /// neither the encoded nor the decoded image is ever whole in memory (unless it must be turned or is an
     /// interlaced PNG). The output file is removed when the work fails.
     /// - Returns: the result, with empty `data` (the bytes are in the file).
-    public static func process(file inputPath: String, to outputPath: String, parameters: TiltShiftParameters,
-                               encoding: EncodingOptions, limits: ImageLimits = .default, threads: Int = 1,
-                               jpegPlanes: Bool = true, exactBlur: Bool = false, cancellation: CancellationFlag? = nil,
-                               timings: inout PipelineTimings) throws -> ProcessedImage {
+    public static func process(
+        file inputPath: String, to outputPath: String, parameters: TiltShiftParameters,
+        encoding: EncodingOptions, limits: ImageLimits = .default, threads: Int = 1,
+        jpegPlanes: Bool = true, exactBlur: Bool = false, cancellation: CancellationFlag? = nil,
+        timings: inout PipelineTimings
+    ) throws -> ProcessedImage {
         guard let input = fopen(inputPath, "rb") else {
             throw ImagingError(.download, "cannot read \(inputPath): \(String(cString: strerror(errno)))")
         }
@@ -135,9 +143,10 @@ public enum TiltShiftPipeline {
             throw ImagingError(.processing, "cannot write \(outputPath): \(String(cString: strerror(errno)))")
         }
         do {
-            let result = try run(.file(input), to: .file(output), parameters: parameters, encoding: encoding, limits: limits,
-                                 threads: threads, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
-                                 timings: &timings)
+            let result = try run(
+                .file(input), to: .file(output), parameters: parameters, encoding: encoding, limits: limits,
+                threads: threads, jpegPlanes: jpegPlanes, exactBlur: exactBlur, cancellation: cancellation,
+                timings: &timings)
             guard fclose(output) == 0 else {
                 throw ImagingError(.processing, "cannot write \(outputPath): \(String(cString: strerror(errno)))")
             }
@@ -149,50 +158,64 @@ public enum TiltShiftPipeline {
         }
     }
 
-    static func run(_ source: ImageSource, to destination: ImageDestination, parameters: TiltShiftParameters,
-                    encoding: EncodingOptions, limits: ImageLimits, threads: Int, kernels: KernelVariant = .automatic,
-                    jpegPlanes: Bool = true, exactBlur: Bool = false, correctClipping: Bool = true,
-                    cancellation: CancellationFlag?,
-                    timings: inout PipelineTimings) throws -> ProcessedImage {
+    static func run(
+        _ source: ImageSource, to destination: ImageDestination, parameters: TiltShiftParameters,
+        encoding: EncodingOptions, limits: ImageLimits, threads: Int, kernels: KernelVariant = .automatic,
+        jpegPlanes: Bool = true, exactBlur: Bool = false, correctClipping: Bool = true,
+        cancellation: CancellationFlag?,
+        timings: inout PipelineTimings
+    ) throws -> ProcessedImage {
         let parameters = try parameters.validated()
         let encoding = try encoding.validated()
         return try CancellationToken.with(cancellation) { token in
             try token.check()
             var start = StageClock.now
-            var (decoder, inputFormat, warnings) = try RowDecoders.open(source, limits: limits, colour: encoding.colour, token: token)
+            var (decoder, inputFormat, warnings) = try RowDecoders.open(
+                source, limits: limits, colour: encoding.colour,
+                keepDeep: true, token: token)
             let (openTime, openCPU) = start.elapsed
             var (decodeTime, decodeCPU) = (openTime, openCPU)
             let format = encoding.format ?? inputFormat.defaultOutput
             if encoding.format == nil, format != inputFormat {
-                warnings.append("\(inputFormat.displayName) input written as \(format.displayName) (\(inputFormat.displayName) is read, "
-                    + "not written; choose another output format with --format)")
+                warnings.append(
+                    "\(inputFormat.displayName) input written as \(format.displayName) (\(inputFormat.displayName) is read, "
+                        + "not written; choose another output format with --format)")
             }
-            let (width, height) = (decoder.width, decoder.height)
+            let (width, height, depth) = (decoder.width, decoder.height, decoder.bitsPerSample)
+            if depth == 16, let lost = DeepOutput.warning(for: format) { warnings.append(lost) }
             try Self.checkWritable(format, width: width, height: height)
             let metadata = decoder.metadata.applying(encoding.metadata)
             var (encodeTime, encodeCPU) = (Duration.zero, Duration.zero)
             var filterStart = StageClock.now
             let finalEncoder: RowEncoder
-            if jpegPlanes, format == .jpeg, let jpeg = decoder as? JPEGRowDecoder, let layout = jpeg.startPlanes().planes {
+            if jpegPlanes, format == .jpeg, let jpeg = decoder as? JPEGRowDecoder,
+                let layout = jpeg.startPlanes().planes
+            {
                 // JPEG → JPEG in the JPEG's own planes; any other JPEG (CMYK, gray, odd sampling, arithmetic
                 // coding, 12-bit, turned by its orientation, converted to sRGB) goes through RGB below.
-                let encoder = try JPEGRowEncoder(width: width, height: height, planes: layout, quality: encoding.jpegQuality,
-                                                 metadata: metadata, destination: destination)
+                let encoder = try JPEGRowEncoder(
+                    width: width, height: height, planes: layout, quality: encoding.jpegQuality,
+                    metadata: metadata, destination: destination)
                 filterStart = StageClock.now
-                let pipeline = PlanarJPEGPipeline(decoder: jpeg, layout: layout, parameters: parameters, threads: threads,
-                                                  kernels: kernels, decimate: !exactBlur, correctClipping: correctClipping,
-                                                  token: token)
-                try pipeline.run(into: encoder, decode: &decodeTime, decodeCPU: &decodeCPU, encode: &encodeTime,
-                                 encodeCPU: &encodeCPU)
+                let pipeline = PlanarJPEGPipeline(
+                    decoder: jpeg, layout: layout, parameters: parameters, threads: threads,
+                    kernels: kernels, decimate: !exactBlur, correctClipping: correctClipping,
+                    token: token)
+                try pipeline.run(
+                    into: encoder, decode: &decodeTime, decodeCPU: &decodeCPU, encode: &encodeTime,
+                    encodeCPU: &encodeCPU)
                 finalEncoder = encoder
             } else {
-                let encoder = try RowEncoders.open(format, width: width, height: height, channels: decoder.channels,
-                                                   encoding: encoding, metadata: metadata, destination: destination)
+                let encoder = try RowEncoders.open(
+                    format, width: width, height: height, channels: decoder.channels,
+                    encoding: encoding, metadata: metadata, bitsPerSample: depth,
+                    sourceBits: decoder.sourceBitsPerSample, destination: destination)
                 filterStart = StageClock.now
                 let blender = StreamingBlenders.make(
                     width: width, height: height, channels: decoder.channels, sigma: parameters.blurRadius,
                     mask: TiltShiftMask.mask(width: width, height: height, parameters: parameters),
-                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, decimate: !exactBlur, token: token)
+                    levels: parameters.falloff.levels, threads: threads, kernels: kernels, decimate: !exactBlur,
+                    bytesPerSample: depth / 8, token: token)
                 while blender.received < height {
                     let (space, available) = blender.inputSpace()
                     let rows = min(available, Self.rowsPerRead)
@@ -236,7 +259,8 @@ public enum TiltShiftPipeline {
         let others = ImageFormat.writable.filter { $0 != .webp }.map(\.rawValue).joined(separator: ", ")
         throw ImagingError(
             .processing,
-            "cannot write a \(width)×\(height) image as WebP (at most \(webpMaxSide) pixels a side): choose one of \(others)")
+            "cannot write a \(width)×\(height) image as WebP (at most \(webpMaxSide) pixels a side): choose one of \(others)"
+        )
     }
 
     /// WebP's largest width and height.

@@ -33,16 +33,19 @@ public struct CurveKeyPair: Sendable, Equatable {
     public init(secretKey: String) throws {
         guard Z85Key.isSupported else { throw CurveKeyError.unsupported }
         guard Z85Key.isValid(secretKey) else {
-            throw CurveKeyError("not a CurveZMQ secret key: expected 40 characters of Z85 (got \(secretKey.count) characters)")
+            throw CurveKeyError(
+                "not a CurveZMQ secret key: expected 40 characters of Z85 (got \(secretKey.count) characters)")
         }
         var publicText = [CChar](repeating: 0, count: Z85Key.length + 1)
         let status = secretKey.withCString { zmq_curve_public(&publicText, $0) }
         guard status == 0 else {
-            throw CurveKeyError("cannot derive the public key from the secret key: \(ZeroMQError.last("zmq_curve_public"))")
+            throw CurveKeyError(
+                "cannot derive the public key from the secret key: \(ZeroMQError.last("zmq_curve_public"))")
         }
         self.secretKey = secretKey
-        self.publicKey = CurvePublicKey(validated: String(
-            decoding: publicText.prefix(Z85Key.length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        self.publicKey = CurvePublicKey(
+            validated: String(
+                decoding: publicText.prefix(Z85Key.length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// Reads a secret key file (as `shiftwork keygen` writes `NAME.key`): the secret key in Z85 on a
@@ -53,11 +56,15 @@ public struct CurveKeyPair: Sendable, Equatable {
     public static func load(secretKeyFile path: String) throws -> CurveKeyPair {
         let lines = try KeyFile.contentLines(of: path, what: "secret key")
         guard lines.count == 1, let line = lines.first else {
-            throw CurveKeyError("\(path) holds \(lines.count) non-comment lines: a secret key file holds exactly one, the secret key (40 characters of Z85), as `shiftwork keygen NAME` writes into NAME.key")
+            throw CurveKeyError(
+                "\(path) holds \(lines.count) non-comment lines: a secret key file holds exactly one, the secret key (40 characters of Z85), as `shiftwork keygen NAME` writes into NAME.key"
+            )
         }
         let token = String(line.text.prefix(while: { !$0.isWhitespace }))
         guard Z85Key.isValid(token) else {
-            throw CurveKeyError("\(path) line \(line.number): expected a CurveZMQ secret key (40 characters of Z85, as `shiftwork keygen NAME` writes into NAME.key), found \(token.count) characters\(token.count == Z85Key.length ? " outside the Z85 alphabet" : ""). Is this the right file?")
+            throw CurveKeyError(
+                "\(path) line \(line.number): expected a CurveZMQ secret key (40 characters of Z85, as `shiftwork keygen NAME` writes into NAME.key), found \(token.count) characters\(token.count == Z85Key.length ? " outside the Z85 alphabet" : ""). Is this the right file?"
+            )
         }
         do {
             return try CurveKeyPair(secretKey: token)
@@ -71,12 +78,16 @@ public struct CurveKeyPair: Sendable, Equatable {
     ///
     /// - Throws: `CurveKeyError` when a file exists and `overwrite` is false, or cannot be written.
     @discardableResult
-    public func write(name: String, into directory: String, overwrite: Bool = false) throws -> (secretKey: String, publicKey: String) {
+    public func write(
+        name: String, into directory: String, overwrite: Bool = false
+    ) throws -> (secretKey: String, publicKey: String) {
         let secretPath = (directory as NSString).appendingPathComponent("\(name).key")
         let publicPath = (directory as NSString).appendingPathComponent("\(name).pub")
         if !overwrite {
             for path in [secretPath, publicPath] where FileManager.default.fileExists(atPath: path) {
-                throw CurveKeyError("\(path) already exists: keep it, choose another name, or replace the pair with --force (peers that know the old public key will be refused)")
+                throw CurveKeyError(
+                    "\(path) already exists: keep it, choose another name, or replace the pair with --force (peers that know the old public key will be refused)"
+                )
             }
         }
         do {
@@ -84,18 +95,22 @@ public struct CurveKeyPair: Sendable, Equatable {
         } catch {
             throw CurveKeyError("cannot create the directory \(directory): \(error.localizedDescription)")
         }
-        try Self.writeFile(secretPath, mode: 0o600, text: """
-            # Shiftwork CurveZMQ secret key of '\(name)'. Keep it private: whoever holds it can act as '\(name)'.
-            # Its public key, \(publicKey.z85), is in \(name).pub.
-            \(secretKey)
+        try Self.writeFile(
+            secretPath, mode: 0o600,
+            text: """
+                # Shiftwork CurveZMQ secret key of '\(name)'. Keep it private: whoever holds it can act as '\(name)'.
+                # Its public key, \(publicKey.z85), is in \(name).pub.
+                \(secretKey)
 
-            """)
-        try Self.writeFile(publicPath, mode: 0o644, text: """
-            # Shiftwork CurveZMQ public key of '\(name)': put it on the coordinator's allow-list (--allow-keys),
-            # or, for the coordinator's own key, give it to workers and clients (--coordinator-key).
-            \(publicKey.z85)
+                """)
+        try Self.writeFile(
+            publicPath, mode: 0o644,
+            text: """
+                # Shiftwork CurveZMQ public key of '\(name)': put it on the coordinator's allow-list (--allow-keys),
+                # or, for the coordinator's own key, give it to workers and clients (--coordinator-key).
+                \(publicKey.z85)
 
-            """)
+                """)
         return (secretPath, publicPath)
     }
 

@@ -11,7 +11,9 @@ public struct CurvePublicKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `CurveKeyError` when it is not 40 characters of ZeroMQ's Z85 alphabet.
     public init(z85: String) throws {
         guard Z85Key.isValid(z85) else {
-            throw CurveKeyError("'\(z85)' is not a CurveZMQ public key: expected 40 characters of Z85, as `shiftwork keygen` writes into NAME.pub")
+            throw CurveKeyError(
+                "'\(z85)' is not a CurveZMQ public key: expected 40 characters of Z85, as `shiftwork keygen` writes into NAME.pub"
+            )
         }
         self.z85 = z85
     }
@@ -29,7 +31,9 @@ public struct CurvePublicKey: Sendable, Hashable, CustomStringConvertible {
     public static func load(file path: String) throws -> CurvePublicKey {
         let keys = try KeyFile.keys(in: path, what: "public key")
         guard keys.count == 1, let key = keys.first else {
-            throw CurveKeyError("\(path) holds \(keys.count) keys: a public key file holds exactly one (a 40-character Z85 line, as `shiftwork keygen` writes into NAME.pub)")
+            throw CurveKeyError(
+                "\(path) holds \(keys.count) keys: a public key file holds exactly one (a 40-character Z85 line, as `shiftwork keygen` writes into NAME.pub)"
+            )
         }
         return key
     }
@@ -44,7 +48,9 @@ public struct CurvePublicKey: Sendable, Hashable, CustomStringConvertible {
     public static func loadAllowList(_ path: String, allowingEmpty: Bool = false) throws -> Set<CurvePublicKey> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CurveKeyError("the allow-list \(path) does not exist: give a directory of *.pub files or a file with one public key per line")
+            throw CurveKeyError(
+                "the allow-list \(path) does not exist: give a directory of *.pub files or a file with one public key per line"
+            )
         }
         var keys: Set<CurvePublicKey> = []
         if isDirectory.boolValue {
@@ -58,12 +64,15 @@ public struct CurvePublicKey: Sendable, Hashable, CustomStringConvertible {
                 keys.insert(try load(file: (path as NSString).appendingPathComponent(name)))
             }
             if keys.isEmpty, !allowingEmpty {
-                throw CurveKeyError("the allow-list directory \(path) has no *.pub file: add the public keys of the workers and clients (`shiftwork keygen NAME` writes NAME.pub)")
+                throw CurveKeyError(
+                    "the allow-list directory \(path) has no *.pub file: add the public keys of the workers and clients (`shiftwork keygen NAME` writes NAME.pub)"
+                )
             }
         } else {
             keys = Set(try KeyFile.keys(in: path, what: "allow-list"))
             if keys.isEmpty, !allowingEmpty {
-                throw CurveKeyError("the allow-list \(path) holds no key: put one public key (40 characters of Z85) per line")
+                throw CurveKeyError(
+                    "the allow-list \(path) holds no key: put one public key (40 characters of Z85) per line")
             }
         }
         return keys

@@ -29,7 +29,8 @@ public struct HandshakeFailure: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch reason {
         case .refused(let status): "\(endpoint) refused the handshake (ZAP status \(status))"
-        case .protocolError(let code): "the handshake with \(endpoint) failed (protocol error 0x\(String(code, radix: 16)))"
+        case .protocolError(let code):
+            "the handshake with \(endpoint) failed (protocol error 0x\(String(code, radix: 16)))"
         case .unspecified: "the handshake with \(endpoint) failed"
         }
     }

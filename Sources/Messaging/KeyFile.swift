@@ -10,7 +10,9 @@ enum KeyFile {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CurveKeyError("cannot read the \(what) file \(path): \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
+            throw CurveKeyError(
+                "cannot read the \(what) file \(path): \((error as NSError).localizedFailureReason ?? error.localizedDescription)"
+            )
         }
         let text = String(decoding: data, as: UTF8.self)
         return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, raw in
@@ -26,7 +28,9 @@ enum KeyFile {
             let token = String(line.prefix(while: { !$0.isWhitespace }))
             guard Z85Key.isValid(token) else {
                 let shown = token.count > 48 ? String(token.prefix(48)) + "…" : token
-                throw CurveKeyError("\(path) line \(number): expected a CurveZMQ public key (40 characters of Z85, as `shiftwork keygen` writes into NAME.pub), found '\(shown)'")
+                throw CurveKeyError(
+                    "\(path) line \(number): expected a CurveZMQ public key (40 characters of Z85, as `shiftwork keygen` writes into NAME.pub), found '\(shown)'"
+                )
             }
             return CurvePublicKey(validated: token)
         }

@@ -79,7 +79,9 @@ public final class MessagingContext: @unchecked Sendable {
 
     /// The libzmq version this process runs on, e.g. `4.3.4`.
     public static var libraryVersion: String {
-        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
         zmq_version(&major, &minor, &patch)
         return "\(major).\(minor).\(patch)"
     }

@@ -87,7 +87,8 @@ public final class PolledSocketExecutor: SerialExecutor, Sendable {
 
     /// The loop, for a caller on the thread.
     private func onThread<Result>(_ what: String, _ body: (PolledSocketLoop) throws -> Result) rethrows -> Result {
-        precondition(posts.isCurrentThread, "\(what) must be called on the thread of executor '\(name)' (from its actor)")
+        precondition(
+            posts.isCurrentThread, "\(what) must be called on the thread of executor '\(name)' (from its actor)")
         return try body(loop)
     }
 

@@ -127,7 +127,8 @@ final class PolledSocketLoop {
         var failed = false
         do {
             while received.count < Self.receiveBurst,
-                  let frames = try open.socket.receive(appendingPeerKey: open.appendsPeerKey) {
+                let frames = try open.socket.receive(appendingPeerKey: open.appendsPeerKey)
+            {
                 received.append(frames)
             }
             // Still more: the next poll returns at once and this turn's jobs and sends go first.

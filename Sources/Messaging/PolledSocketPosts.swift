@@ -67,7 +67,11 @@ final class PolledSocketPosts: Sendable {
     func enqueue<Messages: Collection<[[UInt8]]>>(_ messages: Messages) {
         var refused = false
         post { box in
-            if box.socketClosed || box.closeRequested { refused = true } else { box.outbox.append(contentsOf: messages) }
+            if box.socketClosed || box.closeRequested {
+                refused = true
+            } else {
+                box.outbox.append(contentsOf: messages)
+            }
         }
         if refused { dropped.add(messages.count, ordering: .relaxed) }
     }

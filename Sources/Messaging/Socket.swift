@@ -69,7 +69,9 @@ final class Socket {
 
     /// Sets a string option (a Z85 key is passed as 41 bytes: its 40 characters and a NUL).
     private func setKey(_ option: Int32, _ text: String, _ name: String) throws {
-        let status = text.withCString { zmq_setsockopt(handle, option, $0, text.utf8.count + (option == ZMQ_ZAP_DOMAIN ? 0 : 1)) }
+        let status = text.withCString {
+            zmq_setsockopt(handle, option, $0, text.utf8.count + (option == ZMQ_ZAP_DOMAIN ? 0 : 1))
+        }
         if status != 0 { throw ZeroMQError.last("set \(name)") }
     }
 

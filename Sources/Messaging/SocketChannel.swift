@@ -154,8 +154,10 @@ final class SocketThreadState: Sendable {
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
     let onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
 
-    init(inboundWatermarks: InboundWatermarks = .standard, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
-         onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil) throws {
+    init(
+        inboundWatermarks: InboundWatermarks = .standard, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
+        onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil
+    ) throws {
         self.onUnroutable = onUnroutable
         self.onHandshakeFailure = onHandshakeFailure
         let wakeEvent = try WakeEvent()

@@ -10,7 +10,8 @@ final class SocketMonitor {
     private var isClosed = false
 
     /// The events that end a handshake badly.
-    private static let events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+    private static let events =
+        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
         | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
 
     /// Starts monitoring `socket` (call before it connects).

@@ -123,7 +123,9 @@ final class ZAPThreadState: Sendable {
 }
 
 /// The handler's thread: bind, then answer requests until stopped.
-private func runZAPThread(context: MessagingContext, state: ZAPThreadState, started: CheckedContinuation<Void, any Error>) {
+private func runZAPThread(
+    context: MessagingContext, state: ZAPThreadState, started: CheckedContinuation<Void, any Error>
+) {
     var options = SocketOptions()
     options.lingerMilliseconds = 0
     let socket: Socket
@@ -173,14 +175,19 @@ struct ZAPRequestHandler {
     /// user ID, metadata.
     mutating func answer(_ frames: [[UInt8]]) -> [[UInt8]] {
         func reply(_ code: String, _ text: String, user: String = "") -> [[UInt8]] {
-            [Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(code.utf8), Array(text.utf8), Array(user.utf8), []]
+            [
+                Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(code.utf8), Array(text.utf8),
+                Array(user.utf8), [],
+            ]
         }
         guard frames.count >= 6, frames[0] == Array("1.0".utf8) else {
             return reply("500", "malformed ZAP request")
         }
         // A dual-stack socket (`tcp://*:PORT`) sees IPv4 peers as IPv4-mapped IPv6 addresses: shown as IPv4.
         var address = String(decoding: frames[3], as: UTF8.self)
-        if address.lowercased().hasPrefix("::ffff:"), address.dropFirst(7).contains(".") { address = String(address.dropFirst(7)) }
+        if address.lowercased().hasPrefix("::ffff:"), address.dropFirst(7).contains(".") {
+            address = String(address.dropFirst(7))
+        }
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         if mechanism == "CURVE", frames.count >= 7, frames[6].count == 32 {
             let key = frames[6]
@@ -204,8 +211,10 @@ struct ZAPRequestHandler {
         entry.total += 1
         entry.unreported += 1
         if now - entry.last >= state.reportInterval {
-            state.onRefusal(ZAPRefusal(address: address, publicKey: key, mechanism: mechanism, reason: reason,
-                                       total: entry.total, unreported: entry.unreported - 1))
+            state.onRefusal(
+                ZAPRefusal(
+                    address: address, publicKey: key, mechanism: mechanism, reason: reason,
+                    total: entry.total, unreported: entry.unreported - 1))
             entry.last = now
             entry.unreported = 0
         }

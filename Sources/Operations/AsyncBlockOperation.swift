@@ -8,7 +8,9 @@ public final class AsyncBlockOperation: AsyncOperation, @unchecked Sendable {
     private let block: @Sendable () async throws -> Void
 
     /// Creates an operation that runs `block` when it executes; throwing fails the operation.
-    public init(name: String? = nil, priority: OperationPriority = .normal, _ block: @escaping @Sendable () async throws -> Void) {
+    public init(
+        name: String? = nil, priority: OperationPriority = .normal, _ block: @escaping @Sendable () async throws -> Void
+    ) {
         self.block = block
         super.init(name: name, priority: priority)
     }

@@ -23,7 +23,8 @@ extension AsyncOperation {
     /// cannot hold it up (its task is cancelled and its answer ignored). An executing one finishes when
     /// `execute()` returns.
     func requestCancel(errors: [any Error]) -> PendingFinish? {
-        let decision = core.withLock { s -> (finishNow: Bool, runner: OperationRunner?, observers: [any OperationObserver])? in
+        let decision = core.withLock {
+            s -> (finishNow: Bool, runner: OperationRunner?, observers: [any OperationObserver])? in
             if s.state.isTerminal || s.stop != nil { return nil }
             s.stop = .cancelled(errors)
             s.runner?.cancellationWillBegin()

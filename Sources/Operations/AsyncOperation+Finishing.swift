@@ -48,12 +48,14 @@ extension AsyncOperation {
         for completion in snapshot.hooks.completions { completion(self) }
         for link in snapshot.dependents {
             if let next = link.operation.dependencyDidFinish(
-                slot: link.slot, dependency: self, state: final, errors: errors, dependencyParent: snapshot.parent, handoff: handoff)
+                slot: link.slot, dependency: self, state: final, errors: errors, dependencyParent: snapshot.parent,
+                handoff: handoff)
             {
                 cascade.append(next)
             }
         }
-        snapshot.parent?.childFinished(self, state: final, errors: errors, causeRecordedBySibling: finish.causeRecordedBySibling)
+        snapshot.parent?.childFinished(
+            self, state: final, errors: errors, causeRecordedBySibling: finish.causeRecordedBySibling)
         snapshot.queue?.operationDidFinish(slot: snapshot.queueSlot, heldSlot: snapshot.holdsSlot, handoff: handoff)
         for waiter in snapshot.hooks.waiters { waiter.continuation.resume() }
     }

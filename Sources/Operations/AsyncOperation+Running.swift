@@ -187,7 +187,8 @@ extension AsyncOperation {
     /// Finishes the operation after `execute()` ended with `outcome`; a cancellation or timeout recorded
     /// meanwhile decides instead (see `commitFinish`).
     private func finish(_ outcome: (OperationState, [any Error]), handoff: RunnerHandoff) {
-        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true), handoff: handoff)
+        AsyncOperation.finishAll(
+            PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true), handoff: handoff)
     }
 
     /// How an operation whose `execute()` threw `error` ends: failed with it (with each of a
@@ -209,7 +210,9 @@ extension AsyncOperation {
                 try await condition.evaluate(for: self)
             } catch {
                 let failure = ConditionFailedError(condition: condition.name, operation: name, underlyingError: error)
-                AsyncOperation.finishAll(PendingFinish(operation: self, state: .failed, errors: [failure], stopDecides: true), handoff: handoff)
+                AsyncOperation.finishAll(
+                    PendingFinish(operation: self, state: .failed, errors: [failure], stopDecides: true),
+                    handoff: handoff)
                 return nil
             }
         }

@@ -74,7 +74,11 @@ extension AsyncOperation {
         // Every change to the graph (edges, dependents, parents) happens under graphLock, so a cycle check
         // never misses an edge being added at the same time.
         let finished = try graphLock.withLock { _ -> (slot: Int, state: OperationState, errors: [any Error])? in
-            enum Step { case started, duplicate, added(Int), checkCycle }
+            enum Step {
+                case started, duplicate
+                case added(Int)
+                case checkCycle
+            }
             let step = core.withLock { s -> Step in
                 guard s.state == .pending, !s.launched else { return .started }
                 if injection == nil && s.absorbsDuplicateEdge(to: dependency, policy: policy) { return .duplicate }
@@ -110,7 +114,8 @@ extension AsyncOperation {
             }
         }
         if let finished,
-            let pending = dependencyDidFinish(slot: finished.slot, dependency: dependency, state: finished.state, errors: finished.errors)
+            let pending = dependencyDidFinish(
+                slot: finished.slot, dependency: dependency, state: finished.state, errors: finished.errors)
         {
             AsyncOperation.finishAll(pending)
         }
@@ -124,7 +129,13 @@ extension AsyncOperation {
         slot: Int, dependency: AsyncOperation, state: OperationState, errors: [any Error],
         dependencyParent: GroupOperation? = nil, handoff: RunnerHandoff? = nil
     ) -> PendingFinish? {
-        enum Step { case ignore, ready(WorkQueue, OperationPriority), satisfied, inject(Injection), cancel(Injection?, sibling: Bool) }
+        enum Step {
+            case ignore
+            case ready(WorkQueue, OperationPriority)
+            case satisfied
+            case inject(Injection)
+            case cancel(Injection?, sibling: Bool)
+        }
         let mustSucceed = state != .finished
         let step = core.withLock { s -> Step in
             guard slot < s.edges.count else { return .ignore }
@@ -154,9 +165,11 @@ extension AsyncOperation {
             sibling = fromSibling
             let causes = rootCauses(errors)
             if injection != nil {
-                cancelError = InjectionError.dependencyDidNotSucceed(dependency: dependency.name, state: state, errors: causes)
+                cancelError = InjectionError.dependencyDidNotSucceed(
+                    dependency: dependency.name, state: state, errors: causes)
             } else {
-                cancelError = DependencyFailedError(dependency: dependency.name, dependencyState: state, underlyingErrors: causes)
+                cancelError = DependencyFailedError(
+                    dependency: dependency.name, dependencyState: state, underlyingErrors: causes)
             }
         case .inject(let injection):
             do {
@@ -311,7 +324,9 @@ struct DependentLink {
 extension OperationCore {
     /// Appends an edge and returns its slot.
     mutating func appendEdge(to dependency: AsyncOperation, policy: DependencyPolicy, injection: Injection?) -> Int {
-        edges.append(DependencyEdge(operation: dependency, policy: policy, injection: injection, satisfied: false, removed: false))
+        edges.append(
+            DependencyEdge(
+                operation: dependency, policy: policy, injection: injection, satisfied: false, removed: false))
         unsatisfied += 1
         if injection != nil { hasInjections = true }
         return edges.count - 1

@@ -1,4 +1,3 @@
-
 /// An operation whose work runs elsewhere (on another machine, another process, a thread of its own)
 /// and that holds **no Swift task** while it waits for it: ``start()`` is a synchronous call that sets
 /// the work going and returns, and whoever learns how the work ended calls ``finish(throwing:)``, which
@@ -58,9 +57,11 @@ open class ExternalOperation: AsyncOperation, @unchecked Sendable {
         let outcome = error.map(AsyncOperation.outcome(of:)) ?? (.finished, [])
         let handoff = RunnerHandoff()
         // (Whether it executes is checked under the same lock that commits the finish.)
-        AsyncOperation.finishAll(PendingFinish(operation: self, state: outcome.0, errors: outcome.1, stopDecides: true,
-                                               onlyIfExecuting: true),
-                                 handoff: handoff)
+        AsyncOperation.finishAll(
+            PendingFinish(
+                operation: self, state: outcome.0, errors: outcome.1, stopDecides: true,
+                onlyIfExecuting: true),
+            handoff: handoff)
         handoff.startHandedOver()
     }
 

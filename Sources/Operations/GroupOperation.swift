@@ -57,8 +57,10 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         keepsRunningUntilClosed: Bool = false,
         keepsFinishedChildren: Bool = true
     ) {
-        childQueue = WorkQueue(name: "\(name ?? "GroupOperation").children", maxConcurrentOperationCount: maxConcurrentChildren)
-        group = LockedValue(GroupCore(keepsRunningUntilClosed: keepsRunningUntilClosed, keepsFinishedChildren: keepsFinishedChildren))
+        childQueue = WorkQueue(
+            name: "\(name ?? "GroupOperation").children", maxConcurrentOperationCount: maxConcurrentChildren)
+        group = LockedValue(
+            GroupCore(keepsRunningUntilClosed: keepsRunningUntilClosed, keepsFinishedChildren: keepsFinishedChildren))
         super.init(name: name)
         // Nothing can wait for a group being created, so no child can close a cycle: no cycle check, and one
         // lock per child.
@@ -150,7 +152,10 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
         case .pending, .ready:
             break
         }
-        enum Next { case hold, start, cancel([any Error]) }
+        enum Next {
+            case hold, start
+            case cancel([any Error])
+        }
         let next = group.withLock { g -> Next in
             g.children.append(child)
             if let errors = g.cancelled { return .cancel(errors) }
@@ -252,7 +257,9 @@ open class GroupOperation: AsyncOperation, @unchecked Sendable {
     }
 
     /// Called by a child (or by `addChild` for a rejected one, with `child == nil`) when it finished.
-    func childFinished(_ child: AsyncOperation?, state: OperationState, errors: [any Error], causeRecordedBySibling: Bool = false) {
+    func childFinished(
+        _ child: AsyncOperation?, state: OperationState, errors: [any Error], causeRecordedBySibling: Bool = false
+    ) {
         if let child { childDidFinish(child) }
         let recorded = !errors.isEmpty && (state == .failed || (state == .cancelled && !causeRecordedBySibling))
         let continuation = group.withLock { g -> CheckedContinuation<Void, Never>? in

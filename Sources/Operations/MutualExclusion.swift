@@ -50,7 +50,8 @@ public struct MutualExclusion: OperationCondition {
     /// Either way the slot is released when the operation finishes.
     func acquireOrQueue(_ operation: AsyncOperation) -> Bool {
         let category = self.category
-        guard ExclusivityController.shared.acquireOrQueue(operation, category: category, limit: limit, group: group) else {
+        guard ExclusivityController.shared.acquireOrQueue(operation, category: category, limit: limit, group: group)
+        else {
             return false
         }
         operation.addFinishAction { ExclusivityController.shared.release(category: category) }

@@ -48,7 +48,8 @@ public struct NoFailedDependencies: OperationCondition {
         for dependency in operation.dependencies {
             let state = dependency.state
             if state == .cancelled || state == .failed {
-                throw DependencyFailedError(dependency: dependency.name, dependencyState: state, underlyingErrors: dependency.errors)
+                throw DependencyFailedError(
+                    dependency: dependency.name, dependencyState: state, underlyingErrors: dependency.errors)
             }
         }
     }

@@ -31,11 +31,14 @@ public enum OperationUsageError: Error, CustomStringConvertible, Sendable, Equat
     public var description: String {
         switch self {
         case .alreadyEnqueued(let name):
-            return "Operation '\(name)' was already added to a queue or group; create a new operation to run the work again."
+            return
+                "Operation '\(name)' was already added to a queue or group; create a new operation to run the work again."
         case .alreadyStarted(let name):
-            return "Operation '\(name)' has already started (or finished); configure dependencies, conditions and injections before adding it to a queue."
+            return
+                "Operation '\(name)' has already started (or finished); configure dependencies, conditions and injections before adding it to a queue."
         case .groupFinished(let group, let child):
-            return "Cannot add '\(child)' to group '\(group)': the group has finished. Add children before the last child finishes (for example from childDidFinish), or use a group that keeps running until closed."
+            return
+                "Cannot add '\(child)' to group '\(group)': the group has finished. Add children before the last child finishes (for example from childDidFinish), or use a group that keeps running until closed."
         }
     }
 }
@@ -54,7 +57,8 @@ public struct DependencyFailedError: Error, CustomStringConvertible, Sendable {
     /// Says which dependency did not succeed and why.
     public var description: String {
         "Dependency '\(dependency)' \(dependencyState == .cancelled ? "was cancelled" : "failed")"
-            + (underlyingErrors.isEmpty ? "" : ": " + underlyingErrors.map { String(describing: $0) }.joined(separator: "; "))
+            + (underlyingErrors.isEmpty
+                ? "" : ": " + underlyingErrors.map { String(describing: $0) }.joined(separator: "; "))
             + ". The dependent required its success, so it was cancelled; fix the dependency or use the .afterCompletion policy."
     }
 }
@@ -82,13 +86,16 @@ public enum InjectionError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .dependencyDidNotSucceed(let dependency, let state, let errors):
-            return "Result injection from '\(dependency)' failed: the dependency \(state == .cancelled ? "was cancelled" : "failed")"
+            return
+                "Result injection from '\(dependency)' failed: the dependency \(state == .cancelled ? "was cancelled" : "failed")"
                 + (errors.isEmpty ? "" : " with: " + errors.map { String(describing: $0) }.joined(separator: "; "))
                 + ". The consumer was cancelled; fix the producer or retry it."
         case .missingResult(let dependency):
-            return "Result injection from '\(dependency)' failed: it finished without setting its output. Make the producer set `output` before returning from execute()."
+            return
+                "Result injection from '\(dependency)' failed: it finished without setting its output. Make the producer set `output` before returning from execute()."
         case .injectionFailed(let dependency, let error):
-            return "Result injection from '\(dependency)' failed: the injection closure threw \(error). The consumer was cancelled."
+            return
+                "Result injection from '\(dependency)' failed: the injection closure threw \(error). The consumer was cancelled."
         }
     }
 }
@@ -139,5 +146,7 @@ public struct MultipleErrors: Error, CustomStringConvertible, Sendable {
     /// Creates the aggregate.
     public init(_ errors: [any Error]) { self.errors = errors }
     /// Lists the errors.
-    public var description: String { "\(errors.count) errors: " + errors.map { String(describing: $0) }.joined(separator: "; ") }
+    public var description: String {
+        "\(errors.count) errors: " + errors.map { String(describing: $0) }.joined(separator: "; ")
+    }
 }

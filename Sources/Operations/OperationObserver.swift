@@ -64,5 +64,7 @@ public struct BlockObserver: OperationObserver {
         didFinish?(operation, state, errors)
     }
     /// Calls `didAddChild`.
-    public func operation(_ operation: AsyncOperation, didAddChild child: AsyncOperation) { didAddChild?(operation, child) }
+    public func operation(_ operation: AsyncOperation, didAddChild child: AsyncOperation) {
+        didAddChild?(operation, child)
+    }
 }

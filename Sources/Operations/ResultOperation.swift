@@ -12,7 +12,10 @@ open class ResultOperation<Output: Sendable>: AsyncOperation, ResultProducing, @
     private let storage = LockedValue<Output?>(nil)
 
     /// Creates a producer whose result is what `body` returns.
-    public init(name: String? = nil, priority: OperationPriority = .normal, _ body: @escaping @Sendable () async throws -> Output) {
+    public init(
+        name: String? = nil, priority: OperationPriority = .normal,
+        _ body: @escaping @Sendable () async throws -> Output
+    ) {
         self.body = body
         super.init(name: name, priority: priority)
     }
@@ -43,12 +46,17 @@ open class ResultOperation<Output: Sendable>: AsyncOperation, ResultProducing, @
 /// ``ResultProducing``), to build transformation chains: `b.injectResult(from: a)`,
 /// `c.injectResult(from: b)`.
 // @unchecked: restated from AsyncOperation (Swift requires it); every stored property is a `let` of a Sendable type.
-open class TransformOperation<Input: Sendable, Output: Sendable>: AsyncOperation, ResultConsuming, ResultProducing, @unchecked Sendable {
+open class TransformOperation<Input: Sendable, Output: Sendable>: AsyncOperation, ResultConsuming, ResultProducing,
+    @unchecked Sendable
+{
     private let body: (@Sendable (Input) async throws -> Output)?
     private let storage = LockedValue<(input: Input?, output: Output?)>((nil, nil))
 
     /// Creates a transformation whose result is `body(input)`.
-    public init(name: String? = nil, priority: OperationPriority = .normal, _ body: @escaping @Sendable (Input) async throws -> Output) {
+    public init(
+        name: String? = nil, priority: OperationPriority = .normal,
+        _ body: @escaping @Sendable (Input) async throws -> Output
+    ) {
         self.body = body
         super.init(name: name, priority: priority)
     }

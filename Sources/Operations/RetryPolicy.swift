@@ -60,7 +60,9 @@ public struct RetryPolicy: Sendable {
     /// The delay to wait after failed attempt `attempt` (1-based) threw `error`: the backoff, or what
     /// the error asks for (``requestedDelay``) when that is longer, never more than `maxDelay`.
     public func delay(afterAttempt attempt: Int, error: any Error) -> Duration {
-        delay(afterAttempt: attempt, requested: requestedDelay(error), fraction: jitter == .full ? Double.random(in: 0..<1) : 1)
+        delay(
+            afterAttempt: attempt, requested: requestedDelay(error),
+            fraction: jitter == .full ? Double.random(in: 0..<1) : 1)
     }
 
     /// The delay after failed attempt `attempt` (1-based) when the failure asked for `requested`, with
@@ -77,7 +79,11 @@ public struct RetryPolicy: Sendable {
     private func pow(_ base: Double, _ exponent: Double) -> Double {
         var result = 1.0
         var remaining = Int(exponent)
-        while remaining > 0 { result *= base; remaining -= 1; if result > 1e12 { break } }
+        while remaining > 0 {
+            result *= base
+            remaining -= 1
+            if result > 1e12 { break }
+        }
         return result
     }
 }

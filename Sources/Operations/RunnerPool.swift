@@ -1,3 +1,5 @@
+import Runtime
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Runtime
 
 /// The launched operations waiting for a runner, and the ``OperationRunner``s that run them: one pool per
 /// task priority, shared by every ``WorkQueue``.
@@ -74,7 +75,11 @@ final class RunnerPool: Sendable {
 
     /// Adds a launched operation; a runner will run it.
     func push(_ operation: AsyncOperation) {
-        enum Wake { case none, resume(CheckedContinuation<Void, Never>), start }
+        enum Wake {
+            case none
+            case resume(CheckedContinuation<Void, Never>)
+            case start
+        }
         let wake = state.withLock { s -> Wake in
             s.waiting.push(operation)
             guard s.searching == 0 else { return .none }

@@ -146,7 +146,8 @@ public final class WorkQueue: Sendable, CustomStringConvertible {
             }
         }
         let unusedSlots = reserved ? operations.count - launched.count : 0
-        let (waiters, granted, startWaiting) = core.withLock { s -> ([(UInt64, CheckedContinuation<Void, Never>)], Int, Bool) in
+        let (waiters, granted, startWaiting) = core.withLock {
+            s -> ([(UInt64, CheckedContinuation<Void, Never>)], Int, Bool) in
             if released > 0 { s.removeMember(slot, count: released) }
             s.unfinished -= released
             s.running -= unusedSlots

@@ -45,7 +45,8 @@ public struct LockedValue<Value>: @unchecked Sendable {
 final class LockedValueStorage<Value>: ManagedBuffer<pthread_mutex_t, Value> {
     static func make(_ value: consuming Value) -> LockedValueStorage<Value> {
         // `create` is declared to return ManagedBuffer; it returns an instance of the class it was called on.
-        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in pthread_mutex_t() }, to: LockedValueStorage<Value>.self)
+        let storage = unsafeDowncast(
+            create(minimumCapacity: 1) { _ in pthread_mutex_t() }, to: LockedValueStorage<Value>.self)
         storage.withUnsafeMutablePointerToHeader { _ = pthread_mutex_init($0, nil) }
         // The element's address is stable for the object's lifetime; the value is moved there.
         storage.withUnsafeMutablePointerToElements { $0 }.initialize(to: value)

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Fetching
 import Cluster
+import Fetching
 
 /// The `shiftwork` command: tilt-shift image batches on one machine or across a ZeroMQ cluster.
 @main
@@ -63,10 +63,12 @@ struct TerminalSafeError: Error, CustomStringConvertible {
         // ArgumentParser's internal errors (a help request raised while running, for one) are matched by
         // their module: their types are not public.
         if error is ExitCode || error is CleanExit || error is ValidationError
-            || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+        {
             return error
         }
         // Credentials in a source URL the message quotes are masked (SourceRedaction) before it is escaped.
-        return TerminalSafeError(description: PrintableText.escape(SourceRedaction.redactURLs(in: String(describing: error))))
+        return TerminalSafeError(
+            description: PrintableText.escape(SourceRedaction.redactURLs(in: String(describing: error))))
     }
 }

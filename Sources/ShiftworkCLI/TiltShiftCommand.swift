@@ -2,13 +2,13 @@ import ArgumentParser
 import Fetching
 import Foundation
 import Imaging
+import Runtime
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Runtime
 
 /// `shiftwork tiltshift INPUT OUTPUT [options]`: applies the tilt-shift to one image, locally.
 struct TiltShiftCommand: AsyncParsableCommand {
@@ -38,7 +38,10 @@ struct TiltShiftCommand: AsyncParsableCommand {
 
     @OptionGroup var filter: FilterOptions
 
-    @Option(help: "zlib level for PNG output, 0…9 (1…3: our ISA-L encoder, about six times faster than zlib at 3; 4…9: zlib, slower, smaller files).")
+    @Option(
+        help:
+            "zlib level for PNG output, 0…9 (1…3: our ISA-L encoder, about six times faster than zlib at 3; 4…9: zlib, slower, smaller files)."
+    )
     var pngLevel: Int = PNGCodec.defaultCompressionLevel
 
     @Option(help: "Threads for the filter (0: one per core).")
@@ -46,18 +49,22 @@ struct TiltShiftCommand: AsyncParsableCommand {
 
     @OptionGroup var limitOptions: LimitOptions
 
-    @Option(name: .customLong("repeat"), help: "Run the whole pipeline this many times and report the fastest (benchmarking).")
+    @Option(
+        name: .customLong("repeat"),
+        help: "Run the whole pipeline this many times and report the fastest (benchmarking).")
     var repetitions: Int = 1
 
     @Flag(help: "Print the time spent decoding, filtering and encoding, and megapixels per second, to standard error.")
     var timing = false
 
-    @Flag(name: .customLong("always-rgb"),
-          help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
+    @Flag(
+        name: .customLong("always-rgb"),
+        help: "Filter a JPEG going to JPEG in RGB like other images, not in its own Y'CbCr planes (for comparison).")
     var alwaysRGB = false
 
-    @Flag(name: .customLong("exact-blur"),
-          help: "Blur at full resolution even where σ ≥ 4 lets the blur run on a halved image (slower; for comparison).")
+    @Flag(
+        name: .customLong("exact-blur"),
+        help: "Blur at full resolution even where σ ≥ 4 lets the blur run on a halved image (slower; for comparison).")
     var exactBlur = false
 
     func validate() throws {
@@ -123,15 +130,20 @@ struct TiltShiftCommand: AsyncParsableCommand {
         }
         if timing {
             let megapixels = Double(result.width * result.height) / 1_000_000
-            func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+            func ms(_ d: Duration) -> Double {
+                Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+            }
             let total = ms(best.total)
             let line = String(
-                format: "%dx%d %.2f MP: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s), threads %d, ",
-                result.width, result.height, megapixels, ms(best.decode), ms(best.filter), megapixels / ms(best.filter) * 1000,
+                format:
+                    "%dx%d %.2f MP: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s), threads %d, ",
+                result.width, result.height, megapixels, ms(best.decode), ms(best.filter),
+                megapixels / ms(best.filter) * 1000,
                 ms(best.encode), total, megapixels / total * 1000, threadCount)
             let cpuTotal = ms(best.cpuTotal)
             let cpu = String(
-                format: "; cpu: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s)\n",
+                format:
+                    "; cpu: decode %.1f ms, filter %.1f ms (%.1f MP/s), encode %.1f ms, total %.1f ms (%.1f MP/s)\n",
                 ms(best.cpuDecode), ms(best.cpuFilter), megapixels / ms(best.cpuFilter) * 1000, ms(best.cpuEncode),
                 cpuTotal, megapixels / cpuTotal * 1000)
             FileHandle.standardError.write(Data((line + "\(KernelVariant.selected)" + cpu).utf8))
@@ -178,7 +190,8 @@ struct TiltShiftCommand: AsyncParsableCommand {
         }
         if let chosen, let named, chosen != named {
             throw ValidationError(
-                "--format \(chosen.rawValue) contradicts the output name \(output) (a \(named.rawValue) name): make them agree")
+                "--format \(chosen.rawValue) contradicts the output name \(output) (a \(named.rawValue) name): make them agree"
+            )
         }
         return chosen ?? named
     }
@@ -203,4 +216,3 @@ struct TiltShiftCommand: AsyncParsableCommand {
         }
     }
 }
-

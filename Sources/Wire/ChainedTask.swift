@@ -4,8 +4,9 @@
 extension ChainedTask {
     /// The chained tilt-shift as it would be assigned on its own.
     public init(_ tiltShift: TaskAssignment) {
-        self.init(taskID: tiltShift.taskID, attempt: tiltShift.attempt, taskKey: tiltShift.taskKey,
-                  parameters: tiltShift.parameters, sink: tiltShift.sink, sinkName: tiltShift.sinkName)
+        self.init(
+            taskID: tiltShift.taskID, attempt: tiltShift.attempt, taskKey: tiltShift.taskKey,
+            parameters: tiltShift.parameters, sink: tiltShift.sink, sinkName: tiltShift.sinkName)
     }
 }
 

@@ -118,7 +118,8 @@ public enum MessageBatching {
         /// Makes room in the run for an element of `kind` with `bytes` of payload: a run of another kind,
         /// or one that would grow past the limits, is closed first.
         private mutating func prepare(_ kind: Kind, bytes: Int) {
-            if count > 0, kind != self.kind || count >= limits.maxCount || payloadBytes + bytes > limits.maxPayloadBytes {
+            if count > 0, kind != self.kind || count >= limits.maxCount || payloadBytes + bytes > limits.maxPayloadBytes
+            {
                 close()
             }
             self.kind = kind

@@ -75,10 +75,13 @@ public struct TaskAssignment: Sendable, Equatable {
 
 extension TaskOutput {
     /// Creates the metadata of an output that did not travel: held on the worker, or written to `location`.
-    public init(heldOnWorker: Bool = false, location: String = "", size: UInt64, crc32c: UInt32 = 0,
-                mediaType: String, width: UInt32 = 0, height: UInt32 = 0) {
-        self.init(data: [], mediaType: mediaType, width: width, height: height, heldOnWorker: heldOnWorker,
-                  location: location, size: size, crc32c: crc32c)
+    public init(
+        heldOnWorker: Bool = false, location: String = "", size: UInt64, crc32c: UInt32 = 0,
+        mediaType: String, width: UInt32 = 0, height: UInt32 = 0
+    ) {
+        self.init(
+            data: [], mediaType: mediaType, width: width, height: height, heldOnWorker: heldOnWorker,
+            location: location, size: size, crc32c: crc32c)
     }
 }
 

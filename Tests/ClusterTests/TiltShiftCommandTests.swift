@@ -10,7 +10,8 @@ final class TiltShiftCommandTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-tiltshift-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shiftwork-tiltshift-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -21,21 +22,25 @@ final class TiltShiftCommandTests: XCTestCase {
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     private func tiltshift(_ arguments: [String]) async throws -> (status: Int32?, output: String) {
-        let process = try ManagedProcess("tiltshift", executable: ShiftworkBinary.url, arguments: ["tiltshift"] + arguments)
+        let process = try ManagedProcess(
+            "tiltshift", executable: ShiftworkBinary.url, arguments: ["tiltshift"] + arguments)
         let status = await process.waitForExit(timeout: .seconds(60))
         return (status, process.outputText)
     }
 
     private func writeInput() throws -> String {
         let input = path("in.jpg")
-        try Data(SyntheticImages.make(width: 300, height: 200, format: .jpeg, seed: 3)).write(to: URL(fileURLWithPath: input))
+        try Data(SyntheticImages.make(width: 300, height: 200, format: .jpeg, seed: 3)).write(
+            to: URL(fileURLWithPath: input))
         return input
     }
 
     func testTheOutputFormatFollowsTheFileName() async throws {
         let input = try writeInput()
-        for (name, format) in [("out.png", ImageFormat.png), ("out.jpeg", .jpeg), ("out.JPG", .jpeg), ("out.result", .jpeg),
-                               ("out.webp", .webp), ("out.AVIF", .avif)] {
+        for (name, format) in [
+            ("out.png", ImageFormat.png), ("out.jpeg", .jpeg), ("out.JPG", .jpeg), ("out.result", .jpeg),
+            ("out.webp", .webp), ("out.AVIF", .avif),
+        ] {
             let (status, output) = try await tiltshift([input, path(name)])
             XCTAssertEqual(status, 0, output)
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name))))
@@ -43,7 +48,8 @@ final class TiltShiftCommandTests: XCTestCase {
         }
         let (status, output) = try await tiltshift([input, path("forced.out"), "--format", "png"])
         XCTAssertEqual(status, 0, output)
-        XCTAssertEqual(ImageFormat(sniffing: try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("forced.out"))))), .png)
+        XCTAssertEqual(
+            ImageFormat(sniffing: try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("forced.out"))))), .png)
     }
 
     func testFormatsItCannotWriteAndContradictionsAreRefusedBeforeAnyWork() async throws {
@@ -56,12 +62,16 @@ final class TiltShiftCommandTests: XCTestCase {
 
         let (heic, heicOutput) = try await tiltshift([input, path("out.bin"), "--format", "heic"])
         XCTAssertNotEqual(heic, 0)
-        XCTAssertTrue(heicOutput.contains("HEIF is read but not written: the output formats are jpeg, png, webp, avif, tiff"), heicOutput)
+        XCTAssertTrue(
+            heicOutput.contains("HEIF is read but not written: the output formats are jpeg, png, webp, avif, tiff"),
+            heicOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.bin")))
 
         let (unknown, unknownOutput) = try await tiltshift([input, path("out.bin"), "--format", "jxl"])
         XCTAssertNotEqual(unknown, 0)
-        XCTAssertTrue(unknownOutput.contains("unknown output format 'jxl': the supported formats are jpeg, png, webp, avif, tiff"), unknownOutput)
+        XCTAssertTrue(
+            unknownOutput.contains(
+                "unknown output format 'jxl': the supported formats are jpeg, png, webp, avif, tiff"), unknownOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.bin")))
 
         let (webpAsAVIF, webpOutput) = try await tiltshift([input, path("out.webp"), "--format", "avif"])
@@ -69,7 +79,9 @@ final class TiltShiftCommandTests: XCTestCase {
         XCTAssertTrue(webpOutput.contains("--format avif contradicts the output name"), webpOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.webp")))
 
-        let (pngQuality, pngOutput) = try await tiltshift([input, path("out.png"), "--format", "png", "--quality", "50"])
+        let (pngQuality, pngOutput) = try await tiltshift([
+            input, path("out.png"), "--format", "png", "--quality", "50",
+        ])
         XCTAssertNotEqual(pngQuality, 0)
         XCTAssertTrue(pngOutput.contains("--quality applies to the lossy formats"), pngOutput)
 
@@ -85,7 +97,9 @@ final class TiltShiftCommandTests: XCTestCase {
         let input = try writeInput()
         let (plain, plainOutput) = try await tiltshift([input, path("plain.png")])
         XCTAssertEqual(plain, 0, plainOutput)
-        let (turned, turnedOutput) = try await tiltshift([input, path("turned.png"), "--angle", "30", "--falloff", "progressive"])
+        let (turned, turnedOutput) = try await tiltshift([
+            input, path("turned.png"), "--angle", "30", "--falloff", "progressive",
+        ])
         XCTAssertEqual(turned, 0, turnedOutput)
         let plainBytes = try Data(contentsOf: URL(fileURLWithPath: path("plain.png")))
         let turnedBytes = try Data(contentsOf: URL(fileURLWithPath: path("turned.png")))
@@ -138,8 +152,9 @@ final class TiltShiftCommandTests: XCTestCase {
             XCTAssertEqual(status, 0, output)
             let written = try PNGCodec.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name)))))
             var timings = PipelineTimings()
-            let expected = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions(format: .png),
-                                                         exactBlur: exact, timings: &timings)
+            let expected = try TiltShiftPipeline.process(
+                data, parameters: .coreImage, encoding: EncodingOptions(format: .png),
+                exactBlur: exact, timings: &timings)
             XCTAssertEqual(written, try PNGCodec.decode(expected.data), "exact blur \(exact)")
             outputs.append(written.pixels)
         }

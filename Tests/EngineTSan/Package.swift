@@ -23,7 +23,9 @@ let package = Package(
         // The test helper module OperationsTests imports, reduced to the file it uses (no HTTP server, no libcurl).
         .target(name: "ShiftworkTestSupport", path: "Support"),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ShiftworkTestSupport"], path: "RuntimeTests"),
-        .testTarget(name: "OperationsTests", dependencies: ["Runtime", "Operations", "ShiftworkTestSupport"], path: "OperationsTests"),
+        .testTarget(
+            name: "OperationsTests", dependencies: ["Runtime", "Operations", "ShiftworkTestSupport"],
+            path: "OperationsTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 import ShiftworkTestSupport
+import XCTest
+
 @testable import Fetching
 
 final class BodyPoolTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import ShiftworkTestSupport
 import XCTest
+
 @testable import Fetching
 
 /// Download behaviours of the libcurl transport against a real HTTP server on 127.0.0.1: redirects to
@@ -21,8 +22,10 @@ final class DownloadBehaviourTests: XCTestCase {
     }
 
     /// Fetches `url` with `configuration`, expecting an `ImagingError` of `kind`; returns its message.
-    private func failure(_ url: String, _ configuration: FetchConfiguration, kind: ImagingError.Kind = .download,
-                         file: StaticString = #filePath, line: UInt = #line) async -> String {
+    private func failure(
+        _ url: String, _ configuration: FetchConfiguration, kind: ImagingError.Kind = .download,
+        file: StaticString = #filePath, line: UInt = #line
+    ) async -> String {
         let fetcher = ImageFetcher(configuration: configuration)
         defer { Task { await fetcher.shutdown() } }
         do {
@@ -41,16 +44,21 @@ final class DownloadBehaviourTests: XCTestCase {
         server.redirect(path: "/sneaky.jpg", to: "file:///etc/passwd")
         let url = server.url("/sneaky.jpg")
         let message = await failure(url, FetchConfiguration())
-        XCTAssertEqual(message, "\(url): redirected to file:///etc/passwd, which is not an http or https URL: refused "
-            + "(only redirects to http and https are followed)")
+        XCTAssertEqual(
+            message,
+            "\(url): redirected to file:///etc/passwd, which is not an http or https URL: refused "
+                + "(only redirects to http and https are followed)")
         XCTAssertEqual(server.requestCount(path: "/sneaky.jpg"), 1, "a refused redirect is not retried")
     }
 
     func testUnavailableThenAvailableIsRetriedAfterTheServersRetryAfter() async throws {
         let busy = TestHTTPServer.Response.answer(
-            status: .serviceUnavailable, headers: [("Retry-After", "1"), ("Content-Type", "text/plain")], body: Array("busy\n".utf8))
-        server.serve(path: "/busy.jpg", response: .sequence(
-            [busy], then: .content(status: .ok, contentType: "image/jpeg", body: files.jpeg)))
+            status: .serviceUnavailable, headers: [("Retry-After", "1"), ("Content-Type", "text/plain")],
+            body: Array("busy\n".utf8))
+        server.serve(
+            path: "/busy.jpg",
+            response: .sequence(
+                [busy], then: .content(status: .ok, contentType: "image/jpeg", body: files.jpeg)))
         let fetcher = ImageFetcher(configuration: FetchConfiguration(retries: 2, retryDelay: .milliseconds(10)))
         let started = ContinuousClock.now
         let fetched = try await fetcher.fetch(server.url("/busy.jpg"))
@@ -58,16 +66,21 @@ final class DownloadBehaviourTests: XCTestCase {
         await fetcher.shutdown()
         XCTAssertEqual(fetched.data, files.jpeg)
         XCTAssertEqual(server.requestCount(path: "/busy.jpg"), 2)
-        XCTAssertGreaterThanOrEqual(waited, .seconds(1), "the second attempt waits the Retry-After, not the 10 ms backoff")
+        XCTAssertGreaterThanOrEqual(
+            waited, .seconds(1), "the second attempt waits the Retry-After, not the 10 ms backoff")
     }
 
     func testARetryAfterLongerThanTheLongestRetryDelayIsClamped() async throws {
         let busy = TestHTTPServer.Response.answer(
             status: .tooManyRequests, headers: [("Retry-After", "3600")], body: Array("slow down\n".utf8))
-        server.serve(path: "/throttled.jpg", response: .sequence(
-            [busy], then: .content(status: .ok, contentType: "image/jpeg", body: files.jpeg)))
-        let fetcher = ImageFetcher(configuration: FetchConfiguration(retries: 1, retryDelay: .milliseconds(10),
-                                                                     maxRetryDelay: .milliseconds(200)))
+        server.serve(
+            path: "/throttled.jpg",
+            response: .sequence(
+                [busy], then: .content(status: .ok, contentType: "image/jpeg", body: files.jpeg)))
+        let fetcher = ImageFetcher(
+            configuration: FetchConfiguration(
+                retries: 1, retryDelay: .milliseconds(10),
+                maxRetryDelay: .milliseconds(200)))
         let fetched = try await fetcher.fetch(server.url("/throttled.jpg"))
         await fetcher.shutdown()
         XCTAssertEqual(fetched.data, files.jpeg, "429 is transient; the hour asked for is cut to 200 ms")
@@ -83,7 +96,8 @@ final class DownloadBehaviourTests: XCTestCase {
     }
 
     func testABodyWithoutContentLengthUnderTheLimitIsKept() async throws {
-        server.serveStreamed(path: "/unsized.png", body: files.png, contentType: "image/png", chunkSize: 500, interval: .milliseconds(1))
+        server.serveStreamed(
+            path: "/unsized.png", body: files.png, contentType: "image/png", chunkSize: 500, interval: .milliseconds(1))
         let fetcher = ImageFetcher(configuration: FetchConfiguration())
         let fetched = try await fetcher.fetch(server.url("/unsized.png"))
         await fetcher.shutdown()
@@ -93,10 +107,14 @@ final class DownloadBehaviourTests: XCTestCase {
 
     func testATransferSlowerThanTheMinimumRateFailsAndSaysSo() async throws {
         // 100 bytes every 200 ms: 500 bytes/s, steady (never silent for long), below 2 KiB/s.
-        server.serveSlowly(path: "/crawl.jpg", body: files.jpeg, contentType: "image/jpeg", chunkSize: 100, interval: .milliseconds(200))
+        server.serveSlowly(
+            path: "/crawl.jpg", body: files.jpeg, contentType: "image/jpeg", chunkSize: 100,
+            interval: .milliseconds(200))
         let url = server.url("/crawl.jpg")
-        let message = await failure(url, FetchConfiguration(
-            readTimeout: .seconds(10), minimumRate: 2048, minimumRateWindow: .seconds(1), retries: 0))
+        let message = await failure(
+            url,
+            FetchConfiguration(
+                readTimeout: .seconds(10), minimumRate: 2048, minimumRateWindow: .seconds(1), retries: 0))
         XCTAssertTrue(message.hasPrefix("\(url): slower than the minimum rate of 2 KiB/s for 1.0 seconds"), message)
         XCTAssertTrue(message.contains("--min-download-rate"), message)
     }
@@ -105,21 +123,28 @@ final class DownloadBehaviourTests: XCTestCase {
         server.serve(path: "/stalled.jpg", response: .stall)
         let url = server.url("/stalled.jpg")
         // One attempt longer than the whole limit: cut by the limit, and not retried.
-        let cut = await failure(url, FetchConfiguration(readTimeout: .seconds(30), totalTimeLimit: .seconds(1), retries: 3))
-        XCTAssertEqual(cut, "\(url): not downloaded within the total time limit of 1.0 seconds (retries included); "
-            + "raise it with --download-time-limit or FetchConfiguration.totalTimeLimit")
+        let cut = await failure(
+            url, FetchConfiguration(readTimeout: .seconds(30), totalTimeLimit: .seconds(1), retries: 3))
+        XCTAssertEqual(
+            cut,
+            "\(url): not downloaded within the total time limit of 1.0 seconds (retries included); "
+                + "raise it with --download-time-limit or FetchConfiguration.totalTimeLimit")
         XCTAssertEqual(server.requestCount(path: "/stalled.jpg"), 1)
 
         // Attempts that each fail (read timeout) and are retried, until the limit: the last attempt is cut
         // by it, or the next one would start too late; either way the message names the limit.
         server.serve(path: "/stalled-again.jpg", response: .stall)
         let again = server.url("/stalled-again.jpg")
-        let stopped = await failure(again, FetchConfiguration(
-            readTimeout: .milliseconds(300), totalTimeLimit: .seconds(1), retries: 10, retryDelay: .milliseconds(100)))
+        let stopped = await failure(
+            again,
+            FetchConfiguration(
+                readTimeout: .milliseconds(300), totalTimeLimit: .seconds(1), retries: 10,
+                retryDelay: .milliseconds(100)))
         XCTAssertTrue(stopped.hasPrefix(again + ": "), stopped)
         XCTAssertTrue(stopped.contains("total time limit of 1.0 seconds"), stopped)
         XCTAssertTrue(stopped.contains("--download-time-limit"), stopped)
-        XCTAssertGreaterThan(server.requestCount(path: "/stalled-again.jpg"), 1, "the timeouts within the limit were retried")
+        XCTAssertGreaterThan(
+            server.requestCount(path: "/stalled-again.jpg"), 1, "the timeouts within the limit were retried")
         XCTAssertLessThan(server.requestCount(path: "/stalled-again.jpg"), 11, "the limit stopped the retries")
     }
 
@@ -147,16 +172,26 @@ final class DownloadBehaviourTests: XCTestCase {
 
     func testHTTPSToAServerWithAnUntrustedCertificateFailsAndSaysWhy() async throws {
         let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
-        guard FileManager.default.isExecutableFile(atPath: openssl.path) else { throw XCTSkip("needs the openssl tool") }
-        let key = files.path("server.key"), certificate = files.path("server.crt")
-        let generate = try ManagedProcess("openssl req", executable: openssl, arguments: [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-            "-subj", "/CN=127.0.0.1"])
+        guard FileManager.default.isExecutableFile(atPath: openssl.path) else {
+            throw XCTSkip("needs the openssl tool")
+        }
+        let key = files.path("server.key")
+        let certificate = files.path("server.crt")
+        let generate = try ManagedProcess(
+            "openssl req", executable: openssl,
+            arguments: [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=127.0.0.1",
+            ])
         let generated = await generate.waitForExit(timeout: .seconds(60))
         XCTAssertEqual(generated, 0, generate.outputText)
         // A real TLS server on 127.0.0.1 (offering HTTP/2 and HTTP/1.1) whose self-signed certificate no CA vouches for.
-        let tls = try ManagedProcess("openssl s_server", executable: openssl, arguments: [
-            "s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-HTTP", "-alpn", "h2,http/1.1"],
+        let tls = try ManagedProcess(
+            "openssl s_server", executable: openssl,
+            arguments: [
+                "s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key, "-HTTP", "-alpn",
+                "h2,http/1.1",
+            ],
             currentDirectory: files.directory)
         let accepting = await tls.waitForLine { $0.hasPrefix("ACCEPT ") }
         let port = try XCTUnwrap(accepting?.split(separator: ":").last.map(String.init), tls.outputText)

@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
 import Imaging
 import ShiftworkTestSupport
+import XCTest
+
 @testable import Fetching
 
 final class FetcherTests: XCTestCase {
@@ -14,8 +15,9 @@ final class FetcherTests: XCTestCase {
         server = try TestHTTPServer()
         files = try TestFiles()
         jpeg = files.jpeg
-        fetcher = ImageFetcher(configuration: FetchConfiguration(
-            readTimeout: .milliseconds(500), maxRedirects: 3, retries: 2, retryDelay: .milliseconds(20)))
+        fetcher = ImageFetcher(
+            configuration: FetchConfiguration(
+                readTimeout: .milliseconds(500), maxRedirects: 3, retries: 2, retryDelay: .milliseconds(20)))
     }
 
     override func tearDown() async throws {
@@ -24,8 +26,10 @@ final class FetcherTests: XCTestCase {
         files.remove()
     }
 
-    private func expectError(_ source: String, kind: ImagingError.Kind, file: StaticString = #filePath, line: UInt = #line,
-                             using fetcher: ImageFetcher? = nil) async -> ImagingError? {
+    private func expectError(
+        _ source: String, kind: ImagingError.Kind, file: StaticString = #filePath, line: UInt = #line,
+        using fetcher: ImageFetcher? = nil
+    ) async -> ImagingError? {
         do {
             _ = try await (fetcher ?? self.fetcher).fetch(source)
             XCTFail("expected an error for \(source)", file: file, line: line)
@@ -42,8 +46,11 @@ final class FetcherTests: XCTestCase {
     func testAnUnsupportedSchemeSaysWhichAreSupported() async throws {
         for source in ["http+unix://%2Fvar%2Frun%2Fs.sock/a.jpg", "ftp://example.org/a.jpg", "s3.v2://bucket/a.jpg"] {
             let error = await expectError(source, kind: .download)
-            XCTAssertTrue(error?.message.contains("unsupported URL scheme") ?? false, "\(source): \(String(describing: error))")
-            XCTAssertTrue(error?.message.contains("use http, https, s3 or file") ?? false, "\(source): \(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains("unsupported URL scheme") ?? false, "\(source): \(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains("use http, https, s3 or file") ?? false,
+                "\(source): \(String(describing: error))")
         }
     }
 
@@ -72,7 +79,9 @@ final class FetcherTests: XCTestCase {
         server.serve(path: "/page.jpg", body: files.html, contentType: "image/jpeg")
         let url = server.url("/page.jpg")
         let error = await expectError(url, kind: .decode)
-        XCTAssertEqual(error?.message, "\(url): not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (starts with '<!DO')")
+        XCTAssertEqual(
+            error?.message,
+            "\(url): not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (starts with '<!DO')")
     }
 
     func testFollowsRedirects() async throws {
@@ -98,7 +107,8 @@ final class FetcherTests: XCTestCase {
     }
 
     func testGivesUpAfterTheRetries() async throws {
-        server.serve(path: "/down.jpg", body: Array("down".utf8), contentType: "text/plain", status: .serviceUnavailable)
+        server.serve(
+            path: "/down.jpg", body: Array("down".utf8), contentType: "text/plain", status: .serviceUnavailable)
         let url = server.url("/down.jpg")
         let error = await expectError(url, kind: .download)
         XCTAssertEqual(error?.message, "\(url): HTTP 503 Service Unavailable (after 3 attempts)")
@@ -106,7 +116,8 @@ final class FetcherTests: XCTestCase {
     }
 
     func testSlowServerHitsTheReadTimeout() async throws {
-        server.serveSlowly(path: "/slow.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 100, interval: .seconds(2))
+        server.serveSlowly(
+            path: "/slow.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 100, interval: .seconds(2))
         let noRetry = ImageFetcher(configuration: FetchConfiguration(readTimeout: .milliseconds(300), retries: 0))
         let url = server.url("/slow.jpg")
         let started = ContinuousClock.now
@@ -117,7 +128,8 @@ final class FetcherTests: XCTestCase {
     }
 
     func testSlowButSteadyServerSucceeds() async throws {
-        server.serveSlowly(path: "/steady.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 4096, interval: .milliseconds(20))
+        server.serveSlowly(
+            path: "/steady.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 4096, interval: .milliseconds(20))
         let fetched = try await fetcher.fetch(server.url("/steady.jpg"))
         XCTAssertEqual(fetched.data, jpeg)
     }
@@ -126,12 +138,15 @@ final class FetcherTests: XCTestCase {
         let limited = ImageFetcher(configuration: FetchConfiguration(maxBytes: 4096, retries: 0))
         server.serve(path: "/big.jpg", body: jpeg, contentType: "image/jpeg")
         // Without a Content-Length announcing the size: streamed, and stopped past the limit.
-        server.serveStreamed(path: "/big-stream.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 1000, interval: .milliseconds(5))
+        server.serveStreamed(
+            path: "/big-stream.jpg", body: jpeg, contentType: "image/jpeg", chunkSize: 1000, interval: .milliseconds(5))
         let error = await expectError(server.url("/big.jpg"), kind: .limit, using: limited)
         XCTAssertTrue(error?.message.contains("FetchConfiguration.maxBytes") ?? false, "\(String(describing: error))")
         let streamed = await expectError(server.url("/big-stream.jpg"), kind: .limit, using: limited)
-        XCTAssertEqual(streamed?.message, server.url("/big-stream.jpg") + ": the body is larger than the limit of 0.004 MiB; "
-            + "raise it with --max-bytes or FetchConfiguration.maxBytes")
+        XCTAssertEqual(
+            streamed?.message,
+            server.url("/big-stream.jpg") + ": the body is larger than the limit of 0.004 MiB; "
+                + "raise it with --max-bytes or FetchConfiguration.maxBytes")
         await limited.shutdown()
     }
 
@@ -159,8 +174,9 @@ final class FetcherTests: XCTestCase {
     }
 
     func testCancellationStopsADownloadMidTransfer() async throws {
-        server.serveSlowly(path: "/endless.jpg", body: jpeg + [UInt8](repeating: 0, count: 100_000), contentType: "image/jpeg",
-                           chunkSize: 100, interval: .milliseconds(50))
+        server.serveSlowly(
+            path: "/endless.jpg", body: jpeg + [UInt8](repeating: 0, count: 100_000), contentType: "image/jpeg",
+            chunkSize: 100, interval: .milliseconds(50))
         let fetcher = self.fetcher!
         let url = server.url("/endless.jpg")
         let task = Task { try await fetcher.fetch(url) }
@@ -205,8 +221,9 @@ final class FetcherTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(body.capacity, capacity)
             let before = body.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
             body.append(contentsOf: repeatElement(7, count: capacity))
-            XCTAssertEqual(body.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }, before,
-                           "\(capacity) bytes fit without moving the body")
+            XCTAssertEqual(
+                body.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }, before,
+                "\(capacity) bytes fit without moving the body")
         }
         // A megabyte's pages are mapped before a byte is written (mincore: resident), not one fault at a time.
         let body = CurlTransfer.emptyBody(capacity: 1 << 20)

@@ -30,24 +30,27 @@ final class ImageDirectoryTests: XCTestCase {
         try write(files.png, "a.png")
         try write(files.jpeg, "Z-upper.JPG")
         try write(files.jpeg, "sub/c.jpeg")
-        try write(files.png, "sub/deeper/scan")          // no extension: found by its signature
-        try write(files.html, "sub/fake.jpg")             // an image's name, but HTML inside: skipped
+        try write(files.png, "sub/deeper/scan")  // no extension: found by its signature
+        try write(files.html, "sub/fake.jpg")  // an image's name, but HTML inside: skipped
         try write(Array("a list\n".utf8), "notes.txt")
-        try write([], "empty.png")                        // empty: not an image
-        try write(files.jpeg, ".hidden.jpg")              // hidden: passed over
-        try write(files.jpeg, ".git/objects/x.jpg")       // inside a hidden directory: passed over
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("nothing"), withIntermediateDirectories: true)
+        try write([], "empty.png")  // empty: not an image
+        try write(files.jpeg, ".hidden.jpg")  // hidden: passed over
+        try write(files.jpeg, ".git/objects/x.jpg")  // inside a hidden directory: passed over
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("nothing"), withIntermediateDirectories: true)
 
         let directory = try ImageDirectory(path: root.path)
         let prefix = root.path + "/"
-        XCTAssertEqual(directory.images, ["Z-upper.JPG", "a.png", "b.jpg", "sub/c.jpeg", "sub/deeper/scan"].map { prefix + $0 })
+        XCTAssertEqual(
+            directory.images, ["Z-upper.JPG", "a.png", "b.jpg", "sub/c.jpeg", "sub/deeper/scan"].map { prefix + $0 })
         XCTAssertEqual(directory.pathsInside, ["Z-upper.JPG", "a.png", "b.jpg", "sub/c.jpeg", "sub/deeper/scan"])
         XCTAssertEqual(directory.skipped, ["empty.png", "notes.txt", "sub/fake.jpg"])
         XCTAssertEqual(directory.unreadable, [])
         XCTAssertNil(directory.unreadableSummary())
         XCTAssertEqual(
             directory.skippedSummary(),
-            "\(root.path): skipped 3 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): empty.png, notes.txt, sub/fake.jpg")
+            "\(root.path): skipped 3 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): empty.png, notes.txt, sub/fake.jpg"
+        )
         // The same tree listed again gives the same order.
         XCTAssertEqual(try ImageDirectory(path: root.path).images, directory.images)
     }
@@ -73,8 +76,8 @@ final class ImageDirectoryTests: XCTestCase {
         ]
         for (name, bytes) in samples { try write(bytes, name) }
         try write(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVEfmt ".utf8), "j-wave.webp")  // RIFF, but sound
-        try write(Array("BM and more text".utf8), "k-text.bmp")                           // BM, but no BMP header
-        try write(ftyp("isom", ["mp41"]), "l-video.heic")                                 // ftyp, but an MP4
+        try write(Array("BM and more text".utf8), "k-text.bmp")  // BM, but no BMP header
+        try write(ftyp("isom", ["mp41"]), "l-video.heic")  // ftyp, but an MP4
         let directory = try ImageDirectory(path: root.path)
         XCTAssertEqual(directory.images, samples.map { root.path + "/" + $0.0 })
         XCTAssertEqual(directory.skipped, ["j-wave.webp", "k-text.bmp", "l-video.heic"])
@@ -87,7 +90,8 @@ final class ImageDirectoryTests: XCTestCase {
         XCTAssertEqual(directory.images, [root.appendingPathComponent("photo.jpg").path])
         XCTAssertEqual(
             directory.skippedSummary(shown: 2),
-            "\(root.path): skipped 7 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): note1.txt, note2.txt, and 5 more")
+            "\(root.path): skipped 7 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): note1.txt, note2.txt, and 5 more"
+        )
     }
 
     func testNoSkippedFilesMeansNoSummary() throws {
@@ -97,11 +101,16 @@ final class ImageDirectoryTests: XCTestCase {
 
     func testALinkLoopIsWalkedOnceAndLinkedFilesAreFollowed() throws {
         try write(files.jpeg, "real/photo.jpg")
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("real/loop").path, withDestinationPath: "..")
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("linked.jpg").path, withDestinationPath: "real/photo.jpg")
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("dangling.jpg").path, withDestinationPath: "gone.jpg")
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("real/loop").path, withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("linked.jpg").path, withDestinationPath: "real/photo.jpg")
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("dangling.jpg").path, withDestinationPath: "gone.jpg")
         let directory = try ImageDirectory(path: root.path)
-        XCTAssertEqual(directory.images, [root.appendingPathComponent("linked.jpg").path, root.appendingPathComponent("real/photo.jpg").path])
+        XCTAssertEqual(
+            directory.images,
+            [root.appendingPathComponent("linked.jpg").path, root.appendingPathComponent("real/photo.jpg").path])
         XCTAssertEqual(directory.skipped, ["dangling.jpg"])
     }
 

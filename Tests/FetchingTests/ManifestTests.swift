@@ -18,18 +18,21 @@ final class ManifestTests: XCTestCase {
             /images/d.png
             more.txt\r
             """
-        XCTAssertEqual(parse(text), [
-            "https://example.com/a.jpg",
-            "http://other.example.org/b.PNG?size=large",
-            "https://example.com/lists/c.jpeg",
-            "https://example.com/images/d.png",
-            "https://example.com/lists/more.txt",
-        ])
+        XCTAssertEqual(
+            parse(text),
+            [
+                "https://example.com/a.jpg",
+                "http://other.example.org/b.PNG?size=large",
+                "https://example.com/lists/c.jpeg",
+                "https://example.com/images/d.png",
+                "https://example.com/lists/more.txt",
+            ])
     }
 
     func testRelativePathsOfALocalManifestResolveAgainstItsDirectory() {
-        XCTAssertEqual(parse("a.jpg\n/abs/b.png\nsub/c.png", from: "/data/batch/list.txt"),
-                       ["/data/batch/a.jpg", "/abs/b.png", "/data/batch/sub/c.png"])
+        XCTAssertEqual(
+            parse("a.jpg\n/abs/b.png\nsub/c.png", from: "/data/batch/list.txt"),
+            ["/data/batch/a.jpg", "/abs/b.png", "/data/batch/sub/c.png"])
         XCTAssertEqual(parse("my photo.jpg", from: "file:///data/list.txt"), ["file:///data/my%20photo.jpg"])
     }
 
@@ -57,7 +60,9 @@ final class ManifestTests: XCTestCase {
         guard case .manifest(let manifest) = try await fetcher.fetchContent(list.path) else {
             return XCTFail("list.txt is a manifest")
         }
-        XCTAssertEqual(manifest.entries, [directory.appendingPathComponent("a.jpg").path, directory.appendingPathComponent("b.png").path])
+        XCTAssertEqual(
+            manifest.entries,
+            [directory.appendingPathComponent("a.jpg").path, directory.appendingPathComponent("b.png").path])
         do {
             _ = try await fetcher.fetch(list.path)
             XCTFail("fetch(_:) wants an image")

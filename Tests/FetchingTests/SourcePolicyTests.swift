@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Fetching
 
 /// The source policy as a value: CIDR parsing, the decision for every denied range and its spellings, the
@@ -10,9 +11,12 @@ final class SourcePolicyTests: XCTestCase {
         try XCTUnwrap(IPAddress(text), "\(text) is an address", file: file, line: line)
     }
 
-    private func refusal(_ host: String, _ policy: SourcePolicy? = nil, file: StaticString = #filePath,
-                         line: UInt = #line) throws -> SourceRefusal {
-        let decision = try XCTUnwrap((policy ?? worker).decision(forHost: host), "\(host) is an address", file: file, line: line)
+    private func refusal(
+        _ host: String, _ policy: SourcePolicy? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> SourceRefusal {
+        let decision = try XCTUnwrap(
+            (policy ?? worker).decision(forHost: host), "\(host) is an address", file: file, line: line)
         return try XCTUnwrap(decision.refusal, "\(host) is refused", file: file, line: line)
     }
 
@@ -29,9 +33,11 @@ final class SourcePolicyTests: XCTestCase {
     }
 
     func testANetworkThatIsNotCIDRIsRefusedNamingTheValueAndAnExample() {
-        for (text, words) in [("localhost", "'localhost' is not a network"), ("127.1/8", "'127.1/8' is not a network"),
-                              ("10.0.0.0/33", "0 to 32 for an IPv4"), ("::/129", "0 to 128 for an IPv6"),
-                              ("10.0.0.0/x", "prefix length"), ("10.0.0.0/", "prefix length"), ("", "CIDR notation")] {
+        for (text, words) in [
+            ("localhost", "'localhost' is not a network"), ("127.1/8", "'127.1/8' is not a network"),
+            ("10.0.0.0/33", "0 to 32 for an IPv4"), ("::/129", "0 to 128 for an IPv6"),
+            ("10.0.0.0/x", "prefix length"), ("10.0.0.0/", "prefix length"), ("", "CIDR notation"),
+        ] {
             XCTAssertThrowsError(try IPNetwork(parsing: text), text) { error in
                 let message = (error as? SourcePolicyError)?.description ?? ""
                 XCTAssertTrue(message.contains(words), "\(text): \(message)")
@@ -42,7 +48,10 @@ final class SourcePolicyTests: XCTestCase {
     }
 
     func testHostSpellingsReadAsTheAddressTheResolverWouldConnectTo() throws {
-        for host in ["127.0.0.1", "127.1", "2130706433", "0x7f000001", "0x7f.0.0.1", "0177.0.0.1", "0177.1", "127.0.0.1.", "017700000001"] {
+        for host in [
+            "127.0.0.1", "127.1", "2130706433", "0x7f000001", "0x7f.0.0.1", "0177.0.0.1", "0177.1", "127.0.0.1.",
+            "017700000001",
+        ] {
             XCTAssertEqual(IPAddress(urlHost: host)?.description, "127.0.0.1", host)
         }
         XCTAssertEqual(IPAddress(urlHost: "0")?.description, "0.0.0.0")
@@ -73,7 +82,8 @@ final class SourcePolicyTests: XCTestCase {
             ("169.254.169.254", "169.254.169.254/32", "metadata"), ("169.254.10.1", "169.254.0.0/16", "link-local"),
             ("[fe80::1]", "fe80::/10", "link-local"), ("[febf::1]", "fe80::/10", "link-local"),
             ("[fd00:ec2::254]", "fd00:ec2::254/128", "metadata"),
-            ("0.0.0.0", "0.0.0.0/8", "unspecified"), ("0", "0.0.0.0/8", "unspecified"), ("[::]", "::/128", "unspecified"),
+            ("0.0.0.0", "0.0.0.0/8", "unspecified"), ("0", "0.0.0.0/8", "unspecified"),
+            ("[::]", "::/128", "unspecified"),
             ("224.0.0.1", "224.0.0.0/4", "multicast"), ("239.255.255.250", "224.0.0.0/4", "multicast"),
             ("[ff02::1]", "ff00::/8", "multicast"), ("255.255.255.255", "255.255.255.255/32", "broadcast"),
         ]
@@ -87,12 +97,15 @@ final class SourcePolicyTests: XCTestCase {
     }
 
     func testTheMessageNamesTheAddressWhyAndTheOptionThatAllowsIt() throws {
-        XCTAssertEqual(try refusal("127.1").message,
-                       "address 127.0.0.1 is loopback (this machine), in 127.0.0.0/8, which this worker does not fetch from "
-                       + "(source policy); to allow it, start the worker with --allow-source-networks 127.0.0.1/32 or "
-                       + "127.0.0.0/8 (env SHIFTWORK_ALLOW_SOURCE_NETWORKS)")
+        XCTAssertEqual(
+            try refusal("127.1").message,
+            "address 127.0.0.1 is loopback (this machine), in 127.0.0.0/8, which this worker does not fetch from "
+                + "(source policy); to allow it, start the worker with --allow-source-networks 127.0.0.1/32 or "
+                + "127.0.0.0/8 (env SHIFTWORK_ALLOW_SOURCE_NETWORKS)")
         XCTAssertTrue(try refusal("169.254.169.254").message.contains("the cloud instance metadata service"))
-        XCTAssertTrue(try refusal("[::1]").message.contains("--allow-source-networks ::1/128 (env"), "a range of one address is named once")
+        XCTAssertTrue(
+            try refusal("[::1]").message.contains("--allow-source-networks ::1/128 (env"),
+            "a range of one address is named once")
     }
 
     func testIPv4MappedCompatibleNAT64And6to4FormsAreJudgedAsTheirIPv4Address() throws {
@@ -112,8 +125,10 @@ final class SourcePolicyTests: XCTestCase {
     }
 
     func testOrdinaryAndPrivateAddressesAreAllowedByDefault() {
-        for host in ["93.184.215.14", "10.0.0.5", "192.168.1.10", "172.16.0.1", "100.64.0.1", "[2001:db8::1]", "[fd12::1]",
-                     "[fd00:ec2::253]", "169.253.255.255", "126.255.255.255", "128.0.0.1", "223.255.255.255"] {
+        for host in [
+            "93.184.215.14", "10.0.0.5", "192.168.1.10", "172.16.0.1", "100.64.0.1", "[2001:db8::1]", "[fd12::1]",
+            "[fd00:ec2::253]", "169.253.255.255", "126.255.255.255", "128.0.0.1", "223.255.255.255",
+        ] {
             XCTAssertEqual(worker.decision(forHost: host), .allowed, host)
         }
     }
@@ -141,8 +156,9 @@ final class SourcePolicyTests: XCTestCase {
     }
 
     func testDeniedNetworksAddRangesAndTheMostSpecificRuleDecides() throws {
-        let policy = SourcePolicy.restricted(allowing: try IPNetwork.parseList("10.1.2.3/32,192.168.0.0/16"),
-                                             denying: try IPNetwork.parseList("10.0.0.0/8,192.168.0.0/16,fc00::/7"))
+        let policy = SourcePolicy.restricted(
+            allowing: try IPNetwork.parseList("10.1.2.3/32,192.168.0.0/16"),
+            denying: try IPNetwork.parseList("10.0.0.0/8,192.168.0.0/16,fc00::/7"))
         let denied = try refusal("10.9.9.9", policy)
         XCTAssertEqual(denied.reason, .deniedByOperator)
         XCTAssertEqual(denied.network.description, "10.0.0.0/8")
@@ -153,12 +169,15 @@ final class SourcePolicyTests: XCTestCase {
         XCTAssertNotNil(policy.decision(forHost: "[fd12::1]")?.refusal)
         XCTAssertNotNil(policy.decision(forHost: "[::ffff:10.9.9.9]")?.refusal, "mapped forms of added ranges too")
         XCTAssertEqual(policy.decision(forHost: "93.184.215.14"), .allowed)
-        XCTAssertFalse(SourcePolicy(allowed: [], denied: [try IPNetwork(parsing: "10.0.0.0/8")], deniesSpecialNetworks: false).allowsEverything)
+        XCTAssertFalse(
+            SourcePolicy(allowed: [], denied: [try IPNetwork(parsing: "10.0.0.0/8")], deniesSpecialNetworks: false)
+                .allowsEverything)
     }
 
     func testTheSpecialNetworkTableParses() {
         XCTAssertEqual(SpecialNetwork.all.count, 11)
-        XCTAssertFalse(SpecialNetwork.all.contains { $0.network.description == "255.255.255.255/32" && $0.kind != "broadcast" },
-                       "a typo in the table would fall back to 255.255.255.255/32")
+        XCTAssertFalse(
+            SpecialNetwork.all.contains { $0.network.description == "255.255.255.255/32" && $0.kind != "broadcast" },
+            "a typo in the table would fall back to 255.255.255.255/32")
     }
 }

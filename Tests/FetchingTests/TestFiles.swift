@@ -33,7 +33,7 @@ struct TestFiles {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         var image = ImageBuffer(width: width, height: height, channels: 3)
         for i in 0..<image.pixels.count {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             image.pixels[i] = UInt8(truncatingIfNeeded: state >> 56)
         }
         return image

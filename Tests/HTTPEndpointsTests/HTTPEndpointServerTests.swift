@@ -26,7 +26,8 @@ final class HTTPEndpointServerTests: XCTestCase {
         connection.send("HEAD /b HTTP/1.1\r\nHost: x\r\n\r\n")
         let second = try XCTUnwrap(connection.readResponse(headOnly: true), "a second response on the same connection")
         XCTAssertTrue(second.head.hasPrefix("HTTP/1.1 200"), second.head)
-        XCTAssertTrue(second.head.contains("Content-Length: 9"), "HEAD tells the length of the GET's body: \(second.head)")
+        XCTAssertTrue(
+            second.head.contains("Content-Length: 9"), "HEAD tells the length of the GET's body: \(second.head)")
         connection.send("GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let rest = connection.readUntilClosed()
         XCTAssertTrue(rest.closed)
@@ -62,7 +63,9 @@ final class HTTPEndpointServerTests: XCTestCase {
 
     func testAConnectionThatStopsSendingHalfwayIsClosedAfterTheIdleTimeout() throws {
         let limits = HTTPEndpointServer.Limits(connections: 8, idleTimeoutSeconds: 1, requestHeadBytes: 8 * 1024)
-        let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0, limits: limits) { _, _ in Self.text(200, "ok") }
+        let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0, limits: limits) { _, _ in
+            Self.text(200, "ok")
+        }
         defer { server.shutdownBlocking() }
         let connection = try RawConnection(port: server.port)
         connection.send("GET / HTTP/1.1\r\nHo")
@@ -119,7 +122,9 @@ final class HTTPEndpointServerTests: XCTestCase {
     }
 
     func testEveryInterfaceServesIPv4AndIPv6ClientsOnOnePort() throws {
-        let server = try HTTPEndpointServer.start(host: "*", port: 0) { request, _ in Self.text(200, "at \(request.path)\n") }
+        let server = try HTTPEndpointServer.start(host: "*", port: 0) { request, _ in
+            Self.text(200, "at \(request.path)\n")
+        }
         defer { server.shutdownBlocking() }
         let overIPv4 = try RawConnection(port: server.port, host: "127.0.0.1")
         overIPv4.send("GET /four HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -140,14 +145,17 @@ final class HTTPEndpointServerTests: XCTestCase {
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_addr = in6addr_loopback
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            }
         } == 0
     }
 
     func testABusyPortIsAnErrorThatNamesTheAddress() throws {
         let server = try HTTPEndpointServer.start(host: "127.0.0.1", port: 0) { _, _ in .drop }
         defer { server.shutdownBlocking() }
-        XCTAssertThrowsError(try HTTPEndpointServer.start(host: "127.0.0.1", port: server.port) { _, _ in .drop }) { error in
+        XCTAssertThrowsError(try HTTPEndpointServer.start(host: "127.0.0.1", port: server.port) { _, _ in .drop }) {
+            error in
             let text = String(describing: error)
             XCTAssertTrue(text.contains("127.0.0.1:\(server.port)"), text)
             XCTAssertTrue(text.lowercased().contains("in use"), text)

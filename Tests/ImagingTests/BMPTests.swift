@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Imaging
 
 /// BMP input (our own reader): every pixel layout decodes to the exact colours, bottom-up and top-down, from memory
@@ -14,7 +15,9 @@ final class BMPTests: XCTestCase {
 
     /// The rows of `image` (RGB) as 24-bit BGR.
     private func bgrRows(_ image: ImageBuffer) -> [[UInt8]] {
-        (0..<image.height).map { y in (0..<image.width).flatMap { x in [image[x, y, 2], image[x, y, 1], image[x, y, 0]] } }
+        (0..<image.height).map { y in
+            (0..<image.width).flatMap { x in [image[x, y, 2], image[x, y, 1], image[x, y, 0]] }
+        }
     }
 
     func testTwentyFourBitsBottomUpAndTopDownWithEveryHeader() throws {
@@ -42,17 +45,26 @@ final class BMPTests: XCTestCase {
         XCTAssertEqual(four.pixels, [0, 255, 0, 0, 0, 255, 255, 0, 0])
         // 16 bits, 5-6-5 bit fields: 5-bit 31 is 255, 6-bit 32 is 130 (32 × 255 / 63, rounded).
         let rgb565 = 0b11111_100000_00000
-        let sixteen = try decode(S.bmp(width: 1, rows: [[UInt8(rgb565 & 255), UInt8(rgb565 >> 8)]], bits: 16,
-                                       masks: [0xF800, 0x07E0, 0x001F]))
+        let sixteen = try decode(
+            S.bmp(
+                width: 1, rows: [[UInt8(rgb565 & 255), UInt8(rgb565 >> 8)]], bits: 16,
+                masks: [0xF800, 0x07E0, 0x001F]))
         XCTAssertEqual(sixteen.pixels, [255, 130, 0])
         // 16 bits without fields: 5-5-5.
         let rgb555 = 0b0_00000_11111_00000
-        XCTAssertEqual(try decode(S.bmp(width: 1, rows: [[UInt8(rgb555 & 255), UInt8(rgb555 >> 8)]], bits: 16)).pixels, [0, 255, 0])
+        XCTAssertEqual(
+            try decode(S.bmp(width: 1, rows: [[UInt8(rgb555 & 255), UInt8(rgb555 >> 8)]], bits: 16)).pixels,
+            [0, 255, 0])
         // 32 bits with an alpha mask (V4 header): RGBA.
         let rgba = TestImages.noise(width: 5, height: 3, channels: 4, seed: 8)
-        let rows = (0..<3).map { y in (0..<5).flatMap { x in [rgba[x, y, 2], rgba[x, y, 1], rgba[x, y, 0], rgba[x, y, 3]] } }
-        XCTAssertEqual(try decode(S.bmp(width: 5, rows: rows, bits: 32, headerSize: 108,
-                                        masks: [0x00FF_0000, 0x0000_FF00, 0x0000_00FF, 0xFF00_0000])), rgba)
+        let rows = (0..<3).map { y in
+            (0..<5).flatMap { x in [rgba[x, y, 2], rgba[x, y, 1], rgba[x, y, 0], rgba[x, y, 3]] }
+        }
+        XCTAssertEqual(
+            try decode(
+                S.bmp(
+                    width: 5, rows: rows, bits: 32, headerSize: 108,
+                    masks: [0x00FF_0000, 0x0000_FF00, 0x0000_00FF, 0xFF00_0000])), rgba)
         // 32 bits, BI_RGB: the fourth byte is unused, the image RGB.
         let rgb = try decode(S.bmp(width: 5, rows: rows, bits: 32))
         XCTAssertEqual(rgb.channels, 3)
@@ -71,14 +83,17 @@ final class BMPTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bmp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("in.bmp").path, output = directory.appendingPathComponent("out.png").path
+        let input = directory.appendingPathComponent("in.bmp").path
+        let output = directory.appendingPathComponent("out.png").path
         try Data(data).write(to: URL(fileURLWithPath: input))
         var timings = PipelineTimings()
         var parameters = TiltShiftParameters.coreImage
         parameters.blurRadius = 0
-        _ = try TiltShiftPipeline.process(file: input, to: output, parameters: parameters, encoding: EncodingOptions(format: .png),
-                                          timings: &timings)
-        XCTAssertEqual(try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))).image, original)
+        _ = try TiltShiftPipeline.process(
+            file: input, to: output, parameters: parameters, encoding: EncodingOptions(format: .png),
+            timings: &timings)
+        XCTAssertEqual(
+            try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))).image, original)
     }
 
     func testBadBMPsFailWithAMessage() throws {
@@ -102,7 +117,8 @@ final class BMPTests: XCTestCase {
         XCTAssertEqual(failure(lying)?.kind, .limit)
         // RLE, a masks that are not runs of bits, a zero plane count, an unknown header: each named.
         let rle = failure(S.bmp(width: 16, rows: rows, bits: 8, palette: [0, 0, 0, 0], compression: 1))
-        XCTAssertTrue(rle?.message.contains("RLE-compressed BMP is not supported") ?? false, "\(String(describing: rle))")
+        XCTAssertTrue(
+            rle?.message.contains("RLE-compressed BMP is not supported") ?? false, "\(String(describing: rle))")
         let masks = failure(S.bmp(width: 1, rows: [[0, 0]], bits: 16, masks: [0xF0F0, 0x0F00, 0x000F]))
         XCTAssertTrue(masks?.message.contains("colour masks") ?? false, "\(String(describing: masks))")
         var planes = good

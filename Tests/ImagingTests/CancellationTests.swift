@@ -26,8 +26,10 @@ final class CancellationTests: XCTestCase {
         assertCancelled(try JPEGCodec.encode(image, cancellation: raisedFlag()), "JPEG encode")
         assertCancelled(try PNGCodec.encode(image, cancellation: raisedFlag()), "PNG encode")
         assertCancelled(try TiltShiftFilter.apply(to: image, cancellation: raisedFlag()), "filter")
-        assertCancelled(try TiltShiftPipeline.process(jpeg, parameters: .coreImage, encoding: EncodingOptions(),
-                                                      cancellation: raisedFlag()), "pipeline")
+        assertCancelled(
+            try TiltShiftPipeline.process(
+                jpeg, parameters: .coreImage, encoding: EncodingOptions(),
+                cancellation: raisedFlag()), "pipeline")
     }
 
     func testAnInterlacedPNGStopsToo() throws {
@@ -71,8 +73,9 @@ final class CancellationTests: XCTestCase {
             let work = Task {
                 try await threads.run { _ in
                     while true {  // processes until the flag stops it
-                        _ = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions(),
-                                                          cancellation: flag)
+                        _ = try TiltShiftPipeline.process(
+                            data, parameters: .coreImage, encoding: EncodingOptions(),
+                            cancellation: flag)
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import CImageCodecs
 import XCTest
+
 @testable import Imaging
 
 /// `sw_ycc_correct_clipping`: the decoder's clamping of out-of-gamut R'G'B', carried into the planes.
@@ -7,7 +8,8 @@ final class ClipCorrectionTests: XCTestCase {
     /// One chroma row of 4:4:4 (no upsampling): returns (clipped pixels, luma out, Cb out, Cr out).
     private func correct(luma: [UInt8], cb: [UInt8], cr: [UInt8]) -> (Int, [UInt8], [UInt8], [UInt8]) {
         let n = luma.count
-        var lumaOut = [UInt8](repeating: 0, count: n), cbOut = [UInt8](repeating: 0, count: n)
+        var lumaOut = [UInt8](repeating: 0, count: n)
+        var cbOut = [UInt8](repeating: 0, count: n)
         var crOut = [UInt8](repeating: 0, count: n)
         let clipped = luma.withUnsafeBufferPointer { y in
             cb.withUnsafeBufferPointer { b in
@@ -19,8 +21,9 @@ final class ClipCorrectionTests: XCTestCase {
                                 let lumaOutRows: [UnsafeMutablePointer<UInt8>?] = [yo.baseAddress, yo.baseAddress]
                                 let cbRows: [UnsafePointer<UInt8>?] = [b.baseAddress, b.baseAddress, b.baseAddress]
                                 let crRows: [UnsafePointer<UInt8>?] = [r.baseAddress, r.baseAddress, r.baseAddress]
-                                return sw_ycc_correct_clipping(lumaRows, lumaOutRows, 1, Int32(n), cbRows, crRows,
-                                                               bo.baseAddress, ro.baseAddress, Int32(n), 1, 1)
+                                return sw_ycc_correct_clipping(
+                                    lumaRows, lumaOutRows, 1, Int32(n), cbRows, crRows,
+                                    bo.baseAddress, ro.baseAddress, Int32(n), 1, 1)
                             }
                         }
                     }
@@ -31,7 +34,8 @@ final class ClipCorrectionTests: XCTestCase {
     }
 
     func testInGamutPixelsAreLeftAlone() {
-        let (clipped, _, cb, cr) = correct(luma: [16, 128, 235, 60], cb: [128, 100, 128, 150], cr: [128, 150, 128, 110])
+        let (clipped, _, cb, cr) = correct(
+            luma: [16, 128, 235, 60], cb: [128, 100, 128, 150], cr: [128, 150, 128, 110])
         XCTAssertEqual(clipped, 0)
         XCTAssertEqual(cb, [128, 100, 128, 150])
         XCTAssertEqual(cr, [128, 150, 128, 110])
@@ -40,9 +44,10 @@ final class ClipCorrectionTests: XCTestCase {
     /// A bright, saturated red the decoder clamps (R' = 250 + 1.402·72 = 351): corrected to the Y'CbCr of the
     /// clamped (255, 199, 250), whatever the other pixels of the row.
     func testAClampedPixelBecomesTheYCbCrOfItsClampedRGB() {
-        let (clipped, luma, cb, cr) = correct(luma: Array(repeating: 128, count: 40) + [250],
-                                             cb: Array(repeating: 128, count: 40) + [128],
-                                             cr: Array(repeating: 128, count: 40) + [200])
+        let (clipped, luma, cb, cr) = correct(
+            luma: Array(repeating: 128, count: 40) + [250],
+            cb: Array(repeating: 128, count: 40) + [128],
+            cr: Array(repeating: 128, count: 40) + [200])
         XCTAssertEqual(clipped, 1)
         // R' = 250 + 101 = 351 → 255, G' = 250 − 51 = 199, B' = 250: clamped − unclamped = (−96, 0, 0).
         let (y, b, r) = (250 - 0.299 * 96, 128 + 0.168736 * 96, 200 - 0.5 * 96)

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Imaging
 
 final class CodecTests: XCTestCase {
@@ -7,7 +8,10 @@ final class CodecTests: XCTestCase {
     func testPNGRoundTripIsExactForEveryChannelCount() throws {
         for (w, h) in sizes {
             for channels in [1, 3, 4] {
-                for image in [TestImages.pattern(width: w, height: h, channels: channels), TestImages.noise(width: w, height: h, channels: channels)] {
+                for image in [
+                    TestImages.pattern(width: w, height: h, channels: channels),
+                    TestImages.noise(width: w, height: h, channels: channels),
+                ] {
                     let encoded = try PNGCodec.encode(image)
                     XCTAssertEqual(ImageFormat(sniffing: encoded), .png)
                     let decoded = try PNGCodec.decode(encoded)
@@ -50,7 +54,10 @@ final class CodecTests: XCTestCase {
 
     func testRGBAToJPEGCompositesOverWhite() throws {
         var image = ImageBuffer(width: 16, height: 16, channels: 4, filledWith: 0)  // transparent black
-        for i in 0..<(16 * 8) { image.pixels[4 * i] = 255; image.pixels[4 * i + 3] = 255 }  // top half opaque red
+        for i in 0..<(16 * 8) {
+            image.pixels[4 * i] = 255
+            image.pixels[4 * i + 3] = 255
+        }  // top half opaque red
         let decoded = try JPEGCodec.decode(JPEGCodec.encode(image, quality: 95))
         XCTAssertEqual(decoded.channels, 3)
         XCTAssertGreaterThan(decoded[8, 14, 1], 240, "transparent area becomes white")
@@ -99,18 +106,24 @@ final class CodecTests: XCTestCase {
         let data = try TestImages.fixture("not-an-image.html")
         XCTAssertThrowsError(try ImageCodec.decode(data)) { error in
             XCTAssertEqual((error as? ImagingError)?.kind, .decode)
-            XCTAssertEqual((error as? ImagingError)?.message, "not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (starts with '<!DO')")
+            XCTAssertEqual(
+                (error as? ImagingError)?.message,
+                "not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (starts with '<!DO')")
         }
     }
 
     func testGarbageAfterAValidSignatureIsADecodeError() {
-        for bytes: [UInt8] in [[0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 9]] {
+        for bytes: [UInt8] in [
+            [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 9],
+        ] {
             XCTAssertThrowsError(try ImageCodec.decode(bytes)) { error in
                 XCTAssertEqual((error as? ImagingError)?.kind, .decode)
             }
         }
         XCTAssertThrowsError(try ImageCodec.decode([])) { error in
-            XCTAssertEqual((error as? ImagingError)?.message, "not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (the data is empty)")
+            XCTAssertEqual(
+                (error as? ImagingError)?.message,
+                "not a JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP image (the data is empty)")
         }
     }
 }
@@ -185,7 +198,9 @@ final class CodecVariantTests: XCTestCase {
         XCTAssertEqual(turned, image)
         XCTAssertEqual(image.oriented(exifOrientation: 3).oriented(exifOrientation: 3), image)
         for orientation in [2, 4, 5, 7] {
-            XCTAssertEqual(image.oriented(exifOrientation: orientation).oriented(exifOrientation: orientation), image, "\(orientation)")
+            XCTAssertEqual(
+                image.oriented(exifOrientation: orientation).oriented(exifOrientation: orientation), image,
+                "\(orientation)")
         }
         XCTAssertEqual(image.oriented(exifOrientation: 6).oriented(exifOrientation: 8), image)
     }
@@ -211,7 +226,10 @@ final class CodecVariantTests: XCTestCase {
             let marker = data[i + 1]
             let length = Int(data[i + 2]) << 8 | Int(data[i + 3])
             if marker == 0xC0 || marker == 0xC2 {
-                data[i + 5] = 0xEA; data[i + 6] = 0x60; data[i + 7] = 0xEA; data[i + 8] = 0x60
+                data[i + 5] = 0xEA
+                data[i + 6] = 0x60
+                data[i + 7] = 0xEA
+                data[i + 8] = 0x60
                 break
             }
             i += 2 + length

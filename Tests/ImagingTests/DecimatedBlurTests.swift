@@ -1,16 +1,20 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// The blur on a halved plane (`DecimatedStripBlender`), which the streaming pipelines use from σ 4 with an
 /// upright focus line: held to the exact recipe, streamed in rows of any count, and chosen only where it applies.
 final class DecimatedBlurTests: XCTestCase {
     /// Streams `image` through a `DecimatedStripBlender`, `chunk` rows at a time (at most what it has room for).
-    private func decimated(_ image: ImageBuffer, sigma: Double, weights: [Float], chunk: Int,
-                           blurInput: ((Int) -> [UInt8])? = nil) throws -> ImageBuffer {
-        let blender = DecimatedStripBlender(width: image.width, height: image.height, channels: image.channels,
-                                            sigma: sigma, weights: weights, threads: 1, separateBlurInput: blurInput != nil,
-                                            token: .never)
+    private func decimated(
+        _ image: ImageBuffer, sigma: Double, weights: [Float], chunk: Int,
+        blurInput: ((Int) -> [UInt8])? = nil
+    ) throws -> ImageBuffer {
+        let blender = DecimatedStripBlender(
+            width: image.width, height: image.height, channels: image.channels,
+            sigma: sigma, weights: weights, threads: 1, separateBlurInput: blurInput != nil,
+            token: .never)
         var output = image
         var lastRow = -1
         let rowBytes = image.rowBytes
@@ -22,7 +26,11 @@ final class DecimatedBlurTests: XCTestCase {
                 let rows = min(available, chunk)
                 space.update(from: base + blender.received * rowBytes, count: rows * rowBytes)
                 if let blurInput {
-                    for r in 0..<rows { blurInput(blender.received + r).withUnsafeBufferPointer { blender.setBlurInput(row: r, from: $0.baseAddress!) } }
+                    for r in 0..<rows {
+                        blurInput(blender.received + r).withUnsafeBufferPointer {
+                            blender.setBlurInput(row: r, from: $0.baseAddress!)
+                        }
+                    }
                 }
                 try blender.commit(rows: rows) { finished, count, first in
                     XCTAssertEqual(first, lastRow + 1, "rows come out in order")
@@ -62,16 +70,24 @@ final class DecimatedBlurTests: XCTestCase {
     func testDecimatedBlurMatchesTheExactRecipe() throws {
         let photo = try ImageCodec.decode(TestImages.fixture("photo.jpg")).image
         let gray = try grayscale(photo)
-        let images = [("photo.jpg", photo), ("photo.jpg, odd size", try cropped(photo, width: photo.width - 1, height: photo.height - 3)),
-                      ("photo.jpg as gray", gray)]
+        let images = [
+            ("photo.jpg", photo),
+            ("photo.jpg, odd size", try cropped(photo, width: photo.width - 1, height: photo.height - 3)),
+            ("photo.jpg as gray", gray),
+        ]
         for (name, image) in images {
             for sigma in [4.0, 6.0, 10.0] {
-                let recipe = TiltShiftMask.weights(height: image.height, parameters: TiltShiftParameters(blurRadius: sigma))
-                for (maskName, weights) in [("recipe", recipe), ("all blurred", [Float](repeating: 1, count: image.height))] {
+                let recipe = TiltShiftMask.weights(
+                    height: image.height, parameters: TiltShiftParameters(blurRadius: sigma))
+                for (maskName, weights) in [
+                    ("recipe", recipe), ("all blurred", [Float](repeating: 1, count: image.height)),
+                ] {
                     let output = try decimated(image, sigma: sigma, weights: weights, chunk: 7)
                     let psnr = TestImages.psnr(output, TestImages.exactTiltShift(image, sigma: sigma, weights: weights))
-                    print(String(format: "decimated blur, %@ %d×%d×%d, σ %.0f, %@: %.2f dB against the exact recipe", name,
-                                 image.width, image.height, image.channels, sigma, maskName, psnr))
+                    print(
+                        String(
+                            format: "decimated blur, %@ %d×%d×%d, σ %.0f, %@: %.2f dB against the exact recipe", name,
+                            image.width, image.height, image.channels, sigma, maskName, psnr))
                     XCTAssertGreaterThanOrEqual(psnr, 45, "\(name), σ \(sigma), \(maskName)")
                 }
             }
@@ -99,18 +115,22 @@ final class DecimatedBlurTests: XCTestCase {
         let plain = try decimated(image, sigma: 6, weights: weights, chunk: 5)
         let row = { (y: Int) in Array(image.pixels[(y * image.rowBytes)..<((y + 1) * image.rowBytes)]) }
         XCTAssertEqual(plain, try decimated(image, sigma: 6, weights: weights, chunk: 5, blurInput: row))
-        let brighter = try decimated(image, sigma: 6, weights: weights, chunk: 5, blurInput: { y in row(y).map { $0 / 2 + 128 } })
+        let brighter = try decimated(
+            image, sigma: 6, weights: weights, chunk: 5, blurInput: { y in row(y).map { $0 / 2 + 128 } })
         XCTAssertGreaterThan(brighter.pixels.map(Int.init).reduce(0, +), plain.pixels.map(Int.init).reduce(0, +))
     }
 
     /// `StreamingBlenders.make` halves only where it applies: upright focus line, one level, gray or RGB, σ ≥ 4
     /// along both axes, planes of at least 256 pixels each way, and not when asked for the exact blur.
     func testTheHalvedPlaneIsChosenOnlyWhereItApplies() {
-        func make(width: Int = 400, height: Int = 300, channels: Int = 3, sigma: Double = 10, verticalSigma: Double? = nil,
-                  mask: BlendMask? = nil, levels: Int = 1, decimate: Bool = true) -> any StreamingBlender {
-            StreamingBlenders.make(width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
-                                   mask: mask ?? .rows([Float](repeating: 1, count: height)), levels: levels, threads: 1,
-                                   kernels: .automatic, decimate: decimate, token: .never)
+        func make(
+            width: Int = 400, height: Int = 300, channels: Int = 3, sigma: Double = 10, verticalSigma: Double? = nil,
+            mask: BlendMask? = nil, levels: Int = 1, decimate: Bool = true
+        ) -> any StreamingBlender {
+            StreamingBlenders.make(
+                width: width, height: height, channels: channels, sigma: sigma, verticalSigma: verticalSigma,
+                mask: mask ?? .rows([Float](repeating: 1, count: height)), levels: levels, threads: 1,
+                kernels: .automatic, decimate: decimate, token: .never)
         }
         XCTAssertTrue(make() is DecimatedStripBlender)
         XCTAssertTrue(make(channels: 1, sigma: 4) is DecimatedStripBlender)

@@ -1,5 +1,6 @@
-@testable import Imaging
 import XCTest
+
+@testable import Imaging
 
 /// `ImageBuffer.downscaled(toFit:)`: the dashboard's previews.
 final class DownscalingTests: XCTestCase {

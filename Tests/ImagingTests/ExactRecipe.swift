@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Imaging
 
 /// The tilt-shift recipe computed exactly, in Double, for any angle and falloff: the reference the filter's
@@ -17,7 +18,9 @@ extension TestImages {
     }
 
     /// The exact separable Gaussian of `source` (sampled kernel out to 5σ, normalised, edges repeated).
-    static func exactGaussian(_ source: [Double], width w: Int, height h: Int, channels c: Int, sigma: Double) -> [Double] {
+    static func exactGaussian(
+        _ source: [Double], width w: Int, height h: Int, channels c: Int, sigma: Double
+    ) -> [Double] {
         let radius = max(1, Int((5 * sigma).rounded(.up)))
         var kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = kernel.reduce(0, +)
@@ -66,16 +69,19 @@ extension TestImages {
         let source = premultipliedSamples(image)
         let levelCount = parameters.falloff == .progressive ? TiltShiftFalloff.progressiveLevels : 1
         let levels = (1...levelCount).map { k in
-            exactGaussian(source, width: w, height: h, channels: c, sigma: parameters.blurRadius * Double(k) / Double(levelCount))
+            exactGaussian(
+                source, width: w, height: h, channels: c, sigma: parameters.blurRadius * Double(k) / Double(levelCount))
         }
         var result = image
         for y in 0..<h {
             for x in 0..<w {
-                let m = Double(TiltShiftMask.weight(x: Double(x), y: Double(y), width: w, height: h, parameters: parameters))
+                let m = Double(
+                    TiltShiftMask.weight(x: Double(x), y: Double(y), width: w, height: h, parameters: parameters))
                 let base = (y * w + x) * c
                 var values = [Double](repeating: 0, count: c)
                 for ch in 0..<c {
-                    var value = source[base + ch], previous = source[base + ch]
+                    var value = source[base + ch]
+                    var previous = source[base + ch]
                     for (k, level) in levels.enumerated() {
                         let share = min(1, max(0, m * Double(levelCount) - Double(k)))
                         value += share * (level[base + ch] - previous)

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Imaging
 
 final class FilterTests: XCTestCase {
@@ -14,7 +15,8 @@ final class FilterTests: XCTestCase {
         // The focus line (mid-height) is the original, within one level.
         let focus = image.height / 2
         for i in 0..<image.rowBytes {
-            let a = Int(image.pixels[focus * image.rowBytes + i]), b = Int(output.pixels[focus * image.rowBytes + i])
+            let a = Int(image.pixels[focus * image.rowBytes + i])
+            let b = Int(output.pixels[focus * image.rowBytes + i])
             XCTAssertLessThanOrEqual(abs(a - b), 1, "focus row sample \(i)")
         }
         // The top and bottom quarters lose most of their high-frequency energy.
@@ -102,7 +104,10 @@ final class FilterTests: XCTestCase {
         // Left half: opaque red; right half: fully transparent black.
         var image = ImageBuffer(width: 40, height: 10, channels: 4, filledWith: 0)
         for y in 0..<10 {
-            for x in 0..<20 { image[x, y, 0] = 255; image[x, y, 3] = 255 }
+            for x in 0..<20 {
+                image[x, y, 0] = 255
+                image[x, y, 3] = 255
+            }
         }
         let output = try GaussianBlur.apply(to: image, sigma: 3)
         for x in 15..<30 {
@@ -129,7 +134,9 @@ final class FilterTests: XCTestCase {
             }
         }
         XCTAssertNoThrow(try TiltShiftParameters.coreImage.validated())
-        XCTAssertEqual(TiltShiftParameters.coreImage, TiltShiftParameters(focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10))
+        XCTAssertEqual(
+            TiltShiftParameters.coreImage,
+            TiltShiftParameters(focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10))
     }
 
     func testCancellationStopsTheFilter() async throws {

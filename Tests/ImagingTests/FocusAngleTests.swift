@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// The focus line at an angle (`TiltShiftParameters.angle`): 0° is today's path to the bit, 90° is the 0°
@@ -9,25 +10,31 @@ final class FocusAngleTests: XCTestCase {
         try ImageCodec.decode(TestImages.fixture("photo.jpg")).image
     }
 
-    private func parameters(angle: Double, sigma: Double = 10, falloff: TiltShiftFalloff = .blend) -> TiltShiftParameters {
-        TiltShiftParameters(focusPosition: 0.45, sharpBand: 0.1, transition: 0.3, blurRadius: sigma, angle: angle,
-                            falloff: falloff)
+    private func parameters(
+        angle: Double, sigma: Double = 10, falloff: TiltShiftFalloff = .blend
+    ) -> TiltShiftParameters {
+        TiltShiftParameters(
+            focusPosition: 0.45, sharpBand: 0.1, transition: 0.3, blurRadius: sigma, angle: angle,
+            falloff: falloff)
     }
 
     func testZeroDegreesTakesTheRowPathAndFullTurnsAreZero() throws {
         let image = try photo()
         let recipe = parameters(angle: 0)
-        guard case .rows(let weights) = TiltShiftMask.mask(width: image.width, height: image.height, parameters: recipe) else {
+        guard case .rows(let weights) = TiltShiftMask.mask(width: image.width, height: image.height, parameters: recipe)
+        else {
             return XCTFail("0° must weight row by row")
         }
         XCTAssertEqual(weights, TiltShiftMask.weights(height: image.height, parameters: recipe))
         // The row-weight entry point (untouched by the angle) and the filter at 0°, 360° and −360°: the same bytes.
         var rows = image
         try CancellationToken.with(nil) { token in
-            try GaussianBlur.blendInPlace(&rows, sigma: 10, rowWeights: weights, threads: 1, kernels: .automatic, token: token)
+            try GaussianBlur.blendInPlace(
+                &rows, sigma: 10, rowWeights: weights, threads: 1, kernels: .automatic, token: token)
         }
         for angle in [0.0, 360, -360] {
-            XCTAssertEqual(try TiltShiftFilter.apply(to: image, parameters: parameters(angle: angle)), rows, "\(angle)°")
+            XCTAssertEqual(
+                try TiltShiftFilter.apply(to: image, parameters: parameters(angle: angle)), rows, "\(angle)°")
         }
     }
 
@@ -44,16 +51,21 @@ final class FocusAngleTests: XCTestCase {
 
     func testNinetyDegreesIsTheTransposedImageAtZero() throws {
         let photo = try photo()
-        let images = [photo, TestImages.pattern(width: 90, height: 61, channels: 1),
-                      TestImages.pattern(width: 77, height: 52, channels: 4)]
+        let images = [
+            photo, TestImages.pattern(width: 90, height: 61, channels: 1),
+            TestImages.pattern(width: 77, height: 52, channels: 4),
+        ]
         for image in images {
             for sigma in [2.0, 10.0] {  // the exact kernel and the recursive filter
                 let turned = try TiltShiftFilter.apply(to: image, parameters: parameters(angle: 90, sigma: sigma))
                 let reference = TestImages.transposed(
-                    try TiltShiftFilter.apply(to: TestImages.transposed(image), parameters: parameters(angle: 0, sigma: sigma)))
+                    try TiltShiftFilter.apply(
+                        to: TestImages.transposed(image), parameters: parameters(angle: 0, sigma: sigma)))
                 let difference = TestImages.maxDifference(turned, reference)
                 let psnr = TestImages.psnr(turned, reference)
-                print("90° vs 0° transposed, \(image.width)×\(image.height)×\(image.channels), σ \(sigma): largest difference \(difference), PSNR \(psnr) dB")
+                print(
+                    "90° vs 0° transposed, \(image.width)×\(image.height)×\(image.channels), σ \(sigma): largest difference \(difference), PSNR \(psnr) dB"
+                )
                 XCTAssertLessThanOrEqual(difference, 1, "\(image.channels) channels, σ \(sigma)")
                 XCTAssertGreaterThan(psnr, 55, "\(image.channels) channels, σ \(sigma)")
             }
@@ -65,8 +77,9 @@ final class FocusAngleTests: XCTestCase {
         let columns = TiltShiftMask.weights(height: 70, parameters: recipe)
         for x in 0..<70 {
             for y in [0, 13, 39] {
-                XCTAssertEqual(TiltShiftMask.weight(x: Double(x), y: Double(y), width: 70, height: 40, parameters: recipe),
-                               columns[x], "x \(x), y \(y)")
+                XCTAssertEqual(
+                    TiltShiftMask.weight(x: Double(x), y: Double(y), width: 70, height: 40, parameters: recipe),
+                    columns[x], "x \(x), y \(y)")
             }
         }
         guard case .line(let line) = TiltShiftMask.mask(width: 70, height: 40, parameters: recipe) else {
@@ -107,10 +120,13 @@ final class FocusAngleTests: XCTestCase {
         let image = try photo()
         let recipe = parameters(angle: 30)
         let output = try TiltShiftFilter.apply(to: image, parameters: recipe)
-        var sharp = 0, changedFar = 0, far = 0
+        var sharp = 0
+        var changedFar = 0
+        var far = 0
         for y in 0..<image.height {
             for x in 0..<image.width {
-                let m = TiltShiftMask.weight(x: Double(x), y: Double(y), width: image.width, height: image.height, parameters: recipe)
+                let m = TiltShiftMask.weight(
+                    x: Double(x), y: Double(y), width: image.width, height: image.height, parameters: recipe)
                 if m == 0 {
                     sharp += 1
                     for c in 0..<3 { XCTAssertEqual(output[x, y, c], image[x, y, c]) }
@@ -141,11 +157,14 @@ final class FocusAngleTests: XCTestCase {
             let reference = TestImages.exactRecipe(decoded, parameters: recipe)
             for planes in [true, false] {
                 var timings = PipelineTimings()
-                let output = try TiltShiftPipeline.process(jpeg, parameters: recipe, encoding: EncodingOptions(jpegQuality: 100),
-                                                           jpegPlanes: planes, timings: &timings)
+                let output = try TiltShiftPipeline.process(
+                    jpeg, parameters: recipe, encoding: EncodingOptions(jpegQuality: 100),
+                    jpegPlanes: planes, timings: &timings)
                 let psnr = TestImages.psnr(try JPEGCodec.decode(output.data), reference)
-                print(String(format: "JPEG at 30°, %@, %@ path: PSNR %.2f dB against the exact recipe (quality 100)",
-                             falloff.rawValue, planes ? "planar" : "RGB", psnr))
+                print(
+                    String(
+                        format: "JPEG at 30°, %@, %@ path: PSNR %.2f dB against the exact recipe (quality 100)",
+                        falloff.rawValue, planes ? "planar" : "RGB", psnr))
                 XCTAssertGreaterThanOrEqual(psnr, 40, "\(falloff), planes \(planes)")
             }
             // PNG: lossless, so the streaming path alone.

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Imaging
 
 /// GIF input (giflib): the first frame decodes to its palette's exact colours (interlaced or not), a transparent
@@ -12,7 +13,9 @@ final class GIFTests: XCTestCase {
         (0..<(width * height)).map { UInt8(($0 * 7 + $0 / width) % 4) }
     }
 
-    private func expected(_ indices: [UInt8]) -> [UInt8] { indices.flatMap { Array(palette[3 * Int($0)..<3 * Int($0) + 3]) } }
+    private func expected(_ indices: [UInt8]) -> [UInt8] {
+        indices.flatMap { Array(palette[3 * Int($0)..<3 * Int($0) + 3]) }
+    }
 
     func testTheFirstFrameDecodesExactlyInterlacedOrNot() throws {
         let pixels = indices(width: 23, height: 19)
@@ -28,7 +31,8 @@ final class GIFTests: XCTestCase {
 
     func testATransparentIndexGivesRGBA() throws {
         let pixels = indices(width: 8, height: 4)
-        let image = try ImageCodec.decode(try S.gif(pixels, width: 8, height: 4, palette: palette, transparent: 3)).image
+        let image = try ImageCodec.decode(try S.gif(pixels, width: 8, height: 4, palette: palette, transparent: 3))
+            .image
         XCTAssertEqual(image.channels, 4)
         for (i, index) in pixels.enumerated() {
             let expectedPixel = index == 3 ? [0, 0, 0, 0] : Array(palette[3 * Int(index)..<3 * Int(index) + 3]) + [255]
@@ -42,10 +46,12 @@ final class GIFTests: XCTestCase {
         let result = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions())
         XCTAssertEqual(result.format, .jpeg)
         XCTAssertEqual(ImageFormat(sniffing: result.data), .jpeg)
-        XCTAssertTrue(result.warnings.contains("the GIF is animated: only its first frame was read"), "\(result.warnings)")
+        XCTAssertTrue(
+            result.warnings.contains("the GIF is animated: only its first frame was read"), "\(result.warnings)")
         XCTAssertTrue(result.warnings.contains { $0.hasPrefix("GIF input written as JPEG") }, "\(result.warnings)")
-        let single = try TiltShiftPipeline.process(try S.gif(pixels, width: 32, height: 24, palette: palette),
-                                                   parameters: .coreImage, encoding: EncodingOptions(format: .png))
+        let single = try TiltShiftPipeline.process(
+            try S.gif(pixels, width: 32, height: 24, palette: palette),
+            parameters: .coreImage, encoding: EncodingOptions(format: .png))
         XCTAssertEqual(single.warnings, [], "one frame, a chosen format: nothing to say")
     }
 

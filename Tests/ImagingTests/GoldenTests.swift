@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// The filter's output on two photographs (derived from samples/), compared with files made by this code
@@ -15,8 +16,9 @@ final class GoldenTests: XCTestCase {
 
     private let cases = [
         Case(input: "photo.jpg", golden: "golden-photo-coreimage.png", parameters: .coreImage),
-        Case(input: "photo.png", golden: "golden-photo-custom.png",
-             parameters: TiltShiftParameters(focusPosition: 0.4, sharpBand: 0.1, transition: 0.2, blurRadius: 4)),
+        Case(
+            input: "photo.png", golden: "golden-photo-custom.png",
+            parameters: TiltShiftParameters(focusPosition: 0.4, sharpBand: 0.1, transition: 0.2, blurRadius: 4)),
         Case(input: "gray.png", golden: "golden-gray.png", parameters: TiltShiftParameters(blurRadius: 3)),
         Case(input: "rgba.png", golden: "golden-rgba.png", parameters: TiltShiftParameters(blurRadius: 3)),
     ]
@@ -27,8 +29,10 @@ final class GoldenTests: XCTestCase {
             let input = try ImageCodec.decode(TestImages.fixture(testCase.input)).image
             let output = try TiltShiftFilter.apply(to: input, parameters: testCase.parameters)
             if update {
-                let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-                try Data(PNGCodec.encode(output, compressionLevel: 9)).write(to: source.appendingPathComponent(testCase.golden))
+                let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                    "Fixtures")
+                try Data(PNGCodec.encode(output, compressionLevel: 9)).write(
+                    to: source.appendingPathComponent(testCase.golden))
                 continue
             }
             let golden = try PNGCodec.decode(TestImages.fixture(testCase.golden))
@@ -44,7 +48,8 @@ final class GoldenTests: XCTestCase {
 
     func testThreadsDoNotChangeTheGoldenOutput() throws {
         let input = try ImageCodec.decode(TestImages.fixture("photo.jpg")).image
-        XCTAssertEqual(try TiltShiftFilter.apply(to: input, threads: 1), try TiltShiftFilter.apply(to: input, threads: 4))
+        XCTAssertEqual(
+            try TiltShiftFilter.apply(to: input, threads: 1), try TiltShiftFilter.apply(to: input, threads: 4))
     }
 }
 

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Imaging
 
 /// HEIF/HEIC input (libheif, opened on first use): a HEIC decodes close to what was encoded, with alpha, its ICC
@@ -23,8 +24,9 @@ final class HEIFTests: XCTestCase {
 
     func testTheProfileAndEXIFTravelIntoTheJPEGItIsWrittenAs() throws {
         let profile = MetadataTests.adobeRGBProfile()
-        let data = try S.heic(TestImages.pattern(width: 64, height: 48, channels: 3), icc: profile,
-                              exif: MetadataTests.exif(orientation: 1))
+        let data = try S.heic(
+            TestImages.pattern(width: 64, height: 48, channels: 3), icc: profile,
+            exif: MetadataTests.exif(orientation: 1))
         let result = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions())
         XCTAssertEqual(result.format, .jpeg)
         XCTAssertTrue(result.warnings.contains { $0.hasPrefix("HEIF input written as JPEG") }, "\(result.warnings)")

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// The seeds of the image fuzz target (Fuzz/Sources/ImageFuzzer, `scripts/fuzz`), committed under Fuzz/corpus/images:
@@ -8,7 +9,8 @@ import XCTest
 /// input). Made once by the tests' own writers (InputFormatSamples: libtiff, giflib, libheif) and Python for BMP.
 final class ImageFuzzCorpusTests: XCTestCase {
     private static var corpus: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Fuzz/corpus/images")
     }
 
@@ -25,7 +27,8 @@ final class ImageFuzzCorpusTests: XCTestCase {
                 XCTAssertNoThrow(try ImageCodec.decode(bytes), name)
             }
         }
-        XCTAssertEqual(formats, Set(ImageFormat.allCases).subtracting([.webp, .avif]),
-                       "a seed of every format read (WebP and AVIF are left to their own tests)")
+        XCTAssertEqual(
+            formats, Set(ImageFormat.allCases).subtracting([.webp, .avif]),
+            "a seed of every format read (WebP and AVIF are left to their own tests)")
     }
 }

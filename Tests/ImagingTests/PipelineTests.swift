@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import Imaging
 
 final class PipelineTests: XCTestCase {
@@ -16,7 +17,8 @@ final class PipelineTests: XCTestCase {
         let data = try TestImages.fixture("photo.png")
         let png = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions())
         XCTAssertEqual(png.format, .png)
-        let jpeg = try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions(format: .jpeg, jpegQuality: 80))
+        let jpeg = try TiltShiftPipeline.process(
+            data, parameters: .coreImage, encoding: EncodingOptions(format: .jpeg, jpegQuality: 80))
         XCTAssertEqual(jpeg.format, .jpeg)
         XCTAssertEqual(ImageFormat(sniffing: jpeg.data), .jpeg)
     }
@@ -26,23 +28,33 @@ final class PipelineTests: XCTestCase {
             ("truncated.jpg", .decode), ("corrupt.png", .decode), ("not-an-image.html", .decode),
         ]
         for (name, kind) in cases {
-            XCTAssertThrowsError(try TiltShiftPipeline.process(TestImages.fixture(name), parameters: .coreImage, encoding: EncodingOptions())) { error in
+            XCTAssertThrowsError(
+                try TiltShiftPipeline.process(
+                    TestImages.fixture(name), parameters: .coreImage, encoding: EncodingOptions())
+            ) { error in
                 XCTAssertEqual((error as? ImagingError)?.kind, kind, name)
             }
         }
-        XCTAssertThrowsError(try TiltShiftPipeline.process(TestImages.fixture("photo.jpg"), parameters: .coreImage,
-                                                           encoding: EncodingOptions(jpegQuality: 0))) { error in
+        XCTAssertThrowsError(
+            try TiltShiftPipeline.process(
+                TestImages.fixture("photo.jpg"), parameters: .coreImage,
+                encoding: EncodingOptions(jpegQuality: 0))
+        ) { error in
             XCTAssertEqual((error as? ImagingError)?.message, "JPEG quality must be between 1 and 100 (got 0)")
         }
     }
 
     func testPixelLimitNamesTheLimit() throws {
         let data = try TestImages.fixture("photo.jpg")
-        XCTAssertThrowsError(try TiltShiftPipeline.process(data, parameters: .coreImage, encoding: EncodingOptions(),
-                                                           limits: ImageLimits(maxPixels: 10_000))) { error in
+        XCTAssertThrowsError(
+            try TiltShiftPipeline.process(
+                data, parameters: .coreImage, encoding: EncodingOptions(),
+                limits: ImageLimits(maxPixels: 10_000))
+        ) { error in
             let error = error as? ImagingError
             XCTAssertEqual(error?.kind, .limit)
-            XCTAssertTrue(error?.message.contains("over the limit of 0.01 megapixels") ?? false, "\(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains("over the limit of 0.01 megapixels") ?? false, "\(String(describing: error))")
             XCTAssertTrue(error?.message.contains("--max-megapixels") ?? false)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// JPEG → JPEG runs in the JPEG's own Y'CbCr planes (`PlanarJPEGPipeline`): the same effect as the RGB
@@ -20,7 +21,9 @@ final class PlanarJPEGTests: XCTestCase {
 
     /// Cells of pure primaries and secondaries with sharp edges: the largest chroma a JPEG holds.
     private func primaries(width: Int, height: Int, cell: Int) -> ImageBuffer {
-        let colours: [[UInt8]] = [[255, 0, 0], [0, 0, 255], [0, 255, 0], [255, 0, 255], [255, 255, 0], [0, 255, 255]]
+        let colours: [[UInt8]] = [
+            [255, 0, 0], [0, 0, 255], [0, 255, 0], [255, 0, 255], [255, 255, 0], [0, 255, 255],
+        ]
         var image = ImageBuffer(width: width, height: height, channels: 3)
         for y in 0..<height {
             for x in 0..<width {
@@ -34,8 +37,10 @@ final class PlanarJPEGTests: XCTestCase {
     /// The output of both paths (at quality 100, so that the encoding adds little), decoded, against the exact
     /// RGB recipe on the decoded input: (planar, planar without the clipping correction, RGB) PSNR in dB, printed.
     @discardableResult
-    private func compare(_ jpeg: [UInt8], _ name: String, sigma: Double, minimum: Double = 45,
-                         line: UInt = #line) throws -> (planar: Double, uncorrected: Double, rgb: Double) {
+    private func compare(
+        _ jpeg: [UInt8], _ name: String, sigma: Double, minimum: Double = 45,
+        line: UInt = #line
+    ) throws -> (planar: Double, uncorrected: Double, rgb: Double) {
         let parameters = TiltShiftParameters(blurRadius: sigma)
         let decoded = try JPEGCodec.decode(jpeg)
         let weights = TiltShiftMask.weights(height: decoded.height, parameters: parameters)
@@ -43,24 +48,30 @@ final class PlanarJPEGTests: XCTestCase {
         func psnr(planes: Bool, correctClipping: Bool = true) throws -> Double {
             var timings = PipelineTimings()
             let output = try jpeg.withUnsafeBufferPointer { bytes in
-                try TiltShiftPipeline.run(.memory(bytes), to: .memory, parameters: parameters,
-                                          encoding: EncodingOptions(jpegQuality: 100), limits: .default, threads: 1,
-                                          jpegPlanes: planes, correctClipping: correctClipping, cancellation: nil,
-                                          timings: &timings)
+                try TiltShiftPipeline.run(
+                    .memory(bytes), to: .memory, parameters: parameters,
+                    encoding: EncodingOptions(jpegQuality: 100), limits: .default, threads: 1,
+                    jpegPlanes: planes, correctClipping: correctClipping, cancellation: nil,
+                    timings: &timings)
             }
             return TestImages.psnr(try JPEGCodec.decode(output.data), reference)
         }
-        let planar = try psnr(planes: true), uncorrected = try psnr(planes: true, correctClipping: false)
+        let planar = try psnr(planes: true)
+        let uncorrected = try psnr(planes: true, correctClipping: false)
         let rgb = try psnr(planes: false)
-        print(String(format: "%@, σ %.0f: planar path %.2f dB (%.2f without the clipping correction), RGB path %.2f dB against the exact RGB recipe",
-                     name, sigma, planar, uncorrected, rgb))
+        print(
+            String(
+                format:
+                    "%@, σ %.0f: planar path %.2f dB (%.2f without the clipping correction), RGB path %.2f dB against the exact RGB recipe",
+                name, sigma, planar, uncorrected, rgb))
         XCTAssertGreaterThanOrEqual(planar, minimum, "\(name), σ \(sigma)", line: line)
         return (planar, uncorrected, rgb)
     }
 
     /// The photographs in samples/ (repository root).
     private func sample(_ name: String) throws -> [UInt8] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return [UInt8](try Data(contentsOf: root.appendingPathComponent("samples/\(name)")))
     }
 
@@ -100,7 +111,8 @@ final class PlanarJPEGTests: XCTestCase {
         // fallback: the floor is held as it is.
         let primaries24 = try JPEGCodec.encode(primaries(width: 240, height: 200, cell: 24), quality: 95)
         for sigma in [6.0, 10.0] {
-            let result = try compare(primaries24, "primaries in 24-px cells", sigma: sigma, minimum: sigma < 8 ? 43 : 40)
+            let result = try compare(
+                primaries24, "primaries in 24-px cells", sigma: sigma, minimum: sigma < 8 ? 43 : 40)
             XCTAssertGreaterThan(result.planar, result.rgb, "primaries in 24-px cells, σ \(sigma)")
         }
     }
@@ -113,7 +125,9 @@ final class PlanarJPEGTests: XCTestCase {
         let tall = try JPEGCodec.encode(primaries(width: 200, height: 3000, cell: 24), quality: 95)
         // Wide enough for the halved blur (planes of at least 256 pixels each way): its luma plane, 600 wide.
         let tallWide = try JPEGCodec.encode(primaries(width: 600, height: 3000, cell: 24), quality: 95)
-        for jpeg in [try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg"), tall, tallWide] {
+        for jpeg in [
+            try TestImages.fixture("photo.jpg"), try sample("coffee.jpg"), try sample("rocket.jpg"), tall, tallWide,
+        ] {
             for sigma in [6.0, 10.0] {
                 for correctClipping in [true, false] {
                     let growths = try jpeg.withUnsafeBufferPointer { bytes in
@@ -121,8 +135,9 @@ final class PlanarJPEGTests: XCTestCase {
                             let (opened, _, _) = try RowDecoders.open(.memory(bytes), limits: .default, token: token)
                             let decoder = try XCTUnwrap(opened as? JPEGRowDecoder)
                             let layout = try XCTUnwrap(decoder.startPlanes().planes)
-                            let encoder = try JPEGRowEncoder(width: decoder.width, height: decoder.height, planes: layout,
-                                                             quality: 90, destination: .memory)
+                            let encoder = try JPEGRowEncoder(
+                                width: decoder.width, height: decoder.height, planes: layout,
+                                quality: 90, destination: .memory)
                             let pipeline = PlanarJPEGPipeline(
                                 decoder: decoder, layout: layout, parameters: TiltShiftParameters(blurRadius: sigma),
                                 threads: 1, kernels: .automatic, correctClipping: correctClipping, token: token)
@@ -146,8 +161,12 @@ final class PlanarJPEGTests: XCTestCase {
         XCTAssertEqual([decoded.width, decoded.height], [256, 384])
         // The focus line keeps its detail; the top is blurred.
         let original = try JPEGCodec.decode(jpeg)
-        XCTAssertLessThan(TestImages.horizontalEnergy(decoded, rows: 0..<32), 0.2 * TestImages.horizontalEnergy(original, rows: 0..<32))
-        XCTAssertGreaterThan(TestImages.horizontalEnergy(decoded, rows: 188..<196), 0.5 * TestImages.horizontalEnergy(original, rows: 188..<196))
+        XCTAssertLessThan(
+            TestImages.horizontalEnergy(decoded, rows: 0..<32),
+            0.2 * TestImages.horizontalEnergy(original, rows: 0..<32))
+        XCTAssertGreaterThan(
+            TestImages.horizontalEnergy(decoded, rows: 188..<196),
+            0.5 * TestImages.horizontalEnergy(original, rows: 188..<196))
     }
 
     func testJPEGsWithoutUsablePlanesGoThroughRGB() throws {
@@ -156,12 +175,14 @@ final class PlanarJPEGTests: XCTestCase {
             let jpeg = try TestImages.fixture(name)
             let planar = try TiltShiftPipeline.process(jpeg, parameters: parameters, encoding: EncodingOptions())
             var timings = PipelineTimings()
-            let rgb = try TiltShiftPipeline.process(jpeg, parameters: parameters, encoding: EncodingOptions(),
-                                                    jpegPlanes: false, timings: &timings)
+            let rgb = try TiltShiftPipeline.process(
+                jpeg, parameters: parameters, encoding: EncodingOptions(),
+                jpegPlanes: false, timings: &timings)
             XCTAssertEqual(planar.data, rgb.data, name)
         }
-        let oriented = try TiltShiftPipeline.process(try TestImages.fixture("exif-orientation-6.jpg"), parameters: parameters,
-                                                     encoding: EncodingOptions())
+        let oriented = try TiltShiftPipeline.process(
+            try TestImages.fixture("exif-orientation-6.jpg"), parameters: parameters,
+            encoding: EncodingOptions())
         XCTAssertEqual([oriented.width, oriented.height], [60, 40], "turned upright")
         let gray = try JPEGCodec.encode(TestImages.pattern(width: 50, height: 70, channels: 1))
         let output = try TiltShiftPipeline.process(gray, parameters: parameters, encoding: EncodingOptions())
@@ -182,7 +203,10 @@ final class PlanarJPEGTests: XCTestCase {
     private func samplingFactors(_ jpeg: [UInt8]) throws -> [Int] {
         var i = 2
         while i + 4 < jpeg.count {
-            guard jpeg[i] == 0xFF else { i += 1; continue }
+            guard jpeg[i] == 0xFF else {
+                i += 1
+                continue
+            }
             let marker = jpeg[i + 1]
             let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
             if (0xC0...0xC2).contains(marker) {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// `TiltShiftFalloff.progressive`: the blur grows with the distance from the sharp band (levels at σ·k/4
@@ -13,11 +14,15 @@ final class ProgressiveFalloffTests: XCTestCase {
         let image = try photo()
         for sigma in [4.0, 10.0] {
             for angle in [0.0, 30] {
-                let recipe = TiltShiftParameters(sharpBand: 0.1, transition: 0.35, blurRadius: sigma, angle: angle,
-                                                 falloff: .progressive)
+                let recipe = TiltShiftParameters(
+                    sharpBand: 0.1, transition: 0.35, blurRadius: sigma, angle: angle,
+                    falloff: .progressive)
                 let output = try TiltShiftFilter.apply(to: image, parameters: recipe)
                 let psnr = TestImages.psnr(output, TestImages.exactRecipe(image, parameters: recipe))
-                print(String(format: "progressive, σ %.0f, %.0f°: PSNR %.2f dB against the exact recipe", sigma, angle, psnr))
+                print(
+                    String(
+                        format: "progressive, σ %.0f, %.0f°: PSNR %.2f dB against the exact recipe", sigma, angle, psnr)
+                )
                 XCTAssertGreaterThanOrEqual(psnr, 40, "σ \(sigma), \(angle)°")
             }
         }
@@ -27,8 +32,9 @@ final class ProgressiveFalloffTests: XCTestCase {
         // The reference of the new recipe, for `.blend`, is the reference the filter was always held to.
         let image = try photo()
         let weights = TiltShiftMask.weights(height: image.height, parameters: .coreImage)
-        XCTAssertEqual(TestImages.exactRecipe(image, parameters: .coreImage),
-                       TestImages.exactTiltShift(image, sigma: 10, weights: weights))
+        XCTAssertEqual(
+            TestImages.exactRecipe(image, parameters: .coreImage),
+            TestImages.exactTiltShift(image, sigma: 10, weights: weights))
     }
 
     func testProgressiveMatchesBlendWhereTheMaskIsZeroOrOne() throws {

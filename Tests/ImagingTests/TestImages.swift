@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import Imaging
 
 /// Helpers shared by the Imaging tests: generated images, fixtures, measures of sharpness and error.
@@ -10,8 +11,11 @@ enum TestImages {
         for y in 0..<height {
             for x in 0..<width {
                 for c in 0..<channels {
-                    let fx = Double(x) / Double(max(1, width - 1)), fy = Double(y) / Double(max(1, height - 1))
-                    var v = 40 + 150 * (0.5 * fx + 0.3 * fy) + 30 * sin(Double(x + 3 * c + seed) / 9) * cos(Double(y - c) / 13)
+                    let fx = Double(x) / Double(max(1, width - 1))
+                    let fy = Double(y) / Double(max(1, height - 1))
+                    var v =
+                        40 + 150 * (0.5 * fx + 0.3 * fy) + 30 * sin(Double(x + 3 * c + seed) / 9)
+                        * cos(Double(y - c) / 13)
                     if c == 3 { v = 255 - 120 * fx }  // alpha: a gradient
                     image[x, y, c] = UInt8(max(0, min(255, v.rounded())))
                 }
@@ -22,10 +26,10 @@ enum TestImages {
 
     /// Pseudo-random noise (a fixed linear congruential sequence): the worst case for lossless codecs.
     static func noise(width: Int, height: Int, channels: Int, seed: UInt64 = 1) -> ImageBuffer {
-        var state = seed &* 6364136223846793005 &+ 1442695040888963407
+        var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         var image = ImageBuffer(width: width, height: height, channels: channels)
         for i in 0..<image.pixels.count {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             image.pixels[i] = UInt8(truncatingIfNeeded: state >> 56)
         }
         return image
@@ -90,7 +94,9 @@ enum TestImages {
     /// The exact Gaussian (sampled kernel out to 5σ, normalised, edges repeated), separable, in Double, then
     /// blended by the row weights exactly as the filter does: the reference the recursive filter is held to.
     static func exactTiltShift(_ image: ImageBuffer, sigma: Double, weights: [Float]) -> ImageBuffer {
-        let w = image.width, h = image.height, c = image.channels
+        let w = image.width
+        let h = image.height
+        let c = image.channels
         let radius = Int((5 * sigma).rounded(.up))
         var kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = kernel.reduce(0, +)

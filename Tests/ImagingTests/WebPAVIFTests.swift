@@ -1,5 +1,6 @@
-import XCTest
 import CImageCodecs
+import XCTest
+
 @testable import Imaging
 
 /// WebP and AVIF: what we encode decodes back close to the original, through the codecs and the pipeline, with
@@ -12,7 +13,9 @@ final class WebPAVIFTests: XCTestCase {
         let original = try photo()
         // At the default qualities (WebP 80, AVIF 60) and higher, on a noisy photograph (4:2:0 chroma bounds both):
         // measured here 33.0 and 36.0 dB (WebP), 33.2 and 36.2 dB (AVIF).
-        for (format, quality, bound) in [(ImageFormat.webp, 80, 31.0), (.webp, 95, 34.5), (.avif, 60, 31.0), (.avif, 90, 34.5)] {
+        for (format, quality, bound) in [
+            (ImageFormat.webp, 80, 31.0), (.webp, 95, 34.5), (.avif, 60, 31.0), (.avif, 90, 34.5),
+        ] {
             var options = EncodingOptions(format: format)
             options.setLossyQuality(quality)
             let data = try ImageCodec.encode(original, options: options)
@@ -28,10 +31,13 @@ final class WebPAVIFTests: XCTestCase {
     func testQualityChangesTheSize() throws {
         let original = try photo()
         for format in [ImageFormat.webp, .avif] {
-            var low = EncodingOptions(format: format), high = EncodingOptions(format: format)
+            var low = EncodingOptions(format: format)
+            var high = EncodingOptions(format: format)
             low.setLossyQuality(30)
             high.setLossyQuality(95)
-            XCTAssertLessThan(try ImageCodec.encode(original, options: low).count, try ImageCodec.encode(original, options: high).count, "\(format)")
+            XCTAssertLessThan(
+                try ImageCodec.encode(original, options: low).count,
+                try ImageCodec.encode(original, options: high).count, "\(format)")
         }
     }
 
@@ -47,7 +53,8 @@ final class WebPAVIFTests: XCTestCase {
             // Gray is written as RGB (neither output stores gray): it decodes as three equal-ish channels.
             let decodedGray = try ImageCodec.decode(try ImageCodec.encode(gray, options: options)).image
             XCTAssertEqual(decodedGray.channels, 3, "\(format)")
-            let expected = try ImageBuffer(width: 96, height: 64, channels: 3, pixels: gray.pixels.flatMap { [$0, $0, $0] })
+            let expected = try ImageBuffer(
+                width: 96, height: 64, channels: 3, pixels: gray.pixels.flatMap { [$0, $0, $0] })
             XCTAssertGreaterThan(TestImages.psnr(expected, decodedGray), 30, "\(format)")
         }
     }
@@ -58,10 +65,13 @@ final class WebPAVIFTests: XCTestCase {
         metadata.icc = profile
         metadata.exif = MetadataTests.exif(orientation: 1)
         let original = try photo()
-        let jpeg = try JPEGRowEncoder(width: original.width, height: original.height, channels: 3, quality: 95,
-                                      metadata: metadata, destination: .memory).encode(original, token: .never)
+        let jpeg = try JPEGRowEncoder(
+            width: original.width, height: original.height, channels: 3, quality: 95,
+            metadata: metadata, destination: .memory
+        ).encode(original, token: .never)
         for format in [ImageFormat.webp, .avif] {
-            let kept = try TiltShiftPipeline.process(jpeg, parameters: .coreImage, encoding: EncodingOptions(format: format))
+            let kept = try TiltShiftPipeline.process(
+                jpeg, parameters: .coreImage, encoding: EncodingOptions(format: format))
             XCTAssertEqual(kept.format, format)
             XCTAssertEqual(ImageFormat(sniffing: kept.data), format)
             XCTAssertEqual([kept.width, kept.height], [original.width, original.height])
@@ -69,14 +79,19 @@ final class WebPAVIFTests: XCTestCase {
             XCTAssertEqual(carried.icc, profile, "\(format): --colour keep carries the profile")
             XCTAssertEqual(sw_exif_orientation_of(carried.exif), 1, "\(format)")
             XCTAssertFalse(carried.exif.isEmpty, "\(format): --metadata keep carries EXIF")
-            let converted = try TiltShiftPipeline.process(jpeg, parameters: .coreImage,
-                                                          encoding: EncodingOptions(format: format, metadata: .strip, colour: .srgb))
+            let converted = try TiltShiftPipeline.process(
+                jpeg, parameters: .coreImage,
+                encoding: EncodingOptions(format: format, metadata: .strip, colour: .srgb))
             let stripped = try MetadataTests.metadata(of: converted.data)
             XCTAssertEqual(stripped.icc, [], "\(format): sRGB output carries no profile")
             XCTAssertEqual(stripped.exif, [], "\(format): --metadata strip")
             // The filtered image, decoded back, is the JPEG path's image within the lossy formats' error.
-            let reference = try ImageCodec.decode(try TiltShiftPipeline.process(jpeg, parameters: .coreImage,
-                                                                                encoding: EncodingOptions(format: .png)).data).image
+            let reference = try ImageCodec.decode(
+                try TiltShiftPipeline.process(
+                    jpeg, parameters: .coreImage,
+                    encoding: EncodingOptions(format: .png)
+                ).data
+            ).image
             XCTAssertGreaterThan(TestImages.psnr(reference, try ImageCodec.decode(kept.data).image), 30, "\(format)")
         }
     }
@@ -94,8 +109,9 @@ final class WebPAVIFTests: XCTestCase {
             let output = directory.appendingPathComponent("out.png").path
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(input)))
             var timings = PipelineTimings()
-            let fromFile = try TiltShiftPipeline.process(file: path, to: output, parameters: .coreImage,
-                                                         encoding: EncodingOptions(format: .png), timings: &timings)
+            let fromFile = try TiltShiftPipeline.process(
+                file: path, to: output, parameters: .coreImage,
+                encoding: EncodingOptions(format: .png), timings: &timings)
             XCTAssertEqual([fromFile.width, fromFile.height], [original.width, original.height])
             let written = try PNGCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
             XCTAssertEqual([written.width, written.height], [original.width, original.height])
@@ -120,7 +136,9 @@ final class WebPAVIFTests: XCTestCase {
         let image = TestImages.pattern(width: 64, height: 48, channels: 3)
         for format in [ImageFormat.webp, .avif] {
             let data = try ImageCodec.encode(image, options: EncodingOptions(format: format))
-            for broken in [Array(data.prefix(data.count / 2)), Array(data.prefix(40)) + [UInt8](repeating: 0x5A, count: 200)] {
+            for broken in [
+                Array(data.prefix(data.count / 2)), Array(data.prefix(40)) + [UInt8](repeating: 0x5A, count: 200),
+            ] {
                 XCTAssertThrowsError(try ImageCodec.decode(broken)) { error in
                     XCTAssertEqual((error as? ImagingError)?.kind, .decode, "\(format): \(error)")
                 }
@@ -132,11 +150,15 @@ final class WebPAVIFTests: XCTestCase {
         // 16384 pixels wide: one more than WebP can hold. PNG in, so the check comes before any filtering.
         let wide = TestImages.pattern(width: 16_384, height: 4, channels: 3)
         let png = try PNGCodec.encode(wide)
-        XCTAssertThrowsError(try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .webp))) { error in
+        XCTAssertThrowsError(
+            try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .webp))
+        ) { error in
             let message = (error as? ImagingError)?.message ?? ""
-            XCTAssertTrue(message.contains("at most 16383 pixels a side") && message.contains("jpeg, png, avif"), message)
+            XCTAssertTrue(
+                message.contains("at most 16383 pixels a side") && message.contains("jpeg, png, avif"), message)
         }
-        XCTAssertNoThrow(try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .jpeg)))
+        XCTAssertNoThrow(
+            try TiltShiftPipeline.process(png, parameters: .coreImage, encoding: EncodingOptions(format: .jpeg)))
     }
 
     func testSniffing() {
@@ -149,15 +171,19 @@ final class WebPAVIFTests: XCTestCase {
         XCTAssertEqual(ImageFormat(sniffing: Array("II*\u{0}".utf8) + [8, 0, 0, 0]), .tiff)
         XCTAssertEqual(ImageFormat(sniffing: [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]), .tiff)
         XCTAssertEqual(ImageFormat(sniffing: Array("GIF87a".utf8)), .gif)
-        XCTAssertEqual(ImageFormat(sniffing: Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [124, 0, 0, 0]), .bmp)
-        XCTAssertNil(ImageFormat(sniffing: Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [99, 0, 0, 0]), "BM and no header size")
+        XCTAssertEqual(
+            ImageFormat(sniffing: Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [124, 0, 0, 0]), .bmp)
+        XCTAssertNil(
+            ImageFormat(sniffing: Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [99, 0, 0, 0]),
+            "BM and no header size")
         XCTAssertNil(ImageFormat(sniffing: Array("GIF90a".utf8)))
         let video: [UInt8] = [0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 0, 0] + Array("isommp41".utf8)
         XCTAssertNil(ImageFormat(sniffing: video), "an MP4 is ISO BMFF too")
         XCTAssertEqual(ImageFormat(name: "tif"), .tiff)
         XCTAssertEqual(ImageFormat(name: "HEIC"), .heif)
         XCTAssertEqual(ImageFormat.writable, [.jpeg, .png, .webp, .avif, .tiff])
-        XCTAssertEqual(ImageFormat.allCases.map(\.defaultOutput), [.jpeg, .png, .webp, .avif, .tiff, .jpeg, .jpeg, .jpeg])
+        XCTAssertEqual(
+            ImageFormat.allCases.map(\.defaultOutput), [.jpeg, .png, .webp, .avif, .tiff, .jpeg, .jpeg, .jpeg])
         XCTAssertEqual(ImageFormat(name: "WebP"), .webp)
         XCTAssertEqual(ImageFormat(mediaType: "image/avif"), .avif)
     }

@@ -1,6 +1,7 @@
-@testable import Messaging
 import Synchronization
 import XCTest
+
+@testable import Messaging
 
 /// The hand-over between a socket's thread and its consumer (`InboundBuffer`), driven directly: the
 /// producer's allowance stops at the high watermark and comes back only at the low one (hysteresis, as
@@ -15,7 +16,9 @@ final class InboundBufferTests: XCTestCase {
 
     func testReadingStopsAtTheHighWatermarkAndResumesOnlyAtTheLowOne() async {
         let wakes = Wakes()
-        let buffer = InboundBuffer(watermarks: InboundWatermarks(high: 4, low: 1)) { wakes.count.add(1, ordering: .relaxed) }
+        let buffer = InboundBuffer(watermarks: InboundWatermarks(high: 4, low: 1)) {
+            wakes.count.add(1, ordering: .relaxed)
+        }
         XCTAssertEqual(buffer.capacity(), 4)
         for value in UInt8(0)..<4 { buffer.append(message(value)) }
         XCTAssertEqual(buffer.capacity(), 0, "full: the producer stops reading")

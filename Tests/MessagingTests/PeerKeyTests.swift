@@ -1,6 +1,7 @@
 import Foundation
-@testable import Messaging
 import XCTest
+
+@testable import Messaging
 
 /// Each message a CurveZMQ server receives names the key its sender authenticated with, read by the
 /// socket's thread (`appendsPeerKey`), and the ZAP handler's allow-list can be replaced while it runs.
@@ -19,12 +20,15 @@ final class PeerKeyTests: XCTestCase {
         let endpoint = try XCTUnwrap(router.boundEndpoint)
         var received = router.messages.makeAsyncIterator()
 
-        func dealer(_ keys: CurveKeyPair, _ name: String, onFailure: (@Sendable (HandshakeFailure) -> Void)? = nil) async throws -> SocketChannel {
+        func dealer(
+            _ keys: CurveKeyPair, _ name: String, onFailure: (@Sendable (HandshakeFailure) -> Void)? = nil
+        ) async throws -> SocketChannel {
             var options = SocketOptions()
             options.curve = .client(keys, serverKey: serverKeys.publicKey)
             options.identity = Array(name.utf8)
-            return try await SocketChannel.open(context: context, kind: .dealer, options: options, connect: [endpoint],
-                                                name: name, onHandshakeFailure: onFailure)
+            return try await SocketChannel.open(
+                context: context, kind: .dealer, options: options, connect: [endpoint],
+                name: name, onHandshakeFailure: onFailure)
         }
 
         // Alice's message arrives with her key last; a frame she adds to pose as Bob is only one more frame.
@@ -66,12 +70,14 @@ final class PeerKeyTests: XCTestCase {
 
     func testWithoutCurveZMQTheKeyFrameIsEmpty() async throws {
         let context = try MessagingContext()
-        let router = try await SocketChannel.open(context: context, kind: .router, bind: ["inproc://plain-keys"],
-                                                  name: "router", appendsPeerKey: true)
+        let router = try await SocketChannel.open(
+            context: context, kind: .router, bind: ["inproc://plain-keys"],
+            name: "router", appendsPeerKey: true)
         var options = SocketOptions()
         options.identity = Array("plain".utf8)
-        let dealer = try await SocketChannel.open(context: context, kind: .dealer, options: options,
-                                                  connect: ["inproc://plain-keys"], name: "dealer")
+        let dealer = try await SocketChannel.open(
+            context: context, kind: .dealer, options: options,
+            connect: ["inproc://plain-keys"], name: "dealer")
         dealer.send([Array("hi".utf8)])
         var received = router.messages.makeAsyncIterator()
         let messageNext = await received.next()

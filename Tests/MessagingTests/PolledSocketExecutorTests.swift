@@ -115,8 +115,9 @@ final class PolledSocketExecutorTests: XCTestCase {
         }
         await jobs.value
         let received = await echo.received
-        XCTAssertEqual(received.map { $0 }, (0..<count).map { [Array("dealer-1".utf8), number($0), []] },
-                       "identity, payload, and an empty key frame (no CurveZMQ)")
+        XCTAssertEqual(
+            received.map { $0 }, (0..<count).map { [Array("dealer-1".utf8), number($0), []] },
+            "identity, payload, and an empty key frame (no CurveZMQ)")
         let groups = await echo.groups
         XCTAssertGreaterThan(groups, 0)
         XCTAssertLessThanOrEqual(groups, count)

@@ -17,7 +17,8 @@ final class SocketChannelBackPressureTests: XCTestCase {
             context: context, kind: .dealer, options: options, connect: [endpoint], name: "dealer")
         let count = 20_000
         for start in stride(from: 0, to: count, by: 1_000) {
-            dealer.send(contentsOf: (start..<start + 1_000).map { [withUnsafeBytes(of: UInt32($0).littleEndian, Array.init)] })
+            dealer.send(
+                contentsOf: (start..<start + 1_000).map { [withUnsafeBytes(of: UInt32($0).littleEndian, Array.init)] })
         }
 
         // Nothing consumed yet: the channel fills up to its high watermark and stops there.
@@ -25,7 +26,8 @@ final class SocketChannelBackPressureTests: XCTestCase {
             try await Task.sleep(for: .milliseconds(5))
         }
         try await Task.sleep(for: .milliseconds(100))
-        XCTAssertEqual(router.bufferedInboundMessages, watermarks.high, "the socket's thread stopped reading at the mark")
+        XCTAssertEqual(
+            router.bufferedInboundMessages, watermarks.high, "the socket's thread stopped reading at the mark")
 
         // A slow consumer: everything arrives, in order, and the channel never held more than the mark.
         var expected: UInt32 = 0
@@ -47,7 +49,8 @@ final class SocketChannelBackPressureTests: XCTestCase {
 
     func testAConsumerCancelledWhileWaitingEndsItsIterationAndTheChannelStillCloses() async throws {
         let context = try MessagingContext()
-        let pair = try await SocketChannel.open(context: context, kind: .pair, bind: ["inproc://cancelled"], name: "pair")
+        let pair = try await SocketChannel.open(
+            context: context, kind: .pair, bind: ["inproc://cancelled"], name: "pair")
         let consumer = Task { () -> Int in
             var count = 0
             for await _ in pair.messageBatches { count += 1 }

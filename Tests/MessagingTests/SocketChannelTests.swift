@@ -41,7 +41,8 @@ final class SocketChannelTests: XCTestCase {
             context: context, kind: .dealer, connect: ["inproc://batch-test"], name: "dealer")
         let count = 5_000
         for start in stride(from: 0, to: count, by: 500) {
-            dealer.send(contentsOf: (start..<start + 500).map { [withUnsafeBytes(of: UInt32($0).littleEndian, Array.init)] })
+            dealer.send(
+                contentsOf: (start..<start + 500).map { [withUnsafeBytes(of: UInt32($0).littleEndian, Array.init)] })
         }
         var expected: UInt32 = 0
         var batches = 0

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Messaging
 import Runtime
 import XCTest
+
+@testable import Messaging
 
 /// The ZAP handler with real CurveZMQ sockets over loopback TCP: a listed key gets in, an unlisted one
 /// is refused (and told so through the monitor), the refusal is counted and reported.
@@ -13,7 +14,8 @@ final class ZAPAuthenticatorTests: XCTestCase {
         let unlisted = try CurveKeyPair.generate()
         let reports = InlineLock<[ZAPRefusal]>([])
         let authenticator = try await ZAPAuthenticator.start(
-            context: context, allowedKeys: [listed.publicKey], onRefusal: { refusal in reports.withLock { $0.append(refusal) } })
+            context: context, allowedKeys: [listed.publicKey],
+            onRefusal: { refusal in reports.withLock { $0.append(refusal) } })
 
         var serverOptions = SocketOptions()
         serverOptions.curve = .server(serverKeys)
@@ -55,7 +57,9 @@ final class ZAPAuthenticatorTests: XCTestCase {
         XCTAssertEqual(first.publicKey, unlisted.publicKey.z85)
         XCTAssertEqual(first.mechanism, "CURVE")
         XCTAssertEqual(first.address, "127.0.0.1")
-        XCTAssertEqual(reports.withLock { $0.count }, 1, "retries of the same key within the report interval are counted, not reported again")
+        XCTAssertEqual(
+            reports.withLock { $0.count }, 1,
+            "retries of the same key within the report interval are counted, not reported again")
 
         // A second handler in the same context cannot start: the ZAP endpoint is taken.
         do {

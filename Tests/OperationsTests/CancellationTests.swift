@@ -101,10 +101,11 @@ final class CancellationTests: XCTestCase {
         let gate = Gate()
         let executed = Gauge()
         let slow = AsyncBlockOperation(name: "slow condition") { executed.enter() }
-        slow.addCondition(BlockCondition(name: "slow") { _ in
-            await gate.wait()
-            return true
-        })
+        slow.addCondition(
+            BlockCondition(name: "slow") { _ in
+                await gate.wait()
+                return true
+            })
         let recorder = Recorder()
         slow.addObserver(BlockObserver(didFinish: { _, state, _ in recorder.record("finished \(state)") }))
         let queue = WorkQueue(maxConcurrentOperationCount: 1)

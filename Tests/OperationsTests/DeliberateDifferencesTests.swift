@@ -42,7 +42,8 @@ final class DeliberateDifferencesTests: XCTestCase {
         let failure = refused.errors.first as? ConditionFailedError
         XCTAssertEqual(failure?.condition, "online")
         XCTAssertEqual(failure?.underlyingError as? TestError, TestError("offline"))
-        XCTAssertEqual(dependent.state, .cancelled, "a dependent that required success is cancelled, as for any failure")
+        XCTAssertEqual(
+            dependent.state, .cancelled, "a dependent that required success is cancelled, as for any failure")
     }
 
     /// ProcedureKit: finished when its queue starts it. Here: finished at once, queue or not.

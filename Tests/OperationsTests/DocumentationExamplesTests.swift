@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The examples below are docs/operations.md's, compared as written by testDocumentationIsInSync.)
 import Foundation
 import Operations
 import Runtime

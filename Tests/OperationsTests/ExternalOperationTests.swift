@@ -152,7 +152,8 @@ final class ExternalOperationTests: XCTestCase {
         operations[1].cancel()
         XCTAssertEqual(operations[1].state, .cancelled, "a waiting operation finishes at once when cancelled")
         operations[0].succeed(with: "done")
-        XCTAssertEqual(operations.map(\.starts), [1, 0, 1], "the third started before finish returned; the cancelled one never")
+        XCTAssertEqual(
+            operations.map(\.starts), [1, 0, 1], "the third started before finish returned; the cancelled one never")
         XCTAssertEqual(operations[2].startThread, operations[0].finishThread, "on the finishing thread")
         XCTAssertEqual(MutualExclusion.holders(of: category), 1)
         XCTAssertEqual(MutualExclusion.waiters(of: category), 0)

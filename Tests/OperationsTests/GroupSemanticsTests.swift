@@ -13,7 +13,8 @@ final class ObservedGroup: GroupOperation, @unchecked Sendable {  // @unchecked:
     }
 
     override func execute() async throws {
-        addObserver(BlockObserver(didAddChild: { [recorder] _, child in recorder.record("execute observer: \(child.name)") }))
+        addObserver(
+            BlockObserver(didAddChild: { [recorder] _, child in recorder.record("execute observer: \(child.name)") }))
         try await super.execute()
     }
 }
@@ -28,7 +29,8 @@ final class GroupSemanticsTests: XCTestCase {
         let second = AsyncBlockOperation(name: "second") {}
         let group = ObservedGroup(children: [first, second], recorder: recorder)
         XCTAssertEqual(group.children.map(\.name), ["first", "second"], "children are known from creation")
-        group.addObserver(BlockObserver(didAddChild: { _, child in recorder.record("outside observer: \(child.name)") }))
+        group.addObserver(
+            BlockObserver(didAddChild: { _, child in recorder.record("outside observer: \(child.name)") }))
         XCTAssertEqual(recorder.events, [], "nothing is announced before the group executes")
 
         try WorkQueue().addOperation(group)
@@ -36,7 +38,8 @@ final class GroupSemanticsTests: XCTestCase {
         XCTAssertEqual(group.state, .finished)
         // Every observer, whenever it was added before the group executed, hears both children, in order.
         for observer in ["init observer", "outside observer", "execute observer"] {
-            XCTAssertEqual(recorder.events.filter { $0.hasPrefix(observer) }, ["\(observer): first", "\(observer): second"])
+            XCTAssertEqual(
+                recorder.events.filter { $0.hasPrefix(observer) }, ["\(observer): first", "\(observer): second"])
         }
     }
 

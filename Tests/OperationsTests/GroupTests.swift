@@ -78,12 +78,14 @@ final class GroupTests: XCTestCase {
 
     func testGroupAsADependency() async throws {
         let recorder = Recorder()
-        let group = GroupOperation(name: "g", operations: (0..<5).map { index in
-            AsyncBlockOperation(name: "child\(index)") {
-                try await Task.sleep(for: .milliseconds(2))
-                recorder.record("child")
-            }
-        })
+        let group = GroupOperation(
+            name: "g",
+            operations: (0..<5).map { index in
+                AsyncBlockOperation(name: "child\(index)") {
+                    try await Task.sleep(for: .milliseconds(2))
+                    recorder.record("child")
+                }
+            })
         let after = AsyncBlockOperation(name: "after") { recorder.record("after") }
         try after.addDependency(group)
         let queue = WorkQueue()

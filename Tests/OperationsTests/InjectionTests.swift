@@ -1,8 +1,8 @@
 import Operations
 import XCTest
 
-/// A producer that finishes without an output.
-final class NilProducer: AsyncOperation, ResultProducing, @unchecked Sendable {  // @unchecked: restated from AsyncOperation
+/// A producer that finishes without an output (`@unchecked Sendable`: restated from AsyncOperation).
+final class NilProducer: AsyncOperation, ResultProducing, @unchecked Sendable {
     init() { super.init(name: "nil producer") }
     var output: [UInt8]? { nil }
 }

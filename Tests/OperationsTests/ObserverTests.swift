@@ -6,10 +6,11 @@ final class ObserverTests: XCTestCase {
     func testObserversAndCompletionHandlers() async throws {
         let recorder = Recorder()
         let operation = AsyncBlockOperation(name: "observed") { recorder.record("execute") }
-        operation.addObserver(BlockObserver(
-            willExecute: { _ in recorder.record("willExecute") },
-            didFinish: { _, state, _ in recorder.record("didFinish \(state)") }
-        ))
+        operation.addObserver(
+            BlockObserver(
+                willExecute: { _ in recorder.record("willExecute") },
+                didFinish: { _, state, _ in recorder.record("didFinish \(state)") }
+            ))
         operation.onCompletion { _ in recorder.record("completion") }
         let sink = ResultSink()
         let isolated = expectation(description: "actor-isolated completion")

@@ -62,7 +62,8 @@ final class QueueTests: XCTestCase {
 
     func testAlreadyEnqueuedIsRejected() throws {
         let operation = CompletableOperation<Int>(name: "once")
-        let first = WorkQueue(), second = WorkQueue()
+        let first = WorkQueue()
+        let second = WorkQueue()
         try first.addOperation(operation)
         XCTAssertThrowsError(try second.addOperation(operation)) { error in
             XCTAssertEqual(error as? OperationUsageError, .alreadyEnqueued(operation: "once"))

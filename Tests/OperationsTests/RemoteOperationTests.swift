@@ -27,7 +27,8 @@ final class RemoteOperationTests: XCTestCase {
         XCTAssertEqual(failing.errors.first as? TestError, TestError("worker crashed"))
 
         let cancelMessages = Gauge()
-        let cancelled = CompletableOperation<[UInt8]>(name: "cancelled on worker", onCancel: { _ in cancelMessages.enter() })
+        let cancelled = CompletableOperation<[UInt8]>(
+            name: "cancelled on worker", onCancel: { _ in cancelMessages.enter() })
         try queue.addOperation(cancelled)
         await eventually { cancelled.isExecuting }
         cancelled.cancel()

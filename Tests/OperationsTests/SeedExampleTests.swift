@@ -62,7 +62,8 @@ final class TiltShiftOperation: AsyncOperation, @unchecked Sendable {
 
     override func execute() async throws {
         recorder?.record("tiltShift")
-        let dependencyImage = dependencies
+        let dependencyImage =
+            dependencies
             .compactMap { ($0 as? ImageDataProvider)?.image }
             .first
         guard let inputImage = inputImage ?? dependencyImage else { return }
@@ -159,9 +160,10 @@ final class LoginOperation: GroupOperation, @unchecked Sendable {
     }
 
     override func execute() async throws {
-        task.addObserver(BlockObserver(didCancel: { [weak self] _, errors in
-            self?.cancel(error: errors.first)
-        }))
+        task.addObserver(
+            BlockObserver(didCancel: { [weak self] _, errors in
+                self?.cancel(error: errors.first)
+            }))
         try await super.execute()
     }
 }
@@ -218,7 +220,9 @@ final class SeedExampleTests: XCTestCase {
             XCTAssertEqual((error as? DependencyCycleError)?.cycle, ["2", "2"])
         }
         // Built in the other order, the backward search finds it.
-        let a = AsyncOperation(name: "a"), b = AsyncOperation(name: "b"), c = AsyncOperation(name: "c")
+        let a = AsyncOperation(name: "a")
+        let b = AsyncOperation(name: "b")
+        let c = AsyncOperation(name: "c")
         try a.addDependency(b)
         try b.addDependency(c)
         XCTAssertThrowsError(try c.addDependency(a)) { error in
@@ -271,7 +275,10 @@ final class SeedExampleTests: XCTestCase {
         await waitForQueue(queue)
         XCTAssertEqual(retrieval.state, .failed)
         XCTAssertEqual(processing.state, .cancelled)
-        guard case .dependencyDidNotSucceed(let dependency, let state, let errors)? = processing.errors.first as? InjectionError else {
+        guard
+            case .dependencyDidNotSucceed(let dependency, let state, let errors)? = processing.errors.first
+                as? InjectionError
+        else {
             return XCTFail("expected an InjectionError, got \(processing.errors)")
         }
         XCTAssertEqual(dependency, "DataRetrieval")
@@ -284,7 +291,8 @@ final class SeedExampleTests: XCTestCase {
         try processing2.injectResult(from: cancelledRetrieval)
         cancelledRetrieval.cancel(error: TestError("user"))
         XCTAssertEqual(processing2.state, .cancelled)
-        guard case .dependencyDidNotSucceed(_, .cancelled, let causes)? = processing2.errors.first as? InjectionError else {
+        guard case .dependencyDidNotSucceed(_, .cancelled, let causes)? = processing2.errors.first as? InjectionError
+        else {
             return XCTFail("expected an InjectionError, got \(processing2.errors)")
         }
         XCTAssertEqual(causes.first as? TestError, TestError("user"))
@@ -339,7 +347,8 @@ final class SeedExampleTests: XCTestCase {
             let expected = doBaz ? "Baz" : "Bar"
             XCTAssertEqual(group.state, .finished)
             XCTAssertEqual(group.children.map(\.name), ["Foo", expected])
-            XCTAssertEqual(recorder.events, ["finished Foo", "\(expected) ran", "finished \(expected)", "group finished"])
+            XCTAssertEqual(
+                recorder.events, ["finished Foo", "\(expected) ran", "finished \(expected)", "group finished"])
         }
     }
 
@@ -409,7 +418,12 @@ final class SeedExampleTests: XCTestCase {
 
 /// A consumer with several inputs, filled by manual injection.
 final class ManualCombine: AsyncOperation, @unchecked Sendable {
-    struct Store { var bytes: [UInt8]?; var header: String?; var dependencyErrors = 0; var result: String? }
+    struct Store {
+        var bytes: [UInt8]?
+        var header: String?
+        var dependencyErrors = 0
+        var result: String?
+    }
     let store = LockedValue(Store())
     init() { super.init(name: "combine") }
     var result: String? { store.withLock { $0.result } }

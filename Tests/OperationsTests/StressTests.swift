@@ -35,7 +35,8 @@ struct StressObserver: OperationObserver {
         }
         for box in required {
             if let dependency = box.operation, dependency.state != .finished {
-                tracker.violation("\(operation.name) started although required \(dependency.name) is \(dependency.state)")
+                tracker.violation(
+                    "\(operation.name) started although required \(dependency.name) is \(dependency.state)")
             }
         }
         if let parent = parent?.operation, parent.state != .executing {
@@ -110,14 +111,17 @@ final class StressTests: XCTestCase {
         }
 
         func observe(_ operation: AsyncOperation, required: [AsyncOperation], parent: AsyncOperation?) {
-            operation.addObserver(StressObserver(
-                index: nextIndex, tracker: tracker, required: required.map(WeakBox.init),
-                parent: parent.map(WeakBox.init)))
+            operation.addObserver(
+                StressObserver(
+                    index: nextIndex, tracker: tracker, required: required.map(WeakBox.init),
+                    parent: parent.map(WeakBox.init)))
             nextIndex += 1
             everyOperation.append(operation)
         }
 
-        func addRandomDependencies(to operation: AsyncOperation, from candidates: ArraySlice<AsyncOperation>) throws -> [AsyncOperation] {
+        func addRandomDependencies(
+            to operation: AsyncOperation, from candidates: ArraySlice<AsyncOperation>
+        ) throws -> [AsyncOperation] {
             var required: [AsyncOperation] = []
             guard !candidates.isEmpty else { return [] }
             for _ in 0..<Int.random(in: 0...3, using: &random) {
@@ -132,7 +136,8 @@ final class StressTests: XCTestCase {
         for index in 0..<operationCount {
             let window = topLevel[max(0, index - 60)..<index]
             if Int.random(in: 0..<10, using: &random) == 0 {
-                let group = GroupOperation(name: "group\(index)", maxConcurrentChildren: Int.random(in: 1...4, using: &random))
+                let group = GroupOperation(
+                    name: "group\(index)", maxConcurrentChildren: Int.random(in: 1...4, using: &random))
                 var children: [AsyncOperation] = []
                 for childIndex in 0..<Int.random(in: 0...6, using: &random) {
                     let child = makeLeaf("group\(index).child\(childIndex)")
@@ -151,19 +156,20 @@ final class StressTests: XCTestCase {
                     let lateChildren = Array(late)
                     // Added from another task once the group runs; a child that comes too late (the
                     // group already finished) is cancelled instead.
-                    group.addObserver(BlockObserver(
-                        willExecute: { operation in
-                            guard let group = operation as? GroupOperation else { return }
-                            Task.detached {
-                                for child in lateChildren {
-                                    do { try group.addChild(child) } catch { child.cancel() }
+                    group.addObserver(
+                        BlockObserver(
+                            willExecute: { operation in
+                                guard let group = operation as? GroupOperation else { return }
+                                Task.detached {
+                                    for child in lateChildren {
+                                        do { try group.addChild(child) } catch { child.cancel() }
+                                    }
                                 }
-                            }
-                        },
-                        didFinish: { _, _, _ in
-                            // A group cancelled before it ran never takes its late children.
-                            for child in lateChildren where child.state == .pending { child.cancel() }
-                        }))
+                            },
+                            didFinish: { _, _, _ in
+                                // A group cancelled before it ran never takes its late children.
+                                for child in lateChildren where child.state == .pending { child.cancel() }
+                            }))
                 }
                 let required = try addRandomDependencies(to: group, from: window)
                 observe(group, required: required, parent: nil)
@@ -184,7 +190,9 @@ final class StressTests: XCTestCase {
         }
         // Some of the operations are cancelled at random moments; remote ones complete, fail or race.
         let cancelTargets = (0..<operationCount / 20).compactMap { _ in everyOperation.randomElement(using: &random) }
-        let remoteActions = remotes.map { ($0, Int.random(in: 0..<4, using: &random), Int.random(in: 0..<2000, using: &random)) }
+        let remoteActions = remotes.map {
+            ($0, Int.random(in: 0..<4, using: &random), Int.random(in: 0..<2000, using: &random))
+        }
         let cancels = Task.detached {
             for (position, target) in cancelTargets.enumerated() {
                 if position % 8 == 0 { try? await Task.sleep(for: .microseconds(300)) }
@@ -215,7 +223,8 @@ final class StressTests: XCTestCase {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(30)
         for queue in queues {
-            let finished = await queue.waitUntilAllOperationsAreFinished(timeout: max(.milliseconds(1), deadline - clock.now))
+            let finished = await queue.waitUntilAllOperationsAreFinished(
+                timeout: max(.milliseconds(1), deadline - clock.now))
             XCTAssertTrue(finished, "seed \(seed): queue \(queue) hung; unfinished: \(queue.operations.prefix(5))")
         }
         for (index, operation) in everyOperation.enumerated() {
@@ -240,7 +249,8 @@ final class StressTests: XCTestCase {
         let operations = (0..<count).map { AsyncOperation(name: "n\($0)") }
         var model = Array(repeating: Set<Int>(), count: count)  // model[a] = what a waits for
         func reaches(_ from: Int, _ to: Int) -> Bool {
-            var stack = [from], seen: Set<Int> = [from]
+            var stack = [from]
+            var seen: Set<Int> = [from]
             while let node = stack.popLast() {
                 if node == to { return true }
                 for next in model[node] where seen.insert(next).inserted { stack.append(next) }
@@ -249,7 +259,8 @@ final class StressTests: XCTestCase {
         }
         var rejected = 0
         for _ in 0..<2_000 {
-            let a = Int.random(in: 0..<count, using: &random), b = Int.random(in: 0..<count, using: &random)
+            let a = Int.random(in: 0..<count, using: &random)
+            let b = Int.random(in: 0..<count, using: &random)
             let closesCycle = a == b || reaches(b, a)
             do {
                 try operations[a].addDependency(operations[b])

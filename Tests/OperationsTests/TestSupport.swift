@@ -13,7 +13,13 @@ final class Recorder: Sendable {
 /// A thread-safe counter that also remembers its maximum.
 final class Gauge: Sendable {
     private let storage = LockedValue<(current: Int, max: Int, total: Int)>((0, 0, 0))
-    func enter() { storage.withLock { $0.current += 1; $0.total += 1; $0.max = Swift.max($0.max, $0.current) } }
+    func enter() {
+        storage.withLock {
+            $0.current += 1
+            $0.total += 1
+            $0.max = Swift.max($0.max, $0.current)
+        }
+    }
     func leave() { storage.withLock { $0.current -= 1 } }
     var maximum: Int { storage.withLock { $0.max } }
     var total: Int { storage.withLock { $0.total } }
@@ -60,7 +66,9 @@ func waitForQueue(_ queue: WorkQueue, seconds: Double = 10, file: StaticString =
 }
 
 /// Waits for an operation, failing the test (instead of hanging) after `seconds`.
-func waitFor(_ operation: AsyncOperation, seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line) async {
+func waitFor(
+    _ operation: AsyncOperation, seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line
+) async {
     let waiter = Task { await operation.waitUntilFinished() }
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while !operation.isFinished && ContinuousClock.now < deadline {

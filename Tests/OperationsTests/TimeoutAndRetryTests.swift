@@ -32,7 +32,11 @@ final class TimeoutAndRetryTests: XCTestCase {
         XCTAssertEqual(flaky.attempt, 3)
         XCTAssertEqual(hopeless.state, .failed)
         XCTAssertEqual(hopeless.attempt, 3)
-        XCTAssertEqual(RetryPolicy(maxAttempts: 9, initialDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(5)).delay(afterAttempt: 2), .seconds(2))
-        XCTAssertEqual(RetryPolicy(maxAttempts: 9, initialDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(5)).delay(afterAttempt: 8), .seconds(5))
+        XCTAssertEqual(
+            RetryPolicy(maxAttempts: 9, initialDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(5)).delay(
+                afterAttempt: 2), .seconds(2))
+        XCTAssertEqual(
+            RetryPolicy(maxAttempts: 9, initialDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(5)).delay(
+                afterAttempt: 8), .seconds(5))
     }
 }

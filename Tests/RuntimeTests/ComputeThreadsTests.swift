@@ -24,15 +24,21 @@ final class ComputeThreadsTests: XCTestCase {
     }
 
     private static func threadName() -> String {
-        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+            ?? ""
     }
 
     func testWorkHandsItsResultToTheNextPoolsThread() async throws {
         let compute = ComputeThreads(name: "test first", count: 1)
         let sink = ComputeThreads(name: "test second", count: 1)
-        defer { compute.shutdown(); sink.shutdown() }
-        let (firstName, secondName, sum) = try await compute.run({ _ in (Self.threadName(), (1...100).reduce(0, +)) },
-                                                                  then: sink) { first, _ in
+        defer {
+            compute.shutdown()
+            sink.shutdown()
+        }
+        let (firstName, secondName, sum) = try await compute.run(
+            { _ in (Self.threadName(), (1...100).reduce(0, +)) },
+            then: sink
+        ) { first, _ in
             (first.0, Self.threadName(), first.1 * 2)
         }
         XCTAssertEqual(firstName, "test first")
@@ -43,21 +49,28 @@ final class ComputeThreadsTests: XCTestCase {
     func testTheNextWorkNeverStartsAfterAFailureOrACancel() async throws {
         let compute = ComputeThreads(name: "test first", count: 1)
         let sink = ComputeThreads(name: "test second", count: 1)
-        defer { compute.shutdown(); sink.shutdown() }
+        defer {
+            compute.shutdown()
+            sink.shutdown()
+        }
         let nextRan = LockedValue(false)
         struct Broken: Error {}
         do {
-            _ = try await compute.run({ _ -> Int in throw Broken() }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
+            _ = try await compute.run({ _ -> Int in throw Broken() }, then: sink) { _, _ in
+                nextRan.withLock { $0 = true }
+            }
             XCTFail("expected the first work's error")
         } catch is Broken {}
 
         let started = DispatchSemaphore(value: 0)
         let work = Task {
-            try await compute.run({ cancellation -> Int in
-                started.signal()
-                while !cancellation.isRaised { usleep(100) }
-                return 1  // finishes anyway: the next work must not start on a raised flag
-            }, then: sink) { _, _ in nextRan.withLock { $0 = true } }
+            try await compute.run(
+                { cancellation -> Int in
+                    started.signal()
+                    while !cancellation.isRaised { usleep(100) }
+                    return 1  // finishes anyway: the next work must not start on a raised flag
+                }, then: sink
+            ) { _, _ in nextRan.withLock { $0 = true } }
         }
         await Self.wait(started)
         await Self.cancelExpectingCancellation(work)
@@ -68,7 +81,8 @@ final class ComputeThreadsTests: XCTestCase {
         let threads = ComputeThreads(name: "test compute", count: 2)
         defer { threads.shutdown() }
         let name = try await threads.run { _ in
-            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+                ?? ""
         }
         XCTAssertTrue(name.hasPrefix("test compute"), "ran on '\(name)'")
         let sum = try await threads.run { _ in (1...1000).reduce(0, +) }
@@ -82,7 +96,12 @@ final class ComputeThreadsTests: XCTestCase {
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         let blocked = (0..<count).map { _ in
-            Task { try await threads.run { _ in started.signal(); release.wait() } }
+            Task {
+                try await threads.run { _ in
+                    started.signal()
+                    release.wait()
+                }
+            }
         }
         for _ in 0..<count { await Self.wait(started) }
         // Every thread of the pool is blocked; as many tasks as cores still run at once on Swift's pool.
@@ -130,7 +149,12 @@ final class ComputeThreadsTests: XCTestCase {
         defer { threads.shutdown() }
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        let occupying = Task { try await threads.run { _ in started.signal(); release.wait() } }
+        let occupying = Task {
+            try await threads.run { _ in
+                started.signal()
+                release.wait()
+            }
+        }
         await Self.wait(started)
         let ran = LockedValue(false)
         let waiting = Task { try await threads.run { _ in ran.withLock { $0 = true } } }
@@ -152,7 +176,12 @@ final class ComputeThreadsTests: XCTestCase {
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         let order = LockedValue<[Int]>([])
-        let first = Task { try await threads.run { _ in started.signal(); release.wait() } }
+        let first = Task {
+            try await threads.run { _ in
+                started.signal()
+                release.wait()
+            }
+        }
         await Self.wait(started)
         var later: [Task<Void, any Error>] = []
         for index in 0..<5 {

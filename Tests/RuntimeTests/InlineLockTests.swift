@@ -37,10 +37,12 @@ final class InlineLockTests: XCTestCase {
     func testErrorsThrownInsideComeOutAndLeaveTheLockFree() {
         struct Refused: Error {}
         let lock = InlineLock<[String]>([])
-        XCTAssertThrowsError(try lock.withLock { (value: inout [String]) throws(Refused) -> Void in
-            value.append("before the error")
-            throw Refused()
-        }) { XCTAssertTrue($0 is Refused) }
+        XCTAssertThrowsError(
+            try lock.withLock { (value: inout [String]) throws(Refused) -> Void in
+                value.append("before the error")
+                throw Refused()
+            }
+        ) { XCTAssertTrue($0 is Refused) }
         // Taken again: the failed body gave it back, and kept what it wrote.
         XCTAssertEqual(lock.withLock { $0 }, ["before the error"])
     }

@@ -22,8 +22,10 @@ public final class ManagedProcess: @unchecked Sendable {
 
     /// Launches `executable` with `arguments`, ``testEnvironment`` and `environment` added to the current
     /// environment.
-    public init(_ name: String, executable: URL, arguments: [String], environment: [String: String] = [:],
-                currentDirectory: URL? = nil) throws {
+    public init(
+        _ name: String, executable: URL, arguments: [String], environment: [String: String] = [:],
+        currentDirectory: URL? = nil
+    ) throws {
         self.name = name
         process.executableURL = executable
         process.arguments = arguments

@@ -37,7 +37,9 @@ public enum TestHTTPClient {
     }
 
     /// Sends `GET url` (with `headers`, which may replace `Host`) and returns the response; fails after `timeout`.
-    public static func get(_ url: String, headers extra: [(String, String)] = [], timeout: Duration = .seconds(10)) async throws -> Response {
+    public static func get(
+        _ url: String, headers extra: [(String, String)] = [], timeout: Duration = .seconds(10)
+    ) async throws -> Response {
         guard url.hasPrefix("http://") else { throw InvalidURL(url: url) }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
             Thread.detachNewThread {
@@ -49,8 +51,11 @@ public enum TestHTTPClient {
     private static let globalSetUp: Bool = shiftwork_curl_global_init() == CURLE_OK
 
     /// One blocking transfer.
-    private static func perform(_ url: String, headers extra: [(String, String)], timeout: Duration) throws -> Response {
-        guard globalSetUp, let handle = shiftwork_curl_easy_init() else { throw Failure(url: url, reason: "libcurl did not start") }
+    private static func perform(_ url: String, headers extra: [(String, String)], timeout: Duration) throws -> Response
+    {
+        guard globalSetUp, let handle = shiftwork_curl_easy_init() else {
+            throw Failure(url: url, reason: "libcurl did not start")
+        }
         defer { shiftwork_curl_easy_cleanup(handle) }
         var lines: UnsafeMutablePointer<curl_slist>? = shiftwork_curl_slist_append(nil, "Connection: close")
         for (name, value) in extra { lines = shiftwork_curl_slist_append(lines, "\(name): \(value)") }
@@ -61,14 +66,17 @@ public enum TestHTTPClient {
         _ = shiftwork_curl_set_string(handle, CURLOPT_URL, url)
         _ = shiftwork_curl_set_string(handle, CURLOPT_PROXY, "")
         _ = shiftwork_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = shiftwork_curl_set_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))
+        _ = shiftwork_curl_set_long(
+            handle, CURLOPT_TIMEOUT_MS, max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))
         _ = shiftwork_curl_set_pointer(handle, CURLOPT_HTTPHEADER, lines)
         _ = shiftwork_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, collectHeader)
         _ = shiftwork_curl_set_pointer(handle, CURLOPT_HEADERDATA, collected.toOpaque())
         _ = shiftwork_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, collectBody)
         _ = shiftwork_curl_set_pointer(handle, CURLOPT_WRITEDATA, collected.toOpaque())
         let result = shiftwork_curl_easy_perform(handle)
-        guard result == CURLE_OK else { throw Failure(url: url, reason: String(cString: shiftwork_curl_easy_strerror(result))) }
+        guard result == CURLE_OK else {
+            throw Failure(url: url, reason: String(cString: shiftwork_curl_easy_strerror(result)))
+        }
         var status = 0
         _ = shiftwork_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let response = collected.takeUnretainedValue()
@@ -89,7 +97,8 @@ private let collectHeader: curl_write_callback = { buffer, size, count, context 
     if line.hasPrefix("HTTP/") {
         collected.headers = []  // a new response head (after a 100 Continue)
     } else if let colon = line.firstIndex(of: ":") {
-        collected.headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)))
+        collected.headers.append(
+            (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)))
     }
     return size * count
 }

@@ -1,11 +1,11 @@
 import HTTPEndpoints
+import Runtime
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Runtime
 
 /// A real HTTP/1.1 server on 127.0.0.1 (or another local address; an ephemeral port) for tests: serves
 /// registered routes and directories of files, and simulates the failures a downloader must survive (404, 5xx, redirects,
@@ -66,7 +66,8 @@ public final class TestHTTPServer: Sendable {
 
     /// Limits of a test server: many connections (stalled downloads hold theirs), never an idle timeout
     /// (a stall lasts until the test ends).
-    private static let limits = HTTPEndpointServer.Limits(connections: 1000, idleTimeoutSeconds: 0, requestHeadBytes: 64 * 1024)
+    private static let limits = HTTPEndpointServer.Limits(
+        connections: 1000, idleTimeoutSeconds: 0, requestHeadBytes: 64 * 1024)
 
     /// Starts the server on `host` (an IPv4 address of this machine, 127.0.0.1 by default) with an
     /// ephemeral port.
@@ -86,7 +87,9 @@ public final class TestHTTPServer: Sendable {
     // MARK: Routes
 
     /// Serves `body` on `path` (exact match, query ignored).
-    public func serve(path: String, body: [UInt8], contentType: String = "application/octet-stream", status: HTTPResponseStatus = .ok) {
+    public func serve(
+        path: String, body: [UInt8], contentType: String = "application/octet-stream", status: HTTPResponseStatus = .ok
+    ) {
         set(path, .content(status: status, contentType: contentType, body: body))
     }
 
@@ -101,22 +104,37 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// Serves `body` slowly: the head after `initialDelay`, then `chunkSize` bytes every `interval`.
-    public func serveSlowly(path: String, body: [UInt8], contentType: String = "application/octet-stream",
-                            chunkSize: Int = 1024, interval: Duration = .milliseconds(100), initialDelay: Duration = .zero) {
-        set(path, .slow(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval, initialDelay: initialDelay))
+    public func serveSlowly(
+        path: String, body: [UInt8], contentType: String = "application/octet-stream",
+        chunkSize: Int = 1024, interval: Duration = .milliseconds(100), initialDelay: Duration = .zero
+    ) {
+        set(
+            path,
+            .slow(
+                contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval,
+                initialDelay: initialDelay))
     }
 
     /// Serves `body` chunked, without announcing its size: `chunkSize` bytes every `interval`.
-    public func serveStreamed(path: String, body: [UInt8], contentType: String = "application/octet-stream",
-                              chunkSize: Int = 1024, interval: Duration = .milliseconds(10)) {
+    public func serveStreamed(
+        path: String, body: [UInt8], contentType: String = "application/octet-stream",
+        chunkSize: Int = 1024, interval: Duration = .milliseconds(10)
+    ) {
         set(path, .streamed(contentType: contentType, body: body, chunkSize: max(1, chunkSize), interval: interval))
     }
 
     /// Answers `status` (503 by default) `failures` times, then serves `body`.
-    public func serveAfterFailures(path: String, failures: Int, status: HTTPResponseStatus = .serviceUnavailable,
-                                   body: [UInt8], contentType: String = "application/octet-stream") {
-        let failure = Response.content(status: status, contentType: "text/plain", body: Array("\(status.code) \(status.reasonPhrase)\n".utf8))
-        set(path, .sequence(Array(repeating: failure, count: failures), then: .content(status: .ok, contentType: contentType, body: body)))
+    public func serveAfterFailures(
+        path: String, failures: Int, status: HTTPResponseStatus = .serviceUnavailable,
+        body: [UInt8], contentType: String = "application/octet-stream"
+    ) {
+        let failure = Response.content(
+            status: status, contentType: "text/plain", body: Array("\(status.code) \(status.reasonPhrase)\n".utf8))
+        set(
+            path,
+            .sequence(
+                Array(repeating: failure, count: failures),
+                then: .content(status: .ok, contentType: contentType, body: body)))
     }
 
     /// Serves the files under the local directory `directory` at URL paths starting with `prefix`
@@ -219,15 +237,18 @@ extension TestHTTPServer {
         case .answer(let status, let headers, let body):
             return .complete(status: status.code, headers: headers, body: body)
         case .redirect(let location, let status):
-            return .complete(status: status.code, headers: [("Location", location), ("Content-Type", "text/plain")],
-                             body: Array("redirect\n".utf8))
+            return .complete(
+                status: status.code, headers: [("Location", location), ("Content-Type", "text/plain")],
+                body: Array("redirect\n".utf8))
         case .slow(let contentType, let body, let chunkSize, let interval, let initialDelay):
             guard stop.wait(seconds: initialDelay.inSeconds) else { return .drop }
-            return .stream(status: 200, headers: [("Content-Type", contentType), ("Connection", "close")], size: body.count,
-                           body: ChunkedBody(body: body, chunkSize: chunkSize, interval: interval))
+            return .stream(
+                status: 200, headers: [("Content-Type", contentType), ("Connection", "close")], size: body.count,
+                body: ChunkedBody(body: body, chunkSize: chunkSize, interval: interval))
         case .streamed(let contentType, let body, let chunkSize, let interval):
-            return .stream(status: 200, headers: [("Content-Type", contentType), ("Connection", "close")], size: nil,
-                           body: ChunkedBody(body: body, chunkSize: chunkSize, interval: interval))
+            return .stream(
+                status: 200, headers: [("Content-Type", contentType), ("Connection", "close")], size: nil,
+                body: ChunkedBody(body: body, chunkSize: chunkSize, interval: interval))
         case .stall:
             stop.wait(seconds: nil)
             return .drop

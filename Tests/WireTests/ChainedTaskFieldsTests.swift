@@ -9,14 +9,16 @@ final class ChainedTaskFieldsTests: XCTestCase {
     }
 
     private func chainedDownload() -> TaskAssignment {
-        var download = TaskAssignment(taskID: "b/0/download", batchID: "b", attempt: 3, kind: .download,
-                                      source: "https://example.org/a.jpg", taskKey: 10, sequence: 42)
+        var download = TaskAssignment(
+            taskID: "b/0/download", batchID: "b", attempt: 3, kind: .download,
+            source: "https://example.org/a.jpg", taskKey: 10, sequence: 42)
         download.keepOutput = true
         download.s3Endpoint = "http://127.0.0.1:9000"
         download.followOn = ChainedTask(
             taskID: "b/0/tilt-shift", attempt: 101, taskKey: 11,
-            parameters: WireTiltShiftParameters(focusPosition: 0.4, sharpBand: 0.1, transition: 0.2, blurRadius: 7,
-                                                outputFormat: .png, jpegQuality: 0),
+            parameters: WireTiltShiftParameters(
+                focusPosition: 0.4, sharpBand: 0.1, transition: 0.2, blurRadius: 7,
+                outputFormat: .png, jpegQuality: 0),
             sink: "s3://bucket/out", sinkName: "a")
         return download
     }
@@ -24,7 +26,9 @@ final class ChainedTaskFieldsTests: XCTestCase {
     func testAFollowOnRoundTripsAloneAndInABatch() throws {
         let download = chainedDownload()
         XCTAssertEqual(try roundTrip(.taskAssignment(download)), .taskAssignment(download))
-        let batch = Message.taskAssignments([download, TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: .download)])
+        let batch = Message.taskAssignments([
+            download, TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: .download),
+        ])
         XCTAssertEqual(try roundTrip(batch), batch)
     }
 

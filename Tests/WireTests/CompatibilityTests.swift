@@ -10,7 +10,9 @@ final class CompatibilityTests: XCTestCase {
     private static let cancelBatchField: UInt64 = 32
 
     func testAMinorOneUnknownWorkerRefusalIsKnownByItsTextAndNoOtherRefusalIs() throws {
-        let legacy = ProtobufWriter.envelope(minor: 1, bodyField: Self.refusalField) { $0.string(2, "unknown worker: send hello") }
+        let legacy = ProtobufWriter.envelope(minor: 1, bodyField: Self.refusalField) {
+            $0.string(2, "unknown worker: send hello")
+        }
         XCTAssertEqual(try WireCodec.decode(legacy), .refusal(.unknownWorker))
         let other = ProtobufWriter.envelope(minor: 1, bodyField: Self.refusalField) {
             $0.string(1, "r-1")
@@ -34,12 +36,14 @@ final class CompatibilityTests: XCTestCase {
             $0.string(1, "b-1")
             $0.bytes(2, [3, 5])  // packed item_indexes
         }
-        XCTAssertEqual(try WireCodec.decode(cancelBatch), .cancelBatch(CancelBatch(batchID: "b-1", itemIndexes: [3, 5])))
+        XCTAssertEqual(
+            try WireCodec.decode(cancelBatch), .cancelBatch(CancelBatch(batchID: "b-1", itemIndexes: [3, 5])))
         let cancelTask = ProtobufWriter.envelope(minor: 1, bodyField: Self.cancelTaskField) {
             $0.string(1, "b-1/3/download")
             $0.string(2, "cancelled")
         }
-        XCTAssertEqual(try WireCodec.decode(cancelTask), .cancelTask(CancelTask(taskID: "b-1/3/download", reason: "cancelled")))
+        XCTAssertEqual(
+            try WireCodec.decode(cancelTask), .cancelTask(CancelTask(taskID: "b-1/3/download", reason: "cancelled")))
     }
 
     /// A message of this minor with its new fields at their defaults is byte for byte what a minor-1 peer

@@ -7,13 +7,16 @@ import XCTest
 /// `SHIFTWORK_WRITE_FUZZ_CORPUS=1 swift test --filter FuzzCorpusTests`.
 final class FuzzCorpusTests: XCTestCase {
     private static var corpus: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Fuzz/corpus")
     }
 
     private static var seeds: [(directory: String, name: String, bytes: [UInt8])] {
         SampleMessages.small.enumerated().map { ("wire", "message-\($0.offset)", WireCodec.encode($0.element)) }
-            + JournalCodecTests.sampleRecords.enumerated().map { ("journal", "record-\($0.offset)", JournalCodec.encode($0.element)) }
+            + JournalCodecTests.sampleRecords.enumerated().map {
+                ("journal", "record-\($0.offset)", JournalCodec.encode($0.element))
+            }
     }
 
     func testTheCommittedCorpusHoldsEverySeedAndDecodes() throws {
@@ -26,8 +29,9 @@ final class FuzzCorpusTests: XCTestCase {
         }
         for seed in Self.seeds {
             let file = Self.corpus.appendingPathComponent(seed.directory).appendingPathComponent(seed.name)
-            let bytes = try XCTUnwrap(FileManager.default.contents(atPath: file.path),
-                                      "\(file.path) is missing: regenerate the corpus (see this test's description)")
+            let bytes = try XCTUnwrap(
+                FileManager.default.contents(atPath: file.path),
+                "\(file.path) is missing: regenerate the corpus (see this test's description)")
             switch seed.directory {
             case "wire": XCTAssertNoThrow(try WireCodec.decode([UInt8](bytes)), seed.name)
             default: XCTAssertNoThrow(try JournalCodec.decode([UInt8](bytes)), seed.name)

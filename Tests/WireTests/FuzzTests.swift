@@ -1,5 +1,5 @@
-import Wire
 import ShiftworkTestSupport
+import Wire
 import XCTest
 
 /// Deterministic fuzzing: random bytes and mutations of valid encodings never crash the decoder, and

@@ -8,19 +8,22 @@ import XCTest
 final class GeneratedCodeStalenessTests: XCTestCase {
     func testCommittedProtobufCCodeIsUpToDate() throws {
         try assertUpToDate(
-            script: "scripts/generate-proto", compiler: "protoc-c", package: "protobuf-c-compiler", setup: "scripts/setup",
+            script: "scripts/generate-proto", compiler: "protoc-c", package: "protobuf-c-compiler",
+            setup: "scripts/setup",
             committed: "Sources/CShiftworkProto", suffixes: [".pb-c.c", ".pb-c.h"])
     }
 
     func testCommittedPythonClientCodeIsUpToDate() throws {
         try assertUpToDate(
-            script: "scripts/generate-proto-python", compiler: "protoc", package: "protobuf-compiler", setup: "scripts/setup-python",
+            script: "scripts/generate-proto-python", compiler: "protoc", package: "protobuf-compiler",
+            setup: "scripts/setup-python",
             committed: "clients/python/src/shiftwork_client/_proto", suffixes: [".py"])
     }
 
     func testCommittedWireSwiftBridgeIsUpToDate() throws {
         try assertUpToDate(
-            script: "scripts/generate-wire-swift", compiler: "protoc", package: "protobuf-compiler", setup: "scripts/setup-python",
+            script: "scripts/generate-wire-swift", compiler: "protoc", package: "protobuf-compiler",
+            setup: "scripts/setup-python",
             committed: "Sources/Wire/Generated", suffixes: [".generated.swift"])
     }
 
@@ -31,7 +34,8 @@ final class GeneratedCodeStalenessTests: XCTestCase {
         file: StaticString = #filePath, line: UInt = #line
     ) throws {
         guard Self.findInPath(compiler) != nil else {
-            return XCTFail("\(compiler) not found in PATH: run \(setup) (it installs \(package))", file: file, line: line)
+            return XCTFail(
+                "\(compiler) not found in PATH: run \(setup) (it installs \(package))", file: file, line: line)
         }
         let fileManager = FileManager.default
         let output = fileManager.temporaryDirectory.appendingPathComponent("shiftwork-proto-\(UUID().uuidString)")
@@ -61,11 +65,14 @@ final class GeneratedCodeStalenessTests: XCTestCase {
                 XCTFail("\(committed)/\(path) is missing: \(fix)", file: file, line: line)
                 continue
             }
-            XCTAssertTrue(fresh == old, "\(committed)/\(path) differs from what proto/ generates: \(fix)\(errorText.isEmpty ? "" : " (\(errorText))")",
-                          file: file, line: line)
+            XCTAssertTrue(
+                fresh == old,
+                "\(committed)/\(path) differs from what proto/ generates: \(fix)\(errorText.isEmpty ? "" : " (\(errorText))")",
+                file: file, line: line)
         }
         for path in present.subtracting(generated).sorted() {
-            XCTFail("\(committed)/\(path) is no longer generated from proto/: delete it, \(fix)", file: file, line: line)
+            XCTFail(
+                "\(committed)/\(path) is no longer generated from proto/: delete it, \(fix)", file: file, line: line)
         }
     }
 

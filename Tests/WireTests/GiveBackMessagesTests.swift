@@ -10,7 +10,10 @@ final class GiveBackMessagesTests: XCTestCase {
     }
 
     func testTheAskAndBothAnswersRoundTrip() throws {
-        for ask in [GiveBackTask(taskKey: 1, attempt: 0), GiveBackTask(taskKey: .max, attempt: .max), GiveBackTask(taskKey: 1 << 63 + 5, attempt: 101)] {
+        for ask in [
+            GiveBackTask(taskKey: 1, attempt: 0), GiveBackTask(taskKey: .max, attempt: .max),
+            GiveBackTask(taskKey: 1 << 63 + 5, attempt: 101),
+        ] {
             XCTAssertEqual(try roundTrip(.giveBackTask(ask)), .giveBackTask(ask))
         }
         for givenBack in [true, false] {
@@ -30,7 +33,8 @@ final class GiveBackMessagesTests: XCTestCase {
             body.uint(344, 4)
             body.uint(345, 1)
         }
-        XCTAssertEqual(try WireCodec.decode(answer), .taskGivenBack(TaskGivenBack(taskKey: 77, attempt: 4, givenBack: true)))
+        XCTAssertEqual(
+            try WireCodec.decode(answer), .taskGivenBack(TaskGivenBack(taskKey: 77, attempt: 4, givenBack: true)))
     }
 
     func testTheCapabilityRoundTripsAndAnOlderWorkersHelloReadsAsNeverAsk() throws {

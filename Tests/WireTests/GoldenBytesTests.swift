@@ -23,8 +23,9 @@ final class GoldenBytesTests: XCTestCase {
 
     func testEveryGoldenEnvelopeDecodesToItsValueAndEncodesBackToTheSameBytes() throws {
         let names = try Self.names("envelope")
-        XCTAssertEqual(Set(names), Set(GoldenMessages.envelopes.keys),
-                       "every .bin in Tests/WireGolden/envelope has its value in GoldenMessages.envelopes, and no more")
+        XCTAssertEqual(
+            Set(names), Set(GoldenMessages.envelopes.keys),
+            "every .bin in Tests/WireGolden/envelope has its value in GoldenMessages.envelopes, and no more")
         for name in names {
             let golden = try Self.bytes("envelope", name)
             let expected = try XCTUnwrap(GoldenMessages.envelopes[name])
@@ -35,16 +36,18 @@ final class GoldenBytesTests: XCTestCase {
                 XCTFail("\(name): protoc's bytes do not decode: \(error)")
             }
             if !GoldenMessages.decodeOnly.contains(name) {
-                XCTAssertEqual(Self.hex(WireCodec.encode(expected)), Self.hex(golden),
-                               "\(name): WireCodec's bytes differ from protoc's (a wire change? see scripts/generate-wire-golden)")
+                XCTAssertEqual(
+                    Self.hex(WireCodec.encode(expected)), Self.hex(golden),
+                    "\(name): WireCodec's bytes differ from protoc's (a wire change? see scripts/generate-wire-golden)")
             }
         }
     }
 
     func testEveryGoldenJournalRecordDecodesToItsValueAndEncodesBackToTheSameBytes() throws {
         let names = try Self.names("journal")
-        XCTAssertEqual(Set(names), Set(GoldenMessages.journal.keys),
-                       "every .bin in Tests/WireGolden/journal has its value in GoldenMessages.journal, and no more")
+        XCTAssertEqual(
+            Set(names), Set(GoldenMessages.journal.keys),
+            "every .bin in Tests/WireGolden/journal has its value in GoldenMessages.journal, and no more")
         for name in names {
             let golden = try Self.bytes("journal", name)
             let expected = try XCTUnwrap(GoldenMessages.journal[name])
@@ -54,7 +57,9 @@ final class GoldenBytesTests: XCTestCase {
             } catch {
                 XCTFail("\(name): protoc's bytes do not decode: \(error)")
             }
-            XCTAssertEqual(Self.hex(JournalCodec.encode(expected)), Self.hex(golden), "\(name): JournalCodec's bytes differ from protoc's")
+            XCTAssertEqual(
+                Self.hex(JournalCodec.encode(expected)), Self.hex(golden),
+                "\(name): JournalCodec's bytes differ from protoc's")
         }
     }
 
@@ -67,14 +72,16 @@ final class GoldenBytesTests: XCTestCase {
         var values: Set<String> = []
         for (kind, root) in [("envelope", "Envelope"), ("journal", "JournalRecord")] {
             for name in try Self.names(kind) {
-                let text = try String(contentsOf: Self.directory.appendingPathComponent("\(kind)/\(name).txtpb"), encoding: .utf8)
+                let text = try String(
+                    contentsOf: Self.directory.appendingPathComponent("\(kind)/\(name).txtpb"), encoding: .utf8)
                 let (fields, enumValues) = try Self.fieldsSet(in: text, root: root, schema: schema)
                 set.formUnion(fields)
                 values.formUnion(enumValues)
             }
         }
         for field in schema.fields where !set.contains("\(field.message).\(field.name)") {
-            XCTFail("no golden file in Tests/WireGolden sets \(field.message).\(field.name) (\(field.number)): "
+            XCTFail(
+                "no golden file in Tests/WireGolden sets \(field.message).\(field.name) (\(field.number)): "
                     + "set it in a .txtpb (and GoldenMessages), then run scripts/generate-wire-golden")
         }
         // Every enum value but the zero default, which proto3 never writes.
@@ -90,7 +97,8 @@ final class GoldenBytesTests: XCTestCase {
         guard Self.findInPath("protoc") != nil else {
             return XCTFail("protoc not found in PATH: run scripts/setup-python (it installs protobuf-compiler)")
         }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-golden-\(UUID().uuidString)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shiftwork-golden-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
         process.executableURL = RepositoryRoot.url.appendingPathComponent("scripts/generate-wire-golden")
@@ -104,12 +112,17 @@ final class GoldenBytesTests: XCTestCase {
         for kind in ["envelope", "journal"] {
             for name in try Self.names(kind) {
                 let fresh = try? Data(contentsOf: output.appendingPathComponent("\(kind)/\(name).bin"))
-                XCTAssertEqual(fresh.map { [UInt8]($0) }, try Self.bytes(kind, name),
-                               "Tests/WireGolden/\(kind)/\(name).bin is not what protoc makes of its .txtpb: run scripts/generate-wire-golden")
+                XCTAssertEqual(
+                    fresh.map { [UInt8]($0) }, try Self.bytes(kind, name),
+                    "Tests/WireGolden/\(kind)/\(name).bin is not what protoc makes of its .txtpb: run scripts/generate-wire-golden"
+                )
             }
-            let texts = try FileManager.default.contentsOfDirectory(atPath: Self.directory.appendingPathComponent(kind).path)
-                .filter { $0.hasSuffix(".txtpb") }.map { String($0.dropLast(6)) }
-            XCTAssertEqual(Set(texts), Set(try Self.names(kind)), "\(kind): every .txtpb has its .bin and every .bin its .txtpb")
+            let texts = try FileManager.default.contentsOfDirectory(
+                atPath: Self.directory.appendingPathComponent(kind).path
+            )
+            .filter { $0.hasSuffix(".txtpb") }.map { String($0.dropLast(6)) }
+            XCTAssertEqual(
+                Set(texts), Set(try Self.names(kind)), "\(kind): every .txtpb has its .bin and every .bin its .txtpb")
         }
     }
 
@@ -117,17 +130,19 @@ final class GoldenBytesTests: XCTestCase {
 
     private static func schema() throws -> ProtoSchema {
         let directory = RepositoryRoot.url.appendingPathComponent("proto/shiftwork/v1")
-        return try ProtoSchema(files: ["shiftwork.proto", "journal.proto"].map {
-            try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
-        })
+        return try ProtoSchema(
+            files: ["shiftwork.proto", "journal.proto"].map {
+                try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
+            })
     }
 
     /// The fields (`Message.field`) and enum value names that a text-format message of type `root` sets,
     /// nested messages included; a name its message does not have is an error.
     static func fieldsSet(in text: String, root: String, schema: ProtoSchema) throws -> (Set<String>, Set<String>) {
-        let tokens = try ProtoSchema.tokens(of: text.split(separator: "\n").map { line in
-            line.hasPrefix("#") ? "" : String(line)
-        }.joined(separator: "\n"))
+        let tokens = try ProtoSchema.tokens(
+            of: text.split(separator: "\n").map { line in
+                line.hasPrefix("#") ? "" : String(line)
+            }.joined(separator: "\n"))
         var fields: Set<String> = []
         var values: Set<String> = []
         var stack = [root]
@@ -135,11 +150,17 @@ final class GoldenBytesTests: XCTestCase {
         while index < tokens.count {
             let token = tokens[index]
             index += 1
-            if token == .symbol("}") { stack.removeLast(); continue }
+            if token == .symbol("}") {
+                stack.removeLast()
+                continue
+            }
             guard case .identifier(let name) = token, let message = stack.last else { continue }
             guard let field = schema.fields(of: message).first(where: { $0.name == name }) else {
                 // An enum value (`code: FAILURE_CODE_SINK`) in value position.
-                if index >= 2, tokens[index - 2] == .symbol(":") { values.insert(name); continue }
+                if index >= 2, tokens[index - 2] == .symbol(":") {
+                    values.insert(name)
+                    continue
+                }
                 throw ProtoSchema.ParseError(description: "\(message) has no field \(name)")
             }
             fields.insert("\(message).\(name)")
@@ -160,6 +181,8 @@ final class GoldenBytesTests: XCTestCase {
 
     private static func findInPath(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

@@ -12,12 +12,19 @@ final class JournalCodecTests: XCTestCase {
                 requestID: "r", items: [BatchItem(source: "https://example.com/a.jpg", outputName: "a")],
                 parameters: WireTiltShiftParameters(focusPosition: 0.4, sharpBand: 0.1, transition: 0.2, blurRadius: 9)),
             unixMilliseconds: 42, ownerKey: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"),
-        .batchAccepted(batchID: "b-2", client: [], submit: SubmitBatch(requestID: "", items: [], kind: .noop), unixMilliseconds: 0),
-        .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 7, outputName: "a",
-                                   outcome: .output(TaskOutput(data: [], mediaType: "image/jpeg", width: 4000, height: 3000)))),
-        .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 0, outcome: .failure(TaskFailure(code: .download, message: "HTTP 404")))),
+        .batchAccepted(
+            batchID: "b-2", client: [], submit: SubmitBatch(requestID: "", items: [], kind: .noop), unixMilliseconds: 0),
+        .itemFinished(
+            ItemFinished(
+                batchID: "b-1", itemIndex: 7, outputName: "a",
+                outcome: .output(TaskOutput(data: [], mediaType: "image/jpeg", width: 4000, height: 3000)))),
+        .itemFinished(
+            ItemFinished(
+                batchID: "b-1", itemIndex: 0, outcome: .failure(TaskFailure(code: .download, message: "HTTP 404")))),
         .batchCancelled(CancelBatch(batchID: "b-1", itemIndexes: [1, 2])),
-        .itemsAdded(ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 1, items: [BatchItem(source: "/x.png", outputName: "x")])),
+        .itemsAdded(
+            ItemsAdded(
+                batchID: "b-1", parentIndex: 0, firstIndex: 1, items: [BatchItem(source: "/x.png", outputName: "x")])),
         .batchRetired(batchID: "b-1"),
         .batchRetried(batchID: "b-1", itemIndexes: [0, 2, UInt32.max], unixMilliseconds: 1_790_000_000_001),
     ]

@@ -64,7 +64,8 @@ final class MalformedInputTests: XCTestCase {
         let noMajor = ProtobufWriter.envelope(major: 0, bodyField: BodyField.heartbeat) { $0.string(1, "w") }
         assertThrows(noMajor, .unsupportedMajorVersion(received: 0, supported: 1))
         // The version is checked before the body: a newer major version may have other bodies.
-        assertThrows(ProtobufWriter.envelope(major: 2, bodyField: 99), .unsupportedMajorVersion(received: 2, supported: 1))
+        assertThrows(
+            ProtobufWriter.envelope(major: 2, bodyField: 99), .unsupportedMajorVersion(received: 2, supported: 1))
     }
 
     func testNewerMinorVersionsAreAccepted() throws {
@@ -129,9 +130,10 @@ final class MalformedInputTests: XCTestCase {
         }
         XCTAssertEqual(
             try WireCodec.decode(bytes),
-            .taskResult(TaskResult(
-                taskID: "task", attempt: 3,
-                outcome: .failure(TaskFailure(code: .unspecified, message: "a failure from the future")))))
+            .taskResult(
+                TaskResult(
+                    taskID: "task", attempt: 3,
+                    outcome: .failure(TaskFailure(code: .unspecified, message: "a failure from the future")))))
     }
 
     func testResultWithoutOutcomeIsAnInvalidField() {
@@ -161,10 +163,14 @@ final class MalformedInputTests: XCTestCase {
 
     func testAStringFieldThatIsNotUTF8IsMalformed() throws {
         // A heartbeat whose worker_id (field 1) holds bytes that are not UTF-8: refused, not repaired.
-        let invalid = ProtobufWriter.envelope(major: 1, bodyField: BodyField.heartbeat) { $0.bytes(1, [0x77, 0xFF, 0xFE, 0x0A]) }
+        let invalid = ProtobufWriter.envelope(major: 1, bodyField: BodyField.heartbeat) {
+            $0.bytes(1, [0x77, 0xFF, 0xFE, 0x0A])
+        }
         assertMalformed(invalid)
         let valid = ProtobufWriter.envelope(major: 1, bodyField: BodyField.heartbeat) { $0.string(1, "wörker") }
-        guard case .heartbeat(let heartbeat) = try WireCodec.decode(valid) else { return XCTFail("expected a heartbeat") }
+        guard case .heartbeat(let heartbeat) = try WireCodec.decode(valid) else {
+            return XCTFail("expected a heartbeat")
+        }
         XCTAssertEqual(heartbeat.workerID, "wörker")
     }
 }

@@ -4,17 +4,24 @@ import XCTest
 /// Grouping messages into the batch messages of minor 1, and taking them apart.
 final class MessageBatchingTests: XCTestCase {
     private func assignment(_ id: Int, input bytes: Int = 0) -> Message {
-        .taskAssignment(TaskAssignment(
-            taskID: "b/\(id)", batchID: "b", attempt: 1, kind: bytes > 0 ? .tiltShift : .noop,
-            inputs: bytes > 0 ? [InjectedInput(fromTaskID: "d/\(id)", data: [UInt8](repeating: 7, count: bytes))] : []))
+        .taskAssignment(
+            TaskAssignment(
+                taskID: "b/\(id)", batchID: "b", attempt: 1, kind: bytes > 0 ? .tiltShift : .noop,
+                inputs: bytes > 0
+                    ? [InjectedInput(fromTaskID: "d/\(id)", data: [UInt8](repeating: 7, count: bytes))] : []))
     }
 
     private func result(_ id: Int, bytes: Int = 0) -> Message {
-        .taskResult(TaskResult(taskID: "b/\(id)", attempt: 1, outcome: .output(TaskOutput(data: [UInt8](repeating: 1, count: bytes)))))
+        .taskResult(
+            TaskResult(
+                taskID: "b/\(id)", attempt: 1, outcome: .output(TaskOutput(data: [UInt8](repeating: 1, count: bytes)))))
     }
 
     private func item(_ index: Int) -> Message {
-        .itemFinished(ItemFinished(batchID: "b", itemIndex: UInt32(index), outputName: "item-\(index)", outcome: .output(TaskOutput(data: []))))
+        .itemFinished(
+            ItemFinished(
+                batchID: "b", itemIndex: UInt32(index), outputName: "item-\(index)",
+                outcome: .output(TaskOutput(data: []))))
     }
 
     /// The plain messages of `messages`, batches taken apart.
@@ -59,12 +66,15 @@ final class MessageBatchingTests: XCTestCase {
 
     func testLargePayloadsTravelAlone() {
         let limits = MessageBatching.Limits(maxCount: 100, maxPayloadBytes: 1_000)
-        let messages = [assignment(0, input: 10), assignment(1, input: 5_000), assignment(2, input: 10), assignment(3, input: 990)]
+        let messages = [
+            assignment(0, input: 10), assignment(1, input: 5_000), assignment(2, input: 10), assignment(3, input: 990),
+        ]
         let over = MessageBatching.coalesce(
             [assignment(4, input: 10), assignment(5, input: 991)], limits: limits)
         XCTAssertEqual(over.count, 2, "10 + 991 is over the limit")
         let batched = MessageBatching.coalesce(messages, limits: limits)
-        XCTAssertEqual(batched.count, 3, "the 5,000-byte input goes alone, and splits the others; 10 + 990 fits in 1,000")
+        XCTAssertEqual(
+            batched.count, 3, "the 5,000-byte input goes alone, and splits the others; 10 + 990 fits in 1,000")
         guard batched.count == 3 else { return }
         XCTAssertEqual(batched[0], assignment(0, input: 10))
         XCTAssertEqual(batched[1], assignment(1, input: 5_000))

@@ -11,9 +11,10 @@ final class ProtocolDocumentationTests: XCTestCase {
         let files = try XCTUnwrap(FileManager.default.enumerator(atPath: directory.path))
             .compactMap { $0 as? String }.filter { $0.hasSuffix(".proto") }.sorted()
         XCTAssertFalse(files.isEmpty, "no .proto files under \(directory.path)")
-        return try ProtoSchema(files: files.map {
-            try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
-        })
+        return try ProtoSchema(
+            files: files.map {
+                try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
+            })
     }
 
     private static func document() throws -> String {
@@ -22,9 +23,10 @@ final class ProtocolDocumentationTests: XCTestCase {
 
     func testEveryMessageFieldAndEnumValueOfTheProtoFilesIsInTheProtocolDocument() throws {
         let schema = try Self.schema()
-        XCTAssertTrue(schema.messages.contains("Envelope") && schema.enumerations.contains("RefusalCode")
-                      && schema.fields(of: "JournalRecord").count >= 8,
-                      "the parser missed declarations: \(schema.messages) \(schema.enumerations)")
+        XCTAssertTrue(
+            schema.messages.contains("Envelope") && schema.enumerations.contains("RefusalCode")
+                && schema.fields(of: "JournalRecord").count >= 8,
+            "the parser missed declarations: \(schema.messages) \(schema.enumerations)")
         let document = try Self.document()
         let words = Self.identifiers(in: document)
         let code = Self.identifiers(in: Self.codeSpans(in: document).joined(separator: " "))
@@ -40,14 +42,19 @@ final class ProtocolDocumentationTests: XCTestCase {
         // just above it). A word of the prose (`source`, `state`) elsewhere does not count.
         for field in schema.fields {
             let message = Self.shortName(field.message)
-            let documented = places.contains { place in
-                place.names.contains(message) && place.code.contains(field.name)
-            } || Self.codeSpans(in: document).contains { span in
-                span.contains("\(message).\(field.name)")
-                    || span.range(of: "\(message){").map { Self.identifiers(in: String(span[$0.upperBound...])).contains(field.name) } == true
-            }
+            let documented =
+                places.contains { place in
+                    place.names.contains(message) && place.code.contains(field.name)
+                }
+                || Self.codeSpans(in: document).contains { span in
+                    span.contains("\(message).\(field.name)")
+                        || span.range(of: "\(message){").map {
+                            Self.identifiers(in: String(span[$0.upperBound...])).contains(field.name)
+                        } == true
+                }
             if !documented {
-                XCTFail("field \(field.message).\(field.name) (\(field.number)) is not in docs/protocol.md: add it, in `backticks`, "
+                XCTFail(
+                    "field \(field.message).\(field.name) (\(field.number)) is not in docs/protocol.md: add it, in `backticks`, "
                         + "to its message's table (or its section)")
             }
         }
@@ -62,8 +69,9 @@ final class ProtocolDocumentationTests: XCTestCase {
         for (message, oneof) in [("Envelope", "body"), ("JournalRecord", "record")] {
             for body in schema.fields(of: message) where body.oneof == oneof {
                 let row = "| \(body.number) | `\(body.name)` | `\(Self.shortName(body.type))` |"
-                XCTAssertTrue(rows.contains { $0.hasPrefix(row) },
-                              "docs/protocol.md's table of \(message) bodies has no row \(row) (\(body.name))")
+                XCTAssertTrue(
+                    rows.contains { $0.hasPrefix(row) },
+                    "docs/protocol.md's table of \(message) bodies has no row \(row) (\(body.name))")
             }
         }
     }
@@ -80,7 +88,9 @@ final class ProtocolDocumentationTests: XCTestCase {
             let name = String(match.1)
             guard let known = numbers[name], let number = Int(match.2) else { continue }
             checked += 1
-            XCTAssertTrue(known.contains(number), "docs/protocol.md gives `\(name)` the number \(number); the schema has \(known.sorted())")
+            XCTAssertTrue(
+                known.contains(number),
+                "docs/protocol.md gives `\(name)` the number \(number); the schema has \(known.sorted())")
         }
         XCTAssertGreaterThan(checked, 10, "the document gives field numbers as `name` (N); the pattern found too few")
     }
@@ -97,30 +107,35 @@ final class ProtocolDocumentationTests: XCTestCase {
         ]
         for (enumeration, swift) in swiftNumbers {
             let values = schema.values(of: enumeration)
-            XCTAssertEqual(values.map { UInt32($0.number) }.sorted(), swift.sorted(),
-                           "\(enumeration): the proto's values and the Swift enum's cases differ")
+            XCTAssertEqual(
+                values.map { UInt32($0.number) }.sorted(), swift.sorted(),
+                "\(enumeration): the proto's values and the Swift enum's cases differ")
         }
         for enumeration in ["RefusalCode", "FailureCode"] {
             for value in schema.values(of: enumeration) {
                 let row = rows.first { $0.hasPrefix("| `\(value.name)`") }
                 XCTAssertNotNil(row, "docs/protocol.md's \(enumeration) table has no row for \(value.name)")
                 if let row {
-                    XCTAssertTrue(row.hasPrefix("| `\(value.name)` (\(value.number))"),
-                                  "the \(enumeration) row of \(value.name) does not start with its number (\(value.number)): \(row)")
+                    XCTAssertTrue(
+                        row.hasPrefix("| `\(value.name)` (\(value.number))"),
+                        "the \(enumeration) row of \(value.name) does not start with its number (\(value.number)): \(row)"
+                    )
                 }
             }
         }
         // No name of a value that is not (or no longer) in the schema.
         let known = Set(schema.values.map(\.name))
         for match in document.matches(of: /\b((?:REFUSAL_CODE|FAILURE_CODE|TASK_KIND|IMAGE_FORMAT)_[A-Z0-9_]+)\b/) {
-            XCTAssertTrue(known.contains(String(match.1)), "docs/protocol.md names \(match.1), which proto/ does not declare")
+            XCTAssertTrue(
+                known.contains(String(match.1)), "docs/protocol.md names \(match.1), which proto/ does not declare")
         }
     }
 
     func testTheVersionTheDocumentCallsCurrentIsTheCodes() throws {
         let document = try Self.document()
         let statements = document.matches(of: /`major = (\d+), minor = (\d+)`/)
-        XCTAssertEqual(statements.count, 1, "docs/protocol.md states the current version (`major = M, minor = N`) exactly once")
+        XCTAssertEqual(
+            statements.count, 1, "docs/protocol.md states the current version (`major = M, minor = N`) exactly once")
         let stated = try XCTUnwrap(statements.first)
         XCTAssertEqual(UInt32(stated.1), WireProtocol.major, "the major version docs/protocol.md calls current")
         XCTAssertEqual(UInt32(stated.2), WireProtocol.minor, "the minor version docs/protocol.md calls current")
@@ -150,13 +165,17 @@ final class ProtocolDocumentationTests: XCTestCase {
         let schema = try ProtoSchema(parsing: text)
         XCTAssertEqual(schema.messages, ["Outer", "Outer.Inner"])
         XCTAssertEqual(schema.enumerations, ["Outer.Kind", "Top"])
-        XCTAssertEqual(schema.fields, [
-            .init(message: "Outer.Inner", name: "message", number: 1, type: "string", repeated: false, oneof: nil),
-            .init(message: "Outer", name: "inners", number: 2, type: "Inner", repeated: true, oneof: nil),
-            .init(message: "Outer", name: "count", number: 100, type: "uint32", repeated: false, oneof: "choice"),
-            .init(message: "Outer", name: "kind", number: 101, type: "a.b.Kind", repeated: false, oneof: "choice"),
-            .init(message: "Outer", name: "sizes", number: 3, type: "map<string, uint64>", repeated: false, oneof: nil),
-        ])
+        XCTAssertEqual(
+            schema.fields,
+            [
+                .init(message: "Outer.Inner", name: "message", number: 1, type: "string", repeated: false, oneof: nil),
+                .init(message: "Outer", name: "inners", number: 2, type: "Inner", repeated: true, oneof: nil),
+                .init(message: "Outer", name: "count", number: 100, type: "uint32", repeated: false, oneof: "choice"),
+                .init(message: "Outer", name: "kind", number: 101, type: "a.b.Kind", repeated: false, oneof: "choice"),
+                .init(
+                    message: "Outer", name: "sizes", number: 3, type: "map<string, uint64>", repeated: false, oneof: nil
+                ),
+            ])
         XCTAssertEqual(schema.values.map(\.number), [0, 16, 0, -1])
         XCTAssertThrowsError(try ProtoSchema(parsing: "message M { string = 1; }"))
         XCTAssertThrowsError(try ProtoSchema(parsing: "message M { string s = 1 }"))
@@ -174,8 +193,9 @@ final class ProtocolDocumentationTests: XCTestCase {
     private static func places(in document: String) -> [Place] {
         let lines = document.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         func place(names: String, body: ArraySlice<String>) -> Place {
-            Place(names: identifiers(in: codeSpans(in: names).joined(separator: " ") + " " + names),
-                  code: identifiers(in: codeSpans(in: body.joined(separator: "\n")).joined(separator: " ")))
+            Place(
+                names: identifiers(in: codeSpans(in: names).joined(separator: " ") + " " + names),
+                code: identifiers(in: codeSpans(in: body.joined(separator: "\n")).joined(separator: " ")))
         }
         var places: [Place] = []
         var heading = 0
@@ -186,13 +206,19 @@ final class ProtocolDocumentationTests: XCTestCase {
         places.append(place(names: lines[heading], body: lines[heading...]))
         var index = 0
         while index < lines.count {
-            guard lines[index].hasPrefix("|") else { index += 1; continue }
+            guard lines[index].hasPrefix("|") else {
+                index += 1
+                continue
+            }
             let start = index
             while index < lines.count, lines[index].hasPrefix("|") { index += 1 }
             let table = lines[start..<index]
             let above = lines[max(0, start - 2)..<start].joined(separator: " ")
-            places.append(Place(names: identifiers(in: codeSpans(in: above + " " + table.joined(separator: " ")).joined(separator: " ")),
-                                code: identifiers(in: codeSpans(in: table.joined(separator: "\n")).joined(separator: " "))))
+            places.append(
+                Place(
+                    names: identifiers(
+                        in: codeSpans(in: above + " " + table.joined(separator: " ")).joined(separator: " ")),
+                    code: identifiers(in: codeSpans(in: table.joined(separator: "\n")).joined(separator: " "))))
         }
         return places
     }

@@ -9,22 +9,29 @@ final class RetryMessagesTests: XCTestCase {
     }
 
     func testARetryRequestAndItsAnswerRoundTrip() throws {
-        let request = RetryBatch(requestID: "r-1", batchID: "b-1a2b3c4d", items: ["rocket", "http://127.0.0.1/a.jpg", "7", "é"],
-                                 acceptsBatches: true)
+        let request = RetryBatch(
+            requestID: "r-1", batchID: "b-1a2b3c4d", items: ["rocket", "http://127.0.0.1/a.jpg", "7", "é"],
+            acceptsBatches: true)
         XCTAssertEqual(try roundTrip(.retryBatch(request)), .retryBatch(request))
-        let accepted = RetryAccepted(requestID: "r-1", batchID: "b-1a2b3c4d", itemIndexes: [1, 7, 40_000], itemCount: 40_001,
-                                     coordinatorID: "c-9")
+        let accepted = RetryAccepted(
+            requestID: "r-1", batchID: "b-1a2b3c4d", itemIndexes: [1, 7, 40_000], itemCount: 40_001,
+            coordinatorID: "c-9")
         XCTAssertEqual(try roundTrip(.retryAccepted(accepted)), .retryAccepted(accepted))
     }
 
     func testEmptyFormsMeanEveryFailedItemAndNothingToRerun() throws {
-        guard case .retryBatch(let request) = try roundTrip(.retryBatch(RetryBatch(requestID: "r", batchID: "b"))) else {
+        guard case .retryBatch(let request) = try roundTrip(.retryBatch(RetryBatch(requestID: "r", batchID: "b")))
+        else {
             return XCTFail("not a retry request")
         }
         XCTAssertEqual(request.items, [])
         XCTAssertFalse(request.acceptsBatches)
-        guard case .retryAccepted(let accepted) = try roundTrip(.retryAccepted(RetryAccepted(
-            requestID: "r", batchID: "b", itemIndexes: [], itemCount: 3))) else {
+        guard
+            case .retryAccepted(let accepted) = try roundTrip(
+                .retryAccepted(
+                    RetryAccepted(
+                        requestID: "r", batchID: "b", itemIndexes: [], itemCount: 3)))
+        else {
             return XCTFail("not a retry answer")
         }
         XCTAssertEqual(accepted.itemIndexes, [])
@@ -32,7 +39,8 @@ final class RetryMessagesTests: XCTestCase {
     }
 
     func testTheJournalRecordOfARetryRoundTrips() throws {
-        let record = JournalRecord.batchRetried(batchID: "b-1", itemIndexes: [0, 5], unixMilliseconds: 1_790_000_000_000)
+        let record = JournalRecord.batchRetried(
+            batchID: "b-1", itemIndexes: [0, 5], unixMilliseconds: 1_790_000_000_000)
         XCTAssertEqual(try JournalCodec.decode(JournalCodec.encode(record)), record)
     }
 }

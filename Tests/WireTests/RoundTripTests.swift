@@ -39,9 +39,10 @@ final class RoundTripTests: XCTestCase {
             .taskResult(TaskResult(taskID: "", attempt: 0, outcome: .output(TaskOutput(data: [])))),
             .taskResult(TaskResult(taskID: "", attempt: 0, outcome: .failure(TaskFailure(code: .unspecified)))),
             .taskAssignment(TaskAssignment(taskID: "", batchID: "", attempt: 0, kind: .unspecified)),
-            .taskAssignment(TaskAssignment(
-                taskID: "", batchID: "", attempt: 0, kind: .tiltShift,
-                parameters: WireTiltShiftParameters(focusPosition: 0, sharpBand: 0, transition: 0, blurRadius: 0))),
+            .taskAssignment(
+                TaskAssignment(
+                    taskID: "", batchID: "", attempt: 0, kind: .tiltShift,
+                    parameters: WireTiltShiftParameters(focusPosition: 0, sharpBand: 0, transition: 0, blurRadius: 0))),
             .submitBatch(SubmitBatch(requestID: "", items: [BatchItem(source: "")])),
             .statusReply(StatusReply(requestID: "")),
             .refusal(Refusal(reason: "")),
@@ -53,7 +54,8 @@ final class RoundTripTests: XCTestCase {
 
     func testEveryEnumValueRoundTrips() {
         for code in FailureCode.allCases {
-            assertRoundTrip(.taskResult(TaskResult(taskID: "t", attempt: 1, outcome: .failure(TaskFailure(code: code)))))
+            assertRoundTrip(
+                .taskResult(TaskResult(taskID: "t", attempt: 1, outcome: .failure(TaskFailure(code: code)))))
         }
         for code in RefusalCode.allCases where code != .unspecified {
             assertRoundTrip(.refusal(Refusal(requestID: "r", code: code, reason: "why")))

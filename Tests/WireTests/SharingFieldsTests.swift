@@ -26,7 +26,8 @@ final class SharingFieldsTests: XCTestCase {
     }
 
     func testASubmissionWithoutTheFieldsReadsAsNormalPriorityAndNoKey() throws {
-        guard case .submitBatch(let decoded) = try roundTrip(.submitBatch(SubmitBatch(requestID: "r", items: []))) else {
+        guard case .submitBatch(let decoded) = try roundTrip(.submitBatch(SubmitBatch(requestID: "r", items: [])))
+        else {
             return XCTFail("not a submission")
         }
         XCTAssertEqual(decoded.priority, BatchPriority.normal)

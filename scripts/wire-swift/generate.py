@@ -4,6 +4,7 @@ Reads the messages from `protoc --descriptor_set_out` (google.protobuf's descrip
 onto the Swift types from scripts/wire-swift/mapping.toml, and writes for every message
   - a builder (`CMessageBuilder.<message>(_:)`): the Swift value into the protobuf-c struct, in the arena;
   - a decoder (`init(_ c:)`): the unpacked protobuf-c struct into the Swift value, every string checked;
+  - its payload walk (`appendPayloads(to:)`): its `bytes` fields in the builder's order, for pinning;
 and the envelope's switch over `Message` both ways. Deterministic: the same input gives the same bytes.
 Run by scripts/generate-wire-swift (`make proto`); docs/protocol.md, "Adding a field", explains the mapping.
 """
@@ -18,6 +19,7 @@ from google.protobuf import descriptor_pb2
 
 from builders import write_builder, write_envelope_builder, write_unwrap_builder
 from decoders import write_decoder, write_envelope_decoder, write_enum_decoders
+from payloads import write_payloads
 from schema import HEADER, GeneratorError, Schema, Writer
 from value_types import write_struct
 
@@ -62,7 +64,14 @@ def generate(schema):
     while decoders.lines and decoders.lines[-1] == "":
         decoders.lines.pop()
 
-    outputs = {"MessageBuilders.generated.swift": builders.text(), "MessageDecoders.generated.swift": decoders.text()}
+    payloads = Writer()
+    payloads(HEADER)
+    write_payloads(schema, payloads)
+
+    outputs = {
+        "MessageBuilders.generated.swift": builders.text(), "MessageDecoders.generated.swift": decoders.text(),
+        "MessagePayloads.generated.swift": payloads.text(),
+    }
     groups = {}
     for name in schema.order:
         group = schema.message_map(name).get("file")

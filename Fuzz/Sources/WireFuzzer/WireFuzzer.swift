@@ -19,7 +19,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     if let record = try? JournalCodec.decode(bytes) {
         let encoded = JournalCodec.encode(record)
-        precondition((try? JournalCodec.decode(encoded)) != nil, "a decoded journal record does not decode after encoding")
+        precondition(
+            (try? JournalCodec.decode(encoded)) != nil, "a decoded journal record does not decode after encoding")
     }
     let (records, intactLength) = JournalFraming.records(in: bytes, maxRecordSize: 1 << 20)
     precondition(intactLength <= size, "the journal reader claimed more bytes than it was given")

@@ -88,6 +88,8 @@ typedef struct sw_colour_transform sw_colour_transform;
     RGB, 8 bits. NULL, with the reason, when the profile is broken or does not fit. */
 sw_colour_transform *sw_colour_to_srgb(const uint8_t *icc, size_t size, int channels, int inverted_cmyk, char *err,
                                        size_t errlen);
+/** The same for RGB of 16-bit samples (host-order uint16_t) to sRGB at 16 bits. */
+sw_colour_transform *sw_colour_to_srgb16(const uint8_t *icc, size_t size, char *err, size_t errlen);
 /** Converts `pixels` pixels (input as the transform was made for; output RGB). Thread-safe. */
 void sw_colour_apply(const sw_colour_transform *transform, const uint8_t *input, uint8_t *output, size_t pixels);
 void sw_colour_free(sw_colour_transform *transform);
@@ -192,6 +194,10 @@ int sw_png_read_rows(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, in
 int sw_png_read(sw_png_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel,
                 char *err, size_t errlen);
 void sw_png_close(sw_png_decoder *decoder);
+/** As sw_png_open and sw_png_open_file, but a 16-bit PNG keeps its 16 bits (host-order uint16_t samples, 2 bytes
+    each; `info.source_bit_depth` is 16); other depths are read as with sw_png_open. */
+sw_png_decoder *sw_png_open16(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen);
+sw_png_decoder *sw_png_open_file16(FILE *file, sw_image_info *info, char *err, size_t errlen);
 /** The metadata read with the header: the ICC profile (iCCP) and EXIF (eXIf); valid until sw_png_close. */
 void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata);
 
@@ -199,6 +205,9 @@ void sw_png_metadata(const sw_png_decoder *decoder, sw_image_metadata *metadata)
     (0...9), `filters` a mask of SW_PNG_FILTER_* values (0 means libpng's default choice). */
 sw_png_encoder *sw_png_encoder_open(int width, int height, int channels, int level, int filters, FILE *file,
                                     const sw_image_metadata *metadata, char *err, size_t errlen);
+/** As sw_png_encoder_open with `depth` 8 or 16 bits a sample (16: host-order uint16_t samples in). */
+sw_png_encoder *sw_png_encoder_open_depth(int width, int height, int channels, int depth, int level, int filters,
+                                          FILE *file, const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_png_encoder_write(sw_png_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                          const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_png_encoder_finish(sw_png_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
@@ -210,6 +219,9 @@ void sw_png_encoder_close(sw_png_encoder *encoder);
 typedef struct sw_png_fast_encoder sw_png_fast_encoder;
 sw_png_fast_encoder *sw_png_fast_encoder_open(int width, int height, int channels, FILE *file,
                                               const sw_image_metadata *metadata, char *err, size_t errlen);
+/** As sw_png_fast_encoder_open with `depth` 8 or 16 bits a sample (16: host-order uint16_t samples in). */
+sw_png_fast_encoder *sw_png_fast_encoder_open_depth(int width, int height, int channels, int depth, FILE *file,
+                                                    const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_png_fast_encoder_write(sw_png_fast_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                               const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_png_fast_encoder_finish(sw_png_fast_encoder *encoder, uint8_t **out, size_t *out_size, char *err, size_t errlen);
@@ -257,6 +269,9 @@ sw_avif_decoder *sw_avif_open(const uint8_t *data, size_t size, sw_image_info *i
 sw_avif_decoder *sw_avif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen);
 int sw_avif_read(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
                  size_t errlen);
+/** As sw_avif_read, at 16 bits a sample (host-order uint16_t; libavif scales a 10 or 12-bit image to 0...65535). */
+int sw_avif_read16(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,
+                   size_t errlen);
 void sw_avif_metadata(const sw_avif_decoder *decoder, sw_image_metadata *metadata);
 void sw_avif_close(sw_avif_decoder *decoder);
 
@@ -264,6 +279,9 @@ void sw_avif_close(sw_avif_decoder *decoder);
     quantizer 63...0). */
 sw_avif_encoder *sw_avif_encoder_open(int width, int height, int channels, int quality, FILE *file,
                                       const sw_image_metadata *metadata, char *err, size_t errlen);
+/** As sw_avif_encoder_open for rows of 16-bit samples (host-order uint16_t), written at `depth` 10 or 12 bits. */
+sw_avif_encoder *sw_avif_encoder_open_deep(int width, int height, int channels, int depth, int quality, FILE *file,
+                                           const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_avif_encoder_write(sw_avif_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_avif_encoder_finish(sw_avif_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
@@ -300,6 +318,10 @@ int sw_tiff_read_rows(sw_tiff_decoder *decoder, uint8_t *pixels, size_t stride, 
 /** Makes a CMYK decoder (before its first read) hand out CMYK rows as stored, 4 bytes a pixel. 0 when the image is
     not CMYK (or is read through libtiff's RGBA reader), 1 when it is. */
 int sw_tiff_keep_cmyk(sw_tiff_decoder *decoder);
+/** Before the first row: hands a 16-bit gray, gray+alpha (as RGBA), RGB or RGBA page's samples out as 16 bits (host-order
+    uint16_t, 2 bytes each; alpha divided out when associated) instead of rounding them to 8. 0 (nothing changes) when
+    the page is not 16-bit or is CMYK or read through libtiff's RGBA reader, 1 when it is kept. */
+int sw_tiff_keep_16(sw_tiff_decoder *decoder);
 void sw_tiff_metadata(const sw_tiff_decoder *decoder, sw_image_metadata *metadata);
 void sw_tiff_close(sw_tiff_decoder *decoder);
 
@@ -307,6 +329,9 @@ void sw_tiff_close(sw_tiff_decoder *decoder);
     the horizontal predictor (`lzw`: LZW instead), 16 rows a strip, with the ICC profile and XMP of `metadata`. */
 sw_tiff_encoder *sw_tiff_encoder_open(int width, int height, int channels, int lzw, FILE *file,
                                       const sw_image_metadata *metadata, char *err, size_t errlen);
+/** As sw_tiff_encoder_open with `depth` 8 or 16 bits a sample (16: host-order uint16_t samples in). */
+sw_tiff_encoder *sw_tiff_encoder_open_depth(int width, int height, int channels, int depth, int lzw, FILE *file,
+                                            const sw_image_metadata *metadata, char *err, size_t errlen);
 int sw_tiff_encoder_write(sw_tiff_encoder *encoder, const uint8_t *pixels, size_t stride, int rows,
                           const sw_cancellation *cancel, char *err, size_t errlen);
 int sw_tiff_encoder_finish(sw_tiff_encoder *encoder, const sw_cancellation *cancel, uint8_t **out, size_t *out_size,
@@ -441,6 +466,13 @@ const sw_blur_kernels *sw_blur_kernels_for(int level, int *chosen);
 
 /** The size of the horizontal passes' scratch memory (recursive or exact). */
 size_t sw_blur_scratch_bytes(int width, int channels);
+/** The kernels for 16-bit samples (blur16.c): the table of `level`'s variant with the horizontal passes and the
+    blends replaced by ones whose sample pointers point at host-order uint16_t samples (values 0...65535 in the
+    floats); the vertical passes are the variant's own. */
+const sw_blur_kernels *sw_blur_kernels16_for(int level, int *chosen);
+/** 16-bit samples to 8 with an 8x8 ordered (Bayer) dither, not truncation: `pixels` pixels of `channels` samples
+    of row `row` (the row picks the matrix's line). */
+void sw_dither16_to_8(const uint16_t *src, uint8_t *dst, size_t pixels, int channels, int row);
 /**
  * The tilt-shift's blend weights along one row for a focus line at an angle: for the samples [begin, end) of a
  * row of `channels`-sample pixels, pixel i at image x = i x_scale + x_offset gets

@@ -1,5 +1,5 @@
-import Foundation
 import Fetching
+import Foundation
 import Imaging
 import Runtime
 import Wire
@@ -43,13 +43,17 @@ struct BatchOutputCollector {
     }
 
     init(outputDirectory: URL, overwrite: Bool, items: [BatchItem], writesFiles: Bool = true) {
-        (self.outputDirectory, self.overwrite, self.items, self.writesFiles) = (outputDirectory, overwrite, items, writesFiles)
+        (self.outputDirectory, self.overwrite, self.items, self.writesFiles) = (
+            outputDirectory, overwrite, items, writesFiles
+        )
     }
 
     func collect(
         _ events: AsyncThrowingStream<BatchEvent, any Error>, progress: @Sendable (BatchProgress) -> Void
     ) async throws -> BatchSummary {
-        if writesFiles { try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true) }
+        if writesFiles {
+            try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        }
         var items = self.items
         var outcomes: [ItemOutcome?] = Array(repeating: nil, count: items.count)
         var names = OutputNames(layout: layout)
@@ -64,8 +68,9 @@ struct BatchOutputCollector {
             guard items.indices.contains(index), outcomes[index] == nil else { return }
             let outcome: ItemOutcome
             if case .output(let output) = finished.outcome, ManifestList.isList(output) {
-                outcome = ItemOutcome(index: index, source: items[index].source, outputPath: nil, error: nil,
-                                      expandedInto: expansions[index] ?? 0)
+                outcome = ItemOutcome(
+                    index: index, source: items[index].source, outputPath: nil, error: nil,
+                    expandedInto: expansions[index] ?? 0)
             } else {
                 names.know(items)
                 let name = names.name(of: index, submitted: items[index].outputName, finished: finished.outputName)
@@ -118,8 +123,10 @@ struct BatchOutputCollector {
         }
         let summarized = outcomes.enumerated().filter { retried?.contains($0.offset) ?? true }
         let summary = summarized.map { index, outcome in
-            outcome ?? ItemOutcome(index: index, source: items[index].source, outputPath: nil,
-                                   error: "no result arrived before the batch ended")
+            outcome
+                ?? ItemOutcome(
+                    index: index, source: items[index].source, outputPath: nil,
+                    error: "no result arrived before the batch ended")
         }
         return BatchSummary(batchID: batchID, items: summary)
     }
@@ -127,8 +134,9 @@ struct BatchOutputCollector {
     private func write(_ finished: ItemFinished, source: String, name: String, index: Int) async -> ItemOutcome {
         switch finished.outcome {
         case .failure(let failure):
-            return ItemOutcome(index: index, source: source, outputPath: nil, error: failure.message,
-                               wasCancelled: failure.code == .cancelled)
+            return ItemOutcome(
+                index: index, source: source, outputPath: nil, error: failure.message,
+                wasCancelled: failure.code == .cancelled)
         case .output(let output) where !output.location.isEmpty:
             // Written by the worker into the batch's sink: only its metadata came here.
             return ItemOutcome(index: index, source: source, outputPath: output.location, error: nil, inSink: true)
@@ -139,11 +147,13 @@ struct BatchOutputCollector {
                 let written = try await ComputeThreads.shared.run { _ in
                     // The name's folders, made below the output directory (a flat name has none).
                     let (folder, stem) = try OutputTree.prepare(name, under: directory)
-                    return try OutputFile.write(output.data, in: folder, stem: stem, fileExtension: format.fileExtension,
-                                                overwrite: overwrite)
+                    return try OutputFile.write(
+                        output.data, in: folder, stem: stem, fileExtension: format.fileExtension,
+                        overwrite: overwrite)
                 }
-                return ItemOutcome(index: index, source: source, outputPath: written.url.path, error: nil,
-                                   existingPath: written.existing?.path, warnings: output.warnings)
+                return ItemOutcome(
+                    index: index, source: source, outputPath: written.url.path, error: nil,
+                    existingPath: written.existing?.path, warnings: output.warnings)
             } catch {
                 return ItemOutcome(index: index, source: source, outputPath: nil, error: "\(error)")
             }

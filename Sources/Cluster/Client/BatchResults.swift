@@ -33,7 +33,8 @@ public struct BatchResults: Sendable {
         let status = try await client.status(batchID: batchID)
         guard let batch = status.batches.first(where: { $0.batchID == batchID }) else {
             throw ClusterClientError.refused(
-                "no batch \(batchID): it is unknown to this coordinator. `shiftwork status` lists the batches it knows.")
+                "no batch \(batchID): it is unknown to this coordinator. `shiftwork status` lists the batches it knows."
+            )
         }
         if let listed = Self.sinkListing(batch) {
             // The outputs are in the batch's sink, and every item is done: the status says where each went.
@@ -51,13 +52,14 @@ public struct BatchResults: Sendable {
     static func sinkListing(_ batch: BatchStatus) -> [ItemOutcome]? {
         let finished = ["succeeded", "failed", "cancelled"]
         guard batch.items.count == Int(batch.itemCount), batch.items.contains(where: { !$0.location.isEmpty }),
-              batch.items.allSatisfy({ finished.contains($0.state) })
+            batch.items.allSatisfy({ finished.contains($0.state) })
         else { return nil }
         return batch.items.map { item in
-            ItemOutcome(index: Int(item.itemIndex), source: item.source,
-                        outputPath: item.location.isEmpty ? nil : item.location,
-                        error: item.state == "succeeded" ? nil : (item.error.isEmpty ? item.state : item.error),
-                        wasCancelled: item.state == "cancelled", inSink: !item.location.isEmpty)
+            ItemOutcome(
+                index: Int(item.itemIndex), source: item.source,
+                outputPath: item.location.isEmpty ? nil : item.location,
+                error: item.state == "succeeded" ? nil : (item.error.isEmpty ? item.state : item.error),
+                wasCancelled: item.state == "cancelled", inSink: !item.location.isEmpty)
         }
     }
 }

@@ -37,8 +37,9 @@ public struct BatchRetry: Sendable {
         // The sources, for the summary; the output names come with the results. A status refused (a batch
         // unknown, or another client's) leaves them out: the retry's own refusal says why.
         let status = try? await client.status(batchID: batchID)
-        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite,
-                                             itemsOf: status?.batches.first { $0.batchID == batchID })
+        var collector = BatchOutputCollector(
+            outputDirectory: outputDirectory, overwrite: overwrite,
+            itemsOf: status?.batches.first { $0.batchID == batchID })
         collector.layout = layout
         return try await collector.collect(await client.retry(batchID: batchID, items: items), progress: progress)
     }

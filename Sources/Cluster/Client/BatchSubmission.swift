@@ -26,8 +26,10 @@ public struct ItemOutcome: Sendable {
     public let inSink: Bool
 
     /// Describes an item's outcome.
-    public init(index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0,
-                wasCancelled: Bool = false, existingPath: String? = nil, warnings: [String] = [], inSink: Bool = false) {
+    public init(
+        index: Int, source: String, outputPath: String?, error: String?, expandedInto: Int = 0,
+        wasCancelled: Bool = false, existingPath: String? = nil, warnings: [String] = [], inSink: Bool = false
+    ) {
         self.warnings = warnings
         self.inSink = inSink
         self.existingPath = existingPath
@@ -110,8 +112,10 @@ public struct BatchSubmission: Sendable {
     public var layout: OutputLayout = .tree
 
     /// Describes a submission.
-    public init(inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
-                encoding: EncodingOptions = EncodingOptions(), overwrite: Bool = false) {
+    public init(
+        inputs: [String], outputDirectory: URL, parameters: TiltShiftParameters = .coreImage,
+        encoding: EncodingOptions = EncodingOptions(), overwrite: Bool = false
+    ) {
         self.overwrite = overwrite
         self.inputs = inputs
         self.outputDirectory = outputDirectory
@@ -126,9 +130,12 @@ public struct BatchSubmission: Sendable {
     public func run(
         with client: ClusterClient, progress: @Sendable (BatchProgress) -> Void = { _ in }
     ) async throws -> BatchSummary {
-        if sink.isEmpty { try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true) }
+        if sink.isEmpty {
+            try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+        }
         let request = self.request()
-        var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, items: request.items)
+        var collector = BatchOutputCollector(
+            outputDirectory: outputDirectory, overwrite: overwrite, items: request.items)
         collector.writesFiles = sink.isEmpty
         collector.layout = layout
         return try await collector.collect(await client.submit(request), progress: progress)

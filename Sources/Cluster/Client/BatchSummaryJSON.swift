@@ -1,4 +1,5 @@
 import Fetching
+
 /// A batch's summary as `shiftwork submit --json` (and every command that follows a batch) prints it: the batch, its counts,
 /// the seconds it took (to the millisecond) and every item's outcome, keys sorted.
 package enum BatchSummaryJSON {
@@ -13,7 +14,9 @@ package enum BatchSummaryJSON {
     }
 
     private static func item(_ item: ItemOutcome) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("index", .integer(item.index)), ("source", .string(SourceRedaction.redact(item.source)))]
+        var members: [(key: String, value: JSONValue)] = [
+            ("index", .integer(item.index)), ("source", .string(SourceRedaction.redact(item.source))),
+        ]
         if let path = item.outputPath { members.append(("output", .string(path))) }
         if item.inSink { members.append(("in_sink", .bool(true))) }
         if let existing = item.existingPath { members.append(("existing_file_kept", .string(existing))) }

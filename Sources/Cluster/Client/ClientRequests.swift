@@ -45,8 +45,10 @@ struct ClientRequests {
 
     // MARK: Requests awaiting an answer
 
-    mutating func awaitAcceptance(_ requestID: String, _ events: Events, deadline: ContinuousClock.Instant,
-                                  expired: ClusterClientError) {
+    mutating func awaitAcceptance(
+        _ requestID: String, _ events: Events, deadline: ContinuousClock.Instant,
+        expired: ClusterClientError
+    ) {
         acceptances[requestID] = Acceptance(events: events, deadline: deadline, expired: expired)
     }
 
@@ -55,8 +57,10 @@ struct ClientRequests {
         acceptances.removeValue(forKey: requestID)?.events
     }
 
-    mutating func awaitReply(_ requestID: String, _ pending: PendingReply, deadline: ContinuousClock.Instant,
-                             expired: ClusterClientError) {
+    mutating func awaitReply(
+        _ requestID: String, _ pending: PendingReply, deadline: ContinuousClock.Instant,
+        expired: ClusterClientError
+    ) {
         replies[requestID] = Reply(pending: pending, deadline: deadline, expired: expired)
     }
 
@@ -87,10 +91,13 @@ struct ClientRequests {
     // MARK: Batches followed
 
     /// Streams a batch's items to `events` from now on, `received` counting as passed on already.
-    mutating func follow(_ batchID: String, _ events: Events, itemCount: Int, coordinatorID: String,
-                         received: Set<UInt32> = []) {
-        batches[batchID] = FollowedBatch(events: events, received: received, coordinatorID: coordinatorID,
-                                         itemCount: itemCount)
+    mutating func follow(
+        _ batchID: String, _ events: Events, itemCount: Int, coordinatorID: String,
+        received: Set<UInt32> = []
+    ) {
+        batches[batchID] = FollowedBatch(
+            events: events, received: received, coordinatorID: coordinatorID,
+            itemCount: itemCount)
     }
 
     var hasRunningBatches: Bool { !batches.isEmpty }
@@ -152,7 +159,9 @@ struct ClientRequests {
 
     /// Batches followed that another coordinator instance than `coordinatorID` accepted, and that no
     /// re-attachment is asked for yet: each gets a new re-attachment request (request ID, batch ID).
-    mutating func reattachments(answeredBy coordinatorID: String, newRequestID: () -> String) -> [(requestID: String, batchID: String)] {
+    mutating func reattachments(
+        answeredBy coordinatorID: String, newRequestID: () -> String
+    ) -> [(requestID: String, batchID: String)] {
         guard !coordinatorID.isEmpty else { return [] }
         let asked = Set(reattaching.values)
         var requests: [(requestID: String, batchID: String)] = []

@@ -53,8 +53,11 @@ extension ClusterClient {
                 if let violation = MessageBounds.violation(inAnswer: message) {
                     // A count no coordinator sends (it would size the client's tables): the request it answers
                     // fails with why; an answer to no request is dropped.
-                    route(.refusal(Refusal(requestID: Self.requestID(answeredBy: message), code: violation.code,
-                                           reason: "the coordinator's answer was refused: \(violation.reason)")))
+                    route(
+                        .refusal(
+                            Refusal(
+                                requestID: Self.requestID(answeredBy: message), code: violation.code,
+                                reason: "the coordinator's answer was refused: \(violation.reason)")))
                     continue
                 }
                 route(message)

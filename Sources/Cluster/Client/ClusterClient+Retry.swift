@@ -25,7 +25,8 @@ extension ClusterClient {
         guard !accepted.itemIndexes.isEmpty else { return continuation.finish() }
         // The items that are not run again count as received: only the retried ones are awaited.
         let kept = Set(UInt32(0)..<accepted.itemCount).subtracting(accepted.itemIndexes)
-        follow(accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID,
-               received: kept)
+        follow(
+            accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID,
+            received: kept)
     }
 }

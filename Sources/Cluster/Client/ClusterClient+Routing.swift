@@ -12,9 +12,13 @@ extension ClusterClient {
                 return
             }
             guard let continuation = takeAcceptance(accepted.requestID) else { return }
-            continuation.yield(accepted.attached ? .attached(batchID: accepted.batchID, itemCount: Int(accepted.itemCount))
-                                                 : .accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
-            follow(accepted.batchID, continuation, itemCount: Int(accepted.itemCount), coordinatorID: accepted.coordinatorID)
+            continuation.yield(
+                accepted.attached
+                    ? .attached(batchID: accepted.batchID, itemCount: Int(accepted.itemCount))
+                    : .accepted(batchID: accepted.batchID, itemCount: Int(accepted.itemCount)))
+            follow(
+                accepted.batchID, continuation, itemCount: Int(accepted.itemCount),
+                coordinatorID: accepted.coordinatorID)
         case .retryAccepted(let accepted):
             retryAccepted(accepted)
         case .itemFinished(let item):
@@ -42,8 +46,10 @@ extension ClusterClient {
             let error = ClusterClientError.refused(refusal.reason)
             if let batchID = requests.takeReattachment(refusal.requestID) {
                 // Refused for want of a role (its key was taken off a list meanwhile): not a forgotten batch.
-                requests.endBatch(batchID, throwing: refusal.code == .forbidden
-                    ? .refused(refusal.reason) : .batchForgotten(batchID: batchID, reason: refusal.reason))
+                requests.endBatch(
+                    batchID,
+                    throwing: refusal.code == .forbidden
+                        ? .refused(refusal.reason) : .batchForgotten(batchID: batchID, reason: refusal.reason))
             } else if let continuation = takeAcceptance(refusal.requestID) {
                 continuation.finish(throwing: error)
             } else if let pending = requests.takeReply(refusal.requestID) {

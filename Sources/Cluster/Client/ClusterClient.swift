@@ -45,8 +45,9 @@ public actor ClusterClient {
     ) async throws {
         let context = try MessagingContext()
         do {
-            try await self.init(endpoint: endpoint, context: context, ownsContext: true, responseTimeout: responseTimeout,
-                                socketOptions: socketOptions, livenessInterval: livenessInterval)
+            try await self.init(
+                endpoint: endpoint, context: context, ownsContext: true, responseTimeout: responseTimeout,
+                socketOptions: socketOptions, livenessInterval: livenessInterval)
         } catch {
             await context.terminate()
             throw error
@@ -59,8 +60,9 @@ public actor ClusterClient {
         endpoint: String, context: MessagingContext, responseTimeout: Duration = .seconds(10),
         socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
     ) async throws {
-        try await self.init(endpoint: endpoint, context: context, ownsContext: false, responseTimeout: responseTimeout,
-                            socketOptions: socketOptions, livenessInterval: livenessInterval)
+        try await self.init(
+            endpoint: endpoint, context: context, ownsContext: false, responseTimeout: responseTimeout,
+            socketOptions: socketOptions, livenessInterval: livenessInterval)
     }
 
     private init(
@@ -113,7 +115,8 @@ public actor ClusterClient {
         batch.acceptsBatches = true  // route(_:) takes ItemFinishedBatch apart
         let message = WireCodec.encode(.submitBatch(batch))
         guard maxMessageSize < 0 || Int64(message.count) <= maxMessageSize else {
-            continuation.finish(throwing: ClusterClientError.messageTooLarge(bytes: message.count, limit: maxMessageSize))
+            continuation.finish(
+                throwing: ClusterClientError.messageTooLarge(bytes: message.count, limit: maxMessageSize))
             return stream
         }
         awaitAcceptance(requestID, continuation, sending: message)
@@ -127,15 +130,17 @@ public actor ClusterClient {
     public func results(batchID: String) -> AsyncThrowingStream<BatchEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
         let requestID = UUID().uuidString
-        awaitAcceptance(requestID, continuation,
-                        sending: WireCodec.encode(.fetchResults(FetchResults(requestID: requestID, batchID: batchID))))
+        awaitAcceptance(
+            requestID, continuation,
+            sending: WireCodec.encode(.fetchResults(FetchResults(requestID: requestID, batchID: batchID))))
         return stream
     }
 
     /// Sends a request answered by `BatchAccepted` or `RetryAccepted` (or a refusal), and fails its stream
     /// with `noAnswer` if neither comes within the response timeout; at once after a refused handshake.
     func awaitAcceptance(
-        _ requestID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation, sending message: [UInt8]
+        _ requestID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation,
+        sending message: [UInt8]
     ) {
         if let handshakeRefusal { return continuation.finish(throwing: handshakeRefusal) }
         if isClosed { return continuation.finish(throwing: ClusterClientError.closed) }

@@ -42,7 +42,8 @@ extension OutputNaming {
             var folders = components.dropLast().map { safeComponent($0, fallback: "_") }
             // Room for a `-N` suffix within the bound of the whole name.
             if folders.count + 1 > OutputPath.maxDepth
-                || (folders + [file]).joined(separator: "/").utf8.count > OutputPath.maxBytes - 16 {
+                || (folders + [file]).joined(separator: "/").utf8.count > OutputPath.maxBytes - 16
+            {
                 folders = []
             }
             let prefix = folders.isEmpty ? "" : folders.joined(separator: "/") + "/"

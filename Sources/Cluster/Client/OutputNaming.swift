@@ -42,7 +42,9 @@ public struct OutputNaming: Sendable {
     /// The last path component of `source` as it is named: a URL's (percent-decoded; its host when its path
     /// is empty), else a path's (percent-decoded too with `decodingLocalPaths`, as the flat names always were).
     static func lastComponent(of source: String, decodingLocalPaths: Bool) -> String {
-        if let url = URL(string: source), let scheme = url.scheme, ["http", "https", "file"].contains(scheme.lowercased()) {
+        if let url = URL(string: source), let scheme = url.scheme,
+            ["http", "https", "file"].contains(scheme.lowercased())
+        {
             var component = url.lastPathComponent
             if component == "/" || component.isEmpty { component = url.host ?? "" }
             return component.removingPercentEncoding ?? component
@@ -62,7 +64,8 @@ public struct OutputNaming: Sendable {
     static func sanitized(_ component: String) -> String {
         let allowed = component.unicodeScalars.map { scalar -> Character in
             let value = scalar.value
-            let isSafe = (0x30...0x39).contains(value) || (0x41...0x5A).contains(value)
+            let isSafe =
+                (0x30...0x39).contains(value) || (0x41...0x5A).contains(value)
                 || (0x61...0x7A).contains(value) || scalar == "_" || scalar == "-" || scalar == "."
             return isSafe ? Character(scalar) : "_"
         }

@@ -16,7 +16,8 @@ enum PendingReply {
         continuation.resume(returning: reply)
     }
 
-    private static let mismatch = ClusterClientError.refused("the coordinator answered with a reply to another kind of request")
+    private static let mismatch = ClusterClientError.refused(
+        "the coordinator answered with a reply to another kind of request")
 
     func fail(_ error: any Error) {
         switch self {

@@ -57,7 +57,8 @@ package enum JSONValue: Sendable, Equatable {
         case .bool(let value):
             output.append(contentsOf: (value ? "true" : "false").utf8)
         case .array(let elements):
-            Self.writeContainer(elements, open: "[", close: "]", into: &output, indent: indent) { element, output, inner in
+            Self.writeContainer(elements, open: "[", close: "]", into: &output, indent: indent) {
+                element, output, inner in
                 element.write(into: &output, indent: inner)
             }
         case .object(let members):

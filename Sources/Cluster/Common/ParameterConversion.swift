@@ -34,8 +34,9 @@ extension WireTiltShiftParameters {
 
     /// The encoding settings these wire parameters describe (quality 0 means the format's default).
     var encodingOptions: EncodingOptions {
-        var options = EncodingOptions(format: outputFormat.imageFormat, metadata: stripMetadata ? .strip : .keep,
-                                      colour: colourSRGB ? .srgb : .keep)
+        var options = EncodingOptions(
+            format: outputFormat.imageFormat, metadata: stripMetadata ? .strip : .keep,
+            colour: colourSRGB ? .srgb : .keep)
         if jpegQuality > 0 { options.jpegQuality = Int(jpegQuality) }
         if webpQuality > 0 { options.webpQuality = Int(webpQuality) }
         if avifQuality > 0 { options.avifQuality = Int(avifQuality) }

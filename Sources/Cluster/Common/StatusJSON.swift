@@ -10,25 +10,35 @@ package enum StatusJSON {
     /// The reply as a JSON object.
     package static func object(_ reply: StatusReply) -> JSONValue {
         .object([
-            ("queued_tasks", .unsigned(UInt64(reply.queuedTasks))), ("running_tasks", .unsigned(UInt64(reply.runningTasks))),
+            ("queued_tasks", .unsigned(UInt64(reply.queuedTasks))),
+            ("running_tasks", .unsigned(UInt64(reply.runningTasks))),
             ("completed_tasks", .unsigned(reply.completedTasks)), ("failed_tasks", .unsigned(reply.failedTasks)),
             ("dropped_messages", .unsigned(reply.droppedMessages)), ("tasks_per_second", .number(reply.tasksPerSecond)),
-            ("workers", .array(reply.workers.map { worker in
-                .object([
-                    ("id", .string(worker.workerID)), ("hostname", .string(worker.hostname)),
-                    ("slots", .unsigned(UInt64(worker.slots))), ("running", .unsigned(UInt64(worker.running))),
-                    ("completed", .unsigned(worker.completed)), ("failed", .unsigned(worker.failed)),
-                    ("last_seen_ms_ago", .unsigned(worker.lastSeenMsAgo)),
-                    ("dropped_messages", .unsigned(worker.droppedMessages)), ("version", .string(worker.version)),
-                ])
-            })),
+            (
+                "workers",
+                .array(
+                    reply.workers.map { worker in
+                        .object([
+                            ("id", .string(worker.workerID)), ("hostname", .string(worker.hostname)),
+                            ("slots", .unsigned(UInt64(worker.slots))), ("running", .unsigned(UInt64(worker.running))),
+                            ("completed", .unsigned(worker.completed)), ("failed", .unsigned(worker.failed)),
+                            ("last_seen_ms_ago", .unsigned(worker.lastSeenMsAgo)),
+                            ("dropped_messages", .unsigned(worker.droppedMessages)),
+                            ("version", .string(worker.version)),
+                        ])
+                    })
+            ),
             ("batches", .array(reply.batches.map { object($0) })),
-            ("clients", .array(reply.clients.map { client in
-                .object([
-                    ("client", .string(client.client)), ("queued_items", .unsigned(UInt64(client.queuedItems))),
-                    ("batches", .unsigned(UInt64(client.batches))),
-                ])
-            })),
+            (
+                "clients",
+                .array(
+                    reply.clients.map { client in
+                        .object([
+                            ("client", .string(client.client)), ("queued_items", .unsigned(UInt64(client.queuedItems))),
+                            ("batches", .unsigned(UInt64(client.batches))),
+                        ])
+                    })
+            ),
             ("max_queued_items_per_client", .unsigned(UInt64(reply.maxQueuedItemsPerClient))),
             ("max_batches_per_client", .unsigned(UInt64(reply.maxBatchesPerClient))),
         ])
@@ -49,18 +59,24 @@ package enum StatusJSON {
     /// One item of a batch as a JSON object.
     package static func object(_ item: ItemStatus) -> JSONValue {
         .object([
-            ("index", .unsigned(UInt64(item.itemIndex))), ("source", .string(item.source)), ("state", .string(item.state)),
+            ("index", .unsigned(UInt64(item.itemIndex))), ("source", .string(item.source)),
+            ("state", .string(item.state)),
             ("error", .string(item.error)), ("warnings", .array(item.warnings.map(JSONValue.string))),
             ("location", .string(item.location)), ("attempts", .unsigned(UInt64(item.attempts))),
-            ("failed_attempts", .array(item.failedAttempts.map { attempt in
-                .object([
-                    ("task", .string(attempt.task)), ("attempt", .unsigned(UInt64(attempt.attempt))),
-                    ("code", .string(attempt.code.name)), ("error", .string(attempt.error)),
-                    ("transient", .bool(attempt.isTransient)), ("retried", .bool(attempt.retried)),
-                    ("retry_delay_ms", .unsigned(UInt64(attempt.retryDelayMs))), ("worker", .string(attempt.worker)),
-                    ("failed_at_unix_ms", .unsigned(attempt.failedUnixMilliseconds)),
-                ])
-            })),
+            (
+                "failed_attempts",
+                .array(
+                    item.failedAttempts.map { attempt in
+                        .object([
+                            ("task", .string(attempt.task)), ("attempt", .unsigned(UInt64(attempt.attempt))),
+                            ("code", .string(attempt.code.name)), ("error", .string(attempt.error)),
+                            ("transient", .bool(attempt.isTransient)), ("retried", .bool(attempt.retried)),
+                            ("retry_delay_ms", .unsigned(UInt64(attempt.retryDelayMs))),
+                            ("worker", .string(attempt.worker)),
+                            ("failed_at_unix_ms", .unsigned(attempt.failedUnixMilliseconds)),
+                        ])
+                    })
+            ),
         ])
     }
 

@@ -4,7 +4,7 @@ import Runtime
 /// Gives the memory the C allocator holds free back to the system (glibc's `malloc_trim`) once the
 /// coordinator let batches go. glibc returns a heap's free memory only from its top, and only above
 /// `M_TRIM_THRESHOLD` (256 MiB in `shiftwork coordinator`, which tunes it against per-task churn): the
-/// pages of a finished batch's operations and a retired batch's items, freed among allocations that
+/// pages of a finished batch's running items and a retired batch's items, freed among allocations that
 /// live on, would otherwise stay resident for good (docs/benchmarks.md, "Soak").
 ///
 /// A batch that ends `request`s a trim; the coordinator's timer carries it out (`trimIfRequested`) when

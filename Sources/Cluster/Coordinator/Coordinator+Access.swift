@@ -16,13 +16,21 @@ extension Coordinator {
             return scope
         case .refused(let refusal):
             if logThrottle.admit("refused a request: the key lacks the role", now: .now) {
-                logger.warning("refused a request: the key lacks the role it needs", metadata: [
-                    "peer": "\(sender.identity)", "key": "\(sender.key?.z85 ?? "-")", "role": "\(refusal.labels.role)",
-                    "request": "\(refusal.labels.request)", "reason": "\(refusal.message)",
-                ])
+                logger.warning(
+                    "refused a request: the key lacks the role it needs",
+                    metadata: [
+                        "peer": "\(sender.identity)", "key": "\(sender.key?.z85 ?? "-")",
+                        "role": "\(refusal.labels.role)",
+                        "request": "\(refusal.labels.request)", "reason": "\(refusal.message)",
+                    ])
             }
-            send([Outbound(peer: sender.identity, message: .refusal(Refusal(
-                requestID: Self.requestID(of: message), code: .forbidden, reason: refusal.message)))])
+            send([
+                Outbound(
+                    peer: sender.identity,
+                    message: .refusal(
+                        Refusal(
+                            requestID: Self.requestID(of: message), code: .forbidden, reason: refusal.message)))
+            ])
             return nil
         }
     }
@@ -30,7 +38,8 @@ extension Coordinator {
     /// What `message` asks, for access control; `nil` for the messages only a coordinator sends.
     private func accessRequest(for message: Message) -> AccessRequest? {
         func batch(_ action: AccessRequest.BatchAction, _ batchID: String) -> AccessRequest {
-            .batch(action, batchID: batchID, owner: access.owner(of: batchID, isKnown: registry.batches[batchID] != nil))
+            .batch(
+                action, batchID: batchID, owner: access.owner(of: batchID, isKnown: registry.batches[batchID] != nil))
         }
         switch message {
         case .workerHello, .heartbeat, .workerGoodbye, .taskResult, .taskResults, .taskGivenBack:
@@ -45,7 +54,8 @@ extension Coordinator {
             return batch(.results, request.batchID)
         case .retryBatch(let request):
             return batch(.retry, request.batchID)
-        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished, .itemsFinished,
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
+            .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             return nil
         }

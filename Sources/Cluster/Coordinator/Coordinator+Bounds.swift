@@ -16,10 +16,12 @@ extension Coordinator {
         }
         refusedMessages[violation.counterField, default: 0] += 1
         if logThrottle.admit("refused a message out of bounds", now: now) {
-            logger.warning("refused a message with a field out of bounds", metadata: [
-                "peer": "\(sender.identity)", "field": "\(violation.field)",
-                "reason": "\(PrintableText.escape(violation.reason))",
-            ])
+            logger.warning(
+                "refused a message with a field out of bounds",
+                metadata: [
+                    "peer": "\(sender.identity)", "field": "\(violation.field)",
+                    "reason": "\(PrintableText.escape(violation.reason))",
+                ])
         }
         switch message {
         case .heartbeat, .workerGoodbye, .taskGivenBack:
@@ -29,31 +31,46 @@ extension Coordinator {
         case .taskResults(let results) where results.count <= MessageBounds.maxHeldTasks:
             // Element by element: the results within bounds count as they are, the others fail their attempts.
             for result in results {
-                if let own = MessageBounds.violation(in: .taskResult(result), maxBatchItems: configuration.maxBatchItems) {
+                if let own = MessageBounds.violation(
+                    in: .taskResult(result), maxBatchItems: configuration.maxBatchItems)
+                {
                     failAttempt(answeredBy: result, own, from: sender, now: now)
                 } else if isSendersResult(result, from: sender) {
-                    complete(result, from: sender.identity, now: now)
+                    apply(.results([result], from: sender.identity), now: now)
                 }
             }
         case .taskResults:
             break
         default:
             let requestID = Self.requestID(of: message)
-            send([Outbound(peer: sender.identity, message: .refusal(Refusal(
-                requestID: requestID.utf8.count <= MessageBounds.maxIDBytes ? requestID : "",
-                code: violation.code, reason: "refused: \(violation.reason)")))])
+            send([
+                Outbound(
+                    peer: sender.identity,
+                    message: .refusal(
+                        Refusal(
+                            requestID: requestID.utf8.count <= MessageBounds.maxIDBytes ? requestID : "",
+                            code: violation.code, reason: "refused: \(violation.reason)")))
+            ])
         }
         return false
     }
 
     /// A result refused for its fields: the attempt it answers fails with why (when it is the sender's
     /// current attempt of a known task; anything else is stale and dropped as such).
-    private func failAttempt(answeredBy result: TaskResult, _ violation: MessageBounds.Violation,
-                             from sender: MessageSender, now: ContinuousClock.Instant) {
-        guard result.taskID.utf8.count <= MessageBounds.maxIDBytes, isSendersResult(result, from: sender) else { return }
+    private func failAttempt(
+        answeredBy result: TaskResult, _ violation: MessageBounds.Violation,
+        from sender: MessageSender, now: ContinuousClock.Instant
+    ) {
+        guard result.taskID.utf8.count <= MessageBounds.maxIDBytes, isSendersResult(result, from: sender) else {
+            return
+        }
         var failed = result
-        failed.outcome = .failure(TaskFailure(code: .internal, message:
-            "the worker's result was refused: \(violation.reason) (does the worker run another version of shiftwork?)"))
-        complete(failed, from: sender.identity, now: now)
+        failed.outcome = .failure(
+            TaskFailure(
+                code: .internal,
+                message:
+                    "the worker's result was refused: \(violation.reason) (does the worker run another version of shiftwork?)"
+            ))
+        apply(.results([failed], from: sender.identity), now: now)
     }
 }

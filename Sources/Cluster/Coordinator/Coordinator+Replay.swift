@@ -7,7 +7,8 @@ import Wire
 extension Coordinator {
     /// With `attached`, the client sent a `SubmitBatch` whose idempotency key named the batch.
     func attach(_ peer: PeerIdentity, _ request: FetchResults, attached: Bool = false) {
-        let (out, catchUp) = registry.attach(request, from: peer, coordinatorID: dispatcher.coordinatorID, attached: attached)
+        let (out, catchUp) = registry.attach(
+            request, from: peer, coordinatorID: dispatcher.coordinatorID, attached: attached)
         send(out)
         guard let catchUp else { return }
         logger.info("client attached to a batch", metadata: ["batch": "\(request.batchID)", "client": "\(peer)"])
@@ -37,14 +38,20 @@ extension Coordinator {
     /// A finished item with its output's bytes read back from the results directory.
     private func withStoredOutput(_ item: ItemFinished) -> ItemFinished {
         // An output written to a sink has no bytes here: its location is the result.
-        guard case .output(var output) = item.outcome, !output.mediaType.isEmpty, output.location.isEmpty else { return item }
+        guard case .output(var output) = item.outcome, !output.mediaType.isEmpty, output.location.isEmpty else {
+            return item
+        }
         var item = item
         do {
             output.data = try journal?.storedOutput(batchID: item.batchID, itemIndex: item.itemIndex) ?? []
             item.outcome = .output(output)
         } catch {
-            item.outcome = .failure(TaskFailure(code: .internal, message:
-                "the output was made but cannot be read back from the results directory: \(error.localizedDescription)"))
+            item.outcome = .failure(
+                TaskFailure(
+                    code: .internal,
+                    message:
+                        "the output was made but cannot be read back from the results directory: \(error.localizedDescription)"
+                ))
         }
         return item
     }

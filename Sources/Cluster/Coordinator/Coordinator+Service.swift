@@ -16,10 +16,13 @@ extension Coordinator: Service {
         } catch {
             how = "at once (cancelled)"
         }
-        logger.info("coordinator stopping", metadata: [
-            "shutdown": "\(how)",
-            "unfinished_batches": "\(configuration.dataDirectory == nil ? "lost (no data directory)" : "kept for the next start on the data directory")",
-        ])
+        logger.info(
+            "coordinator stopping",
+            metadata: [
+                "shutdown": "\(how)",
+                "unfinished_batches":
+                    "\(configuration.dataDirectory == nil ? "lost (no data directory)" : "kept for the next start on the data directory")",
+            ])
         await stop()
     }
 }

@@ -20,10 +20,14 @@ extension Coordinator {
         default:
             return true
         }
-        guard let refusal = WorkerBinding.decide(claim, from: sender, registered: registration(of: sender)) else { return true }
+        guard let refusal = WorkerBinding.decide(claim, from: sender, registered: registration(of: sender)) else {
+            return true
+        }
         refuse(refusal, from: sender)
         if case .workerHello = message {
-            send([Outbound(peer: sender.identity, message: .refusal(Refusal(code: .forbidden, reason: refusal.message)))])
+            send([
+                Outbound(peer: sender.identity, message: .refusal(Refusal(code: .forbidden, reason: refusal.message)))
+            ])
         }
         return false
     }
@@ -32,7 +36,9 @@ extension Coordinator {
     /// it is stale (which the dispatcher counts); otherwise it is refused.
     func isSendersResult(_ result: TaskResult, from sender: MessageSender) -> Bool {
         let claim = WorkerBinding.Claim.result(taskID: result.taskID, runningOn: currentHolder(of: result))
-        guard let refusal = WorkerBinding.decide(claim, from: sender, registered: registration(of: sender)) else { return true }
+        guard let refusal = WorkerBinding.decide(claim, from: sender, registered: registration(of: sender)) else {
+            return true
+        }
         refuse(refusal, from: sender)
         return false
     }
@@ -40,8 +46,8 @@ extension Coordinator {
     /// The connection that runs the attempt `result` answers, when it is the task's current attempt.
     private func currentHolder(of result: TaskResult) -> PeerIdentity? {
         guard let key = result.taskKey != 0 ? result.taskKey : dispatcher.keysByID[result.taskID],
-              let entry = dispatcher.entries[key], entry.assignment.attempt == result.attempt,
-              entry.assignment.taskID == result.taskID
+            let entry = dispatcher.entries[key], entry.assignment.attempt == result.attempt,
+            entry.assignment.taskID == result.taskID
         else { return nil }
         switch entry.state {
         case .running(let worker), .cancelling(let worker): return worker
@@ -61,10 +67,13 @@ extension Coordinator {
     private func refuse(_ refusal: WorkerBinding.Refusal, from sender: MessageSender) {
         access.count(refusal.reason, request: .workerMessage, from: sender.key)
         if logThrottle.admit("refused a worker message", now: .now) {
-            logger.warning("refused a worker message: it does not speak for its sender", metadata: [
-                "peer": "\(sender.identity)", "key": "\(sender.key?.z85 ?? "-")", "reason": "\(refusal.reason.rawValue)",
-                "detail": "\(refusal.message)",
-            ])
+            logger.warning(
+                "refused a worker message: it does not speak for its sender",
+                metadata: [
+                    "peer": "\(sender.identity)", "key": "\(sender.key?.z85 ?? "-")",
+                    "reason": "\(refusal.reason.rawValue)",
+                    "detail": "\(refusal.message)",
+                ])
         }
     }
 }

@@ -1,19 +1,19 @@
 import Foundation
 import Logging
 import Messaging
-import Operations
 import Prometheus
 import Wire
 
-/// The coordinator: accepts batches from clients, models each as a group operation of remote
-/// operations (per item a download, and a tilt-shift into which the download's bytes are injected), hands
-/// their tasks to workers as they have free slots, and streams every item's result to its client.
+/// The coordinator: accepts batches from clients, runs each item's tasks (a download, and a tilt-shift
+/// into which the download's output is injected), hands them to workers as they have free slots, and
+/// streams every item's result to its client.
 ///
-/// The actor owns the socket and the journal and feeds events to two state machines free of I/O: the
-/// `Dispatcher` (which worker runs what) and the `BatchRegistry` (what each client is told). Its
-/// extensions hold the rest, one concept a file: the bridge to the remote operations
-/// (`Coordinator+RemoteTasks`), the batches' lifecycle and cancels (`Coordinator+Batches`), clients that
-/// re-attach (`Coordinator+Replay`); `StatusReport` and `MetricsReport` build the reports. One ROUTER
+/// Every decision is the `CoordinatorCore`'s, a value free of I/O that owns the `Dispatcher` (which
+/// worker runs what), the `BatchRegistry` (what each client is told) and each batch's running items. The
+/// actor keeps the I/O: it turns what arrives into `CoreEvent`s and carries out the `CoreEffect`s that
+/// come back, in order (`Coordinator+Effects`). Its other extensions hold the rest, one concept a file:
+/// submissions and restarts (`Coordinator+Batches`), clients that re-attach (`Coordinator+Replay`),
+/// access, bounds and worker bindings; `StatusReport` and `MetricsReport` build the reports. One ROUTER
 /// socket serves clients and workers alike; the message type tells them apart.
 ///
 /// With a data directory, accepted batches, finished items and cancellations go into a `Journal`
@@ -37,30 +37,25 @@ public actor Coordinator {
     /// The registry the coordinator's metrics are recorded in (one per coordinator).
     public nonisolated let metricsRegistry: PrometheusCollectorRegistry
     let logger: Logger
-    /// Which worker runs which task, and who is alive.
-    var dispatcher: Dispatcher
-    /// The batches as clients see them: items, outcomes, audiences.
-    var registry: BatchRegistry
-    /// The operations of each batch with unfinished items.
-    var operations: [String: BatchOperation] = [:]
-    /// How each batch the registry keeps plans its items, for a retry (`RetryBatch`).
-    var rerunPlans: [String: RerunPlan] = [:]
+    /// Every decision: the dispatcher, the batch registry, each batch's running items.
+    var core: CoordinatorCore
+    /// Which worker runs which task, and who is alive (the core's).
+    var dispatcher: Dispatcher {
+        get { core.dispatcher }
+        _modify { yield &core.dispatcher }
+    }
+    /// The batches as clients see them: items, outcomes, audiences (the core's).
+    var registry: BatchRegistry {
+        get { core.registry }
+        _modify { yield &core.registry }
+    }
     /// The ROUTER socket is open (between `start()` and `stop()`); it lives on `executor`'s thread.
     private(set) var isServing = false
     /// The ZAP handler, when CurveZMQ is on.
     private var authenticator: ZAPAuthenticator?
     var background: [Task<Void, Never>] = []
-    /// Runs the batches (group operations); their remote children mostly wait, so there is no limit.
-    let engine = WorkQueue(name: "coordinator batches")
-    /// Remote operations waiting for their task's result, by task key.
-    var waiters: [TaskKey: RemoteTaskOperation] = [:]
-    /// Tasks of accepted batches that have not reached the dispatcher yet: waiting for their dependency,
-    /// the per-host download cap, or their batch's limit of started tasks.
-    var waitingTasks = 0
     /// The durable state, with a data directory.
     var journal: Journal?
-    /// This start's number on the journal (1 without one); task attempts are numbered from it.
-    var incarnation: UInt32 = 1
     /// Roles of the admitted keys, owners of batches, refusals (`Coordinator+Access`).
     var access: AccessControl
     /// Messages that could not be decoded or came from the wrong kind of peer.
@@ -71,43 +66,43 @@ public actor Coordinator {
     var logThrottle = LogThrottle()
     /// While the messages of one socket wake-up are handled: what to send, sent together at the end.
     private var outbox: [Outbound]?
-    /// Items whose last operation finished, gathered on the engine's threads and finished here in groups.
-    let finishedItemInbox = CompletionInbox<(BatchOperation.EndedItem, BatchOperation)>()
-    /// Requests of remote operations, posted from the engine's threads or this actor (see `request`).
-    let remoteRequests = CompletionInbox<RemoteRequest>()
-    /// Task attempts running on workers, against the task timeout (`Coordinator+Deadlines`).
-    var taskTimeouts: TaskTimeouts
-    /// Batches submitted with a deadline.
-    var batchDeadlines = BatchDeadlines()
     /// When workers' silence is judged: only once the messages received before the liveness tick are
     /// handled, so that a coordinator behind on its messages never declares a live worker dead.
     private var liveness = LivenessCheckpoint()
 
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
-    var queuedTaskCount: Int { dispatcher.queuedTaskCount + waitingTasks }
+    var queuedTaskCount: Int { core.queuedTaskCount }
 
     /// Creates a coordinator with a ZeroMQ context of its own, which `stop()` ends.
     ///
     /// - Parameter metricsRegistry: where its metrics are recorded; by default a registry of its own.
     /// - Throws: `ZeroMQError` when libzmq cannot create a context, or the process its thread's `eventfd`.
-    public init(configuration: CoordinatorConfiguration, logger: Logger,
-                metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
-        try self.init(configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
-                      metricsRegistry: metricsRegistry)
+    public init(
+        configuration: CoordinatorConfiguration, logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) throws {
+        try self.init(
+            configuration: configuration, context: try MessagingContext(), ownsContext: true, logger: logger,
+            metricsRegistry: metricsRegistry)
     }
 
     /// Creates a coordinator that binds within `context`, which stays the caller's to terminate (shared
     /// with workers in the same process for `inproc://`, as `EmbeddedCluster` does).
     ///
     /// - Throws: `ZeroMQError` when the process cannot create its thread's `eventfd` (out of descriptors).
-    package init(configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger,
-                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) throws {
-        try self.init(configuration: configuration, context: context, ownsContext: false, logger: logger,
-                      metricsRegistry: metricsRegistry)
+    package init(
+        configuration: CoordinatorConfiguration, context: MessagingContext, logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) throws {
+        try self.init(
+            configuration: configuration, context: context, ownsContext: false, logger: logger,
+            metricsRegistry: metricsRegistry)
     }
 
-    private init(configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
-                 metricsRegistry: PrometheusCollectorRegistry) throws {
+    private init(
+        configuration: CoordinatorConfiguration, context: MessagingContext, ownsContext: Bool, logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry
+    ) throws {
         self.executor = try PolledSocketExecutor(name: "coordinator")
         self.configuration = configuration
         self.context = context
@@ -116,18 +111,23 @@ public actor Coordinator {
         self.metricsRegistry = metricsRegistry
         self.recordedMetrics = CoordinatorMetrics(registry: metricsRegistry)
         self.access = AccessControl(roles: configuration.authentication?.roles)
-        self.taskTimeouts = TaskTimeouts(limit: configuration.taskTimeout)
-        self.dispatcher = Dispatcher(
+        let dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
             coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
             maxMessageBytes: UInt64(max(0, configuration.socketOptions.maxMessageSize)),
             scheduling: configuration.scheduling)
-        self.registry = BatchRegistry(
-            limits: BatchRegistry.Limits(maxBatchItems: configuration.maxBatchItems,
-                                         maxPendingItemsPerClient: configuration.maxPendingItemsPerClient,
-                                         maxQueuedItemsPerClient: configuration.maxQueuedItemsPerClient,
-                                         maxBatchesPerClient: configuration.maxBatchesPerClient),
+        let registry = BatchRegistry(
+            limits: BatchRegistry.Limits(
+                maxBatchItems: configuration.maxBatchItems,
+                maxPendingItemsPerClient: configuration.maxPendingItemsPerClient,
+                maxQueuedItemsPerClient: configuration.maxQueuedItemsPerClient,
+                maxBatchesPerClient: configuration.maxBatchesPerClient),
             keepsResults: configuration.dataDirectory != nil, retention: configuration.retention)
+        self.core = CoordinatorCore(
+            dispatcher: dispatcher, registry: registry,
+            settings: CoordinatorCore.Settings(
+                maxDownloadsPerHost: configuration.maxDownloadsPerHost, scheduling: configuration.scheduling,
+                taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max)))
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -145,7 +145,7 @@ public actor Coordinator {
             let (journal, state) = try Journal.open(directory: directory, coordinatorID: dispatcher.coordinatorID)
             self.journal = journal
             recovered = state
-            incarnation = state.incarnation
+            core.settings.incarnation = state.incarnation
         }
         var options = configuration.socketOptions
         if let authentication = configuration.authentication {
@@ -153,10 +153,12 @@ public actor Coordinator {
             authenticator = try await ZAPAuthenticator.start(
                 context: context, allowedKeys: authentication.allowedKeys,
                 onRefusal: { refusal in
-                    logger.warning("refused a peer: its public key is not on the allow-list", metadata: [
-                        "address": "\(refusal.address)", "key": "\(refusal.publicKey)",
-                        "mechanism": "\(refusal.mechanism)", "refusals": "\(refusal.total)",
-                    ])
+                    logger.warning(
+                        "refused a peer: its public key is not on the allow-list",
+                        metadata: [
+                            "address": "\(refusal.address)", "key": "\(refusal.publicKey)",
+                            "mechanism": "\(refusal.mechanism)", "refusals": "\(refusal.total)",
+                        ])
                 })
             options.curve = .server(authentication.keyPair)
         }
@@ -176,11 +178,17 @@ public actor Coordinator {
             throw error
         }
         isServing = true
-        logger.info("coordinator listening", metadata: [
-            "endpoints": "\(configuration.listen)", "bound": "\(boundEndpoint ?? "-")",
-            "security": "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
-        ])
-        restore(recovered)
+        logger.info(
+            "coordinator listening",
+            metadata: [
+                "endpoints": "\(configuration.listen)", "bound": "\(boundEndpoint ?? "-")",
+                "security":
+                    "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
+            ])
+        for saved in recovered.batches {
+            access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
+        }
+        sendingTogether { apply(.restore(recovered, wallClockMilliseconds: Journal.nowMilliseconds())) }
         executor.startTimer(every: configuration.heartbeatInterval) { [weak self] in
             self?.assumeIsolated { $0.tick() }
         }
@@ -202,14 +210,12 @@ public actor Coordinator {
         executor.closeSocket()
         for task in background { task.cancel() }
         background = []
-        engine.cancelAll()
-        for waiter in waiters.values { waiter.received(.failure(CancellationError())) }
-        waiters = [:]
         await authenticator?.stop()
         authenticator = nil
         if ownsContext, await !context.terminate() {
-            logger.warning("left without waiting for ZeroMQ to finish closing: it still waits on the network",
-                           metadata: ["waited": "\(MessagingContext.defaultTerminationWait)"])
+            logger.warning(
+                "left without waiting for ZeroMQ to finish closing: it still waits on the network",
+                metadata: ["waited": "\(MessagingContext.defaultTerminationWait)"])
         }
     }
 
@@ -260,104 +266,82 @@ public actor Coordinator {
                 logger.warning("dropped a malformed message", metadata: ["peer": "\(peer)", "error": "\(error)"])
             }
             if case .unsupportedMajorVersion = error {
-                send([Outbound(peer: peer, message: .refusal(Refusal(code: .unsupportedVersion, reason: error.description)))])
+                send([
+                    Outbound(
+                        peer: peer, message: .refusal(Refusal(code: .unsupportedVersion, reason: error.description)))
+                ])
             }
             return
         }
         let now = ContinuousClock.now
         guard isWithinBounds(message, from: sender, now: now), let scope = authorize(message, from: sender),
-              speaksForSender(message, from: sender) else { return }
+            speaksForSender(message, from: sender)
+        else { return }
         switch message {
         case .workerHello(let hello):
-            logger.info("worker joined", metadata: [
-                "worker": "\(hello.workerID)", "slots": "\(hello.slots)", "host": "\(hello.hostname)",
-            ])
-            send(dispatcher.register(hello, peer: peer, key: sender.key, now: now))
+            apply(.workerHello(hello, from: sender), now: now)
         case .heartbeat(let heartbeat):
-            let (lost, out) = dispatcher.heartbeat(heartbeat, from: peer, now: now)
-            if lost > 0 {
-                logger.warning("assignments never reached their worker; their attempts count as lost",
-                               metadata: ["worker": "\(peer)", "tasks": "\(lost)"])
-            }
-            send(out)
+            apply(.heartbeat(heartbeat, from: peer), now: now)
         case .workerGoodbye(let goodbye):
-            logger.info(goodbye.draining ? "worker draining" : "worker left", metadata: ["worker": "\(goodbye.workerID)"])
-            send(dispatcher.workerLeft(peer, draining: goodbye.draining))
+            apply(.workerGoodbye(goodbye, from: peer), now: now)
         case .taskResult(let result):
-            if isSendersResult(result, from: sender) { complete(result, from: peer, now: now) }
+            if isSendersResult(result, from: sender) { apply(.results([result], from: peer), now: now) }
         case .taskResults(let results):
-            for result in results where isSendersResult(result, from: sender) { complete(result, from: peer, now: now) }
+            let own = results.filter { isSendersResult($0, from: sender) }
+            if !own.isEmpty { apply(.results(own, from: peer), now: now) }
         case .submitBatch(let submit):
             accept(submit, from: sender)
         case .statusRequest(let request):
-            send([Outbound(peer: peer, message: StatusReport(coordinator: self, now: now, scope: scope).answer(to: request))])
+            send([
+                Outbound(
+                    peer: peer, message: StatusReport(coordinator: self, now: now, scope: scope).answer(to: request))
+            ])
         case .cancelBatch(let request):
-            cancel(request, from: peer)
+            apply(.cancel(request, from: peer), now: now)
         case .fetchResults(let request):
             attach(peer, request)
         case .retryBatch(let request):
-            retry(request, from: peer)
+            apply(.retryBatch(request, from: peer), now: now)
         case .taskGivenBack(let answer):
-            send(dispatcher.givenBack(answer, from: peer, now: now))
-        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished, .itemsFinished,
+            apply(.taskGivenBack(answer, from: peer), now: now)
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
+            .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             droppedMessages += 1  // only the coordinator sends these
         }
     }
 
-    func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) {
-        let (current, out) = dispatcher.complete(result, from: peer, now: now)
-        if let current {
-            taskTimeouts.finished(current.taskKey)
-            deliver(current, from: peer)
-        }
-        settleTimedOutTasks()
-        send(out)
-    }
-
     /// Sends `outbound` (while a wake-up's messages are handled: at its end), batchable messages to one
-    /// peer grouped, straight to libzmq (the socket lives on this actor's thread).
+    /// peer grouped, straight to libzmq (the socket lives on this actor's thread). What the journal holds
+    /// is written first: what is sent must be recorded first.
     func send(_ outbound: [Outbound]) {
-        // Tasks whose input went with its worker: their operations re-run the producer (`Lineage`).
-        for lost in dispatcher.takeLostInputs() { deliver(lost) }
-        // Attempts lost with their workers: their operations retry them as their batches allow.
-        for loss in dispatcher.takeWorkerLosses() { deliver(loss.result, workerID: loss.workerID, lossReason: loss.reason) }
-        // Chained tilt-shifts (`Dispatcher+Chained`): adopted ones start their clocks; results held until
-        // their operations asked are delivered now.
-        for (assignment, worker) in dispatcher.takeAdoptedFollowOns() { taskTimeouts.started(assignment, on: worker, now: .now) }
-        for (result, worker) in dispatcher.takeChainedResults() {
-            taskTimeouts.finished(result.taskKey)
-            deliver(result, from: worker)
-        }
         guard !outbound.isEmpty else { return }
         if outbox != nil {
             outbox! += outbound
             return
         }
         guard isServing else { return }
-        noteSent(outbound)
         flushJournal()
-        executor.send(contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+        executor.send(
+            contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
     }
 
     /// Writes the journal's buffered records: what is about to be sent must be recorded first.
-    private func flushJournal() {
+    func flushJournal() {
         do {
             try journal?.flush()
         } catch {
-            logger.error("could not write the journal; finished items would run again after a restart",
-                         metadata: ["error": "\(error)"])
+            logger.error(
+                "could not write the journal; finished items would run again after a restart",
+                metadata: ["error": "\(error)"])
         }
     }
 
-    /// Runs `body` with every `send` in it held back and sent together at its end, with the requests of
-    /// the remote operations it started and the items it finished (`settleEngineWork`).
+    /// Runs `body` with every `send` in it held back and sent together at its end.
     func sendingTogether(_ body: () -> Void) {
         guard outbox == nil else { return body() }
         outbox = []
-        settleEngineWork(draining: true)
         body()
-        settleEngineWork(draining: false)
         let out = outbox ?? []
         outbox = nil
         send(out)
@@ -367,44 +351,29 @@ public actor Coordinator {
 
     /// A message could not be delivered to `peer`: if it is a worker, its connection is gone.
     private func peerUnreachable(_ peer: PeerIdentity) {
-        let (wasWorker, out) = dispatcher.workerUnreachable(peer)
-        guard wasWorker else { return }
-        logger.warning("worker unreachable (connection gone); its tasks' attempts are lost and retried",
-                       metadata: ["worker": "\(peer)"])
-        send(out)
+        apply(.peerUnreachable(peer))
     }
 
     /// Every heartbeat interval, on the coordinator's thread (its socket's poll times out for it): throttled
     /// log lines, finished batches past their retention, workers' and tasks' silence, batch deadlines.
     private func tick() {
         logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
-        releaseFinishedBatches(now: .now)
-        if let instant = liveness.timerFired(caughtUp: !executor.hasUnreadMessages, now: .now) {
-            judgeSilence(asOf: instant)
+        sendingTogether {
+            if let instant = liveness.timerFired(caughtUp: !executor.hasUnreadMessages, now: .now) {
+                judgeSilence(asOf: instant)
+            }
+            apply(.tick)
         }
-        enforceBatchDeadlines(now: .now)
+        AllocatorTrim.trimIfRequested(idle: registry.runningBatchCount == 0, now: .now)
     }
 
     /// Judges silence as of `instant`, once every message received before it has been handled
-    /// (`LivenessCheckpoint`): workers silent for longer than the worker timeout, and task attempts
-    /// unanswered for longer than the task timeout. A heartbeat or a result that waited unread in the
+    /// (`LivenessCheckpoint`): workers silent for longer than the worker timeout are declared dead (their
+    /// tasks' attempts are lost and retried as their batches allow), and task attempts unanswered for
+    /// longer than the task timeout are cancelled. A heartbeat or a result that waited unread in the
     /// socket while the coordinator was behind counts: neither a live worker nor an answered task is
     /// taken for lost, and no task is sent twice for the coordinator's own backlog.
     private func judgeSilence(asOf instant: ContinuousClock.Instant) {
-        expireSilentWorkers(asOf: instant)
-        enforceTaskTimeouts(asOf: instant)
-    }
-
-    /// Declares the workers silent for longer than the timeout as of `instant` dead (every message
-    /// received before it has been handled): their tasks' attempts are lost, and retried as their batches
-    /// allow (`send` delivers the losses).
-    private func expireSilentWorkers(asOf instant: ContinuousClock.Instant) {
-        let (dead, out) = dispatcher.expireWorkers(now: instant)
-        for worker in dead {
-            logger.warning("worker declared dead; its tasks' attempts are lost and retried", metadata: [
-                "worker": "\(worker)", "silence": "> \(configuration.workerTimeout)",
-            ])
-        }
-        send(out)
+        sendingTogether { apply(.judgeSilence, now: instant) }
     }
 }

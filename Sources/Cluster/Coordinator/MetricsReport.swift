@@ -44,15 +44,18 @@ struct MetricsReport: Equatable {
 
     /// The report of `coordinator` as it stands.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
-        self.init(dispatcher: coordinator.dispatcher, registry: coordinator.registry,
-                  queuedTasks: coordinator.queuedTaskCount, droppedMessages: coordinator.droppedMessages,
-                  peersRefused: coordinator.authenticationRefusalsIfAuthenticating, now: now)
+        self.init(
+            dispatcher: coordinator.dispatcher, registry: coordinator.registry,
+            queuedTasks: coordinator.queuedTaskCount, droppedMessages: coordinator.droppedMessages,
+            peersRefused: coordinator.authenticationRefusalsIfAuthenticating, now: now)
         accessRefusals = coordinator.access.refusals
         refusedMessages = coordinator.refusedMessages
     }
 
-    init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
-         peersRefused: Int?, now: ContinuousClock.Instant) {
+    init(
+        dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
+        peersRefused: Int?, now: ContinuousClock.Instant
+    ) {
         for worker in dispatcher.workers.values {
             workers[worker.workerID, default: WorkerFigures()].add(worker)
         }

@@ -12,7 +12,9 @@ struct Outbound {
 extension Outbound {
     /// `outbound` as messages to send, in order per peer: consecutive batchable messages to one peer are
     /// grouped into batch messages (`MessageBatching`). Peers appear in the order of their first message.
-    static func coalesced(_ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()) -> [Outbound] {
+    static func coalesced(
+        _ outbound: [Outbound], limits: MessageBatching.Limits = MessageBatching.Limits()
+    ) -> [Outbound] {
         guard outbound.count > 1, outbound.contains(where: \.batchable) else { return outbound }
         // One wake-up may answer a thousand workers: their groups are found by hashing, not by a linear
         // search (which made a burst's grouping quadratic in the number of peers). A group is a chain of

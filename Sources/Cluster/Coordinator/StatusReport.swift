@@ -15,20 +15,24 @@ struct StatusReport {
     /// The batches a list shows (a client sees its own), and who owns each.
     var scope: BatchScope = .all
     var owners: [String: CurvePublicKey] = [:]
-    /// The operations of running batches, for the failed attempts of unfinished items.
-    var operations: [String: BatchOperation] = [:]
+    /// The running part of batches, for the failed attempts of unfinished items.
+    var runs: [String: BatchRun] = [:]
 
     /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
-        self.init(dispatcher: coordinator.dispatcher, registry: coordinator.registry, queuedTasks: coordinator.queuedTaskCount,
-                  droppedMessages: coordinator.droppedMessages, now: now)
+        self.init(
+            dispatcher: coordinator.dispatcher, registry: coordinator.registry,
+            queuedTasks: coordinator.queuedTaskCount,
+            droppedMessages: coordinator.droppedMessages, now: now)
         self.scope = scope
         self.owners = coordinator.access.owners
-        self.operations = coordinator.operations
+        self.runs = coordinator.core.runs
     }
 
-    init(dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
-         now: ContinuousClock.Instant) {
+    init(
+        dispatcher: Dispatcher, registry: BatchRegistry, queuedTasks: Int, droppedMessages: UInt64,
+        now: ContinuousClock.Instant
+    ) {
         self.dispatcher = dispatcher
         self.registry = registry
         self.queuedTasks = queuedTasks
@@ -40,8 +44,10 @@ struct StatusReport {
     /// `Refusal` (`UNKNOWN_BATCH`) that says when and by which retention rule.
     func answer(to request: StatusRequest) -> Message {
         if !request.batchID.isEmpty, registry.batches[request.batchID] == nil,
-           registry.retiredBatches[request.batchID] != nil {
-            return .refusal(registry.unknownBatch(request.batchID, requestID: request.requestID, now: now, otherwise: ""))
+            registry.retiredBatches[request.batchID] != nil
+        {
+            return .refusal(
+                registry.unknownBatch(request.batchID, requestID: request.requestID, now: now, otherwise: ""))
         }
         return .statusReply(reply(to: request))
     }
@@ -60,7 +66,9 @@ struct StatusReport {
             }
         let selected: [RegisteredBatch]
         if request.batchID.isEmpty {
-            selected = registry.batches.values.filter { scope.includes(owners[$0.batchID]) }.sorted { $0.batchID < $1.batchID }
+            selected = registry.batches.values.filter { scope.includes(owners[$0.batchID]) }.sorted {
+                $0.batchID < $1.batchID
+            }
         } else {
             selected = registry.batches[request.batchID].map { [$0] } ?? []
         }
@@ -68,20 +76,24 @@ struct StatusReport {
             var status = BatchStatus(
                 batchID: batch.batchID, itemCount: UInt32(batch.items.count), succeeded: batch.succeeded,
                 failed: batch.failed, cancelled: batch.cancelled,
-                items: request.batchID.isEmpty ? [] : batch.items.indices.map { index in
-                    let (state, error) = self.state(of: index, in: batch)
-                    let failed = self.failedAttempts(of: index, in: batch)
-                    // Shown to people (status, the dashboard, its owner too): credentials in a source are masked.
-                    return ItemStatus(itemIndex: UInt32(index), source: SourceRedaction.redact(batch.items[index].source), state: state,
-                                      error: SourceRedaction.redactURLs(in: error),
-                                      warnings: batch.warnings(of: index), location: batch.location(of: index),
-                                      attempts: Self.attempts(state: state, failed: failed),
-                                      failedAttempts: failed.map { attempt in
-                                          var shown = attempt
-                                          shown.error = SourceRedaction.redactURLs(in: attempt.error)
-                                          return shown
-                                      })
-                })
+                items: request.batchID.isEmpty
+                    ? []
+                    : batch.items.indices.map { index in
+                        let (state, error) = self.state(of: index, in: batch)
+                        let failed = self.failedAttempts(of: index, in: batch)
+                        // Shown to people (status, the dashboard, its owner too): credentials in a source are masked.
+                        return ItemStatus(
+                            itemIndex: UInt32(index), source: SourceRedaction.redact(batch.items[index].source),
+                            state: state,
+                            error: SourceRedaction.redactURLs(in: error),
+                            warnings: batch.warnings(of: index), location: batch.location(of: index),
+                            attempts: Self.attempts(state: state, failed: failed),
+                            failedAttempts: failed.map { attempt in
+                                var shown = attempt
+                                shown.error = SourceRedaction.redactURLs(in: attempt.error)
+                                return shown
+                            })
+                    })
             status.priority = batch.priority
             status.idempotencyKey = batch.idempotencyKey
             return status
@@ -94,8 +106,11 @@ struct StatusReport {
             tasksPerSecond: dispatcher.tasksPerSecond(now: now), coordinatorID: dispatcher.coordinatorID)
         if request.batchID.isEmpty {
             reply.clients = registry.clientUsage.lazy.filter { scope.includes($0.key.publicKey) }
-                .map { ClientStatus(client: $0.key.description, queuedItems: UInt32(clamping: $0.value.queuedItems),
-                                    batches: UInt32(clamping: $0.value.batches)) }
+                .map {
+                    ClientStatus(
+                        client: $0.key.description, queuedItems: UInt32(clamping: $0.value.queuedItems),
+                        batches: UInt32(clamping: $0.value.batches))
+                }
                 .sorted { $0.client < $1.client }
         }
         reply.maxQueuedItemsPerClient = UInt32(clamping: registry.limits.maxQueuedItemsPerClient)
@@ -125,12 +140,12 @@ struct StatusReport {
     }
 
     /// The failed attempts of an item's tasks, oldest first: kept by the registry once it finished, read
-    /// from its operations while it runs.
+    /// from its running tasks while it runs.
     func failedAttempts(of index: Int, in batch: RegisteredBatch) -> [AttemptStatus] {
         let earlier = batch.failedAttempts(of: index)  // a retried item's earlier runs; all of a finished one's
         if batch.items[index].state.isFinished { return earlier }
-        guard let operation = operations[batch.batchID] else { return earlier }
-        return earlier + operation.failedAttempts(ofItem: index)
+        guard let run = runs[batch.batchID] else { return earlier }
+        return earlier + (run.items[index]?.failedAttempts ?? run.restoredAttempts[index] ?? [])
     }
 
     /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.

@@ -81,7 +81,8 @@ public final class Dashboard: Sendable {
             return DashboardRouter.notFound(isAPI: false, what: problem.title, paragraphs: problem.paragraphs)
         }
         let event = StatusJSON.text(eventObject(batchID: batchID, status: status), compact: true)
-        return DashboardResponse(status: 200, contentType: "text/html; charset=utf-8", text: DashboardPage.html(initialEvent: event))
+        return DashboardResponse(
+            status: 200, contentType: "text/html; charset=utf-8", text: DashboardPage.html(initialEvent: event))
     }
 
     /// `/api/status` or `/api/batches/ID`: what `shiftwork status [ID] --json` prints.
@@ -90,7 +91,8 @@ public final class Dashboard: Sendable {
             return DashboardRouter.notFound(isAPI: true, what: problem.title, paragraphs: problem.paragraphs)
         }
         guard case .reply(let reply) = status else { return .jsonError(status: 500, "no status") }
-        return DashboardResponse(status: 200, contentType: "application/json", text: StatusJSON.text(StatusJSON.object(reply)))
+        return DashboardResponse(
+            status: 200, contentType: "application/json", text: StatusJSON.text(StatusJSON.object(reply)))
     }
 
     /// One event of `/api/events`: the status (with the batch's items when `batchID` is given: those that
@@ -124,7 +126,9 @@ public final class Dashboard: Sendable {
                 members.append(("batch_error", .string(([problem.title] + problem.paragraphs).joined(separator: " "))))
             } else if case .reply(let reply) = status, let batch = reply.batches.first {
                 let (changed, complete) = items.changes(in: batch.items)
-                members.append(("batch", StatusJSON.object(batch, items: changed).setting("item_states_complete", .bool(complete))))
+                members.append(
+                    ("batch", StatusJSON.object(batch, items: changed).setting("item_states_complete", .bool(complete)))
+                )
             }
         }
         return .object(members)
@@ -137,15 +141,21 @@ public final class Dashboard: Sendable {
             return ("Batch \(batchID) is no longer kept", [reason])
         case .reply(let reply):
             if reply.batches.contains(where: { $0.batchID == batchID }) { return nil }
-            return ("Unknown batch \(batchID)",
-                    ["This coordinator does not know it: check the ID that submit printed, or see the list of batches on the cluster page."])
+            return (
+                "Unknown batch \(batchID)",
+                [
+                    "This coordinator does not know it: check the ID that submit printed, or see the list of batches on the cluster page."
+                ]
+            )
         }
     }
 
     /// The preview of item `itemIndex` of `batchID` (404 without a stored image).
     func preview(batchID: String, itemIndex: Int) async -> DashboardResponse {
         guard keepsOutputs, let file = await source.storedOutputFile(batchID: batchID, itemIndex: itemIndex) else {
-            return .jsonError(status: 404, "no preview: the coordinator keeps outputs only with --data-dir, and only of items that succeeded")
+            return .jsonError(
+                status: 404,
+                "no preview: the coordinator keeps outputs only with --data-dir, and only of items that succeeded")
         }
         do {
             let jpeg = try await previews.preview(of: file, key: "\(batchID)/\(itemIndex)")

@@ -20,7 +20,9 @@ struct DashboardHTTPHandler: Sendable {
             if dashboardRequest.pathSegments == ["metrics"], isGetOrHead {
                 return metrics()
             }
-            return .complete(status: 404, headers: [("Content-Type", "text/plain")], body: Array("not found: try GET /metrics\n".utf8))
+            return .complete(
+                status: 404, headers: [("Content-Type", "text/plain")],
+                body: Array("not found: try GET /metrics\n".utf8))
         }
         switch dashboard.route(dashboardRequest) {
         case .metrics:
@@ -45,7 +47,9 @@ struct DashboardHTTPHandler: Sendable {
 
     private func metrics() -> HTTPEndpointReply {
         let text = blockingAwait(renderMetrics)
-        return .complete(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8))
+        return .complete(
+            status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8)
+        )
     }
 
     /// Server-sent events: a status a second until the client goes (`DashboardEventStream`).
@@ -54,12 +58,14 @@ struct DashboardHTTPHandler: Sendable {
             return Self.reply(DashboardResponse(status: 200, contentType: "text/event-stream", body: []))
         }
         guard dashboard.openStream() else {
-            return Self.reply(.jsonError(status: 503, "too many event streams open (\(Dashboard.maxEventStreams)); try again later"))
+            return Self.reply(
+                .jsonError(status: 503, "too many event streams open (\(Dashboard.maxEventStreams)); try again later"))
         }
         var head = DashboardResponse(status: 200, contentType: "text/event-stream; charset=utf-8", body: [])
         head.headers.append(.init("X-Accel-Buffering", "no"))
-        return .stream(status: head.status, headers: head.headers.map { ($0.name, $0.value) }, size: nil,
-                       body: DashboardEventStream(dashboard: dashboard, batchID: batchID))
+        return .stream(
+            status: head.status, headers: head.headers.map { ($0.name, $0.value) }, size: nil,
+            body: DashboardEventStream(dashboard: dashboard, batchID: batchID))
     }
 
     private static func reply(_ response: DashboardResponse) -> HTTPEndpointReply {

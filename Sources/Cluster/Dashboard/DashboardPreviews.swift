@@ -22,8 +22,9 @@ final class DashboardPreviews: Sendable {
             let data = [UInt8](try Data(contentsOf: file))
             let (image, _) = try ImageCodec.decode(data, cancellation: cancellation)
             let small = image.downscaled(toFit: Self.maxSide)
-            return try ImageCodec.encode(small.channels == 4 ? small.converted(toChannels: 3) : small, as: .jpeg,
-                                         jpegQuality: 80, cancellation: cancellation)
+            return try ImageCodec.encode(
+                small.channels == 4 ? small.converted(toChannels: 3) : small, as: .jpeg,
+                jpegQuality: 80, cancellation: cancellation)
         }
         cache.withLock { $0.insert(jpeg, for: key, capacity: Self.cacheCapacity) }
         return jpeg

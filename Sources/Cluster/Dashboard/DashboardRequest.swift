@@ -17,7 +17,9 @@ public struct DashboardRequest: Sendable, Equatable {
     public var cookies: [String: String]
 
     /// A request for `uri` (path and query, as on the request line).
-    public init(method: String, uri: String, host: String? = nil, authorization: String? = nil, cookieHeaders: [String] = []) {
+    public init(
+        method: String, uri: String, host: String? = nil, authorization: String? = nil, cookieHeaders: [String] = []
+    ) {
         self.method = method
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts.first.map(String.init) ?? ""
@@ -27,7 +29,8 @@ public struct DashboardRequest: Sendable, Equatable {
             for pair in parts[1].split(separator: "&") {
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = Self.percentDecoded(String(nameAndValue[0]), plusIsSpace: true)
-                query[name] = nameAndValue.count > 1 ? Self.percentDecoded(String(nameAndValue[1]), plusIsSpace: true) : ""
+                query[name] =
+                    nameAndValue.count > 1 ? Self.percentDecoded(String(nameAndValue[1]), plusIsSpace: true) : ""
             }
         }
         self.query = query
@@ -38,7 +41,8 @@ public struct DashboardRequest: Sendable, Equatable {
             for pair in header.split(separator: ";") {
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard nameAndValue.count == 2 else { continue }
-                cookies[nameAndValue[0].trimmingCharacters(in: .whitespaces)] = nameAndValue[1].trimmingCharacters(in: .whitespaces)
+                cookies[nameAndValue[0].trimmingCharacters(in: .whitespaces)] = nameAndValue[1].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
         self.cookies = cookies
@@ -53,7 +57,8 @@ public struct DashboardRequest: Sendable, Equatable {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
+            {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {

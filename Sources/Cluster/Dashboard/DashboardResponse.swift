@@ -23,16 +23,18 @@ public struct DashboardResponse: Sendable, Equatable {
     public init(status: Int, contentType: String, body: [UInt8], extraHeaders: [Header] = []) {
         self.status = status
         self.body = body
-        headers = [
-            Header("Content-Type", contentType),
-            Header("Content-Security-Policy",
-                   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-                       + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
-            Header("X-Content-Type-Options", "nosniff"),
-            Header("X-Frame-Options", "DENY"),
-            Header("Referrer-Policy", "no-referrer"),
-            Header("Cache-Control", "no-store"),
-        ] + extraHeaders
+        headers =
+            [
+                Header("Content-Type", contentType),
+                Header(
+                    "Content-Security-Policy",
+                    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+                        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+                Header("X-Content-Type-Options", "nosniff"),
+                Header("X-Frame-Options", "DENY"),
+                Header("Referrer-Policy", "no-referrer"),
+                Header("Cache-Control", "no-store"),
+            ] + extraHeaders
     }
 
     /// A response with a text body.
@@ -50,8 +52,10 @@ public struct DashboardResponse: Sendable, Equatable {
 
     /// An HTML page of the server's own (an error, or a page without data): `title` and `paragraphs` are
     /// escaped here; `hint` may hold markup of the server's (a `<code>` example), never network text.
-    static func page(status: Int, title: String, paragraphs: [String], hintHTML: String = "",
-                     extraHeaders: [Header] = []) -> DashboardResponse {
+    static func page(
+        status: Int, title: String, paragraphs: [String], hintHTML: String = "",
+        extraHeaders: [Header] = []
+    ) -> DashboardResponse {
         let body = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
@@ -64,12 +68,14 @@ public struct DashboardResponse: Sendable, Equatable {
             \(hintHTML)
             </main></body></html>
             """
-        return DashboardResponse(status: status, contentType: "text/html; charset=utf-8", text: body, extraHeaders: extraHeaders)
+        return DashboardResponse(
+            status: status, contentType: "text/html; charset=utf-8", text: body, extraHeaders: extraHeaders)
     }
 
     /// A JSON error for the `/api/` routes: `{"error": message}`.
     static func jsonError(status: Int, _ message: String, extraHeaders: [Header] = []) -> DashboardResponse {
-        DashboardResponse(status: status, contentType: "application/json",
-                          text: JSONValue.object([("error", .string(message))]).compactText, extraHeaders: extraHeaders)
+        DashboardResponse(
+            status: status, contentType: "application/json",
+            text: JSONValue.object([("error", .string(message))]).compactText, extraHeaders: extraHeaders)
     }
 }

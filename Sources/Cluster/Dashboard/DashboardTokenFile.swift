@@ -42,8 +42,9 @@ public final class DashboardTokenFile: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw Problem(description: "cannot read the dashboard token file \(path): \(error.localizedDescription). "
-                + "Create one with `openssl rand -hex 32 > \(path)` and give it with --dashboard-token-file")
+            throw Problem(
+                description: "cannot read the dashboard token file \(path): \(error.localizedDescription). "
+                    + "Create one with `openssl rand -hex 32 > \(path)` and give it with --dashboard-token-file")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         try validate(token, path: path)
@@ -53,13 +54,16 @@ public final class DashboardTokenFile: Sendable {
     /// Checks that `token` is long enough and made of characters a cookie and a URL carry unchanged.
     static func validate(_ token: String, path: String) throws {
         guard token.count >= minimumLength else {
-            throw Problem(description: "the dashboard token in \(path) has \(token.count) characters; it needs \(minimumLength) or more. "
-                + "Make one with `openssl rand -hex 32 > \(path)`")
+            throw Problem(
+                description:
+                    "the dashboard token in \(path) has \(token.count) characters; it needs \(minimumLength) or more. "
+                    + "Make one with `openssl rand -hex 32 > \(path)`")
         }
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".unicodeScalars)
         guard token.unicodeScalars.allSatisfy(allowed.contains) else {
-            throw Problem(description: "the dashboard token in \(path) may hold only letters, digits and - _ . ~ "
-                + "(it travels in a URL and a cookie). Make one with `openssl rand -hex 32 > \(path)`")
+            throw Problem(
+                description: "the dashboard token in \(path) may hold only letters, digits and - _ . ~ "
+                    + "(it travels in a URL and a cookie). Make one with `openssl rand -hex 32 > \(path)`")
         }
     }
 

@@ -14,7 +14,9 @@ public struct ThroughputHistory: Sendable, Equatable {
         /// Connected workers.
         public var workers: Int
 
-        public init(unixMilliseconds: Int64, tasksPerSecond: Double, queuedTasks: UInt32, runningTasks: UInt32, workers: Int) {
+        public init(
+            unixMilliseconds: Int64, tasksPerSecond: Double, queuedTasks: UInt32, runningTasks: UInt32, workers: Int
+        ) {
             self.unixMilliseconds = unixMilliseconds
             self.tasksPerSecond = tasksPerSecond
             self.queuedTasks = queuedTasks
@@ -50,10 +52,14 @@ public struct ThroughputHistory: Sendable, Equatable {
 
     /// The samples as JSON values: `[{"t": ms, "tps": x, "queued": n, "running": n, "workers": n}]`.
     package var jsonObject: JSONValue {
-        .array(samples.map { sample in
-            .object([("t", .integer(Int(sample.unixMilliseconds))), ("tps", .number(sample.tasksPerSecond)),
-                     ("queued", .unsigned(UInt64(sample.queuedTasks))), ("running", .unsigned(UInt64(sample.runningTasks))),
-                     ("workers", .integer(sample.workers))])
-        })
+        .array(
+            samples.map { sample in
+                .object([
+                    ("t", .integer(Int(sample.unixMilliseconds))), ("tps", .number(sample.tasksPerSecond)),
+                    ("queued", .unsigned(UInt64(sample.queuedTasks))),
+                    ("running", .unsigned(UInt64(sample.runningTasks))),
+                    ("workers", .integer(sample.workers)),
+                ])
+            })
     }
 }

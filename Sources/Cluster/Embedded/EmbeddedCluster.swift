@@ -1,5 +1,5 @@
-import Foundation
 import Fetching
+import Foundation
 import Imaging
 import Logging
 import Messaging

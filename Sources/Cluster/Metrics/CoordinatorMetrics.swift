@@ -25,23 +25,39 @@ struct CoordinatorMetrics {
         "shiftwork_tasks_per_second": "Tasks finished per second over the last 10 seconds.",
         "shiftwork_batches_accepted_total": "Batches accepted.",
         "shiftwork_batches_running": "Batches with unfinished items.",
-        "shiftwork_tasks_local_input_total": "Tasks sent to the worker that already held their input (it did not travel).",
-        "shiftwork_tasks_chained_total": "Tilt-shifts that ran chained to their download on its worker, without an assignment of their own.",
-        "shiftwork_late_results_used_total": "Tasks completed by the success of an attempt already timed out, or let go with a worker declared dead, that came before any other result (first valid result wins).",
-        "shiftwork_tasks_asked_back_total": "Tasks the coordinator asked a worker to give back, for a worker with an idle compute thread (stealing at a batch's tail).",
+        "shiftwork_tasks_local_input_total":
+            "Tasks sent to the worker that already held their input (it did not travel).",
+        "shiftwork_tasks_chained_total":
+            "Tilt-shifts that ran chained to their download on its worker, without an assignment of their own.",
+        "shiftwork_late_results_used_total":
+            "Tasks completed by the success of an attempt already timed out, or let go with a worker declared dead, that came before any other result (first valid result wins).",
+        "shiftwork_tasks_asked_back_total":
+            "Tasks the coordinator asked a worker to give back, for a worker with an idle compute thread (stealing at a batch's tail).",
         "shiftwork_tasks_given_back_total": "Of those, tasks given back before they started and assigned again.",
-        "shiftwork_tasks_local_input_missed_total": "Of those, tasks whose input the worker no longer had, sent again with the bytes (workers of protocol minor 2).",
-        "shiftwork_tasks_input_lost_total": "Tilt-shifts whose downloaded image was lost with its worker (or evicted): the download ran again elsewhere.",
-        "shiftwork_download_bytes_received_total": "Bytes of downloaded images that reached the coordinator (0 when workers keep them: minor 3).",
-        "shiftwork_output_bytes_received_total": "Bytes of outputs that reached the coordinator (0 with a sink: workers write them).",
-        "shiftwork_assignments_lost_total": "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
-        "shiftwork_tasks_resent_total": "Tasks queued to run again after an attempt that gave no usable result, by reason: assignment_lost, worker_lost, timed_out, failed (a transient failure retried), input_missing, handed_back (by a leaving worker, before it started).",
-        "shiftwork_messages_dropped_total": "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
-        "shiftwork_peers_refused_total": "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
-"shiftwork_messages_refused_total": "Messages refused for a field out of bounds (docs/protocol.md, \"Bounds\"), by field.",
-        "shiftwork_client_queued_items": "Unfinished items of a client (its key, or its connection without CurveZMQ), against --max-queued-items-per-client.",
-        "shiftwork_client_batches": "Batches the coordinator keeps for a client (running, and finished ones kept for status), against --max-batches-per-client.",
-        "shiftwork_refusals_total": "Requests refused because the sender's key lacks the role they need or does not own the batch, and worker messages that do not speak for their sender (another key, worker ID or connection), by the key's roles, the request and the reason.",
+        "shiftwork_tasks_local_input_missed_total":
+            "Of those, tasks whose input the worker no longer had, sent again with the bytes (workers of protocol minor 2).",
+        "shiftwork_tasks_input_lost_total":
+            "Tilt-shifts whose downloaded image was lost with its worker (or evicted): the download ran again elsewhere.",
+        "shiftwork_download_bytes_received_total":
+            "Bytes of downloaded images that reached the coordinator (0 when workers keep them: minor 3).",
+        "shiftwork_output_bytes_received_total":
+            "Bytes of outputs that reached the coordinator (0 with a sink: workers write them).",
+        "shiftwork_assignments_lost_total":
+            "Assignments a worker did not receive whole (found through its heartbeats) and queued again.",
+        "shiftwork_tasks_resent_total":
+            "Tasks queued to run again after an attempt that gave no usable result, by reason: assignment_lost, worker_lost, timed_out, failed (a transient failure retried), input_missing, handed_back (by a leaving worker, before it started).",
+        "shiftwork_messages_dropped_total":
+            "Messages dropped: malformed, from the wrong kind of peer, or answering an attempt that is no longer current.",
+        "shiftwork_peers_refused_total":
+            "Connections refused by CurveZMQ authentication (public key not on the allow-list).",
+        "shiftwork_messages_refused_total":
+            "Messages refused for a field out of bounds (docs/protocol.md, \"Bounds\"), by field.",
+        "shiftwork_client_queued_items":
+            "Unfinished items of a client (its key, or its connection without CurveZMQ), against --max-queued-items-per-client.",
+        "shiftwork_client_batches":
+            "Batches the coordinator keeps for a client (running, and finished ones kept for status), against --max-batches-per-client.",
+        "shiftwork_refusals_total":
+            "Requests refused because the sender's key lacks the role they need or does not own the batch, and worker messages that do not speak for their sender (another key, worker ID or connection), by the key's roles, the request and the reason.",
     ]
 
     /// The registry the metrics are recorded in, rendered by `text`.
@@ -83,8 +99,12 @@ struct CoordinatorMetrics {
         self.registry = registry
         let factory = DescribedPrometheusFactory(registry: registry, help: Self.help)
         self.factory = factory
-        func gauge(_ name: String) -> CoreMetrics.Gauge { CoreMetrics.Gauge(label: name, dimensions: [], factory: factory) }
-        func counter(_ name: String) -> MirroredCounter { MirroredCounter(CoreMetrics.Counter(label: name, dimensions: [], factory: factory)) }
+        func gauge(_ name: String) -> CoreMetrics.Gauge {
+            CoreMetrics.Gauge(label: name, dimensions: [], factory: factory)
+        }
+        func counter(_ name: String) -> MirroredCounter {
+            MirroredCounter(CoreMetrics.Counter(label: name, dimensions: [], factory: factory))
+        }
         workers = gauge("shiftwork_workers")
         tasksQueued = gauge("shiftwork_tasks_queued")
         tasksRunning = gauge("shiftwork_tasks_running")
@@ -105,8 +125,9 @@ struct CoordinatorMetrics {
         outputBytesReceived = counter("shiftwork_output_bytes_received_total")
         messagesDropped = counter("shiftwork_messages_dropped_total")
         for reason in TaskResends.Reason.allCases {
-            resends[reason] = MirroredCounter(CoreMetrics.Counter(
-                label: "shiftwork_tasks_resent_total", dimensions: [("reason", reason.rawValue)], factory: factory))
+            resends[reason] = MirroredCounter(
+                CoreMetrics.Counter(
+                    label: "shiftwork_tasks_resent_total", dimensions: [("reason", reason.rawValue)], factory: factory))
         }
     }
 
@@ -134,21 +155,30 @@ struct CoordinatorMetrics {
         for reason in TaskResends.Reason.allCases { resends[reason]?.advance(to: report.resends[reason]) }
         if let refused = report.peersRefused {
             if peersRefused == nil {
-                peersRefused = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_peers_refused_total", dimensions: [], factory: factory))
+                peersRefused = MirroredCounter(
+                    CoreMetrics.Counter(label: "shiftwork_peers_refused_total", dimensions: [], factory: factory))
             }
             peersRefused?.advance(to: UInt64(max(0, refused)))
         }
         for (labels, total) in report.accessRefusals {
-            var counter = accessRefusals[labels] ?? MirroredCounter(CoreMetrics.Counter(
-                label: "shiftwork_refusals_total",
-                dimensions: [("role", labels.role), ("request", labels.request), ("reason", labels.reason.rawValue)],
-                factory: factory))
+            var counter =
+                accessRefusals[labels]
+                ?? MirroredCounter(
+                    CoreMetrics.Counter(
+                        label: "shiftwork_refusals_total",
+                        dimensions: [
+                            ("role", labels.role), ("request", labels.request), ("reason", labels.reason.rawValue),
+                        ],
+                        factory: factory))
             counter.advance(to: total)
             accessRefusals[labels] = counter
         }
         for (field, total) in report.refusedMessages {
-            var counter = boundRefusals[field] ?? MirroredCounter(CoreMetrics.Counter(
-                label: "shiftwork_messages_refused_total", dimensions: [("field", field)], factory: factory))
+            var counter =
+                boundRefusals[field]
+                ?? MirroredCounter(
+                    CoreMetrics.Counter(
+                        label: "shiftwork_messages_refused_total", dimensions: [("field", field)], factory: factory))
             counter.advance(to: total)
             boundRefusals[field] = counter
         }
@@ -158,9 +188,13 @@ struct CoordinatorMetrics {
             perClient[client] = nil
         }
         for (client, usage) in report.clients {
-            let gauges = perClient[client] ?? (
-                CoreMetrics.Gauge(label: "shiftwork_client_queued_items", dimensions: [("client", client)], factory: factory),
-                CoreMetrics.Gauge(label: "shiftwork_client_batches", dimensions: [("client", client)], factory: factory))
+            let gauges =
+                perClient[client] ?? (
+                    CoreMetrics.Gauge(
+                        label: "shiftwork_client_queued_items", dimensions: [("client", client)], factory: factory),
+                    CoreMetrics.Gauge(
+                        label: "shiftwork_client_batches", dimensions: [("client", client)], factory: factory)
+                )
             gauges.queuedItems.record(usage.queuedItems)
             gauges.batches.record(usage.batches)
             perClient[client] = gauges
@@ -212,9 +246,13 @@ private struct WorkerSeries {
     init(workerID: String, factory: any MetricsFactory) {
         let dimensions = [("worker", workerID)]
         slots = CoreMetrics.Gauge(label: "shiftwork_worker_slots", dimensions: dimensions, factory: factory)
-        runningTasks = CoreMetrics.Gauge(label: "shiftwork_worker_running_tasks", dimensions: dimensions, factory: factory)
-        tasksCompleted = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_worker_tasks_completed_total", dimensions: dimensions, factory: factory))
-        tasksFailed = MirroredCounter(CoreMetrics.Counter(label: "shiftwork_worker_tasks_failed_total", dimensions: dimensions, factory: factory))
+        runningTasks = CoreMetrics.Gauge(
+            label: "shiftwork_worker_running_tasks", dimensions: dimensions, factory: factory)
+        tasksCompleted = MirroredCounter(
+            CoreMetrics.Counter(
+                label: "shiftwork_worker_tasks_completed_total", dimensions: dimensions, factory: factory))
+        tasksFailed = MirroredCounter(
+            CoreMetrics.Counter(label: "shiftwork_worker_tasks_failed_total", dimensions: dimensions, factory: factory))
     }
 
     mutating func record(_ figures: MetricsReport.WorkerFigures) {

@@ -52,7 +52,9 @@ struct DescribedPrometheusFactory: MetricsFactory {
     }
 
     func destroyCounter(_ handler: any CounterHandler) { histograms.destroyCounter(handler) }
-    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { histograms.destroyFloatingPointCounter(handler) }
+    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {
+        histograms.destroyFloatingPointCounter(handler)
+    }
     func destroyRecorder(_ handler: any RecorderHandler) { histograms.destroyRecorder(handler) }
     func destroyMeter(_ handler: any MeterHandler) { histograms.destroyMeter(handler) }
     func destroyTimer(_ handler: any TimerHandler) { histograms.destroyTimer(handler) }

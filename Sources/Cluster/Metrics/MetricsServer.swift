@@ -20,8 +20,10 @@ public final class MetricsServer: Service, Sendable {
     /// Starts serving on `host:port` (port 0: any free port); with `dashboard`, the dashboard too.
     ///
     /// - Throws: `HTTPEndpointError` when the address cannot be bound (in use, not local).
-    public static func start(host: String, port: Int, dashboard: Dashboard? = nil,
-                             render: @escaping @Sendable () async -> String) async throws -> MetricsServer {
+    public static func start(
+        host: String, port: Int, dashboard: Dashboard? = nil,
+        render: @escaping @Sendable () async -> String
+    ) async throws -> MetricsServer {
         let handler = DashboardHTTPHandler(renderMetrics: render, dashboard: dashboard)
         let server = try HTTPEndpointServer.start(host: host, port: port) { request, _ in handler.answer(request) }
         return MetricsServer(server: server, dashboard: dashboard)

@@ -30,34 +30,47 @@ struct AssignedTask: Sendable {
     /// Builds the operation for `assignment`: a `FetchOperation`, or a `TiltShiftOperation` whose input
     /// is the image injected into the assignment by the coordinator, run on `computeThreads` (a sink's write
     /// on `sinkThreads`). At `debug`, the operation logs through `log` when it starts executing.
-    init(_ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits,
-         computeThreads: ComputeThreads, sinkThreads: ComputeThreads, log: TaskLogger, received: ContinuousClock.Instant = .now) throws(TaskRejection) {
+    init(
+        _ assignment: TaskAssignment, fetcher: ImageFetcher, filterThreads: Int, limits: ImageLimits,
+        computeThreads: ComputeThreads, sinkThreads: ComputeThreads, log: TaskLogger,
+        received: ContinuousClock.Instant = .now
+    ) throws(TaskRejection) {
         self.assignment = assignment
         self.log = log
         self.received = received
         var startGate: StartGate?
         switch assignment.kind {
         case .download:
-            work = .download(FetchOperation(source: assignment.source, fetcher: fetcher,
-                                            s3Endpoint: assignment.s3Endpoint.isEmpty ? nil : assignment.s3Endpoint))
+            work = .download(
+                FetchOperation(
+                    source: assignment.source, fetcher: fetcher,
+                    s3Endpoint: assignment.s3Endpoint.isEmpty ? nil : assignment.s3Endpoint))
         case .tiltShift:
             guard let injected = assignment.inputs.first else {
-                throw TaskRejection(TaskFailure(
-                    code: .dependency, message: "tilt-shift task \(assignment.taskID) arrived without its input image"))
+                throw TaskRejection(
+                    TaskFailure(
+                        code: .dependency,
+                        message: "tilt-shift task \(assignment.taskID) arrived without its input image"))
             }
             guard let format = ImageFormat(sniffing: injected.data) else {
-                throw TaskRejection(TaskFailure(
-                    code: .decode, message: "\(assignment.source): the downloaded bytes are not a \(ImageFormat.readableNames) image"))
+                throw TaskRejection(
+                    TaskFailure(
+                        code: .decode,
+                        message:
+                            "\(assignment.source): the downloaded bytes are not a \(ImageFormat.readableNames) image"))
             }
-            let parameters = assignment.parameters ?? WireTiltShiftParameters(
-                TiltShiftParameters.coreImage, encoding: EncodingOptions())
+            let parameters =
+                assignment.parameters
+                ?? WireTiltShiftParameters(
+                    TiltShiftParameters.coreImage, encoding: EncodingOptions())
             if !assignment.sink.isEmpty {
                 // The output goes to the batch's sink from here; only its metadata goes back.
                 let sink: any OutputSink
                 do {
                     try OutputSinks.checkName(assignment.sinkName, sink: assignment.sink)
-                    sink = try OutputSinks.make(assignment.sink, s3Endpoint: assignment.s3Endpoint, threads: sinkThreads,
-                                                fetcher: fetcher)
+                    sink = try OutputSinks.make(
+                        assignment.sink, s3Endpoint: assignment.s3Endpoint, threads: sinkThreads,
+                        fetcher: fetcher)
                 } catch {
                     throw TaskRejection(TaskFailure(code: .sink, message: "\(assignment.source): \(error)"))
                 }
@@ -82,8 +95,10 @@ struct AssignedTask: Sendable {
         case .noop:
             work = .noop(NoOpOperation(name: assignment.taskID))
         case .unspecified:
-            throw TaskRejection(TaskFailure(
-                code: .internal, message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
+            throw TaskRejection(
+                TaskFailure(
+                    code: .internal,
+                    message: "task \(assignment.taskID) has a kind this worker does not know: upgrade the worker"))
         }
         self.startGate = startGate
         if log.isEnabled(.debug) {
@@ -104,15 +119,25 @@ struct AssignedTask: Sendable {
     func logSent(_ result: TaskResult) {
         switch result.outcome {
         case .output(let output):
-            log.debug("task succeeded, result sent", metadata: [
-                "bytes": "\(output.data.count)", "elapsed_ms": "\(elapsedMilliseconds)",
-                "location": "\(output.location)"])
+            log.debug(
+                "task succeeded, result sent",
+                metadata: [
+                    "bytes": "\(output.data.count)", "elapsed_ms": "\(elapsedMilliseconds)",
+                    "location": "\(output.location)",
+                ])
         case .failure(let failure) where failure.code == .cancelled:
-            log.debug("task cancelled, result sent", metadata: [
-                "error": "\(failure.message)", "elapsed_ms": "\(elapsedMilliseconds)"])
+            log.debug(
+                "task cancelled, result sent",
+                metadata: [
+                    "error": "\(failure.message)", "elapsed_ms": "\(elapsedMilliseconds)",
+                ])
         case .failure(let failure):
-            log.info("task failed, result sent", metadata: [
-                "code": "\(failure.code.logName)", "error": "\(failure.message)", "elapsed_ms": "\(elapsedMilliseconds)"])
+            log.info(
+                "task failed, result sent",
+                metadata: [
+                    "code": "\(failure.code.logName)", "error": "\(failure.message)",
+                    "elapsed_ms": "\(elapsedMilliseconds)",
+                ])
         }
     }
 

@@ -31,9 +31,12 @@ struct InputCache {
         let stored = store(assignment.taskID, data: output.data, mediaType: output.mediaType)
         guard assignment.keepOutput else { return .output(output) }
         guard stored else {
-            return .failure(TaskFailure(code: .limit, message:
-                "\(assignment.source): the image (\(output.data.count >> 20) MiB) is larger than this worker's input cache "
-                + "(\(capacityBytes >> 20) MiB): start the workers with a larger \(capacityOption)"))
+            return .failure(
+                TaskFailure(
+                    code: .limit,
+                    message:
+                        "\(assignment.source): the image (\(output.data.count >> 20) MiB) is larger than this worker's input cache "
+                        + "(\(capacityBytes >> 20) MiB): start the workers with a larger \(capacityOption)"))
         }
         return .output(TaskOutput(heldOnWorker: true, size: UInt64(output.data.count), mediaType: output.mediaType))
     }

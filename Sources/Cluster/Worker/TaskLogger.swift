@@ -49,8 +49,10 @@ struct TaskLogger: Sendable {
         log(.error, message(), extra())
     }
 
-    private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message,
-                     _ extra: @autoclosure () -> Logger.Metadata) {
+    private func log(
+        _ level: Logger.Level, _ message: @autoclosure () -> Logger.Message,
+        _ extra: @autoclosure () -> Logger.Metadata
+    ) {
         guard isEnabled(level) else { return }
         logger.log(level: level, message(), metadata: metadata.merging(extra()) { _, new in new })
     }

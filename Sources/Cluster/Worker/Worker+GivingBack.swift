@@ -9,7 +9,10 @@ extension Worker {
     func giveBack(_ request: GiveBackTask) {
         // By its key; a download whose result is held back for its tilt-shift (`--chained-tasks together`)
         // is given back with that tilt-shift, which is what waits.
-        let held = running.values.first { $0.assignment.taskKey == request.taskKey && $0.assignment.attempt == request.attempt }
+        let held =
+            running.values.first {
+                $0.assignment.taskKey == request.taskKey && $0.assignment.attempt == request.attempt
+            }
             ?? running.values.first { $0.chainedAfter == request.taskKey && $0.heldBack?.attempt == request.attempt }
         var givenBack = false
         if let task = held, let gate = task.startGate, gate.giveUp() {

@@ -16,10 +16,13 @@ extension Worker {
 
     func sayHello() {
         helloSentAt = .now
-        send(.workerHello(WorkerHello(
-            workerID: configuration.workerID, slots: UInt32(configuration.slots),
-            version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true,
-            acceptsChainedTasks: configuration.acceptsChainedTasks, giveBackThreads: configuration.giveBackThreads)))
+        send(
+            .workerHello(
+                WorkerHello(
+                    workerID: configuration.workerID, slots: UInt32(configuration.slots),
+                    version: ShiftworkVersion.current, hostname: ProcessInfo.processInfo.hostName, acceptsBatches: true,
+                    acceptsChainedTasks: configuration.acceptsChainedTasks,
+                    giveBackThreads: configuration.giveBackThreads)))
     }
 
     /// Sends a heartbeat every interval (the coordinator's welcome may change it) until cancelled or stopping.
@@ -28,12 +31,16 @@ extension Worker {
             try? await Task.sleep(for: heartbeatInterval)
             guard !Task.isCancelled, !isStopping else { return }
             logger.logSuppressed(logThrottle.expired(now: .now), window: logThrottle.window)
-            send(.heartbeat(Heartbeat(workerID: configuration.workerID, running: UInt32(running.count),
-                                      droppedMessages: droppedMessages, lastSequence: lastSequence,
-                                      holding: running.values.flatMap { task in
-                                          // A download whose result is held back is still this worker's.
-                                          task.heldBack == nil ? [task.assignment.taskKey] : [task.chainedAfter, task.assignment.taskKey]
-                                      })))
+            send(
+                .heartbeat(
+                    Heartbeat(
+                        workerID: configuration.workerID, running: UInt32(running.count),
+                        droppedMessages: droppedMessages, lastSequence: lastSequence,
+                        holding: running.values.flatMap { task in
+                            // A download whose result is held back is still this worker's.
+                            task.heldBack == nil
+                                ? [task.assignment.taskKey] : [task.chainedAfter, task.assignment.taskKey]
+                        })))
         }
     }
 
@@ -47,11 +54,14 @@ extension Worker {
     /// Says so when no coordinator has answered yet: with keys, a wrong coordinator key looks the same.
     private func warnIfUnregistered(usingKeys: Bool) {
         guard !isRegistered, !isStopping else { return }
-        let advice = usingKeys
+        let advice =
+            usingKeys
             ? "With CurveZMQ: does it run with keys, is this worker's public key on its allow-list, and is --coordinator-key its public key?"
             : "If it runs with keys (CurveZMQ), give this worker --secret-key and --coordinator-key."
         logger.warning(
             "no answer from a coordinator yet: is one running at this endpoint? \(advice)",
-            metadata: ["coordinator": "\(PrintableText.escape(currentCoordinator))", "waited": "\(welcomeWarningDelay)"])
+            metadata: [
+                "coordinator": "\(PrintableText.escape(currentCoordinator))", "waited": "\(welcomeWarningDelay)",
+            ])
     }
 }

@@ -40,12 +40,17 @@ extension Worker {
                 task.log.info("dropping the task: the coordinator registered this worker again and no longer holds it")
                 task.operation.cancel()
             }
-            if welcome.heartbeatIntervalMs > 0 { heartbeatInterval = Self.heartbeatInterval(askedMs: welcome.heartbeatIntervalMs) }
+            if welcome.heartbeatIntervalMs > 0 {
+                heartbeatInterval = Self.heartbeatInterval(askedMs: welcome.heartbeatIntervalMs)
+            }
             coordinatorMaxMessageBytes = welcome.maxMessageBytes > 0 ? Int64(clamping: welcome.maxMessageBytes) : nil
             inputCache.removeAll()
             isRegistered = true
-            logger.info("registered with the coordinator", metadata: [
-                "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)"])
+            logger.info(
+                "registered with the coordinator",
+                metadata: [
+                    "coordinator": "\(welcome.coordinatorID)", "dropped_tasks": "\(orphaned.count)",
+                ])
         case .taskAssignment(let assignment):
             lastSequence = max(lastSequence, assignment.sequence)
             if let violation = MessageBounds.violation(in: assignment) { return refuse(assignment, violation) }
@@ -53,22 +58,26 @@ extension Worker {
         case .cancelTask(let cancel):
             // Found by the key the coordinator addresses it by (minor 2), else by its ID (a minor-1 coordinator).
             // A download's key also reaches the tilt-shift chained to it (the cancel crossed the download's result).
-            let held = cancel.taskKey != 0
-                ? running.values.first { $0.assignment.taskKey == cancel.taskKey } ?? running.values.first { $0.chainedAfter == cancel.taskKey }
+            let held =
+                cancel.taskKey != 0
+                ? running.values.first { $0.assignment.taskKey == cancel.taskKey }
+                    ?? running.values.first { $0.chainedAfter == cancel.taskKey }
                 : running[cancel.taskID]
             if let task = held {
                 task.log.debug("cancel requested by the coordinator", metadata: ["reason": "\(cancel.reason)"])
                 task.operation.cancel()
             } else {
                 // Its result has gone already, and serves as the confirmation.
-                logger.debug("ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
+                logger.debug(
+                    "ignored a cancel for a task this worker no longer runs", metadata: ["task": "\(cancel.taskID)"])
             }
         case .giveBackTask(let request):
             giveBack(request)
         case .statusReply(let reply) where reply.requestID == Self.livenessProbeID:
             return  // the answer to the liveness probe: the coordinator is there (`watchCoordinator`)
         case .refusal(let refusal) where refusal.requestID == Self.livenessProbeID:
-            return  // the probe refused (a batch it does not know, or a key without the client role): an answer all the same
+            // The probe refused (a batch it does not know, or a key without the client role): an answer all the same.
+            return
         case .refusal(let refusal):
             if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come
@@ -97,13 +106,17 @@ extension Worker {
     /// it only when it counts the assignment lost).
     private func refuse(_ assignment: TaskAssignment, _ violation: MessageBounds.Violation) {
         if logThrottle.admit("refused an assignment out of bounds", now: .now) {
-            logger.warning("refused an assignment with a field out of bounds; its failure is sent", metadata: [
-                "field": "\(violation.field)", "reason": "\(PrintableText.escape(violation.reason))"])
+            logger.warning(
+                "refused an assignment with a field out of bounds; its failure is sent",
+                metadata: [
+                    "field": "\(violation.field)", "reason": "\(PrintableText.escape(violation.reason))",
+                ])
         }
         let code: FailureCode = violation.code == .limit ? .limit : .internal
-        pendingResults.append(TaskResult(
-            taskID: assignment.taskID, attempt: assignment.attempt,
-            outcome: .failure(TaskFailure(code: code, message: "the assignment was refused: \(violation.reason)")),
-            taskKey: assignment.taskKey))
+        pendingResults.append(
+            TaskResult(
+                taskID: assignment.taskID, attempt: assignment.attempt,
+                outcome: .failure(TaskFailure(code: code, message: "the assignment was refused: \(violation.reason)")),
+                taskKey: assignment.taskKey))
     }
 }

@@ -11,19 +11,27 @@ extension Worker {
         if received.kind == .noop {
             // Nothing to run: answered at once, without an operation (and sent with the other results of
             // this wake-up).
-            pendingResults.append(TaskResult(
-                taskID: received.taskID, attempt: received.attempt, outcome: .output(TaskOutput(data: [])),
-                taskKey: received.taskKey))
+            pendingResults.append(
+                TaskResult(
+                    taskID: received.taskID, attempt: received.attempt, outcome: .output(TaskOutput(data: [])),
+                    taskKey: received.taskKey))
             return
         }
         let log = TaskLogger(logger, assignment: received)
         log.debug(chainedAfter == 0 ? "task received" : "chained tilt-shift taken up after its download")
         guard let assignment = inputCache.resolve(received) else {
-            let failure = TaskFailure(code: .inputMissing, message:
-                "\(received.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again")
-            sendResult(TaskResult(taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
-                                  taskKey: received.taskKey), after: heldBack)
-            log.info("task rejected, result sent", metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
+            let failure = TaskFailure(
+                code: .inputMissing,
+                message:
+                    "\(received.source): its downloaded image is no longer in this worker's cache; the coordinator downloads it again"
+            )
+            sendResult(
+                TaskResult(
+                    taskID: received.taskID, attempt: received.attempt, outcome: .failure(failure),
+                    taskKey: received.taskKey), after: heldBack)
+            log.info(
+                "task rejected, result sent",
+                metadata: ["code": "\(failure.code.logName)", "error": "\(failure.message)"])
             return
         }
         var assigned: AssignedTask
@@ -32,11 +40,16 @@ extension Worker {
                 assignment, fetcher: fetcher, filterThreads: configuration.filterThreads, limits: configuration.limits,
                 computeThreads: computeThreads, sinkThreads: sinkThreads, log: log)
         } catch {
-            sendResult(TaskResult(
-                taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure), taskKey: assignment.taskKey),
+            sendResult(
+                TaskResult(
+                    taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(error.failure),
+                    taskKey: assignment.taskKey),
                 after: heldBack)
-            log.info("task rejected, result sent", metadata: [
-                "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)"])
+            log.info(
+                "task rejected, result sent",
+                metadata: [
+                    "code": "\(error.failure.code.logName)", "error": "\(error.failure.message)",
+                ])
             return
         }
         assigned.chainedAfter = chainedAfter
@@ -58,8 +71,11 @@ extension Worker {
             running[assignment.taskID] = nil
             runningShrank()
             let message = "\(operation.name) could not be queued: \(error)"
-            sendResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .failure(
-                TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey), after: heldBack)
+            sendResult(
+                TaskResult(
+                    taskID: assignment.taskID, attempt: assignment.attempt,
+                    outcome: .failure(
+                        TaskFailure(code: .internal, message: message)), taskKey: assignment.taskKey), after: heldBack)
             log.error("task could not be queued, failure sent", metadata: ["error": "\(message)"])
         }
     }
@@ -83,17 +99,23 @@ extension Worker {
         let limit = coordinatorMaxMessageBytes ?? configuration.socketOptions.maxMessageSize
         if limit >= 0, Int64(encoded.count) > limit {
             // The coordinator would drop the connection rather than take it: fail the task instead.
-            result.outcome = .failure(TaskFailure(code: .limit, message:
-                "\(task.assignment.source): the output is \(encoded.count >> 20) MiB, more than the largest message "
-                + "the coordinator accepts (\(limit >> 20) MiB, its --max-message-mb): lower --quality, or raise that limit"))
+            result.outcome = .failure(
+                TaskFailure(
+                    code: .limit,
+                    message:
+                        "\(task.assignment.source): the output is \(encoded.count >> 20) MiB, more than the largest message "
+                        + "the coordinator accepts (\(limit >> 20) MiB, its --max-message-mb): lower --quality, or raise that limit"
+                ))
             encoded = WireCodec.encode(.taskResult(result))
         }
         task.logSent(result)
         // A chained tilt-shift starts in the slot the download leaves, when the download's image was kept
         // here (the coordinator counts it as running from that result on); after a failure, or for a
         // manifest, it does not run (nor is answered).
-        if isCurrent, let followOn = task.assignment.chainedAssignment, !isStopping, case .output(let output) = result.outcome,
-           output.heldOnWorker {
+        if isCurrent, let followOn = task.assignment.chainedAssignment, !isStopping,
+            case .output(let output) = result.outcome,
+            output.heldOnWorker
+        {
             if configuration.reportsChainedTasksTogether, coordinatorAcceptsBatches {
                 return start(followOn, chainedAfter: task.assignment.taskKey, heldBack: result)  // sent with its result
             }

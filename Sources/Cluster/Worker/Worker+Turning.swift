@@ -51,15 +51,21 @@ extension Worker {
     private func turn(silentFor quiet: Duration) async {
         guard !isStopping, let old = channel else { return }
         let (index, endpoint) = configuration.coordinators.next(after: coordinatorIndex)
-        logger.warning("no answer from the coordinator: turning to the next one", metadata: [
-            "from": "\(PrintableText.escape(currentCoordinator))", "to": "\(PrintableText.escape(endpoint))",
-            "silent_for": "\(quiet)"])
+        logger.warning(
+            "no answer from the coordinator: turning to the next one",
+            metadata: [
+                "from": "\(PrintableText.escape(currentCoordinator))", "to": "\(PrintableText.escape(endpoint))",
+                "silent_for": "\(quiet)",
+            ])
         let replacement: SocketChannel
         do {
             replacement = try await openChannel(to: endpoint)
         } catch {
-            logger.error("cannot connect to the next coordinator; staying with this one", metadata: [
-                "coordinator": "\(PrintableText.escape(endpoint))", "error": "\(error)"])
+            logger.error(
+                "cannot connect to the next coordinator; staying with this one",
+                metadata: [
+                    "coordinator": "\(PrintableText.escape(endpoint))", "error": "\(error)",
+                ])
             return
         }
         guard !isStopping else { return await replacement.close() }

@@ -130,7 +130,10 @@ public actor Worker: Service {
         if await !context.terminate() {
             logger.warning(
                 "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
-                metadata: ["coordinator": "\(PrintableText.escape(currentCoordinator))", "waited": "\(MessagingContext.defaultTerminationWait)"])
+                metadata: [
+                    "coordinator": "\(PrintableText.escape(currentCoordinator))",
+                    "waited": "\(MessagingContext.defaultTerminationWait)",
+                ])
         }
     }
 
@@ -146,10 +149,14 @@ public actor Worker: Service {
             onHandshakeFailure = { [inbox] failure in inbox.yield(.handshakeFailed(failure)) }
         }
         self.channel = try await openChannel(to: currentCoordinator)
-        logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinators)",
-                                                    "worker": "\(configuration.workerID)",
-                                                    "slots": "\(configuration.slots)",
-                                                    "compute_threads": "\(configuration.computeThreads)"])
+        logger.info(
+            "worker connecting",
+            metadata: [
+                "coordinator": "\(configuration.coordinators)",
+                "worker": "\(configuration.workerID)",
+                "slots": "\(configuration.slots)",
+                "compute_threads": "\(configuration.computeThreads)",
+            ])
         sayHello()
         let usingKeys = options.curve != nil
         try await withGracefulShutdownHandler {
@@ -201,8 +208,9 @@ public actor Worker: Service {
             return
         }
         guard refusal == nil, !isStopping else { return }
-        let error = WorkerError.notAuthorized(ClusterSecurityHint.refused(
-            endpoint: currentCoordinator, failure: failure, peer: "worker"))
+        let error = WorkerError.notAuthorized(
+            ClusterSecurityHint.refused(
+                endpoint: currentCoordinator, failure: failure, peer: "worker"))
         refusal = error
         logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
         await stop()
@@ -211,8 +219,9 @@ public actor Worker: Service {
     /// What the worker's health endpoint reports: registered (welcomed, and no hello awaiting an answer),
     /// draining, stopping, tasks running.
     public var health: WorkerHealth {
-        WorkerHealth(registered: isRegistered && helloSentAt == nil, draining: isDraining, stopping: isStopping,
-                     running: running.count)
+        WorkerHealth(
+            registered: isRegistered && helloSentAt == nil, draining: isDraining, stopping: isStopping,
+            running: running.count)
     }
 
     /// Leaves the cluster now: cancels running tasks, tells the coordinator (which queues them again

@@ -63,9 +63,10 @@ public struct WorkerConfiguration: Sendable {
         socketOptions: SocketOptions = SocketOptions(),
         inputCacheBytes: Int = ClusterDefaults.inputCacheBytes
     ) {
-        self.init(coordinators: CoordinatorEndpoints(single: coordinator), slots: slots, computeThreads: computeThreads,
-                  workerID: workerID, fetch: fetch, filterThreads: filterThreads, limits: limits,
-                  socketOptions: socketOptions, inputCacheBytes: inputCacheBytes)
+        self.init(
+            coordinators: CoordinatorEndpoints(single: coordinator), slots: slots, computeThreads: computeThreads,
+            workerID: workerID, fetch: fetch, filterThreads: filterThreads, limits: limits,
+            socketOptions: socketOptions, inputCacheBytes: inputCacheBytes)
     }
 
     /// Creates a configuration for a worker of the coordinators `coordinators` (it turns to the next on

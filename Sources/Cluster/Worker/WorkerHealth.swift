@@ -22,7 +22,9 @@ public struct WorkerHealth: Sendable, Equatable {
 
     /// One line for the endpoint's answer, e.g. `ready: registered, 3 running`.
     public var summary: String {
-        let state = stopping ? "stopping" : draining ? "draining" : registered ? "registered" : "not registered with a coordinator"
+        let state =
+            stopping
+            ? "stopping" : draining ? "draining" : registered ? "registered" : "not registered with a coordinator"
         return "\(isReady ? "ready" : "not ready"): \(state), \(running) running"
     }
 }

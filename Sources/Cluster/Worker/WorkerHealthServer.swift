@@ -19,18 +19,23 @@ public final class WorkerHealthServer: Service, Sendable {
     /// Starts serving `health` on `host:port` (port 0: any free port).
     ///
     /// - Throws: `HTTPEndpointError` when the address cannot be bound.
-    public static func start(host: String, port: Int, health: @escaping @Sendable () async -> WorkerHealth) async throws -> WorkerHealthServer {
-        let notFound = HTTPEndpointReply.complete(status: 404, headers: [("Content-Type", "text/plain")],
-                                                  body: Array("not found: try GET /livez or /readyz\n".utf8))
+    public static func start(
+        host: String, port: Int, health: @escaping @Sendable () async -> WorkerHealth
+    ) async throws -> WorkerHealthServer {
+        let notFound = HTTPEndpointReply.complete(
+            status: 404, headers: [("Content-Type", "text/plain")],
+            body: Array("not found: try GET /livez or /readyz\n".utf8))
         let server = try HTTPEndpointServer.start(host: host, port: port) { request, _ in
             let path = request.path
-            guard request.method == "GET" || request.method == "HEAD", ["/livez", "/readyz", "/healthz"].contains(path) else {
+            guard request.method == "GET" || request.method == "HEAD", ["/livez", "/readyz", "/healthz"].contains(path)
+            else {
                 return notFound
             }
             let state = blockingAwait(health)
             let ok = path == "/livez" || state.isReady
-            return .complete(status: ok ? 200 : 503, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                             body: Array((state.summary + "\n").utf8))
+            return .complete(
+                status: ok ? 200 : 503, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: Array((state.summary + "\n").utf8))
         }
         return WorkerHealthServer(server: server)
     }

@@ -1,3 +1,5 @@
+import Imaging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Imaging
 
 /// The images inside a local directory, as `shiftwork run DIR` and `shiftwork submit DIR` take them.
 ///
@@ -146,7 +147,10 @@ public struct ImageDirectory: Sendable {
         }
 
         /// What a file's first bytes are.
-        enum Signature { case image, notImage, unreadable(errno: Int32) }
+        enum Signature {
+            case image, notImage
+            case unreadable(errno: Int32)
+        }
 
         /// Whether the file starts with the signature of a format Imaging reads (reads at most
         /// `ImageFormat.sniffedBytes`, what the longest signature needs: an ISO BMFF `ftyp` box's brands), or

@@ -1,3 +1,5 @@
+import Imaging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Imaging
 
 /// Reads local files with a size limit, with errors that name the file and the cause. Blocking: the
 /// fetcher calls it on its own threads (``ComputeThreads``), never on Swift's cooperative pool.
@@ -81,7 +82,8 @@ enum LocalFileReader {
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%"), let h = iterator.next(), let l = iterator.next(),
-               let hv = hexValue(h), let lv = hexValue(l) {
+                let hv = hexValue(h), let lv = hexValue(l)
+            {
                 bytes.append(hv << 4 | lv)
             } else {
                 bytes.append(byte)

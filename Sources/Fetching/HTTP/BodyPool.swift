@@ -61,7 +61,7 @@ final class BodyPool: @unchecked Sendable {
         // By index, not through a slice of `parked`: a slice alive here would be one more reference to every
         // parked body, and each would look held.
         guard capacity > 0,
-              let index = (0..<max(0, parked.count - skippedYoungest)).first(where: { parked[$0].capacity >= capacity })
+            let index = (0..<max(0, parked.count - skippedYoungest)).first(where: { parked[$0].capacity >= capacity })
         else { return nil }
         var body = parked.remove(at: index)
         parkedBytes -= body.capacity

@@ -1,5 +1,6 @@
-import Foundation
 import CCurl
+import Foundation
+import Runtime
 
 /// One transfer inside the ``TransferLoop``: libcurl's easy handle, set up for a ``TransferRequest``,
 /// and what its callbacks have received.
@@ -15,6 +16,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let continuation: CheckedContinuation<TransferReport, Never>
     /// The loop's warm bodies: an announced body comes from it, a delivered one goes back to it.
     private let bodies: BodyPool?
+    /// Shared with the task that awaits the report, for ThreadSanitizer (`TransferHandOff`).
+    private let handOff: TransferHandOff?
     /// libcurl's easy handle, once ``setUp()`` succeeded.
     private(set) var handle: UnsafeMutableRawPointer?
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -39,12 +42,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's receive buffer per transfer (`CURLOPT_BUFFERSIZE`; libcurl 7.88 accepts up to 10 MiB).
     static let receiveBufferBytes = 256 << 10
 
-    init(id: UInt64, request: TransferRequest, continuation: CheckedContinuation<TransferReport, Never>,
-         bodies: BodyPool? = nil) {
+    init(
+        id: UInt64, request: TransferRequest, continuation: CheckedContinuation<TransferReport, Never>,
+        bodies: BodyPool? = nil, handOff: TransferHandOff? = nil
+    ) {
         self.id = id
         self.request = request
         self.continuation = continuation
         self.bodies = bodies
+        self.handOff = handOff
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -61,7 +67,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Creates and configures the easy handle. Throws the reason when libcurl refuses an option.
     func setUp() throws(CurlSetupError) {
-        guard let handle = shiftwork_curl_easy_init() else { throw CurlSetupError("libcurl could not create a transfer") }
+        guard let handle = shiftwork_curl_easy_init() else {
+            throw CurlSetupError("libcurl could not create a transfer")
+        }
         self.handle = handle
         let context = Unmanaged.passUnretained(self).toOpaque()
         let milliseconds = { (duration: Duration) -> Int in
@@ -72,14 +80,17 @@ final class CurlTransfer: @unchecked Sendable {
         // Only HTTP and HTTPS, for the request and for every redirect.
         try check(shiftwork_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "protocols")
         try check(shiftwork_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
-        try check(shiftwork_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, request.maxRedirects > 0 ? 1 : 0), "redirects")
+        try check(
+            shiftwork_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, request.maxRedirects > 0 ? 1 : 0), "redirects")
         try check(shiftwork_curl_set_long(handle, CURLOPT_MAXREDIRS, max(0, request.maxRedirects)), "redirect limit")
         try check(shiftwork_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP version")
         // No CURLOPT_PIPEWAIT: a transfer must not wait for another one's connection to the same host
         // (a stalled one would hold it back); an HTTP/2 connection already up is still multiplexed.
         // No signals: this thread is one of many (a threaded resolver does the name lookups).
         try check(shiftwork_curl_set_long(handle, CURLOPT_NOSIGNAL, 1), "no signals")
-        try check(shiftwork_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)), "connect timeout")
+        try check(
+            shiftwork_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)),
+            "connect timeout")
         try check(shiftwork_curl_set_long(handle, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout)), "timeout")
         if request.minimumRate > 0 {
             let window = max(1, Int((milliseconds(request.minimumRateWindow) + 999) / 1000))
@@ -98,7 +109,9 @@ final class CurlTransfer: @unchecked Sendable {
         if !request.sourcePolicy.allowsEverything {
             // Every connection libcurl opens (each resolved address, each redirect) is judged by the address
             // it would reach, before the socket exists.
-            try check(shiftwork_curl_set_opensocket(handle, CURLOPT_OPENSOCKETFUNCTION, curlOpenSocketCallback), "socket callback")
+            try check(
+                shiftwork_curl_set_opensocket(handle, CURLOPT_OPENSOCKETFUNCTION, curlOpenSocketCallback),
+                "socket callback")
             try check(shiftwork_curl_set_pointer(handle, CURLOPT_OPENSOCKETDATA, context), "socket context")
         }
         try setUpS3(handle)
@@ -112,7 +125,9 @@ final class CurlTransfer: @unchecked Sendable {
             let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, upload.bytes.count))
             _ = buffer.initialize(from: upload.bytes)
             uploadBuffer = buffer
-            try check(shiftwork_curl_set_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.bytes.count)), "upload size")
+            try check(
+                shiftwork_curl_set_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(upload.bytes.count)),
+                "upload size")
             try check(shiftwork_curl_set_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress), "upload body")
             try check(shiftwork_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, "PUT"), "method")
             // No "Expect:" line to switch 100-continue off: libcurl 7.88 would sign that empty header.
@@ -121,7 +136,8 @@ final class CurlTransfer: @unchecked Sendable {
         if let signing = request.signing {
             // S3 wants the payload's hash in a header too; it equals the one libcurl signs.
             lines.append("x-amz-content-sha256: \(Self.sha256Hex(request.upload?.bytes ?? []))")
-            try check(shiftwork_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):s3"), "AWS signature")
+            try check(
+                shiftwork_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):s3"), "AWS signature")
             try check(shiftwork_curl_set_string(handle, CURLOPT_USERNAME, signing.accessKeyID), "access key")
             try check(shiftwork_curl_set_string(handle, CURLOPT_PASSWORD, signing.secretAccessKey), "secret key")
             if let token = signing.sessionToken { lines.append("x-amz-security-token: \(token)") }
@@ -144,7 +160,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func check(_ code: CURLcode, _ what: String) throws(CurlSetupError) {
         guard code == CURLE_OK else {
-            throw CurlSetupError("libcurl refused the \(what) option: \(String(cString: shiftwork_curl_easy_strerror(code)))")
+            throw CurlSetupError(
+                "libcurl refused the \(what) option: \(String(cString: shiftwork_curl_easy_strerror(code)))")
         }
     }
 
@@ -271,6 +288,7 @@ final class CurlTransfer: @unchecked Sendable {
             refusal: connectedSinceRefusal ? nil : refusal)
         if !report.body.isEmpty { bodies?.park(report.body) }
         body = []
+        if let handOff { ThreadSanitizerAnnotations.handingOver(handOff) }
         continuation.resume(returning: report)
     }
 }

@@ -32,7 +32,9 @@ final class HTTPDownloader: Sendable {
 
     /// One attempt at `url`, which must end by `deadline` (the download's total time limit) if given.
     /// Throws `DownloadFailure`, or `ImagingError` of kind `.cancelled`.
-    func download(_ url: String, deadline: ContinuousClock.Instant?, signing: S3Credentials? = nil) async throws -> [UInt8] {
+    func download(
+        _ url: String, deadline: ContinuousClock.Instant?, signing: S3Credentials? = nil
+    ) async throws -> [UInt8] {
         guard let loop else { throw Self.unavailable(url) }
         try checkLiteralHost(url)
         var timeout = configuration.requestTimeout
@@ -62,8 +64,10 @@ final class HTTPDownloader: Sendable {
         guard let loop else { throw Self.unavailable(url) }
         try checkLiteralHost(url)
         var request = TransferRequest(
-            url: url, maxBytes: 1 << 20, connectTimeout: configuration.connectTimeout, timeout: configuration.requestTimeout,
-            readTimeout: configuration.requestTimeout, minimumRate: 0, minimumRateWindow: configuration.minimumRateWindow,
+            url: url, maxBytes: 1 << 20, connectTimeout: configuration.connectTimeout,
+            timeout: configuration.requestTimeout,
+            readTimeout: configuration.requestTimeout, minimumRate: 0,
+            minimumRateWindow: configuration.minimumRateWindow,
             maxRedirects: 0)
         request.upload = TransferRequest.Upload(bytes: bytes, contentType: contentType)
         request.signing = signing
@@ -79,9 +83,11 @@ final class HTTPDownloader: Sendable {
     /// the connection instead. Host names and redirects are judged at each connection.
     private func checkLiteralHost(_ url: String) throws(DownloadFailure) {
         guard !configuration.sourcePolicy.allowsEverything, let host = URLHost.host(of: url),
-              let refusal = configuration.sourcePolicy.decision(forHost: host)?.refusal else { return }
-        throw DownloadFailure(error: ImagingError(.download, "\(SourceRedaction.redact(url)): refused: \(refusal.message)"),
-                              isTransient: false)
+            let refusal = configuration.sourcePolicy.decision(forHost: host)?.refusal
+        else { return }
+        throw DownloadFailure(
+            error: ImagingError(.download, "\(SourceRedaction.redact(url)): refused: \(refusal.message)"),
+            isTransient: false)
     }
 
     // MARK: - Why a transfer failed
@@ -90,7 +96,8 @@ final class HTTPDownloader: Sendable {
     /// loaded, and the loader's message names the library and the package to install; or it did not set up.
     private static func unavailable(_ url: String) -> DownloadFailure {
         let reason = shiftwork_curl_load_failure().map { String(cString: $0) } ?? "libcurl could not be initialised"
-        return DownloadFailure(error: ImagingError(.download, "\(SourceRedaction.redact(url)): \(reason)"), isTransient: false)
+        return DownloadFailure(
+            error: ImagingError(.download, "\(SourceRedaction.redact(url)): \(reason)"), isTransient: false)
     }
 
     private func failure(_ report: TransferReport, limitedByDeadline: Bool) -> DownloadFailure {
@@ -102,11 +109,14 @@ final class HTTPDownloader: Sendable {
         let detail = report.curlMessage.isEmpty ? "" : " (\(DisplayText.escaped(report.curlMessage)))"
         switch report.stop {
         case .announcedTooLarge(let length):
-            return fail("the server announces \(ImageLimits.mebibytes(length)) MiB, over the limit of "
-                + "\(ImageLimits.mebibytes(configuration.maxBytes)) MiB; \(Self.raiseMaxBytes)", kind: .limit, transient: false)
+            return fail(
+                "the server announces \(ImageLimits.mebibytes(length)) MiB, over the limit of "
+                    + "\(ImageLimits.mebibytes(configuration.maxBytes)) MiB; \(Self.raiseMaxBytes)", kind: .limit,
+                transient: false)
         case .bodyTooLarge:
-            return fail("the body is larger than the limit of \(ImageLimits.mebibytes(configuration.maxBytes)) MiB; "
-                + Self.raiseMaxBytes, kind: .limit, transient: false)
+            return fail(
+                "the body is larger than the limit of \(ImageLimits.mebibytes(configuration.maxBytes)) MiB; "
+                    + Self.raiseMaxBytes, kind: .limit, transient: false)
         case .silent:
             return fail("the server sent nothing for \(configuration.readTimeout) (read timeout)", transient: true)
         case .shutDown:
@@ -138,32 +148,45 @@ final class HTTPDownloader: Sendable {
         switch CURLcode(rawValue: report.curlCode) {
         case CURLE_OPERATION_TIMEDOUT:
             if report.curlMessage.hasPrefix("Operation too slow") {
-                return fail("slower than the minimum rate of \(Self.rate(configuration.minimumRate)) for "
-                    + "\(configuration.minimumRateWindow); lower it with --min-download-rate and --min-download-rate-window "
-                    + "or FetchConfiguration.minimumRate", transient: true)
+                return fail(
+                    "slower than the minimum rate of \(Self.rate(configuration.minimumRate)) for "
+                        + "\(configuration.minimumRateWindow); lower it with --min-download-rate and --min-download-rate-window "
+                        + "or FetchConfiguration.minimumRate", transient: true)
             }
-            if report.curlMessage.hasPrefix("Connection timed out") || report.curlMessage.hasPrefix("Resolving timed out") {
-                return fail("could not connect within \(configuration.connectTimeout) (connect timeout)", transient: true)
+            if report.curlMessage.hasPrefix("Connection timed out")
+                || report.curlMessage.hasPrefix("Resolving timed out")
+            {
+                return fail(
+                    "could not connect within \(configuration.connectTimeout) (connect timeout)", transient: true)
             }
             if limitedByDeadline {
-                return fail("not downloaded within the total time limit of \(configuration.totalTimeLimit) "
-                    + "(retries included); raise it with --download-time-limit or FetchConfiguration.totalTimeLimit",
+                return fail(
+                    "not downloaded within the total time limit of \(configuration.totalTimeLimit) "
+                        + "(retries included); raise it with --download-time-limit or FetchConfiguration.totalTimeLimit",
                     transient: false)
             }
-            return fail("the download took longer than \(configuration.requestTimeout) (request timeout)", transient: true)
+            return fail(
+                "the download took longer than \(configuration.requestTimeout) (request timeout)", transient: true)
         case CURLE_COULDNT_CONNECT:
-            if report.systemError == ECONNREFUSED { return fail("connection refused (is the server running?)", transient: true) }
+            if report.systemError == ECONNREFUSED {
+                return fail("connection refused (is the server running?)", transient: true)
+            }
             return fail("could not connect\(detail)", transient: true)
         case CURLE_COULDNT_RESOLVE_HOST:
             return fail("could not resolve the host name\(detail)", transient: true)
         case CURLE_COULDNT_RESOLVE_PROXY:
-            return fail("could not resolve the proxy's host name (check the *_proxy environment variables)\(detail)", transient: true)
+            return fail(
+                "could not resolve the proxy's host name (check the *_proxy environment variables)\(detail)",
+                transient: true)
         case CURLE_TOO_MANY_REDIRECTS:
             return fail("too many redirects (more than \(configuration.maxRedirects))", transient: false)
         case CURLE_UNSUPPORTED_PROTOCOL:
-            if let location = report.location, let scheme = Self.scheme(of: location), scheme != "http", scheme != "https" {
-                return fail("redirected to \(DisplayText.escaped(SourceRedaction.redact(location))), which is not an http or https URL: refused "
-                    + "(only redirects to http and https are followed)", transient: false)
+            if let location = report.location, let scheme = Self.scheme(of: location), scheme != "http",
+                scheme != "https"
+            {
+                return fail(
+                    "redirected to \(DisplayText.escaped(SourceRedaction.redact(location))), which is not an http or https URL: refused "
+                        + "(only redirects to http and https are followed)", transient: false)
             }
             return fail("unsupported URL scheme (use http, https or file)", transient: false)
         case CURLE_URL_MALFORMAT:
@@ -187,7 +210,8 @@ final class HTTPDownloader: Sendable {
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let scheme = url[..<colon]
         guard let first = scheme.first, first.isLetter,
-              scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) else { return nil }
+            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+        else { return nil }
         return scheme.lowercased()
     }
 

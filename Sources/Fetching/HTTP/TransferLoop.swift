@@ -57,9 +57,13 @@ final class TransferLoop: @unchecked Sendable {
             inbox.nextID += 1
             return inbox.nextID
         }
+        let handOff = TransferHandOff()
+        // What the loop's thread wrote into the report (its body) happens before what this task reads of it.
+        defer { ThreadSanitizerAnnotations.tookOver(handOff) }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferReport, Never>) in
-                let transfer = CurlTransfer(id: id, request: request, continuation: continuation, bodies: bodies)
+                let transfer = CurlTransfer(
+                    id: id, request: request, continuation: continuation, bodies: bodies, handOff: handOff)
                 // Under the lock, so that a cancellation either finds the transfer queued or is seen here.
                 let refusal = inbox.withLock { inbox -> TransferStop? in
                     if inbox.stopping { return .shutDown }
@@ -107,7 +111,10 @@ final class TransferLoop: @unchecked Sendable {
     private func run() {
         while true {
             let (starts, cancels, stopping) = inbox.withLock { inbox in
-                defer { inbox.starts = []; inbox.cancels = [] }
+                defer {
+                    inbox.starts = []
+                    inbox.cancels = []
+                }
                 return (inbox.starts, inbox.cancels, inbox.stopping)
             }
             for transfer in starts { add(transfer) }
@@ -140,7 +147,11 @@ final class TransferLoop: @unchecked Sendable {
         for transfer in Array(running.values) { remove(transfer, curlCode: CURLE_OK, stop: .shutDown) }
         // Transfers queued after the last look at the inbox.
         let (late, waiters) = inbox.withLock { inbox in
-            defer { inbox.starts = []; inbox.stopped = true; inbox.stopWaiters = [] }
+            defer {
+                inbox.starts = []
+                inbox.stopped = true
+                inbox.stopWaiters = []
+            }
             return (inbox.starts, inbox.stopWaiters)
         }
         for transfer in late { transfer.finish(curlCode: CURLE_OK, stop: .shutDown) }
@@ -157,7 +168,8 @@ final class TransferLoop: @unchecked Sendable {
         guard let handle = transfer.handle else { return }
         let code = shiftwork_curl_multi_add_handle(multi, handle)
         guard code == CURLM_OK else {
-            return transfer.finish(curlCode: CURLE_OK, stop: .setupFailed(String(cString: shiftwork_curl_multi_strerror(code))))
+            return transfer.finish(
+                curlCode: CURLE_OK, stop: .setupFailed(String(cString: shiftwork_curl_multi_strerror(code))))
         }
         running[transfer.id] = transfer
         byHandle[handle] = transfer
@@ -169,7 +181,8 @@ final class TransferLoop: @unchecked Sendable {
         var queued: Int32 = 0
         while let message = shiftwork_curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                  let transfer = byHandle[handle] else { continue }
+                let transfer = byHandle[handle]
+            else { continue }
             done.append((transfer, shiftwork_curl_message_result(message)))
         }
         for (transfer, code) in done { remove(transfer, curlCode: code, stop: nil) }

@@ -31,7 +31,8 @@ public enum SourceRedaction {
         guard source.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return source }
         guard let schemeEnd = source.range(of: "://") else { return source }
         let scheme = source[..<schemeEnd.lowerBound]
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else {
             return source
         }
         let rest = source[schemeEnd.upperBound...]
@@ -84,12 +85,16 @@ public enum SourceRedaction {
         while start > token.startIndex {
             let before = token.index(before: start)
             let character = token[before]
-            guard character.isASCII, character.isLetter || character.isNumber || "+-.".contains(character) else { break }
+            guard character.isASCII, character.isLetter || character.isNumber || "+-.".contains(character) else {
+                break
+            }
             start = before
         }
         // Punctuation that ends a sentence or a parenthesis stays outside the URL (a masked value would swallow it).
         var end = token.endIndex
-        while end > separator.upperBound, ".,;:)]!?".contains(token[token.index(before: end)]) { end = token.index(before: end) }
+        while end > separator.upperBound, ".,;:)]!?".contains(token[token.index(before: end)]) {
+            end = token.index(before: end)
+        }
         return String(token[..<start]) + redact(String(token[start..<end])) + String(token[end...])
     }
 }

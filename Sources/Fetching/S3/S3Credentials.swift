@@ -17,7 +17,8 @@ public struct S3Credentials: Sendable, Equatable, CustomStringConvertible {
     public let origin: String
 
     /// What to set when no credentials are found: the message for users.
-    public static let howToSet = "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary "
+    public static let howToSet =
+        "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary "
         + "credentials) in the environment, or write them to ~/.aws/credentials (AWS_SHARED_CREDENTIALS_FILE, AWS_PROFILE)"
 
     public var description: String { "S3 credentials \(accessKeyID.prefix(4))… from \(origin), region \(region)" }
@@ -25,22 +26,31 @@ public struct S3Credentials: Sendable, Equatable, CustomStringConvertible {
     /// The credentials of this process's environment, else of the shared credentials file; `nil` when neither has any.
     /// Reads a small file: call it at start-up, not on Swift's cooperative pool in a hot path.
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) -> S3Credentials? {
-        let region = [environment["AWS_REGION"], environment["AWS_DEFAULT_REGION"]].compactMap { $0 }.first { !$0.isEmpty } ?? "us-east-1"
+        let region =
+            [environment["AWS_REGION"], environment["AWS_DEFAULT_REGION"]].compactMap { $0 }.first { !$0.isEmpty }
+            ?? "us-east-1"
         if let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty,
-           let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty {
+            let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
+        {
             let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-            return S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: token, region: region, origin: "the environment")
+            return S3Credentials(
+                accessKeyID: key, secretAccessKey: secret, sessionToken: token, region: region,
+                origin: "the environment")
         }
-        let path = environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let path =
+            environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["HOME"].map { "\($0)/.aws/credentials" }
         guard let path, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         let values = profileValues(in: text, profile: profile)
-        guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"], !secret.isEmpty else {
+        guard let key = values["aws_access_key_id"], !key.isEmpty, let secret = values["aws_secret_access_key"],
+            !secret.isEmpty
+        else {
             return nil
         }
-        return S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: values["aws_session_token"],
-                             region: region, origin: "\(path) [\(profile)]")
+        return S3Credentials(
+            accessKeyID: key, secretAccessKey: secret, sessionToken: values["aws_session_token"],
+            region: region, origin: "\(path) [\(profile)]")
     }
 
     /// The `key = value` lines of `[profile]` in an INI-style credentials file.

@@ -22,9 +22,12 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
         let slash = rest.firstIndex(of: "/")
         let bucket = String(rest[..<(slash ?? rest.endIndex)])
         guard (3...63).contains(bucket.count),
-              bucket.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" })
+            bucket.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-"
+            })
         else {
-            throw S3Error("\(text): '\(bucket)' is not a valid bucket name (3 to 63 lowercase letters, digits, '.' or '-')")
+            throw S3Error(
+                "\(text): '\(bucket)' is not a valid bucket name (3 to 63 lowercase letters, digits, '.' or '-')")
         }
         self.bucket = bucket
         self.key = slash.map { String(rest[rest.index(after: $0)...]) } ?? ""
@@ -53,7 +56,8 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// RFC 3986's unreserved characters: what SigV4 leaves unencoded in a path segment.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 /// An S3 request that cannot be made or failed: names the object and the reason, never credentials.

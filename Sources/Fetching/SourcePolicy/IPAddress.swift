@@ -25,7 +25,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses an address in its usual text form: dotted-quad IPv4 (`192.0.2.1`, four decimal parts) or IPv6
     /// (`2001:db8::1`, `::ffff:192.0.2.1`, without brackets). `nil` for anything else.
     public init?(_ text: String) {
-        if let bytes = Self.presentation(text, family: AF_INET, count: 4) ?? Self.presentation(text, family: AF_INET6, count: 16) {
+        if let bytes = Self.presentation(text, family: AF_INET, count: 4)
+            ?? Self.presentation(text, family: AF_INET6, count: 16)
+        {
             self.bytes = bytes
         } else {
             return nil
@@ -45,8 +47,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             self.bytes = bytes
             return
         }
-        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0)
-            || ("A"..."F").contains($0) || $0 == "." || $0 == "x" || $0 == "X" }) else { return nil }
+        guard !host.isEmpty,
+            host.unicodeScalars.allSatisfy({
+                ("0"..."9").contains($0) || ("a"..."f").contains($0)
+                    || ("A"..."F").contains($0) || $0 == "." || $0 == "x" || $0 == "X"
+            })
+        else { return nil }
         // A trailing dot is the root of a name; the resolver reads `127.0.0.1.` as the address too.
         let text = host.hasSuffix(".") ? String(host.dropLast()) : host
         var address = in_addr()
@@ -66,7 +72,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The IPv4 address an IPv6 address stands for when it is an IPv4-mapped one (`::ffff:a.b.c.d`): the
     /// connection goes to that IPv4 address. `nil` otherwise (and for IPv4).
     public var mappedIPv4: IPAddress? {
-        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return nil }
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else {
+            return nil
+        }
         return IPAddress(bytes: Array(bytes[12..<16]))
     }
 
@@ -80,7 +88,9 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             guard !(last[12...14].allSatisfy { $0 == 0 } && last[15] <= 1) else { return nil }
             return IPAddress(bytes: Array(last))
         }
-        if bytes[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return IPAddress(bytes: Array(bytes[12..<16])) }
+        if bytes[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] {
+            return IPAddress(bytes: Array(bytes[12..<16]))
+        }
         if bytes[0] == 0x20, bytes[1] == 0x02 { return IPAddress(bytes: Array(bytes[2..<6])) }
         return nil
     }

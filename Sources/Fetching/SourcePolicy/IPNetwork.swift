@@ -26,14 +26,18 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         let trimmed = text.trimmingWhitespace
         let parts = trimmed.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard let address = IPAddress(String(parts[0])) else {
-            throw SourcePolicyError("'\(trimmed)' is not a network: give an address range in CIDR notation, such as 127.0.0.0/8, 10.0.0.0/8 or fd00::/8")
+            throw SourcePolicyError(
+                "'\(trimmed)' is not a network: give an address range in CIDR notation, such as 127.0.0.0/8, 10.0.0.0/8 or fd00::/8"
+            )
         }
         let maximum = address.bytes.count * 8
         var length = maximum
         if parts.count == 2 {
             guard let bits = Int(parts[1]), parts[1].allSatisfy(\.isASCII), (0...maximum).contains(bits) else {
-                throw SourcePolicyError("'\(trimmed)' is not a network: the prefix length after '/' must be 0 to \(maximum) for an "
-                    + (address.isIPv4 ? "IPv4" : "IPv6") + " address, such as " + (address.isIPv4 ? "127.0.0.0/8" : "fe80::/10"))
+                throw SourcePolicyError(
+                    "'\(trimmed)' is not a network: the prefix length after '/' must be 0 to \(maximum) for an "
+                        + (address.isIPv4 ? "IPv4" : "IPv6") + " address, such as "
+                        + (address.isIPv4 ? "127.0.0.0/8" : "fe80::/10"))
             }
             length = bits
         }

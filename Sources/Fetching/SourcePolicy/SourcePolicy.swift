@@ -46,7 +46,9 @@ public struct SourcePolicy: Sendable, Equatable {
         if allowsEverything { return "every address allowed" }
         var parts: [String] = []
         if deniesSpecialNetworks {
-            parts.append("refusing loopback, link-local (the cloud metadata service), unspecified, multicast and broadcast addresses")
+            parts.append(
+                "refusing loopback, link-local (the cloud metadata service), unspecified, multicast and broadcast addresses"
+            )
         }
         if !denied.isEmpty { parts.append("refusing " + denied.map(\.description).joined(separator: ",")) }
         if !allowed.isEmpty { parts.append("allowing " + allowed.map(\.description).joined(separator: ",")) }

@@ -42,15 +42,19 @@ public struct SourceRefusal: Sendable, Equatable, CustomStringConvertible {
     /// SHIFTWORK_ALLOW_SOURCE_NETWORKS)".
     public var message: String {
         // The address the range holds: the IPv4 one that a mapped or embedding IPv6 address carries.
-        let judged = network.address.isIPv4 && !address.isIPv4 ? (address.mappedIPv4 ?? address.embeddedIPv4 ?? address) : address
+        let judged =
+            network.address.isIPv4 && !address.isIPv4
+            ? (address.mappedIPv4 ?? address.embeddedIPv4 ?? address) : address
         let single = IPNetwork(judged, prefixLength: 128)
         switch reason {
         case .special(let kind):
-            return "address \(address) is \(kind), in \(network), which this worker does not fetch from (source policy); "
+            return
+                "address \(address) is \(kind), in \(network), which this worker does not fetch from (source policy); "
                 + "to allow it, start the worker with --allow-source-networks \(single)\(single == network ? "" : " or \(network)") "
                 + "(env SHIFTWORK_ALLOW_SOURCE_NETWORKS)"
         case .deniedByOperator:
-            return "address \(address) is in \(network), denied by --deny-source-networks (source policy); to allow it, "
+            return
+                "address \(address) is in \(network), denied by --deny-source-networks (source policy); to allow it, "
                 + "start the worker with a narrower --allow-source-networks such as \(single) "
                 + "(env SHIFTWORK_ALLOW_SOURCE_NETWORKS)"
         }

@@ -30,7 +30,8 @@ public struct SpecialNetwork: Sendable, Hashable {
 
     private static func special(_ cidr: String, _ kind: String) -> SpecialNetwork {
         // The table is constant text, parsed once; a typo would show in SourcePolicyTests at once.
-        let network = (try? IPNetwork(parsing: cidr)) ?? IPNetwork(IPAddress(bytes: [255, 255, 255, 255])!, prefixLength: 32)
+        let network =
+            (try? IPNetwork(parsing: cidr)) ?? IPNetwork(IPAddress(bytes: [255, 255, 255, 255])!, prefixLength: 32)
         return SpecialNetwork(network: network, kind: kind)
     }
 }

@@ -39,7 +39,9 @@ public final class TiltShiftOperation: TransformOperation<EncodedImage, Processe
 
     /// Runs the decode → filter → encode pipeline on the input, on one of `computeThreads`.
     public override func transform(_ input: EncodedImage) async throws -> ProcessedImage {
-        let (data, parameters, encoding, limits, threads, gate) = (input.data, parameters, encoding, limits, threads, startGate)
+        let (data, parameters, encoding, limits, threads, gate) = (
+            input.data, parameters, encoding, limits, threads, startGate
+        )
         return try await computeThreads.run { cancellation in
             guard gate?.start() ?? true else { throw CancellationError() }
             return try TiltShiftPipeline.process(

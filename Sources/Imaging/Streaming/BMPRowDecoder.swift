@@ -14,9 +14,12 @@ final class BMPRowDecoder: RowDecoder {
 
     /// Reads the headers and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
-        let opened = try source.openDecoder("BMP", limits: limits, memory: sw_bmp_open, file: sw_bmp_open_file,
-                                            metadata: sw_bmp_metadata)
-        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
+        let opened = try source.openDecoder(
+            "BMP", limits: limits, memory: sw_bmp_open, file: sw_bmp_open_file,
+            metadata: sw_bmp_metadata)
+        (decoder, width, height, channels, metadata) = (
+            opened.handle, opened.width, opened.height, opened.channels, opened.metadata
+        )
         try limits.checkPixels(width: width, height: height)
     }
 

@@ -18,27 +18,39 @@ public enum ColourPolicy: String, Sendable, CaseIterable {
 /// - With `.srgb`, an RGB image with a profile is converted to sRGB; gray and RGBA images keep theirs (with
 ///   a warning).
 enum ColourManagement {
-    static func manage(_ decoder: RowDecoder, policy: ColourPolicy) throws -> (decoder: RowDecoder, warnings: [String]) {
+    static func manage(_ decoder: RowDecoder, policy: ColourPolicy) throws -> (decoder: RowDecoder, warnings: [String])
+    {
         var metadata = decoder.metadata
         let icc = metadata.icc
         var error = [CChar](repeating: 0, count: 256)
         if let cmyk = decoder as? CMYKRowDecoder, cmyk.isCMYK {
             // The output is RGB: a CMYK profile must not travel with it.
             metadata.icc = []
-            let usable = !icc.isEmpty && icc.withUnsafeBufferPointer { bytes in
-                sw_icc_check(bytes.baseAddress, bytes.count, 4, &error, error.count) == SW_CODEC_OK
-            }
+            let usable =
+                !icc.isEmpty
+                && icc.withUnsafeBufferPointer { bytes in
+                    sw_icc_check(bytes.baseAddress, bytes.count, 4, &error, error.count) == SW_CODEC_OK
+                }
             if usable, let inverted = cmyk.keepCMYK() {
                 let transform = icc.withUnsafeBufferPointer { bytes in
                     sw_colour_to_srgb(bytes.baseAddress, bytes.count, 4, inverted ? 1 : 0, &error, error.count)
                 }
                 if let transform { return (ConvertingRowDecoder(cmyk, transform: transform, metadata: metadata), []) }
                 // keepCMYK cannot be undone: without a transform the rows would stay CMYK (a wrong image).
-                throw ImagingError(.decode, "cannot convert this CMYK \(cmyk.formatName) through its colour profile: \(CodecMessage.string(error))")
+                throw ImagingError(
+                    .decode,
+                    "cannot convert this CMYK \(cmyk.formatName) through its colour profile: \(CodecMessage.string(error))"
+                )
             }
-            let reason = icc.isEmpty ? "it has no colour profile" : "its colour profile is unusable (\(CodecMessage.string(error)))"
-            return (MetadataOverride(decoder, metadata: metadata),
-                    ["CMYK \(cmyk.formatName) converted to RGB without a profile because \(reason): the colours are approximate"])
+            let reason =
+                icc.isEmpty
+                ? "it has no colour profile" : "its colour profile is unusable (\(CodecMessage.string(error)))"
+            return (
+                MetadataOverride(decoder, metadata: metadata),
+                [
+                    "CMYK \(cmyk.formatName) converted to RGB without a profile because \(reason): the colours are approximate"
+                ]
+            )
         }
         guard !icc.isEmpty else { return (decoder, []) }
         let profileChannels = decoder.channels == 4 ? 3 : decoder.channels
@@ -47,19 +59,31 @@ enum ColourManagement {
         }
         guard valid else {
             metadata.icc = []
-            return (MetadataOverride(decoder, metadata: metadata),
-                    ["ignored the embedded ICC profile: \(CodecMessage.string(error))"])
+            return (
+                MetadataOverride(decoder, metadata: metadata),
+                ["ignored the embedded ICC profile: \(CodecMessage.string(error))"]
+            )
         }
         guard policy == .srgb else { return (decoder, []) }
         guard decoder.channels == 3 else {
-            return (decoder, ["kept the ICC profile of a \(decoder.channels == 1 ? "gray" : "transparent") image: only RGB is converted to sRGB"])
+            return (
+                decoder,
+                [
+                    "kept the ICC profile of a \(decoder.channels == 1 ? "gray" : "transparent") image: only RGB is converted to sRGB"
+                ]
+            )
         }
         let transform = icc.withUnsafeBufferPointer { bytes in
-            sw_colour_to_srgb(bytes.baseAddress, bytes.count, 3, 0, &error, error.count)
+            decoder.bitsPerSample == 16
+                ? sw_colour_to_srgb16(bytes.baseAddress, bytes.count, &error, error.count)
+                : sw_colour_to_srgb(bytes.baseAddress, bytes.count, 3, 0, &error, error.count)
         }
         guard let transform else {
             metadata.icc = []
-            return (MetadataOverride(decoder, metadata: metadata), ["ignored the embedded ICC profile: \(CodecMessage.string(error))"])
+            return (
+                MetadataOverride(decoder, metadata: metadata),
+                ["ignored the embedded ICC profile: \(CodecMessage.string(error))"]
+            )
         }
         metadata.icc = []
         return (ConvertingRowDecoder(decoder, transform: transform, metadata: metadata), [])
@@ -73,6 +97,8 @@ final class MetadataOverride: RowDecoder {
     var width: Int { source.width }
     var height: Int { source.height }
     var channels: Int { source.channels }
+    var bitsPerSample: Int { source.bitsPerSample }
+    var sourceBitsPerSample: Int { source.sourceBitsPerSample }
 
     init(_ source: RowDecoder, metadata: ImageMetadata) {
         self.source = source
@@ -84,7 +110,7 @@ final class MetadataOverride: RowDecoder {
     }
 }
 
-/// A decoder's rows converted to sRGB RGB through a colour transform as they are decoded (RGB in place;
+/// A decoder's rows converted to sRGB RGB through a colour transform as they are decoded (RGB in place, at 8 or 16 bits;
 /// CMYK through a buffer of its own).
 final class ConvertingRowDecoder: RowDecoder {
     private let source: RowDecoder
@@ -94,6 +120,8 @@ final class ConvertingRowDecoder: RowDecoder {
     var width: Int { source.width }
     var height: Int { source.height }
     let channels = 3
+    var bitsPerSample: Int { source.bitsPerSample }
+    var sourceBitsPerSample: Int { source.sourceBitsPerSample }
 
     init(_ source: RowDecoder, transform: OpaquePointer, metadata: ImageMetadata) {
         self.source = source

@@ -55,8 +55,10 @@ extension ImageSource {
     /// caller's to check, once it owns the handle.
     func openDecoder(
         _ what: String, limits: ImageLimits,
-        memory: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?,
-        file: (UnsafeMutablePointer<FILE>, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int) -> OpaquePointer?,
+        memory: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int) ->
+            OpaquePointer?,
+        file: (UnsafeMutablePointer<FILE>, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int) ->
+            OpaquePointer?,
         metadata: (OpaquePointer, UnsafeMutablePointer<sw_image_metadata>) -> Void
     ) throws -> OpenedDecoder {
         var message = [CChar](repeating: 0, count: 512)
@@ -68,9 +70,13 @@ extension ImageSource {
             guard let base = bytes.baseAddress, bytes.count > 0 else {
                 throw ImagingError(.decode, "not a \(what) image (the data is empty)")
             }
-            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { memory(base, bytes.count, &info, $0, m.count) } }
+            opened = message.withUnsafeMutableBufferPointer { m in
+                m.baseAddress.flatMap { memory(base, bytes.count, &info, $0, m.count) }
+            }
         case .file(let handle):
-            opened = message.withUnsafeMutableBufferPointer { m in m.baseAddress.flatMap { file(handle, &info, $0, m.count) } }
+            opened = message.withUnsafeMutableBufferPointer { m in
+                m.baseAddress.flatMap { file(handle, &info, $0, m.count) }
+            }
         }
         guard let opened else { throw ImagingError(.decode, "cannot read \(what): \(CodecMessage.string(message))") }
         var found = sw_image_metadata()

@@ -19,9 +19,12 @@ final class JPEGRowDecoder: CMYKRowDecoder {
 
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
-        let opened = try source.openDecoder("JPEG", limits: limits, memory: sw_jpeg_open, file: sw_jpeg_open_file,
-                                            metadata: sw_jpeg_metadata)
-        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
+        let opened = try source.openDecoder(
+            "JPEG", limits: limits, memory: sw_jpeg_open, file: sw_jpeg_open_file,
+            metadata: sw_jpeg_metadata)
+        (decoder, width, height, channels, metadata) = (
+            opened.handle, opened.width, opened.height, opened.channels, opened.metadata
+        )
         self.orientation = opened.orientation
         self.isCMYK = opened.info.converted_from_cmyk != 0
         try limits.checkPixels(width: width, height: height)

@@ -69,8 +69,10 @@ final class PlanarJPEGPipeline {
             self.corrected = .allocate(capacity: paddedWidth * groupRows)
             self.isCorrected = [Bool](repeating: false, count: groupRows)
             self.rowAbove = .allocate(capacity: paddedWidth)
-            queue.reserveCapacity(Self.queueReservation(width: width, height: height, groupRows: groupRows,
-                                                        windowRows: blender.capacity))
+            queue.reserveCapacity(
+                Self.queueReservation(
+                    width: width, height: height, groupRows: groupRows,
+                    windowRows: blender.capacity))
         }
 
         /// Bytes reserved for the queue: the blender emits at most its window at once, the encoder takes a group
@@ -87,7 +89,7 @@ final class PlanarJPEGPipeline {
         func validRows(group: Int) -> Int { max(0, min(groupRows, height - group * groupRows)) }
 
         deinit {
-            decoded.forEach { $0.deallocate() }
+            for plane in decoded { plane.deallocate() }
             encoding.deallocate()
             corrected.deallocate()
             rowAbove.deallocate()
@@ -97,39 +99,48 @@ final class PlanarJPEGPipeline {
     /// Prepares the planes of `decoder` (after `startPlanes` said yes) for `parameters`; `correctClipping: false`
     /// leaves out the clipping correction (to measure what it does); `decimate: false` blurs every plane at full
     /// resolution (`StreamingBlenders.make`).
-    init(decoder: JPEGRowDecoder, layout: sw_jpeg_planes, parameters: TiltShiftParameters, threads: Int,
-         kernels: KernelVariant, decimate: Bool = true, correctClipping: Bool = true, token: CancellationToken) {
+    init(
+        decoder: JPEGRowDecoder, layout: sw_jpeg_planes, parameters: TiltShiftParameters, threads: Int,
+        kernels: KernelVariant, decimate: Bool = true, correctClipping: Bool = true, token: CancellationToken
+    ) {
         self.decoder = decoder
         self.token = token
         let widths = [layout.width.0, layout.width.1, layout.width.2]
         let heights = [layout.height.0, layout.height.1, layout.height.2]
         let padded = [layout.padded_width.0, layout.padded_width.1, layout.padded_width.2]
         let groups = [layout.group_rows.0, layout.group_rows.1, layout.group_rows.2]
-        let h = [layout.h.0, layout.h.1, layout.h.2], v = [layout.v.0, layout.v.1, layout.v.2]
+        let h = [layout.h.0, layout.h.1, layout.h.2]
+        let v = [layout.v.0, layout.v.1, layout.v.2]
         self.xFactor = Int(h[0] / h[1])
         self.yFactor = Int(v[0] / v[1])
-        let correcting = correctClipping && parameters.blurRadius > 0
+        let correcting =
+            correctClipping && parameters.blurRadius > 0
             && !TiltShiftMask.mask(width: decoder.width, height: decoder.height, parameters: parameters).isZero
         self.correctsClipping = correcting
         self.planes = (0..<3).map { i in
             let (xFactor, yFactor) = (Int(layout.max_h / h[i]), Int(layout.max_v / v[i]))
             let sigma = parameters.blurRadius
-            let mask = TiltShiftMask.mask(planeWidth: Int(widths[i]), planeHeight: Int(heights[i]), xFactor: xFactor,
-                                          yFactor: yFactor, imageWidth: decoder.width, imageHeight: decoder.height,
-                                          parameters: parameters)
+            let mask = TiltShiftMask.mask(
+                planeWidth: Int(widths[i]), planeHeight: Int(heights[i]), xFactor: xFactor,
+                yFactor: yFactor, imageWidth: decoder.width, imageHeight: decoder.height,
+                parameters: parameters)
             let blender = StreamingBlenders.make(
                 width: Int(widths[i]), height: Int(heights[i]), channels: 1,
-                sigma: sigma == 0 ? 0 : sigma / Double(xFactor), verticalSigma: sigma == 0 ? 0 : sigma / Double(yFactor),
+                sigma: sigma == 0 ? 0 : sigma / Double(xFactor),
+                verticalSigma: sigma == 0 ? 0 : sigma / Double(yFactor),
                 mask: mask, levels: parameters.falloff.levels, threads: threads, kernels: kernels,
                 separateBlurInput: correcting, decimate: decimate, token: token)
-            return Plane(width: Int(widths[i]), height: Int(heights[i]), paddedWidth: Int(padded[i]),
-                         groupRows: Int(groups[i]), blender: blender)
+            return Plane(
+                width: Int(widths[i]), height: Int(heights[i]), paddedWidth: Int(padded[i]),
+                groupRows: Int(groups[i]), blender: blender)
         }
     }
 
     /// Decodes, filters and encodes every group into `encoder` (made with `JPEGRowEncoder(planes:)`).
-    func run(into encoder: JPEGRowEncoder, decode decodeTime: inout Duration, decodeCPU: inout Duration,
-             encode encodeTime: inout Duration, encodeCPU: inout Duration) throws {
+    func run(
+        into encoder: JPEGRowEncoder, decode decodeTime: inout Duration, decodeCPU: inout Duration,
+        encode encodeTime: inout Duration, encodeCPU: inout Duration
+    ) throws {
         let strides = planes.map(\.paddedWidth)
         let groupCount = (planes[0].height + planes[0].groupRows - 1) / planes[0].groupRows
         var decodedGroups = 0
@@ -137,8 +148,9 @@ final class PlanarJPEGPipeline {
         while encodedGroups < groupCount {
             if decodedGroups < groupCount {
                 let start = StageClock.now
-                try decoder.readPlanes(into: planes.map { $0.decodedRow(group: decodedGroups, row: 0) }, strides: strides,
-                                       token: token)
+                try decoder.readPlanes(
+                    into: planes.map { $0.decodedRow(group: decodedGroups, row: 0) }, strides: strides,
+                    token: token)
                 let (wall, cpu) = start.elapsed
                 decodeTime += wall
                 decodeCPU += cpu
@@ -148,11 +160,15 @@ final class PlanarJPEGPipeline {
                 } else {
                     // Each group once the group below it is decoded; the last one at once.
                     if decodedGroups >= 2 { try correctAndFeed(group: decodedGroups - 2, groupCount: groupCount) }
-                    if decodedGroups == groupCount { try correctAndFeed(group: decodedGroups - 1, groupCount: groupCount) }
+                    if decodedGroups == groupCount {
+                        try correctAndFeed(group: decodedGroups - 1, groupCount: groupCount)
+                    }
                 }
             }
             // Encode every group that all the planes have finished.
-            while encodedGroups < groupCount, planes.allSatisfy({ $0.queuedRows >= min($0.groupRows, $0.height - $0.encodedRows) }) {
+            while encodedGroups < groupCount,
+                planes.allSatisfy({ $0.queuedRows >= min($0.groupRows, $0.height - $0.encodedRows) })
+            {
                 for plane in planes { fillEncodingGroup(plane) }
                 let start = StageClock.now
                 try encoder.writePlanes(planes.map(\.encoding), strides: strides, token: token)
@@ -173,7 +189,9 @@ final class PlanarJPEGPipeline {
             func neighbours(_ plane: Plane) -> [UnsafePointer<UInt8>?] {
                 let current = plane.decodedRow(group: group, row: j)
                 let above = j > 0 ? plane.decodedRow(group: group, row: j - 1) : (group > 0 ? plane.rowAbove : current)
-                let below = j + 1 < rows ? plane.decodedRow(group: group, row: j + 1)
+                let below =
+                    j + 1 < rows
+                    ? plane.decodedRow(group: group, row: j + 1)
                     : (group + 1 < groupCount ? plane.decodedRow(group: group + 1, row: 0) : current)
                 return [UnsafePointer(above), UnsafePointer(current), UnsafePointer(below)]
             }
@@ -181,11 +199,13 @@ final class PlanarJPEGPipeline {
             let lumaRows = min(yFactor, luma.validRows(group: group) - firstLumaRow)
             guard lumaRows > 0 else { continue }
             let lumaRowIndices = (0..<2).map { firstLumaRow + min($0, lumaRows - 1) }
-            let clipped = Int(sw_ycc_correct_clipping(
-                lumaRowIndices.map { UnsafePointer(luma.decodedRow(group: group, row: $0)) },
-                lumaRowIndices.map { luma.corrected + $0 * luma.paddedWidth }, Int32(lumaRows), Int32(luma.width),
-                neighbours(cb), neighbours(cr), cb.corrected + j * cb.paddedWidth, cr.corrected + j * cr.paddedWidth,
-                Int32(cb.width), Int32(xFactor), Int32(yFactor)))
+            let clipped = Int(
+                sw_ycc_correct_clipping(
+                    lumaRowIndices.map { UnsafePointer(luma.decodedRow(group: group, row: $0)) },
+                    lumaRowIndices.map { luma.corrected + $0 * luma.paddedWidth }, Int32(lumaRows), Int32(luma.width),
+                    neighbours(cb), neighbours(cr), cb.corrected + j * cb.paddedWidth,
+                    cr.corrected + j * cr.paddedWidth,
+                    Int32(cb.width), Int32(xFactor), Int32(yFactor)))
             clippedPixels += clipped
             for r in firstLumaRow..<(firstLumaRow + lumaRows) { luma.isCorrected[r] = clipped > 0 }
             cb.isCorrected[j] = clipped > 0
@@ -231,7 +251,8 @@ final class PlanarJPEGPipeline {
                 let row = plane.encoding + r * plane.paddedWidth
                 row.update(from: source, count: plane.width)
                 if plane.paddedWidth > plane.width {
-                    (row + plane.width).update(repeating: source[plane.width - 1], count: plane.paddedWidth - plane.width)
+                    (row + plane.width).update(
+                        repeating: source[plane.width - 1], count: plane.paddedWidth - plane.width)
                 }
             }
         }

@@ -12,21 +12,34 @@ protocol RowEncoder: AnyObject {
 enum RowEncoders {
     /// An encoder for `width`×`height` rows of `channels` (1, 3 or 4) as `format` into `destination`. JPEG, PNG and
     /// TIFF encode the rows as they come; WebP and AVIF collect them and encode the whole picture at the end
-    /// (`WholePictureEncoder`).
-    static func open(_ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
-                     metadata: ImageMetadata, destination: ImageDestination) throws -> RowEncoder {
+    /// (`WholePictureEncoder`). With `bitsPerSample` 16 the rows are 16-bit: PNG and TIFF keep them, AVIF at 10 or 12
+    /// bits (`sourceBits`: the input's depth; `DeepOutput`), the others get them dithered to 8 bits (`DitheringRowEncoder`).
+    static func open(
+        _ format: ImageFormat, width: Int, height: Int, channels: Int, encoding: EncodingOptions,
+        metadata: ImageMetadata, bitsPerSample: Int = 8, sourceBits: Int = 16,
+        destination: ImageDestination
+    ) throws -> RowEncoder {
+        if bitsPerSample == 16 {
+            return try DeepOutput.encoder(
+                format, width: width, height: height, channels: channels, encoding: encoding,
+                metadata: metadata, sourceBits: sourceBits, destination: destination)
+        }
         switch format {
         case .jpeg:
-            try JPEGRowEncoder(width: width, height: height, channels: channels, quality: encoding.jpegQuality,
-                               metadata: metadata, destination: destination)
+            return try JPEGRowEncoder(
+                width: width, height: height, channels: channels, quality: encoding.jpegQuality,
+                metadata: metadata, destination: destination)
         case .png:
-            try PNGRowEncoder(width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
-                              metadata: metadata, destination: destination)
+            return try PNGRowEncoder(
+                width: width, height: height, channels: channels, level: encoding.pngCompressionLevel,
+                metadata: metadata, destination: destination)
         case .webp, .avif:
-            try WholePictureEncoder(format, width: width, height: height, channels: channels,
-                                    quality: encoding.quality(for: format), metadata: metadata, destination: destination)
+            return try WholePictureEncoder(
+                format, width: width, height: height, channels: channels,
+                quality: encoding.quality(for: format), metadata: metadata, destination: destination)
         case .tiff:
-            try TIFFRowEncoder(width: width, height: height, channels: channels, metadata: metadata, destination: destination)
+            return try TIFFRowEncoder(
+                width: width, height: height, channels: channels, metadata: metadata, destination: destination)
         case .heif, .gif, .bmp:
             throw ImagingError.notWritable(format)
         }

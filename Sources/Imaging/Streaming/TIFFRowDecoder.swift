@@ -18,15 +18,22 @@ final class TIFFRowDecoder: CMYKRowDecoder {
     let morePages: Int
     let metadata: ImageMetadata
     let formatName = "TIFF"
+    /// 8, or 16 after `keepDeep`.
+    private(set) var bitsPerSample = 8
     private let decoder: OpaquePointer
     private var message = [CChar](repeating: 0, count: 512)
 
     /// Reads the header and checks the size against `limits` (`source` must outlive the decoder).
     init(_ source: ImageSource, limits: ImageLimits) throws {
-        let opened = try source.openDecoder("TIFF", limits: limits, memory: sw_tiff_open, file: sw_tiff_open_file,
-                                            metadata: sw_tiff_metadata)
-        (decoder, width, height, channels, metadata) = (opened.handle, opened.width, opened.height, opened.channels, opened.metadata)
-        (orientation, morePages, isCMYK) = (opened.orientation, Int(opened.info.more_frames), opened.info.converted_from_cmyk != 0)
+        let opened = try source.openDecoder(
+            "TIFF", limits: limits, memory: sw_tiff_open, file: sw_tiff_open_file,
+            metadata: sw_tiff_metadata)
+        (decoder, width, height, channels, metadata) = (
+            opened.handle, opened.width, opened.height, opened.channels, opened.metadata
+        )
+        (orientation, morePages, isCMYK) = (
+            opened.orientation, Int(opened.info.more_frames), opened.info.converted_from_cmyk != 0
+        )
         try limits.checkPixels(width: width, height: height)
     }
 
@@ -38,9 +45,17 @@ final class TIFFRowDecoder: CMYKRowDecoder {
         return false
     }
 
+    /// Keeps a 16-bit gray, gray+alpha, RGB or RGBA page's 16 bits (before the first row); false when the page is
+    /// not one of those, or is read through libtiff's RGBA reader.
+    func keepDeep() -> Bool {
+        guard sw_tiff_keep_16(decoder) != 0 else { return false }
+        bitsPerSample = 16
+        return true
+    }
+
     func read(into pixels: UnsafeMutablePointer<UInt8>, rows: Int, token: CancellationToken) throws {
         let status = token.withCodecCallback { cancel in
-            sw_tiff_read_rows(decoder, pixels, width * channels, Int32(rows), cancel, &message, message.count)
+            sw_tiff_read_rows(decoder, pixels, rowBytes, Int32(rows), cancel, &message, message.count)
         }
         try CodecStatus.check(status, .decode, "cannot read TIFF", message: message)
     }

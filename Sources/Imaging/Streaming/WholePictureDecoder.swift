@@ -21,6 +21,8 @@ final class WholePictureDecoder {
     let channels: Int
     let orientation: Int
     let metadata: ImageMetadata
+    /// Bits a sample as stored (AVIF: 8, 10 or 12).
+    let sourceBitDepth: Int
     /// Further images in the file that are not read (HEIF's other top-level images; a GIF's frames after the
     /// first, known once `readImage` ran: 1 when there are any).
     private(set) var moreFrames: Int
@@ -36,29 +38,36 @@ final class WholePictureDecoder {
         switch format {
         case .webp:
             name = "WebP"
-            opened = try source.openDecoder(name, limits: limits, memory: sw_webp_open,
-                                            file: { sw_webp_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_webp_metadata)
+            opened = try source.openDecoder(
+                name, limits: limits, memory: sw_webp_open,
+                file: { sw_webp_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_webp_metadata)
             decoder = .webp(opened.handle)
         case .avif:
             name = "AVIF"
-            opened = try source.openDecoder(name, limits: limits, memory: sw_avif_open,
-                                            file: { sw_avif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_avif_metadata)
+            opened = try source.openDecoder(
+                name, limits: limits, memory: sw_avif_open,
+                file: { sw_avif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_avif_metadata)
             decoder = .avif(opened.handle)
         case .heif:
             name = "HEIF"
-            opened = try source.openDecoder(name, limits: limits, memory: sw_heif_open,
-                                            file: { sw_heif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_heif_metadata)
+            opened = try source.openDecoder(
+                name, limits: limits, memory: sw_heif_open,
+                file: { sw_heif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_heif_metadata)
             decoder = .heif(opened.handle)
         case .gif:
             name = "GIF"
-            opened = try source.openDecoder(name, limits: limits, memory: sw_gif_open,
-                                            file: { sw_gif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_gif_metadata)
+            opened = try source.openDecoder(
+                name, limits: limits, memory: sw_gif_open,
+                file: { sw_gif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_gif_metadata)
             decoder = .gif(opened.handle)
         case .jpeg, .png, .tiff, .bmp:
             throw ImagingError(.decode, "\(format.rawValue) is decoded row by row, not as a whole picture")
         }
-        (width, height, channels, orientation, metadata) = (opened.width, opened.height, opened.channels, opened.orientation, opened.metadata)
+        (width, height, channels, orientation, metadata) = (
+            opened.width, opened.height, opened.channels, opened.orientation, opened.metadata
+        )
         moreFrames = Int(opened.info.more_frames)
+        sourceBitDepth = Int(opened.info.source_bit_depth)
         try limits.checkPixels(width: width, height: height)
     }
 
@@ -68,6 +77,21 @@ final class WholePictureDecoder {
         case .avif(let d): sw_avif_close(d)
         case .heif(let d): sw_heif_close(d)
         case .gif(let d): sw_gif_close(d)
+        }
+    }
+
+    /// Decodes a 10 or 12-bit AVIF at 16 bits (host-order `UInt16` samples, 0…65535), as stored (not turned):
+    /// `width × channels × 2 × height` bytes.
+    func readDeepRows(token: CancellationToken) throws -> [UInt8] {
+        guard case .avif(let d) = decoder else { throw ImagingError(.decode, "only AVIF is read at 16 bits here") }
+        let stride = width * channels * 2
+        return try [UInt8](unsafeUninitializedCapacity: stride * height) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            let status = token.withCodecCallback { cancel in
+                sw_avif_read16(d, base, stride, cancel, &message, message.count)
+            }
+            try CodecStatus.check(status, .decode, "cannot read \(name)", message: message)
+            count = stride * height
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// Threads this process owns, for CPU-bound or blocking work (decoding, filtering, encoding, file I/O):
 /// work that must never run on Swift's cooperative pool.
@@ -110,23 +111,25 @@ public final class ComputeThreads: Sendable {
                     continuation.resume(with: result)
                 }
                 let handOver = { @Sendable (intermediate: Intermediate) in
-                    nextThreads.submit(Job(id: nextID) {
+                    nextThreads.submit(
+                        Job(id: nextID) {
+                            guard !flag.isRaised else { return finish(.failure(CancellationError())) }
+                            finish(Swift.Result { try next(intermediate, flag) })
+                        } abandon: { error in
+                            finish(.failure(error))
+                        })
+                }
+                submit(
+                    Job(id: id) {
                         guard !flag.isRaised else { return finish(.failure(CancellationError())) }
-                        finish(Swift.Result { try next(intermediate, flag) })
+                        do {
+                            handOver(try work(flag))
+                        } catch {
+                            finish(.failure(error))
+                        }
                     } abandon: { error in
                         finish(.failure(error))
                     })
-                }
-                submit(Job(id: id) {
-                    guard !flag.isRaised else { return finish(.failure(CancellationError())) }
-                    do {
-                        handOver(try work(flag))
-                    } catch {
-                        finish(.failure(error))
-                    }
-                } abandon: { error in
-                    finish(.failure(error))
-                })
             }
         } onCancel: {
             flag.raise()

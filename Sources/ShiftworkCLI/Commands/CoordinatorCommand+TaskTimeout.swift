@@ -8,8 +8,9 @@ extension CoordinatorCommand {
         let seconds = try Environment.resolve(
             given, "TASK_TIMEOUT", default: Int(CoordinatorConfiguration.defaultTaskTimeout.components.seconds))
         guard allowed.contains(seconds) else {
-            throw ValidationError("--task-timeout (or SHIFTWORK_TASK_TIMEOUT) must be between \(allowed.lowerBound) and "
-                + "\(allowed.upperBound) seconds (got \(seconds))")
+            throw ValidationError(
+                "--task-timeout (or SHIFTWORK_TASK_TIMEOUT) must be between \(allowed.lowerBound) and "
+                    + "\(allowed.upperBound) seconds (got \(seconds))")
         }
         return seconds
     }

@@ -17,7 +17,8 @@ struct KeygenCommand: ParsableCommand {
     @Argument(help: "The pair's name, e.g. coordinator, worker-1 or alice: the files are NAME.key and NAME.pub.")
     var name: String
 
-    @Option(name: .customLong("out"), help: "Directory to write into (created if needed; default: the current directory).")
+    @Option(
+        name: .customLong("out"), help: "Directory to write into (created if needed; default: the current directory).")
     var directory: String = "."
 
     @Flag(help: "Replace an existing pair of that name (peers that know the old public key are refused from then on).")
@@ -25,7 +26,8 @@ struct KeygenCommand: ParsableCommand {
 
     func validate() throws {
         guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
-            throw ValidationError("NAME must be a plain file name without '/' and not starting with '.' (got '\(name)')")
+            throw ValidationError(
+                "NAME must be a plain file name without '/' and not starting with '.' (got '\(name)')")
         }
     }
 
@@ -33,7 +35,9 @@ struct KeygenCommand: ParsableCommand {
         do {
             let pair = try CurveKeyPair.generate()
             let paths = try pair.write(name: name, into: directory, overwrite: force)
-            print("wrote \(paths.secretKey) (secret: keep it private) and \(paths.publicKey) (public key \(pair.publicKey))")
+            print(
+                "wrote \(paths.secretKey) (secret: keep it private) and \(paths.publicKey) (public key \(pair.publicKey))"
+            )
         } catch let error as CurveKeyError {
             throw CommandError(error.description)
         }

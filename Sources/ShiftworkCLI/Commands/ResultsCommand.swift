@@ -18,8 +18,11 @@ struct ResultsCommand: AsyncParsableCommand {
     @OptionGroup var options: BatchOutputOptions
 
     func run() async throws {
-        var results = BatchResults(batchID: batch, outputDirectory: options.output.directory, overwrite: options.output.overwrite)
+        var results = BatchResults(
+            batchID: batch, outputDirectory: options.output.directory, overwrite: options.output.overwrite)
         results.layout = options.output.layout
-        try await options.run(command: "results") { client, progress in try await results.run(with: client, progress: progress) }
+        try await options.run(command: "results") { client, progress in
+            try await results.run(with: client, progress: progress)
+        }
     }
 }

@@ -20,16 +20,22 @@ struct RetryCommand: AsyncParsableCommand {
     @Argument(help: "The batch ID, as `submit` or `status` printed it.")
     var batch: String
 
-    @Option(name: .customLong("items"), parsing: .upToNextOption,
-            help: "Only these items: each by its output name, its source, or its index as `status BATCH` shows it (default: every failed or cancelled item).")
+    @Option(
+        name: .customLong("items"), parsing: .upToNextOption,
+        help:
+            "Only these items: each by its output name, its source, or its index as `status BATCH` shows it (default: every failed or cancelled item)."
+    )
     var items: [String] = []
 
     @OptionGroup var options: BatchOutputOptions
 
     func run() async throws {
-        var retry = BatchRetry(batchID: batch, items: items, outputDirectory: options.output.directory,
-                               overwrite: options.output.overwrite)
+        var retry = BatchRetry(
+            batchID: batch, items: items, outputDirectory: options.output.directory,
+            overwrite: options.output.overwrite)
         retry.layout = options.output.layout
-        try await options.run(command: "retry") { client, progress in try await retry.run(with: client, progress: progress) }
+        try await options.run(command: "retry") { client, progress in
+            try await retry.run(with: client, progress: progress)
+        }
     }
 }

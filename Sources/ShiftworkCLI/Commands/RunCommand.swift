@@ -9,7 +9,9 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Tilt-shift images with a coordinator and workers inside this process (no set-up).",
-        discussion: "Inputs are http(s) or file URLs, local paths or directories, or '-' for paths read from standard input, one a line. Outputs keep the input's name and format, and a directory's folders (--flat: all at the top of --out).")
+        discussion:
+            "Inputs are http(s) or file URLs, local paths or directories, or '-' for paths read from standard input, one a line. Outputs keep the input's name and format, and a directory's folders (--flat: all at the top of --out)."
+    )
 
     @Option(help: "Workers to run (env SHIFTWORK_WORKERS; default 1).")
     var workers: Int?
@@ -29,7 +31,8 @@ struct RunCommand: AsyncParsableCommand {
         let limits = try limitOptions.limits()
         let cluster = try await EmbeddedCluster.start(
             workerCount: try Environment.resolve(workers, "WORKERS", default: 1),
-            slotsPerWorker: try Environment.resolve(slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
+            slotsPerWorker: try Environment.resolve(
+                slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
             fetch: try download.configuration(allowLocalFiles: true, maxBytes: limits.maxBytes),
             limits: limits,
             logger: logger)

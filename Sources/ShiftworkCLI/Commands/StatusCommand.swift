@@ -38,7 +38,10 @@ struct StatusCommand: AsyncParsableCommand {
                 if watch && !json && isatty(STDOUT_FILENO) != 0 {
                     print("\u{1B}[H\u{1B}[2J", terminator: "")  // clear the screen, as `watch` does
                 }
-                print(json ? StatusFormatter.json(reply, compact: watch) : StatusFormatter.text(reply, batchRequested: batch != nil))
+                print(
+                    json
+                        ? StatusFormatter.json(reply, compact: watch)
+                        : StatusFormatter.text(reply, batchRequested: batch != nil))
                 fflush(nil)
                 if watch { try await Task.sleep(for: .milliseconds(Int(interval * 1000))) }
             } while watch

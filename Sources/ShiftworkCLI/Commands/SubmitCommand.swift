@@ -9,12 +9,17 @@ struct SubmitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "submit",
         abstract: "Send a batch of images to a coordinator and write the results into a directory.",
-        discussion: "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine); '-' reads the inputs from standard input, one a line. A directory's folders are kept under --out or the sink (--flat: all at the top).")
+        discussion:
+            "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine); '-' reads the inputs from standard input, one a line. A directory's folders are kept under --out or the sink (--flat: all at the top)."
+    )
 
     @Option(help: "Seconds to wait for the coordinator to accept the batch (env SHIFTWORK_TIMEOUT; default 10).")
     var timeout: Int?
 
-    @Flag(help: "Print the batch's ID once the coordinator has accepted the batch, and exit 0 without waiting for its items; `status`, `results` and `retry` take it up later (`results` needs a coordinator with --data-dir).")
+    @Flag(
+        help:
+            "Print the batch's ID once the coordinator has accepted the batch, and exit 0 without waiting for its items; `status`, `results` and `retry` take it up later (`results` needs a coordinator with --data-dir)."
+    )
     var detach = false
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
@@ -32,11 +37,16 @@ struct SubmitCommand: AsyncParsableCommand {
                 let (batchID, count, attached) = try await submission.detach(with: client)
                 let id = PrintableText.escape(batchID)
                 if batch.json {
-                    print(JSONValue.object([("batch", .string(batchID)), ("items", .integer(count)),
-                                            ("attached", .bool(attached)), ("detached", .bool(true))]).text)
+                    print(
+                        JSONValue.object([
+                            ("batch", .string(batchID)), ("items", .integer(count)),
+                            ("attached", .bool(attached)), ("detached", .bool(true)),
+                        ]).text)
                 } else {
                     let note = attached ? " (attached: submitted before with this --key; no second batch was made)" : ""
-                    print("batch \(id): \(count) item\(count == 1 ? "" : "s") accepted\(note); detached: `shiftwork status \(id)` follows it, `shiftwork results \(id) --out DIR` fetches its outputs")
+                    print(
+                        "batch \(id): \(count) item\(count == 1 ? "" : "s") accepted\(note); detached: `shiftwork status \(id)` follows it, `shiftwork results \(id) --out DIR` fetches its outputs"
+                    )
                 }
                 fflush(nil)
             }

@@ -14,31 +14,53 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
 
-    @Option(help: "Tasks run at once (env SHIFTWORK_SLOTS; default: twice --compute-threads, so that downloads and sink writes overlap with the images being filtered).")
+    @Option(
+        help:
+            "Tasks run at once (env SHIFTWORK_SLOTS; default: twice --compute-threads, so that downloads and sink writes overlap with the images being filtered)."
+    )
     var slots: Int?
 
-    @Option(help: "Images filtered at once: threads for decoding, filtering and encoding, at most --slots (env SHIFTWORK_COMPUTE_THREADS; default: the number of cores). Give the cores this worker may use.")
+    @Option(
+        help:
+            "Images filtered at once: threads for decoding, filtering and encoding, at most --slots (env SHIFTWORK_COMPUTE_THREADS; default: the number of cores). Give the cores this worker may use."
+    )
     var computeThreads: Int?
 
-    @Option(help: "The worker's name in status and logs; unique per worker (env SHIFTWORK_WORKER_ID; default HOST-PID-RANDOM).")
+    @Option(
+        help:
+            "The worker's name in status and logs; unique per worker (env SHIFTWORK_WORKER_ID; default HOST-PID-RANDOM)."
+    )
     var workerID: String?
 
     @Flag(help: "Let tasks read local paths and file:// URLs on this machine (env SHIFTWORK_ALLOW_LOCAL_FILES=1).")
     var allowLocalFiles = false
 
-    @Option(help: "Seconds to finish running tasks after SIGTERM before leaving (env SHIFTWORK_DRAIN_TIMEOUT; default 60).")
+    @Option(
+        help: "Seconds to finish running tasks after SIGTERM before leaving (env SHIFTWORK_DRAIN_TIMEOUT; default 60).")
     var drainTimeout: Int?
 
-    @Option(help: "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); the downloads waiting for their tilt-shift stay here, never on the coordinator: an image larger than this fails).")
+    @Option(
+        help:
+            "MiB of downloaded images kept for the tilt-shifts sent to this worker because it holds their input (env SHIFTWORK_INPUT_CACHE_MB; default \(ClusterDefaults.inputCacheBytes >> 20); the downloads waiting for their tilt-shift stay here, never on the coordinator: an image larger than this fails)."
+    )
     var inputCacheMb: Int?
 
-    @Option(help: "Serve the worker's probes at http://HOST:PORT: /livez (the process answers) and /readyz (registered with the coordinator, not draining; 503 otherwise), e.g. *:8080 for Kubernetes (every interface, IPv4 and IPv6) (env SHIFTWORK_HEALTH_LISTEN; default: off).")
+    @Option(
+        help:
+            "Serve the worker's probes at http://HOST:PORT: /livez (the process answers) and /readyz (registered with the coordinator, not draining; 503 otherwise), e.g. *:8080 for Kubernetes (every interface, IPv4 and IPv6) (env SHIFTWORK_HEALTH_LISTEN; default: off)."
+    )
     var healthListen: String?
 
-    @Option(help: "Chained tasks: on (a photo's tilt-shift runs right after its download, in the same slot, without the coordinator's round trip), off (sent apart, as to an older worker) or together (as on, and both results in one message: fewer messages, but a worker lost while filtering costs the download an attempt) (env SHIFTWORK_CHAINED_TASKS; default on).")
+    @Option(
+        help:
+            "Chained tasks: on (a photo's tilt-shift runs right after its download, in the same slot, without the coordinator's round trip), off (sent apart, as to an older worker) or together (as on, and both results in one message: fewer messages, but a worker lost while filtering costs the download an attempt) (env SHIFTWORK_CHAINED_TASKS; default on)."
+    )
     var chainedTasks: ChainedTasks?
 
-    @Option(help: "Give back, when the coordinator asks, a tilt-shift still waiting for this worker's compute threads, so that a worker with an idle one runs it (work stealing at a batch's tail): on or off (env SHIFTWORK_GIVE_BACK; default on).")
+    @Option(
+        help:
+            "Give back, when the coordinator asks, a tilt-shift still waiting for this worker's compute threads, so that a worker with an idle one runs it (work stealing at a batch's tail): on or off (env SHIFTWORK_GIVE_BACK; default on)."
+    )
     var giveBack: GiveBack?
 
     @OptionGroup var sinkDirectory: SinkDirectoryOption
@@ -59,11 +81,16 @@ struct WorkerCommand: AsyncParsableCommand {
         let computeThreads = try Environment.resolve(
             computeThreads, "COMPUTE_THREADS", default: ProcessInfo.processInfo.activeProcessorCount)
         guard computeThreads >= 1 else {
-            throw CommandError("--compute-threads (or SHIFTWORK_COMPUTE_THREADS) must be at least 1: the images this worker filters at once")
+            throw CommandError(
+                "--compute-threads (or SHIFTWORK_COMPUTE_THREADS) must be at least 1: the images this worker filters at once"
+            )
         }
-        let slots = try Environment.resolve(slots, "SLOTS", default: WorkerConfiguration.defaultSlots(computeThreads: computeThreads))
+        let slots = try Environment.resolve(
+            slots, "SLOTS", default: WorkerConfiguration.defaultSlots(computeThreads: computeThreads))
         guard (1...PeerInputRules.maxWorkerSlots).contains(slots) else {
-            throw CommandError("--slots (or SHIFTWORK_SLOTS) is \(slots): give 1 to \(PeerInputRules.maxWorkerSlots), the tasks this worker runs at once")
+            throw CommandError(
+                "--slots (or SHIFTWORK_SLOTS) is \(slots): give 1 to \(PeerInputRules.maxWorkerSlots), the tasks this worker runs at once"
+            )
         }
         var configuration = WorkerConfiguration(
             coordinators: coordinatorEndpoints,
@@ -73,19 +100,25 @@ struct WorkerCommand: AsyncParsableCommand {
             fetch: try download.configuration(allowLocalFiles: allowLocal, maxBytes: limits.maxBytes),
             limits: limits,
             socketOptions: try coordinator.socketOptions(),
-            inputCacheBytes: try Environment.resolve(inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
-        configuration.chainedTasks = try chainedTasks ?? Environment.value("CHAINED_TASKS").map { text in
-            guard let mode = ChainedTasks(rawValue: text.lowercased()) else {
-                throw CommandError("SHIFTWORK_CHAINED_TASKS=\(text) is not one of on, off, together (see shiftwork worker --help, --chained-tasks)")
-            }
-            return mode
-        } ?? .on
-        configuration.giveBack = try giveBack ?? Environment.value("GIVE_BACK").map { text in
-            guard let mode = GiveBack(rawValue: text.lowercased()) else {
-                throw CommandError("SHIFTWORK_GIVE_BACK=\(text) is not one of on, off (see shiftwork worker --help, --give-back)")
-            }
-            return mode
-        } ?? .on
+            inputCacheBytes: try Environment.resolve(
+                inputCacheMb, "INPUT_CACHE_MB", default: ClusterDefaults.inputCacheBytes >> 20) << 20)
+        configuration.chainedTasks =
+            try chainedTasks ?? Environment.value("CHAINED_TASKS").map { text in
+                guard let mode = ChainedTasks(rawValue: text.lowercased()) else {
+                    throw CommandError(
+                        "SHIFTWORK_CHAINED_TASKS=\(text) is not one of on, off, together (see shiftwork worker --help, --chained-tasks)"
+                    )
+                }
+                return mode
+            } ?? .on
+        configuration.giveBack =
+            try giveBack ?? Environment.value("GIVE_BACK").map { text in
+                guard let mode = GiveBack(rawValue: text.lowercased()) else {
+                    throw CommandError(
+                        "SHIFTWORK_GIVE_BACK=\(text) is not one of on, off (see shiftwork worker --help, --give-back)")
+                }
+                return mode
+            } ?? .on
         configuration.fetch.sourcePolicy = sourcePolicy
         logger.info("source policy: \(sourcePolicy.summary) (--allow-source-networks, --deny-source-networks)")
         let drainTimeout = try Environment.resolve(drainTimeout, "DRAIN_TIMEOUT", default: 60)
@@ -101,15 +134,18 @@ struct WorkerCommand: AsyncParsableCommand {
                 print("health on http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)/readyz and /livez")
                 fflush(nil)
             } catch {
-                throw CommandError("cannot serve health on \(address): \(error)."
-                    + ((error as? HTTPEndpointError)?.isAboutTheAddress == false ? "" : " Choose another address with --health-listen."))
+                throw CommandError(
+                    "cannot serve health on \(address): \(error)."
+                        + ((error as? HTTPEndpointError)?.isAboutTheAddress == false
+                            ? "" : " Choose another address with --health-listen."))
             }
         }
         services.append(worker)
         do {
             // SIGTERM (docker stop, compose scale down, Kubernetes) drains: running tasks finish, nothing new
             // starts; at the drain timeout, or on a second signal, the worker leaves with what still runs.
-            try await ServiceRunner.run(services, maximumGracefulShutdownDuration: .seconds(drainTimeout), logger: logger)
+            try await ServiceRunner.run(
+                services, maximumGracefulShutdownDuration: .seconds(drainTimeout), logger: logger)
         } catch {
             throw CommandError("\(error)")
         }

@@ -5,17 +5,27 @@ import Foundation
 
 /// The inputs, output directory, filter and report style of a batch: shared by `run` and `submit`.
 struct BatchOptions: ParsableArguments {
-    @Argument(help: "Images to process: http(s) or file URLs, paths, or directories (their images of every format read: JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF, BMP; recursively; the outputs keep their folders); '-' reads them from standard input, one a line.")
+    @Argument(
+        help:
+            "Images to process: http(s) or file URLs, paths, or directories (their images of every format read: JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF, BMP; recursively; the outputs keep their folders); '-' reads them from standard input, one a line."
+    )
     var inputs: [String]
 
     @OptionGroup var output: OutputOptions
     /// `--json`: one JSON document at the end instead of progress.
     var json: Bool { output.json }
 
-    @Option(help: "Where the workers write the outputs themselves: a directory every worker reaches (a shared volume), or s3://BUCKET/PREFIX; only their names, sizes and checksums come back (env SHIFTWORK_SINK). --out is then not used.")
+    @Option(
+        help:
+            "Where the workers write the outputs themselves: a directory every worker reaches (a shared volume), or s3://BUCKET/PREFIX; only their names, sizes and checksums come back (env SHIFTWORK_SINK). --out is then not used."
+    )
     var sink: String?
 
-    @Option(name: .customLong("s3-endpoint"), help: "The URL of an S3-compatible store for s3:// sinks and inputs, e.g. http://minio:9000 (env SHIFTWORK_S3_ENDPOINT; default: AWS). Credentials: the standard AWS_* variables or ~/.aws/credentials, on the workers.")
+    @Option(
+        name: .customLong("s3-endpoint"),
+        help:
+            "The URL of an S3-compatible store for s3:// sinks and inputs, e.g. http://minio:9000 (env SHIFTWORK_S3_ENDPOINT; default: AWS). Credentials: the standard AWS_* variables or ~/.aws/credentials, on the workers."
+    )
     var s3Endpoint: String?
 
     @OptionGroup var filter: FilterOptions

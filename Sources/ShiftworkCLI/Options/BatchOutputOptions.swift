@@ -16,8 +16,10 @@ struct BatchOutputOptions: ParsableArguments {
     /// summary it returns.
     ///
     /// - Throws: `ExitCode(1)` when an item failed or was cancelled; what `body` or the options throw.
-    func run(command: String,
-             _ body: (ClusterClient, @Sendable (BatchProgress) -> Void) async throws -> BatchSummary) async throws {
+    func run(
+        command: String,
+        _ body: (ClusterClient, @Sendable (BatchProgress) -> Void) async throws -> BatchSummary
+    ) async throws {
         _ = try logging.makeLogger(label: "shiftwork.\(command)", defaultLevel: .warning)
         let reporter = BatchReporter(json: output.json)
         let responseTimeout = Duration.seconds(try Environment.resolve(timeout, "TIMEOUT", default: 10))

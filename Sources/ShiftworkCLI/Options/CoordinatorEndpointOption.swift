@@ -6,7 +6,11 @@ import Messaging
 /// `--coordinator ENDPOINT[,ENDPOINT…]` (falling back to SHIFTWORK_COORDINATOR) and the CurveZMQ keys to
 /// reach it with. Several endpoints name a pair (docs/failover.md): the peer turns to the next on silence.
 struct CoordinatorEndpointOption: ParsableArguments {
-    @Option(name: .long, help: "The coordinator's endpoint, or a comma-separated list (a pair: tried in order, turning to the next when one is silent) (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one).")
+    @Option(
+        name: .long,
+        help:
+            "The coordinator's endpoint, or a comma-separated list (a pair: tried in order, turning to the next when one is silent) (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one)."
+    )
     var coordinator: String?
 
     @OptionGroup var keys: PeerKeyOptions
@@ -22,7 +26,9 @@ struct CoordinatorEndpointOption: ParsableArguments {
     func endpoints() throws -> CoordinatorEndpoints {
         let given = endpoint
         // One endpoint is taken as before (ZeroMQ checks it when it connects); a list is checked here.
-        guard given.contains(",") else { return CoordinatorEndpoints(single: given.trimmingCharacters(in: .whitespaces)) }
+        guard given.contains(",") else {
+            return CoordinatorEndpoints(single: given.trimmingCharacters(in: .whitespaces))
+        }
         do {
             return try CoordinatorEndpoints(parsing: given)
         } catch let error as CoordinatorEndpointsError {
@@ -38,9 +44,10 @@ struct CoordinatorEndpointOption: ParsableArguments {
     /// - Throws: `CommandError` naming the option and the variable when none is given but one is required.
     func requiredEndpoints() throws -> CoordinatorEndpoints {
         if Environment.flag(false, "REQUIRE_COORDINATOR"), Environment.resolve(coordinator, "COORDINATOR") == nil {
-            throw CommandError("no coordinator address: set SHIFTWORK_COORDINATOR (or --coordinator), e.g. tcp://coordinator:5570. "
-                + "SHIFTWORK_REQUIRE_COORDINATOR is set (the container image sets it): the default \(ClusterDefaults.coordinatorEndpoint) "
-                + "would be this container itself")
+            throw CommandError(
+                "no coordinator address: set SHIFTWORK_COORDINATOR (or --coordinator), e.g. tcp://coordinator:5570. "
+                    + "SHIFTWORK_REQUIRE_COORDINATOR is set (the container image sets it): the default \(ClusterDefaults.coordinatorEndpoint) "
+                    + "would be this container itself")
         }
         return try endpoints()
     }

@@ -4,14 +4,16 @@ import Messaging
 /// `--secret-key FILE` and `--coordinator-key FILE`: CurveZMQ for a worker or a client (`worker`,
 /// `submit`, `status`, `cancel`). Both or neither; without them the connection is plain.
 struct PeerKeyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "This worker's or client's secret key, as `shiftwork keygen NAME` writes it into NAME.key (env SHIFTWORK_SECRET_KEY). Its NAME.pub must be on the coordinator's allow-list.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "This worker's or client's secret key, as `shiftwork keygen NAME` writes it into NAME.key (env SHIFTWORK_SECRET_KEY). Its NAME.pub must be on the coordinator's allow-list.",
+            valueName: "file"))
     var secretKey: String?
 
-    @Option(help: ArgumentHelp(
-        "The coordinator's public key file (its NAME.pub; env SHIFTWORK_COORDINATOR_KEY). Needed with --secret-key.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The coordinator's public key file (its NAME.pub; env SHIFTWORK_COORDINATOR_KEY). Needed with --secret-key.",
+            valueName: "file"))
     var coordinatorKey: String?
 
     /// The CurveZMQ setting these options describe, or `nil` when neither is given.
@@ -22,9 +24,13 @@ struct PeerKeyOptions: ParsableArguments {
         case (nil, nil):
             return nil
         case (_?, nil):
-            throw ValidationError("--secret-key needs --coordinator-key (SHIFTWORK_COORDINATOR_KEY): the coordinator's public key file, its NAME.pub")
+            throw ValidationError(
+                "--secret-key needs --coordinator-key (SHIFTWORK_COORDINATOR_KEY): the coordinator's public key file, its NAME.pub"
+            )
         case (nil, _?):
-            throw ValidationError("--coordinator-key needs --secret-key (SHIFTWORK_SECRET_KEY): this peer's own secret key file; create one with `shiftwork keygen NAME`")
+            throw ValidationError(
+                "--coordinator-key needs --secret-key (SHIFTWORK_SECRET_KEY): this peer's own secret key file; create one with `shiftwork keygen NAME`"
+            )
         case (let secretPath?, let serverPath?):
             SecretKeyFile.warnIfExposed(secretPath)
             // Each error names the setting it came from (option and variable): in a container the path is all

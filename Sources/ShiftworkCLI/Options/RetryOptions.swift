@@ -9,10 +9,14 @@ struct RetryOptions: ParsableArguments {
     /// The longest deadline: 30 days.
     static let allowedDeadline = 1...2_592_000
 
-    @Option(help: "Retries of each task after a transient failure (connection refused or reset, timeouts, HTTP 408, 429, 5xx, a task timed out), with exponential backoff and jitter, on another worker where one is free; \(allowedRetries.lowerBound)...\(allowedRetries.upperBound) (env SHIFTWORK_RETRIES; default 2).")
+    @Option(
+        help:
+            "Retries of each task after a transient failure (connection refused or reset, timeouts, HTTP 408, 429, 5xx, a task timed out), with exponential backoff and jitter, on another worker where one is free; \(allowedRetries.lowerBound)...\(allowedRetries.upperBound) (env SHIFTWORK_RETRIES; default 2)."
+    )
     var retries: Int?
 
-    @Option(help: "Seconds after which the batch's unfinished items are cancelled (env SHIFTWORK_DEADLINE; default: none).")
+    @Option(
+        help: "Seconds after which the batch's unfinished items are cancelled (env SHIFTWORK_DEADLINE; default: none).")
     var deadline: Int?
 
     /// `submission` with these settings, validated.
@@ -20,14 +24,16 @@ struct RetryOptions: ParsableArguments {
         var submission = submission
         let retries = try Environment.resolve(retries, "RETRIES", default: 2)
         guard Self.allowedRetries.contains(retries) else {
-            throw ValidationError("--retries (or SHIFTWORK_RETRIES) must be between \(Self.allowedRetries.lowerBound) and "
-                + "\(Self.allowedRetries.upperBound) (got \(retries))")
+            throw ValidationError(
+                "--retries (or SHIFTWORK_RETRIES) must be between \(Self.allowedRetries.lowerBound) and "
+                    + "\(Self.allowedRetries.upperBound) (got \(retries))")
         }
         submission.retries = retries
         let deadline = try Environment.resolve(deadline, "DEADLINE", default: 0)
         guard deadline == 0 || Self.allowedDeadline.contains(deadline) else {
-            throw ValidationError("--deadline (or SHIFTWORK_DEADLINE) must be between \(Self.allowedDeadline.lowerBound) and "
-                + "\(Self.allowedDeadline.upperBound) seconds (got \(deadline))")
+            throw ValidationError(
+                "--deadline (or SHIFTWORK_DEADLINE) must be between \(Self.allowedDeadline.lowerBound) and "
+                    + "\(Self.allowedDeadline.upperBound) seconds (got \(deadline))")
         }
         submission.deadlineSeconds = deadline
         return submission

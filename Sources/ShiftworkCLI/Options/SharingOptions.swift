@@ -5,14 +5,16 @@ import Wire
 /// How a submitted batch shares the cluster (`--priority`) and how a submission sent again finds it
 /// (`--key`): options of `submit`.
 struct SharingOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The batch's share of the cluster against other waiting batches: -10...10 (higher runs sooner; each 2 points double its share), or low, normal, high (-5, 0, 5). Lower priorities still progress (env SHIFTWORK_PRIORITY; default normal).",
-        valueName: "priority"))
+    @Option(
+        help: ArgumentHelp(
+            "The batch's share of the cluster against other waiting batches: -10...10 (higher runs sooner; each 2 points double its share), or low, normal, high (-5, 0, 5). Lower priorities still progress (env SHIFTWORK_PRIORITY; default normal).",
+            valueName: "priority"))
     var priority: String?
 
-    @Option(help: ArgumentHelp(
-        "An idempotency key of your choice (1-128 of A-Z a-z 0-9 . _ - : @): submitting again with the same key attaches to the batch it made, while the coordinator keeps that batch, instead of running it twice (env SHIFTWORK_KEY).",
-        valueName: "key"))
+    @Option(
+        help: ArgumentHelp(
+            "An idempotency key of your choice (1-128 of A-Z a-z 0-9 . _ - : @): submitting again with the same key attaches to the batch it made, while the coordinator keeps that batch, instead of running it twice (env SHIFTWORK_KEY).",
+            valueName: "key"))
     var key: String?
 
     /// `submission` with the priority and key these options give, validated.

@@ -1,5 +1,5 @@
-import Fetching
 import Cluster
+import Fetching
 import Foundation
 import Glibc
 
@@ -92,13 +92,19 @@ final class BatchReporter: @unchecked Sendable {
             if style == .bar { print("") }
             // Only images processed count: a failed download or a manifest is not an image per second.
             let rate = elapsed > 0 ? String(format: ", %.1f images/s", Double(summary.imagesWritten) / elapsed) : ""
-            print("\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))")
+            print(
+                "\(summary.items.count) item\(summary.items.count == 1 ? "" : "s"): \(summary.succeeded) succeeded, \(summary.failed) failed\(summary.cancelled > 0 ? ", \(summary.cancelled) cancelled" : "") (\(String(format: "%.1f", elapsed)) s\(rate))"
+            )
             let inSink = summary.items.filter(\.inSink).count
             if inSink > 0 {
-                print("\(inSink) output\(inSink == 1 ? " was" : "s were") written by the workers into the sink (above: where each went; `shiftwork status \(PrintableText.escape(summary.batchID))` lists them)")
+                print(
+                    "\(inSink) output\(inSink == 1 ? " was" : "s were") written by the workers into the sink (above: where each went; `shiftwork status \(PrintableText.escape(summary.batchID))` lists them)"
+                )
             }
             if summary.renamed > 0 {
-                print("\(summary.renamed) output\(summary.renamed == 1 ? "" : "s") took a new name: a file of that name was already in the output directory (--overwrite replaces such files)")
+                print(
+                    "\(summary.renamed) output\(summary.renamed == 1 ? "" : "s") took a new name: a file of that name was already in the output directory (--overwrite replaces such files)"
+                )
             }
         }
         fflush(nil)
@@ -113,7 +119,9 @@ final class BatchReporter: @unchecked Sendable {
         let eta = rate > 0 && done < total ? String(format: "ETA %.0fs", Double(total - done) / rate) : ""
         let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
         let failed = failures > 0 ? "  \(failures) failed" : ""
-        print("\r\u{1B}[2K[\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate)) img/s  \(eta)\(failed)", terminator: "")
+        print(
+            "\r\u{1B}[2K[\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate)) img/s  \(eta)\(failed)",
+            terminator: "")
     }
 
     private static func line(for outcome: ItemOutcome, done: Int, total: Int) -> String {
@@ -121,12 +129,14 @@ final class BatchReporter: @unchecked Sendable {
         let width = String(total).count
         let counter = "[\(String(repeating: " ", count: max(0, width - String(done).count)))\(done)/\(total)]"
         if let path = outcome.outputPath {
-            let renamed = outcome.existingPath.map { " (\(PrintableText.escape($0)) exists; --overwrite replaces it)" } ?? ""
+            let renamed =
+                outcome.existingPath.map { " (\(PrintableText.escape($0)) exists; --overwrite replaces it)" } ?? ""
             let warnings = outcome.warnings.map { " (warning: \(PrintableText.escape($0)))" }.joined()
             return "\(counter) ok      \(source) -> \(PrintableText.escape(path))\(renamed)\(warnings)"
         }
         if outcome.error == nil {
-            return "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
+            return
+                "\(counter) ok      \(source): a manifest of \(outcome.expandedInto) image\(outcome.expandedInto == 1 ? "" : "s")"
         }
         let error = PrintableText.escape(SourceRedaction.redactURLs(in: outcome.error ?? "unknown error"))
         // Errors usually name their input already; do not say it twice.

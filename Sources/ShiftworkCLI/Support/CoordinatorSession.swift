@@ -18,11 +18,14 @@ func withCoordinator<Result: Sendable>(
     while true {
         let endpoint = endpoints.all[index]
         do {
-            return try await withClient(of: endpoint, responseTimeout: responseTimeout, socketOptions: socketOptions, body)
+            return try await withClient(
+                of: endpoint, responseTimeout: responseTimeout, socketOptions: socketOptions, body)
         } catch let error as ClusterClientError where error.meansSilence && index + 1 < endpoints.all.count {
             index += 1
-            FileHandle.standardError.write(Data(
-                "no answer from the coordinator at \(PrintableText.escape(endpoint)) within \(responseTimeout): turning to \(PrintableText.escape(endpoints.all[index]))\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "no answer from the coordinator at \(PrintableText.escape(endpoint)) within \(responseTimeout): turning to \(PrintableText.escape(endpoints.all[index]))\n"
+                        .utf8))
         }
     }
 }
@@ -32,7 +35,8 @@ private func withClient<Result: Sendable>(
     of endpoint: String, responseTimeout: Duration, socketOptions: SocketOptions,
     _ body: (ClusterClient) async throws -> Result
 ) async throws -> Result {
-    let client = try await ClusterClient(endpoint: endpoint, responseTimeout: responseTimeout, socketOptions: socketOptions)
+    let client = try await ClusterClient(
+        endpoint: endpoint, responseTimeout: responseTimeout, socketOptions: socketOptions)
     let result: Swift.Result<Result, any Error>
     do {
         result = .success(try await body(client))

@@ -33,20 +33,26 @@ struct InputList {
             piped = inputs.flatMap { $0 == standardInput ? Array(repeating: true, count: lines.count) : [false] }
             inputs = inputs.flatMap { $0 == standardInput ? lines : [$0] }
             if inputs.isEmpty {
-                throw CommandError("no inputs: standard input ('-') held no line; give one image URL, path or directory a line (e.g. find ~/Pictures -name '*.HEIC' | shiftwork submit -)")
+                throw CommandError(
+                    "no inputs: standard input ('-') held no line; give one image URL, path or directory a line (e.g. find ~/Pictures -name '*.HEIC' | shiftwork submit -)"
+                )
             }
         }
         guard !inputs.isEmpty else {
-            throw CommandError("no inputs: give image URLs (http, https, file), paths or directories, or '-' to read them from standard input")
+            throw CommandError(
+                "no inputs: give image URLs (http, https, file), paths or directories, or '-' to read them from standard input"
+            )
         }
         if let (index, problem) = inputs.enumerated().compactMap({ input in
-            PeerInputRules.sourceProblem(input.element).map { (input.offset, $0) } }).first {
+            PeerInputRules.sourceProblem(input.element).map { (input.offset, $0) }
+        }).first {
             throw CommandError("input \(index + 1): \(problem)")
         }
         let cwd = FileManager.default.currentDirectoryPath
         let absolute = inputs.map { input in
             if input.contains("://") || input.hasPrefix("/") { return input }
-            return URL(fileURLWithPath: input, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true)).standardizedFileURL.path
+            return URL(fileURLWithPath: input, relativeTo: URL(fileURLWithPath: cwd, isDirectory: true))
+                .standardizedFileURL.path
         }
         let pipedInputs = piped
         return try await ComputeThreads.shared.run { _ in try expand(absolute, piped: pipedInputs) }
@@ -86,9 +92,10 @@ struct InputList {
         var notes: [String] = []
         var emptyDirectories: [String] = []
         let isDirectory = inputs.map { ImageDirectory.directoryPath(of: $0) }
-        let pipedFiles = Set(inputs.indices.filter { index in
-            index < piped.count && piped[index] && isDirectory[index] == nil && inputs[index].hasPrefix("/")
-        })
+        let pipedFiles = Set(
+            inputs.indices.filter { index in
+                index < piped.count && piped[index] && isDirectory[index] == nil && inputs[index].hasPrefix("/")
+            })
         let root = commonFolder(of: pipedFiles.sorted().map { inputs[$0] })
         for (index, input) in inputs.enumerated() {
             guard let path = isDirectory[index] else {
@@ -116,9 +123,13 @@ struct InputList {
         let verb = emptyDirectories.count == 1 ? "holds" : "hold"
         if sources.isEmpty {
             let skipped = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-            throw CommandError("no images to process: \(named) \(verb) no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)\(skipped); give a directory with images, or image files or URLs")
+            throw CommandError(
+                "no images to process: \(named) \(verb) no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)\(skipped); give a directory with images, or image files or URLs"
+            )
         }
-        if !emptyDirectories.isEmpty { notes.append("\(named) \(verb) no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)") }
+        if !emptyDirectories.isEmpty {
+            notes.append("\(named) \(verb) no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)")
+        }
         return InputList(sources: sources, pathsInDirectories: paths, notes: notes)
     }
 }

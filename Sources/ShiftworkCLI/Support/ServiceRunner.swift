@@ -21,7 +21,8 @@ enum ServiceRunner {
             // A service that ends by itself (a worker the coordinator refused) ends the others gracefully; one
             // that throws cancels them, and its error ends the command.
             services: services.map {
-                ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
+                ServiceGroupConfiguration.ServiceConfiguration(
+                    service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
             },
             gracefulShutdownSignals: shutdownSignals, logger: logger)
         configuration.maximumGracefulShutdownDuration = maximumGracefulShutdownDuration
@@ -33,8 +34,11 @@ enum ServiceRunner {
             for await signal in await UnixSignalsSequence(trapping: shutdownSignals) {
                 received += 1
                 if received == 1 {
-                    logger.info("shutting down gracefully (a second signal stops at once)", metadata: [
-                        "signal": "\(signal)", "deadline": "\(maximumGracefulShutdownDuration)"])
+                    logger.info(
+                        "shutting down gracefully (a second signal stops at once)",
+                        metadata: [
+                            "signal": "\(signal)", "deadline": "\(maximumGracefulShutdownDuration)",
+                        ])
                 } else {
                     logger.warning("second signal: stopping at once", metadata: ["signal": "\(signal)"])
                     running.cancel()

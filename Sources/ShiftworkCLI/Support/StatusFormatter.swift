@@ -1,5 +1,5 @@
-import Fetching
 import Cluster
+import Fetching
 import Foundation
 import Wire
 
@@ -15,28 +15,40 @@ enum StatusFormatter {
         var lines: [String] = []
         if batchRequested, let batch = reply.batches.first {
             let key = batch.idempotencyKey.isEmpty ? "" : ", key \(shown(batch.idempotencyKey))"
-            lines.append("batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled, priority \(batch.priority)\(key)")
+            lines.append(
+                "batch \(shown(batch.batchID)): \(batch.itemCount) items, \(batch.succeeded) succeeded, \(batch.failed) failed, \(batch.cancelled) cancelled, priority \(batch.priority)\(key)"
+            )
             for item in batch.items {
-                let error = (item.error.isEmpty ? "" : "  \(shown(item.error))")
+                let error =
+                    (item.error.isEmpty ? "" : "  \(shown(item.error))")
                     + item.warnings.map { "  warning: \(shown($0))" }.joined()
                 let location = item.location.isEmpty ? "" : "  → \(shown(item.location))"
                 let attempts = item.attempts > 1 ? "  (\(item.attempts) attempts)" : ""
-                lines.append("  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(location)\(attempts)\(error)")
+                lines.append(
+                    "  \(String(item.itemIndex).padding(toLength: 5, withPad: " ", startingAt: 0)) \(shown(item.state).padding(toLength: 10, withPad: " ", startingAt: 0)) \(shown(item.source))\(location)\(attempts)\(error)"
+                )
                 lines += item.failedAttempts.map { "        " + attemptLine($0) }
             }
             return lines.joined(separator: "\n")
         }
-        lines.append("workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   throughput: \(String(format: "%.1f", reply.tasksPerSecond)) tasks/s   dropped messages: \(reply.droppedMessages)")
+        lines.append(
+            "workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   throughput: \(String(format: "%.1f", reply.tasksPerSecond)) tasks/s   dropped messages: \(reply.droppedMessages)"
+        )
         if !reply.workers.isEmpty {
-            lines.append("WORKER                                   SLOTS  RUNNING  DONE    FAILED  DROPPED  VERSION  LAST SEEN")
+            lines.append(
+                "WORKER                                   SLOTS  RUNNING  DONE    FAILED  DROPPED  VERSION  LAST SEEN")
             for worker in reply.workers {
-                lines.append("\(shown(worker.workerID).padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(pad(worker.droppedMessages, 8)) \((worker.version.isEmpty ? "-" : shown(worker.version)).padding(toLength: 8, withPad: " ", startingAt: 0)) \(worker.lastSeenMsAgo) ms ago")
+                lines.append(
+                    "\(shown(worker.workerID).padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(worker.slots, 6)) \(pad(worker.running, 8)) \(pad(worker.completed, 7)) \(pad(worker.failed, 7)) \(pad(worker.droppedMessages, 8)) \((worker.version.isEmpty ? "-" : shown(worker.version)).padding(toLength: 8, withPad: " ", startingAt: 0)) \(worker.lastSeenMsAgo) ms ago"
+                )
             }
         }
         if !reply.batches.isEmpty {
             lines.append("BATCH        ITEMS  SUCCEEDED  FAILED  CANCELLED")
             for batch in reply.batches {
-                lines.append("\(shown(batch.batchID).padding(toLength: 12, withPad: " ", startingAt: 0)) \(pad(batch.itemCount, 6)) \(pad(batch.succeeded, 10)) \(pad(batch.failed, 7)) \(pad(batch.cancelled, 9))")
+                lines.append(
+                    "\(shown(batch.batchID).padding(toLength: 12, withPad: " ", startingAt: 0)) \(pad(batch.itemCount, 6)) \(pad(batch.succeeded, 10)) \(pad(batch.failed, 7)) \(pad(batch.cancelled, 9))"
+                )
             }
         }
         if !reply.clients.isEmpty {
@@ -44,7 +56,9 @@ enum StatusFormatter {
             func of(_ limit: UInt32) -> String { limit == 0 ? "" : " of \(limit)" }
             lines.append("CLIENT                                             QUEUED ITEMS        BATCHES")
             for client in reply.clients {
-                lines.append("\(shown(client.client).padding(toLength: 50, withPad: " ", startingAt: 0)) \((String(client.queuedItems) + of(reply.maxQueuedItemsPerClient)).padding(toLength: 19, withPad: " ", startingAt: 0)) \(client.batches)\(of(reply.maxBatchesPerClient))")
+                lines.append(
+                    "\(shown(client.client).padding(toLength: 50, withPad: " ", startingAt: 0)) \((String(client.queuedItems) + of(reply.maxQueuedItemsPerClient)).padding(toLength: 19, withPad: " ", startingAt: 0)) \(client.batches)\(of(reply.maxBatchesPerClient))"
+                )
             }
         }
         return lines.joined(separator: "\n")
@@ -60,7 +74,8 @@ enum StatusFormatter {
             let time = Date(timeIntervalSince1970: Double(attempt.failedUnixMilliseconds) / 1000)
             worker += " at " + time.formatted(.iso8601)
         }
-        let next = attempt.retried
+        let next =
+            attempt.retried
             ? ", retried after \(String(format: "%.1f", Double(attempt.retryDelayMs) / 1000)) s"
             : ", not retried"
         return "\(shown(attempt.task)) attempt \(attempt.attempt)\(worker): \(attempt.code.name)"

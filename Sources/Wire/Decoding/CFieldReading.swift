@@ -47,7 +47,9 @@ func readStrings(
 
 /// The pointer of a set message field, or a `malformed` error naming it (the name is made only then: a
 /// coordinator decodes thousands of results a second).
-func required<C>(_ pointer: UnsafeMutablePointer<C>?, _ field: @autoclosure () -> String) throws(WireError) -> UnsafeMutablePointer<C> {
+func required<C>(
+    _ pointer: UnsafeMutablePointer<C>?, _ field: @autoclosure () -> String
+) throws(WireError) -> UnsafeMutablePointer<C> {
     guard let pointer else { throw .malformed("\(field()) is set but null") }
     return pointer
 }

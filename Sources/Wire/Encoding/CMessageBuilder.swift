@@ -41,13 +41,18 @@ struct CMessageBuilder: ~Copyable {
         arena.cString(value)
     }
 
-    /// A `bytes` field: the next pinned payload when it is this one, else a copy in the arena.
+    /// A `bytes` field: the next pinned payload when it is this very array (the same storage), else a copy
+    /// in the arena. A payload visited out of order is thus copied, never paired with another field's bytes.
     mutating func bytes(_ value: [UInt8]) -> ProtobufCBinaryData {
         if nextPinned < pinned.buffers.count {
             let buffer = pinned.buffers[nextPinned]
             nextPinned += 1
-            assert(buffer.count == value.count, "payload visited out of order")
-            if buffer.count == value.count {
+            // Only compared, never read through: `value`'s storage is the pinned one or it is copied below.
+            let isPinnedStorage = value.withUnsafeBufferPointer {
+                $0.baseAddress == buffer.baseAddress && $0.count == buffer.count
+            }
+            assert(isPinnedStorage, "payload visited out of order (Message.payloads and the builders disagree)")
+            if isPinnedStorage {
                 return ProtobufCBinaryData(len: buffer.count, data: UnsafeMutablePointer(mutating: buffer.baseAddress))
             }
         }

@@ -8,7 +8,8 @@ struct PinnedPayloads {
     /// How many payloads are pinned at most (the depth of the nested scopes).
     static let maxPinned = 16
 
-    /// The pinned buffers, in the order in which the builder asks for them.
+    /// The pinned buffers, in the order in which the builder asks for them: ``Message/payloads``, generated
+    /// with the builders from proto/ (Generated/MessagePayloads.generated.swift).
     let buffers: [UnsafeBufferPointer<UInt8>]
 
     /// Pins the payloads of `message` and runs `body` while they are pinned.
@@ -26,39 +27,5 @@ struct PinnedPayloads {
             }
         }
         return pin(0)
-    }
-}
-
-extension Message {
-    /// The `bytes` fields of this message in the order in which ``CMessageBuilder`` visits them.
-    /// (Arrays are copied by reference here, not by content.)
-    var payloads: [[UInt8]] {
-        switch self {
-        case .taskAssignment(let assignment):
-            assignment.inputs.map(\.data)
-        case .taskResult(let result):
-            result.outcome.payloads
-        case .itemFinished(let item):
-            item.outcome.payloads
-        case .taskAssignments(let assignments):
-            assignments.flatMap { $0.inputs.map(\.data) }
-        case .taskResults(let results):
-            results.flatMap(\.outcome.payloads)
-        case .itemsFinished(let items):
-            items.flatMap(\.outcome.payloads)
-        case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .giveBackTask, .taskGivenBack, .submitBatch,
-            .statusRequest, .cancelBatch, .fetchResults, .batchAccepted, .itemsAdded, .batchFinished, .statusReply, .refusal,
-            .cancelAccepted, .retryBatch, .retryAccepted:
-            []
-        }
-    }
-}
-
-extension TaskOutcome {
-    fileprivate var payloads: [[UInt8]] {
-        switch self {
-        case .output(let output): [output.data]
-        case .failure: []
-        }
     }
 }

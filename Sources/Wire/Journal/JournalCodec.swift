@@ -44,7 +44,9 @@ public enum JournalCodec {
 }
 
 extension CMessageBuilder {
-    fileprivate mutating func journalRecord(_ record: JournalRecord) -> UnsafeMutablePointer<Shiftwork__V1__JournalRecord> {
+    fileprivate mutating func journalRecord(
+        _ record: JournalRecord
+    ) -> UnsafeMutablePointer<Shiftwork__V1__JournalRecord> {
         let c = arena.make(Shiftwork__V1__JournalRecord.self)
         shiftwork__v1__journal_record__init(c)
         switch record {
@@ -108,28 +110,32 @@ extension JournalRecord {
         switch c.record_case {
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_STARTED:
             let started = try required(c.started, "JournalRecord.started").pointee
-            self = .started(coordinatorID: try readString(started.coordinator_id), incarnation: started.incarnation,
-                            unixMilliseconds: started.unix_ms)
+            self = .started(
+                coordinatorID: try readString(started.coordinator_id), incarnation: started.incarnation,
+                unixMilliseconds: started.unix_ms)
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_ACCEPTED:
             let accepted = try required(c.batch_accepted, "JournalRecord.batch_accepted").pointee
             let submit = try required(accepted.submit, "JournalBatchAccepted.submit").pointee
-            self = .batchAccepted(batchID: try readString(accepted.batch_id), client: readBytes(accepted.client),
-                                  submit: try SubmitBatch(submit), unixMilliseconds: accepted.unix_ms,
-                                  ownerKey: try readString(accepted.owner_key))
+            self = .batchAccepted(
+                batchID: try readString(accepted.batch_id), client: readBytes(accepted.client),
+                submit: try SubmitBatch(submit), unixMilliseconds: accepted.unix_ms,
+                ownerKey: try readString(accepted.owner_key))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEM_FINISHED:
             self = .itemFinished(try ItemFinished(try required(c.item_finished, "JournalRecord.item_finished").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED:
             self = .itemsAdded(try ItemsAdded(try required(c.items_added, "JournalRecord.items_added").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_CANCELLED:
-            self = .batchCancelled(try CancelBatch(try required(c.batch_cancelled, "JournalRecord.batch_cancelled").pointee))
+            self = .batchCancelled(
+                try CancelBatch(try required(c.batch_cancelled, "JournalRecord.batch_cancelled").pointee))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED:
             let retired = try required(c.batch_retired, "JournalRecord.batch_retired").pointee
             self = .batchRetired(batchID: try readString(retired.batch_id))
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED:
             let retried = try required(c.batch_retried, "JournalRecord.batch_retried").pointee
             let indexes = readUInt32s(retried.n_item_indexes, retried.item_indexes)
-            self = .batchRetried(batchID: try readString(retried.batch_id), itemIndexes: indexes,
-                                 unixMilliseconds: retried.unix_ms)
+            self = .batchRetried(
+                batchID: try readString(retried.batch_id), itemIndexes: indexes,
+                unixMilliseconds: retried.unix_ms)
         case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED:
             let failed = try required(c.attempt_failed, "JournalRecord.attempt_failed").pointee
             self = .attemptFailed(

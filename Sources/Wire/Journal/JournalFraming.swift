@@ -15,7 +15,9 @@ public enum JournalFraming {
     /// The intact records at the start of `contents`, and how many bytes they span. Reading stops at the
     /// first frame that is incomplete, longer than `maxRecordSize`, or fails its checksum (a write torn by a
     /// crash, or damage): what follows it cannot be trusted.
-    public static func records(in contents: UnsafeRawBufferPointer, maxRecordSize: Int) -> (records: [[UInt8]], intactLength: Int) {
+    public static func records(
+        in contents: UnsafeRawBufferPointer, maxRecordSize: Int
+    ) -> (records: [[UInt8]], intactLength: Int) {
         var records: [[UInt8]] = []
         var offset = 0
         while contents.count - offset >= 8 {

@@ -5,7 +5,8 @@ public enum JournalRecord: Sendable, Equatable {
     case started(coordinatorID: String, incarnation: UInt32, unixMilliseconds: UInt64)
     /// A batch was accepted from `client` (its ZeroMQ identity). `ownerKey` is the submitter's CurveZMQ
     /// public key in Z85, the batch's owner (empty without CurveZMQ).
-    case batchAccepted(batchID: String, client: [UInt8], submit: SubmitBatch, unixMilliseconds: UInt64, ownerKey: String = "")
+    case batchAccepted(
+        batchID: String, client: [UInt8], submit: SubmitBatch, unixMilliseconds: UInt64, ownerKey: String = "")
     /// An item reached its final outcome. An output's bytes are not in the journal (its `data` is
     /// empty): they are in the coordinator's results directory.
     case itemFinished(ItemFinished)

@@ -28,8 +28,9 @@ public enum BatchPriority {
         let trimmed = text.lowercased()
         if let named = names.first(where: { $0.name == trimmed }) { return named.value }
         guard let value = Int32(trimmed) else {
-            throw BatchPriorityError("'\(text)' is not a priority: give a number \(range.lowerBound)...\(range.upperBound) "
-                + "(higher runs sooner), or \(names.map(\.name).joined(separator: ", "))")
+            throw BatchPriorityError(
+                "'\(text)' is not a priority: give a number \(range.lowerBound)...\(range.upperBound) "
+                    + "(higher runs sooner), or \(names.map(\.name).joined(separator: ", "))")
         }
         if let problem = problem(value) { throw BatchPriorityError(problem) }
         return value
@@ -43,7 +44,9 @@ public enum BatchPriority {
     }
 
     /// 2^((p + 10) / 2), rounded, for p in -10...10.
-    private static let weights: [UInt64] = [1, 1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1_024]
+    private static let weights: [UInt64] = [
+        1, 1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1_024,
+    ]
 }
 
 /// A priority that cannot be used; the message says the valid range.

@@ -7,13 +7,16 @@ public enum IdempotencyKey {
 
     /// Why `key` cannot be used, or `nil` when it can: 1–128 characters of `A–Z a–z 0–9 . _ - : @`.
     public static func problem(_ key: String) -> String? {
-        if key.isEmpty { return "the idempotency key is empty: give 1-\(maxLength) characters of A-Z a-z 0-9 . _ - : @" }
+        if key.isEmpty {
+            return "the idempotency key is empty: give 1-\(maxLength) characters of A-Z a-z 0-9 . _ - : @"
+        }
         if key.utf8.count > maxLength {
             return "the idempotency key has \(key.utf8.count) characters, more than \(maxLength): use a shorter one "
                 + "(a UUID or a hash of what you submit)"
         }
         if let bad = key.unicodeScalars.first(where: { !isAllowed($0) }) {
-            return "the idempotency key holds '\(bad.escaped(asASCII: true))', which keys may not: use only A-Z a-z 0-9 . _ - : @"
+            return
+                "the idempotency key holds '\(bad.escaped(asASCII: true))', which keys may not: use only A-Z a-z 0-9 . _ - : @"
         }
         return nil
     }

@@ -52,4 +52,7 @@ uint8_t *sw_test_gif(const uint8_t *indices, int width, int height, const uint8_
 uint8_t *sw_test_heic(const uint8_t *pixels, int width, int height, int channels, const uint8_t *icc, size_t icc_size,
                       const uint8_t *exif, size_t exif_size, size_t *size);
 
+/** A 16-bit interlaced (Adam7) PNG of `samples` (host order; 1 to 4 `channels`), through libpng. Malloc'd, as above. */
+uint8_t *sw_test_png16_interlaced(const uint16_t *samples, int width, int height, int channels, size_t *size);
+
 #endif

@@ -20,12 +20,15 @@ final class BusyWorkerTests: ClusterTestCase {
             return server.url("/large/image-\(index).png")
         }
         // Another CPU-bound process, as on a busy machine.
-        let hog = try harness.launch("cpu-hog", executable: URL(fileURLWithPath: "/bin/sh"), ["-c", "while :; do :; done"])
+        let hog = try harness.launch(
+            "cpu-hog", executable: URL(fileURLWithPath: "/bin/sh"), ["-c", "while :; do :; done"])
         let endpoint = try await harness.startCoordinator()
-        let worker = try harness.launch("worker", [
-            "worker", "--slots", String(slots), "--worker-id", "busy", "--coordinator", endpoint,
-            "--max-megapixels", String(side * side / 1_000_000), "--log-level", "debug",
-        ])
+        let worker = try harness.launch(
+            "worker",
+            [
+                "worker", "--slots", String(slots), "--worker-id", "busy", "--coordinator", endpoint,
+                "--max-megapixels", String(side * side / 1_000_000), "--log-level", "debug",
+            ])
         let out = harness.scratch.appendingPathComponent("out")
         let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
 
@@ -45,15 +48,17 @@ final class BusyWorkerTests: ClusterTestCase {
         let watchUntil = ContinuousClock.now + .seconds(60)
         while heard < 3, ContinuousClock.now < watchUntil {
             let status = try await client.status()
-            let record = try XCTUnwrap(status.workers.first { $0.workerID == "busy" },
-                                       "the busy worker vanished from status:\n\(harness.allOutput)")
+            let record = try XCTUnwrap(
+                status.workers.first { $0.workerID == "busy" },
+                "the busy worker vanished from status:\n\(harness.allOutput)")
             if let previous, record.lastSeenMsAgo < previous { heard += 1 }
             previous = record.lastSeenMsAgo
             latest = max(latest, record.lastSeenMsAgo)
             try await Task.sleep(for: .milliseconds(150))
         }
         print("a busy worker last seen at most \(latest) ms ago")  // the figure docs/benchmarks.md records
-        XCTAssertGreaterThanOrEqual(heard, 3, "the coordinator stopped hearing from the busy worker:\n\(harness.allOutput)")
+        XCTAssertGreaterThanOrEqual(
+            heard, 3, "the coordinator stopped hearing from the busy worker:\n\(harness.allOutput)")
         XCTAssertFalse(harness.allOutput.contains("declared dead"), harness.allOutput)
         XCTAssertTrue(hog.isRunning, "the CPU hog must run throughout")
 
@@ -61,7 +66,8 @@ final class BusyWorkerTests: ClusterTestCase {
         let busy = await waitUntil(timeout: .seconds(60)) { Self.tiltShiftsRunning(worker.outputText) == slots }
         XCTAssertTrue(busy, "not every slot was filtering when the cancel was due:\n\(harness.allOutput)")
         let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
-        let batchID = try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
+        let batchID = try XCTUnwrap(
+            batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
         // Cancelled and timed from this process, from the request to the status that shows every slot free:
         // the second is the coordinator's and the worker's, not that of CLI processes starting.
         let cancelled = ContinuousClock.now
@@ -74,7 +80,8 @@ final class BusyWorkerTests: ClusterTestCase {
         XCTAssertTrue(worker.outputText.contains("task cancelled, result sent"), worker.outputText)
         let submitStatus = await submit.waitForExit(timeout: .seconds(60))
         XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
-        XCTAssertTrue(submit.outputText.contains(" cancelled"), "the summary counts the cancelled items:\n\(submit.outputText)")
+        XCTAssertTrue(
+            submit.outputText.contains(" cancelled"), "the summary counts the cancelled items:\n\(submit.outputText)")
     }
 
     /// Tilt-shifts the worker has started and not yet answered, from its debug log.

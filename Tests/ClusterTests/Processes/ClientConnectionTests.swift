@@ -1,7 +1,8 @@
-@testable import Cluster
 import Messaging
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The client's connection as one task group (`ClusterClient.runConnection`): response timers, the reader
 /// and `close()` against a real ROUTER socket on loopback that receives every request and answers what
@@ -21,7 +22,8 @@ final class ClientConnectionTests: XCTestCase {
         } catch let error as ClusterClientError {
             XCTAssertEqual(error, .noAnswer(endpoint: endpoint, waited: .milliseconds(300)))
         }
-        var events = await client.submit(SubmitBatch(requestID: "", items: [BatchItem(source: "a.jpg")])).makeAsyncIterator()
+        var events = await client.submit(SubmitBatch(requestID: "", items: [BatchItem(source: "a.jpg")]))
+            .makeAsyncIterator()
         do {
             _ = try await events.next()
             XCTFail("nothing accepts the batch")

@@ -27,18 +27,23 @@ final class ClientLimitsProcessTests: ClusterTestCase {
     }
 
     func testAClientOverItsLimitsIsRefusedWhileAnotherIsServed() async throws {
-        let coordinator = try harness.launch("coordinator", [
-            "coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure", "--metrics-listen", "127.0.0.1:0",
-        ], environment: ["SHIFTWORK_MAX_QUEUED_ITEMS_PER_CLIENT": "5", "SHIFTWORK_MAX_BATCHES_PER_CLIENT": "2"])
+        let coordinator = try harness.launch(
+            "coordinator",
+            [
+                "coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure", "--metrics-listen", "127.0.0.1:0",
+            ], environment: ["SHIFTWORK_MAX_QUEUED_ITEMS_PER_CLIENT": "5", "SHIFTWORK_MAX_BATCHES_PER_CLIENT": "2"])
         let endpointLine = await coordinator.waitForLine { $0.contains("listening on") }
         let metricsLine = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
-        let endpoint = try XCTUnwrap(endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
+        let endpoint = try XCTUnwrap(
+            endpointLine?.components(separatedBy: "listening on ").last, coordinator.outputText)
         let metricsURL = try XCTUnwrap(metricsLine?.components(separatedBy: "metrics on ").last, coordinator.outputText)
         let greedy = try await harness.client(endpoint)
         let modest = try await harness.client(endpoint)
 
         // No worker yet: everything accepted stays queued.
-        guard case .success(let first) = await firstEvent(greedy, noop(4)) else { return XCTFail(coordinator.outputText) }
+        guard case .success(let first) = await firstEvent(greedy, noop(4)) else {
+            return XCTFail(coordinator.outputText)
+        }
         guard case .failure(.refused(let items)) = await firstEvent(greedy, noop(2)) else {
             return XCTFail("a submission over the client's queued items was accepted")
         }
@@ -48,13 +53,16 @@ final class ClientLimitsProcessTests: ClusterTestCase {
         guard case .failure(.refused(let batches)) = await firstEvent(greedy, noop(0 + 1)) else {
             return XCTFail("a submission over the client's batches was accepted")
         }
-        XCTAssertTrue(batches.contains("already has 2 batches") && batches.contains("(2, its --max-batches-per-client)"), batches)
+        XCTAssertTrue(
+            batches.contains("already has 2 batches") && batches.contains("(2, its --max-batches-per-client)"), batches)
         // The other client is served as if the first were not there.
         guard case .success = await firstEvent(modest, noop(5)) else { return XCTFail("the second client was refused") }
 
         let page = try await TestHTTPClient.get(metricsURL).text
         func values(_ metric: String) -> [Double] {
-            page.split(separator: "\n").filter { $0.hasPrefix(metric + "{") }.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.sorted()
+            page.split(separator: "\n").filter { $0.hasPrefix(metric + "{") }.compactMap {
+                $0.split(separator: " ").last.flatMap { Double($0) }
+            }.sorted()
         }
         XCTAssertEqual(values("shiftwork_client_queued_items"), [5, 5], page)
         XCTAssertEqual(values("shiftwork_client_batches"), [1, 2], page)

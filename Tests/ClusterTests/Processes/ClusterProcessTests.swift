@@ -32,8 +32,9 @@ final class ClusterProcessTests: XCTestCase {
         let endpoint = try await harness.startCoordinator()
         for index in 1...2 {
             // One worker finds the coordinator through the environment, as in a container.
-            _ = try harness.launch("worker-\(index)", ["worker", "--slots", "2", "--worker-id", "test-worker-\(index)"],
-                                   environment: ["SHIFTWORK_COORDINATOR": endpoint])
+            _ = try harness.launch(
+                "worker-\(index)", ["worker", "--slots", "2", "--worker-id", "test-worker-\(index)"],
+                environment: ["SHIFTWORK_COORDINATOR": endpoint])
         }
         let out = harness.scratch.appendingPathComponent("out")
         let (status, output) = try await harness.run(
@@ -42,7 +43,8 @@ final class ClusterProcessTests: XCTestCase {
 
         for (index, item) in expected.enumerated() {
             let file = out.appendingPathComponent("photo-\(index).\(item.format.fileExtension)")
-            let data = try XCTUnwrap(FileManager.default.contents(atPath: file.path), "missing \(file.path):\n\(output)")
+            let data = try XCTUnwrap(
+                FileManager.default.contents(atPath: file.path), "missing \(file.path):\n\(output)")
             let (image, format) = try ImageCodec.decode([UInt8](data))
             XCTAssertEqual(format, item.format, file.lastPathComponent)
             XCTAssertEqual(image.width, item.width, file.lastPathComponent)
@@ -53,8 +55,10 @@ final class ClusterProcessTests: XCTestCase {
 
     func testSubmitWithoutACoordinatorSaysWhereItTriedAndWhatToDo() async throws {
         let (status, output) = try await harness.run(
-            ["submit", "http://127.0.0.1:9/x.jpg", "--out", harness.scratch.path,
-             "--coordinator", "tcp://127.0.0.1:9", "--timeout", "1"], timeout: .seconds(30))
+            [
+                "submit", "http://127.0.0.1:9/x.jpg", "--out", harness.scratch.path,
+                "--coordinator", "tcp://127.0.0.1:9", "--timeout", "1",
+            ], timeout: .seconds(30))
         XCTAssertEqual(status, 1)
         XCTAssertTrue(output.contains("no answer from a coordinator at tcp://127.0.0.1:9"), output)
         XCTAssertTrue(output.contains("shiftwork coordinator --listen"), output)

@@ -7,7 +7,9 @@ import XCTest
 /// What users trust a cluster with, over real processes on loopback: cancels reach running work, a
 /// killed worker loses nothing, a failed download fails only its own item, and status tells the truth.
 final class ClusterSemanticsTests: ClusterTestCase {
-    private func serveImages(_ count: Int, prefix: String, response: (_ bytes: [UInt8], _ format: ImageFormat) -> TestHTTPServer.Response?) throws -> [String] {
+    private func serveImages(
+        _ count: Int, prefix: String, response: (_ bytes: [UInt8], _ format: ImageFormat) -> TestHTTPServer.Response?
+    ) throws -> [String] {
         try server.serveSyntheticImages(count, prefix: prefix, response: response)
     }
 
@@ -26,19 +28,24 @@ final class ClusterSemanticsTests: ClusterTestCase {
         // a worker slot, 2 for the per-host download cap, 8 tilt-shifts for their download).
         XCTAssertEqual(busy.int("queued_tasks"), 12)
         let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
-        let batchID = try XCTUnwrap(batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
+        let batchID = try XCTUnwrap(
+            batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
 
         let client = try await harness.client(endpoint)
         _ = try await client.status()  // connected before the cancel
         let (cancelStatus, cancelOutput) = try await harness.run(["cancel", String(batchID), "--coordinator", endpoint])
         XCTAssertEqual(cancelStatus, 0, cancelOutput)
-        XCTAssertTrue(cancelOutput.contains("batch \(batchID): 8 items cancelled"), "the acknowledgement says how many:\n\(cancelOutput)")
+        XCTAssertTrue(
+            cancelOutput.contains("batch \(batchID): 8 items cancelled"),
+            "the acknowledgement says how many:\n\(cancelOutput)")
         // Every slot frees (the wait throws if it never does), though no stalled download ever ends by itself.
         // Timed in this process (a status request on an open socket), not through `status` processes, so
         // that the figure measures the coordinator and the workers; the figure is printed for the benchmarks
         // (docs/benchmarks.md), not asserted: a limit on the wall clock beside the TSan step proves nothing.
         let cancelled = ContinuousClock.now
-        let idle = try await harness.waitForStatus(client, timeout: .seconds(60)) { $0.runningTasks == 0 && $0.queuedTasks == 0 }
+        let idle = try await harness.waitForStatus(client, timeout: .seconds(60)) {
+            $0.runningTasks == 0 && $0.queuedTasks == 0
+        }
         let elapsed = ContinuousClock.now - cancelled
         print("every slot free \(elapsed) after the cancel")  // the figure docs/benchmarks.md records
         XCTAssertEqual(idle.runningTasks, 0, "slots still busy after cancel:\n\(harness.allOutput)")
@@ -55,7 +62,8 @@ final class ClusterSemanticsTests: ClusterTestCase {
 
         // The workers are free and healthy: a new batch runs.
         let fresh = try serveImages(2, prefix: "fresh") { _, _ in nil }
-        let (status, output) = try await harness.run(["submit"] + fresh + ["--out", out.path, "--coordinator", endpoint])
+        let (status, output) = try await harness.run(
+            ["submit"] + fresh + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 0, output)
     }
 
@@ -66,8 +74,9 @@ final class ClusterSemanticsTests: ClusterTestCase {
         // Slow downloads (about three seconds each) keep tasks in flight on both workers long enough for
         // `status` to see it, even on a loaded machine.
         let urls = try serveImages(8, prefix: "slow") { bytes, format in
-            .slow(contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 10),
-                  interval: .milliseconds(300), initialDelay: .zero)
+            .slow(
+                contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 10),
+                interval: .milliseconds(300), initialDelay: .zero)
         }
         let out = harness.scratch.appendingPathComponent("survived")
         let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
@@ -88,8 +97,9 @@ final class ClusterSemanticsTests: ClusterTestCase {
             XCTAssertEqual(image.width, 120, file)
         }
         let cluster = try await harness.status(endpoint)
-        XCTAssertEqual(cluster.objects("workers").compactMap { $0["id"] as? String }, ["survivor"],
-                       "the killed worker is declared dead")
+        XCTAssertEqual(
+            cluster.objects("workers").compactMap { $0["id"] as? String }, ["survivor"],
+            "the killed worker is declared dead")
     }
 
     func testA404FailsOnlyItsItemWithTheCauseAndStatusSaysSo() async throws {
@@ -98,14 +108,16 @@ final class ClusterSemanticsTests: ClusterTestCase {
         var urls = try serveImages(3, prefix: "ok") { _, _ in nil }
         urls.insert(server.url("/missing/nothing-here.jpg"), at: 1)
         let out = harness.scratch.appendingPathComponent("partial")
-        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        let (status, output) = try await harness.run(
+            ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 1, "a failed item makes the exit status non-zero:\n\(output)")
         XCTAssertTrue(output.contains("4 items: 3 succeeded, 1 failed"), output)
         let failedLine = output.split(separator: "\n").first { $0.contains("FAILED") } ?? ""
         XCTAssertTrue(failedLine.contains("nothing-here.jpg") && failedLine.contains("404"), String(failedLine))
 
-        let batchID = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
-            .split(separator: " ")[1].dropLast())
+        let batchID = try XCTUnwrap(
+            output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
+                .split(separator: " ")[1].dropLast())
         let batch = try await harness.status(endpoint, batch: String(batchID))
         let items = batch.objects("batches").first?.objects("item_states") ?? []
         XCTAssertEqual(items.map { $0["state"] as? String }, ["succeeded", "failed", "succeeded", "succeeded"])
@@ -121,8 +133,9 @@ extension ClusterSemanticsTests {
         let endpoint = try await harness.startCoordinator()
         let leaving = try harness.startWorker("leaving", endpoint: endpoint, slots: 2)
         let urls = try serveImages(6, prefix: "drain") { bytes, format in
-            .slow(contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 8),
-                  interval: .milliseconds(100), initialDelay: .zero)
+            .slow(
+                contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 8),
+                interval: .milliseconds(100), initialDelay: .zero)
         }
         let out = harness.scratch.appendingPathComponent("drained")
         let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
@@ -133,7 +146,8 @@ extension ClusterSemanticsTests {
 
         let exit = await leaving.waitForExit(timeout: .seconds(30))
         XCTAssertEqual(exit, 0, "a drained worker exits cleanly:\n\(leaving.outputText)")
-        XCTAssertTrue(leaving.outputText.contains("finished=2"), "it finishes the 2 tasks it held:\n\(leaving.outputText)")
+        XCTAssertTrue(
+            leaving.outputText.contains("finished=2"), "it finishes the 2 tasks it held:\n\(leaving.outputText)")
         XCTAssertTrue(leaving.outputText.contains("abandoned=0"), leaving.outputText)
         let status = await submit.waitForExit(timeout: .seconds(60))
         XCTAssertEqual(status, 0, harness.allOutput)
@@ -154,12 +168,15 @@ extension ClusterSemanticsTests {
         let second = try harness.launch("coordinator-2", ["coordinator", "--listen", endpoint, "--insecure"])
         let listening = await second.waitForLine { $0.contains("listening on") }
         XCTAssertNotNil(listening, second.outputText)
-        let rejoined = try await harness.waitForStatus(endpoint, timeout: .seconds(15)) { $0.objects("workers").count == 1 }
+        let rejoined = try await harness.waitForStatus(endpoint, timeout: .seconds(15)) {
+            $0.objects("workers").count == 1
+        }
         XCTAssertEqual(rejoined.objects("workers").compactMap { $0["id"] as? String }, ["loyal"], harness.allOutput)
 
         let urls = try serveImages(2, prefix: "after-restart") { _, _ in nil }
         let out = harness.scratch.appendingPathComponent("after-restart")
-        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        let (status, output) = try await harness.run(
+            ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 0, output)
     }
 }
@@ -191,8 +208,12 @@ extension ClusterSemanticsTests {
         try harness.startWorker("worker", endpoint: endpoint, slots: 1)
         let urls = try serveImages(2, prefix: "orphaned") { _, _ in .stall }
         let out = harness.scratch.appendingPathComponent("orphaned")
-        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint,
-                                                                        "--timeout", "2"])
+        let submit = try harness.launch(
+            "submit",
+            ["submit"] + urls + [
+                "--out", out.path, "--coordinator", endpoint,
+                "--timeout", "2",
+            ])
         _ = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 1 }
         await harness.processes[0].kill9()  // the coordinator
         let status = await submit.waitForExit(timeout: .seconds(30))
@@ -208,10 +229,12 @@ extension ClusterSemanticsTests {
         var urls = try serveImages(2, prefix: "json") { _, _ in nil }
         urls.append(server.url("/json/missing.png"))
         let out = harness.scratch.appendingPathComponent("json")
-        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
+        let (status, output) = try await harness.run(
+            ["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
         XCTAssertEqual(status, 1, output)
-        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
-                                     "not one JSON document:\n\(output)")
+        let document = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+            "not one JSON document:\n\(output)")
         XCTAssertEqual(document.int("succeeded"), 2)
         XCTAssertEqual(document.int("failed"), 1)
         let items = document.objects("items")
@@ -230,7 +253,8 @@ extension ClusterSemanticsTests {
             XCTAssertTrue(output.contains("the coordinator knows no batch 'b-nothing'"), output)
             XCTAssertTrue(output.contains("`shiftwork status` lists the batches it knows"), output)
         }
-        let (status, output) = try await harness.run(["status", "--coordinator", "tcp://127.0.0.1:9"], timeout: .seconds(30))
+        let (status, output) = try await harness.run(
+            ["status", "--coordinator", "tcp://127.0.0.1:9"], timeout: .seconds(30))
         XCTAssertEqual(status, 1, output)
         XCTAssertTrue(output.contains("no answer from a coordinator at tcp://127.0.0.1:9"), output)
     }

@@ -13,7 +13,9 @@ final class CoordinatorListTests: ClusterTestCase {
     }
 
     /// Submits `count` fresh images to `endpoint` and returns the exit status and output.
-    private func submitBatch(_ prefix: String, to endpoint: String, count: Int = 2) async throws -> (status: Int32?, output: String) {
+    private func submitBatch(
+        _ prefix: String, to endpoint: String, count: Int = 2
+    ) async throws -> (status: Int32?, output: String) {
         let urls = try server.serveSyntheticImages(count, prefix: prefix) { _, _ in nil }
         let out = harness.scratch.appendingPathComponent(prefix)
         return try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
@@ -45,7 +47,8 @@ final class CoordinatorListTests: ClusterTestCase {
     func testTheSameListInTheEnvironmentWorksAsTheOption() async throws {
         let dead = try deadEndpoint()
         let live = try await harness.startCoordinator()
-        let (status, output) = try await harness.run(["status", "--json"], environment: ["SHIFTWORK_COORDINATOR": "\(dead), \(live)"])
+        let (status, output) = try await harness.run(
+            ["status", "--json"], environment: ["SHIFTWORK_COORDINATOR": "\(dead), \(live)"])
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("turning to \(live)"), output)
     }
@@ -54,7 +57,8 @@ final class CoordinatorListTests: ClusterTestCase {
         let (status, output) = try await harness.run(["status", "--coordinator", "tcp://127.0.0.1:1,coordinator:5570"])
         XCTAssertNotEqual(status, 0, output)
         XCTAssertTrue(output.contains("--coordinator: 'coordinator:5570' is not a coordinator endpoint"), output)
-        let (workerStatus, workerOutput) = try await harness.run(["worker"], environment: ["SHIFTWORK_COORDINATOR": "tcp://127.0.0.1:1,,tcp://127.0.0.1:2"])
+        let (workerStatus, workerOutput) = try await harness.run(
+            ["worker"], environment: ["SHIFTWORK_COORDINATOR": "tcp://127.0.0.1:1,,tcp://127.0.0.1:2"])
         XCTAssertNotEqual(workerStatus, 0, workerOutput)
         XCTAssertTrue(workerOutput.contains("SHIFTWORK_COORDINATOR: the coordinator list"), workerOutput)
         XCTAssertTrue(workerOutput.contains("empty entry (number 2)"), workerOutput)
@@ -67,8 +71,12 @@ final class CoordinatorListTests: ClusterTestCase {
         let second = "tcp://127.0.0.1:\(secondPort)"
         let firstData = harness.scratch.appendingPathComponent("data-1")
         let secondData = harness.scratch.appendingPathComponent("data-2")
-        let coordinator1 = try harness.launch("coordinator-1", ["coordinator", "--listen", first, "--insecure",
-                                                                "--data-dir", firstData.path])
+        let coordinator1 = try harness.launch(
+            "coordinator-1",
+            [
+                "coordinator", "--listen", first, "--insecure",
+                "--data-dir", firstData.path,
+            ])
         let listening = await coordinator1.waitForLine { $0.contains("listening on") }
         XCTAssertNotNil(listening, coordinator1.outputText)
         let worker = try harness.startWorker("survivor", endpoint: "\(first),\(second)", slots: 2)
@@ -81,12 +89,17 @@ final class CoordinatorListTests: ClusterTestCase {
         await coordinator1.kill9()
 
         // A second coordinator, empty: the batch is not there (carrying it over is the pair's job).
-        let coordinator2 = try harness.launch("coordinator-2", ["coordinator", "--listen", second, "--insecure",
-                                                                "--data-dir", secondData.path])
+        let coordinator2 = try harness.launch(
+            "coordinator-2",
+            [
+                "coordinator", "--listen", second, "--insecure",
+                "--data-dir", secondData.path,
+            ])
         let listening2 = await coordinator2.waitForLine { $0.contains("listening on") }
         XCTAssertNotNil(listening2, coordinator2.outputText)
         let registered = try await harness.waitForStatus(second) { $0.objects("workers").count == 1 }
-        XCTAssertEqual(registered.objects("workers").compactMap { $0["id"] as? String }, ["survivor"], harness.allOutput)
+        XCTAssertEqual(
+            registered.objects("workers").compactMap { $0["id"] as? String }, ["survivor"], harness.allOutput)
         XCTAssertTrue(worker.outputText.contains("turning to the next one"), worker.outputText)
 
         let (status, output) = try await submitBatch("on-the-second", to: second)

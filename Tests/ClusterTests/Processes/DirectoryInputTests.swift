@@ -19,17 +19,20 @@ final class DirectoryInputTests: ClusterTestCase {
         ]
         for (name, bytes) in files {
             let url = photos.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
         return photos
     }
 
-    private func assertOutputs(in out: URL, _ output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertOutputs(in out: URL, _ output: String, file: StaticString = #filePath, line: UInt = #line) throws
+    {
         // The directory's folders are kept: trip/c comes back as trip/c.jpg.
         for (name, width) in [("a.jpg", 64), ("b.png", 40), ("trip/c.jpg", 32)] {
             let bytes = [UInt8](try Data(contentsOf: out.appendingPathComponent(name)))
-            XCTAssertEqual(try ImageCodec.decode(bytes).image.width, width, "\(name):\n\(output)", file: file, line: line)
+            XCTAssertEqual(
+                try ImageCodec.decode(bytes).image.width, width, "\(name):\n\(output)", file: file, line: line)
         }
     }
 
@@ -38,8 +41,10 @@ final class DirectoryInputTests: ClusterTestCase {
         let out = harness.scratch.appendingPathComponent("out")
         let (status, output) = try await harness.run(["run", photos.path, "--out", out.path])
         XCTAssertEqual(status, 0, output)
-        XCTAssertTrue(output.contains(
-            "shiftwork: \(photos.path): skipped 2 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): notes.txt, trip/broken.jpg"), output)
+        XCTAssertTrue(
+            output.contains(
+                "shiftwork: \(photos.path): skipped 2 files that are not images (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): notes.txt, trip/broken.jpg"
+            ), output)
         XCTAssertTrue(output.contains("batch b-"), output)
         XCTAssertTrue(output.contains(": 3 items"), output)
         // Sorted order: a.jpg, b.png, then the subdirectory's image.
@@ -56,21 +61,32 @@ final class DirectoryInputTests: ClusterTestCase {
         let empty = harness.scratch.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         try Data("text".utf8).write(to: empty.appendingPathComponent("readme.txt"))
-        let (status, output) = try await harness.run(["run", empty.path, "--out", harness.scratch.appendingPathComponent("out").path])
+        let (status, output) = try await harness.run([
+            "run", empty.path, "--out", harness.scratch.appendingPathComponent("out").path,
+        ])
         XCTAssertEqual(status, 1, output)
-        XCTAssertTrue(output.contains("no images to process: '\(empty.path)' holds no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)"), output)
-        XCTAssertTrue(output.contains("skipped 1 file that is not an image (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): readme.txt"), output)
+        XCTAssertTrue(
+            output.contains(
+                "no images to process: '\(empty.path)' holds no image file (JPEG, PNG, WebP, AVIF, HEIC, TIFF, GIF or BMP)"
+            ), output)
+        XCTAssertTrue(
+            output.contains(
+                "skipped 1 file that is not an image (JPEG, PNG, WebP, AVIF, HEIC/HEIF, TIFF, GIF or BMP): readme.txt"),
+            output)
     }
 
     func testSubmitOfADirectorySendsItsImagesToTheCluster() async throws {
         _ = try makePhotos()
         let endpoint = try await harness.startCoordinator()
-        _ = try harness.launch("worker", ["worker", "--slots", "2", "--worker-id", "dir-worker", "--allow-local-files", "--coordinator", endpoint])
+        _ = try harness.launch(
+            "worker",
+            ["worker", "--slots", "2", "--worker-id", "dir-worker", "--allow-local-files", "--coordinator", endpoint])
         let out = harness.scratch.appendingPathComponent("out")
         // A relative directory is resolved against the working directory, as a path is.
-        let process = try ManagedProcess("submit", executable: ShiftworkBinary.url,
-                                         arguments: ["submit", "photos", "--out", out.path, "--coordinator", endpoint],
-                                         currentDirectory: harness.scratch)
+        let process = try ManagedProcess(
+            "submit", executable: ShiftworkBinary.url,
+            arguments: ["submit", "photos", "--out", out.path, "--coordinator", endpoint],
+            currentDirectory: harness.scratch)
         let status = await process.waitForExit(timeout: .seconds(120))
         if status == nil { await process.stop() }
         let output = process.outputText

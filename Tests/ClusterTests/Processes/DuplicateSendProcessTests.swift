@@ -34,20 +34,28 @@ final class DuplicateSendProcessTests: ClusterTestCase {
         client.send(.submitBatch(SubmitBatch(requestID: "s1", items: [BatchItem(source: "a")], kind: .noop)))
         let first = try await assignment(to: worker)
         worker.send(.heartbeat(Heartbeat(workerID: "worker", lastSequence: first.sequence, holding: [])))
-        worker.send(.taskResult(TaskResult(taskID: first.taskID, attempt: first.attempt, outcome: .output(TaskOutput(data: [])),
-                                           taskKey: first.taskKey)))
+        worker.send(
+            .taskResult(
+                TaskResult(
+                    taskID: first.taskID, attempt: first.attempt, outcome: .output(TaskOutput(data: [])),
+                    taskKey: first.taskKey)))
         let finished = await client.next { if case .batchFinished(let f) = $0 { f } else { nil } }
         XCTAssertEqual(finished?.succeeded, 1, harness.allOutput)
 
         // 2. An assignment the worker never got: missing from two heartbeats in a row, it is sent again.
         client.send(.submitBatch(SubmitBatch(requestID: "s2", items: [BatchItem(source: "b")], kind: .noop)))
         let lost = try await assignment(to: worker)
-        for _ in 0..<2 { worker.send(.heartbeat(Heartbeat(workerID: "worker", lastSequence: lost.sequence, holding: []))) }
+        for _ in 0..<2 {
+            worker.send(.heartbeat(Heartbeat(workerID: "worker", lastSequence: lost.sequence, holding: [])))
+        }
         let again = try await assignment(to: worker)
         XCTAssertEqual(again.taskKey, lost.taskKey)
         XCTAssertGreaterThan(again.attempt, lost.attempt, "a new attempt")
-        worker.send(.taskResult(TaskResult(taskID: again.taskID, attempt: again.attempt, outcome: .output(TaskOutput(data: [])),
-                                           taskKey: again.taskKey)))
+        worker.send(
+            .taskResult(
+                TaskResult(
+                    taskID: again.taskID, attempt: again.attempt, outcome: .output(TaskOutput(data: [])),
+                    taskKey: again.taskKey)))
         let second = await client.next { if case .batchFinished(let f) = $0 { f } else { nil } }
         XCTAssertEqual(second?.succeeded, 1, harness.allOutput)
 
@@ -59,7 +67,8 @@ final class DuplicateSendProcessTests: ClusterTestCase {
         for reason in ["worker_lost", "timed_out", "failed", "input_missing", "handed_back"] {
             XCTAssertEqual(resent(reason, in: page), 0, "\(reason): \(page)")
         }
-        XCTAssertEqual(MetricsPage.value("shiftwork_messages_dropped_total", in: page), 0, "no result was stale: \(page)")
+        XCTAssertEqual(
+            MetricsPage.value("shiftwork_messages_dropped_total", in: page), 0, "no result was stale: \(page)")
 
         await worker.close()
         await client.close()

@@ -16,7 +16,8 @@ final class EmbeddedClusterTests: XCTestCase {
         server.serve(path: "/truncated.jpg", body: Array(good.prefix(good.count / 3)), contentType: "image/jpeg")
         let missing = server.url("/missing.jpg")
 
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-embedded-\(UUID().uuidString)")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shiftwork-embedded-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         var logger = Logger(label: "test")
         logger.logLevel = .warning
@@ -34,7 +35,9 @@ final class EmbeddedClusterTests: XCTestCase {
         XCTAssertEqual(image.width, 96)
         XCTAssertEqual(image.height, 64)
         let pageError = try XCTUnwrap(summary.items[1].error)
-        XCTAssertTrue(pageError.lowercased().contains("not a jpeg, png, webp, avif, heic/heif, tiff, gif or bmp image"), pageError)
+        XCTAssertTrue(
+            pageError.lowercased().contains("not a jpeg, png, webp, avif, heic/heif, tiff, gif or bmp image"), pageError
+        )
         let missingError = try XCTUnwrap(summary.items[2].error)
         XCTAssertTrue(missingError.contains("404"), missingError)
         XCTAssertNotNil(summary.items[3].error, "a truncated JPEG must fail its item")

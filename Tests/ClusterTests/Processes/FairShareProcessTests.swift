@@ -12,10 +12,17 @@ final class FairShareProcessTests: ClusterTestCase {
         let endpoint = try await harness.startCoordinator(["--scheduling", scheduling])
         let big = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(20))
         let small = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(20))
-        defer { Task { await big.close(); await small.close() } }
+        defer {
+            Task {
+                await big.close()
+                await small.close()
+            }
+        }
         let order = FinishLog()
-        let bigBatch = SubmitBatch(requestID: "", items: (0..<2_000).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
-        let smallBatch = SubmitBatch(requestID: "", items: (0..<10).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
+        let bigBatch = SubmitBatch(
+            requestID: "", items: (0..<2_000).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
+        let smallBatch = SubmitBatch(
+            requestID: "", items: (0..<10).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
         // The big batch is accepted first, then the small one; only then does a worker come, so both
         // wait for slots together and the order is the scheduler's alone.
         let bigDone = Self.follow(await big.submit(bigBatch), as: "big", into: order)
@@ -29,8 +36,10 @@ final class FairShareProcessTests: ClusterTestCase {
     }
 
     /// Records the batch's events as they come, until it finished.
-    private static func follow(_ events: AsyncThrowingStream<BatchEvent, any Error>, as name: String,
-                               into log: FinishLog) -> Task<Void, any Error> {
+    private static func follow(
+        _ events: AsyncThrowingStream<BatchEvent, any Error>, as name: String,
+        into log: FinishLog
+    ) -> Task<Void, any Error> {
         Task {
             for try await event in events {
                 switch event {
@@ -49,7 +58,8 @@ final class FairShareProcessTests: ClusterTestCase {
         XCTAssertEqual(order.filter { $0 == "small" }.count, 10)
         XCTAssertEqual(order.filter { $0 == "big" }.count, 2_000)
         let lastSmall = order.lastIndex(of: "small") ?? .max
-        XCTAssertLessThan(lastSmall, 200, "the 10 small items finish among the first 200 of 2,010 (big and small take turns)")
+        XCTAssertLessThan(
+            lastSmall, 200, "the 10 small items finish among the first 200 of 2,010 (big and small take turns)")
     }
 
     func testUnderFIFOTheSmallBatchWaitsForTheLargeOne() async throws {

@@ -27,18 +27,23 @@ final class FocusAngleProcessTests: XCTestCase {
         _ = try harness.launch("worker", ["worker", "--slots", "1", "--coordinator", endpoint])
         let out = harness.scratch.appendingPathComponent("out")
         let (status, output) = try await harness.run(
-            ["submit", server.url("/street.png"), "--out", out.path, "--coordinator", endpoint,
-             "--angle", "120", "--falloff", "progressive", "--radius", "6"], timeout: .seconds(120))
+            [
+                "submit", server.url("/street.png"), "--out", out.path, "--coordinator", endpoint,
+                "--angle", "120", "--falloff", "progressive", "--radius", "6",
+            ], timeout: .seconds(120))
         XCTAssertEqual(status, 0, "submit failed:\n\(harness.allOutput)")
         let file = out.appendingPathComponent("street.png")
         let data = try XCTUnwrap(FileManager.default.contents(atPath: file.path), "missing \(file.path):\n\(output)")
         let received = try PNGCodec.decode([UInt8](data))
 
         let recipe = TiltShiftParameters(blurRadius: 6, angle: 120, falloff: .progressive)
-        let expected = try PNGCodec.decode(try TiltShiftPipeline.process(input, parameters: recipe, encoding: EncodingOptions()).data)
+        let expected = try PNGCodec.decode(
+            try TiltShiftPipeline.process(input, parameters: recipe, encoding: EncodingOptions()).data)
         XCTAssertEqual(received, expected, "the worker must filter with the angle and falloff submitted")
         let horizontal = try PNGCodec.decode(
-            try TiltShiftPipeline.process(input, parameters: TiltShiftParameters(blurRadius: 6), encoding: EncodingOptions()).data)
+            try TiltShiftPipeline.process(
+                input, parameters: TiltShiftParameters(blurRadius: 6), encoding: EncodingOptions()
+            ).data)
         XCTAssertNotEqual(received, horizontal)
     }
 }

@@ -21,13 +21,18 @@ final class HostileCoordinatorTests: ClusterTestCase {
         let answering = Task {
             for await message in router.messages {
                 guard message.count >= 2, let payload = message.last,
-                      case .statusRequest(let request) = try? WireCodec.decode(payload) else { continue }
+                    case .statusRequest(let request) = try? WireCodec.decode(payload)
+                else { continue }
                 let reply = StatusReply(
                     requestID: request.requestID,
                     workers: [WorkerStatus(workerID: evilWorker, slots: 2, version: "1\u{1B}[5m")],
-                    batches: [BatchStatus(batchID: "b-1\u{1B}[8m", itemCount: 1, failed: 1, items: [
-                        ItemStatus(itemIndex: 0, source: evilSource, state: "failed", error: evilError),
-                    ])])
+                    batches: [
+                        BatchStatus(
+                            batchID: "b-1\u{1B}[8m", itemCount: 1, failed: 1,
+                            items: [
+                                ItemStatus(itemIndex: 0, source: evilSource, state: "failed", error: evilError)
+                            ])
+                    ])
                 router.send([message[0], WireCodec.encode(.statusReply(reply))])
             }
         }
@@ -37,9 +42,12 @@ final class HostileCoordinatorTests: ClusterTestCase {
         let (batchStatus, batchText) = try await harness.run(["status", "b-1", "--coordinator", endpoint])
         XCTAssertEqual(batchStatus, 0, batchText)
         for output in [text, batchText] {
-            XCTAssertFalse(output.contains("\u{1B}") || output.contains("\r") || output.contains("\u{7}")
-                           || output.unicodeScalars.contains("\u{9B}"), "raw control characters reached the terminal:\n\(output)")
-            XCTAssertFalse(output.split(separator: "\n").contains { $0.hasPrefix("forged") || $0.hasPrefix("2026") }, output)
+            XCTAssertFalse(
+                output.contains("\u{1B}") || output.contains("\r") || output.contains("\u{7}")
+                    || output.unicodeScalars.contains("\u{9B}"),
+                "raw control characters reached the terminal:\n\(output)")
+            XCTAssertFalse(
+                output.split(separator: "\n").contains { $0.hasPrefix("forged") || $0.hasPrefix("2026") }, output)
         }
         XCTAssertTrue(text.contains(#"w\u{1B}[2J\u{1B}[31m\nforged line"#), text)
         XCTAssertTrue(batchText.contains(#"http://x/\u{1B}]0;owned\u{7}a.jpg"#), batchText)
@@ -67,11 +75,15 @@ final class HostileCoordinatorTests: ClusterTestCase {
         var heartbeats = 0
         let deadline = ContinuousClock.now + .seconds(30)
         for await message in router.messages {
-            guard message.count >= 2, let payload = message.last, let decoded = try? WireCodec.decode(payload) else { continue }
+            guard message.count >= 2, let payload = message.last, let decoded = try? WireCodec.decode(payload) else {
+                continue
+            }
             switch decoded {
             case .workerHello where welcomedAt == nil:
                 // Asks for a heartbeat every millisecond.
-                router.send([message[0], WireCodec.encode(.welcome(Welcome(heartbeatIntervalMs: 1, coordinatorID: "hostile")))])
+                router.send([
+                    message[0], WireCodec.encode(.welcome(Welcome(heartbeatIntervalMs: 1, coordinatorID: "hostile"))),
+                ])
                 welcomedAt = .now
             case .heartbeat:
                 heartbeats += 1

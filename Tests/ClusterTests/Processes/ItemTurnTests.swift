@@ -1,12 +1,13 @@
-@testable import Cluster
 import Foundation
 import Logging
 import Messaging
 import Wire
 import XCTest
 
-/// Items get their operations in turn (`BatchOperation.planNext`), in a real coordinator and a real worker
-/// over `inproc://`: a batch larger than the window holds operations for the window only, its other items
+@testable import Cluster
+
+/// Items get their tasks in turn (`BatchRun.startNext`), in a real coordinator and a real worker
+/// over `inproc://`: a batch larger than the window holds tasks for the window only, its other items
 /// are queued in status, an item cancelled before its turn finishes as cancelled and leaves the queue, and
 /// the rest of the batch runs to its end once a worker comes.
 final class ItemTurnTests: XCTestCase {
@@ -20,14 +21,16 @@ final class ItemTurnTests: XCTestCase {
         var workerTask: Task<Void, any Error>?
         do {
             let items = 10_000
-            let window = BatchOperation.plannedItemWindow
+            let window = BatchRun.maxStartedItems
             XCTAssertLessThan(window, items - 2, "the batch must be larger than the window for this test")
-            var events = await client.submit(SubmitBatch(
-                requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)).makeAsyncIterator()
+            var events = await client.submit(
+                SubmitBatch(
+                    requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
+            ).makeAsyncIterator()
             guard case .accepted(let batchID, _)? = try await events.next() else { return XCTFail("not accepted") }
 
             let before = await Self.figures(of: coordinator, batchID)
-            XCTAssertEqual(before.planned, window, "only the window's items have operations")
+            XCTAssertEqual(before.planned, window, "only the window's items have tasks")
             XCTAssertEqual(before.queued, items, "every task counts as queued, planned or not")
             let status = try await client.status(batchID: batchID)
             let last = try XCTUnwrap(status.batches.first?.items.last)
@@ -39,8 +42,9 @@ final class ItemTurnTests: XCTestCase {
             let accepted = try await client.cancel(batchID: batchID, itemIndexes: cancelled)
             XCTAssertEqual(accepted.cancelledItems, 3)
 
-            let newWorker = Worker(configuration: WorkerConfiguration(coordinator: endpoint, slots: 8, workerID: "turn-worker"),
-                                   context: context, logger: logger)
+            let newWorker = Worker(
+                configuration: WorkerConfiguration(coordinator: endpoint, slots: 8, workerID: "turn-worker"),
+                context: context, logger: logger)
             worker = newWorker
             workerTask = Task { try await newWorker.run() }
 
@@ -58,13 +62,15 @@ final class ItemTurnTests: XCTestCase {
             XCTAssertEqual(summary?.cancelled, 3)
             XCTAssertEqual(outcomes.count, items, "every item finished once")
             for index in cancelled {
-                guard case .failure(let failure)? = outcomes[index] else { return XCTFail("item \(index) did not fail") }
+                guard case .failure(let failure)? = outcomes[index] else {
+                    return XCTFail("item \(index) did not fail")
+                }
                 XCTAssertEqual(failure.code, .cancelled)
                 XCTAssertTrue(failure.message.contains("cancelled by request"), failure.message)
             }
             let after = await Self.figures(of: coordinator, batchID)
             XCTAssertEqual(after.queued, 0)
-            XCTAssertEqual(after.operations, 0, "the finished batch's operations are let go")
+            XCTAssertEqual(after.operations, 0, "the finished batch's running part is let go")
         } catch {
             await Self.stop(worker, workerTask, client, running)
             throw error
@@ -77,12 +83,15 @@ final class ItemTurnTests: XCTestCase {
     }
 
     private static func figures(of coordinator: isolated Coordinator, _ batchID: String) -> Figures {
-        Figures(planned: coordinator.operations[batchID]?.plannedItemCount ?? 0, queued: coordinator.queuedTaskCount,
-                operations: coordinator.operations.count)
+        Figures(
+            planned: coordinator.core.runs[batchID]?.items.count ?? 0, queued: coordinator.queuedTaskCount,
+            operations: coordinator.core.runs.count)
     }
 
-    private static func stop(_ worker: Worker?, _ task: Task<Void, any Error>?, _ client: ClusterClient,
-                             _ running: InprocCoordinator) async {
+    private static func stop(
+        _ worker: Worker?, _ task: Task<Void, any Error>?, _ client: ClusterClient,
+        _ running: InprocCoordinator
+    ) async {
         await client.close()
         await worker?.stop()
         _ = try? await task?.value

@@ -13,28 +13,47 @@ final class LateResultProcessTests: ClusterTestCase {
         let bytes = try SyntheticImages.make(width: 96, height: 64, format: .jpeg, seed: 21)
         // The first request is answered after 3 s, more than the task timeout; any later one at once (a
         // retry, which this test shows never comes).
-        let slow = TestHTTPServer.Response.slow(contentType: "image/jpeg", body: bytes, chunkSize: bytes.count,
-                                                interval: .zero, initialDelay: .seconds(3))
-        server.serve(path: "/late.jpg", response: .sequence([slow], then: .content(status: .ok, contentType: "image/jpeg", body: bytes)))
+        let slow = TestHTTPServer.Response.slow(
+            contentType: "image/jpeg", body: bytes, chunkSize: bytes.count,
+            interval: .zero, initialDelay: .seconds(3))
+        server.serve(
+            path: "/late.jpg",
+            response: .sequence([slow], then: .content(status: .ok, contentType: "image/jpeg", body: bytes)))
         // A worker timeout far above the stall: the held worker is late, not dead.
-        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator(["--task-timeout", "2", "--worker-timeout", "60"])
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator([
+            "--task-timeout", "2", "--worker-timeout", "60",
+        ])
         let port = try XCTUnwrap(endpoint.split(separator: ":").last.flatMap { Int($0) }, endpoint)
         let relay = try RecordingTCPRelay(upstreamPort: port)
         defer { relay.stop() }
-        let late = try harness.launch("late", ["worker", "--slots", "1", "--worker-id", "late", "--log-level", "debug",
-                                               "--coordinator", relay.endpoint])
+        let late = try harness.launch(
+            "late",
+            [
+                "worker", "--slots", "1", "--worker-id", "late", "--log-level", "debug",
+                "--coordinator", relay.endpoint,
+            ])
         _ = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 1 }
 
         let out = harness.scratch.appendingPathComponent("out")
-        let submit = try harness.launch("submit", ["submit", server.url("/late.jpg"), "--out", out.path, "--retries", "1",
-                                                   "--json", "--coordinator", endpoint])
+        let submit = try harness.launch(
+            "submit",
+            [
+                "submit", server.url("/late.jpg"), "--out", out.path, "--retries", "1",
+                "--json", "--coordinator", endpoint,
+            ])
         let deadline = ContinuousClock.now + .seconds(30)
-        while server.requestCount(path: "/late.jpg") == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while server.requestCount(path: "/late.jpg") == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         XCTAssertEqual(server.requestCount(path: "/late.jpg"), 1, "the download started:\n\(harness.allOutput)")
         // From now on the link stalls, both ways; a second worker is there for a retry.
         relay.holding = true
-        let spare = try harness.launch("spare", ["worker", "--slots", "1", "--worker-id", "spare", "--log-level", "debug",
-                                                 "--coordinator", endpoint])
+        let spare = try harness.launch(
+            "spare",
+            [
+                "worker", "--slots", "1", "--worker-id", "spare", "--log-level", "debug",
+                "--coordinator", endpoint,
+            ])
         _ = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 2 }
 
         // The coordinator times the download out and sends its cancel (held in the relay); the worker, which
@@ -70,7 +89,8 @@ final class LateResultProcessTests: ClusterTestCase {
         let page = try await TestHTTPClient.get(metricsURL).text
         XCTAssertEqual(MetricsPage.value("shiftwork_late_results_used_total", in: page), 1, page)
         XCTAssertEqual(MetricsPage.value("shiftwork_tasks_resent_total{reason=\"timed_out\"}", in: page), 0, page)
-        XCTAssertEqual(MetricsPage.value("shiftwork_tasks_completed_total", in: page), 2, "a download and a tilt-shift: \(page)")
+        XCTAssertEqual(
+            MetricsPage.value("shiftwork_tasks_completed_total", in: page), 2, "a download and a tilt-shift: \(page)")
 
         // The cancel the worker gets at last names a task it no longer runs, and is ignored; no slot is left taken.
         let ignored = await late.waitForLine { $0.contains("ignored a cancel for a task this worker no longer runs") }

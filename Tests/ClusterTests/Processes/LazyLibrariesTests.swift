@@ -31,13 +31,20 @@ final class LazyLibrariesTests: XCTestCase {
     }
 
     private let loaders = [
-        Loader(probe: { shiftwork_curl_probe($0, $1, $2) }, library: "libcurl", package: "libcurl4",
-               firstFunction: "curl_version_info"),
-        Loader(probe: { sw_avif_probe($0, $1, $2) }, library: "libavif", package: "libavif", firstFunction: "avifVersion"),
-        Loader(probe: { sw_heif_probe($0, $1, $2) }, library: "libheif", package: "libheif1", firstFunction: "heif_get_version"),
-        Loader(probe: { sw_tiff_probe($0, $1, $2) }, library: "libtiff", package: "libtiff6", firstFunction: "TIFFGetVersion"),
-        Loader(probe: { shiftwork_mhd_probe($0, $1, $2) }, library: "libmicrohttpd", package: "libmicrohttpd12",
-               firstFunction: "MHD_get_version"),
+        Loader(
+            probe: { shiftwork_curl_probe($0, $1, $2) }, library: "libcurl", package: "libcurl4",
+            firstFunction: "curl_version_info"),
+        Loader(
+            probe: { sw_avif_probe($0, $1, $2) }, library: "libavif", package: "libavif", firstFunction: "avifVersion"),
+        Loader(
+            probe: { sw_heif_probe($0, $1, $2) }, library: "libheif", package: "libheif1",
+            firstFunction: "heif_get_version"),
+        Loader(
+            probe: { sw_tiff_probe($0, $1, $2) }, library: "libtiff", package: "libtiff6",
+            firstFunction: "TIFFGetVersion"),
+        Loader(
+            probe: { shiftwork_mhd_probe($0, $1, $2) }, library: "libmicrohttpd", package: "libmicrohttpd12",
+            firstFunction: "MHD_get_version"),
     ]
 
     func testAMissingLibraryIsNamedWithThePackageToInstall() {
@@ -47,7 +54,8 @@ final class LazyLibrariesTests: XCTestCase {
             XCTAssertFalse(missing.loaded, soname)
             XCTAssertTrue(missing.message.hasPrefix("\(loader.library) could not be loaded"), missing.message)
             XCTAssertTrue(missing.message.contains(soname), "the name tried: \(missing.message)")
-            XCTAssertTrue(missing.message.contains("apt-get install \(loader.package)"), "the package: \(missing.message)")
+            XCTAssertTrue(
+                missing.message.contains("apt-get install \(loader.package)"), "the package: \(missing.message)")
         }
     }
 
@@ -56,8 +64,9 @@ final class LazyLibrariesTests: XCTestCase {
             // libz is a real library that loads, but none of these.
             let wrong = loader.load("libz.so.1")
             XCTAssertFalse(wrong.loaded, loader.library)
-            XCTAssertTrue(wrong.message.contains("\(loader.library) was loaded but has no function \(loader.firstFunction)"),
-                          wrong.message)
+            XCTAssertTrue(
+                wrong.message.contains("\(loader.library) was loaded but has no function \(loader.firstFunction)"),
+                wrong.message)
         }
     }
 
@@ -70,8 +79,9 @@ final class LazyLibrariesTests: XCTestCase {
         // The SHA-256 of "abc" (FIPS 180-2's first example), through the libcrypto loaded with libcurl.
         var digest = [UInt8](repeating: 0, count: 32)
         shiftwork_sha256(Array("abc".utf8), 3, &digest)
-        XCTAssertEqual(digest.map { String(format: "%02x", $0) }.joined(),
-                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            digest.map { String(format: "%02x", $0) }.joined(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     func testTheBinaryDoesNotLinkTheLibrariesOpenedOnFirstUse() throws {
@@ -90,9 +100,14 @@ final class LazyLibrariesTests: XCTestCase {
         for always in ["libzmq.so.5", "libprotobuf-c.so.1", "libjpeg.so.62", "libpng16.so.16"] {
             XCTAssertTrue(linked.contains(always), "\(always) stays linked; ldd says:\n\(output)")
         }
-        for lazy in ["libcurl", "libcrypto", "libavif", "libmicrohttpd", "libgnutls", "libaom", "libdav1d", "libheif", "libde265",
-                     "libx265", "libtiff", "libLerc", "libjbig"] {
-            XCTAssertFalse(linked.contains { $0.hasPrefix(lazy) }, "\(lazy) is opened on first use, not linked; ldd says:\n\(output)")
+        for lazy in [
+            "libcurl", "libcrypto", "libavif", "libmicrohttpd", "libgnutls", "libaom", "libdav1d", "libheif",
+            "libde265",
+            "libx265", "libtiff", "libLerc", "libjbig",
+        ] {
+            XCTAssertFalse(
+                linked.contains { $0.hasPrefix(lazy) },
+                "\(lazy) is opened on first use, not linked; ldd says:\n\(output)")
         }
     }
 }

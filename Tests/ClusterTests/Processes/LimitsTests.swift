@@ -60,7 +60,8 @@ final class LimitsTests: XCTestCase {
         guard case .failure(.refused(let reason)) = await firstEvent(client, noop(4)) else {
             return XCTFail("a batch of 4 items must be refused")
         }
-        XCTAssertTrue(reason.contains("4 items") && reason.contains("--max-batch-items") && reason.contains("split"), reason)
+        XCTAssertTrue(
+            reason.contains("4 items") && reason.contains("--max-batch-items") && reason.contains("split"), reason)
         guard case .success = await firstEvent(client, noop(3)) else { return XCTFail("3 items are within the limit") }
     }
 
@@ -71,7 +72,8 @@ final class LimitsTests: XCTestCase {
         guard case .failure(.refused(let reason)) = await firstEvent(greedy, noop(2)) else {
             return XCTFail("3 + 2 pending items exceed the limit of 4")
         }
-        XCTAssertTrue(reason.contains("3 unfinished items") && reason.contains("--max-pending-items-per-client"), reason)
+        XCTAssertTrue(
+            reason.contains("3 unfinished items") && reason.contains("--max-pending-items-per-client"), reason)
         guard case .success = await firstEvent(greedy, noop(1)) else { return XCTFail("3 + 1 is within the limit") }
         let other = try await client()
         guard case .success = await firstEvent(other, noop(4)) else { return XCTFail("the limit is per client") }
@@ -90,11 +92,15 @@ final class LimitsTests: XCTestCase {
         let cases: [(String, String)] = [
             ("", "item 1: the source is empty"),
             ("   ", "item 1: the source is empty"),
-            ("http://x/a.jpg\n2026-11-23 forged", "item 1: the source 'http://x/a.jpg\\n2026-11-23 forged' contains control characters"),
+            (
+                "http://x/a.jpg\n2026-11-23 forged",
+                "item 1: the source 'http://x/a.jpg\\n2026-11-23 forged' contains control characters"
+            ),
             ("http://x/" + String(repeating: "a", count: 9000), "more than 8192"),
         ]
         for (source, expected) in cases {
-            let submit = SubmitBatch(requestID: "", items: [BatchItem(source: "fine"), BatchItem(source: source)], kind: .noop)
+            let submit = SubmitBatch(
+                requestID: "", items: [BatchItem(source: "fine"), BatchItem(source: source)], kind: .noop)
             guard case .failure(.refused(let reason)) = await firstEvent(try await client(), submit) else {
                 XCTFail("the source '\(source.prefix(40))' must be refused")
                 continue
@@ -124,9 +130,14 @@ final class LimitsTests: XCTestCase {
         try await start()
         var options = SocketOptions()
         options.maxMessageSize = 1 << 20
-        let client = try await ClusterClient(endpoint: endpoint, context: context, responseTimeout: .seconds(5), socketOptions: options)
+        let client = try await ClusterClient(
+            endpoint: endpoint, context: context, responseTimeout: .seconds(5), socketOptions: options)
         clients.append(client)
-        let huge = SubmitBatch(requestID: "", items: (0..<20_000).map { BatchItem(source: "https://example.com/\($0)/" + String(repeating: "x", count: 60)) })
+        let huge = SubmitBatch(
+            requestID: "",
+            items: (0..<20_000).map {
+                BatchItem(source: "https://example.com/\($0)/" + String(repeating: "x", count: 60))
+            })
         guard case .failure(.messageTooLarge(let bytes, let limit)) = await firstEvent(client, huge) else {
             return XCTFail("a 2 MB submission over a 1 MiB limit must be refused")
         }

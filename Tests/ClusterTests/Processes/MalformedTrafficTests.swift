@@ -16,12 +16,18 @@ final class MalformedTrafficTests: XCTestCase {
     private static let seeds: [[UInt8]] = [
         WireCodec.encode(.workerHello(WorkerHello(workerID: "fuzzer", slots: 4))),
         WireCodec.encode(.heartbeat(Heartbeat(workerID: "fuzzer", running: 1))),
-        WireCodec.encode(.taskResult(TaskResult(taskID: "b-x/0/download", attempt: 1, outcome: .output(TaskOutput(data: [1, 2, 3]))))),
-        WireCodec.encode(.submitBatch(SubmitBatch(requestID: "r", items: [BatchItem(source: "http://127.0.0.1:9/x.jpg")]))),
+        WireCodec.encode(
+            .taskResult(
+                TaskResult(taskID: "b-x/0/download", attempt: 1, outcome: .output(TaskOutput(data: [1, 2, 3]))))),
+        WireCodec.encode(
+            .submitBatch(SubmitBatch(requestID: "r", items: [BatchItem(source: "http://127.0.0.1:9/x.jpg")]))),
         WireCodec.encode(.statusRequest(StatusRequest(requestID: "s"))),
         WireCodec.encode(.cancelBatch(CancelBatch(batchID: "b-nothing"))),
-        WireCodec.encode(.taskAssignment(TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: .tiltShift, source: "x",
-                                                        inputs: [InjectedInput(fromTaskID: "d", data: [0xFF, 0xD8, 0xFF, 0, 1])]))),
+        WireCodec.encode(
+            .taskAssignment(
+                TaskAssignment(
+                    taskID: "t", batchID: "b", attempt: 1, kind: .tiltShift, source: "x",
+                    inputs: [InjectedInput(fromTaskID: "d", data: [0xFF, 0xD8, 0xFF, 0, 1])]))),
         WireCodec.encode(.cancelTask(CancelTask(taskID: "t"))),
     ]
 
@@ -51,13 +57,16 @@ final class MalformedTrafficTests: XCTestCase {
         var random = SeededGenerator(seed: 0xBAD_F00D)
 
         // 1. Garbage to the coordinator, from a peer that connects like a worker or client would.
-        let attacker = try await SocketChannel.open(context: context, kind: .dealer, connect: [endpoint], name: "attacker")
+        let attacker = try await SocketChannel.open(
+            context: context, kind: .dealer, connect: [endpoint], name: "attacker")
         for _ in 0..<3_000 { attacker.send(Self.garbage(&random)) }
 
         // 2. Garbage to a worker, from a fake coordinator it connects to.
-        let fake = try await SocketChannel.open(context: context, kind: .router, bind: ["tcp://127.0.0.1:*"], name: "fake")
+        let fake = try await SocketChannel.open(
+            context: context, kind: .router, bind: ["tcp://127.0.0.1:*"], name: "fake")
         let fakeEndpoint = try XCTUnwrap(fake.boundEndpoint)
-        let worker = try harness.launch("worker-under-fire", ["worker", "--worker-id", "target", "--coordinator", fakeEndpoint])
+        let worker = try harness.launch(
+            "worker-under-fire", ["worker", "--worker-id", "target", "--coordinator", fakeEndpoint])
         var incoming = fake.messages.makeAsyncIterator()
         let hello = await incoming.next()
         let identity = try XCTUnwrap(hello?.first, "the worker never said hello:\n\(worker.outputText)")
@@ -87,8 +96,10 @@ final class MalformedTrafficTests: XCTestCase {
         let image = try SyntheticImages.make(width: 64, height: 48, format: .png, seed: 7)
         server.serve(path: "/after-the-storm.png", body: image, contentType: "image/png")
         let out = harness.scratch.appendingPathComponent("storm")
-        let (status, output) = try await harness.run(["submit", server.url("/after-the-storm.png"), "--out", out.path,
-                                                      "--coordinator", endpoint])
+        let (status, output) = try await harness.run([
+            "submit", server.url("/after-the-storm.png"), "--out", out.path,
+            "--coordinator", endpoint,
+        ])
         XCTAssertEqual(status, 0, harness.allOutput)
         XCTAssertTrue(output.contains("1 item: 1 succeeded"), output)
         let cluster = try await harness.status(endpoint)
@@ -96,7 +107,8 @@ final class MalformedTrafficTests: XCTestCase {
         XCTAssertTrue(harness.processes[0].isRunning, "the coordinator crashed:\n\(harness.processes[0].outputText)")
 
         // Thousands of bad messages write a few warnings per 10-second window, not one each.
-        let coordinatorWarnings = harness.processes[0].outputText.components(separatedBy: "dropped a malformed message").count - 1
+        let coordinatorWarnings =
+            harness.processes[0].outputText.components(separatedBy: "dropped a malformed message").count - 1
         XCTAssertGreaterThan(coordinatorWarnings, 0)
         XCTAssertLessThanOrEqual(coordinatorWarnings, 40, "the coordinator's log was flooded")
         let workerWarnings = worker.outputText.components(separatedBy: "dropped a malformed message").count - 1

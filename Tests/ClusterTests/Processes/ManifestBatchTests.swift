@@ -9,7 +9,8 @@ final class ManifestBatchTests: ClusterTestCase {
     private func decodedImages(in directory: URL) throws -> [String: (width: Int, height: Int)] {
         var images: [String: (width: Int, height: Int)] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-            let (image, _) = try ImageCodec.decode([UInt8](try Data(contentsOf: directory.appendingPathComponent(name))))
+            let (image, _) = try ImageCodec.decode(
+                [UInt8](try Data(contentsOf: directory.appendingPathComponent(name))))
             images[name] = (image.width, image.height)
         }
         return images
@@ -21,12 +22,18 @@ final class ManifestBatchTests: ClusterTestCase {
         try harness.startWorker("worker-b", endpoint: endpoint, slots: 2)
         let images = try server.serveSyntheticImages(5, prefix: "pictures")
         // The outer manifest lists two images (one relative to it, one absolute) and an inner manifest.
-        server.serve(path: "/pictures/inner.txt", body: Array("image-3.png\n\(images[4])\n".utf8), contentType: "text/plain")
-        server.serve(path: "/pictures/outer.txt",
-                     body: Array("# two images and a list\nimage-1.png\n\(images[2])\ninner.txt\n".utf8), contentType: "text/plain")
+        server.serve(
+            path: "/pictures/inner.txt", body: Array("image-3.png\n\(images[4])\n".utf8), contentType: "text/plain")
+        server.serve(
+            path: "/pictures/outer.txt",
+            body: Array("# two images and a list\nimage-1.png\n\(images[2])\ninner.txt\n".utf8),
+            contentType: "text/plain")
         let out = harness.scratch.appendingPathComponent("grown")
         let (status, output) = try await harness.run(
-            ["submit", server.url("/pictures/outer.txt"), images[0], "--out", out.path, "--json", "--coordinator", endpoint])
+            [
+                "submit", server.url("/pictures/outer.txt"), images[0], "--out", out.path, "--json", "--coordinator",
+                endpoint,
+            ])
         XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
 
         // Items: outer manifest, image-0, then image-1 and image-2 and the inner manifest, then image-3 and image-4.
@@ -34,13 +41,15 @@ final class ManifestBatchTests: ClusterTestCase {
         let items = report.objects("items")
         XCTAssertEqual(items.count, 7, output)
         XCTAssertEqual(report.int("succeeded"), 7, output)
-        XCTAssertEqual(items.filter { $0["manifest_items"] != nil }.map { $0.int("manifest_items") }.sorted(), [2, 3], output)
+        XCTAssertEqual(
+            items.filter { $0["manifest_items"] != nil }.map { $0.int("manifest_items") }.sorted(), [2, 3], output)
         let written = try decodedImages(in: out)
         XCTAssertEqual(written.count, 5, "one output per listed or submitted image: \(written.keys.sorted())")
         XCTAssertTrue(written.values.allSatisfy { $0.width == 120 && $0.height == 90 })
         for index in 0..<5 {
-            XCTAssertEqual(server.requestCount(path: TestHTTPServer.syntheticImagePath(index, prefix: "pictures")), 1,
-                           "image \(index) is downloaded once")
+            XCTAssertEqual(
+                server.requestCount(path: TestHTTPServer.syntheticImagePath(index, prefix: "pictures")), 1,
+                "image \(index) is downloaded once")
         }
 
         let batchID = try XCTUnwrap(report["batch"] as? String)
@@ -59,7 +68,10 @@ final class ManifestBatchTests: ClusterTestCase {
         server.serve(path: "/deep/3.txt", body: Array(images[0].utf8), contentType: "text/plain")
         let out = harness.scratch.appendingPathComponent("mixed")
         let (status, output) = try await harness.run(
-            ["submit", server.url("/mixed/list.txt"), server.url("/deep/1.txt"), "--out", out.path, "--json", "--coordinator", endpoint])
+            [
+                "submit", server.url("/mixed/list.txt"), server.url("/deep/1.txt"), "--out", out.path, "--json",
+                "--coordinator", endpoint,
+            ])
         XCTAssertEqual(status, 1, "a failed item is not a success:\n\(output)")
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
         let errors = report.objects("items").compactMap { $0["error"] as? String }

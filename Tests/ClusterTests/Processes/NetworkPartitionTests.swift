@@ -61,21 +61,27 @@ final class NetworkPartitionTests: XCTestCase {
             let slow = TestHTTPServer.Response.slow(
                 contentType: format.mediaType, body: bytes, chunkSize: max(1, bytes.count / 60),
                 interval: .milliseconds(100), initialDelay: .zero)
-            server.serve(path: path, response: .sequence(
-                [slow], then: .content(status: .ok, contentType: format.mediaType, body: bytes)))
+            server.serve(
+                path: path,
+                response: .sequence(
+                    [slow], then: .content(status: .ok, contentType: format.mediaType, body: bytes)))
             return server.url(path)
         }
         let out = harness.scratch.appendingPathComponent("partition")
-        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
+        let submit = try harness.launch(
+            "submit", ["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
 
-        let busy = try await harness.waitForStatus(endpoint) { running($0, "cut-off") == 2 && running($0, "steady") == 2 }
+        let busy = try await harness.waitForStatus(endpoint) {
+            running($0, "cut-off") == 2 && running($0, "steady") == 2
+        }
         let held = running(busy, "cut-off")
         XCTAssertEqual(held, 2, "the worker holds two running downloads before the cut:\n\(harness.allOutput)")
 
         // Cut.
         try await namespace.setLink(control, up: false)
         let afterCut = try await harness.waitForStatus(endpoint) { workerIDs($0) == ["steady"] }
-        XCTAssertEqual(workerIDs(afterCut), ["steady"], "the coordinator declares the cut-off worker dead:\n\(harness.allOutput)")
+        XCTAssertEqual(
+            workerIDs(afterCut), ["steady"], "the coordinator declares the cut-off worker dead:\n\(harness.allOutput)")
 
         // The batch completes on the other worker: every item exactly once, each the tilt-shift of its input.
         let submitStatus = await submit.waitForExit(timeout: .seconds(60))
@@ -92,14 +98,16 @@ final class NetworkPartitionTests: XCTestCase {
             let index = item.int("index")
             let path = try XCTUnwrap(item["output"] as? String, "item \(index) has no output: \(item)")
             let (image, _) = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-            let expected = try TiltShiftPipeline.process(originals[index], parameters: .coreImage, encoding: EncodingOptions())
+            let expected = try TiltShiftPipeline.process(
+                originals[index], parameters: .coreImage, encoding: EncodingOptions())
             let (expectedImage, _) = try ImageCodec.decode(expected.data)
             XCTAssertTrue(image == expectedImage, "item \(index) is the tilt-shift of its own input")
         }
 
         // Cut off, the worker still finished the downloads it held and sent their (attempt 1) results.
         let sent = await waitForLines(in: cutOff, count: held) { line in
-            line.contains("] task succeeded, result sent") && line.contains(" attempt=1 ") && line.contains(" kind=download ")
+            line.contains("] task succeeded, result sent") && line.contains(" attempt=1 ")
+                && line.contains(" kind=download ")
         }
         XCTAssertEqual(sent, held, "the cut-off worker finishes its downloads:\n\(cutOff.outputText)")
         let beforeRestore = try await harness.status(endpoint)
@@ -112,8 +120,9 @@ final class NetworkPartitionTests: XCTestCase {
             workerIDs(status) == ["cut-off", "steady"] && status.int("dropped_messages") >= dropped + held
         }
         XCTAssertEqual(workerIDs(restored), ["cut-off", "steady"], "the worker registers again:\n\(harness.allOutput)")
-        XCTAssertGreaterThanOrEqual(restored.int("dropped_messages"), dropped + held,
-                                    "its stale results are counted as dropped:\n\(harness.allOutput)")
+        XCTAssertGreaterThanOrEqual(
+            restored.int("dropped_messages"), dropped + held,
+            "its stale results are counted as dropped:\n\(harness.allOutput)")
         XCTAssertEqual(restored.int("completed_tasks"), 8, "no stale result is delivered:\n\(harness.allOutput)")
         XCTAssertEqual(restored.int("running_tasks"), 0)
         XCTAssertEqual(restored.int("queued_tasks"), 0)
@@ -131,14 +140,16 @@ final class NetworkPartitionTests: XCTestCase {
         _ = await waitForLines(in: coordinator, count: 2, where: join)
         _ = try await harness.status(endpoint)
         XCTAssertTrue(cutOff.outputText.contains("the coordinator does not know this worker"), cutOff.outputText)
-        XCTAssertEqual(cutOff.outputText.split(separator: "\n").filter(registration).count, 2,
-                       "it registers once more, not once per refused heartbeat:\n\(cutOff.outputText)")
+        XCTAssertEqual(
+            cutOff.outputText.split(separator: "\n").filter(registration).count, 2,
+            "it registers once more, not once per refused heartbeat:\n\(cutOff.outputText)")
         XCTAssertEqual(coordinator.outputText.split(separator: "\n").filter(join).count, 2, coordinator.outputText)
     }
 
     /// Waits (at most 30 s) until `process` has written `count` lines matching `predicate`; returns how
     /// many it has written.
-    private func waitForLines(in process: ManagedProcess, count: Int, where predicate: (Substring) -> Bool) async -> Int {
+    private func waitForLines(in process: ManagedProcess, count: Int, where predicate: (Substring) -> Bool) async -> Int
+    {
         let deadline = ContinuousClock.now + .seconds(30)
         var found = 0
         while ContinuousClock.now < deadline {

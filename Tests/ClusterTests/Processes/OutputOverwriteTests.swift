@@ -31,10 +31,13 @@ final class OutputOverwriteTests: ClusterTestCase {
         XCTAssertEqual(item["output"] as? String, out.appendingPathComponent("x-3.jpg").path)
         XCTAssertEqual(item["existing_file_kept"] as? String, mine.path)
 
-        let (overwriteStatus, overwriteOutput) = try await harness.run(["run", input.path, "--out", out.path, "--overwrite"])
+        let (overwriteStatus, overwriteOutput) = try await harness.run([
+            "run", input.path, "--out", out.path, "--overwrite",
+        ])
         XCTAssertEqual(overwriteStatus, 0, overwriteOutput)
         let replaced = [UInt8](try Data(contentsOf: mine))
-        XCTAssertEqual(try ImageCodec.decode(replaced).image.width, 64, "--overwrite must replace x.jpg with the output")
+        XCTAssertEqual(
+            try ImageCodec.decode(replaced).image.width, 64, "--overwrite must replace x.jpg with the output")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
         XCTAssertEqual(leftovers, [], "no temporary file may be left behind")
     }

@@ -17,13 +17,17 @@ final class RetryCommandTests: ClusterTestCase {
     }
 
     /// Submits `urls` and waits for the end; returns the batch ID (the submission's exit status must be `expected`).
-    private func submitAndFinish(_ urls: [String], _ endpoint: String, expecting expected: Int32) async throws -> String {
+    private func submitAndFinish(_ urls: [String], _ endpoint: String, expecting expected: Int32) async throws -> String
+    {
         let out = harness.scratch.appendingPathComponent("submitted")
-        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint],
-                                                     timeout: .seconds(120))
+        let (status, output) = try await harness.run(
+            ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint],
+            timeout: .seconds(120))
         XCTAssertEqual(status, expected, output)
-        return String(try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
-            .split(separator: " ")[1].dropLast(), "no batch line:\n\(harness.allOutput)"))
+        return String(
+            try XCTUnwrap(
+                output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
+                    .split(separator: " ")[1].dropLast(), "no batch line:\n\(harness.allOutput)"))
     }
 
     func testRetryReRunsTheFailedItemOnceKeepsTheSucceededOneAndRefusesWhatItCannotDo() async throws {
@@ -32,7 +36,8 @@ final class RetryCommandTests: ClusterTestCase {
         let endpoint = try await harness.startCoordinator()
         try harness.startWorker("w-1", endpoint: endpoint, slots: 1)
         _ = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 1 }
-        let batchID = try await submitAndFinish([server.url("/kept.jpg"), server.url("/later.jpg")], endpoint, expecting: 1)
+        let batchID = try await submitAndFinish(
+            [server.url("/kept.jpg"), server.url("/later.jpg")], endpoint, expecting: 1)
 
         // Refusals, each saying what was wrong.
         let unknown = try await harness.run(["retry", "b-nosuch", "--coordinator", endpoint])
@@ -48,8 +53,9 @@ final class RetryCommandTests: ClusterTestCase {
         // The origin serves it now: the retry succeeds it, and only it.
         server.serve(path: "/later.jpg", body: try image(2), contentType: "image/jpeg")
         let out = harness.scratch.appendingPathComponent("retried")
-        let (status, output) = try await harness.run(["retry", batchID, "--out", out.path, "--coordinator", endpoint],
-                                                     timeout: .seconds(120))
+        let (status, output) = try await harness.run(
+            ["retry", batchID, "--out", out.path, "--coordinator", endpoint],
+            timeout: .seconds(120))
         XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
         XCTAssertTrue(output.contains("batch \(batchID): retrying 1 of its 2 items"), output)
         XCTAssertTrue(output.contains("1 item: 1 succeeded, 0 failed"), output)
@@ -80,9 +86,11 @@ final class RetryCommandTests: ClusterTestCase {
         let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
         let data = harness.scratch.appendingPathComponent("data")
         func startCoordinator(_ name: String) async throws -> ManagedProcess {
-            let coordinator = try harness.launch(name, [
-                "coordinator", "--listen", endpoint, "--insecure", "--data-dir", data.path, "--worker-timeout", "2",
-            ])
+            let coordinator = try harness.launch(
+                name,
+                [
+                    "coordinator", "--listen", endpoint, "--insecure", "--data-dir", data.path, "--worker-timeout", "2",
+                ])
             guard await coordinator.waitForLine(where: { $0.contains("listening on") }) != nil else {
                 throw HarnessError("\(name) did not start:\n\(coordinator.outputText)")
             }
@@ -93,7 +101,8 @@ final class RetryCommandTests: ClusterTestCase {
         let first = try await startCoordinator("coordinator-1")
         let worker = try harness.startWorker("worker-1", endpoint: endpoint, slots: 1)
         _ = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 1 }
-        let batchID = try await submitAndFinish([server.url("/kept.jpg"), server.url("/later.jpg")], endpoint, expecting: 1)
+        let batchID = try await submitAndFinish(
+            [server.url("/kept.jpg"), server.url("/later.jpg")], endpoint, expecting: 1)
 
         // No worker while the retry is accepted: its item is certainly unfinished when the coordinator dies.
         _ = await worker.stop()
@@ -103,7 +112,8 @@ final class RetryCommandTests: ClusterTestCase {
         let accepted = await retry.waitForLine { $0.contains("retrying") }
         XCTAssertNotNil(accepted, retry.outputText)
         let running = try await harness.status(endpoint, batch: batchID)
-        XCTAssertEqual(running.objects("batches").first?.int("succeeded"), 1, "the retried item is unfinished again: \(running)")
+        XCTAssertEqual(
+            running.objects("batches").first?.int("succeeded"), 1, "the retried item is unfinished again: \(running)")
         await first.kill9()
         _ = try await startCoordinator("coordinator-2")
         try harness.startWorker("worker-2", endpoint: endpoint, slots: 1)

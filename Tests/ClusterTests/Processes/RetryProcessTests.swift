@@ -21,13 +21,17 @@ final class RetryProcessTests: ClusterTestCase {
     }
 
     /// Runs `submit` to completion; returns its exit status, its output and the batch's items in status --json.
-    private func submit(_ urls: [String], _ endpoint: String, _ extra: [String] = [])
-        async throws -> (status: Int32?, output: String, items: [[String: Any]]) {
+    private func submit(
+        _ urls: [String], _ endpoint: String, _ extra: [String] = []
+    )
+        async throws -> (status: Int32?, output: String, items: [[String: Any]])
+    {
         let out = harness.scratch.appendingPathComponent("out-\(UUID().uuidString)")
         let (status, output) = try await harness.run(
             ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint] + extra, timeout: .seconds(120))
-        let batchID = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
-            .split(separator: " ")[1].dropLast(), "no batch line:\n\(harness.allOutput)")
+        let batchID = try XCTUnwrap(
+            output.split(separator: "\n").first { $0.hasPrefix("batch b-") }?
+                .split(separator: " ")[1].dropLast(), "no batch line:\n\(harness.allOutput)")
         let batch = try await harness.status(endpoint, batch: String(batchID))
         return (status, output, batch.objects("batches").first?.objects("item_states") ?? [])
     }
@@ -46,11 +50,16 @@ final class RetryProcessTests: ClusterTestCase {
         XCTAssertEqual(failed.map { $0["transient"] as? Bool }, [true, true])
         XCTAssertEqual(failed.map { $0["retried"] as? Bool }, [true, true])
         XCTAssertTrue((failed.first?["error"] as? String ?? "").contains("503"), "\(failed)")
-        XCTAssertNotEqual(failed[0]["worker"] as? String, failed[1]["worker"] as? String,
-                          "a retry goes to the other worker, which has a free slot")
-        XCTAssertEqual(server.requestCount(path: "/flaky.jpg"), 3, "one request per attempt: the workers do not retry on their own")
+        XCTAssertNotEqual(
+            failed[0]["worker"] as? String, failed[1]["worker"] as? String,
+            "a retry goes to the other worker, which has a free slot")
+        XCTAssertEqual(
+            server.requestCount(path: "/flaky.jpg"), 3, "one request per attempt: the workers do not retry on their own"
+        )
 
-        let table = try await harness.run(["status", output.split(separator: " ")[1].dropLast().description, "--coordinator", endpoint])
+        let table = try await harness.run([
+            "status", output.split(separator: " ")[1].dropLast().description, "--coordinator", endpoint,
+        ])
         XCTAssertTrue(table.output.contains("(3 attempts)"), table.output)
         XCTAssertTrue(table.output.contains("download attempt 1 on w-"), table.output)
     }
@@ -72,8 +81,9 @@ final class RetryProcessTests: ClusterTestCase {
     func testRetryAfterIsHonouredAndOneInThePastAsksForNoWait() async throws {
         let ok = TestHTTPServer.Response.content(status: .ok, contentType: "image/jpeg", body: try image(2))
         func busy(_ retryAfter: String) -> TestHTTPServer.Response {
-            .answer(status: .serviceUnavailable, headers: [("Retry-After", retryAfter), ("Content-Type", "text/plain")],
-                    body: Array("busy\n".utf8))
+            .answer(
+                status: .serviceUnavailable, headers: [("Retry-After", retryAfter), ("Content-Type", "text/plain")],
+                body: Array("busy\n".utf8))
         }
         server.serve(path: "/later.jpg", response: .sequence([busy("2")], then: ok))
         server.serve(path: "/past.jpg", response: .sequence([busy("Wed, 21 Oct 2015 07:28:00 GMT")], then: ok))
@@ -85,7 +95,8 @@ final class RetryProcessTests: ClusterTestCase {
         let later = items[0].objects("failed_attempts").first
         XCTAssertEqual(later?.int("retry_delay_ms"), 2_000, "the server's 2 s, longer than the backoff, is waited")
         let past = items[1].objects("failed_attempts").first
-        XCTAssertLessThanOrEqual(past?.int("retry_delay_ms") ?? .max, 500, "a date in the past leaves the backoff alone")
+        XCTAssertLessThanOrEqual(
+            past?.int("retry_delay_ms") ?? .max, 500, "a date in the past leaves the backoff alone")
     }
 
     func testATaskThatRunsPastTheTimeoutIsCancelledOnItsWorkerAndRetried() async throws {
@@ -99,9 +110,11 @@ final class RetryProcessTests: ClusterTestCase {
         XCTAssertEqual(items.first?.int("attempts"), 2)
         let timedOut = items.first?.objects("failed_attempts").first
         XCTAssertEqual(timedOut?["code"] as? String, "timed-out")
-        XCTAssertTrue((timedOut?["error"] as? String ?? "").contains("timed out after 2 s"), "\(String(describing: timedOut))")
+        XCTAssertTrue(
+            (timedOut?["error"] as? String ?? "").contains("timed out after 2 s"), "\(String(describing: timedOut))")
 
-        let (failedStatus, failedOutput, failedItems) = try await submit([server.url("/always-slow.jpg")], endpoint, ["--retries", "0"])
+        let (failedStatus, failedOutput, failedItems) = try await submit(
+            [server.url("/always-slow.jpg")], endpoint, ["--retries", "0"])
         XCTAssertEqual(failedStatus, 1, failedOutput)
         XCTAssertEqual(failedItems.first?["state"] as? String, "failed")
         XCTAssertTrue((failedItems.first?["error"] as? String ?? "").contains("timed out after 2 s"), "\(failedItems)")
@@ -123,12 +136,15 @@ final class RetryProcessTests: ClusterTestCase {
         // loaded machine; the stalled ones never do.
         let (status, output, items) = try await submit(urls, endpoint, ["--deadline", "6"])
         XCTAssertEqual(status, 1, output)
-        XCTAssertEqual(items.map { $0["state"] as? String }, ["succeeded", "cancelled", "cancelled"], "\(items)\n\(harness.allOutput)")
+        XCTAssertEqual(
+            items.map { $0["state"] as? String }, ["succeeded", "cancelled", "cancelled"],
+            "\(items)\n\(harness.allOutput)")
         for item in items.dropFirst() {
             XCTAssertTrue((item["error"] as? String ?? "").contains("deadline of 6 s passed"), "\(item)")
         }
         let cluster = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 0 }
-        XCTAssertEqual(cluster.int("running_tasks"), 0, "the cancelled downloads freed their slots:\n\(harness.allOutput)")
+        XCTAssertEqual(
+            cluster.int("running_tasks"), 0, "the cancelled downloads freed their slots:\n\(harness.allOutput)")
     }
 
     func testRetriesOutsideTheRangeAreRefusedByTheClient() async throws {

@@ -18,23 +18,29 @@ final class RoleAccessTests: ClusterTestCase {
         let admins: URL
 
         func arguments() -> [String] {
-            ["--secret-key", keys.secretKey("coordinator"), "--allow-workers", workers.path,
-             "--allow-clients", clients.path, "--allow-admins", admins.path]
+            [
+                "--secret-key", keys.secretKey("coordinator"), "--allow-workers", workers.path,
+                "--allow-clients", clients.path, "--allow-admins", admins.path,
+            ]
         }
 
         /// Puts `name`'s public key on the list in `directory`.
         func add(_ name: String, to directory: URL) throws {
-            try FileManager.default.copyItem(at: URL(fileURLWithPath: keys.publicKey(name)),
-                                             to: directory.appendingPathComponent("\(name).pub"))
+            try FileManager.default.copyItem(
+                at: URL(fileURLWithPath: keys.publicKey(name)),
+                to: directory.appendingPathComponent("\(name).pub"))
         }
     }
 
-    private func makeLists(workers: [String], clients: [String], admins: [String], unlisted: [String] = []) async throws -> RoleLists {
+    private func makeLists(
+        workers: [String], clients: [String], admins: [String], unlisted: [String] = []
+    ) async throws -> RoleLists {
         let names = Array(Set(workers + clients + admins + unlisted)).sorted()
         let keys = try await TestKeys(in: harness.scratch, allowed: [], unlisted: names)
-        let lists = RoleLists(keys: keys, workers: harness.scratch.appendingPathComponent("workers"),
-                              clients: harness.scratch.appendingPathComponent("clients"),
-                              admins: harness.scratch.appendingPathComponent("admins"))
+        let lists = RoleLists(
+            keys: keys, workers: harness.scratch.appendingPathComponent("workers"),
+            clients: harness.scratch.appendingPathComponent("clients"),
+            admins: harness.scratch.appendingPathComponent("admins"))
         for (directory, members) in [(lists.workers, workers), (lists.clients, clients), (lists.admins, admins)] {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for name in members { try lists.add(name, to: directory) }
@@ -43,20 +49,31 @@ final class RoleAccessTests: ClusterTestCase {
     }
 
     /// Starts a coordinator with the role lists (and `extra`); returns it, its endpoint and its metrics URL.
-    private func startCoordinator(_ lists: RoleLists, _ extra: [String] = []) async throws -> (ManagedProcess, String, String) {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*",
-                                                             "--metrics-listen", "127.0.0.1:0"] + lists.arguments() + extra)
+    private func startCoordinator(
+        _ lists: RoleLists, _ extra: [String] = []
+    ) async throws -> (ManagedProcess, String, String) {
+        let coordinator = try harness.launch(
+            "coordinator",
+            [
+                "coordinator", "--listen", "tcp://127.0.0.1:*",
+                "--metrics-listen", "127.0.0.1:0",
+            ] + lists.arguments() + extra)
         let listening = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         let metrics = await coordinator.waitForLine { $0.hasPrefix("metrics on ") }
         guard let endpoint = listening?.components(separatedBy: "listening on ").last,
-              let metricsURL = metrics?.components(separatedBy: "metrics on ").last
+            let metricsURL = metrics?.components(separatedBy: "metrics on ").last
         else { throw HarnessError("the coordinator did not start:\n\(coordinator.outputText)") }
-        return (coordinator, endpoint.trimmingCharacters(in: .whitespaces), metricsURL.trimmingCharacters(in: .whitespaces))
+        return (
+            coordinator, endpoint.trimmingCharacters(in: .whitespaces), metricsURL.trimmingCharacters(in: .whitespaces)
+        )
     }
 
     /// Runs a CLI command as the key `name`.
-    private func run(_ arguments: [String], as name: String, _ lists: RoleLists, endpoint: String) async throws -> (status: Int32?, output: String) {
-        try await harness.run(arguments + ["--coordinator", endpoint] + lists.keys.peerArguments(name), timeout: .seconds(60))
+    private func run(
+        _ arguments: [String], as name: String, _ lists: RoleLists, endpoint: String
+    ) async throws -> (status: Int32?, output: String) {
+        try await harness.run(
+            arguments + ["--coordinator", endpoint] + lists.keys.peerArguments(name), timeout: .seconds(60))
     }
 
     /// The IDs of the batches `status --json` lists for `name`.
@@ -71,30 +88,40 @@ final class RoleAccessTests: ClusterTestCase {
     private func submitImage(as name: String, _ lists: RoleLists, endpoint: String) async throws -> String {
         let image = try serveImage("\(name).png", width: 64, height: 48, seed: 5)
         let out = harness.scratch.appendingPathComponent("out-\(name)-\(UUID().uuidString.prefix(6))")
-        let (status, output) = try await run(["submit", image.url, "--out", out.path], as: name, lists, endpoint: endpoint)
+        let (status, output) = try await run(
+            ["submit", image.url, "--out", out.path], as: name, lists, endpoint: endpoint)
         XCTAssertEqual(status, 0, harness.allOutput)
         XCTAssertTrue(output.contains("1 item: 1 succeeded"), output)
         let match = try XCTUnwrap(output.range(of: #"batch b-[0-9a-f]+"#, options: .regularExpression), output)
         return String(output[match].dropFirst("batch ".count))
     }
 
-    private func assertForbidden(_ result: (status: Int32?, output: String), _ expected: String,
-                                 file: StaticString = #filePath, line: UInt = #line) {
+    private func assertForbidden(
+        _ result: (status: Int32?, output: String), _ expected: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(result.status, 1, result.output, file: file, line: line)
-        XCTAssertTrue(result.output.contains("the coordinator refused the request: "), result.output, file: file, line: line)
-        XCTAssertTrue(result.output.contains(expected), "expected '\(expected)' in:\n\(result.output)", file: file, line: line)
+        XCTAssertTrue(
+            result.output.contains("the coordinator refused the request: "), result.output, file: file, line: line)
+        XCTAssertTrue(
+            result.output.contains(expected), "expected '\(expected)' in:\n\(result.output)", file: file, line: line)
     }
 
     /// Sends `FetchResults` for `batchID` as `name` (an in-process client: the CLI's `results` asks for the
     /// status first) and checks it is refused with `expected`.
-    private func assertFetchRefused(_ batchID: String, as name: String, _ lists: RoleLists, endpoint: String,
-                                    expected: String) async throws {
+    private func assertFetchRefused(
+        _ batchID: String, as name: String, _ lists: RoleLists, endpoint: String,
+        expected: String
+    ) async throws {
         var options = SocketOptions()
-        options.curve = .client(try CurveKeyPair.load(secretKeyFile: lists.keys.secretKey(name)),
-                                serverKey: try CurvePublicKey.load(file: lists.keys.publicKey("coordinator")))
+        options.curve = .client(
+            try CurveKeyPair.load(secretKeyFile: lists.keys.secretKey(name)),
+            serverKey: try CurvePublicKey.load(file: lists.keys.publicKey("coordinator")))
         let client = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30), socketOptions: options)
         do {
-            for try await event in await client.results(batchID: batchID) { XCTFail("\(name) fetched \(batchID): \(event)") }
+            for try await event in await client.results(batchID: batchID) {
+                XCTFail("\(name) fetched \(batchID): \(event)")
+            }
             XCTFail("the fetch of \(batchID) by \(name) was not refused")
         } catch let error as ClusterClientError {
             guard case .refused(let reason) = error else { return XCTFail("\(error)") }
@@ -104,10 +131,13 @@ final class RoleAccessTests: ClusterTestCase {
     }
 
     func testEachRoleDoesOnlyWhatItMayAndClientsSeeOnlyTheirOwnBatchesAcrossARestart() async throws {
-        let lists = try await makeLists(workers: ["worker", "both"], clients: ["alice", "bob", "both"], admins: ["admin"])
+        let lists = try await makeLists(
+            workers: ["worker", "both"], clients: ["alice", "bob", "both"], admins: ["admin"])
         let data = harness.scratch.appendingPathComponent("data")
         var (coordinator, endpoint, metricsURL) = try await startCoordinator(lists, ["--data-dir", data.path])
-        XCTAssertTrue(coordinator.outputText.contains("(workers 2, clients 3, admins 1; SIGHUP reloads the lists)"), coordinator.outputText)
+        XCTAssertTrue(
+            coordinator.outputText.contains("(workers 2, clients 3, admins 1; SIGHUP reloads the lists)"),
+            coordinator.outputText)
         try harness.startWorker("worker", endpoint: endpoint, keys: lists.keys)
 
         // Clients submit; each batch is its submitter's.
@@ -127,18 +157,24 @@ final class RoleAccessTests: ClusterTestCase {
         let workersSeen = try await harness.waitForStatus(endpoint, keyArguments: lists.keys.peerArguments("alice")) {
             $0.objects("workers").count == 2
         }
-        XCTAssertEqual(Set(workersSeen.objects("workers").compactMap { $0["id"] as? String }), ["worker", "both-worker"],
-                       "a client sees the workers, including the one whose key is also a client's:\n\(harness.allOutput)")
+        XCTAssertEqual(
+            Set(workersSeen.objects("workers").compactMap { $0["id"] as? String }), ["worker", "both-worker"],
+            "a client sees the workers, including the one whose key is also a client's:\n\(harness.allOutput)")
         XCTAssertTrue(bothWorker.isRunning, bothWorker.outputText)
 
         // A client may not read, fetch or cancel another's batch; an administrator may.
         let notOwner = "batch \(aliceBatch) was submitted by another client"
         assertForbidden(try await run(["status", aliceBatch], as: "bob", lists, endpoint: endpoint), notOwner)
-        assertForbidden(try await run(["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen").path],
-                                      as: "bob", lists, endpoint: endpoint), notOwner)
-        assertForbidden(try await run(["cancel", aliceBatch], as: "bob", lists, endpoint: endpoint), "needs the admin role")
-        assertForbidden(try await run(["retry", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen-retry").path],
-                                      as: "bob", lists, endpoint: endpoint), "fetches and retries only its own batches")
+        assertForbidden(
+            try await run(
+                ["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen").path],
+                as: "bob", lists, endpoint: endpoint), notOwner)
+        assertForbidden(
+            try await run(["cancel", aliceBatch], as: "bob", lists, endpoint: endpoint), "needs the admin role")
+        assertForbidden(
+            try await run(
+                ["retry", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen-retry").path],
+                as: "bob", lists, endpoint: endpoint), "fetches and retries only its own batches")
         let ownRetry = try await run(["retry", aliceBatch], as: "alice", lists, endpoint: endpoint)
         XCTAssertEqual(ownRetry.status, 0, ownRetry.output)
         XCTAssertTrue(ownRetry.output.contains("nothing to retry"), ownRetry.output)
@@ -147,19 +183,25 @@ final class RoleAccessTests: ClusterTestCase {
         try await assertFetchRefused(aliceBatch, as: "bob", lists, endpoint: endpoint, expected: notOwner)
         let own = try await run(["status", aliceBatch], as: "alice", lists, endpoint: endpoint)
         XCTAssertEqual(own.status, 0, own.output)
-        let adminResults = try await run(["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("admin-out").path],
-                                         as: "admin", lists, endpoint: endpoint)
+        let adminResults = try await run(
+            ["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("admin-out").path],
+            as: "admin", lists, endpoint: endpoint)
         XCTAssertEqual(adminResults.status, 0, adminResults.output)
         let adminCancel = try await run(["cancel", bobBatch], as: "admin", lists, endpoint: endpoint)
         XCTAssertEqual(adminCancel.status, 0, adminCancel.output)
 
         // A worker key neither submits nor reads; an administrator does not submit (that is a client's right).
-        assertForbidden(try await run(["submit", "http://127.0.0.1:1/x.png", "--out", harness.scratch.path], as: "worker",
-                                      lists, endpoint: endpoint), "submitting a batch needs the client role")
-        assertForbidden(try await run(["status"], as: "worker", lists, endpoint: endpoint),
-                        "listing batches needs the client or admin role")
-        assertForbidden(try await run(["submit", "http://127.0.0.1:1/x.png", "--out", harness.scratch.path], as: "admin",
-                                      lists, endpoint: endpoint), "this key has the admin role only")
+        assertForbidden(
+            try await run(
+                ["submit", "http://127.0.0.1:1/x.png", "--out", harness.scratch.path], as: "worker",
+                lists, endpoint: endpoint), "submitting a batch needs the client role")
+        assertForbidden(
+            try await run(["status"], as: "worker", lists, endpoint: endpoint),
+            "listing batches needs the client or admin role")
+        assertForbidden(
+            try await run(
+                ["submit", "http://127.0.0.1:1/x.png", "--out", harness.scratch.path], as: "admin",
+                lists, endpoint: endpoint), "this key has the admin role only")
 
         // A client key cannot register as a worker: the worker stops and says which role it needs.
         let impostor = try harness.startWorker("impostor", endpoint: endpoint, keys: lists.keys, keyName: "alice")
@@ -168,7 +210,9 @@ final class RoleAccessTests: ClusterTestCase {
         XCTAssertTrue(impostor.outputText.contains("needs the worker role"), impostor.outputText)
 
         // Every refusal is logged with the key's role, and counted by role, request and reason.
-        XCTAssertTrue(coordinator.outputText.contains("refused a request: the key lacks the role it needs"), coordinator.outputText)
+        XCTAssertTrue(
+            coordinator.outputText.contains("refused a request: the key lacks the role it needs"),
+            coordinator.outputText)
         XCTAssertTrue(coordinator.outputText.contains(try lists.keys.z85("alice")), coordinator.outputText)
         let page = try await TestHTTPClient.get(metricsURL).text
         let samples = MetricsTests.samples(page)
@@ -185,7 +229,8 @@ final class RoleAccessTests: ClusterTestCase {
             XCTAssertEqual(samples[series], value, "\(series) in:\n\(page)")
         }
         // The impostor's hello, and any heartbeat it sent before it heard.
-        XCTAssertGreaterThanOrEqual(samples[#"shiftwork_refusals_total{role="client",request="worker",reason="needs_worker"}"#] ?? 0, 1, page)
+        XCTAssertGreaterThanOrEqual(
+            samples[#"shiftwork_refusals_total{role="client",request="worker",reason="needs_worker"}"#] ?? 0, 1, page)
 
         // Ownership is journaled: after a restart on the same data directory, it still holds.
         _ = await coordinator.stop()
@@ -194,22 +239,31 @@ final class RoleAccessTests: ClusterTestCase {
         XCTAssertEqual(aliceAfter, [aliceBatch])
         let bobAfter = try await listedBatches(as: "bob", lists, endpoint: endpoint)
         XCTAssertEqual(bobAfter, [bobBatch])
-        assertForbidden(try await run(["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen-2").path],
-                                      as: "bob", lists, endpoint: endpoint), notOwner)
+        assertForbidden(
+            try await run(
+                ["results", aliceBatch, "--out", harness.scratch.appendingPathComponent("stolen-2").path],
+                as: "bob", lists, endpoint: endpoint), notOwner)
         let fetched = harness.scratch.appendingPathComponent("alice-again")
-        let aliceResults = try await run(["results", aliceBatch, "--out", fetched.path], as: "alice", lists, endpoint: endpoint)
+        let aliceResults = try await run(
+            ["results", aliceBatch, "--out", fetched.path], as: "alice", lists, endpoint: endpoint)
         XCTAssertEqual(aliceResults.status, 0, aliceResults.output)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: fetched.appendingPathComponent("alice.png").path), aliceResults.output)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: fetched.appendingPathComponent("alice.png").path),
+            aliceResults.output)
     }
 
     func testRoleListsWithoutAnyKeyOrWithoutASecretKeyAreRefusedAtStartSayingWhy() async throws {
         let lists = try await makeLists(workers: [], clients: [], admins: [])
-        let (empty, emptyOutput) = try await harness.run(["coordinator", "--listen", "tcp://127.0.0.1:0"] + lists.arguments(),
-                                                         timeout: .seconds(30))
+        let (empty, emptyOutput) = try await harness.run(
+            ["coordinator", "--listen", "tcp://127.0.0.1:0"] + lists.arguments(),
+            timeout: .seconds(30))
         XCTAssertEqual(empty, 1, emptyOutput)
-        XCTAssertTrue(emptyOutput.contains("the allow-lists hold no public key (--allow-workers \(lists.workers.path)"), emptyOutput)
+        XCTAssertTrue(
+            emptyOutput.contains("the allow-lists hold no public key (--allow-workers \(lists.workers.path)"),
+            emptyOutput)
         let (keyless, keylessOutput) = try await harness.run(
-            ["coordinator", "--listen", "tcp://127.0.0.1:0", "--allow-clients", lists.clients.path], timeout: .seconds(30))
+            ["coordinator", "--listen", "tcp://127.0.0.1:0", "--allow-clients", lists.clients.path],
+            timeout: .seconds(30))
         XCTAssertEqual(keyless, 1, keylessOutput)
         XCTAssertTrue(keylessOutput.contains("--allow-clients needs --secret-key"), keylessOutput)
     }
@@ -239,7 +293,8 @@ final class RoleAccessTests: ClusterTestCase {
         XCTAssertTrue(asWorker.output.contains("needs the worker role"), asWorker.output)
 
         // A list that cannot be read leaves the lists in force, and says why.
-        try "not a key\n".write(to: lists.admins.appendingPathComponent("broken.pub"), atomically: true, encoding: .utf8)
+        try "not a key\n".write(
+            to: lists.admins.appendingPathComponent("broken.pub"), atomically: true, encoding: .utf8)
         kill(coordinator.pid, SIGHUP)
         let failed = await coordinator.waitForLine { $0.contains("could not reload the allow-lists") }
         XCTAssertNotNil(failed, coordinator.outputText)
@@ -253,14 +308,18 @@ final class RoleAccessTests: ClusterTestCase {
         try FileManager.default.removeItem(at: lists.clients.appendingPathComponent("newcomer.pub"))
         try FileManager.default.removeItem(at: lists.workers.appendingPathComponent("worker.pub"))
         kill(coordinator.pid, SIGHUP)
-        let removed = await coordinator.waitForLine { $0.contains("allow-lists loaded") && $0.contains("workers 0, clients 1") }
+        let removed = await coordinator.waitForLine {
+            $0.contains("allow-lists loaded") && $0.contains("workers 0, clients 1")
+        }
         XCTAssertNotNil(removed, coordinator.outputText)
         let gone = try await run(["status"], as: "newcomer", lists, endpoint: endpoint)
         XCTAssertEqual(gone.status, 1, gone.output)
         XCTAssertTrue(gone.output.contains("refused this client's public key"), gone.output)
         let workerStatus = await worker.waitForExit(timeout: .seconds(30))
         XCTAssertEqual(workerStatus, 1, worker.outputText)
-        XCTAssertTrue(worker.outputText.contains("this key is on none of the coordinator's allow-lists (any more)"), worker.outputText)
+        XCTAssertTrue(
+            worker.outputText.contains("this key is on none of the coordinator's allow-lists (any more)"),
+            worker.outputText)
         XCTAssertTrue(coordinator.isRunning, "SIGHUP must not stop the coordinator:\n\(coordinator.outputText)")
     }
 }

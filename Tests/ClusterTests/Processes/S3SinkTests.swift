@@ -16,14 +16,18 @@ final class S3SinkTests: ClusterTestCase {
     /// exists; returns its endpoint and the venv's Python.
     private func startS3() async throws -> (endpoint: String, python: URL) {
         let python = try await PythonEnvironment.shared.python()
-        let server = try harness.launch("moto", executable: python.deletingLastPathComponent().appendingPathComponent("moto_server"),
-                                        ["-H", "127.0.0.1", "-p", "0"], environment: ["INITIAL_NO_AUTH_ACTION_COUNT": "3"])
+        let server = try harness.launch(
+            "moto", executable: python.deletingLastPathComponent().appendingPathComponent("moto_server"),
+            ["-H", "127.0.0.1", "-p", "0"], environment: ["INITIAL_NO_AUTH_ACTION_COUNT": "3"])
         let line = await server.waitForLine(timeout: .seconds(60)) { $0.contains("Running on http://127.0.0.1:") }
-        let endpoint = try XCTUnwrap(line?.components(separatedBy: "Running on ").last?
-            .trimmingCharacters(in: .whitespaces), server.outputText)
+        let endpoint = try XCTUnwrap(
+            line?.components(separatedBy: "Running on ").last?
+                .trimmingCharacters(in: .whitespaces), server.outputText)
         // The three unchecked requests: a user allowed everything on S3, and its key.
         let keyFile = harness.scratch.appendingPathComponent("s3-key")
-        let made = try await boto(python, endpoint, """
+        let made = try await boto(
+            python, endpoint,
+            """
             iam = boto3.client("iam", endpoint_url="\(endpoint)", region_name="us-east-1",
                                aws_access_key_id="setup", aws_secret_access_key="setup")
             iam.create_user(UserName="shiftwork")
@@ -35,8 +39,10 @@ final class S3SinkTests: ClusterTestCase {
         // Read from a file: the test's own output must not hold the secret either.
         let fields = try String(contentsOf: keyFile, encoding: .utf8).split(separator: " ")
         guard fields.count == 2 else { throw HarnessError("no key from the S3 server:\n\(made)") }
-        credentials = ["AWS_ACCESS_KEY_ID": String(fields[0]), "AWS_SECRET_ACCESS_KEY": String(fields[1]),
-                       "AWS_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]
+        credentials = [
+            "AWS_ACCESS_KEY_ID": String(fields[0]), "AWS_SECRET_ACCESS_KEY": String(fields[1]),
+            "AWS_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+        ]
         return (endpoint, python)
     }
 
@@ -49,8 +55,9 @@ final class S3SinkTests: ClusterTestCase {
             s3 = boto3.client("s3", endpoint_url="\(endpoint)", region_name="us-east-1")
 
             """
-        let process = try harness.launch("boto3", executable: python, ["-c", (signed ? prelude : "import boto3, json\n") + script],
-                                         environment: credentials)
+        let process = try harness.launch(
+            "boto3", executable: python, ["-c", (signed ? prelude : "import boto3, json\n") + script],
+            environment: credentials)
         let status = await process.waitForExit(timeout: .seconds(60))
         XCTAssertEqual(status, 0, process.outputText)
         return process.outputText
@@ -61,23 +68,31 @@ final class S3SinkTests: ClusterTestCase {
         let input = try SyntheticImages.make(width: 96, height: 64, format: .jpeg, seed: 3)
         let inputFile = harness.scratch.appendingPathComponent("input.jpg")
         try Data(input).write(to: inputFile)
-        _ = try await boto(python, s3, """
+        _ = try await boto(
+            python, s3,
+            """
             s3.create_bucket(Bucket="shiftwork-in")
             s3.create_bucket(Bucket="shiftwork-out")
             s3.upload_file("\(inputFile.path)", "shiftwork-in", "photos/a.jpg")
             """)
         let (endpoint, metricsURL) = try await harness.startMeteredCoordinator(["--log-level", "debug"])
-        _ = try harness.launch("worker", ["worker", "--coordinator", endpoint, "--log-level", "debug"], environment: credentials)
+        _ = try harness.launch(
+            "worker", ["worker", "--coordinator", endpoint, "--log-level", "debug"], environment: credentials)
         let http = try server.serveSyntheticImages(1, prefix: "s3")
         let (status, output) = try await harness.run(
-            ["submit", "s3://shiftwork-in/photos/a.jpg", http[0], "--sink", "s3://shiftwork-out/results", "--s3-endpoint", s3,
-             "--coordinator", endpoint], environment: credentials)
+            [
+                "submit", "s3://shiftwork-in/photos/a.jpg", http[0], "--sink", "s3://shiftwork-out/results",
+                "--s3-endpoint", s3,
+                "--coordinator", endpoint,
+            ], environment: credentials)
         XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
         XCTAssertTrue(output.contains("-> s3://shiftwork-out/results/a.jpg"), output)
         XCTAssertTrue(output.contains("2 outputs were written by the workers into the sink"), output)
 
         // What the store holds: two whole images, under the names the summary gave.
-        let listing = try await boto(python, s3, """
+        let listing = try await boto(
+            python, s3,
+            """
             objects = s3.list_objects_v2(Bucket="shiftwork-out", Prefix="results/")["Contents"]
             for o in objects:
                 body = s3.get_object(Bucket="shiftwork-out", Key=o["Key"])["Body"].read()
@@ -88,10 +103,14 @@ final class S3SinkTests: ClusterTestCase {
         XCTAssertEqual(lines.count, 2, listing)
         for line in lines {
             let fields = line.split(separator: " ")
-            guard fields.count == 4 else { XCTFail(listing); continue }
+            guard fields.count == 4 else {
+                XCTFail(listing)
+                continue
+            }
             XCTAssertEqual(fields[1], fields[2], listing)
             XCTAssertNotEqual(fields[3], "other", listing)
-            XCTAssertTrue(output.contains("s3://shiftwork-out/\(fields[0])"), "\(fields[0]) not in the summary:\n\(output)")
+            XCTAssertTrue(
+                output.contains("s3://shiftwork-out/\(fields[0])"), "\(fields[0]) not in the summary:\n\(output)")
         }
         let page = try await TestHTTPClient.get(metricsURL).text
         for name in ["shiftwork_download_bytes_received_total", "shiftwork_output_bytes_received_total"] {
@@ -112,10 +131,14 @@ final class S3SinkTests: ClusterTestCase {
         // A wrong secret: refused by the store (its signature does not match), the item fails, nothing leaks.
         var wrong = credentials
         wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-\(UUID().uuidString)"
-        let impostor = try harness.launch("impostor", ["worker", "--coordinator", endpoint, "--log-level", "debug"], environment: wrong)
+        let impostor = try harness.launch(
+            "impostor", ["worker", "--coordinator", endpoint, "--log-level", "debug"], environment: wrong)
         let (forbidden, forbiddenOutput) = try await harness.run(
-            ["submit", http[0], "s3://shiftwork-in/photos/a.jpg", "--sink", "s3://shiftwork-out/again", "--s3-endpoint", s3,
-             "--coordinator", endpoint], environment: credentials)
+            [
+                "submit", http[0], "s3://shiftwork-in/photos/a.jpg", "--sink", "s3://shiftwork-out/again",
+                "--s3-endpoint", s3,
+                "--coordinator", endpoint,
+            ], environment: credentials)
         XCTAssertNotNil(forbidden, forbiddenOutput)
         XCTAssertTrue(impostor.isRunning, impostor.outputText)
 
@@ -125,9 +148,14 @@ final class S3SinkTests: ClusterTestCase {
     }
 
     func testAnS3SinkWithoutCredentialsIsRefusedAtSubmitSayingWhatToSet() async throws {
-        let environment = ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]
+        let environment = [
+            "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+        ]
         let (status, output) = try await harness.run(
-            ["submit", "https://example.org/a.jpg", "--sink", "s3://bucket/prefix", "--coordinator", "tcp://127.0.0.1:9"],
+            [
+                "submit", "https://example.org/a.jpg", "--sink", "s3://bucket/prefix", "--coordinator",
+                "tcp://127.0.0.1:9",
+            ],
             environment: environment)
         XCTAssertEqual(status, 1, output)
         XCTAssertTrue(output.contains("no S3 credentials found"), output)

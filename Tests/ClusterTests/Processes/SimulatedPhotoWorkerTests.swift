@@ -1,10 +1,11 @@
-@testable import Cluster
 import ClusterSimulation
 import Foundation
 import Imaging
 import Messaging
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The 1,000-worker photo simulation (`ClusterBenchmark --photos`) is only as good as its workers'
 /// answers: a real `shiftwork worker` is given a photo's download and tilt-shift by a coordinator played on a
@@ -41,17 +42,20 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
         let context = try MessagingContext()
         let coordinator = try await WirePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", context: context)
         let endpoint = try XCTUnwrap(coordinator.channel.boundEndpoint)
-        _ = try harness.launch("real", ["worker", "--slots", "2", "--worker-id", "real", "--coordinator", endpoint],
-                               environment: environment)
+        _ = try harness.launch(
+            "real", ["worker", "--slots", "2", "--worker-id", "real", "--coordinator", endpoint],
+            environment: environment)
         let hello = await coordinator.next { if case .workerHello(let hello) = $0 { hello } else { nil } }
         let said = try XCTUnwrap(hello, "the worker never said hello:\n\(harness.allOutput)")
         let worker = try XCTUnwrap(coordinator.lastIdentity)
-        coordinator.send(.welcome(Welcome(heartbeatIntervalMs: 1000, coordinatorID: "played", acceptsBatches: true)), to: worker)
+        coordinator.send(
+            .welcome(Welcome(heartbeatIntervalMs: 1000, coordinatorID: "played", acceptsBatches: true)), to: worker)
         let (url, photoBytes) = try serveImage("photo-0.jpg", format: .jpeg, width: 400, height: 300)
         let sink = harness.scratch.appendingPathComponent("sink")
         try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
-        return PlayedSession(context: context, coordinator: coordinator, worker: worker, hello: said, url: url,
-                             photoBytes: photoBytes, sink: sink)
+        return PlayedSession(
+            context: context, coordinator: coordinator, worker: worker, hello: said, url: url,
+            photoBytes: photoBytes, sink: sink)
     }
 
     func testTheSimulatedAnswersAreExactlyARealWorkersForEachPhotoTask() async throws {
@@ -75,7 +79,8 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
         }
         // What the assertions above cover: a held download, a sink output, a missing input.
         guard case .output(let held) = real[0].outcome, case .output(let stored) = real[1].outcome,
-              case .failure(let missing) = real[2].outcome else {
+            case .failure(let missing) = real[2].outcome
+        else {
             return XCTFail("unexpected real results: \(real)")
         }
         XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
@@ -90,8 +95,9 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
     func testTheSimulatedNoopAnswersAreARealWorkersMessagesByteForByte() async throws {
         let session = try await startSession()
         let assignments = (1...3).map {
-            TaskAssignment(taskID: "b-2/\($0)", batchID: "b-2", attempt: UInt32($0), kind: .noop, source: "noop",
-                           taskKey: UInt64(100 + $0), sequence: UInt64($0))
+            TaskAssignment(
+                taskID: "b-2/\($0)", batchID: "b-2", attempt: UInt32($0), kind: .noop, source: "noop",
+                taskKey: UInt64(100 + $0), sequence: UInt64($0))
         }
         session.coordinator.send(.taskAssignments(assignments), to: session.worker)
         for assignment in assignments {
@@ -113,7 +119,9 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
             XCTAssertTrue(NoopAssignmentScan.scan(bytes, into: &scanned))
             var writer = NoopResultWriter()
             for noop in scanned {
-                writer.add(taskID: UnsafeRawBufferPointer(rebasing: bytes[noop.taskID]), attempt: noop.attempt, taskKey: noop.taskKey)
+                writer.add(
+                    taskID: UnsafeRawBufferPointer(rebasing: bytes[noop.taskID]), attempt: noop.attempt,
+                    taskKey: noop.taskKey)
             }
             writer.flush(batches: true) { simulated.append(Array($0)) }
         }
@@ -142,7 +150,9 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
     private func compareChainedAnswers(_ chaining: PhotoChaining) async throws {
         let session = try await startSession(environment: ["SHIFTWORK_CHAINED_TASKS": chaining.rawValue])
         let (coordinator, worker, sink) = (session.coordinator, session.worker, session.sink)
-        XCTAssertEqual(SimulatedPhotoWorker(chaining: chaining).chaining.announced, session.hello.acceptsChainedTasks, "\(chaining)")
+        XCTAssertEqual(
+            SimulatedPhotoWorker(chaining: chaining).chaining.announced, session.hello.acceptsChainedTasks,
+            "\(chaining)")
         let download = Self.chainedDownload(source: session.url, sink: sink.path)
         let followOn = try XCTUnwrap(download.followOn)
         coordinator.send(.taskAssignment(download), to: worker)
@@ -163,12 +173,15 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
 
         let photo = try session.realPhoto()
         var simulated = SimulatedPhotoWorker(chaining: chaining, describe: { _ in photo })
-        XCTAssertEqual(simulated.messages(answering: download), real, "the simulation answers unlike a real worker (\(chaining))")
+        XCTAssertEqual(
+            simulated.messages(answering: download), real, "the simulation answers unlike a real worker (\(chaining))")
         XCTAssertEqual(simulated.heldCount, 0, "the chained tilt-shift took the held download")
         // What the assertion above covers: a held download, then the sink output, grouped as the setting says.
         XCTAssertEqual(real.map(\.count), chaining == .together ? [2] : [1, 1], "\(real)")
         let results = Array(real.joined())
-        guard results.count == 2, case .output(let held) = results[0].outcome, case .output(let stored) = results[1].outcome else {
+        guard results.count == 2, case .output(let held) = results[0].outcome,
+            case .output(let stored) = results[1].outcome
+        else {
             return XCTFail("unexpected real results: \(real)")
         }
         XCTAssertTrue(held.heldOnWorker && held.data.isEmpty, "\(held)")
@@ -188,8 +201,9 @@ final class SimulatedPhotoWorkerTests: ClusterTestCase {
     /// A photo's download and tilt-shift as the coordinator assigns them with a directory sink, and a
     /// tilt-shift whose download the worker never ran.
     static func photoAssignments(source: String, sink: String) -> [TaskAssignment] {
-        var download = TaskAssignment(taskID: "b-1/0/download", batchID: "b-1", attempt: 1, kind: .download, source: source,
-                                      taskKey: 1, sequence: 1)
+        var download = TaskAssignment(
+            taskID: "b-1/0/download", batchID: "b-1", attempt: 1, kind: .download, source: source,
+            taskKey: 1, sequence: 1)
         download.keepOutput = true
         func tiltShift(from producer: String, key: UInt64) -> TaskAssignment {
             var assignment = TaskAssignment(

@@ -9,15 +9,20 @@ import XCTest
 final class WorkerComputeThreadsTests: ClusterTestCase {
     func testSlotsDefaultToTwiceTheComputeThreadsAndSinkWritesRunOnTheirOwnThreads() async throws {
         let endpoint = try await harness.startCoordinator()
-        let worker = try harness.launch("worker", ["worker", "--compute-threads", "1", "--worker-id", "w",
-                                                   "--coordinator", endpoint])
+        let worker = try harness.launch(
+            "worker",
+            [
+                "worker", "--compute-threads", "1", "--worker-id", "w",
+                "--coordinator", endpoint,
+            ])
         let urls = try server.serveSyntheticImages(6, prefix: "threads")
         let sink = harness.scratch.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: sink, withIntermediateDirectories: true)
         // The worker's threads exist from its start; read their CPU before the batch.
         let before = try await Self.threads(of: worker.pid, atLeast: ["compute", "sink io 1", "sink io 2"])
 
-        let (status, output) = try await harness.run(["submit"] + urls + ["--sink", sink.path, "--coordinator", endpoint])
+        let (status, output) = try await harness.run(
+            ["submit"] + urls + ["--sink", sink.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
         let files = try FileManager.default.contentsOfDirectory(atPath: sink.path)
         XCTAssertEqual(files.count, 6, "\(files)")
@@ -29,13 +34,16 @@ final class WorkerComputeThreadsTests: ClusterTestCase {
         // Two slots (twice the one compute thread), as the coordinator saw them.
         let (statusCode, statusJSON) = try await harness.run(["status", "--json", "--coordinator", endpoint])
         XCTAssertEqual(statusCode, 0, statusJSON)
-        let cluster = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(statusJSON.utf8)) as? [String: Any], statusJSON)
+        let cluster = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(statusJSON.utf8)) as? [String: Any], statusJSON)
         XCTAssertEqual(cluster.objects("workers").first { $0["id"] as? String == "w" }?["slots"] as? Int, 2, statusJSON)
 
         // One compute thread filtered every image; the sink's writes (and their fsync) ran on its I/O threads.
         let after = try Self.threads(of: worker.pid)
         XCTAssertEqual(after.keys.filter { $0.hasPrefix("compute") }, ["compute"], "\(after.keys.sorted())")
-        XCTAssertEqual(after.keys.filter { $0.hasPrefix("sink io") }.sorted(), ["sink io 1", "sink io 2"], "\(after.keys.sorted())")
+        XCTAssertEqual(
+            after.keys.filter { $0.hasPrefix("sink io") }.sorted(), ["sink io 1", "sink io 2"], "\(after.keys.sorted())"
+        )
         let computeWork = (after["compute"] ?? 0) - (before["compute"] ?? 0)
         let sinkWork = ["sink io 1", "sink io 2"].reduce(UInt64(0)) { $0 + (after[$1] ?? 0) - (before[$1] ?? 0) }
         XCTAssertGreaterThan(computeWork, 0, "the compute thread did not run: \(after)")
@@ -44,7 +52,8 @@ final class WorkerComputeThreadsTests: ClusterTestCase {
 
     func testComputeThreadsBelowOneAreRefusedWithWhatTheyMean() async throws {
         let endpoint = try await harness.startCoordinator()
-        let (status, output) = try await harness.run(["worker", "--compute-threads", "0", "--coordinator", endpoint], timeout: .seconds(30))
+        let (status, output) = try await harness.run(
+            ["worker", "--compute-threads", "0", "--coordinator", endpoint], timeout: .seconds(30))
         XCTAssertNotEqual(status, 0, output)
         XCTAssertTrue(output.contains("--compute-threads (or SHIFTWORK_COMPUTE_THREADS) must be at least 1"), output)
     }
@@ -70,8 +79,9 @@ final class WorkerComputeThreadsTests: ClusterTestCase {
         for tid in try FileManager.default.contentsOfDirectory(atPath: tasks.path) {
             let directory = tasks.appendingPathComponent(tid)
             guard let name = try? String(contentsOf: directory.appendingPathComponent("comm"), encoding: .utf8),
-                  let schedstat = try? String(contentsOf: directory.appendingPathComponent("schedstat"), encoding: .utf8),
-                  let nanoseconds = schedstat.split(separator: " ").first.flatMap({ UInt64($0) }) else { continue }
+                let schedstat = try? String(contentsOf: directory.appendingPathComponent("schedstat"), encoding: .utf8),
+                let nanoseconds = schedstat.split(separator: " ").first.flatMap({ UInt64($0) })
+            else { continue }
             result[name.trimmingCharacters(in: .whitespacesAndNewlines), default: 0] += nanoseconds
         }
         return result

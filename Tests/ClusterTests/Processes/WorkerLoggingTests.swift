@@ -17,7 +17,8 @@ final class WorkerLoggingTests: ClusterTestCase {
     /// Submits `urls`, waits for the batch to end and returns its ID.
     private func submit(_ urls: [String], endpoint: String) async throws -> String {
         let out = harness.scratch.appendingPathComponent("out")
-        let (status, output) = try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+        let (status, output) = try await harness.run(
+            ["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
         XCTAssertEqual(status, 1, "one item is missing:\n\(output)")
         let line = output.split(separator: "\n").first { $0.hasPrefix("batch b-") }
         let batchID = try XCTUnwrap(line?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(output)")
@@ -31,13 +32,19 @@ final class WorkerLoggingTests: ClusterTestCase {
 
     func testAtDebugEveryLineAboutATaskCarriesItsMetadataFromReceiptToResult() async throws {
         let endpoint = try await harness.startCoordinator()
-        let worker = try harness.launch("worker", ["worker", "--slots", "2", "--worker-id", "logged",
-                                                   "--log-level", "debug", "--coordinator", endpoint])
+        let worker = try harness.launch(
+            "worker",
+            [
+                "worker", "--slots", "2", "--worker-id", "logged",
+                "--log-level", "debug", "--coordinator", endpoint,
+            ])
         let (good, missing) = try sources(prefix: "debug")
         let batchID = try await submit([good, missing], endpoint: endpoint)
         // The worker logs a result once it has sent it: its last lines may come after the batch ends.
         for task in ["\(batchID)/0/tilt-shift", "\(batchID)/1/download"] {
-            let last = await worker.waitForLine(timeout: .seconds(10)) { $0.contains(" task=\(task) ") && $0.contains(", result sent") }
+            let last = await worker.waitForLine(timeout: .seconds(10)) {
+                $0.contains(" task=\(task) ") && $0.contains(", result sent")
+            }
             XCTAssertNotNil(last, "no result logged for \(task):\n\(worker.outputText)")
         }
         let output = worker.outputText
@@ -62,19 +69,26 @@ final class WorkerLoggingTests: ClusterTestCase {
             XCTAssertFalse(line.contains(" source="), "only downloads carry their source: \(line)")
         }
 
-        let failed = lines(about: "\(batchID)/1/download", in: output).filter { $0.contains("] task failed, result sent") }
+        let failed = lines(about: "\(batchID)/1/download", in: output).filter {
+            $0.contains("] task failed, result sent")
+        }
         XCTAssertEqual(failed.count, 1, output)
         let failure = try XCTUnwrap(failed.first)
         XCTAssertTrue(failure.contains(" info "), "a failure is info: \(failure)")
         XCTAssertTrue(failure.contains(" code=download "), String(failure))
-        XCTAssertTrue(failure.contains(" error=") && failure.contains("404"), "the failure carries its error: \(failure)")
+        XCTAssertTrue(
+            failure.contains(" error=") && failure.contains("404"), "the failure carries its error: \(failure)")
         XCTAssertTrue(failure.contains(" source=\(missing) "), String(failure))
     }
 
     func testAtInfoOnlyFailuresAreLoggedAndTheyStillNameTheirTask() async throws {
         let endpoint = try await harness.startCoordinator()
-        let worker = try harness.launch("worker", ["worker", "--slots", "2", "--worker-id", "quiet",
-                                                   "--log-level", "info", "--coordinator", endpoint])
+        let worker = try harness.launch(
+            "worker",
+            [
+                "worker", "--slots", "2", "--worker-id", "quiet",
+                "--log-level", "info", "--coordinator", endpoint,
+            ])
         let (good, missing) = try sources(prefix: "info")
         let batchID = try await submit([good, missing], endpoint: endpoint)
         // The worker logs a result once it has sent it: its line may come after the batch ends.
@@ -87,7 +101,8 @@ final class WorkerLoggingTests: ClusterTestCase {
         let failure = try XCTUnwrap(taskLines.first)
         XCTAssertTrue(failure.contains("] task failed, result sent"), String(failure))
         for field in ["batch=\(batchID)", "task=\(batchID)/1/download", "attempt=1", "kind=download", "code=download"] {
-            XCTAssertTrue(failure.contains(" \(field) ") || failure.contains(": \(field) "), "no \(field) in: \(failure)")
+            XCTAssertTrue(
+                failure.contains(" \(field) ") || failure.contains(": \(field) "), "no \(field) in: \(failure)")
         }
         XCTAssertFalse(failure.contains(" source="), "the source is debug metadata: \(failure)")
         XCTAssertTrue(failure.contains(missing), "the error message names the input: \(failure)")

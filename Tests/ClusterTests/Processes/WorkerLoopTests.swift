@@ -1,10 +1,11 @@
-@testable import Cluster
 import Fetching
 import Foundation
 import Logging
 import Messaging
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// A `Worker`'s loop (`Worker.serve`, one task group owned by `run()`) against a coordinator played on a
 /// real ROUTER socket over loopback: a task's result comes back through the worker's inbox, heartbeats
@@ -21,8 +22,9 @@ final class WorkerLoopTests: XCTestCase {
         var logger = Logger(label: "worker")
         logger.logLevel = .critical
         let worker = Worker(
-            configuration: WorkerConfiguration(coordinator: endpoint, slots: 2, workerID: "loop",
-                                               fetch: FetchConfiguration(allowLocalFiles: true)),
+            configuration: WorkerConfiguration(
+                coordinator: endpoint, slots: 2, workerID: "loop",
+                fetch: FetchConfiguration(allowLocalFiles: true)),
             context: context, logger: logger)
         let running = Task { try await worker.run() }
 
@@ -30,8 +32,11 @@ final class WorkerLoopTests: XCTestCase {
         XCTAssertEqual(hello?.workerID, "loop")
         let identity = try XCTUnwrap(coordinator.lastIdentity)
         coordinator.send(.welcome(Welcome(heartbeatIntervalMs: 100, coordinatorID: "test")), to: identity)
-        coordinator.send(.taskAssignment(TaskAssignment(taskID: "d1", batchID: "b", attempt: 1, kind: .download,
-                                                        source: file.path, taskKey: 11, sequence: 1)), to: identity)
+        coordinator.send(
+            .taskAssignment(
+                TaskAssignment(
+                    taskID: "d1", batchID: "b", attempt: 1, kind: .download,
+                    source: file.path, taskKey: 11, sequence: 1)), to: identity)
 
         // The download ran as an operation; its completion reached the loop through the inbox.
         let result = await coordinator.next { if case .taskResult(let result) = $0 { result } else { nil } }

@@ -7,10 +7,14 @@ import XCTest
 /// cause; the attempts, and a batch's deadline, survive a restart of a coordinator with `--data-dir`.
 /// Downloads from the test's HTTP origin stall, so a task runs until its worker is killed.
 final class WorkerLostProcessTests: ClusterTestCase {
-    private func startCoordinator(_ name: String, endpoint: String, dataDirectory: URL? = nil) async throws -> ManagedProcess {
-        let coordinator = try harness.launch(name, [
-            "coordinator", "--listen", endpoint, "--insecure", "--worker-timeout", "2",
-        ] + (dataDirectory.map { ["--data-dir", $0.path] } ?? []))
+    private func startCoordinator(
+        _ name: String, endpoint: String, dataDirectory: URL? = nil
+    ) async throws -> ManagedProcess {
+        let coordinator = try harness.launch(
+            name,
+            [
+                "coordinator", "--listen", endpoint, "--insecure", "--worker-timeout", "2",
+            ] + (dataDirectory.map { ["--data-dir", $0.path] } ?? []))
         guard await coordinator.waitForLine(where: { $0.contains("listening on") }) != nil else {
             throw HarnessError("\(name) did not start:\n\(coordinator.outputText)")
         }
@@ -20,15 +24,19 @@ final class WorkerLostProcessTests: ClusterTestCase {
     /// Launches `submit` of `url` with `extra` options; returns it and its batch ID.
     private func submit(_ url: String, _ endpoint: String, _ extra: [String]) async throws -> (ManagedProcess, String) {
         let out = harness.scratch.appendingPathComponent("out-\(UUID().uuidString)")
-        let submit = try harness.launch("submit", ["submit", url, "--out", out.path, "--coordinator", endpoint] + extra)
+        let submit = try harness.launch(
+            "submit", ["submit", url, "--out", out.path, "--coordinator", endpoint] + extra)
         let line = await submit.waitForLine { $0.hasPrefix("batch b-") }
-        let batchID = String(try XCTUnwrap(line?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)"))
+        let batchID = String(
+            try XCTUnwrap(line?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)"))
         return (submit, batchID)
     }
 
     /// The batch's only item, once `condition` holds for it (or the wait ran out).
-    private func onlyItem(_ endpoint: String, _ batchID: String, timeout: Duration = .seconds(60),
-                      until condition: @escaping ([String: Any]) -> Bool) async throws -> [String: Any] {
+    private func onlyItem(
+        _ endpoint: String, _ batchID: String, timeout: Duration = .seconds(60),
+        until condition: @escaping ([String: Any]) -> Bool
+    ) async throws -> [String: Any] {
         let status = try await harness.waitForStatus(endpoint, batch: batchID, timeout: timeout) { status in
             (status.objects("batches").first?.objects("item_states").first).map(condition) ?? false
         }
@@ -82,7 +90,8 @@ final class WorkerLostProcessTests: ClusterTestCase {
         let worker = try harness.startWorker("w-1", endpoint: endpoint, slots: 1)
         let deadline = 20
         let submitted = ContinuousClock.now
-        let (submit, batchID) = try await submit(server.url("/stall.jpg"), endpoint, ["--retries", "5", "--deadline", "\(deadline)"])
+        let (submit, batchID) = try await submit(
+            server.url("/stall.jpg"), endpoint, ["--retries", "5", "--deadline", "\(deadline)"])
         _ = try await onlyItem(endpoint, batchID, until: isRunning(after: 0))
         await worker.kill9()
         let lost = try await onlyItem(endpoint, batchID) { $0.objects("failed_attempts").count == 1 }
@@ -94,13 +103,20 @@ final class WorkerLostProcessTests: ClusterTestCase {
         let down = submitted + .seconds(deadline + 1)
         if ContinuousClock.now < down { try await Task.sleep(until: down) }
         _ = try await startCoordinator("coordinator-2", endpoint: endpoint, dataDirectory: data)
-        let restored = try await onlyItem(endpoint, batchID, timeout: .seconds(deadline / 2)) { $0["state"] as? String == "cancelled" }
-        XCTAssertEqual(restored["state"] as? String, "cancelled", "the deadline kept counting from the submit:\n\(harness.allOutput)")
+        let restored = try await onlyItem(endpoint, batchID, timeout: .seconds(deadline / 2)) {
+            $0["state"] as? String == "cancelled"
+        }
+        XCTAssertEqual(
+            restored["state"] as? String, "cancelled",
+            "the deadline kept counting from the submit:\n\(harness.allOutput)")
         XCTAssertTrue((restored["error"] as? String ?? "").contains("deadline of \(deadline) s passed"), "\(restored)")
         let attempts = restored.objects("failed_attempts")
-        XCTAssertEqual(attempts.map { $0["code"] as? String }, ["worker-lost"], "the attempt before the restart is still listed")
+        XCTAssertEqual(
+            attempts.map { $0["code"] as? String }, ["worker-lost"], "the attempt before the restart is still listed")
         XCTAssertEqual(attempts.first?["worker"] as? String, "w-1")
-        XCTAssertEqual(attempts.first.map { $0.int("failed_at_unix_ms") }, lost.objects("failed_attempts").first.map { $0.int("failed_at_unix_ms") })
+        XCTAssertEqual(
+            attempts.first.map { $0.int("failed_at_unix_ms") },
+            lost.objects("failed_attempts").first.map { $0.int("failed_at_unix_ms") })
         _ = await submit.waitForExit(timeout: .seconds(60))
     }
 }

@@ -10,10 +10,15 @@ final class WorkerShutdownTests: ClusterTestCase {
     /// A worker holding one task whose download never answers.
     private func workerHoldingAStalledTask(drainTimeout: Int) async throws -> ManagedProcess {
         let endpoint = try await harness.startCoordinator()
-        let worker = try harness.launch("stuck", ["worker", "--slots", "1", "--worker-id", "stuck", "--coordinator", endpoint,
-                                                  "--drain-timeout", String(drainTimeout)])
+        let worker = try harness.launch(
+            "stuck",
+            [
+                "worker", "--slots", "1", "--worker-id", "stuck", "--coordinator", endpoint,
+                "--drain-timeout", String(drainTimeout),
+            ])
         server.serve(path: "/stalled.jpg", response: .stall)
-        _ = try harness.launch("submit", ["submit", server.url("/stalled.jpg"), "--out", harness.scratch.path, "--coordinator", endpoint])
+        _ = try harness.launch(
+            "submit", ["submit", server.url("/stalled.jpg"), "--out", harness.scratch.path, "--coordinator", endpoint])
         _ = try await harness.waitForStatus(endpoint) { $0.int("running_tasks") == 1 }
         return worker
     }

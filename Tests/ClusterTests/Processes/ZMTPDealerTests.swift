@@ -18,11 +18,13 @@ final class ZMTPDealerTests: ClusterTestCase {
             let deadline = ContinuousClock.now + .seconds(30)
             while sent < bytes.count {
                 let count = bytes.withUnsafeBytes {
-                    send(descriptor, $0.baseAddress.map { $0 + sent }, bytes.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    send(
+                        descriptor, $0.baseAddress.map { $0 + sent }, bytes.count - sent,
+                        Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
                 if count > 0 {
                     sent += count
-                } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN), ContinuousClock.now < deadline {
+                } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                 } else {
                     throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -35,10 +37,14 @@ final class ZMTPDealerTests: ClusterTestCase {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                }
                 if count == 0 { return nil }  // closed by the coordinator
                 if count < 0 {
-                    guard errno == EAGAIN || errno == EWOULDBLOCK else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    guard errno == EAGAIN || errno == EWOULDBLOCK else {
+                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    }
                     try await Task.sleep(for: .milliseconds(10))
                     continue
                 }
@@ -63,7 +69,9 @@ final class ZMTPDealerTests: ClusterTestCase {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         XCTAssertTrue(status == 0 || errno == EINPROGRESS, String(cString: strerror(errno)))
         return Connection(descriptor: descriptor)
@@ -79,7 +87,9 @@ final class ZMTPDealerTests: ClusterTestCase {
             if case .command("READY", let body) = event { body } else { nil }
         }
         let properties = try XCTUnwrap(ready, "no READY from the coordinator:\n\(harness.allOutput)")
-        XCTAssertTrue(properties.starts(with: [11] + Array("Socket-Type".utf8) + [0, 0, 0, 6] + Array("ROUTER".utf8)), "\(Array(properties))")
+        XCTAssertTrue(
+            properties.starts(with: [11] + Array("Socket-Type".utf8) + [0, 0, 0, 6] + Array("ROUTER".utf8)),
+            "\(Array(properties))")
 
         func send(_ message: Message) async throws {
             var framed: [UInt8] = []
@@ -91,7 +101,10 @@ final class ZMTPDealerTests: ClusterTestCase {
                 if case .message(let bytes) = event { try? WireCodec.decode(bytes) } else { nil }
             }
         }
-        try await send(.workerHello(WorkerHello(workerID: "zmtp-worker", slots: 1, version: "test", hostname: "test", acceptsBatches: true)))
+        try await send(
+            .workerHello(
+                WorkerHello(workerID: "zmtp-worker", slots: 1, version: "test", hostname: "test", acceptsBatches: true))
+        )
         guard case .welcome(let welcome)? = try await nextMessage() else {
             return XCTFail("no Welcome for a worker speaking ZMTP itself:\n\(harness.allOutput)")
         }
@@ -101,7 +114,9 @@ final class ZMTPDealerTests: ClusterTestCase {
         let client = try await harness.client(endpoint)
         let batch = Task { () -> UInt32 in
             var succeeded: UInt32 = 0
-            for try await event in await client.submit(SubmitBatch(requestID: "", items: [BatchItem(source: "noop")], kind: .noop)) {
+            for try await event in await client.submit(
+                SubmitBatch(requestID: "", items: [BatchItem(source: "noop")], kind: .noop))
+            {
                 if case .finished(let finished) = event { succeeded = finished.succeeded }
             }
             return succeeded
@@ -110,8 +125,11 @@ final class ZMTPDealerTests: ClusterTestCase {
             batch.cancel()
             return XCTFail("no assignment for the worker speaking ZMTP itself:\n\(harness.allOutput)")
         }
-        try await send(.taskResult(TaskResult(taskID: assignment.taskID, attempt: assignment.attempt,
-                                        outcome: .output(TaskOutput(data: [])), taskKey: assignment.taskKey)))
+        try await send(
+            .taskResult(
+                TaskResult(
+                    taskID: assignment.taskID, attempt: assignment.attempt,
+                    outcome: .output(TaskOutput(data: [])), taskKey: assignment.taskKey)))
         let succeeded = try await batch.value
         XCTAssertEqual(succeeded, 1)
         await client.close()

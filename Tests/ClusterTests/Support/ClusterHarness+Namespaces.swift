@@ -12,8 +12,10 @@ extension ClusterHarness {
     }
 
     /// Runs a CLI command inside `namespace` to completion; returns its exit status and output.
-    func run(_ arguments: [String], in namespace: NetworkNamespace,
-             timeout: Duration = .seconds(60)) async throws -> (status: Int32?, output: String) {
+    func run(
+        _ arguments: [String], in namespace: NetworkNamespace,
+        timeout: Duration = .seconds(60)
+    ) async throws -> (status: Int32?, output: String) {
         let process = try launch(arguments.first ?? "cli", in: namespace, arguments)
         let status = await process.waitForExit(timeout: timeout)
         return (status, process.outputText)

@@ -19,8 +19,10 @@ class ClusterTestCase: XCTestCase {
     }
 
     /// Serves one synthetic image at `/NAME`; returns its URL and bytes.
-    func serveImage(_ name: String, format: ImageFormat = .png, width: Int = 160, height: Int = 120,
-                    seed: UInt64 = 11) throws -> (url: String, bytes: [UInt8]) {
+    func serveImage(
+        _ name: String, format: ImageFormat = .png, width: Int = 160, height: Int = 120,
+        seed: UInt64 = 11
+    ) throws -> (url: String, bytes: [UInt8]) {
         let bytes = try SyntheticImages.make(width: width, height: height, format: format, seed: seed)
         server.serve(path: "/\(name)", body: bytes, contentType: format.mediaType)
         return (server.url("/\(name)"), bytes)

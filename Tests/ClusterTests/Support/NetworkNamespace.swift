@@ -71,9 +71,10 @@ final class NetworkNamespace: @unchecked Sendable {
         guard geteuid() == 0 else {
             throw Unavailable(description: "network namespaces need root (this test runs as uid \(geteuid()))")
         }
-        guard let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
-            .map(URL.init(fileURLWithPath:))
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        guard
+            let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
+                .map(URL.init(fileURLWithPath:))
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
         else {
             throw Unavailable(description: "`ip` (iproute2) is not installed: run scripts/setup")
         }
@@ -151,16 +152,22 @@ final class NetworkNamespace: @unchecked Sendable {
             try await run(["-n", name, "qdisc", "add", "dev", link.namespaceInterface] + netem, tool: tc)
             return .netem
         }
-        guard let iptables = ["/usr/sbin/iptables", "/sbin/iptables"].first(where: FileManager.default.isExecutableFile(atPath:)),
-              let delayer = Bundle.module.url(forResource: "packet-delay", withExtension: "py")
+        guard
+            let iptables = ["/usr/sbin/iptables", "/sbin/iptables"].first(
+                where: FileManager.default.isExecutableFile(atPath:)),
+            let delayer = Bundle.module.url(forResource: "packet-delay", withExtension: "py")
         else {
-            throw Unavailable(description: "no netem in this kernel, and no iptables (or packet-delay.py) to emulate it")
+            throw Unavailable(
+                description: "no netem in this kernel, and no iptables (or packet-delay.py) to emulate it")
         }
         let queue = String(Int.random(in: 10_000...60_000))
         self.iptables = URL(fileURLWithPath: iptables)  // before the first rule: `destroy()` removes what was added
         for (interface, inside) in [(link.hostInterface, false), (link.namespaceInterface, true)] {
             let rules = [
-                ["-o", interface, "-m", "statistic", "--mode", "random", "--probability", "\(lossPercent / 100)", "-j", "DROP"],
+                [
+                    "-o", interface, "-m", "statistic", "--mode", "random", "--probability", "\(lossPercent / 100)",
+                    "-j", "DROP",
+                ],
                 ["-o", interface, "-j", "NFQUEUE", "--queue-num", queue, "--queue-bypass"],
             ]
             // The delay first, so that no packet is queued before it is released.
@@ -170,7 +177,8 @@ final class NetworkNamespace: @unchecked Sendable {
             process.arguments = inside ? ["netns", "exec", name] + delayerCommand : Array(delayerCommand.dropFirst())
             // Its output goes to a file, polled (never a blocking read on the test's pool thread) for the
             // line that says the queue is bound, for at most 10 s.
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-delay-\(UUID().uuidString)")
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "shiftwork-delay-\(UUID().uuidString)")
             guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
                 throw CommandFailed(description: "cannot create \(log.path)")
             }
@@ -188,7 +196,8 @@ final class NetworkNamespace: @unchecked Sendable {
                 text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             }
             guard text.contains("packet delay on queue") else {
-                throw Unavailable(description: "no netem in this kernel, and packet-delay.py could not bind an NFQUEUE: \(text)")
+                throw Unavailable(
+                    description: "no netem in this kernel, and packet-delay.py could not bind an NFQUEUE: \(text)")
             }
             for rule in rules {
                 if inside {
@@ -232,20 +241,25 @@ final class NetworkNamespace: @unchecked Sendable {
     private func addLink(tag: String, index: Int) async throws {
         let subnet = try await freeSubnet()
         // A random /64 of fd00:5713::/32: two words of 16 bits make a collision with another test's negligible.
-        let prefix6 = "fd00:5713:\(String(UInt16.random(in: 1...UInt16.max), radix: 16)):\(String(UInt16.random(in: 0...UInt16.max), radix: 16))"
+        let prefix6 =
+            "fd00:5713:\(String(UInt16.random(in: 1...UInt16.max), radix: 16)):\(String(UInt16.random(in: 0...UInt16.max), radix: 16))"
         let link = Link(
             hostInterface: "sw\(tag)h\(index)", namespaceInterface: "sw\(tag)n\(index)",
             hostAddress: "10.213.\(subnet.third).\(subnet.network + 1)",
             namespaceAddress: "10.213.\(subnet.third).\(subnet.network + 2)",
             hostAddress6: "\(prefix6)::1", namespaceAddress6: "\(prefix6)::2")
-        try await run(["link", "add", link.hostInterface, "type", "veth", "peer", "name", link.namespaceInterface,
-                       "netns", name])
+        try await run([
+            "link", "add", link.hostInterface, "type", "veth", "peer", "name", link.namespaceInterface,
+            "netns", name,
+        ])
         links.append(link)
         try await run(["address", "add", "\(link.hostAddress)/30", "dev", link.hostInterface])
         try await run(["address", "add", "\(link.hostAddress6)/64", "dev", link.hostInterface, "nodad"])
         try await run(["link", "set", link.hostInterface, "up"])
         try await run(["-n", name, "address", "add", "\(link.namespaceAddress)/30", "dev", link.namespaceInterface])
-        try await run(["-n", name, "address", "add", "\(link.namespaceAddress6)/64", "dev", link.namespaceInterface, "nodad"])
+        try await run([
+            "-n", name, "address", "add", "\(link.namespaceAddress6)/64", "dev", link.namespaceInterface, "nodad",
+        ])
         try await run(["-n", name, "link", "set", link.namespaceInterface, "up"])
     }
 
@@ -253,11 +267,12 @@ final class NetworkNamespace: @unchecked Sendable {
     /// its network's fourth octet (a multiple of 4).
     private func freeSubnet() async throws -> (third: Int, network: Int) {
         let addresses = try await run(["-o", "-4", "address", "show"])
-        let used = Set(addresses.split(whereSeparator: \.isWhitespace).compactMap { word -> Int? in
-            let octets = word.split(separator: "/").first?.split(separator: ".").compactMap { Int($0) } ?? []
-            guard octets.count == 4, octets[0] == 10, octets[1] == 213 else { return nil }
-            return octets[2] * 64 + octets[3] / 4
-        })
+        let used = Set(
+            addresses.split(whereSeparator: \.isWhitespace).compactMap { word -> Int? in
+                let octets = word.split(separator: "/").first?.split(separator: ".").compactMap { Int($0) } ?? []
+                guard octets.count == 4, octets[0] == 10, octets[1] == 213 else { return nil }
+                return octets[2] * 64 + octets[3] / 4
+            })
         for _ in 0..<100 {
             let block = Int.random(in: 0..<(256 * 64))
             if !used.contains(block) { return (block / 64, (block % 64) * 4) }
@@ -298,8 +313,9 @@ final class NetworkNamespace: @unchecked Sendable {
         }
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         guard process.terminationStatus == 0 else {
-            throw CommandFailed(description: "\(command) failed (\(process.terminationStatus)): "
-                                + text.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw CommandFailed(
+                description: "\(command) failed (\(process.terminationStatus)): "
+                    + text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return text
     }

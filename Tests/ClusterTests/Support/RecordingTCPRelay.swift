@@ -29,7 +29,9 @@ final class RecordingTCPRelay: @unchecked Sendable {
         guard socket >= 0 else { throw HarnessError("relay: socket: \(String(cString: strerror(errno)))") }
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(socket, 16) == 0 else {
             Glibc.close(socket)
@@ -90,7 +92,9 @@ final class RecordingTCPRelay: @unchecked Sendable {
             let upstream = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: upstreamPort)
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             descriptors.withLock { $0 += [client, upstream] }
             if connected != 0 {

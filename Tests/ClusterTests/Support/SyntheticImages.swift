@@ -49,7 +49,8 @@ extension TestHTTPServer {
     /// Serves `count` synthetic 120×90 images (JPEG and PNG in turn) under `/prefix/`, each with the
     /// response `custom` gives (`nil`: served at once), and returns their URLs.
     func serveSyntheticImages(
-        _ count: Int, prefix: String, response custom: (_ bytes: [UInt8], _ format: ImageFormat) -> Response? = { _, _ in nil }
+        _ count: Int, prefix: String,
+        response custom: (_ bytes: [UInt8], _ format: ImageFormat) -> Response? = { _, _ in nil }
     ) throws -> [String] {
         try (0..<count).map { index in
             let format: ImageFormat = index % 2 == 0 ? .jpeg : .png

@@ -13,14 +13,16 @@ struct TestKeys {
         directory = scratch.appendingPathComponent("keys")
         try FileManager.default.createDirectory(at: allowList, withIntermediateDirectories: true)
         for name in ["coordinator"] + allowed + unlisted {
-            let keygen = try ManagedProcess("keygen \(name)", executable: ShiftworkBinary.url,
-                                            arguments: ["keygen", name, "--out", directory.path])
+            let keygen = try ManagedProcess(
+                "keygen \(name)", executable: ShiftworkBinary.url,
+                arguments: ["keygen", name, "--out", directory.path])
             let status = await keygen.waitForExit(timeout: .seconds(30))
             guard status == 0 else { throw HarnessError("shiftwork keygen \(name) failed:\n\(keygen.outputText)") }
         }
         for name in allowed {
-            try FileManager.default.copyItem(at: directory.appendingPathComponent("\(name).pub"),
-                                             to: allowList.appendingPathComponent("\(name).pub"))
+            try FileManager.default.copyItem(
+                at: directory.appendingPathComponent("\(name).pub"),
+                to: allowList.appendingPathComponent("\(name).pub"))
         }
     }
 

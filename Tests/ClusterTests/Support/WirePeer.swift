@@ -21,14 +21,17 @@ final class WirePeer: Sendable {
 
     /// Opens the socket: a DEALER that connects or a ROUTER that binds, with `options` (CurveZMQ keys, say)
     /// and the routing identity `identity`.
-    init(kind: SocketKind, identity: String?, connect: String? = nil, bind: String? = nil,
-         options: SocketOptions = SocketOptions(), envelopeMinor: UInt8? = nil, context: MessagingContext) async throws {
+    init(
+        kind: SocketKind, identity: String?, connect: String? = nil, bind: String? = nil,
+        options: SocketOptions = SocketOptions(), envelopeMinor: UInt8? = nil, context: MessagingContext
+    ) async throws {
         var options = options
         options.identity = identity.map { Array($0.utf8) }
         self.envelopeMinor = envelopeMinor
-        channel = try await SocketChannel.open(context: context, kind: kind, options: options,
-                                               bind: bind.map { [$0] } ?? [], connect: connect.map { [$0] } ?? [],
-                                               name: identity ?? "peer")
+        channel = try await SocketChannel.open(
+            context: context, kind: kind, options: options,
+            bind: bind.map { [$0] } ?? [], connect: connect.map { [$0] } ?? [],
+            name: identity ?? "peer")
         let channel = self.channel
         let inbox = self.inbox
         reader = Task {
@@ -56,8 +59,9 @@ final class WirePeer: Sendable {
     func send(_ message: Message, to identity: [UInt8]? = nil) {
         var bytes = WireCodec.encode(message)
         if let envelopeMinor {
-            precondition(Array(bytes.prefix(4)) == [0x08, UInt8(WireProtocol.major), 0x10, UInt8(WireProtocol.minor)],
-                         "an envelope starts with its version")
+            precondition(
+                Array(bytes.prefix(4)) == [0x08, UInt8(WireProtocol.major), 0x10, UInt8(WireProtocol.minor)],
+                "an envelope starts with its version")
             bytes[3] = envelopeMinor
         }
         channel.send((identity.map { [$0] } ?? []) + [bytes])

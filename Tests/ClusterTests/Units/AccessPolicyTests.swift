@@ -1,7 +1,8 @@
-@testable import Cluster
 import Foundation
 import Messaging
 import XCTest
+
+@testable import Cluster
 
 /// Roles for keys, decided without sockets: every rule of `AccessPolicy`, the union of roles of a key on
 /// several lists, and how `AccessControl` counts refusals and follows owners and reloads.
@@ -14,9 +15,13 @@ final class AccessPolicyTests: XCTestCase {
         bob = try CurveKeyPair.generate().publicKey
     }
 
-    private func peer(_ key: CurvePublicKey, _ roles: Set<PeerRole>) -> PeerAccess { PeerAccess(key: key, roles: roles) }
+    private func peer(_ key: CurvePublicKey, _ roles: Set<PeerRole>) -> PeerAccess {
+        PeerAccess(key: key, roles: roles)
+    }
 
-    private func refusal(_ decision: AccessDecision, file: StaticString = #filePath, line: UInt = #line) -> AccessRefusal? {
+    private func refusal(
+        _ decision: AccessDecision, file: StaticString = #filePath, line: UInt = #line
+    ) -> AccessRefusal? {
         guard case .refused(let refusal) = decision else {
             XCTFail("allowed: \(decision)", file: file, line: line)
             return nil
@@ -63,30 +68,43 @@ final class AccessPolicyTests: XCTestCase {
 
     func testAClientReadsCancelsAndFetchesOnlyItsOwnBatch() throws {
         for action in [AccessRequest.BatchAction.status, .cancel, .results, .retry] {
-            XCTAssertEqual(AccessPolicy.decide(.batch(action, batchID: "b-1", owner: .key(alice)), by: peer(alice, [.client])),
-                           .allowed(.all))
-            let other = try XCTUnwrap(refusal(AccessPolicy.decide(
-                .batch(action, batchID: "b-1", owner: .key(alice)), by: peer(bob, [.client]))))
-            XCTAssertEqual(other.labels, AccessRefusal.Labels(role: "client", request: action.rawValue, reason: .notOwner))
+            XCTAssertEqual(
+                AccessPolicy.decide(.batch(action, batchID: "b-1", owner: .key(alice)), by: peer(alice, [.client])),
+                .allowed(.all))
+            let other = try XCTUnwrap(
+                refusal(
+                    AccessPolicy.decide(
+                        .batch(action, batchID: "b-1", owner: .key(alice)), by: peer(bob, [.client]))))
+            XCTAssertEqual(
+                other.labels, AccessRefusal.Labels(role: "client", request: action.rawValue, reason: .notOwner))
             XCTAssertTrue(other.message.contains("batch b-1 was submitted by another client"), other.message)
             XCTAssertTrue(other.message.contains("needs the admin role"), other.message)
-            let unowned = try XCTUnwrap(refusal(AccessPolicy.decide(
-                .batch(action, batchID: "b-2", owner: .nobody), by: peer(bob, [.client]))))
+            let unowned = try XCTUnwrap(
+                refusal(
+                    AccessPolicy.decide(
+                        .batch(action, batchID: "b-2", owner: .nobody), by: peer(bob, [.client]))))
             XCTAssertEqual(unowned.labels.reason, .notOwner)
             XCTAssertTrue(unowned.message.contains("has no owner"), unowned.message)
             // A batch the coordinator does not know is answered as such, not as forbidden.
-            XCTAssertEqual(AccessPolicy.decide(.batch(action, batchID: "b-9", owner: .unknownBatch), by: peer(bob, [.client])),
-                           .allowed(.all))
+            XCTAssertEqual(
+                AccessPolicy.decide(.batch(action, batchID: "b-9", owner: .unknownBatch), by: peer(bob, [.client])),
+                .allowed(.all))
         }
     }
 
     func testAnAdministratorReadsCancelsAndFetchesEveryBatchAndAWorkerNone() throws {
         for action in [AccessRequest.BatchAction.status, .cancel, .results, .retry] {
             for owner in [BatchOwner.key(alice), .nobody, .unknownBatch] {
-                XCTAssertEqual(AccessPolicy.decide(.batch(action, batchID: "b", owner: owner), by: peer(bob, [.admin])), .allowed(.all))
-                let worker = try XCTUnwrap(refusal(AccessPolicy.decide(.batch(action, batchID: "b", owner: owner), by: peer(alice, [.worker]))))
+                XCTAssertEqual(
+                    AccessPolicy.decide(.batch(action, batchID: "b", owner: owner), by: peer(bob, [.admin])),
+                    .allowed(.all))
+                let worker = try XCTUnwrap(
+                    refusal(AccessPolicy.decide(.batch(action, batchID: "b", owner: owner), by: peer(alice, [.worker])))
+                )
                 XCTAssertEqual(worker.labels.reason, .needsClientOrAdmin)
-                XCTAssertTrue(worker.message.contains("needs the client role (for its own batches) or the admin role"), worker.message)
+                XCTAssertTrue(
+                    worker.message.contains("needs the client role (for its own batches) or the admin role"),
+                    worker.message)
             }
         }
     }
@@ -133,15 +151,19 @@ final class AccessPolicyTests: XCTestCase {
         _ = control.decide(.submit, from: bob)
         _ = control.decide(.submit, from: bob)
         _ = control.decide(.workerMessage, from: nil)  // CurveZMQ on, but no key: no role
-        XCTAssertEqual(control.refusals, [
-            AccessRefusal.Labels(role: "worker", request: "submit", reason: .needsClient): 2,
-            AccessRefusal.Labels(role: "none", request: "worker", reason: .needsWorker): 1,
-        ])
+        XCTAssertEqual(
+            control.refusals,
+            [
+                AccessRefusal.Labels(role: "worker", request: "submit", reason: .needsClient): 2,
+                AccessRefusal.Labels(role: "none", request: "worker", reason: .needsWorker): 1,
+            ])
         // A reload that drops alice: her next message is refused, as a key with no role.
         var reloaded = AccessRoles()
         reloaded.grant([.worker], to: bob)
         control.replaceRoles(reloaded)
-        guard case .refused(let refused) = control.decide(.listBatches, from: alice) else { return XCTFail("alice still admitted") }
+        guard case .refused(let refused) = control.decide(.listBatches, from: alice) else {
+            return XCTFail("alice still admitted")
+        }
         XCTAssertEqual(refused.labels.role, "none")
         XCTAssertTrue(refused.message.contains("on none of the coordinator's allow-lists"), refused.message)
         control.forget("b-1")
@@ -154,7 +176,9 @@ final class AccessPolicyTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let workers = directory.appendingPathComponent("workers")
         let admins = directory.appendingPathComponent("admins")
-        for folder in [workers, admins] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        for folder in [workers, admins] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
         try "\(alice.z85)\n".write(to: workers.appendingPathComponent("alice.pub"), atomically: true, encoding: .utf8)
         let clients = directory.appendingPathComponent("clients.txt")
         try "# clients\n\(alice.z85) alice\n\(bob.z85) bob\n".write(to: clients, atomically: true, encoding: .utf8)
@@ -169,7 +193,8 @@ final class AccessPolicyTests: XCTestCase {
         XCTAssertEqual(roles.count(of: .admin), 0)
 
         XCTAssertThrowsError(try AccessRoles.load([sources[2]])) { error in
-            XCTAssertTrue("\(error)".contains("the allow-lists hold no public key (--allow-admins \(admins.path))"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("the allow-lists hold no public key (--allow-admins \(admins.path))"), "\(error)")
         }
         try "not a key\n".write(to: admins.appendingPathComponent("broken.pub"), atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try AccessRoles.load(sources)) { error in

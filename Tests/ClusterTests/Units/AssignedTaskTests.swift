@@ -1,4 +1,3 @@
-@testable import Cluster
 import Fetching
 import Foundation
 import Imaging
@@ -7,6 +6,8 @@ import Operations
 import Runtime
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// `AssignedTask`: an assignment becomes an operation of its kind (`TaskOperation`), and the finished
 /// operation the result the coordinator expects, read with the operation's own type. Real operations on a
@@ -21,8 +22,9 @@ final class AssignedTaskTests: XCTestCase {
     }
 
     private func assigned(_ assignment: TaskAssignment) throws(TaskRejection) -> AssignedTask {
-        try AssignedTask(assignment, fetcher: fetcher, filterThreads: 1, limits: .default, computeThreads: threads,
-                         sinkThreads: threads, log: TaskLogger(Logger(label: "test"), assignment: assignment))
+        try AssignedTask(
+            assignment, fetcher: fetcher, filterThreads: 1, limits: .default, computeThreads: threads,
+            sinkThreads: threads, log: TaskLogger(Logger(label: "test"), assignment: assignment))
     }
 
     private func run(_ task: AssignedTask) async throws -> TaskResult {
@@ -44,15 +46,18 @@ final class AssignedTaskTests: XCTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("assigned-\(UUID().uuidString).png")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let task = try assigned(TaskAssignment(taskID: "d", batchID: "b", attempt: 1, kind: .download, source: file.path))
+        let task = try assigned(
+            TaskAssignment(taskID: "d", batchID: "b", attempt: 1, kind: .download, source: file.path))
         guard case .download = task.work else { return XCTFail("a download runs a FetchOperation") }
         let result = try await run(task)
         XCTAssertEqual(result.outcome, .output(TaskOutput(data: bytes, mediaType: "image/png")))
     }
 
     func testADownloadOfAMissingFileFailsAsADownload() async throws {
-        let task = try assigned(TaskAssignment(taskID: "d", batchID: "b", attempt: 1, kind: .download,
-                                               source: "/nonexistent/\(UUID().uuidString).png"))
+        let task = try assigned(
+            TaskAssignment(
+                taskID: "d", batchID: "b", attempt: 1, kind: .download,
+                source: "/nonexistent/\(UUID().uuidString).png"))
         let result = try await run(task)
         guard case .failure(let failure) = result.outcome else { return XCTFail("\(result.outcome)") }
         XCTAssertEqual(failure.code, .download, failure.message)
@@ -67,8 +72,9 @@ final class AssignedTaskTests: XCTestCase {
     }
 
     func testATiltShiftOfBytesThatAreNoImageIsRejectedBeforeItRuns() {
-        let assignment = TaskAssignment(taskID: "s", batchID: "b", attempt: 1, kind: .tiltShift, source: "x.jpg",
-                                        inputs: [InjectedInput(fromTaskID: "d", data: Array("not an image".utf8))])
+        let assignment = TaskAssignment(
+            taskID: "s", batchID: "b", attempt: 1, kind: .tiltShift, source: "x.jpg",
+            inputs: [InjectedInput(fromTaskID: "d", data: Array("not an image".utf8))])
         do {
             _ = try assigned(assignment)
             XCTFail("bytes that are no image are refused")

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Retries of finished batches in the registry (`retrySelection`, `reopen`), and their replay from the
 /// journal (`RecoveredState`): which items run again, what is refused and why, and that the counts,
@@ -14,18 +15,23 @@ final class BatchRegistryRetryTests: XCTestCase {
 
     /// A registry with batch b-1 of four items (o0…o3), finished: 0 succeeded, 1 failed, 2 cancelled, 3 succeeded.
     private func finishedBatch(maxPending: Int = 1_000) -> BatchRegistry {
-        var registry = BatchRegistry(limits: .init(maxBatchItems: 100, maxPendingItemsPerClient: maxPending), keepsResults: true)
-        let submit = SubmitBatch(requestID: "r", items: (0..<4).map { BatchItem(source: "http://x/\($0).jpg", outputName: "o\($0)") })
+        var registry = BatchRegistry(
+            limits: .init(maxBatchItems: 100, maxPendingItemsPerClient: maxPending), keepsResults: true)
+        let submit = SubmitBatch(
+            requestID: "r", items: (0..<4).map { BatchItem(source: "http://x/\($0).jpg", outputName: "o\($0)") })
         let planned = registry.plan(batchID: "b-1", client: client, submit: submit)
         _ = registry.register(planned, answering: "r", coordinatorID: "c-1")
-        registry.noteFailedAttempts([AttemptStatus(task: "download", attempt: 1, code: .download, error: "HTTP 404")], item: 1, of: "b-1")
+        registry.noteFailedAttempts(
+            [AttemptStatus(task: "download", attempt: 1, code: .download, error: "HTTP 404")], item: 1, of: "b-1")
         for (index, outcome) in [done, notFound, cancelled, done].enumerated() {
             _ = registry.finish(item: index, of: "b-1", outcome: outcome)
         }
         return registry
     }
 
-    private func selection(_ registry: BatchRegistry, _ items: [String] = [], batch: String = "b-1") -> BatchRegistry.RetrySelection {
+    private func selection(
+        _ registry: BatchRegistry, _ items: [String] = [], batch: String = "b-1"
+    ) -> BatchRegistry.RetrySelection {
         registry.retrySelection(RetryBatch(requestID: "retry-1", batchID: batch, items: items))
     }
 
@@ -54,7 +60,8 @@ final class BatchRegistryRetryTests: XCTestCase {
 
         let noItem = try XCTUnwrap(refusal(selection(registry, ["o9"])))
         XCTAssertEqual(noItem.code, .invalidRequest)
-        XCTAssertTrue(noItem.reason.contains("has no item o9") && noItem.reason.contains("shiftwork status b-1"), noItem.reason)
+        XCTAssertTrue(
+            noItem.reason.contains("has no item o9") && noItem.reason.contains("shiftwork status b-1"), noItem.reason)
 
         let succeeded = try XCTUnwrap(refusal(selection(registry, ["o0"])))
         XCTAssertEqual(succeeded.code, .invalidRequest)
@@ -81,8 +88,14 @@ final class BatchRegistryRetryTests: XCTestCase {
         _ = registry.finish(item: 2, of: "b-1", outcome: done)
         XCTAssertEqual(selection(registry), .items([]))
         let out = registry.reopen([], of: "b-1", for: client, requestID: "r-2", coordinatorID: "c-1")
-        XCTAssertEqual(out.map(\.message), [.retryAccepted(RetryAccepted(requestID: "r-2", batchID: "b-1", itemIndexes: [],
-                                                                         itemCount: 4, coordinatorID: "c-1"))])
+        XCTAssertEqual(
+            out.map(\.message),
+            [
+                .retryAccepted(
+                    RetryAccepted(
+                        requestID: "r-2", batchID: "b-1", itemIndexes: [],
+                        itemCount: 4, coordinatorID: "c-1"))
+            ])
         XCTAssertEqual(registry.runningBatchCount, 0)
     }
 
@@ -95,14 +108,21 @@ final class BatchRegistryRetryTests: XCTestCase {
 
         let out = registry.reopen([1, 2], of: "b-1", for: other, requestID: "retry-1", coordinatorID: "c-2")
         XCTAssertEqual(out.map(\.peer), [other])
-        XCTAssertEqual(out.map(\.message), [.retryAccepted(RetryAccepted(requestID: "retry-1", batchID: "b-1", itemIndexes: [1, 2],
-                                                                         itemCount: 4, coordinatorID: "c-2"))])
+        XCTAssertEqual(
+            out.map(\.message),
+            [
+                .retryAccepted(
+                    RetryAccepted(
+                        requestID: "retry-1", batchID: "b-1", itemIndexes: [1, 2],
+                        itemCount: 4, coordinatorID: "c-2"))
+            ])
         let batch = try XCTUnwrap(registry.batches["b-1"])
         XCTAssertEqual(registry.runningBatchCount, 1, "running again")
         XCTAssertEqual(batch.summary, BatchFinished(batchID: "b-1", succeeded: 2, failed: 0, cancelled: 0))
         XCTAssertEqual(batch.unfinishedCount, 2)
         XCTAssertEqual(batch.items.map(\.state), [.succeeded, .unfinished, .unfinished, .succeeded])
-        XCTAssertTrue(batch.taskKeys(of: 0).isEmpty && batch.taskKeys(of: 3).isEmpty, "succeeded items are not planned again")
+        XCTAssertTrue(
+            batch.taskKeys(of: 0).isEmpty && batch.taskKeys(of: 3).isEmpty, "succeeded items are not planned again")
         let newKeys = Set([1, 2].flatMap { batch.taskKeys(of: $0) })
         XCTAssertEqual(newKeys.count, 4)
         XCTAssertTrue(newKeys.isDisjoint(with: oldKeys), "a late result of an old attempt cannot match")
@@ -113,20 +133,27 @@ final class BatchRegistryRetryTests: XCTestCase {
         let first = try XCTUnwrap(registry.finish(item: 1, of: "b-1", outcome: done))
         XCTAssertEqual(Set(first.out.map(\.peer)), [client, other])
         XCTAssertNil(registry.finish(item: 1, of: "b-1", outcome: done))
-        registry.noteFailedAttempts([AttemptStatus(task: "download", attempt: 1, code: .download, error: "reset", isTransient: true,
-                                                   retried: true)], item: 2, of: "b-1")
+        registry.noteFailedAttempts(
+            [
+                AttemptStatus(
+                    task: "download", attempt: 1, code: .download, error: "reset", isTransient: true,
+                    retried: true)
+            ], item: 2, of: "b-1")
         let last = try XCTUnwrap(registry.finish(item: 2, of: "b-1", outcome: notFound))
         let summary = BatchFinished(batchID: "b-1", succeeded: 3, failed: 1, cancelled: 0)
         XCTAssertEqual(last.batchFinished, summary)
         XCTAssertEqual(registry.batches["b-1"]?.summary, summary)
         XCTAssertEqual(registry.runningBatchCount, 0)
         XCTAssertEqual(registry.batches["b-1"]?.failedAttempts(of: 2).map(\.error), ["reset"])
-        XCTAssertEqual(registry.batches["b-1"]?.failedAttempts(of: 1).count, 1, "earlier attempts are kept, new ones added")
-        XCTAssertEqual(StatusReport.attempts(state: "succeeded", failed: registry.batches["b-1"]?.failedAttempts(of: 1) ?? []), 2)
+        XCTAssertEqual(
+            registry.batches["b-1"]?.failedAttempts(of: 1).count, 1, "earlier attempts are kept, new ones added")
+        XCTAssertEqual(
+            StatusReport.attempts(state: "succeeded", failed: registry.batches["b-1"]?.failedAttempts(of: 1) ?? []), 2)
     }
 
     func testReplayingARetryMakesItsItemsUnfinishedAndDropsEarlierCancellations() throws {
-        let submit = SubmitBatch(requestID: "r", items: (0..<3).map { BatchItem(source: "http://x/\($0).jpg", outputName: "o\($0)") })
+        let submit = SubmitBatch(
+            requestID: "r", items: (0..<3).map { BatchItem(source: "http://x/\($0).jpg", outputName: "o\($0)") })
         func finished(_ index: UInt32, _ outcome: TaskOutcome) -> JournalRecord {
             .itemFinished(ItemFinished(batchID: "b-1", itemIndex: index, outputName: "o\(index)", outcome: outcome))
         }
@@ -141,8 +168,10 @@ final class BatchRegistryRetryTests: XCTestCase {
         XCTAssertEqual(batch.finished.keys.sorted(), [0], "the retried items run after a restart")
         XCTAssertFalse(batch.isComplete)
         XCTAssertTrue(batch.cancellations.isEmpty, "the cancel before the retry does not cancel the re-run")
-        XCTAssertEqual(RecoveredState(replaying: accepted.compactRecords.map(JournalCodec.encode)).batches.first?.finished.keys.sorted(),
-                       [0], "compacting keeps the state")
+        XCTAssertEqual(
+            RecoveredState(replaying: accepted.compactRecords.map(JournalCodec.encode)).batches.first?.finished.keys
+                .sorted(),
+            [0], "compacting keeps the state")
 
         records.append(finished(1, done))
         let later = RecoveredState(replaying: records.map(JournalCodec.encode))
@@ -151,7 +180,8 @@ final class BatchRegistryRetryTests: XCTestCase {
         XCTAssertEqual(compacted.batches.first?.finished[1]?.outcome, done, "the re-run's outcome, not the first run's")
 
         let registry = {
-            var registry = BatchRegistry(limits: .init(maxBatchItems: 100, maxPendingItemsPerClient: 100), keepsResults: true)
+            var registry = BatchRegistry(
+                limits: .init(maxBatchItems: 100, maxPendingItemsPerClient: 100), keepsResults: true)
             let planned = registry.plan(batchID: "b-1", client: client, submit: submit, recovered: later.batches.first)
             _ = registry.register(planned, answering: nil, coordinatorID: "c-3")
             return registry
@@ -159,7 +189,10 @@ final class BatchRegistryRetryTests: XCTestCase {
         let restored = try XCTUnwrap(registry.batches["b-1"])
         XCTAssertEqual(restored.items.map(\.state), [.succeeded, .succeeded, .unfinished])
         XCTAssertEqual(restored.taskKeys(of: 2).count, 2, "only the unfinished retried item is planned")
-        XCTAssertEqual(RecoveredState(replaying: [JournalCodec.encode(.batchRetried(batchID: "b-x", itemIndexes: [0], unixMilliseconds: 0))])
-                        .skippedRecords, 1, "a retry of an unknown batch is skipped")
+        XCTAssertEqual(
+            RecoveredState(replaying: [
+                JournalCodec.encode(.batchRetried(batchID: "b-x", itemIndexes: [0], unixMilliseconds: 0))
+            ])
+            .skippedRecords, 1, "a retry of an unknown batch is skipped")
     }
 }

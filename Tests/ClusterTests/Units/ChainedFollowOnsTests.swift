@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Chained tasks as pure state: `ChainedFollowOns` (offer, attach, adopt, hold, hand over), `RemoteRun`'s
 /// follow-ons, and the dispatcher applying them: one assignment for a download and its tilt-shift, the
@@ -12,23 +13,27 @@ final class ChainedFollowOnsTests: XCTestCase {
     private let held = TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")
 
     private func download(_ key: TaskKey, attempt: UInt32 = 1) -> TaskAssignment {
-        var download = TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: attempt, kind: .download,
-                                      source: "http://x/\(key).jpg", taskKey: key)
+        var download = TaskAssignment(
+            taskID: "b/\(key)/download", batchID: "b", attempt: attempt, kind: .download,
+            source: "http://x/\(key).jpg", taskKey: key)
         download.keepOutput = true
         return download
     }
 
     private func tiltShift(_ key: TaskKey, of download: TaskKey, attempt: UInt32 = 1) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: attempt, kind: .tiltShift,
-                       source: "http://x/\(download).jpg",
-                       inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: [], onWorker: true)],
-                       parameters: WireTiltShiftParameters(focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10,
-                                                           outputFormat: .sameAsInput, jpegQuality: 0),
-                       taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: attempt, kind: .tiltShift,
+            source: "http://x/\(download).jpg",
+            inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: [], onWorker: true)],
+            parameters: WireTiltShiftParameters(
+                focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10,
+                outputFormat: .sameAsInput, jpegQuality: 0),
+            taskKey: key)
     }
 
     private func result(_ assignment: TaskAssignment, _ outcome: TaskOutcome) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: outcome, taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: outcome, taskKey: assignment.taskKey)
     }
 
     private func assignments(_ out: [Outbound]) -> [(peer: PeerIdentity, assignment: TaskAssignment)] {
@@ -49,7 +54,8 @@ final class ChainedFollowOnsTests: XCTestCase {
         var book = ChainedFollowOns()
         book.offer(tiltShift(2, of: 1), with: 1)
         XCTAssertEqual(book.attach(1, to: a, accepted: true)?.taskKey, 2)
-        XCTAssertNil(book.takeAttached(1, from: b, result: result(download(1), .output(held))), "another worker's answer")
+        XCTAssertNil(
+            book.takeAttached(1, from: b, result: result(download(1), .output(held))), "another worker's answer")
 
         book.offer(tiltShift(2, of: 1), with: 1)
         _ = book.attach(1, to: a, accepted: true)
@@ -76,7 +82,8 @@ final class ChainedFollowOnsTests: XCTestCase {
         book.adopt(tiltShift(2, of: 1), on: a)
         book.adopt(tiltShift(4, of: 3), on: a)
         XCTAssertEqual(book.takeAdopted().map(\.assignment.taskKey), [2, 4])
-        let output = result(tiltShift(2, of: 1), .output(TaskOutput(location: "/out/1.jpg", size: 9, mediaType: "image/jpeg")))
+        let output = result(
+            tiltShift(2, of: 1), .output(TaskOutput(location: "/out/1.jpg", size: 9, mediaType: "image/jpeg")))
         XCTAssertNil(book.hold(output, from: a), "held: nobody asked for it yet")
         let other = TaskResult(taskID: "x", attempt: 1, outcome: .output(held), taskKey: 9)
         XCTAssertEqual(book.hold(other, from: a), other, "a result of anything else passes")
@@ -104,21 +111,28 @@ final class ChainedFollowOnsTests: XCTestCase {
 
     func testEveryAttemptOfADownloadCarriesItsFollowOnAndALineageRerunChainsTheNextDependent() throws {
         let followOn = tiltShift(2, of: 1)
-        var run = RemoteRun(assignment: download(1), lineage: nil, attempt: 1, workerLosses: 0,
-                            followOn: Shared(followOn))
+        var run = RemoteRun(
+            assignment: download(1), lineage: nil, attempt: 1, workerLosses: 0,
+            followOn: Shared(followOn))
         XCTAssertEqual(run.request.followOn?.value, followOn)
-        let retried = run.retry(after: RemoteTaskError(failure: TaskFailure(code: .download, message: "503", isTransient: true),
-                                                       attempt: 1, worker: a))
+        let retried = run.retry(
+            after: RemoteTaskError(
+                failure: TaskFailure(code: .download, message: "503", isTransient: true),
+                attempt: 1, worker: a))
         XCTAssertEqual(retried.followOn?.value, followOn, "a retried download is chained again")
 
-        var dependent = RemoteRun(assignment: followOn, lineage: Lineage(producer: download(1)), attempt: 1, workerLosses: 0)
+        var dependent = RemoteRun(
+            assignment: followOn, lineage: Lineage(producer: download(1)), attempt: 1, workerLosses: 0)
         XCTAssertNil(dependent.request.followOn)
-        let lost = Result<TaskOutput, any Error>.failure(RemoteTaskError(
-            failure: TaskFailure(code: .inputMissing, message: "gone"), attempt: 1, worker: a))
+        let lost = Result<TaskOutput, any Error>.failure(
+            RemoteTaskError(
+                failure: TaskFailure(code: .inputMissing, message: "gone"), attempt: 1, worker: a))
         guard case .send(let rerun) = dependent.step(after: lost) else { return XCTFail("expected the producer again") }
         let chained = try XCTUnwrap(rerun.followOn?.value, "the re-run download carries the dependent")
         XCTAssertEqual(chained.attempt, 1 + Lineage.attemptStride)
-        guard case .send(let next) = dependent.step(after: .success(held)) else { return XCTFail("expected the dependent") }
+        guard case .send(let next) = dependent.step(after: .success(held)) else {
+            return XCTFail("expected the dependent")
+        }
         XCTAssertEqual(next.assignment.taskKey, chained.taskKey)
         XCTAssertEqual(next.assignment.attempt, chained.attempt, "what the worker ran is what the operation asks for")
     }
@@ -139,8 +153,9 @@ final class ChainedFollowOnsTests: XCTestCase {
         XCTAssertEqual(dispatcher.takeAdoptedFollowOns().map(\.assignment.taskKey), [2])
 
         // Its result comes in the same message, before its operation asked: held.
-        let output = TaskResult(taskID: "b/1/tilt-shift", attempt: 1,
-                                outcome: .output(TaskOutput(location: "/o/1.jpg", size: 3, mediaType: "image/jpeg")), taskKey: 2)
+        let output = TaskResult(
+            taskID: "b/1/tilt-shift", attempt: 1,
+            outcome: .output(TaskOutput(location: "/o/1.jpg", size: 3, mediaType: "image/jpeg")), taskKey: 2)
         let (early, _) = dispatcher.complete(output, from: a, now: now)
         XCTAssertNil(early)
         XCTAssertEqual(dispatcher.workers[a]?.running, [], "its slot is free")
@@ -158,7 +173,8 @@ final class ChainedFollowOnsTests: XCTestCase {
         var dispatcher = dispatcher(chainedA: false)
         let sent = assignments(dispatcher.enqueue(download(1), dependentKey: 2, followOn: tiltShift(2, of: 1)))
         XCTAssertNil(sent.first?.assignment.followOn)
-        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1), from: a, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1), from: a, now: now)
         XCTAssertNil(dispatcher.state(of: 2))
         let tilt = assignments(dispatcher.enqueue(tiltShift(2, of: 1), priority: 1))
         XCTAssertEqual(tilt.map(\.assignment.taskKey), [2], "sent into the kept slot, by reference")
@@ -167,14 +183,16 @@ final class ChainedFollowOnsTests: XCTestCase {
     func testAFailedDownloadAdoptsNothingAndItsRetryIsChainedAgain() {
         var dispatcher = dispatcher()
         _ = dispatcher.enqueue(download(1), dependentKey: 2, followOn: tiltShift(2, of: 1))
-        let failure = TaskResult(taskID: "b/1/download", attempt: 1,
-                                 outcome: .failure(TaskFailure(code: .download, message: "HTTP 503", isTransient: true)), taskKey: 1)
+        let failure = TaskResult(
+            taskID: "b/1/download", attempt: 1,
+            outcome: .failure(TaskFailure(code: .download, message: "HTTP 503", isTransient: true)), taskKey: 1)
         let (delivered, _) = dispatcher.complete(failure, from: a, now: now)
         XCTAssertNotNil(delivered)
         XCTAssertNil(dispatcher.state(of: 2))
         XCTAssertEqual(dispatcher.workers[a]?.running, [])
         XCTAssertTrue(dispatcher.chained.isEmpty)
-        let again = assignments(dispatcher.enqueue(download(1, attempt: 2), dependentKey: 2, followOn: tiltShift(2, of: 1)))
+        let again = assignments(
+            dispatcher.enqueue(download(1, attempt: 2), dependentKey: 2, followOn: tiltShift(2, of: 1)))
         XCTAssertEqual(again.first?.assignment.followOn?.taskKey, 2)
         XCTAssertTrue(dispatcher.release(2).isEmpty, "the item is cancelled: the tilt-shift will not come")
     }
@@ -182,12 +200,16 @@ final class ChainedFollowOnsTests: XCTestCase {
     func testCancellingAnAdoptedFollowOnReachesItsWorkerAndItsConfirmationFreesTheSlot() {
         var dispatcher = dispatcher()
         _ = dispatcher.enqueue(download(1), dependentKey: 2, followOn: tiltShift(2, of: 1))
-        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1), from: a, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1), from: a, now: now)
         let out = dispatcher.cancel(key: 2, reason: "cancelled")
-        guard case .cancelTask(let cancel) = out.first?.message else { return XCTFail("expected a CancelTask, got \(out)") }
+        guard case .cancelTask(let cancel) = out.first?.message else {
+            return XCTFail("expected a CancelTask, got \(out)")
+        }
         XCTAssertEqual(cancel.taskKey, 2)
-        let confirmation = TaskResult(taskID: "b/1/tilt-shift", attempt: 1,
-                                      outcome: .failure(TaskFailure(code: .cancelled, message: "cancelled")), taskKey: 2)
+        let confirmation = TaskResult(
+            taskID: "b/1/tilt-shift", attempt: 1,
+            outcome: .failure(TaskFailure(code: .cancelled, message: "cancelled")), taskKey: 2)
         let (delivered, _) = dispatcher.complete(confirmation, from: a, now: now)
         XCTAssertNil(delivered)
         XCTAssertEqual(dispatcher.workers[a]?.running, [])
@@ -198,7 +220,8 @@ final class ChainedFollowOnsTests: XCTestCase {
     func testAWorkerThatDiesWhileFilteringLosesTheInputSoTheDownloadRunsAgain() {
         var dispatcher = dispatcher()
         _ = dispatcher.enqueue(download(1), dependentKey: 2, followOn: tiltShift(2, of: 1))
-        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1), from: a, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1), from: a, now: now)
         _ = dispatcher.enqueue(tiltShift(2, of: 1), priority: 1)  // its operation asked
         _ = dispatcher.workerUnreachable(a)
         let lost = dispatcher.takeLostInputs()

@@ -1,7 +1,8 @@
-@testable import Cluster
 import Messaging
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Per-client limits (`--max-queued-items-per-client`, `--max-batches-per-client`) on the registry's state,
 /// no sockets: a client is its key (every connection with it together), else its connection; over a limit a
@@ -12,24 +13,30 @@ final class ClientLimitsTests: XCTestCase {
     private let bob = ClientIdentity(peer: PeerIdentity(Array("bob".utf8)), key: nil)
 
     private func makeRegistry(queuedItems: Int, batches: Int, keepFinished: Int = 100) -> BatchRegistry {
-        BatchRegistry(limits: .init(maxBatchItems: 1_000, maxPendingItemsPerClient: 1_000_000,
-                                    maxQueuedItemsPerClient: queuedItems, maxBatchesPerClient: batches),
-                      keepsResults: false, retention: BatchRetention(maxFinishedBatches: keepFinished))
+        BatchRegistry(
+            limits: .init(
+                maxBatchItems: 1_000, maxPendingItemsPerClient: 1_000_000,
+                maxQueuedItemsPerClient: queuedItems, maxBatchesPerClient: batches),
+            keepsResults: false, retention: BatchRetention(maxFinishedBatches: keepFinished))
     }
 
     private func submit(_ count: Int, requestID: String = "r") -> SubmitBatch {
-        SubmitBatch(requestID: requestID, items: (0..<count).map { BatchItem(source: "http://x/\($0).jpg") }, kind: .noop)
+        SubmitBatch(
+            requestID: requestID, items: (0..<count).map { BatchItem(source: "http://x/\($0).jpg") }, kind: .noop)
     }
 
     /// Submits as `owner` from `connection` (by default the owner's own); returns the refusal, if any.
     @discardableResult
-    private func offer(_ registry: inout BatchRegistry, _ id: String, _ count: Int, as owner: ClientIdentity,
-                       from connection: PeerIdentity? = nil) -> Refusal? {
+    private func offer(
+        _ registry: inout BatchRegistry, _ id: String, _ count: Int, as owner: ClientIdentity,
+        from connection: PeerIdentity? = nil
+    ) -> Refusal? {
         let peer = connection ?? PeerIdentity(Array(owner.description.utf8))
         let submit = submit(count)
         if let refusal = registry.refusal(of: submit, from: peer, owner: owner) { return refusal }
-        _ = registry.register(registry.plan(batchID: id, client: peer, submit: submit, owner: owner),
-                              answering: submit.requestID, coordinatorID: "c")
+        _ = registry.register(
+            registry.plan(batchID: id, client: peer, submit: submit, owner: owner),
+            answering: submit.requestID, coordinatorID: "c")
         return nil
     }
 
@@ -99,7 +106,9 @@ final class ClientLimitsTests: XCTestCase {
         XCTAssertEqual(registry.clientUsage[alice]?.queuedItems, 0)
         XCTAssertNil(offer(&registry, "b-2", 1, as: alice))
         // Re-running b-1's four failed items would make five queued: refused, naming the limit.
-        guard case .refused(let refusal) = registry.retrySelection(RetryBatch(requestID: "t", batchID: "b-1", items: [])) else {
+        guard
+            case .refused(let refusal) = registry.retrySelection(RetryBatch(requestID: "t", batchID: "b-1", items: []))
+        else {
             return XCTFail("a retry over the client's limit was accepted")
         }
         XCTAssertEqual(refusal.code, .limit)

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// `ClientRequests`, the client's one registry of what waits for the coordinator, driven without a socket.
 final class ClientRequestsTests: XCTestCase {
@@ -85,7 +86,9 @@ final class ClientRequestsTests: XCTestCase {
         var requests = ClientRequests()
         let (_, events) = Events.makeStream()
         requests.follow("b", events, itemCount: 1, coordinatorID: "c1")
-        XCTAssertNotNil(requests.itemsAdded(ItemsAdded(batchID: "b", parentIndex: 0, firstIndex: 1, items: [BatchItem(source: "s")])))
+        XCTAssertNotNil(
+            requests.itemsAdded(
+                ItemsAdded(batchID: "b", parentIndex: 0, firstIndex: 1, items: [BatchItem(source: "s")])))
         XCTAssertNotNil(requests.fresh([item("b", 0)], of: "b"))
         guard case .refetch = requests.finish("b", newRequestID: { "r" }) else {
             return XCTFail("two items are awaited now, one arrived")
@@ -99,7 +102,10 @@ final class ClientRequestsTests: XCTestCase {
         requests.follow("a", first, itemCount: 1, coordinatorID: "old")
         requests.follow("b", second, itemCount: 1, coordinatorID: "new")
         var counter = 0
-        let next = { () -> String in counter += 1; return "r\(counter)" }
+        let next = { () -> String in
+            counter += 1
+            return "r\(counter)"
+        }
         XCTAssertTrue(requests.reattachments(answeredBy: "", newRequestID: next).isEmpty, "no instance named")
         let asked = requests.reattachments(answeredBy: "new", newRequestID: next)
         XCTAssertEqual(asked.map(\.batchID), ["a"])

@@ -1,6 +1,7 @@
-@testable import Cluster
 import ShiftworkTestSupport
 import XCTest
+
+@testable import Cluster
 
 /// The pair's failover rules (`CoordinatorPair`) under random faults: two coordinators with journals of
 /// numbered records, a client that turns to the other coordinator when the one it uses is silent or
@@ -24,16 +25,18 @@ final class CoordinatorPairSimulationTests: XCTestCase {
 
         init(role: PairRole, now: ContinuousClock.Instant) {
             self.role = role
-            rules = CoordinatorPair(role: role, failoverTimeout: CoordinatorPairSimulationTests.timeout,
-                                    history: .none, position: .empty, now: now)
+            rules = CoordinatorPair(
+                role: role, failoverTimeout: CoordinatorPairSimulationTests.timeout,
+                history: .none, position: .empty, now: now)
         }
 
         var position: JournalPosition { JournalPosition(term: term, records: UInt64(journal.count)) }
 
         mutating func restart(now: ContinuousClock.Instant) {
             alive = true
-            rules = CoordinatorPair(role: role, failoverTimeout: CoordinatorPairSimulationTests.timeout,
-                                    history: history, position: position, now: now)
+            rules = CoordinatorPair(
+                role: role, failoverTimeout: CoordinatorPairSimulationTests.timeout,
+                history: history, position: position, now: now)
         }
     }
 
@@ -109,7 +112,10 @@ final class CoordinatorPairSimulationTests: XCTestCase {
             // What an active coordinator acknowledges follows everything acknowledged before, by whichever.
             let held = Set(nodes[index].journal)
             let missing = acknowledged.filter { !held.contains($0) }
-            XCTAssertTrue(missing.isEmpty, "the active \(nodes[index].role) acknowledges without the acknowledged records \(missing.prefix(5)): \(log.suffix(40))")
+            XCTAssertTrue(
+                missing.isEmpty,
+                "the active \(nodes[index].role) acknowledges without the acknowledged records \(missing.prefix(5)): \(log.suffix(40))"
+            )
             let record = nextRecord
             nextRecord += 1
             nodes[index].journal.append(record)
@@ -135,8 +141,9 @@ final class CoordinatorPairSimulationTests: XCTestCase {
         /// After announcements went both ways: never both active.
         func checkSettled(step: Int, seed: UInt64) {
             guard linkUp, nodes[0].alive, nodes[1].alive else { return }
-            XCTAssertFalse(nodes.allSatisfy { $0.rules.state == .active },
-                           "two active coordinators that hear each other at step \(step), seed \(seed): \(log.suffix(8))")
+            XCTAssertFalse(
+                nodes.allSatisfy { $0.rules.state == .active },
+                "two active coordinators that hear each other at step \(step), seed \(seed): \(log.suffix(8))")
         }
     }
 
@@ -157,7 +164,9 @@ final class CoordinatorPairSimulationTests: XCTestCase {
                         world.nodes[index].restart(now: world.now)
                         world.log.append("restart \(world.nodes[index].role)")
                     }
-                case 10..<13: world.linkUp = false; world.log.append("cut the link")
+                case 10..<13:
+                    world.linkUp = false
+                    world.log.append("cut the link")
                 case 13..<20: world.linkUp = true
                 case 20..<22:
                     // One coordinator cut off from everyone: its peer and the clients.
@@ -189,9 +198,13 @@ final class CoordinatorPairSimulationTests: XCTestCase {
                 for _ in 0..<2 { world.request() }
             }
             let states = world.nodes.map(\.rules.state)
-            XCTAssertEqual(states.filter { $0 == .active }.count, 1, "seed \(seed): \(states) after every fault was mended; \(world.log.suffix(10))")
+            XCTAssertEqual(
+                states.filter { $0 == .active }.count, 1,
+                "seed \(seed): \(states) after every fault was mended; \(world.log.suffix(10))")
             for node in world.nodes where node.rules.state == .active {
-                XCTAssertTrue(Set(node.journal).isSuperset(of: world.acknowledged), "seed \(seed): the active \(node.role) lacks acknowledged records")
+                XCTAssertTrue(
+                    Set(node.journal).isSuperset(of: world.acknowledged),
+                    "seed \(seed): the active \(node.role) lacks acknowledged records")
             }
         }
     }

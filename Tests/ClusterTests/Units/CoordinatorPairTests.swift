@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 /// The pair's failover rules (`CoordinatorPair`), driven event by event without sockets: a primary `a`
 /// and a backup `b`, announcements carried by hand (or not, for a broken link), requests and time.
@@ -7,7 +8,9 @@ final class CoordinatorPairTests: XCTestCase {
     private let timeout = Duration.seconds(3)
     private var now = ContinuousClock.now
 
-    private func pair(_ role: PairRole, history: PairHistory = .none, position: JournalPosition = .empty) -> CoordinatorPair {
+    private func pair(
+        _ role: PairRole, history: PairHistory = .none, position: JournalPosition = .empty
+    ) -> CoordinatorPair {
         CoordinatorPair(role: role, failoverTimeout: timeout, history: history, position: position, now: now)
     }
 
@@ -44,7 +47,8 @@ final class CoordinatorPairTests: XCTestCase {
     // MARK: - Starting
 
     func testAFreshPairStartedTogetherSettlesWithThePrimaryActive() {
-        var a = pair(.primary), b = pair(.backup)
+        var a = pair(.primary)
+        var b = pair(.backup)
         exchange(&a, &b)
         XCTAssertEqual(a.state, .active)
         XCTAssertEqual(b.state, .passive)
@@ -79,7 +83,8 @@ final class CoordinatorPairTests: XCTestCase {
 
     /// Settled: `a` active with `b` in step.
     private func settled() -> (CoordinatorPair, CoordinatorPair) {
-        var a = pair(.primary), b = pair(.backup)
+        var a = pair(.primary)
+        var b = pair(.backup)
         exchange(&a, &b)
         _ = a.handle(.peerCaughtUp, now: now)
         exchange(&a, &b)
@@ -94,7 +99,9 @@ final class CoordinatorPairTests: XCTestCase {
         XCTAssertEqual(b.handle(.tick, now: now), [], "silence alone is not enough")
         XCTAssertEqual(b.state, .passive)
         let effects = b.handle(.request(witnessed: .empty), now: now)
-        XCTAssertEqual(effects.first, .becomeActive(takeover: true, reason: "the active coordinator is silent and a peer turned to this one"))
+        XCTAssertEqual(
+            effects.first,
+            .becomeActive(takeover: true, reason: "the active coordinator is silent and a peer turned to this one"))
         XCTAssertEqual(effects.last, .accept)
         XCTAssertEqual(b.state, .active)
         XCTAssertEqual(b.position.term, 1, "a takeover starts a new term")
@@ -119,7 +126,8 @@ final class CoordinatorPairTests: XCTestCase {
     }
 
     func testAPassiveStillCatchingUpNeverTakesOver() {
-        var a = pair(.primary), b = pair(.backup)
+        var a = pair(.primary)
+        var b = pair(.backup)
         exchange(&a, &b)  // settled, but `peerCaughtUp` never came
         wait(timeout)
         let reason = refused(b.handle(.request(witnessed: .empty), now: now))
@@ -161,7 +169,8 @@ final class CoordinatorPairTests: XCTestCase {
     // MARK: - Faults an operator mends
 
     func testBothStartedAsPrimaryAreToldAndNeitherServes() {
-        var a = pair(.primary), b = pair(.primary)
+        var a = pair(.primary)
+        var b = pair(.primary)
         for _ in 0..<5 {
             XCTAssertNotNil(misconfigured(announce(a, to: &b)))
             XCTAssertNotNil(misconfigured(announce(b, to: &a)))
@@ -173,7 +182,8 @@ final class CoordinatorPairTests: XCTestCase {
     }
 
     func testBothStartedAsBackupAreToldAndNeitherServes() {
-        var a = pair(.backup), b = pair(.backup)
+        var a = pair(.backup)
+        var b = pair(.backup)
         exchange(&a, &b, rounds: 3)
         XCTAssertEqual([a.state, b.state], [.startingBackup, .startingBackup])
         XCTAssertNotNil(misconfigured(announce(a, to: &b)))
@@ -202,7 +212,8 @@ final class CoordinatorPairTests: XCTestCase {
         b.position.records = 5
         XCTAssertEqual([a.state, b.state], [.active, .active])
         // Their announcements cross on the mended link.
-        let fromA = a.announcement, fromB = b.announcement
+        let fromA = a.announcement
+        let fromB = b.announcement
         let onA = a.handle(.peerAnnounced(fromB), now: now)
         let onB = b.handle(.peerAnnounced(fromA), now: now)
         XCTAssertTrue(onA.contains { if case .splitBrain = $0 { true } else { false } })

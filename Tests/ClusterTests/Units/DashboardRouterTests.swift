@@ -1,18 +1,25 @@
-@testable import Cluster
 import Foundation
 import XCTest
+
+@testable import Cluster
 
 /// The dashboard's routing and access, decided without a socket (`DashboardRouter`, `DashboardAccess`,
 /// `DashboardRequest`), and the pieces it renders with.
 final class DashboardRouterTests: XCTestCase {
     private let token = "0123456789abcdef0123"
 
-    private func request(_ uri: String, method: String = "GET", host: String = "127.0.0.1:9464", authorization: String? = nil,
-                         cookie: String? = nil) -> DashboardRequest {
-        DashboardRequest(method: method, uri: uri, host: host, authorization: authorization, cookieHeaders: cookie.map { [$0] } ?? [])
+    private func request(
+        _ uri: String, method: String = "GET", host: String = "127.0.0.1:9464", authorization: String? = nil,
+        cookie: String? = nil
+    ) -> DashboardRequest {
+        DashboardRequest(
+            method: method, uri: uri, host: host, authorization: authorization, cookieHeaders: cookie.map { [$0] } ?? []
+        )
     }
 
-    private func response(_ route: DashboardRoute, file: StaticString = #filePath, line: UInt = #line) -> DashboardResponse? {
+    private func response(
+        _ route: DashboardRoute, file: StaticString = #filePath, line: UInt = #line
+    ) -> DashboardResponse? {
         guard case .respond(let response) = route else {
             XCTFail("expected a response, got \(route)", file: file, line: line)
             return nil
@@ -29,9 +36,13 @@ final class DashboardRouterTests: XCTestCase {
         XCTAssertEqual(router.route(request("/api/batches/b-1"), token: nil), .batchJSON(batchID: "b-1"))
         XCTAssertEqual(router.route(request("/api/events"), token: nil), .events(batchID: nil))
         XCTAssertEqual(router.route(request("/api/events?batch=b%2D1"), token: nil), .events(batchID: "b-1"))
-        XCTAssertEqual(router.route(request("/api/batches/b-1/items/7/preview"), token: nil), .preview(batchID: "b-1", itemIndex: 7))
+        XCTAssertEqual(
+            router.route(request("/api/batches/b-1/items/7/preview"), token: nil),
+            .preview(batchID: "b-1", itemIndex: 7))
         XCTAssertEqual(router.route(request("/metrics"), token: nil), .metrics)
-        XCTAssertEqual(response(router.route(request("/dashboard.js"), token: nil))?.header("Content-Type"), "text/javascript; charset=utf-8")
+        XCTAssertEqual(
+            response(router.route(request("/dashboard.js"), token: nil))?.header("Content-Type"),
+            "text/javascript; charset=utf-8")
         XCTAssertEqual(response(router.route(request("/dashboard.css"), token: nil))?.status, 200)
     }
 
@@ -88,12 +99,16 @@ final class DashboardRouterTests: XCTestCase {
         let wrong = try XCTUnwrap(response(router.route(request("/", authorization: "Bearer \(token)x"), token: token)))
         XCTAssertEqual(wrong.status, 401)
         XCTAssertTrue(wrong.text.contains("wrong"), wrong.text)
-        let wrongAPI = try XCTUnwrap(response(router.route(request("/api/status", cookie: "shiftwork_dashboard_token=nope"), token: token)))
+        let wrongAPI = try XCTUnwrap(
+            response(router.route(request("/api/status", cookie: "shiftwork_dashboard_token=nope"), token: token)))
         XCTAssertEqual(wrongAPI.status, 401)
         XCTAssertEqual(wrongAPI.header("Content-Type"), "application/json")
         // Any of the three ways in.
-        XCTAssertEqual(router.route(request("/api/status", authorization: "Bearer \(token)"), token: token), .statusJSON)
-        XCTAssertEqual(router.route(request("/api/status", cookie: "a=b; shiftwork_dashboard_token=\(token)"), token: token), .statusJSON)
+        XCTAssertEqual(
+            router.route(request("/api/status", authorization: "Bearer \(token)"), token: token), .statusJSON)
+        XCTAssertEqual(
+            router.route(request("/api/status", cookie: "a=b; shiftwork_dashboard_token=\(token)"), token: token),
+            .statusJSON)
         XCTAssertEqual(router.route(request("/api/status?token=\(token)"), token: token), .statusJSON)
         // Metrics stay open, as before the dashboard.
         XCTAssertEqual(router.route(request("/metrics"), token: token), .metrics)
@@ -108,7 +123,9 @@ final class DashboardRouterTests: XCTestCase {
         XCTAssertEqual(redirect.header("Location"), "/batches/b%201")
         let cookie = try XCTUnwrap(redirect.header("Set-Cookie"))
         XCTAssertTrue(cookie.hasPrefix("shiftwork_dashboard_token=\(token);"), cookie)
-        XCTAssertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Max-Age=43200"), cookie)
+        XCTAssertTrue(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Max-Age=43200"),
+            cookie)
         XCTAssertEqual(response(router.route(request("/?token=wrong"), token: token))?.status, 401)
     }
 
@@ -120,7 +137,8 @@ final class DashboardRouterTests: XCTestCase {
     }
 
     func testRequestsAreDecoded() {
-        let parsed = DashboardRequest(method: "GET", uri: "/a%2Fb/c+d?x=1+2&y=%3C&z", cookieHeaders: ["k=v; m = n", "o=p"])
+        let parsed = DashboardRequest(
+            method: "GET", uri: "/a%2Fb/c+d?x=1+2&y=%3C&z", cookieHeaders: ["k=v; m = n", "o=p"])
         XCTAssertEqual(parsed.pathSegments, ["a/b", "c+d"])
         XCTAssertEqual(parsed.query, ["x": "1 2", "y": "<", "z": ""])
         XCTAssertEqual(parsed.cookies, ["k": "v", "m": "n", "o": "p"])
@@ -128,7 +146,8 @@ final class DashboardRouterTests: XCTestCase {
     }
 
     func testPagesOfTheServerEscapeWhatTheyShow() {
-        XCTAssertEqual(HTMLText.escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        XCTAssertEqual(
+            HTMLText.escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
         let page = DashboardRouter.notFound(isAPI: false, what: "Unknown batch <img src=x onerror=alert(1)>")
         XCTAssertEqual(page.status, 404)
         XCTAssertFalse(page.text.contains("<img"), page.text)
@@ -143,10 +162,14 @@ final class DashboardRouterTests: XCTestCase {
     func testThroughputHistoryKeepsTheLatestSamplesInOrder() {
         var history = ThroughputHistory(capacity: 3)
         for index in 1...5 {
-            history.record(.init(unixMilliseconds: Int64(index), tasksPerSecond: Double(index), queuedTasks: 0, runningTasks: 0, workers: 1))
+            history.record(
+                .init(
+                    unixMilliseconds: Int64(index), tasksPerSecond: Double(index), queuedTasks: 0, runningTasks: 0,
+                    workers: 1))
         }
         XCTAssertEqual(history.samples.map(\.unixMilliseconds), [3, 4, 5])
-        let samples = try? JSONSerialization.jsonObject(with: Data(history.jsonObject.compactText.utf8)) as? [[String: Any]]
+        let samples =
+            try? JSONSerialization.jsonObject(with: Data(history.jsonObject.compactText.utf8)) as? [[String: Any]]
         XCTAssertEqual(samples?.count, 3)
         XCTAssertEqual(samples?.map { $0["t"] as? Int }, [3, 4, 5])
     }
@@ -168,7 +191,8 @@ final class DashboardRouterTests: XCTestCase {
         XCTAssertEqual(tokenFile.current(), token)
         let replaced = String(token.reversed())
         try replaced.write(to: file, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: file.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: file.path)
         XCTAssertEqual(tokenFile.current(), replaced)
         try FileManager.default.removeItem(at: file)
         XCTAssertNil(tokenFile.current())

@@ -29,8 +29,13 @@ final class DelayedRunQueueTests: XCTestCase {
         XCTAssertEqual(queue.nextDueNs, 110)
         XCTAssertEqual(end(&queue, at: 109), [])
         // The download's result at one delay; the tilt-shift starts then, in the same slot.
-        XCTAssertEqual(end(&queue, at: 112), [DelayedRunQueue.Ended(worker: 3, alone: true, messagesAtEnd: runs[0].messagesAtEnd,
-                                                                    nextTaskKey: followOn.taskKey)])
+        XCTAssertEqual(
+            end(&queue, at: 112),
+            [
+                DelayedRunQueue.Ended(
+                    worker: 3, alone: true, messagesAtEnd: runs[0].messagesAtEnd,
+                    nextTaskKey: followOn.taskKey)
+            ])
         XCTAssertEqual(queue.nextDueNs, 122, "the tilt-shift takes the delay from the download's end")
         XCTAssertEqual(end(&queue, at: 121), [])
         let last = end(&queue, at: 122)
@@ -47,20 +52,24 @@ final class DelayedRunQueueTests: XCTestCase {
         queue.start(runs, worker: 0, registration: 1, alone: true, now: 0)
         XCTAssertEqual(end(&queue, at: 10).map(\.messagesAtEnd), [[]])
         let last = end(&queue, at: 20)
-        XCTAssertEqual(last.map { $0.messagesAtEnd.map { $0.map(\.taskKey) } },
-                       [[[download.taskKey, try XCTUnwrap(download.followOn).taskKey]]])
+        XCTAssertEqual(
+            last.map { $0.messagesAtEnd.map { $0.map(\.taskKey) } },
+            [[[download.taskKey, try XCTUnwrap(download.followOn).taskKey]]])
     }
 
     func testAnUnchainedTaskTakesOneDelayAndRunsEndInTheOrderTheyStarted() {
         var worker = SimulatedPhotoWorker()
-        let assignments = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-2.jpg", sink: sink)
+        let assignments = SimulatedPhotoWorkerTests.photoAssignments(
+            source: "http://127.0.0.1:9/photo-2.jpg", sink: sink)
         var queue = DelayedRunQueue(delayNs: delay)
         queue.start(worker.runs(answering: assignments[0]), worker: 1, registration: 1, alone: true, now: 0)
         queue.start(worker.runs(answering: assignments[1]), worker: 2, registration: 1, alone: true, now: 5)
         let ended = end(&queue, at: 15)
         XCTAssertEqual(ended.map(\.worker), [1, 2])
         XCTAssertEqual(ended.map(\.nextTaskKey), [nil, nil])
-        XCTAssertEqual(ended.flatMap { $0.messagesAtEnd.joined().map(\.taskKey) }, [assignments[0].taskKey, assignments[1].taskKey])
+        XCTAssertEqual(
+            ended.flatMap { $0.messagesAtEnd.joined().map(\.taskKey) },
+            [assignments[0].taskKey, assignments[1].taskKey])
     }
 
     func testARunOfAnEarlierRegistrationEndsSilentlyAndStartsNothing() {

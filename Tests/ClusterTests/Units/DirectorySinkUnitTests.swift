@@ -1,8 +1,9 @@
-@testable import Cluster
 import Foundation
 import Runtime
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The worker's side of a directory sink, without a cluster: checksums, names, whole files only.
 final class DirectorySinkUnitTests: XCTestCase {
@@ -33,7 +34,8 @@ final class DirectorySinkUnitTests: XCTestCase {
         XCTAssertEqual(second.location, directory.appendingPathComponent("x-2.jpg").path, "never replaced")
         XCTAssertEqual(first.size, 100_000)
         XCTAssertEqual(first.crc32c, CRC32C.checksum(bytes))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["x-2.jpg", "x.jpg"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["x-2.jpg", "x.jpg"])
     }
 
     func testTheFileUnderItsNameHoldsTheBytesAndOthersMayReadIt() async throws {
@@ -44,8 +46,9 @@ final class DirectorySinkUnitTests: XCTestCase {
         let attributes = try FileManager.default.attributesOfItem(atPath: stored.location)
         let permissions = try XCTUnwrap(attributes[.posixPermissions] as? Int)
         XCTAssertEqual(permissions & 0o444, 0o444, "readable by every worker and reader of the shared volume")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["big.jpg"],
-                       "no temporary file left beside it")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path), ["big.jpg"],
+            "no temporary file left beside it")
     }
 
     func testAPathThatIsAFileIsNoDirectory() async throws {
@@ -69,7 +72,8 @@ final class DirectorySinkUnitTests: XCTestCase {
         let sinkRoot = directory.appendingPathComponent("sink")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: sinkRoot, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: sinkRoot.appendingPathComponent("2024"), withDestinationURL: outside)
+        try FileManager.default.createSymbolicLink(
+            at: sinkRoot.appendingPathComponent("2024"), withDestinationURL: outside)
         let linked = try OutputSinks.make(sinkRoot.path, threads: threads)
         for name in ["2024/x.jpg", "../x.jpg"] {
             do {
@@ -91,8 +95,10 @@ final class DirectorySinkUnitTests: XCTestCase {
         } catch let error as SinkError {
             XCTAssertTrue(error.description.hasPrefix("sink \(missing): no such directory"), error.description)
         }
-        for name in ["../escape", ".hidden", "", "a/../../b", "/etc/x", "nul\u{0}", "bell\u{7}", "a//b",
-                     String(repeating: "x", count: 10_000)] {
+        for name in [
+            "../escape", ".hidden", "", "a/../../b", "/etc/x", "nul\u{0}", "bell\u{7}", "a//b",
+            String(repeating: "x", count: 10_000),
+        ] {
             XCTAssertThrowsError(try OutputSinks.checkName(name, sink: "/s"), name.prefix(20).description)
         }
         XCTAssertNoThrow(try OutputSinks.checkName("photo-2", sink: "/s"))

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The dispatcher with many workers, and with a worker registered again while messages cross (no
 /// sockets): the free-slot index in use, and the misfires seen with 1,000 simulated workers.
@@ -22,13 +23,16 @@ final class DispatcherScaleTests: XCTestCase {
     func testAFreedSlotIsRefilledOnTheWorkerThatAnsweredAmongAThousand() {
         var dispatcher = Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(5))
         for number in 0..<1_000 {
-            _ = dispatcher.register(WorkerHello(workerID: "w\(number)", slots: 4, acceptsBatches: true), peer: peer(number), now: now)
+            _ = dispatcher.register(
+                WorkerHello(workerID: "w\(number)", slots: 4, acceptsBatches: true), peer: peer(number), now: now)
         }
         var sent: [TaskAssignment] = []
         var holders: [TaskKey: PeerIdentity] = [:]
         for key in TaskKey(1)...4_100 {
             let out = dispatcher.enqueue(noop(key))
-            for message in out { if case .taskAssignment(let a) = message.message { holders[a.taskKey] = message.peer } }
+            for message in out {
+                if case .taskAssignment(let a) = message.message { holders[a.taskKey] = message.peer }
+            }
             sent += assignments(out)
         }
         XCTAssertEqual(sent.count, 4_000, "4 slots on each of 1,000 workers")
@@ -39,7 +43,8 @@ final class DispatcherScaleTests: XCTestCase {
         for key in TaskKey(1)...100 {
             guard let holder = holders[key] else { return XCTFail("task \(key) was sent") }
             let (delivered, out) = dispatcher.complete(
-                TaskResult(taskID: "t\(key)", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: key), from: holder, now: now)
+                TaskResult(taskID: "t\(key)", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: key),
+                from: holder, now: now)
             XCTAssertNotNil(delivered)
             XCTAssertEqual(out.map(\.peer), [holder], "the only free slot is the one just freed")
             XCTAssertEqual(assignments(out).map(\.taskKey), [4_000 + key])
@@ -64,7 +69,9 @@ final class DispatcherScaleTests: XCTestCase {
         XCTAssertTrue(dispatcher.freeSlotIndex.isEmpty)
         XCTAssertTrue(dispatcher.enqueue(noop(5)).isEmpty, "nobody to send it to")
         _ = dispatcher.register(WorkerHello(workerID: "small", slots: 2, acceptsBatches: true), peer: peer(2), now: now)
-        XCTAssertEqual(dispatcher.freeSlotIndex.freeSlots(of: peer(2)), 0, "registered again: its requeued task and the waiting one")
+        XCTAssertEqual(
+            dispatcher.freeSlotIndex.freeSlots(of: peer(2)), 0,
+            "registered again: its requeued task and the waiting one")
         XCTAssertEqual(dispatcher.queuedTaskCount, 0)
     }
 
@@ -78,7 +85,7 @@ final class DispatcherScaleTests: XCTestCase {
         XCTAssertEqual(first.map(\.sequence), [1, 2])
 
         // Declared dead (its heartbeats were late): its attempts are lost, and the operations retry them as
-        // attempt 2 (as `RemoteTaskOperation` does); it registers again at once.
+        // attempt 2 (as `ItemRun` does); it registers again at once.
         let later = now + .seconds(6)
         XCTAssertEqual(dispatcher.expireWorkers(now: later).dead, ["w1"])
         XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey).sorted(), [1, 2])
@@ -91,8 +98,9 @@ final class DispatcherScaleTests: XCTestCase {
 
         // The heartbeat it sent before it heard the Welcome: the old sequence, the old tasks.
         for _ in 0..<Dispatcher.heartbeatsBeforeLost {
-            let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [1, 2]),
-                                                   from: worker, now: later)
+            let (lost, out) = dispatcher.heartbeat(
+                Heartbeat(workerID: "w1", lastSequence: 2, holding: [1, 2]),
+                from: worker, now: later)
             XCTAssertTrue(lost == 0 && out.isEmpty, "nothing lost, nothing sent again")
         }
         XCTAssertEqual(dispatcher.lostDeliveries, 0)
@@ -100,17 +108,21 @@ final class DispatcherScaleTests: XCTestCase {
         XCTAssertEqual(dispatcher.state(of: 1), .running(worker: worker))
 
         // After the Welcome the worker counts from 0 again and reports the new sequences.
-        let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 4, holding: [1, 2]), from: worker, now: later)
+        let (lost, out) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 4, holding: [1, 2]), from: worker, now: later)
         XCTAssertTrue(lost == 0 && out.isEmpty)
         let (result, _) = dispatcher.complete(
-            TaskResult(taskID: "t1", attempt: 2, outcome: .output(TaskOutput(data: [])), taskKey: 1), from: worker, now: later)
+            TaskResult(taskID: "t1", attempt: 2, outcome: .output(TaskOutput(data: [])), taskKey: 1), from: worker,
+            now: later)
         XCTAssertNotNil(result, "the new attempt's result is taken")
 
         // A real loss is still found: sequence 4 acknowledged, task 2 neither held nor answered, at two
         // heartbeats in a row (the first could be ahead of its result).
-        let (notYet, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 4, holding: []), from: worker, now: later)
+        let (notYet, _) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 4, holding: []), from: worker, now: later)
         XCTAssertEqual(notYet, 0)
-        let (lostNow, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 4, holding: []), from: worker, now: later)
+        let (lostNow, _) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 4, holding: []), from: worker, now: later)
         XCTAssertEqual(lostNow, 1)
         XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey), [2])
         XCTAssertEqual(dispatcher.lostDeliveries, 1)

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The dispatch rules, driven directly (no sockets).
 final class DispatcherTests: XCTestCase {
@@ -41,7 +42,8 @@ final class DispatcherTests: XCTestCase {
             guard case .refusal(let refusal)? = out.first?.message, out.count == 1 else { return XCTFail("\(out)") }
             XCTAssertEqual(refusal.code, .limit)
             XCTAssertTrue(refusal.reason.contains("\(slots) slots"), refusal.reason)
-            XCTAssertTrue(refusal.reason.contains("\(PeerInputRules.maxWorkerSlots)"), "names the limit: \(refusal.reason)")
+            XCTAssertTrue(
+                refusal.reason.contains("\(PeerInputRules.maxWorkerSlots)"), "names the limit: \(refusal.reason)")
             XCTAssertTrue(dispatcher.workers.isEmpty, "a refused hello registers nothing")
         }
         let out = dispatcher.register(
@@ -68,14 +70,16 @@ final class DispatcherTests: XCTestCase {
         _ = dispatcher.enqueue(a)
         _ = dispatcher.enqueue(b)
         let cancel = dispatcher.cancel(key: 10, reason: "batch cancelled")
-        XCTAssertEqual(cancel.first?.message, .cancelTask(CancelTask(taskID: "a", reason: "batch cancelled", taskKey: 10)),
-                       "the worker is told which task by its key")
+        XCTAssertEqual(
+            cancel.first?.message, .cancelTask(CancelTask(taskID: "a", reason: "batch cancelled", taskKey: 10)),
+            "the worker is told which task by its key")
         XCTAssertEqual(dispatcher.runningTaskCount, 1, "the slot stays taken until the worker confirms")
         XCTAssertTrue(dispatcher.cancel(key: 11, reason: "x").isEmpty, "a queued task is dropped at once")
         XCTAssertEqual(dispatcher.queuedTaskCount, 0)
 
         let (result, out) = dispatcher.complete(
-            TaskResult(taskID: "a", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled)), taskKey: 10), from: worker, now: now)
+            TaskResult(taskID: "a", attempt: 1, outcome: .failure(TaskFailure(code: .cancelled)), taskKey: 10),
+            from: worker, now: now)
         XCTAssertNil(result, "nobody waits for a cancelled task")
         XCTAssertTrue(out.isEmpty)
         XCTAssertEqual(dispatcher.runningTaskCount, 0)
@@ -102,8 +106,10 @@ final class DispatcherTests: XCTestCase {
         guard case .failure(let failure)? = losses.first?.result.outcome else { return XCTFail("expected a failure") }
         XCTAssertEqual(failure.code, .workerLost)
         XCTAssertTrue(failure.isTransient)
-        XCTAssertTrue(failure.message.contains("worker lost") && failure.message.contains("w1") && failure.message.contains("died"),
-                      failure.message)
+        XCTAssertTrue(
+            failure.message.contains("worker lost") && failure.message.contains("w1")
+                && failure.message.contains("died"),
+            failure.message)
         XCTAssertTrue(dispatcher.takeWorkerLosses().isEmpty, "taken once")
         XCTAssertNil(dispatcher.state(of: 7), "the dispatcher let it go")
 
@@ -112,13 +118,16 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(assignments(dispatcher.enqueue(t)).first?.attempt, 2)
         let stale = dispatcher.staleResults
         let (late, lateOut) = dispatcher.complete(
-            TaskResult(taskID: "t", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "HTTP 503")), taskKey: 7),
+            TaskResult(
+                taskID: "t", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "HTTP 503")),
+                taskKey: 7),
             from: worker, now: later)
         XCTAssertNil(late, "a late failure of an old attempt changes nothing")
         XCTAssertTrue(lateOut.isEmpty)
         XCTAssertEqual(dispatcher.staleResults, stale + 1)
         let (current, _) = dispatcher.complete(
-            TaskResult(taskID: "t", attempt: 2, outcome: .output(TaskOutput(data: [2])), taskKey: 7), from: other, now: later)
+            TaskResult(taskID: "t", attempt: 2, outcome: .output(TaskOutput(data: [2])), taskKey: 7), from: other,
+            now: later)
         XCTAssertEqual(current?.attempt, 2)
     }
 
@@ -126,7 +135,8 @@ final class DispatcherTests: XCTestCase {
         var dispatcher = makeDispatcher()
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 3, acceptsBatches: true), peer: worker, now: now)
         for key: TaskKey in 1...3 {
-            _ = dispatcher.enqueue(TaskAssignment(taskID: "t\(key)", batchID: "b", attempt: 1, kind: .noop, taskKey: key))
+            _ = dispatcher.enqueue(
+                TaskAssignment(taskID: "t\(key)", batchID: "b", attempt: 1, kind: .noop, taskKey: key))
         }
         // Its heartbeat says it received sequences 1 and 2; the result of 2 came too. 3 is still on the way.
         _ = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [1, 2]), from: worker, now: now)
@@ -143,8 +153,9 @@ final class DispatcherTests: XCTestCase {
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
         _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1))
         _ = dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2))
-        _ = dispatcher.complete(TaskResult(taskID: "b", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 2),
-                                from: worker, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 2),
+            from: worker, now: now)
         _ = dispatcher.workerLeft(worker, draining: false)
         XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey), [1])
     }
@@ -155,21 +166,26 @@ final class DispatcherTests: XCTestCase {
         XCTAssertEqual(out.first?.message, .refusal(.unknownWorker))
         guard case .refusal(let refusal)? = out.first?.message else { return XCTFail("\(out)") }
         XCTAssertEqual(refusal.code, .unknownWorker, "minor 2: the worker acts on the code")
-        XCTAssertEqual(refusal.reason, "unknown worker: send hello", "minor-1 workers match this text: it never changes")
+        XCTAssertEqual(
+            refusal.reason, "unknown worker: send hello", "minor-1 workers match this text: it never changes")
     }
 
     func testAnAssignmentTheWorkerNeverGotIsALostAttempt() {
         var dispatcher = makeDispatcher()
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
-        let first = assignments(dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1)))
-        let second = assignments(dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2)))
+        let first = assignments(
+            dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1)))
+        let second = assignments(
+            dispatcher.enqueue(TaskAssignment(taskID: "b", batchID: "b", attempt: 1, kind: .noop, taskKey: 2)))
         XCTAssertEqual(first.map(\.sequence), [1])
         XCTAssertEqual(second.map(\.sequence), [2])
         // The worker got the second (sequence 2) but holds only it: the first never arrived whole, or its
         // result is on the way behind this heartbeat; the next heartbeat, behind that result, tells.
-        var (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        var (lost, out) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
         XCTAssertTrue(lost == 0 && out.isEmpty, "not lost at the first heartbeat that misses it")
-        (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
+        (lost, out) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: now)
         XCTAssertEqual(lost, 1)
         XCTAssertTrue(assignments(out).isEmpty, "not sent again by the dispatcher: its operation retries it")
         var losses = dispatcher.takeWorkerLosses()
@@ -188,12 +204,14 @@ final class DispatcherTests: XCTestCase {
         // do not show it.
         _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 2, kind: .noop, taskKey: 1))
         for second in 1..<Dispatcher.heartbeatsBeforeLost {
-            (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
-                                               now: now + .seconds(second))
+            (lost, out) = dispatcher.heartbeat(
+                Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
+                now: now + .seconds(second))
             XCTAssertTrue(lost == 0 && out.isEmpty, "not lost before \(Dispatcher.heartbeatsBeforeLost) heartbeats")
         }
-        (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
-                                         now: now + .seconds(Dispatcher.heartbeatsBeforeLost))
+        (lost, _) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker,
+            now: now + .seconds(Dispatcher.heartbeatsBeforeLost))
         XCTAssertEqual(lost, 1)
         losses = dispatcher.takeWorkerLosses()
         XCTAssertEqual(losses.map(\.result.attempt), [2])
@@ -204,12 +222,14 @@ final class DispatcherTests: XCTestCase {
         _ = dispatcher.register(WorkerHello(workerID: "w1", slots: 2, acceptsBatches: true), peer: worker, now: now)
         _ = dispatcher.enqueue(TaskAssignment(taskID: "a", batchID: "b", attempt: 1, kind: .noop, taskKey: 1))
         for _ in 0..<10 {
-            let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 1, holding: [1]), from: worker, now: now)
+            let (lost, out) = dispatcher.heartbeat(
+                Heartbeat(workerID: "w1", lastSequence: 1, holding: [1]), from: worker, now: now)
             XCTAssertTrue(lost == 0 && out.isEmpty)
         }
         XCTAssertEqual(dispatcher.lostDeliveries, 0)
         let (result, _) = dispatcher.complete(
-            TaskResult(taskID: "a", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 1), from: worker, now: now)
+            TaskResult(taskID: "a", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 1), from: worker,
+            now: now)
         XCTAssertNotNil(result)
     }
 }
@@ -237,7 +257,8 @@ extension DispatcherTests {
         let (wasWorker, out) = dispatcher.workerUnreachable(holder ?? worker)
         XCTAssertTrue(wasWorker)
         XCTAssertTrue(assignments(out).isEmpty)
-        XCTAssertEqual(dispatcher.takeWorkerLosses().count, 1, "its attempt is lost at once, for its operation to retry")
+        XCTAssertEqual(
+            dispatcher.takeWorkerLosses().count, 1, "its attempt is lost at once, for its operation to retry")
         XCTAssertFalse(dispatcher.workerUnreachable(PeerIdentity(Array("client".utf8))).wasWorker)
     }
 }
@@ -245,7 +266,8 @@ extension DispatcherTests {
 extension DispatcherTests {
     func testWorkersThatAcceptBatchesGetTheirAssignmentsGroupedAndCreditStillHolds() {
         var dispatcher = makeDispatcher()
-        let welcome = dispatcher.register(WorkerHello(workerID: "w1", slots: 3, acceptsBatches: true), peer: worker, now: now)
+        let welcome = dispatcher.register(
+            WorkerHello(workerID: "w1", slots: 3, acceptsBatches: true), peer: worker, now: now)
         guard case .welcome(let w)? = welcome.first?.message else { return XCTFail("\(welcome)") }
         XCTAssertTrue(w.acceptsBatches, "the coordinator says it takes TaskResultBatch")
         _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 2), peer: other, now: now)
@@ -253,7 +275,8 @@ extension DispatcherTests {
         for index in 0..<8 { out += dispatcher.enqueue(task("t\(index)")) }
         XCTAssertEqual(assignments(out).count, 5, "3 + 2 slots")
         XCTAssertEqual(out.filter { $0.peer == worker }.map(\.batchable), [true, true, true])
-        XCTAssertEqual(out.filter { $0.peer == other }.map(\.batchable), [false, false], "w2 did not say it accepts batches")
+        XCTAssertEqual(
+            out.filter { $0.peer == other }.map(\.batchable), [false, false], "w2 did not say it accepts batches")
 
         let sent = Outbound.coalesced(out)
         let toWorker = sent.filter { $0.peer == worker }
@@ -261,15 +284,18 @@ extension DispatcherTests {
         guard case .taskAssignments(let grouped)? = toWorker.first?.message else { return XCTFail("\(toWorker)") }
         XCTAssertEqual(grouped.count, 3)
         XCTAssertEqual(sent.filter { $0.peer == other }.count, 2, "plain assignments to the other worker")
-        XCTAssertEqual(Set(sent.flatMap { MessageBatching.unbatched($0.message) }.compactMap { message -> String? in
-            if case .taskAssignment(let a) = message { return a.taskID } else { return nil }
-        }), Set(assignments(out).map(\.taskID)), "nothing lost or added")
+        XCTAssertEqual(
+            Set(
+                sent.flatMap { MessageBatching.unbatched($0.message) }.compactMap { message -> String? in
+                    if case .taskAssignment(let a) = message { return a.taskID } else { return nil }
+                }), Set(assignments(out).map(\.taskID)), "nothing lost or added")
 
         // Several results at once free several slots; nothing beyond the credit is sent.
         var freed: [Outbound] = []
         for assignment in grouped.prefix(2) {
             let (delivered, more) = dispatcher.complete(
-                TaskResult(taskID: assignment.taskID, attempt: 1, outcome: .output(TaskOutput(data: []))), from: worker, now: now)
+                TaskResult(taskID: assignment.taskID, attempt: 1, outcome: .output(TaskOutput(data: []))), from: worker,
+                now: now)
             XCTAssertNotNil(delivered)
             freed += more
         }
@@ -281,8 +307,12 @@ extension DispatcherTests {
     func testCoalescingKeepsEachPeersOrderAndNonBatchableMessagesInPlace() {
         let client = PeerIdentity(Array("client".utf8))
         func item(_ index: UInt32) -> Outbound {
-            Outbound(peer: client, message: .itemFinished(ItemFinished(
-                batchID: "b", itemIndex: index, outputName: "item-\(index)", outcome: .output(TaskOutput(data: [])))),
+            Outbound(
+                peer: client,
+                message: .itemFinished(
+                    ItemFinished(
+                        batchID: "b", itemIndex: index, outputName: "item-\(index)",
+                        outcome: .output(TaskOutput(data: [])))),
                 batchable: true)
         }
         let finished = Outbound(peer: client, message: .batchFinished(BatchFinished(batchID: "b", succeeded: 3)))
@@ -311,7 +341,9 @@ extension DispatcherTests {
         XCTAssertEqual(Set(sent.map(\.taskID)), ["k", "plain"])
         XCTAssertTrue(sent.allSatisfy { $0.taskKey != 0 }, "every assignment carries a key")
         XCTAssertEqual(sent.first { $0.taskID == "k" }?.taskKey, 77)
-        func holder(_ id: String) -> PeerIdentity { out.first { if case .taskAssignment(let a) = $0.message { a.taskID == id } else { false } }!.peer }
+        func holder(_ id: String) -> PeerIdentity {
+            out.first { if case .taskAssignment(let a) = $0.message { a.taskID == id } else { false } }!.peer
+        }
 
         // A key naming another task is stale, whatever the ID says.
         let plainKey = sent.first { $0.taskID == "plain" }!.taskKey
@@ -323,10 +355,12 @@ extension DispatcherTests {
 
         // Echoed key, or (from either worker) no key at all: found, delivered with its key.
         let (first, _) = dispatcher.complete(
-            TaskResult(taskID: "k", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 77), from: holder("k"), now: now)
+            TaskResult(taskID: "k", attempt: 1, outcome: .output(TaskOutput(data: [])), taskKey: 77), from: holder("k"),
+            now: now)
         XCTAssertEqual(first?.taskKey, 77)
         let (second, _) = dispatcher.complete(
-            TaskResult(taskID: "plain", attempt: 1, outcome: .output(TaskOutput(data: []))), from: holder("plain"), now: now)
+            TaskResult(taskID: "plain", attempt: 1, outcome: .output(TaskOutput(data: []))), from: holder("plain"),
+            now: now)
         XCTAssertEqual(second?.taskKey, plainKey)
         XCTAssertEqual(dispatcher.runningTaskCount, 0)
         XCTAssertNil(dispatcher.state(of: "plain"))

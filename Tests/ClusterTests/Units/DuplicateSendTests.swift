@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Tasks sent twice (issue #14's duplicates under load), as orders of events on the coordinator's state
 /// machines, no sockets: a task whose result is on its way or waiting unread is not sent again, and every
@@ -11,7 +12,8 @@ final class DuplicateSendTests: XCTestCase {
 
     private func registered(slots: UInt32 = 2) -> Dispatcher {
         var dispatcher = Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(5))
-        _ = dispatcher.register(WorkerHello(workerID: "w1", slots: slots, acceptsBatches: true), peer: worker, now: start)
+        _ = dispatcher.register(
+            WorkerHello(workerID: "w1", slots: slots, acceptsBatches: true), peer: worker, now: start)
         return dispatcher
     }
 
@@ -20,8 +22,9 @@ final class DuplicateSendTests: XCTestCase {
     }
 
     private func answer(_ assignment: TaskAssignment) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [])),
-                   taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [])),
+            taskKey: assignment.taskKey)
     }
 
     private func assignments(_ out: [Outbound]) -> [TaskAssignment] {
@@ -38,7 +41,8 @@ final class DuplicateSendTests: XCTestCase {
         let sent = assignments(dispatcher.enqueue(noop(1)))
         XCTAssertEqual(sent.map(\.sequence), [1])
 
-        let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 1, holding: []), from: worker, now: start)
+        let (lost, out) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 1, holding: []), from: worker, now: start)
         XCTAssertEqual(lost, 0, "one heartbeat that misses it may be ahead of its result")
         XCTAssertTrue(out.isEmpty)
         XCTAssertTrue(dispatcher.takeWorkerLosses().isEmpty, "nothing for its operation to retry")
@@ -46,7 +50,8 @@ final class DuplicateSendTests: XCTestCase {
         let (result, _) = dispatcher.complete(answer(sent[0]), from: worker, now: start)
         XCTAssertEqual(result?.taskKey, 1, "the result is the task's, not a stale one")
         XCTAssertEqual(dispatcher.staleResults, 0)
-        let (later, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 1, holding: []), from: worker, now: start)
+        let (later, _) = dispatcher.heartbeat(
+            Heartbeat(workerID: "w1", lastSequence: 1, holding: []), from: worker, now: start)
         XCTAssertEqual(later, 0)
         XCTAssertEqual(dispatcher.lostDeliveries, 0)
         XCTAssertEqual(dispatcher.resends.total, 0)
@@ -60,11 +65,16 @@ final class DuplicateSendTests: XCTestCase {
         _ = dispatcher.enqueue(noop(1))
         _ = dispatcher.enqueue(noop(2))
         for _ in 0..<3 {
-            let (lost, _) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [1, 2]), from: worker, now: start)
+            let (lost, _) = dispatcher.heartbeat(
+                Heartbeat(workerID: "w1", lastSequence: 2, holding: [1, 2]), from: worker, now: start)
             XCTAssertEqual(lost, 0, "held")
         }
-        XCTAssertEqual(dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: start).lost, 0)
-        XCTAssertEqual(dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: start).lost, 1)
+        XCTAssertEqual(
+            dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: start)
+                .lost, 0)
+        XCTAssertEqual(
+            dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 2, holding: [2]), from: worker, now: start)
+                .lost, 1)
         let losses = dispatcher.takeWorkerLosses()
         XCTAssertEqual(losses.map(\.result.taskKey), [1])
         XCTAssertEqual(losses.map(\.reason), [.assignmentLost])
@@ -73,7 +83,9 @@ final class DuplicateSendTests: XCTestCase {
         // Its retry, sent again, starts with a clean slate: one heartbeat missing it is not enough.
         let retry = assignments(dispatcher.enqueue(noop(1, attempt: 2)))
         XCTAssertEqual(retry.map(\.sequence), [3])
-        XCTAssertEqual(dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: start).lost, 0)
+        XCTAssertEqual(
+            dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 3, holding: [2]), from: worker, now: start)
+                .lost, 0)
         XCTAssertNotNil(dispatcher.complete(answer(retry[0]), from: worker, now: start).0)
     }
 
@@ -93,7 +105,9 @@ final class DuplicateSendTests: XCTestCase {
         let (result, _) = dispatcher.complete(answer(answered[0]), from: worker, now: start + .seconds(5))
         XCTAssertNotNil(result)
         timeouts.finished(1)
-        guard let instant = checkpoint.handledMessages(caughtUp: true) else { return XCTFail("the check runs once caught up") }
+        guard let instant = checkpoint.handledMessages(caughtUp: true) else {
+            return XCTFail("the check runs once caught up")
+        }
         XCTAssertEqual(timeouts.expire(now: instant, dispatcher: dispatcher), [2], "only the task without a result")
     }
 
@@ -112,8 +126,9 @@ final class DuplicateSendTests: XCTestCase {
         func retried(_ code: FailureCode, lossReason: TaskResends.Reason? = nil) -> TaskResends.Reason? {
             var run = RemoteRun(assignment: noop(5), lineage: nil, attempt: 1, workerLosses: 0)
             XCTAssertNil(run.request.resend, "a first run is no re-send")
-            let error = RemoteTaskError(failure: TaskFailure(code: code, message: "\(code)"), attempt: 1,
-                                        worker: lostWorker, lossReason: lossReason)
+            let error = RemoteTaskError(
+                failure: TaskFailure(code: code, message: "\(code)"), attempt: 1,
+                worker: lostWorker, lossReason: lossReason)
             return run.retry(after: error).resend
         }
         XCTAssertEqual(retried(.workerLost, lossReason: .assignmentLost), .assignmentLost)
@@ -123,11 +138,16 @@ final class DuplicateSendTests: XCTestCase {
         XCTAssertEqual(retried(.inputMissing), .inputMissing)
 
         // A lineage re-run of the producer is an input gone missing.
-        let producer = TaskAssignment(taskID: "b/0/download", batchID: "b", attempt: 1, kind: .download,
-                                      source: "http://x/a.jpg", taskKey: 20)
-        var lineageRun = RemoteRun(assignment: noop(21), lineage: Lineage(producer: producer), attempt: 1, workerLosses: 0)
-        guard case .send(let rerun) = lineageRun.step(after: .failure(RemoteTaskError(
-            failure: TaskFailure(code: .inputMissing, message: "gone"), attempt: 1)))
+        let producer = TaskAssignment(
+            taskID: "b/0/download", batchID: "b", attempt: 1, kind: .download,
+            source: "http://x/a.jpg", taskKey: 20)
+        var lineageRun = RemoteRun(
+            assignment: noop(21), lineage: Lineage(producer: producer), attempt: 1, workerLosses: 0)
+        guard
+            case .send(let rerun) = lineageRun.step(
+                after: .failure(
+                    RemoteTaskError(
+                        failure: TaskFailure(code: .inputMissing, message: "gone"), attempt: 1)))
         else { return XCTFail("the producer runs again") }
         XCTAssertEqual(rerun.resend, .inputMissing)
     }
@@ -143,7 +163,8 @@ extension DuplicateSendTests {
         XCTAssertEqual(sent.map(\.sequence), [1])
         // Five heartbeats the worker sent before the assignment existed, handled one after the other.
         for _ in 0..<Dispatcher.heartbeatsBeforeLost {
-            let (lost, out) = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 0, holding: []), from: worker, now: start)
+            let (lost, out) = dispatcher.heartbeat(
+                Heartbeat(workerID: "w1", lastSequence: 0, holding: []), from: worker, now: start)
             XCTAssertTrue(lost == 0 && out.isEmpty, "a burst counts once")
         }
         XCTAssertEqual(dispatcher.state(of: 1), .running(worker: worker))
@@ -153,8 +174,11 @@ extension DuplicateSendTests {
         var second = 0
         while lost == 0, second < 2 * Dispatcher.heartbeatsBeforeLost {
             second += 1
-            lost = dispatcher.heartbeat(Heartbeat(workerID: "w1", lastSequence: 0, holding: []), from: worker,
-                                        now: start + .seconds(second)).lost
+            lost =
+                dispatcher.heartbeat(
+                    Heartbeat(workerID: "w1", lastSequence: 0, holding: []), from: worker,
+                    now: start + .seconds(second)
+                ).lost
         }
         XCTAssertEqual(lost, 1)
         XCTAssertEqual(second, Dispatcher.heartbeatsBeforeLost - 1, "the burst counted as one heartbeat")

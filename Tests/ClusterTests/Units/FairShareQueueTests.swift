@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The order of the tasks waiting for a slot: fair share between clients and batches, weighted by
 /// priority, starvation-free; FIFO on demand.
@@ -74,7 +75,9 @@ final class FairShareQueueTests: XCTestCase {
 
     func testClientsShareEquallyWhateverTheirNumberOfBatches() {
         var queue = FairShareQueue()
-        for batch in ["a1", "a2", "a3"] { queue.register(batch: batch, as: ShareClass(client: client("alice"), priority: 0)) }
+        for batch in ["a1", "a2", "a3"] {
+            queue.register(batch: batch, as: ShareClass(client: client("alice"), priority: 0))
+        }
         queue.register(batch: "b1", as: ShareClass(client: client("bob"), priority: 0))
         fill(&queue, batch: "a1", base: 0, count: 1_000)
         fill(&queue, batch: "a2", base: 10_000, count: 1_000)
@@ -118,7 +121,10 @@ final class FairShareQueueTests: XCTestCase {
         var next: TaskKey = 1
         for round in 0..<2_000 {
             let batch = "b\(Int.random(in: 0..<7, using: &generator))"
-            if round % 3 == 0 { queue.register(batch: batch, as: ShareClass(client: client(batch), priority: Int32.random(in: -10...10))) }
+            if round % 3 == 0 {
+                queue.register(
+                    batch: batch, as: ShareClass(client: client(batch), priority: Int32.random(in: -10...10)))
+            }
             queue.enqueue(next, batch: batch, urgency: Int.random(in: 0...1), front: Bool.random())
             live.insert(next)
             next += 1

@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 /// The index of workers with free slots (no sockets): the most free slots first, ties in turn, a retry's
 /// worker passed over, and every change of a worker's slots reflected.

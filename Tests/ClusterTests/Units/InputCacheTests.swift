@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The worker's cache of downloaded images, for tilt-shifts sent to it by reference.
 final class InputCacheTests: XCTestCase {
@@ -40,8 +41,9 @@ final class InputCacheTests: XCTestCase {
         XCTAssertEqual(resolved?.inputs.first?.data, [9, 9])
         XCTAssertEqual(resolved?.inputs.first?.onWorker, false)
         XCTAssertNil(cache.resolve(assignment), "taken once: a second reference misses")
-        let inline = TaskAssignment(taskID: "t", batchID: "b", attempt: 1, kind: .tiltShift, source: "y",
-                                    inputs: [InjectedInput(fromTaskID: "d", data: [1], mediaType: "image/png")])
+        let inline = TaskAssignment(
+            taskID: "t", batchID: "b", attempt: 1, kind: .tiltShift, source: "y",
+            inputs: [InjectedInput(fromTaskID: "d", data: [1], mediaType: "image/png")])
         XCTAssertEqual(cache.resolve(inline), inline, "inputs with their bytes pass through")
     }
 }

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Downloads that stay where they landed (protocol minor 3): the coordinator gets only their metadata,
 /// their tilt-shift may run only on the worker that holds them, and when that copy is lost the tilt-shift
@@ -16,15 +17,18 @@ final class InputPlacementTests: XCTestCase {
     }
 
     private func download(_ key: TaskKey) -> TaskAssignment {
-        var assignment = TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download,
-                                        source: "http://x/\(key).jpg", taskKey: key)
+        var assignment = TaskAssignment(
+            taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download,
+            source: "http://x/\(key).jpg", taskKey: key)
         assignment.keepOutput = true
         return assignment
     }
 
     private func tiltShift(_ key: TaskKey, from download: TaskKey) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "http://x/\(download).jpg",
-                       inputs: [Lineage.input(from: self.download(download), output: held)], taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift,
+            source: "http://x/\(download).jpg",
+            inputs: [Lineage.input(from: self.download(download), output: held)], taskKey: key)
     }
 
     /// Workers `a` and `b` (one slot each); `a` downloaded image 1 (kept there, tilt-shift 101), `b` runs download 3.
@@ -34,8 +38,9 @@ final class InputPlacementTests: XCTestCase {
         _ = dispatcher.enqueue(download(1), dependentKey: 101)
         _ = dispatcher.register(WorkerHello(workerID: "b", slots: 1, acceptsBatches: true), peer: b, now: now)
         _ = dispatcher.enqueue(download(3), dependentKey: 103)
-        let (result, _) = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1),
-                                              from: a, now: now)
+        let (result, _) = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1),
+            from: a, now: now)
         XCTAssertNotNil(result)
         return dispatcher
     }
@@ -54,7 +59,9 @@ final class InputPlacementTests: XCTestCase {
         _ = dispatcher.release(101)  // the kept slot is given back (as after its timeout) …
         _ = dispatcher.enqueue(download(4), dependentKey: 104)  // … and download 4 takes it
         let (_, freedB) = dispatcher.complete(
-            TaskResult(taskID: "b/3/download", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "404")), taskKey: 3),
+            TaskResult(
+                taskID: "b/3/download", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "404")),
+                taskKey: 3),
             from: b, now: now)
         XCTAssertTrue(assignments(freedB).isEmpty)
         // The placement of 101 was released too: a tilt-shift whose input nobody holds fails at once.
@@ -63,7 +70,8 @@ final class InputPlacementTests: XCTestCase {
 
         // Download 4 finishes on a: its tilt-shift is pinned there, though b is free.
         var pinned = dispatcher
-        _ = pinned.complete(TaskResult(taskID: "b/4/download", attempt: 1, outcome: .output(held), taskKey: 4), from: a, now: now)
+        _ = pinned.complete(
+            TaskResult(taskID: "b/4/download", attempt: 1, outcome: .output(held), taskKey: 4), from: a, now: now)
         let sent = assignments(pinned.enqueue(tiltShift(104, from: 4), priority: 1))
         XCTAssertEqual(sent.map(\.peer), [a])
     }
@@ -73,7 +81,8 @@ final class InputPlacementTests: XCTestCase {
         _ = running.enqueue(tiltShift(101, from: 1), priority: 1)
         let (wasWorker, out) = running.workerUnreachable(a)
         XCTAssertTrue(wasWorker)
-        XCTAssertFalse(running.takeWorkerLosses().contains { $0.result.taskKey == 101 }, "a lost input, not a lost attempt")
+        XCTAssertFalse(
+            running.takeWorkerLosses().contains { $0.result.taskKey == 101 }, "a lost input, not a lost attempt")
         XCTAssertTrue(assignments(out).allSatisfy { $0.assignment.taskKey != 101 }, "never sent to b without its input")
         let lost = running.takeLostInputs()
         XCTAssertEqual(lost.map(\.taskKey), [101])
@@ -100,8 +109,9 @@ final class InputPlacementTests: XCTestCase {
         _ = dispatcher.enqueue(download(3), dependentKey: 103)
         let holder = dispatcher.state(of: 1) == .running(worker: a) ? a : b
         _ = dispatcher.workerLeft(holder, draining: true)
-        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1),
-                                from: holder, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(held), taskKey: 1),
+            from: holder, now: now)
         XCTAssertTrue(dispatcher.reservations.isEmpty, "a draining worker keeps no slot")
         XCTAssertTrue(assignments(dispatcher.enqueue(tiltShift(101, from: 1), priority: 1)).isEmpty)
         XCTAssertEqual(dispatcher.takeLostInputs().map(\.taskKey), [101], "a draining worker is sent nothing new")

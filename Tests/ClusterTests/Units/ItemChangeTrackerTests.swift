@@ -1,12 +1,15 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// What a batch's event stream sends of its items (`ItemChangeTracker`): all of them first, then only
 /// those whose fields changed, and the whole list again when items went missing.
 final class ItemChangeTrackerTests: XCTestCase {
     private func items(_ states: [String]) -> [ItemStatus] {
-        states.enumerated().map { ItemStatus(itemIndex: UInt32($0.offset), source: "http://h/\($0.offset).jpg", state: $0.element) }
+        states.enumerated().map {
+            ItemStatus(itemIndex: UInt32($0.offset), source: "http://h/\($0.offset).jpg", state: $0.element)
+        }
     }
 
     func testTheFirstEventHasEveryItemThenOnlyThoseThatChanged() {

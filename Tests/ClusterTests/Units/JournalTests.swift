@@ -1,7 +1,8 @@
-@testable import Cluster
 import Foundation
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// The journal on disk: framing, torn writes, replay and compaction.
 final class JournalTests: XCTestCase {
@@ -17,7 +18,9 @@ final class JournalTests: XCTestCase {
     }
 
     private func submit(_ count: Int) -> SubmitBatch {
-        SubmitBatch(requestID: "r", items: (0..<count).map { BatchItem(source: "https://example.com/\($0).jpg", outputName: "\($0)") })
+        SubmitBatch(
+            requestID: "r",
+            items: (0..<count).map { BatchItem(source: "https://example.com/\($0).jpg", outputName: "\($0)") })
     }
 
     func testCRC32MatchesTheStandardCheckValue() {
@@ -59,10 +62,15 @@ final class JournalTests: XCTestCase {
         let records: [JournalRecord] = [
             .started(coordinatorID: "c1", incarnation: 1, unixMilliseconds: 0),
             .batchAccepted(batchID: "b-done", client: [1], submit: submit(1), unixMilliseconds: 1),
-            .batchAccepted(batchID: "b-open", client: [2], submit: submit(3), unixMilliseconds: 2,
-                           ownerKey: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"),
-            .itemFinished(ItemFinished(batchID: "b-done", itemIndex: 0, outcome: .failure(TaskFailure(code: .download, message: "404")))),
-            .itemFinished(ItemFinished(batchID: "b-open", itemIndex: 2, outcome: .output(TaskOutput(data: [], mediaType: "image/png")))),
+            .batchAccepted(
+                batchID: "b-open", client: [2], submit: submit(3), unixMilliseconds: 2,
+                ownerKey: "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"),
+            .itemFinished(
+                ItemFinished(
+                    batchID: "b-done", itemIndex: 0, outcome: .failure(TaskFailure(code: .download, message: "404")))),
+            .itemFinished(
+                ItemFinished(
+                    batchID: "b-open", itemIndex: 2, outcome: .output(TaskOutput(data: [], mediaType: "image/png")))),
             .batchCancelled(CancelBatch(batchID: "b-open", itemIndexes: [1])),
             .itemFinished(ItemFinished(batchID: "b-unknown", itemIndex: 0, outcome: .output(TaskOutput(data: [])))),
             .itemFinished(ItemFinished(batchID: "b-open", itemIndex: 99, outcome: .output(TaskOutput(data: [])))),
@@ -81,21 +89,25 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(again.batches.map(\.batchID), ["b-open"])
         XCTAssertEqual(again.batches.first?.finished, state.batches.first?.finished)
         XCTAssertEqual(again.batches.first?.acceptedUnixMilliseconds, 2)
-        XCTAssertEqual(again.batches.first?.ownerKey, "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
-                       "the batch's owner survives compaction, so a second restart keeps it too")
+        XCTAssertEqual(
+            again.batches.first?.ownerKey, "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
+            "the batch's owner survives compaction, so a second restart keeps it too")
     }
 
     func testReplayKeepsEachItemsFailedAttemptsAndCompactionKeepsThem() {
         func attempt(_ number: UInt32, _ code: FailureCode, worker: String) -> AttemptStatus {
-            AttemptStatus(task: "download", attempt: number, code: code, error: "x", isTransient: true, retried: number == 1,
-                          worker: worker, failedUnixMilliseconds: 1_795_000_000_000 + UInt64(number))
+            AttemptStatus(
+                task: "download", attempt: number, code: code, error: "x", isTransient: true, retried: number == 1,
+                worker: worker, failedUnixMilliseconds: 1_795_000_000_000 + UInt64(number))
         }
         let records: [JournalRecord] = [
             .batchAccepted(batchID: "b-1", client: [1], submit: submit(3), unixMilliseconds: 1),
             .attemptFailed(batchID: "b-1", itemIndex: 1, attempt: attempt(1, .workerLost, worker: "w-1")),
             .attemptFailed(batchID: "b-1", itemIndex: 2, attempt: attempt(1, .download, worker: "w-2")),
             .attemptFailed(batchID: "b-1", itemIndex: 1, attempt: attempt(2, .workerLost, worker: "w-3")),
-            .itemFinished(ItemFinished(batchID: "b-1", itemIndex: 1, outcome: .failure(TaskFailure(code: .workerLost, message: "lost")))),
+            .itemFinished(
+                ItemFinished(
+                    batchID: "b-1", itemIndex: 1, outcome: .failure(TaskFailure(code: .workerLost, message: "lost")))),
             .attemptFailed(batchID: "b-gone", itemIndex: 0, attempt: attempt(1, .download, worker: "w-1")),
         ]
         let state = RecoveredState(replaying: records.map(JournalCodec.encode))
@@ -107,7 +119,8 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(again.batches.first?.failedAttempts, batch?.failedAttempts)
 
         // Restored: a finished item's attempts are its batch's, for status.
-        var registry = BatchRegistry(limits: BatchRegistry.Limits(maxBatchItems: 10, maxPendingItemsPerClient: 10), keepsResults: true)
+        var registry = BatchRegistry(
+            limits: BatchRegistry.Limits(maxBatchItems: 10, maxPendingItemsPerClient: 10), keepsResults: true)
         guard let saved = state.batches.first else { return XCTFail("the batch is restored") }
         let planned = registry.plan(batchID: "b-1", client: PeerIdentity([1]), submit: saved.submit, recovered: saved)
         XCTAssertEqual(planned.failedAttempts(of: 1).map(\.attempt), [1, 2])
@@ -115,9 +128,12 @@ final class JournalTests: XCTestCase {
     }
 
     func testReplayedExpansionsAddItemsAndCountTheirManifestAsFinished() {
-        let added = ItemsAdded(batchID: "b-1", parentIndex: 0, firstIndex: 2, items: [
-            BatchItem(source: "https://example.com/x.jpg", outputName: "x"), BatchItem(source: "https://example.com/y.jpg", outputName: "y"),
-        ])
+        let added = ItemsAdded(
+            batchID: "b-1", parentIndex: 0, firstIndex: 2,
+            items: [
+                BatchItem(source: "https://example.com/x.jpg", outputName: "x"),
+                BatchItem(source: "https://example.com/y.jpg", outputName: "y"),
+            ])
         let records: [JournalRecord] = [
             .batchAccepted(batchID: "b-1", client: [1], submit: submit(2), unixMilliseconds: 1),
             .itemsAdded(added),
@@ -140,15 +156,19 @@ final class JournalTests: XCTestCase {
             let (journal, first) = try Journal.open(directory: directory, coordinatorID: "c1")
             XCTAssertEqual(first.incarnation, 1)
             try journal.recordAccepted(batchID: "b-1", client: [9], submit: submit(2))
-            try journal.recordFinished(ItemFinished(batchID: "b-1", itemIndex: 1, outputName: "1",
-                                                    outcome: .output(TaskOutput(data: [1, 2, 3], mediaType: "image/jpeg", width: 1, height: 1))))
+            try journal.recordFinished(
+                ItemFinished(
+                    batchID: "b-1", itemIndex: 1, outputName: "1",
+                    outcome: .output(TaskOutput(data: [1, 2, 3], mediaType: "image/jpeg", width: 1, height: 1))))
             XCTAssertEqual(try journal.storedOutput(batchID: "b-1", itemIndex: 1), [1, 2, 3])
         }
         do {
             let (journal, second) = try Journal.open(directory: directory, coordinatorID: "c2")
             XCTAssertEqual(second.incarnation, 2)
             let batch = try XCTUnwrap(second.batches.first)
-            guard case .output(let output)? = batch.finished[1]?.outcome else { return XCTFail("item 1 should be recorded as a success") }
+            guard case .output(let output)? = batch.finished[1]?.outcome else {
+                return XCTFail("item 1 should be recorded as a success")
+            }
             XCTAssertEqual(output.data, [], "the journal keeps no image bytes")
             XCTAssertEqual(output.mediaType, "image/jpeg")
             XCTAssertEqual(try journal.storedOutput(batchID: "b-1", itemIndex: 1), [1, 2, 3])
@@ -175,7 +195,9 @@ final class JournalTests: XCTestCase {
     }
 
     func testAnUnwritableDataDirectorySaysSo() {
-        XCTAssertThrowsError(try Journal.open(directory: URL(fileURLWithPath: "/proc/shiftwork-cannot-be-here"), coordinatorID: "c")) { error in
+        XCTAssertThrowsError(
+            try Journal.open(directory: URL(fileURLWithPath: "/proc/shiftwork-cannot-be-here"), coordinatorID: "c")
+        ) { error in
             XCTAssertTrue("\(error)".contains("--data-dir"), "\(error)")
         }
     }

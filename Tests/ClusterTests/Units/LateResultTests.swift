@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Late results (`Dispatcher+LateResults`): the success of an attempt the coordinator already gave up on,
 /// timed out or lost with a worker declared dead, is the task's result while the task has none yet: it
@@ -23,26 +24,34 @@ final class LateResultTests: XCTestCase {
     }
 
     private func download(_ key: TaskKey, attempt: UInt32 = 1) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: attempt, kind: .download,
-                       source: "http://x/\(key).jpg", taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(key)/download", batchID: "b", attempt: attempt, kind: .download,
+            source: "http://x/\(key).jpg", taskKey: key)
     }
 
     private func tiltShift(_ key: TaskKey, of download: TaskKey) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift,
-                       source: "http://x/\(download).jpg",
-                       inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: [], onWorker: true)],
-                       parameters: WireTiltShiftParameters(focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10,
-                                                           outputFormat: .sameAsInput, jpegQuality: 0),
-                       taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift,
+            source: "http://x/\(download).jpg",
+            inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: [], onWorker: true)],
+            parameters: WireTiltShiftParameters(
+                focusPosition: 0.5, sharpBand: 0, transition: 0.25, blurRadius: 10,
+                outputFormat: .sameAsInput, jpegQuality: 0),
+            taskKey: key)
     }
 
-    private func succeeded(_ assignment: TaskAssignment, _ output: TaskOutput = TaskOutput(data: [1, 2, 3], mediaType: "image/jpeg")) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(output), taskKey: assignment.taskKey)
+    private func succeeded(
+        _ assignment: TaskAssignment, _ output: TaskOutput = TaskOutput(data: [1, 2, 3], mediaType: "image/jpeg")
+    ) -> TaskResult {
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(output),
+            taskKey: assignment.taskKey)
     }
 
     private func failed(_ assignment: TaskAssignment, _ code: FailureCode) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt,
-                   outcome: .failure(TaskFailure(code: code, message: "\(code)")), taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt,
+            outcome: .failure(TaskFailure(code: code, message: "\(code)")), taskKey: assignment.taskKey)
     }
 
     private func assignments(_ out: [Outbound]) -> [(peer: PeerIdentity, assignment: TaskAssignment)] {
@@ -54,8 +63,10 @@ final class LateResultTests: XCTestCase {
     }
 
     /// Sends `assignment`, runs its clock past the limit, and times it out as the coordinator's tick does.
-    private func timedOut(_ assignment: TaskAssignment, _ dispatcher: inout Dispatcher,
-                          _ timeouts: inout TaskTimeouts) -> [Outbound] {
+    private func timedOut(
+        _ assignment: TaskAssignment, _ dispatcher: inout Dispatcher,
+        _ timeouts: inout TaskTimeouts
+    ) -> [Outbound] {
         timeouts.sent(dispatcher.enqueue(assignment), now: start)
         let expired = timeouts.expire(now: start + limit, dispatcher: dispatcher)
         XCTAssertEqual(expired, [assignment.taskKey])
@@ -117,7 +128,8 @@ final class LateResultTests: XCTestCase {
             let task = download(8)
             if timingOut {
                 _ = timedOut(task, &dispatcher, &timeouts)  // then its item is cancelled
-                XCTAssertTrue(dispatcher.cancel(key: 8, reason: "cancelled").isEmpty, "the cancel is on its way already")
+                XCTAssertTrue(
+                    dispatcher.cancel(key: 8, reason: "cancelled").isEmpty, "the cancel is on its way already")
             } else {
                 _ = dispatcher.enqueue(task)
                 XCTAssertEqual(cancels(dispatcher.cancel(key: 8, reason: "cancelled")).map(\.key), [8])
@@ -141,8 +153,10 @@ final class LateResultTests: XCTestCase {
         let task = download(7)
         _ = timedOut(task, &dispatcher, &timeouts)
         XCTAssertEqual(dispatcher.expireWorkers(now: start + .seconds(10)).dead, ["w1"])
-        XCTAssertEqual(timeouts.settle(dispatcher: dispatcher).map(\.key), [7], "failed as timed out: its operation retries")
-        XCTAssertTrue(assignments(dispatcher.enqueue(download(7, attempt: 2), avoiding: w1)).isEmpty, "no worker: queued")
+        XCTAssertEqual(
+            timeouts.settle(dispatcher: dispatcher).map(\.key), [7], "failed as timed out: its operation retries")
+        XCTAssertTrue(
+            assignments(dispatcher.enqueue(download(7, attempt: 2), avoiding: w1)).isEmpty, "no worker: queued")
         XCTAssertEqual(dispatcher.state(of: 7), .queued)
 
         let (delivered, out) = dispatcher.complete(succeeded(task), from: w1, now: start + .seconds(11))
@@ -155,8 +169,12 @@ final class LateResultTests: XCTestCase {
         XCTAssertEqual(dispatcher.completedTasks, 1)
 
         // A worker registering now is sent nothing.
-        XCTAssertTrue(assignments(dispatcher.register(WorkerHello(workerID: "w2", slots: 1, acceptsBatches: true),
-                                                      peer: w2, now: start + .seconds(12))).isEmpty)
+        XCTAssertTrue(
+            assignments(
+                dispatcher.register(
+                    WorkerHello(workerID: "w2", slots: 1, acceptsBatches: true),
+                    peer: w2, now: start + .seconds(12))
+            ).isEmpty)
         let (again, _) = dispatcher.complete(succeeded(task), from: w1, now: start + .seconds(12))
         XCTAssertNil(again, "delivered once")
         XCTAssertEqual(dispatcher.staleResults, 1)
@@ -171,7 +189,8 @@ final class LateResultTests: XCTestCase {
             let task = download(7)
             _ = timedOut(task, &dispatcher, &timeouts)
             XCTAssertEqual(dispatcher.state(of: 7), .cancelling(worker: w1))
-            _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1, acceptsBatches: true), peer: w2, now: start + .seconds(10))
+            _ = dispatcher.register(
+                WorkerHello(workerID: "w2", slots: 1, acceptsBatches: true), peer: w2, now: start + .seconds(10))
             XCTAssertEqual(dispatcher.expireWorkers(now: start + .seconds(10)).dead, ["w1"])
             XCTAssertEqual(timeouts.settle(dispatcher: dispatcher).map(\.key), [7])
             let retry = download(7, attempt: 2)
@@ -186,11 +205,14 @@ final class LateResultTests: XCTestCase {
             XCTAssertEqual(cancels(out).map(\.key), [7])
             XCTAssertEqual(dispatcher.state(of: 7), .cancelling(worker: w2), "its slot stays taken until w2 answers")
             timeouts.finished(7)
-            XCTAssertEqual(timeouts.expire(now: start + .seconds(60), dispatcher: dispatcher), [], "the retry's clock stopped")
+            XCTAssertEqual(
+                timeouts.expire(now: start + .seconds(60), dispatcher: dispatcher), [], "the retry's clock stopped")
 
             let answer = retryAnswer.map { failed(retry, $0) } ?? succeeded(retry)
             let (confirmation, _) = dispatcher.complete(answer, from: w2, now: start + .seconds(12))
-            XCTAssertNil(confirmation, "\(String(describing: retryAnswer)): the retry's answer confirms its cancel, it is not delivered")
+            XCTAssertNil(
+                confirmation,
+                "\(String(describing: retryAnswer)): the retry's answer confirms its cancel, it is not delivered")
             XCTAssertNil(dispatcher.state(of: 7))
             XCTAssertEqual(dispatcher.workers[w2]?.running, [], "w2's slot is free")
             XCTAssertEqual(dispatcher.completedTasks, 1, "one result for the task")
@@ -205,23 +227,32 @@ final class LateResultTests: XCTestCase {
         var dispatcher = dispatcher(workers: [w1])
         let task = download(7)
         XCTAssertEqual(assignments(dispatcher.enqueue(task)).map(\.peer), [w1])
-        _ = dispatcher.register(WorkerHello(workerID: "w2", slots: 1, acceptsBatches: true), peer: w2, now: start + .seconds(10))
+        _ = dispatcher.register(
+            WorkerHello(workerID: "w2", slots: 1, acceptsBatches: true), peer: w2, now: start + .seconds(10))
         XCTAssertEqual(dispatcher.expireWorkers(now: start + .seconds(10)).dead, ["w1"])
         XCTAssertEqual(dispatcher.takeWorkerLosses().map(\.result.taskKey), [7], "lost with its worker, not timed out")
         let retry = download(7, attempt: 2)
         XCTAssertEqual(assignments(dispatcher.enqueue(retry, avoiding: w1)).map(\.peer), [w2])
 
-        XCTAssertNil(dispatcher.complete(failed(task, .download), from: w1, now: start + .seconds(11)).0, "a failure is no result")
-        XCTAssertNil(dispatcher.complete(succeeded(task, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
-                                         from: w1, now: start + .seconds(11)).0,
-                     "an image kept on a worker declared dead is gone with its cache")
-        XCTAssertNil(dispatcher.complete(succeeded(task), from: w2, now: start + .seconds(11)).0, "not from the connection it ran on")
+        XCTAssertNil(
+            dispatcher.complete(failed(task, .download), from: w1, now: start + .seconds(11)).0,
+            "a failure is no result")
+        XCTAssertNil(
+            dispatcher.complete(
+                succeeded(task, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
+                from: w1, now: start + .seconds(11)
+            ).0,
+            "an image kept on a worker declared dead is gone with its cache")
+        XCTAssertNil(
+            dispatcher.complete(succeeded(task), from: w2, now: start + .seconds(11)).0,
+            "not from the connection it ran on")
         XCTAssertEqual(dispatcher.staleResults, 3)
         XCTAssertEqual(dispatcher.state(of: 7), .running(worker: w2), "the retry runs on")
 
         let (delivered, _) = dispatcher.complete(succeeded(retry), from: w2, now: start + .seconds(12))
         XCTAssertEqual(delivered?.attempt, 2, "the retry came first")
-        XCTAssertNil(dispatcher.complete(succeeded(task), from: w1, now: start + .seconds(13)).0, "the task has its result")
+        XCTAssertNil(
+            dispatcher.complete(succeeded(task), from: w1, now: start + .seconds(13)).0, "the task has its result")
         XCTAssertEqual(dispatcher.staleResults, 4)
         XCTAssertEqual(dispatcher.lateResultsUsed, 0)
         XCTAssertEqual(dispatcher.completedTasks, 1)
@@ -265,13 +296,15 @@ final class LateResultTests: XCTestCase {
         _ = dispatcher.timeOut(key: 1, reason: "timed out after 3 s")
 
         let (delivered, _) = dispatcher.complete(
-            succeeded(fetch, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")), from: w1, now: start + .seconds(4))
+            succeeded(fetch, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")), from: w1,
+            now: start + .seconds(4))
         XCTAssertEqual(delivered?.taskKey, 1, "the download's success is used")
         XCTAssertEqual(dispatcher.state(of: 2), .running(worker: w1), "its tilt-shift runs there, adopted")
         XCTAssertEqual(dispatcher.takeAdoptedFollowOns().map(\.assignment.taskKey), [2])
 
         // The download's cancel reached the tilt-shift: its CANCELLED comes (before its operation asked).
-        let (cancelled, again) = dispatcher.complete(failed(tiltShift(2, of: 1), .cancelled), from: w1, now: start + .seconds(5))
+        let (cancelled, again) = dispatcher.complete(
+            failed(tiltShift(2, of: 1), .cancelled), from: w1, now: start + .seconds(5))
         XCTAssertNil(cancelled, "not the item's cancel: nothing delivered")
         let resent = assignments(again)
         XCTAssertEqual(resent.map(\.peer), [w1], "sent again where its input is")
@@ -300,8 +333,9 @@ final class LateResultTests: XCTestCase {
         timeouts.sent(dispatcher.enqueue(fetch, dependentKey: 2, followOn: tiltShift(2, of: 1)), now: start)
         _ = timeouts.expire(now: start + limit, dispatcher: dispatcher)
         _ = dispatcher.timeOut(key: 1, reason: "timed out after 3 s")
-        _ = dispatcher.complete(succeeded(fetch, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
-                                from: w1, now: start + .seconds(4))
+        _ = dispatcher.complete(
+            succeeded(fetch, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
+            from: w1, now: start + .seconds(4))
         let output = succeeded(tiltShift(2, of: 1), TaskOutput(location: "/o/1.jpg", size: 3, mediaType: "image/jpeg"))
         XCTAssertNil(dispatcher.complete(output, from: w1, now: start + .seconds(5)).0, "held until its operation asks")
         XCTAssertTrue(dispatcher.enqueue(tiltShift(2, of: 1), priority: 1).isEmpty)
@@ -320,15 +354,17 @@ final class LateResultTests: XCTestCase {
         var timeouts = TaskTimeouts(limit: limit)
         let task = download(7)
         _ = timedOut(task, &dispatcher, &timeouts)
-        _ = dispatcher.givenBack(TaskGivenBack(taskKey: 7, attempt: 1, givenBack: true), from: w1, now: start + .seconds(4))
+        _ = dispatcher.givenBack(
+            TaskGivenBack(taskKey: 7, attempt: 1, givenBack: true), from: w1, now: start + .seconds(4))
         XCTAssertEqual(timeouts.settle(dispatcher: dispatcher).map(\.key), [7])
         XCTAssertEqual(dispatcher.lateResultsUsed, 0)
 
         // Download 10 (a re-run, its image kept on w1) then its tilt-shift 11, pinned to w1.
         let rerun = download(10, attempt: 101)
         _ = dispatcher.enqueue(rerun, dependentKey: 11)
-        _ = dispatcher.complete(succeeded(rerun, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
-                                from: w1, now: start + .seconds(5))
+        _ = dispatcher.complete(
+            succeeded(rerun, TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")),
+            from: w1, now: start + .seconds(5))
         var timeouts2 = TaskTimeouts(limit: limit)
         var tilt = tiltShift(11, of: 10)
         tilt.attempt = 101
@@ -338,7 +374,8 @@ final class LateResultTests: XCTestCase {
         XCTAssertEqual(timeouts2.expire(now: start + limit, dispatcher: dispatcher), [11])
         _ = dispatcher.timeOut(key: 11, reason: "timed out after 3 s")
         let (delivered, _) = dispatcher.complete(
-            succeeded(tilt, TaskOutput(location: "/o/10.jpg", size: 3, mediaType: "image/jpeg")), from: w1, now: start + .seconds(6))
+            succeeded(tilt, TaskOutput(location: "/o/10.jpg", size: 3, mediaType: "image/jpeg")), from: w1,
+            now: start + .seconds(6))
         XCTAssertEqual(delivered?.taskKey, 11)
         XCTAssertEqual(dispatcher.lateResultsUsed, 1)
     }

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// When silence is judged (no sockets): at once for a coordinator that keeps up, after the messages
 /// received before the tick for one that is behind, and as of the tick.
@@ -23,7 +24,8 @@ final class LivenessCheckpointTests: XCTestCase {
         XCTAssertNil(checkpoint.timerFired(caughtUp: true, now: tick + .seconds(1)), "the earlier check goes first")
         XCTAssertNil(checkpoint.handledMessages(caughtUp: false), "a group handled, more still unread")
         XCTAssertNil(checkpoint.handledMessages(caughtUp: false))
-        XCTAssertEqual(checkpoint.handledMessages(caughtUp: true), tick, "none left unread: judged as of the first tick")
+        XCTAssertEqual(
+            checkpoint.handledMessages(caughtUp: true), tick, "none left unread: judged as of the first tick")
         XCTAssertFalse(checkpoint.isBehind)
         XCTAssertNil(checkpoint.handledMessages(caughtUp: true), "once")
         XCTAssertEqual(checkpoint.deferredChecks, 1)
@@ -43,7 +45,9 @@ final class LivenessCheckpointTests: XCTestCase {
         XCTAssertNil(checkpoint.timerFired(caughtUp: false, now: tick + .seconds(6)))
         // The coordinator handles it late, at tick + 9 s, and nothing is left unread.
         _ = dispatcher.heartbeat(from: live, now: tick + .seconds(9))
-        guard let instant = checkpoint.handledMessages(caughtUp: true) else { return XCTFail("the check runs once caught up") }
+        guard let instant = checkpoint.handledMessages(caughtUp: true) else {
+            return XCTFail("the check runs once caught up")
+        }
         let (dead, _) = dispatcher.expireWorkers(now: instant)
         XCTAssertEqual(dead, ["silent"])
         XCTAssertNotNil(dispatcher.workers[live])

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Locality in the dispatch rules: a download's worker keeps a slot, and its bytes, for the tilt-shift.
 final class LocalityTests: XCTestCase {
@@ -14,13 +15,17 @@ final class LocalityTests: XCTestCase {
     }
 
     private func download(_ key: TaskKey) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download, source: "http://x/\(key).jpg", taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download, source: "http://x/\(key).jpg",
+            taskKey: key)
     }
 
     private func tiltShift(_ key: TaskKey, input: TaskOutput, from download: TaskKey) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "http://x/\(download).jpg",
-                       inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: input.data, mediaType: input.mediaType)],
-                       taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(download)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift,
+            source: "http://x/\(download).jpg",
+            inputs: [InjectedInput(fromTaskID: "b/\(download)/download", data: input.data, mediaType: input.mediaType)],
+            taskKey: key)
     }
 
     /// A dispatcher with worker `a` (one slot) running download 1, whose tilt-shift is 101, and worker
@@ -52,11 +57,14 @@ final class LocalityTests: XCTestCase {
 
     func testAWorkerThatLostTheInputGetsTheBytesAfterAll() {
         var dispatcher = runningDownload()
-        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
         _ = dispatcher.enqueue(tiltShift(101, input: image, from: 1), priority: 1)
         let (result, out) = dispatcher.complete(
-            TaskResult(taskID: "b/1/tilt-shift", attempt: 1, outcome: .failure(TaskFailure(code: .inputMissing, message: "gone")),
-                       taskKey: 101), from: a, now: now)
+            TaskResult(
+                taskID: "b/1/tilt-shift", attempt: 1,
+                outcome: .failure(TaskFailure(code: .inputMissing, message: "gone")),
+                taskKey: 101), from: a, now: now)
         XCTAssertNil(result, "not a failure of the task")
         let resent = assignments(out)
         XCTAssertEqual(resent.map(\.assignment.taskKey), [101], "first in line, before download 2")
@@ -69,18 +77,22 @@ final class LocalityTests: XCTestCase {
 
     func testAKeptSlotIsGivenBackWhenTheTiltShiftWillNotComeOrItsWorkerDies() {
         var dispatcher = runningDownload()
-        _ = dispatcher.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        _ = dispatcher.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
         let out = dispatcher.release(101)
         XCTAssertEqual(assignments(out).map(\.assignment.taskKey), [2], "released: download 2 takes the slot")
 
         var dying = runningDownload()
-        _ = dying.complete(TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
+        _ = dying.complete(
+            TaskResult(taskID: "b/1/download", attempt: 1, outcome: .output(image), taskKey: 1), from: a, now: now)
         _ = dying.workerUnreachable(a)
         XCTAssertTrue(dying.reservations.isEmpty)
         let sent = assignments(dying.enqueue(tiltShift(101, input: image, from: 1), priority: 1))
         XCTAssertTrue(sent.isEmpty, "no free slot: b is busy; it waits with its bytes")
         let (_, next) = dying.complete(
-            TaskResult(taskID: "b/3/download", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "404")), taskKey: 3),
+            TaskResult(
+                taskID: "b/3/download", attempt: 1, outcome: .failure(TaskFailure(code: .download, message: "404")),
+                taskKey: 3),
             from: b, now: now)
         XCTAssertEqual(assignments(next).first?.assignment.taskKey, 101)
         XCTAssertEqual(assignments(next).first?.assignment.inputs.first?.data, image.data, "the bytes travel to b")

@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 /// A flood of one kind of log event is cut to a few lines per window, plus one line counting the rest.
 final class LogThrottleTests: XCTestCase {
@@ -10,8 +11,9 @@ final class LogThrottleTests: XCTestCase {
         XCTAssertEqual(admitted, 3)
         XCTAssertTrue(throttle.admit("other event", now: start), "each event has its own window")
         XCTAssertEqual(throttle.expired(now: start + .seconds(5)), [], "the window has not ended")
-        XCTAssertEqual(throttle.expired(now: start + .seconds(10)),
-                       [LogThrottle.Suppressed(event: "malformed", count: 997)])
+        XCTAssertEqual(
+            throttle.expired(now: start + .seconds(10)),
+            [LogThrottle.Suppressed(event: "malformed", count: 997)])
         // After the count was handed out, the event starts a fresh window.
         XCTAssertTrue(throttle.admit("malformed", now: start + .seconds(11)))
         XCTAssertEqual(throttle.expired(now: start + .seconds(30)), [], "nothing was suppressed in that window")

@@ -8,18 +8,22 @@ import XCTest
 /// `SimulatedPhotoWorkerTests` holds the same bytes to a real worker's.
 final class NoopWireTests: XCTestCase {
     /// Task IDs of every length class: empty, short, one over a one-byte varint length, long.
-    private static let taskIDs = ["", "b-1/0", String(repeating: "x", count: 127), "b-0123456789abcdef/" + String(repeating: "9", count: 200)]
+    private static let taskIDs = [
+        "", "b-1/0", String(repeating: "x", count: 127), "b-0123456789abcdef/" + String(repeating: "9", count: 200),
+    ]
 
     private static func assignment(_ index: Int, kind: TaskKind = .noop) -> TaskAssignment {
-        TaskAssignment(taskID: taskIDs[index % taskIDs.count] + (index < taskIDs.count ? "" : "/\(index)"),
-                       batchID: "b-1", attempt: [0, 1, 300, UInt32.max][index % 4], kind: kind, source: "noop",
-                       taskKey: [0, 1, 1 << 40, UInt64.max][(index / 4) % 4], sequence: UInt64(index))
+        TaskAssignment(
+            taskID: taskIDs[index % taskIDs.count] + (index < taskIDs.count ? "" : "/\(index)"),
+            batchID: "b-1", attempt: [0, 1, 300, UInt32.max][index % 4], kind: kind, source: "noop",
+            taskKey: [0, 1, 1 << 40, UInt64.max][(index / 4) % 4], sequence: UInt64(index))
     }
 
     /// What a real worker answers to a no-op assignment (`Worker.start`).
     private static func realAnswer(_ assignment: TaskAssignment) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [])),
-                   taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [])),
+            taskKey: assignment.taskKey)
     }
 
     /// Scans `message`'s bytes; the assignments found, with their task IDs read out.
@@ -31,8 +35,9 @@ final class NoopWireTests: XCTestCase {
                 return nil
             }
             return found.map { noop in
-                TaskAssignment(taskID: String(decoding: buffer[noop.taskID], as: UTF8.self), batchID: "b-1", attempt: noop.attempt,
-                               kind: .noop, source: "noop", taskKey: noop.taskKey, sequence: noop.sequence)
+                TaskAssignment(
+                    taskID: String(decoding: buffer[noop.taskID], as: UTF8.self), batchID: "b-1", attempt: noop.attempt,
+                    kind: .noop, source: "noop", taskKey: noop.taskKey, sequence: noop.sequence)
             }
         }
     }
@@ -73,7 +78,8 @@ final class NoopWireTests: XCTestCase {
         let refused: [Message] = [
             .taskAssignments(mixed),
             .taskAssignment(Self.assignment(1, kind: .tiltShift)),
-            .taskAssignment(SimulatedPhotoWorkerTests.chainedDownload(source: "http://127.0.0.1:9/p.jpg", sink: "/out")),
+            .taskAssignment(
+                SimulatedPhotoWorkerTests.chainedDownload(source: "http://127.0.0.1:9/p.jpg", sink: "/out")),
             .welcome(Welcome(heartbeatIntervalMs: 1000, coordinatorID: "c", acceptsBatches: true)),
             .cancelTask(CancelTask(taskID: "b-1/0", reason: "cancelled", taskKey: 1)),
             .taskResult(Self.realAnswer(Self.assignment(1))),
@@ -98,35 +104,45 @@ final class NoopWireTests: XCTestCase {
         for count in [1, 2, 5, 40] {
             let answers = (0..<count).map { Self.realAnswer(Self.assignment($0)) }
             let expected = MessageBatching.coalesce(answers.map(Message.taskResult)).map(WireCodec.encode)
-            XCTAssertEqual(written((0..<count).map { Self.assignment($0) }, batches: true), expected, "\(count) results")
+            XCTAssertEqual(
+                written((0..<count).map { Self.assignment($0) }, batches: true), expected, "\(count) results")
             // A coordinator that takes no batch messages: each result alone.
-            XCTAssertEqual(written((0..<count).map { Self.assignment($0) }, batches: false),
-                           answers.map { WireCodec.encode(.taskResult($0)) }, "\(count) results, no batches")
+            XCTAssertEqual(
+                written((0..<count).map { Self.assignment($0) }, batches: false),
+                answers.map { WireCodec.encode(.taskResult($0)) }, "\(count) results, no batches")
         }
     }
 
     func testManyResultsAreSplitAsMessageBatchingSplitsThem() {
         let assignments = (0..<1_030).map { Self.assignment($0) }
-        let expected = MessageBatching.coalesce(assignments.map { Message.taskResult(Self.realAnswer($0)) }).map(WireCodec.encode)
+        let expected = MessageBatching.coalesce(assignments.map { Message.taskResult(Self.realAnswer($0)) }).map(
+            WireCodec.encode)
         XCTAssertEqual(expected.count, 3, "512 + 512 + 6")
         XCTAssertEqual(written(assignments, batches: true), expected)
         // A smaller limit leaving one result alone at the end: a plain TaskResult message.
-        let small = MessageBatching.coalesce(assignments.prefix(7).map { Message.taskResult(Self.realAnswer($0)) },
-                                             limits: MessageBatching.Limits(maxCount: 3)).map(WireCodec.encode)
+        let small = MessageBatching.coalesce(
+            assignments.prefix(7).map { Message.taskResult(Self.realAnswer($0)) },
+            limits: MessageBatching.Limits(maxCount: 3)
+        ).map(WireCodec.encode)
         XCTAssertEqual(written(Array(assignments.prefix(7)), batches: true, maxCount: 3), small)
     }
 
     func testAWriterIsReusedAfterAFlushOrADrop() {
         var writer = NoopResultWriter()
-        let first = Self.assignment(5), second = Self.assignment(6)
-        Array(first.taskID.utf8).withUnsafeBytes { writer.add(taskID: $0, attempt: first.attempt, taskKey: first.taskKey) }
+        let first = Self.assignment(5)
+        let second = Self.assignment(6)
+        Array(first.taskID.utf8).withUnsafeBytes {
+            writer.add(taskID: $0, attempt: first.attempt, taskKey: first.taskKey)
+        }
         writer.removeAll()
         XCTAssertEqual(writer.count, 0)
         var sent: [[UInt8]] = []
         writer.flush(batches: true) { sent.append(Array($0)) }
         XCTAssertEqual(sent, [], "nothing to send after a drop")
         for _ in 0..<2 {
-            Array(second.taskID.utf8).withUnsafeBytes { writer.add(taskID: $0, attempt: second.attempt, taskKey: second.taskKey) }
+            Array(second.taskID.utf8).withUnsafeBytes {
+                writer.add(taskID: $0, attempt: second.attempt, taskKey: second.taskKey)
+            }
             writer.flush(batches: true) { sent.append(Array($0)) }
         }
         XCTAssertEqual(sent, Array(repeating: WireCodec.encode(.taskResult(Self.realAnswer(second))), count: 2))

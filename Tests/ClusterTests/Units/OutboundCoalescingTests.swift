@@ -1,14 +1,16 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// `Outbound.coalesced` with a wake-up's worth of messages to many peers, as a coordinator with a thousand
 /// workers sends them: each peer's assignments travel as one batch message, in order, and peers come in
 /// the order of their first message.
 final class OutboundCoalescingTests: XCTestCase {
     private func assignment(_ peer: Int, _ index: Int) -> TaskAssignment {
-        TaskAssignment(taskID: "p\(peer)-t\(index)", batchID: "b", attempt: 1, kind: .tiltShift,
-                       taskKey: UInt64(peer * 10 + index + 1))
+        TaskAssignment(
+            taskID: "p\(peer)-t\(index)", batchID: "b", attempt: 1, kind: .tiltShift,
+            taskKey: UInt64(peer * 10 + index + 1))
     }
 
     func testEachOfManyPeersGetsOneBatchMessageWithItsAssignmentsInOrder() {
@@ -17,7 +19,8 @@ final class OutboundCoalescingTests: XCTestCase {
         var outbound: [Outbound] = []
         for index in 0..<3 {
             for (number, peer) in peers.enumerated() {
-                outbound.append(Outbound(peer: peer, message: .taskAssignment(assignment(number, index)), batchable: true))
+                outbound.append(
+                    Outbound(peer: peer, message: .taskAssignment(assignment(number, index)), batchable: true))
             }
         }
         let sent = Outbound.coalesced(outbound)
@@ -31,7 +34,8 @@ final class OutboundCoalescingTests: XCTestCase {
     func testANonBatchableMessageSplitsOnlyItsOwnPeersRun() {
         let first = PeerIdentity(Array("first".utf8))
         let second = PeerIdentity(Array("second".utf8))
-        let cancel = Outbound(peer: first, message: .cancelTask(CancelTask(taskID: "x", reason: "cancelled", taskKey: 9)))
+        let cancel = Outbound(
+            peer: first, message: .cancelTask(CancelTask(taskID: "x", reason: "cancelled", taskKey: 9)))
         let sent = Outbound.coalesced([
             Outbound(peer: first, message: .taskAssignment(assignment(1, 0)), batchable: true),
             Outbound(peer: second, message: .taskAssignment(assignment(2, 0)), batchable: true),
@@ -40,7 +44,8 @@ final class OutboundCoalescingTests: XCTestCase {
             Outbound(peer: second, message: .taskAssignment(assignment(2, 1)), batchable: true),
         ])
         XCTAssertEqual(sent.map(\.peer), [first, first, first, second])
-        XCTAssertEqual(sent[1].message, cancel.message, "the cancel keeps its place between the first peer's assignments")
+        XCTAssertEqual(
+            sent[1].message, cancel.message, "the cancel keeps its place between the first peer's assignments")
         guard case .taskAssignments(let grouped) = sent[3].message else { return XCTFail("\(sent[3].message)") }
         XCTAssertEqual(grouped.map(\.taskID), ["p2-t0", "p2-t1"])
     }

@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 final class OutputNamingTests: XCTestCase {
     func testNamesComeFromTheLastPathComponentWithoutExtension() {
@@ -11,7 +12,10 @@ final class OutputNamingTests: XCTestCase {
 
     func testNamesNeverEscapeTheOutputDirectory() {
         var naming = OutputNaming()
-        for hostile in ["../../etc/passwd", "https://x.org/..%2F..%2Fetc%2Fpasswd", "/", "...", ".hidden.jpg", "a/b/..", "https://x.org/"] {
+        for hostile in [
+            "../../etc/passwd", "https://x.org/..%2F..%2Fetc%2Fpasswd", "/", "...", ".hidden.jpg", "a/b/..",
+            "https://x.org/",
+        ] {
             let stem = naming.stem(for: hostile)
             XCTAssertFalse(stem.contains("/"), "\(hostile) -> \(stem)")
             XCTAssertFalse(stem.hasPrefix("."), "\(hostile) -> \(stem)")

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Foundation
 import XCTest
+
+@testable import Cluster
 
 /// Output names that keep a library as it is (`OutputNaming.treeNames`, `OutputPath`, `OutputTree`): folders
 /// kept, characters kept, names decided by input order, and never a path out of the output directory.
@@ -17,12 +18,17 @@ final class OutputTreeNamingTests: XCTestCase {
     }
 
     func testADirectoryInputKeepsItsFoldersAndItsNamesCharacters() {
-        let inputs = ["/p/2024/01/IMG_0001.HEIC", "/p/2024/02/IMG_0001.HEIC", "/p/my photo #1 (copy).jpg",
-                      "/p/café/Ünïcode name.png", "https://example.org/a/street%20view.jpg", "/elsewhere/x.jpg"]
-        let inside: [String?] = ["2024/01/IMG_0001.HEIC", "2024/02/IMG_0001.HEIC", "my photo #1 (copy).jpg",
-                                 "café/Ünïcode name.png", nil, nil]
-        XCTAssertEqual(OutputNaming.names(for: inputs, pathsInDirectories: inside, layout: .tree),
-                       ["2024/01/IMG_0001", "2024/02/IMG_0001", "my photo #1 (copy)", "café/Ünïcode name", "street view", "x"])
+        let inputs = [
+            "/p/2024/01/IMG_0001.HEIC", "/p/2024/02/IMG_0001.HEIC", "/p/my photo #1 (copy).jpg",
+            "/p/café/Ünïcode name.png", "https://example.org/a/street%20view.jpg", "/elsewhere/x.jpg",
+        ]
+        let inside: [String?] = [
+            "2024/01/IMG_0001.HEIC", "2024/02/IMG_0001.HEIC", "my photo #1 (copy).jpg",
+            "café/Ünïcode name.png", nil, nil,
+        ]
+        XCTAssertEqual(
+            OutputNaming.names(for: inputs, pathsInDirectories: inside, layout: .tree),
+            ["2024/01/IMG_0001", "2024/02/IMG_0001", "my photo #1 (copy)", "café/Ünïcode name", "street view", "x"])
     }
 
     func testRepeatedNamesAreResolvedInInputOrderTheSameWayEveryTime() {
@@ -38,8 +44,9 @@ final class OutputTreeNamingTests: XCTestCase {
     func testFlatIsTodaysNaming() {
         let inputs = ["/p/a/x.jpg", "/p/b/c/x.jpg", "/p/my photo #1 (copy).jpg"]
         let inside: [String?] = ["a/x.jpg", "b/c/x.jpg", "my photo #1 (copy).jpg"]
-        XCTAssertEqual(OutputNaming.names(for: inputs, pathsInDirectories: inside, layout: .flat),
-                       ["x", "x-2", "my_photo__1__copy_"])
+        XCTAssertEqual(
+            OutputNaming.names(for: inputs, pathsInDirectories: inside, layout: .flat),
+            ["x", "x-2", "my_photo__1__copy_"])
     }
 
     func testWhatNoFileSystemTakesOrWhatWouldEscapeIsReplaced() {
@@ -61,11 +68,15 @@ final class OutputTreeNamingTests: XCTestCase {
     }
 
     func testHostileNamesAreRefusedByTheRule() {
-        let hostile = ["../x", "a/../../x", "/etc/x", "a\u{0}b", String(repeating: "x", count: 10_000), "", "a//b", "a/",
-                       ".hidden", "a/.b", String(repeating: "y", count: 201),
-                       Array(repeating: "d", count: 33).joined(separator: "/")]
+        let hostile = [
+            "../x", "a/../../x", "/etc/x", "a\u{0}b", String(repeating: "x", count: 10_000), "", "a//b", "a/",
+            ".hidden", "a/.b", String(repeating: "y", count: 201),
+            Array(repeating: "d", count: 33).joined(separator: "/"),
+        ]
         for name in hostile { XCTAssertNotNil(OutputPath.problem(name), name.prefix(30).description) }
-        for name in ["x", "2024/01/IMG_0001", "my photo #1 (copy)", "café/Ünïcode"] { XCTAssertNil(OutputPath.problem(name), name) }
+        for name in ["x", "2024/01/IMG_0001", "my photo #1 (copy)", "café/Ünïcode"] {
+            XCTAssertNil(OutputPath.problem(name), name)
+        }
     }
 
     func testTheTreeIsMadeBelowTheRootAndNeverThroughALink() throws {
@@ -73,7 +84,8 @@ final class OutputTreeNamingTests: XCTestCase {
         XCTAssertEqual(folder.path, root.appendingPathComponent("2024/01").path)
         XCTAssertEqual(last, "IMG_0001")
         var isDirectory: ObjCBool = false
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) && isDirectory.boolValue)
 
         let outside = root.appendingPathComponent("outside")
         let out = root.appendingPathComponent("out")
@@ -92,12 +104,14 @@ final class OutputTreeNamingTests: XCTestCase {
         var names = OutputNames(layout: .tree)
         XCTAssertEqual(names.name(of: 1, submitted: "b/c/x", finished: "ignored"), "b/c/x")
         XCTAssertEqual(names.name(of: 0, submitted: "", finished: "a/x"), "a/x")
-        XCTAssertEqual(names.name(of: 2, submitted: "", finished: "a/x"), "a/x-2", "a repeated echo gets a name of its own")
+        XCTAssertEqual(
+            names.name(of: 2, submitted: "", finished: "a/x"), "a/x-2", "a repeated echo gets a name of its own")
         XCTAssertEqual(names.name(of: 1, submitted: "", finished: "other"), "b/c/x", "an item keeps its name")
 
         var flat = OutputNames(layout: .flat)
         flat.know([.init(source: "/p/b/c/x.jpg"), .init(source: "/p/a/x.jpg")])
-        XCTAssertEqual(flat.name(of: 1, submitted: "", finished: "a/x"), "x-2", "flat names follow item order, not arrival")
+        XCTAssertEqual(
+            flat.name(of: 1, submitted: "", finished: "a/x"), "x-2", "flat names follow item order, not arrival")
         XCTAssertEqual(flat.name(of: 0, submitted: "", finished: "b/c/x"), "x")
     }
 }

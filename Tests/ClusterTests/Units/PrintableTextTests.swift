@@ -20,9 +20,11 @@ final class PrintableTextTests: XCTestCase {
         logger.logLevel = .debug
         logger[metadataKey: "attached"] = "x\ny"
         let forged = "evil\n2026-11-23T10:00:00+0000 info shiftwork : worker registered\u{1B}[2J"
-        logger.info("worker \(forged) said hello", metadata: [
-            "worker": "\(forged)", "nested": .dictionary(["list": .array([.string("a\rb")])]),
-        ])
+        logger.info(
+            "worker \(forged) said hello",
+            metadata: [
+                "worker": "\(forged)", "nested": .dictionary(["list": .array([.string("a\rb")])]),
+            ])
         logger.warning("failed", metadata: ["convertible": .stringConvertible(forged)])
         let events = recorder.events
         XCTAssertEqual(events.count, 2)

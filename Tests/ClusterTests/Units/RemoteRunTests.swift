@@ -1,22 +1,28 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// `RemoteRun`, the steps of a remote operation's attempts: a result in, the next request (or the end)
 /// out. Retries themselves are decided by `TaskRetrySchedule` (`TaskRetryScheduleTests`).
 final class RemoteRunTests: XCTestCase {
-    private let producer = TaskAssignment(taskID: "b-1/0/download", batchID: "b-1", attempt: 1, kind: .download,
-                                          source: "http://origin/a.jpg", taskKey: 10)
+    private let producer = TaskAssignment(
+        taskID: "b-1/0/download", batchID: "b-1", attempt: 1, kind: .download,
+        source: "http://origin/a.jpg", taskKey: 10)
     private let held = TaskOutput(heldOnWorker: true, size: 6, mediaType: "image/jpeg")
     private let workerA = PeerIdentity([1])
 
     private func dependent() -> TaskAssignment {
-        TaskAssignment(taskID: "b-1/0/tilt-shift", batchID: "b-1", attempt: 1, kind: .tiltShift, source: "http://origin/a.jpg",
-                       inputs: [Lineage.input(from: producer, output: held)], taskKey: 11)
+        TaskAssignment(
+            taskID: "b-1/0/tilt-shift", batchID: "b-1", attempt: 1, kind: .tiltShift, source: "http://origin/a.jpg",
+            inputs: [Lineage.input(from: producer, output: held)], taskKey: 11)
     }
 
-    private func failure(_ code: FailureCode, attempt: UInt32, worker: PeerIdentity? = nil) -> Result<TaskOutput, any Error> {
-        .failure(RemoteTaskError(failure: TaskFailure(code: code, message: "\(code)"), attempt: attempt, worker: worker))
+    private func failure(
+        _ code: FailureCode, attempt: UInt32, worker: PeerIdentity? = nil
+    ) -> Result<TaskOutput, any Error> {
+        .failure(
+            RemoteTaskError(failure: TaskFailure(code: code, message: "\(code)"), attempt: attempt, worker: worker))
     }
 
     func testASuccessEndsTheRun() throws {
@@ -41,7 +47,9 @@ final class RemoteRunTests: XCTestCase {
             XCTAssertEqual(again.assignment.taskKey, 10)
             XCTAssertEqual(again.assignment.attempt, 1 + UInt32(rerun) * Lineage.attemptStride)
             XCTAssertEqual(again.dependentKey, 11, "the re-run keeps its slot for the dependent")
-            guard case .send(let follow) = run.step(after: .success(held)) else { return XCTFail("expected the dependent") }
+            guard case .send(let follow) = run.step(after: .success(held)) else {
+                return XCTFail("expected the dependent")
+            }
             XCTAssertEqual(follow.assignment.taskKey, 11)
             XCTAssertEqual(follow.assignment.attempt, 1 + UInt32(rerun) * Lineage.attemptStride)
             XCTAssertEqual(follow.assignment.inputs.first?.fromTaskID, producer.taskID)
@@ -56,7 +64,9 @@ final class RemoteRunTests: XCTestCase {
     /// lineage count starts over.
     func testRetryIsANewAttemptAvoidingTheWorker() throws {
         var run = RemoteRun(assignment: dependent(), lineage: Lineage(producer: producer), attempt: 1, workerLosses: 0)
-        guard case .send = run.step(after: failure(.inputMissing, attempt: 1)) else { return XCTFail("expected a re-run") }
+        guard case .send = run.step(after: failure(.inputMissing, attempt: 1)) else {
+            return XCTFail("expected a re-run")
+        }
         guard case .failed(let error) = run.step(after: failure(.download, attempt: 101, worker: workerA)) else {
             return XCTFail("a failed re-run is a failure of the attempt")
         }
@@ -73,7 +83,9 @@ final class RemoteRunTests: XCTestCase {
 
     func testWithdrawnStops() {
         var run = RemoteRun(assignment: producer, lineage: nil, attempt: 1, workerLosses: 0)
-        guard case .stop(let error) = run.step(after: .failure(CancellationError())) else { return XCTFail("expected stop") }
+        guard case .stop(let error) = run.step(after: .failure(CancellationError())) else {
+            return XCTFail("expected stop")
+        }
         XCTAssertTrue(error is CancellationError)
     }
 }

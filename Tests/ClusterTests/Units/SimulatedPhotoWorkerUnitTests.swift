@@ -27,13 +27,20 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
         let photo = SimulatedPhoto.twelveMegapixel(source: source)
         let assignments = SimulatedPhotoWorkerTests.photoAssignments(source: source, sink: sink)
         let download = worker.answer(assignments[0])
-        XCTAssertEqual(download, TaskResult(taskID: assignments[0].taskID, attempt: 1, outcome: .output(
-            TaskOutput(heldOnWorker: true, size: photo.downloadBytes, mediaType: "image/jpeg")), taskKey: 1))
+        XCTAssertEqual(
+            download,
+            TaskResult(
+                taskID: assignments[0].taskID, attempt: 1,
+                outcome: .output(
+                    TaskOutput(heldOnWorker: true, size: photo.downloadBytes, mediaType: "image/jpeg")), taskKey: 1))
         XCTAssertEqual(worker.heldCount, 1)
         let tiltShift = worker.answer(assignments[1])
-        XCTAssertEqual(tiltShift.outcome, .output(TaskOutput(
-            location: "/shared/out/photo-0.jpg", size: photo.outputBytes, crc32c: photo.outputCRC32C,
-            mediaType: "image/jpeg", width: 4000, height: 3000)))
+        XCTAssertEqual(
+            tiltShift.outcome,
+            .output(
+                TaskOutput(
+                    location: "/shared/out/photo-0.jpg", size: photo.outputBytes, crc32c: photo.outputCRC32C,
+                    mediaType: "image/jpeg", width: 4000, height: 3000)))
         XCTAssertEqual(worker.heldCount, 0)
         // Taken once: the same tilt-shift again (a retry) finds no input, as on a real worker.
         guard case .failure(let again) = worker.answer(assignments[1]).outcome else { return XCTFail("answered twice") }
@@ -42,10 +49,13 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
 
     func testAWelcomeForgetsTheHeldDownloads() {
         var worker = SimulatedPhotoWorker()
-        let assignments = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-3.jpg", sink: sink)
+        let assignments = SimulatedPhotoWorkerTests.photoAssignments(
+            source: "http://127.0.0.1:9/photo-3.jpg", sink: sink)
         _ = worker.answer(assignments[0])
         worker.forgetAll()
-        guard case .failure(let failure) = worker.answer(assignments[1]).outcome else { return XCTFail("held after a welcome") }
+        guard case .failure(let failure) = worker.answer(assignments[1]).outcome else {
+            return XCTFail("held after a welcome")
+        }
         XCTAssertEqual(failure.code, .inputMissing)
     }
 
@@ -63,9 +73,12 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
 
     func testADownloadNotKeptOnTheWorkerIsRefusedAsNotSimulated() {
         var worker = SimulatedPhotoWorker()
-        var download = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-5.jpg", sink: sink)[0]
+        var download = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-5.jpg", sink: sink)[
+            0]
         download.keepOutput = false
-        guard case .failure(let failure) = worker.answer(download).outcome else { return XCTFail("simulated the bytes") }
+        guard case .failure(let failure) = worker.answer(download).outcome else {
+            return XCTFail("simulated the bytes")
+        }
         XCTAssertTrue(failure.message.contains("keepOutput"), failure.message)
         XCTAssertEqual(worker.heldCount, 0)
     }
@@ -106,7 +119,8 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
 
     func testAnAssignmentWithoutAFollowOnIsOneMessage() {
         var worker = SimulatedPhotoWorker(chaining: .together)
-        let download = SimulatedPhotoWorkerTests.photoAssignments(source: "http://127.0.0.1:9/photo-11.jpg", sink: sink)[0]
+        let download = SimulatedPhotoWorkerTests.photoAssignments(
+            source: "http://127.0.0.1:9/photo-11.jpg", sink: sink)[0]
         XCTAssertEqual(worker.messages(answering: download).map(\.count), [1])
         XCTAssertEqual(worker.heldCount, 1)
     }
@@ -119,7 +133,8 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
             var byMessages = SimulatedPhotoWorker(chaining: chaining)
             let runs = byRuns.runs(answering: download)
             XCTAssertEqual(runs.map(\.taskKey), [download.taskKey, followOn.taskKey], "\(chaining)")
-            XCTAssertEqual(Array(runs.map(\.messagesAtEnd).joined()), byMessages.messages(answering: download), "\(chaining)")
+            XCTAssertEqual(
+                Array(runs.map(\.messagesAtEnd).joined()), byMessages.messages(answering: download), "\(chaining)")
             // Held back with `together`: the download's run ends with no message.
             XCTAssertEqual(runs.map(\.messagesAtEnd.count), chaining == .together ? [0, 1] : [1, 1], "\(chaining)")
         }
@@ -129,7 +144,9 @@ final class SimulatedPhotoWorkerUnitTests: XCTestCase {
     }
 
     func testTheChainingSettingsAreNamedAsTheRealWorkersEnvironmentNamesThem() {
-        XCTAssertEqual(PhotoChaining.allCases.compactMap { PhotoChaining(named: $0.rawValue.uppercased()) }, PhotoChaining.allCases)
+        XCTAssertEqual(
+            PhotoChaining.allCases.compactMap { PhotoChaining(named: $0.rawValue.uppercased()) }, PhotoChaining.allCases
+        )
         XCTAssertNil(PhotoChaining(named: "sometimes"))
         XCTAssertEqual(PhotoChaining.allCases.map(\.announced), [false, true, true])
     }

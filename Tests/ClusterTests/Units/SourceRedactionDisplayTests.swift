@@ -1,7 +1,8 @@
-@testable import Cluster
 import Foundation
 import Logging
 import XCTest
+
+@testable import Cluster
 
 /// Credentials in sources are masked by the places that show them without a process: every log line (the
 /// `EscapingLogHandler` all commands log through) and `submit --json`'s summary. Status, the dashboard and
@@ -15,10 +16,12 @@ final class SourceRedactionDisplayTests: XCTestCase {
         var logger = Logger(label: "test") { _ in EscapingLogHandler(wrapping: recorder) }
         logger.logLevel = .debug
         logger[metadataKey: "attached"] = .string(secret)
-        logger.info("downloading \(secret) now", metadata: [
-            "source": .string(secret), "convertible": .stringConvertible(secret),
-            "nested": .dictionary(["list": .array([.string(secret)])]),
-        ])
+        logger.info(
+            "downloading \(secret) now",
+            metadata: [
+                "source": .string(secret), "convertible": .stringConvertible(secret),
+                "nested": .dictionary(["list": .array([.string(secret)])]),
+            ])
         let events = recorder.events
         XCTAssertEqual(events.count, 1)
         for secretPart in ["hunter2", "AKIA-SECRET", "SIG-SECRET"] {
@@ -30,12 +33,16 @@ final class SourceRedactionDisplayTests: XCTestCase {
     }
 
     func testSubmitsJSONSummaryShowsTheMaskedSourceAndError() {
-        let summary = BatchSummary(batchID: "b-1", items: [
-            ItemOutcome(index: 0, source: secret, outputPath: nil, error: "\(secret): HTTP 404 Not Found"),
-        ])
+        let summary = BatchSummary(
+            batchID: "b-1",
+            items: [
+                ItemOutcome(index: 0, source: secret, outputPath: nil, error: "\(secret): HTTP 404 Not Found")
+            ])
         let text = BatchSummaryJSON.text(summary, seconds: 1)
         XCTAssertFalse(text.contains("hunter2") || text.contains("SIG-SECRET") || text.contains("AKIA-SECRET"), text)
-        XCTAssertTrue(text.contains("\"source\" : \"http:\\/\\/alice:***@h") || text.contains("\"source\" : \"http://alice:***@h"), text)
+        XCTAssertTrue(
+            text.contains("\"source\" : \"http:\\/\\/alice:***@h")
+                || text.contains("\"source\" : \"http://alice:***@h"), text)
         XCTAssertTrue(text.contains("HTTP 404 Not Found"), text)
     }
 }

@@ -1,6 +1,7 @@
-@testable import Cluster
 import Wire
 import XCTest
+
+@testable import Cluster
 
 /// Work stealing at a batch's tail as pure state (`Dispatcher+Stealing`): who is asked for which task and
 /// when, and that a task runs on exactly one worker whatever the order of results, answers, heartbeats,
@@ -11,8 +12,9 @@ final class TailStealingTests: XCTestCase {
     private let now = ContinuousClock.now
 
     private func task(_ key: TaskKey) -> TaskAssignment {
-        TaskAssignment(taskID: "b/\(key)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "http://x/\(key).jpg",
-                       inputs: [InjectedInput(fromTaskID: "b/\(key)/download", data: [0xFF, 0xD8, 0xFF])], taskKey: key)
+        TaskAssignment(
+            taskID: "b/\(key)/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "http://x/\(key).jpg",
+            inputs: [InjectedInput(fromTaskID: "b/\(key)/download", data: [0xFF, 0xD8, 0xFF])], taskKey: key)
     }
 
     private func hello(_ id: String, giveBackThreads: UInt32 = 1) -> WorkerHello {
@@ -28,15 +30,20 @@ final class TailStealingTests: XCTestCase {
     }
 
     private func succeeded(_ assignment: TaskAssignment) -> TaskResult {
-        TaskResult(taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [1])),
-                   taskKey: assignment.taskKey)
+        TaskResult(
+            taskID: assignment.taskID, attempt: assignment.attempt, outcome: .output(TaskOutput(data: [1])),
+            taskKey: assignment.taskKey)
     }
 
     /// Two workers of one compute thread and two slots; three tasks: one worker gets two (one waits behind
     /// its compute thread), the other one. Returns the dispatcher, the busier worker with its two tasks (the
     /// waiting one last), and the other worker with its task.
-    private func tail(giveBackB: UInt32 = 1) -> (Dispatcher, busy: PeerIdentity, busyTasks: [TaskAssignment],
-                                                 idle: PeerIdentity, idleTask: TaskAssignment) {
+    private func tail(
+        giveBackB: UInt32 = 1
+    ) -> (
+        Dispatcher, busy: PeerIdentity, busyTasks: [TaskAssignment],
+        idle: PeerIdentity, idleTask: TaskAssignment
+    ) {
         var dispatcher = Dispatcher(heartbeatInterval: .seconds(1), workerTimeout: .seconds(5))
         _ = dispatcher.register(hello("a"), peer: a, now: now)
         _ = dispatcher.register(hello("b", giveBackThreads: giveBackB), peer: b, now: now)
@@ -49,8 +56,10 @@ final class TailStealingTests: XCTestCase {
         XCTAssertEqual(sent.count, 3)
         let busy = sent.filter { $0.peer == a }.count == 2 ? a : b
         let idle = busy == a ? b : a
-        return (dispatcher, busy, sent.filter { $0.peer == busy }.map(\.assignment),
-                idle, sent.first { $0.peer == idle }!.assignment)
+        return (
+            dispatcher, busy, sent.filter { $0.peer == busy }.map(\.assignment),
+            idle, sent.first { $0.peer == idle }!.assignment
+        )
     }
 
     func testAnIdleWorkerGetsTheTaskWaitingOnAnotherOnceItIsGivenBackAndALateResultOfTheOldAttemptIsStale() throws {
@@ -60,20 +69,26 @@ final class TailStealingTests: XCTestCase {
         let asked = asks(out)
         XCTAssertEqual(asked.count, 1, "one idle compute thread, one ask: \(out)")
         XCTAssertEqual(asked.first?.peer, busy)
-        XCTAssertEqual(asked.first?.ask, GiveBackTask(taskKey: waiting.taskKey, attempt: waiting.attempt),
-                       "the most recently assigned task, the one that waits")
+        XCTAssertEqual(
+            asked.first?.ask, GiveBackTask(taskKey: waiting.taskKey, attempt: waiting.attempt),
+            "the most recently assigned task, the one that waits")
         XCTAssertTrue(asks(dispatcher.dispatch()).isEmpty, "not asked twice while the answer is on its way")
 
-        let again = assignments(dispatcher.givenBack(TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: true),
-                                                     from: busy, now: now))
+        let again = assignments(
+            dispatcher.givenBack(
+                TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: true),
+                from: busy, now: now))
         XCTAssertEqual(again.count, 1)
         XCTAssertEqual(again.first?.peer, idle, "assigned again to the idle worker")
-        XCTAssertEqual(again.first?.assignment.attempt, waiting.attempt + 1, "a new attempt: the old one's answers are stale")
+        XCTAssertEqual(
+            again.first?.assignment.attempt, waiting.attempt + 1, "a new attempt: the old one's answers are stale")
         XCTAssertEqual(dispatcher.stealing.givenBackCount, 1)
         XCTAssertTrue(dispatcher.workerLosses.isEmpty, "giving back costs no attempt of the batch's retries")
 
         let stale = dispatcher.staleResults
-        XCTAssertNil(dispatcher.complete(succeeded(waiting), from: busy, now: now).0, "the old attempt's result is not delivered")
+        XCTAssertNil(
+            dispatcher.complete(succeeded(waiting), from: busy, now: now).0, "the old attempt's result is not delivered"
+        )
         XCTAssertEqual(dispatcher.staleResults, stale + 1)
         let current = try XCTUnwrap(again.first?.assignment)
         XCTAssertNotNil(dispatcher.complete(succeeded(current), from: idle, now: now).0, "the new attempt's is, once")
@@ -84,12 +99,17 @@ final class TailStealingTests: XCTestCase {
         var (dispatcher, busy, busyTasks, idle, idleTask) = tail()
         let waiting = busyTasks[1]
         _ = dispatcher.complete(succeeded(idleTask), from: idle, now: now)
-        let out = dispatcher.givenBack(TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: false), from: busy, now: now)
+        let out = dispatcher.givenBack(
+            TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: false), from: busy, now: now)
         XCTAssertTrue(out.isEmpty)
         XCTAssertEqual(dispatcher.state(of: waiting.taskKey), .running(worker: busy))
-        let later = dispatcher.heartbeat(Heartbeat(workerID: "x", lastSequence: dispatcher.lastSequence,
-                                                   holding: busyTasks.map(\.taskKey)), from: busy, now: now).out
-        XCTAssertTrue(asks(later).isEmpty && asks(dispatcher.dispatch()).isEmpty, "a started task is not asked for again")
+        let later = dispatcher.heartbeat(
+            Heartbeat(
+                workerID: "x", lastSequence: dispatcher.lastSequence,
+                holding: busyTasks.map(\.taskKey)), from: busy, now: now
+        ).out
+        XCTAssertTrue(
+            asks(later).isEmpty && asks(dispatcher.dispatch()).isEmpty, "a started task is not asked for again")
         XCTAssertNotNil(dispatcher.complete(succeeded(waiting), from: busy, now: now).0, "its result counts")
     }
 
@@ -97,10 +117,12 @@ final class TailStealingTests: XCTestCase {
         var (dispatcher, busy, busyTasks, idle, idleTask) = tail()
         let waiting = busyTasks[1]
         _ = dispatcher.complete(succeeded(idleTask), from: idle, now: now)
-        XCTAssertNotNil(dispatcher.complete(succeeded(waiting), from: busy, now: now).0, "finished before the ask arrived")
+        XCTAssertNotNil(
+            dispatcher.complete(succeeded(waiting), from: busy, now: now).0, "finished before the ask arrived")
         for givenBack in [false, true] {
-            let out = dispatcher.givenBack(TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: givenBack),
-                                           from: busy, now: now)
+            let out = dispatcher.givenBack(
+                TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: givenBack),
+                from: busy, now: now)
             XCTAssertTrue(assignments(out).isEmpty, "a finished task is never assigned again")
         }
         XCTAssertNil(dispatcher.state(of: waiting.taskKey))
@@ -111,8 +133,11 @@ final class TailStealingTests: XCTestCase {
         let waiting = busyTasks[1]
         _ = dispatcher.complete(succeeded(idleTask), from: idle, now: now)
         // The worker gave it back; its answer was lost. Its heartbeat holds only the first task.
-        let out = dispatcher.heartbeat(Heartbeat(workerID: "x", lastSequence: dispatcher.lastSequence,
-                                                 holding: [busyTasks[0].taskKey]), from: busy, now: now).out
+        let out = dispatcher.heartbeat(
+            Heartbeat(
+                workerID: "x", lastSequence: dispatcher.lastSequence,
+                holding: [busyTasks[0].taskKey]), from: busy, now: now
+        ).out
         XCTAssertEqual(assignments(out).map(\.peer), [idle])
         XCTAssertEqual(assignments(out).first?.assignment.taskKey, waiting.taskKey)
         XCTAssertTrue(dispatcher.takeWorkerLosses().isEmpty, "not a lost delivery: it was asked back")
@@ -124,7 +149,8 @@ final class TailStealingTests: XCTestCase {
         let waiting = busyTasks[1]
         _ = dispatcher.complete(succeeded(idleTask), from: idle, now: now)
         XCTAssertEqual(dispatcher.cancel(key: waiting.taskKey, reason: "cancelled").count, 1)
-        let out = dispatcher.givenBack(TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: true), from: busy, now: now)
+        let out = dispatcher.givenBack(
+            TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: true), from: busy, now: now)
         XCTAssertTrue(assignments(out).isEmpty)
         XCTAssertNil(dispatcher.state(of: waiting.taskKey), "the cancel is confirmed")
         XCTAssertEqual(dispatcher.workers[busy]?.running.count, 1, "its slot is free")
@@ -136,18 +162,21 @@ final class TailStealingTests: XCTestCase {
         _ = dispatcher.complete(succeeded(idleTask), from: idle, now: now)
         _ = dispatcher.workerUnreachable(busy)
         XCTAssertEqual(Set(dispatcher.takeWorkerLosses().map(\.result.taskKey)), Set(busyTasks.map(\.taskKey)))
-        let out = dispatcher.givenBack(TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: true), from: busy, now: now)
+        let out = dispatcher.givenBack(
+            TaskGivenBack(taskKey: waiting.taskKey, attempt: waiting.attempt, givenBack: true), from: busy, now: now)
         XCTAssertTrue(out.isEmpty)
     }
 
     func testAnOlderWorkerIsNeverAskedNorCountedAsIdle() {
         var (dispatcher, _, _, idle, idleTask) = tail(giveBackB: 0)
         if idle == b {
-            XCTAssertTrue(asks(dispatcher.complete(succeeded(idleTask), from: idle, now: now).1).isEmpty,
-                          "an idle worker that does not announce give-back does not steal")
+            XCTAssertTrue(
+                asks(dispatcher.complete(succeeded(idleTask), from: idle, now: now).1).isEmpty,
+                "an idle worker that does not announce give-back does not steal")
         } else {
-            XCTAssertTrue(asks(dispatcher.complete(succeeded(idleTask), from: idle, now: now).1).isEmpty,
-                          "a busy worker that does not announce give-back is never asked")
+            XCTAssertTrue(
+                asks(dispatcher.complete(succeeded(idleTask), from: idle, now: now).1).isEmpty,
+                "a busy worker that does not announce give-back is never asked")
         }
     }
 
@@ -172,16 +201,21 @@ final class TailStealingTests: XCTestCase {
         // Only a: two chained photos go there, the second waits behind the first's filter.
         var followOns: [TaskAssignment] = []
         for key: TaskKey in [100, 200] {
-            var download = TaskAssignment(taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download,
-                                          source: "http://x/\(key).jpg", taskKey: key)
+            var download = TaskAssignment(
+                taskID: "b/\(key)/download", batchID: "b", attempt: 1, kind: .download,
+                source: "http://x/\(key).jpg", taskKey: key)
             download.keepOutput = true
             var followOn = task(key + 1)
             followOn.inputs = [InjectedInput(fromTaskID: download.taskID, data: [], onWorker: true)]
             followOns.append(followOn)
             let out = dispatcher.enqueue(download, dependentKey: key + 1, followOn: followOn)
             XCTAssertEqual(assignments(out).count, 1)
-            let result = TaskResult(taskID: download.taskID, attempt: 1, outcome: .output(TaskOutput(heldOnWorker: true, size: 3,
-                                    mediaType: "image/jpeg")), taskKey: key)
+            let result = TaskResult(
+                taskID: download.taskID, attempt: 1,
+                outcome: .output(
+                    TaskOutput(
+                        heldOnWorker: true, size: 3,
+                        mediaType: "image/jpeg")), taskKey: key)
             _ = dispatcher.complete(result, from: a, now: now)
             XCTAssertTrue(dispatcher.chained.requested(key + 1), "adopted: it runs on a")
         }
@@ -192,14 +226,17 @@ final class TailStealingTests: XCTestCase {
         XCTAssertEqual(asked.first?.ask.taskKey, 201)
         _ = dispatcher.givenBack(TaskGivenBack(taskKey: 201, attempt: 1, givenBack: true), from: a, now: now)
         let lost = dispatcher.takeLostInputs()
-        XCTAssertEqual(lost.map(\.taskKey), [201], "its image is on a: it fails as input missing, and its download runs again")
+        XCTAssertEqual(
+            lost.map(\.taskKey), [201], "its image is on a: it fails as input missing, and its download runs again")
         guard case .failure(let failure) = lost.first?.outcome else { return XCTFail("expected a failure") }
         XCTAssertEqual(failure.code, .inputMissing)
         XCTAssertEqual(dispatcher.workers[a]?.running, [101], "a's slot is free")
-        XCTAssertTrue(asks(dispatcher.dispatch()).isEmpty, "b's idle thread waits for that download: nobody else is asked")
+        XCTAssertTrue(
+            asks(dispatcher.dispatch()).isEmpty, "b's idle thread waits for that download: nobody else is asked")
         // The re-run download comes (its operation's request), and goes to b.
-        var rerun = TaskAssignment(taskID: "b/200/download", batchID: "b", attempt: 101, kind: .download,
-                                   source: "http://x/200.jpg", taskKey: 200)
+        var rerun = TaskAssignment(
+            taskID: "b/200/download", batchID: "b", attempt: 101, kind: .download,
+            source: "http://x/200.jpg", taskKey: 200)
         rerun.keepOutput = true
         let sent = assignments(dispatcher.enqueue(rerun, dependentKey: 201, followOn: followOns[1]))
         XCTAssertEqual(sent.map(\.peer), [b])

@@ -1,7 +1,8 @@
-@testable import Cluster
 import Foundation
 import Messaging
 import XCTest
+
+@testable import Cluster
 
 /// `WorkerBinding` decided without sockets: each rule with and without keys, and what it lets through.
 /// (`WorkerBindingTests` runs them through real sockets.)
@@ -24,8 +25,10 @@ final class WorkerBindingUnitTests: XCTestCase {
         let registered = registration(honestPeer, honestKey)
         let own = MessageSender(identity: honestPeer, key: honestKey)
         let takenOver = MessageSender(identity: honestPeer, key: liarKey)
-        for claim: WorkerBinding.Claim in [.registered, .hello(workerID: "w1", holder: nil),
-                                           .result(taskID: "t", runningOn: honestPeer)] {
+        for claim: WorkerBinding.Claim in [
+            .registered, .hello(workerID: "w1", holder: nil),
+            .result(taskID: "t", runningOn: honestPeer),
+        ] {
             XCTAssertNil(WorkerBinding.decide(claim, from: own, registered: registered), "\(claim)")
             let refusal = WorkerBinding.decide(claim, from: takenOver, registered: registered)
             XCTAssertEqual(refusal?.reason, .workerKeyMismatch, "\(claim)")
@@ -33,32 +36,42 @@ final class WorkerBindingUnitTests: XCTestCase {
         }
         // A connection without a key cannot speak for a registration made with one, nor the other way round.
         let keyless = MessageSender(identity: honestPeer, key: nil)
-        XCTAssertEqual(WorkerBinding.decide(.registered, from: keyless, registered: registered)?.reason, .workerKeyMismatch)
-        XCTAssertEqual(WorkerBinding.decide(.registered, from: own, registered: registration(honestPeer, nil))?.reason,
-                       .workerKeyMismatch)
+        XCTAssertEqual(
+            WorkerBinding.decide(.registered, from: keyless, registered: registered)?.reason, .workerKeyMismatch)
+        XCTAssertEqual(
+            WorkerBinding.decide(.registered, from: own, registered: registration(honestPeer, nil))?.reason,
+            .workerKeyMismatch)
     }
 
     func testAWorkerIDBelongsToOneConnectionWithOrWithoutKeys() {
         for key in [liarKey, honestKey, nil] as [CurvePublicKey?] {
             let sender = MessageSender(identity: otherPeer, key: key)
-            let refusal = WorkerBinding.decide(.hello(workerID: "w1", holder: registration(honestPeer, honestKey)),
-                                               from: sender, registered: nil)
+            let refusal = WorkerBinding.decide(
+                .hello(workerID: "w1", holder: registration(honestPeer, honestKey)),
+                from: sender, registered: nil)
             XCTAssertEqual(refusal?.reason, .workerIDTaken)
             XCTAssertTrue(refusal?.message.contains("another --worker-id") == true, refusal?.message ?? "")
         }
         // A free ID, or the sender's own (a worker that says hello again), is accepted.
-        XCTAssertNil(WorkerBinding.decide(.hello(workerID: "w3", holder: nil), from: MessageSender(identity: otherPeer, key: nil),
-                                          registered: nil))
-        XCTAssertNil(WorkerBinding.decide(.hello(workerID: "w1", holder: registration(honestPeer, nil)),
-                                          from: MessageSender(identity: honestPeer, key: nil), registered: registration(honestPeer, nil)))
+        XCTAssertNil(
+            WorkerBinding.decide(
+                .hello(workerID: "w3", holder: nil), from: MessageSender(identity: otherPeer, key: nil),
+                registered: nil))
+        XCTAssertNil(
+            WorkerBinding.decide(
+                .hello(workerID: "w1", holder: registration(honestPeer, nil)),
+                from: MessageSender(identity: honestPeer, key: nil), registered: registration(honestPeer, nil)))
     }
 
     func testAResultAnswersOnlyForTheSendersOwnTask() {
         let other = MessageSender(identity: otherPeer, key: honestKey)
-        XCTAssertEqual(WorkerBinding.decide(.result(taskID: "t", runningOn: honestPeer), from: other, registered: nil)?.reason,
-                       .notAssigned)
-        XCTAssertEqual(WorkerBinding.decide(.result(taskID: "t", runningOn: honestPeer), from: other,
-                                            registered: registration(otherPeer, honestKey))?.reason, .notAssigned)
+        XCTAssertEqual(
+            WorkerBinding.decide(.result(taskID: "t", runningOn: honestPeer), from: other, registered: nil)?.reason,
+            .notAssigned)
+        XCTAssertEqual(
+            WorkerBinding.decide(
+                .result(taskID: "t", runningOn: honestPeer), from: other,
+                registered: registration(otherPeer, honestKey))?.reason, .notAssigned)
         // Stale or unknown (no current holder): left to the dispatcher, which drops and counts it.
         XCTAssertNil(WorkerBinding.decide(.result(taskID: "t", runningOn: nil), from: other, registered: nil))
         XCTAssertNil(WorkerBinding.decide(.result(taskID: "t", runningOn: otherPeer), from: other, registered: nil))

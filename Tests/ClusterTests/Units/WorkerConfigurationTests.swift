@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 /// A worker's slots and compute threads: the slots default to twice the compute threads, which never
 /// exceed the slots (a compute thread without a slot to feed it would never run).

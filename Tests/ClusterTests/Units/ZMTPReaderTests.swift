@@ -33,7 +33,8 @@ final class ZMTPReaderTests: XCTestCase {
 
     func testGreetingReadyAndMessagesAreReadWhateverTheCutsBetweenReads() throws {
         let long = (0..<1_000).map { UInt8(truncatingIfNeeded: $0) }
-        let stream = ZMTPFraming.greeting + ZMTPFraming.ready(identity: Array("w-1".utf8)) + message([1, 2, 3])
+        let stream =
+            ZMTPFraming.greeting + ZMTPFraming.ready(identity: Array("w-1".utf8)) + message([1, 2, 3])
             + message(long) + message([])
         var whole = ZMTPReader()
         let expected = try read([stream], into: &whole)
@@ -64,19 +65,25 @@ final class ZMTPReaderTests: XCTestCase {
 
     func testAnotherProtocolOrAMalformedFrameIsRefused() {
         var notZMTP = ZMTPReader()
-        XCTAssertThrowsError(try read([Array("GET / HTTP/1.1\r\n".utf8) + [UInt8](repeating: 0, count: 64)], into: &notZMTP)) {
+        XCTAssertThrowsError(
+            try read([Array("GET / HTTP/1.1\r\n".utf8) + [UInt8](repeating: 0, count: 64)], into: &notZMTP)
+        ) {
             XCTAssertEqual($0 as? ZMTPReader.Failure, .badGreeting)
         }
         var curve = ZMTPFraming.greeting
         curve.replaceSubrange(12..<17, with: Array("CURVE".utf8))
         var secured = ZMTPReader()
-        XCTAssertThrowsError(try read([curve], into: &secured)) { XCTAssertEqual($0 as? ZMTPReader.Failure, .badGreeting) }
+        XCTAssertThrowsError(try read([curve], into: &secured)) {
+            XCTAssertEqual($0 as? ZMTPReader.Failure, .badGreeting)
+        }
         var badFlags = ZMTPReader()
         XCTAssertThrowsError(try read([ZMTPFraming.greeting, [0x80, 0]], into: &badFlags)) {
             XCTAssertEqual($0 as? ZMTPReader.Failure, .badFrame)
         }
         var tooLong = ZMTPReader(maxFrameBytes: 100)
-        XCTAssertThrowsError(try read([ZMTPFraming.greeting, message([UInt8](repeating: 1, count: 300))], into: &tooLong)) {
+        XCTAssertThrowsError(
+            try read([ZMTPFraming.greeting, message([UInt8](repeating: 1, count: 300))], into: &tooLong)
+        ) {
             XCTAssertEqual($0 as? ZMTPReader.Failure, .badFrame)
         }
         var emptyCommand = ZMTPReader()

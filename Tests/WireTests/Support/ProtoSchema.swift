@@ -89,7 +89,11 @@ struct ProtoSchema: Equatable {
                 index += 1
                 var text = ""
                 while let next = peek(), next != character {
-                    if next == "\\", let escaped = peek(1) { text.append(escaped); index += 2; continue }
+                    if next == "\\", let escaped = peek(1) {
+                        text.append(escaped)
+                        index += 2
+                        continue
+                    }
                     text.append(next)
                     index += 1
                 }
@@ -99,7 +103,10 @@ struct ProtoSchema: Equatable {
             } else if character.isNumber || (character == "-" && peek(1)?.isNumber == true) {
                 var text = String(character)
                 index += 1
-                while let next = peek(), next.isHexDigit || next == "x" || next == "X" || next == "." { text.append(next); index += 1 }
+                while let next = peek(), next.isHexDigit || next == "x" || next == "X" || next == "." {
+                    text.append(next)
+                    index += 1
+                }
                 tokens.append(.number(text))
             } else if character.isLetter || character == "_" || character == "." {
                 var text = ""
@@ -163,7 +170,10 @@ struct ProtoSchema: Equatable {
             while true {
                 let token = try next()
                 if token == .symbol("{") { depth += 1 }
-                if token == .symbol("}") { depth -= 1; if depth == 0 { return } }
+                if token == .symbol("}") {
+                    depth -= 1
+                    if depth == 0 { return }
+                }
                 if token == .symbol(";"), depth == 0 { return }
             }
         }
@@ -197,8 +207,14 @@ struct ProtoSchema: Equatable {
         /// The declarations up to the closing `}` of a message (or of a oneof in it).
         mutating func body(of message: String, oneof: String?, into schema: inout ProtoSchema) throws {
             while true {
-                if !atEnd, tokens[index] == .symbol("}") { index += 1; return }
-                if !atEnd, tokens[index] == .symbol(";") { index += 1; continue }
+                if !atEnd, tokens[index] == .symbol("}") {
+                    index += 1
+                    return
+                }
+                if !atEnd, tokens[index] == .symbol(";") {
+                    index += 1
+                    continue
+                }
                 let word = try identifier()
                 switch word {
                 case "message" where oneof == nil: try self.message(prefix: message + ".", into: &schema)
@@ -228,8 +244,10 @@ struct ProtoSchema: Equatable {
                     let number = try self.number()
                     try skipOptions()
                     try expect(";")
-                    schema.fields.append(Field(message: message, name: name, number: number, type: type,
-                                               repeated: repeated, oneof: oneof))
+                    schema.fields.append(
+                        Field(
+                            message: message, name: name, number: number, type: type,
+                            repeated: repeated, oneof: oneof))
                 }
             }
         }
@@ -239,10 +257,19 @@ struct ProtoSchema: Equatable {
             schema.enumerations.append(name)
             try expect("{")
             while true {
-                if !atEnd, tokens[index] == .symbol("}") { index += 1; return }
-                if !atEnd, tokens[index] == .symbol(";") { index += 1; continue }
+                if !atEnd, tokens[index] == .symbol("}") {
+                    index += 1
+                    return
+                }
+                if !atEnd, tokens[index] == .symbol(";") {
+                    index += 1
+                    continue
+                }
                 let value = try identifier()
-                if value == "option" || value == "reserved" { try skipStatement(); continue }
+                if value == "option" || value == "reserved" {
+                    try skipStatement()
+                    continue
+                }
                 try expect("=")
                 let number = try self.number()
                 try skipOptions()

@@ -33,14 +33,18 @@ enum OutputFile {
     /// Writes `bytes` as `stem.fileExtension` in `directory` (see the type's description).
     ///
     /// Blocking file I/O: call it on a thread of its own (`ComputeThreads`), not on Swift's pool.
-    static func write(_ bytes: [UInt8], in directory: URL, stem: String, fileExtension: String, overwrite: Bool,
-                      durable: Bool = false) throws -> Written {
+    static func write(
+        _ bytes: [UInt8], in directory: URL, stem: String, fileExtension: String, overwrite: Bool,
+        durable: Bool = false
+    ) throws -> Written {
         if durable, !overwrite,
-           let written = try writeNameless(bytes, in: directory, stem: stem, fileExtension: fileExtension) {
+            let written = try writeNameless(bytes, in: directory, stem: stem, fileExtension: fileExtension)
+        {
             return written
         }
         let wanted = directory.appendingPathComponent("\(stem).\(fileExtension)")
-        let temporary = directory.appendingPathComponent(".\(stem).\(fileExtension).\(UUID().uuidString.prefix(8)).partial")
+        let temporary = directory.appendingPathComponent(
+            ".\(stem).\(fileExtension).\(UUID().uuidString.prefix(8)).partial")
         if durable {
             try writeSynced(bytes, to: temporary)
         } else {
@@ -68,11 +72,14 @@ enum OutputFile {
 
     /// Links a file under the first free name of `stem.ext`, `stem-2.ext`, … in `directory`: `link` makes
     /// one name (a path in, `link(2)`'s result out) and fails with `EEXIST` when it is taken.
-    private static func linkUnderFreeName(in directory: URL, stem: String, fileExtension: String,
-                                          link: (String) -> Int32) throws -> Written {
+    private static func linkUnderFreeName(
+        in directory: URL, stem: String, fileExtension: String,
+        link: (String) -> Int32
+    ) throws -> Written {
         let wanted = directory.appendingPathComponent("\(stem).\(fileExtension)")
         for attempt in 1...10_000 {
-            let candidate = attempt == 1 ? wanted : directory.appendingPathComponent("\(stem)-\(attempt).\(fileExtension)")
+            let candidate =
+                attempt == 1 ? wanted : directory.appendingPathComponent("\(stem)-\(attempt).\(fileExtension)")
             if link(candidate.path) == 0 { return Written(url: candidate, existing: attempt == 1 ? nil : wanted) }
             guard errno == EEXIST else { throw OutputFileError(url: candidate, errno: errno) }
         }
@@ -86,7 +93,9 @@ enum OutputFile {
     /// The durable write of a nameless file (`O_TMPFILE`) linked under a free name once synced (see the
     /// type's description); `nil` where the system or the file system cannot create one, for the caller to
     /// take a temporary name instead.
-    private static func writeNameless(_ bytes: [UInt8], in directory: URL, stem: String, fileExtension: String) throws -> Written? {
+    private static func writeNameless(
+        _ bytes: [UInt8], in directory: URL, stem: String, fileExtension: String
+    ) throws -> Written? {
         #if os(Linux)
         guard canNameOpenFiles else { return nil }
         let descriptor = open(directory.path, __O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o644)

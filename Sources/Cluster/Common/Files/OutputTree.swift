@@ -22,7 +22,9 @@ enum OutputTree {
     /// component (the stem, or the file name, as the caller gave it).
     ///
     /// - Throws: ``OutputTreeError`` naming the name or the folder and what was wrong.
-    static func prepare(_ name: String, under root: URL, durable: Bool = false) throws(OutputTreeError) -> (directory: URL, last: String) {
+    static func prepare(
+        _ name: String, under root: URL, durable: Bool = false
+    ) throws(OutputTreeError) -> (directory: URL, last: String) {
         if let problem = OutputPath.problem(name) { throw OutputTreeError(name: name, reason: problem) }
         let (folders, last) = OutputPath.split(name)
         var directory = root
@@ -34,7 +36,11 @@ enum OutputTree {
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: continue
                 case S_IFLNK:
-                    throw OutputTreeError(name: name, reason: "\(directory.path) is a symbolic link: outputs are never written through a link below the output directory")
+                    throw OutputTreeError(
+                        name: name,
+                        reason:
+                            "\(directory.path) is a symbolic link: outputs are never written through a link below the output directory"
+                    )
                 default:
                     throw OutputTreeError(name: name, reason: "\(directory.path) is a file, not a folder")
                 }
@@ -47,7 +53,9 @@ enum OutputTree {
             if mkdir(directory.path, 0o755) != 0 {
                 let failure = errno
                 guard failure == EEXIST, lstat(directory.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                    throw OutputTreeError(name: name, reason: "could not make the folder \(directory.path): \(String(cString: strerror(failure)))")
+                    throw OutputTreeError(
+                        name: name,
+                        reason: "could not make the folder \(directory.path): \(String(cString: strerror(failure)))")
                 }
             } else if durable {
                 DirectorySync.sync(parent)

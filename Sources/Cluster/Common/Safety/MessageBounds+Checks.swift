@@ -19,10 +19,12 @@ extension MessageBounds {
             case .workerHello(let hello): try check(hello)
             case .heartbeat(let heartbeat): try check(heartbeat)
             case .workerGoodbye(let goodbye):
-                try Checker(message: "WorkerGoodbye").bytes(goodbye.workerID, "WorkerGoodbye.worker_id", max: maxWorkerIDBytes)
+                try Checker(message: "WorkerGoodbye").bytes(
+                    goodbye.workerID, "WorkerGoodbye.worker_id", max: maxWorkerIDBytes)
             case .taskResult(let result): try check(result, message: "TaskResult", field: "TaskResult")
             case .taskResults(let results):
-                try Checker(message: "TaskResultBatch").count(results.count, "TaskResultBatch.results", max: maxHeldTasks)
+                try Checker(message: "TaskResultBatch").count(
+                    results.count, "TaskResultBatch.results", max: maxHeldTasks)
                 for (index, result) in results.enumerated() {
                     try check(result, message: "TaskResultBatch", field: "TaskResultBatch.results[\(index)]")
                 }
@@ -57,10 +59,12 @@ extension MessageBounds {
         try checker.bytes(hello.workerID, "WorkerHello.worker_id", max: maxWorkerIDBytes)
         try checker.bytes(hello.version, "WorkerHello.version", max: maxVersionBytes)
         try checker.bytes(hello.hostname, "WorkerHello.hostname", max: maxHostnameBytes)
-        try checker.atMost(hello.slots, "WorkerHello.slots", max: UInt32(maxWorkerSlots),
-                           advice: "start the worker with a lower --slots")
-        try checker.atMost(hello.giveBackThreads, "WorkerHello.give_back_threads", max: UInt32(maxWorkerSlots),
-                           advice: "start the worker with fewer --compute-threads")
+        try checker.atMost(
+            hello.slots, "WorkerHello.slots", max: UInt32(maxWorkerSlots),
+            advice: "start the worker with a lower --slots")
+        try checker.atMost(
+            hello.giveBackThreads, "WorkerHello.give_back_threads", max: UInt32(maxWorkerSlots),
+            advice: "start the worker with fewer --compute-threads")
     }
 
     static func check(_ heartbeat: Heartbeat) throws(Violation) {
@@ -90,7 +94,7 @@ extension MessageBounds {
             try checker.atMost(output.size, "\(field()).output.size", max: maxOutputBytes)
         case .failure(let failure):
             try checker.bytes(failure.message, "\(field()).failure.message", max: maxTextBytes)
-            // retry_after_ms is clamped where it is taken (`RetryAfterClamp`); unknown codes read as unspecified.
+        // retry_after_ms is clamped where it is taken (`RetryAfterClamp`); unknown codes read as unspecified.
         }
     }
 
@@ -106,7 +110,9 @@ extension MessageBounds {
                 try checker.outputPath(item.outputName, "SubmitBatch.items[\(index)].output_name")
             }
         }
-        if let parameters = submit.parameters { try check(parameters, field: "SubmitBatch.parameters", checker: checker) }
+        if let parameters = submit.parameters {
+            try check(parameters, field: "SubmitBatch.parameters", checker: checker)
+        }
         try checker.bytes(submit.sink, "SubmitBatch.sink", max: maxPathBytes)
         try checker.bytes(submit.s3Endpoint, "SubmitBatch.s3_endpoint", max: maxEndpointBytes)
     }
@@ -130,14 +136,17 @@ extension MessageBounds {
         try checker.fraction(parameters.transition, "\(field).transition")
         let radius = parameters.blurRadius
         if !(radius == 0 || (radius.isFinite && radius >= 0.5 && radius <= maxBlurRadius)) {
-            throw checker.violation("\(field).blur_radius", .invalidRequest, "is \(radius), neither 0 nor within 0.5...\(Int(maxBlurRadius))")
+            throw checker.violation(
+                "\(field).blur_radius", .invalidRequest,
+                "is \(radius), neither 0 nor within 0.5...\(Int(maxBlurRadius))")
         }
         try checker.atMost(parameters.jpegQuality, "\(field).jpeg_quality", max: maxQuality)
         try checker.atMost(parameters.webpQuality, "\(field).webp_quality", max: maxQuality)
         try checker.atMost(parameters.avifQuality, "\(field).avif_quality", max: maxQuality)
         let angle = Double(parameters.angle)
         if !(angle.isFinite && TiltShiftParameters.angleRange.contains(angle)) {
-            throw checker.violation("\(field).angle", .invalidRequest, "is \(parameters.angle), not within -360...360 degrees")
+            throw checker.violation(
+                "\(field).angle", .invalidRequest, "is \(parameters.angle), not within -360...360 degrees")
         }
     }
 
@@ -157,11 +166,14 @@ extension MessageBounds {
     static func check(_ assignment: TaskAssignment) throws(Violation) {
         let checker = Checker(message: "TaskAssignment")
         if let unreadable = assignment.unreadableField {
-            throw Violation(message: "TaskAssignment", field: "TaskAssignment.parameters", code: .invalidRequest,
-                            reason: "\(unreadable): a value this worker does not know (upgrade the worker)")
+            throw Violation(
+                message: "TaskAssignment", field: "TaskAssignment.parameters", code: .invalidRequest,
+                reason: "\(unreadable): a value this worker does not know (upgrade the worker)")
         }
         if assignment.kind == .unspecified {
-            throw checker.violation("TaskAssignment.kind", .invalidRequest, "is not a kind this worker knows (download, tilt-shift, noop): upgrade the worker")
+            throw checker.violation(
+                "TaskAssignment.kind", .invalidRequest,
+                "is not a kind this worker knows (download, tilt-shift, noop): upgrade the worker")
         }
         try checker.bytes(assignment.taskID, "TaskAssignment.task_id", max: maxIDBytes)
         try checker.bytes(assignment.batchID, "TaskAssignment.batch_id", max: maxIDBytes)
@@ -171,7 +183,9 @@ extension MessageBounds {
             try checker.bytes(input.fromTaskID, "TaskAssignment.inputs[\(index)].from_task_id", max: maxIDBytes)
             try checker.bytes(input.mediaType, "TaskAssignment.inputs[\(index)].media_type", max: maxMediaTypeBytes)
         }
-        if let parameters = assignment.parameters { try check(parameters, field: "TaskAssignment.parameters", checker: checker) }
+        if let parameters = assignment.parameters {
+            try check(parameters, field: "TaskAssignment.parameters", checker: checker)
+        }
         try checker.bytes(assignment.sink, "TaskAssignment.sink", max: maxPathBytes)
         try checker.bytes(assignment.sinkName, "TaskAssignment.sink_name", max: maxNameBytes)
         try checker.bytes(assignment.s3Endpoint, "TaskAssignment.s3_endpoint", max: maxEndpointBytes)
@@ -198,7 +212,8 @@ extension MessageBounds {
             case .retryAccepted(let accepted):
                 let checker = Checker(message: "RetryAccepted")
                 try checker.atMost(Int(accepted.itemCount), "RetryAccepted.item_count", max: maxItemsPerBatch)
-                try checker.count(accepted.itemIndexes.count, "RetryAccepted.item_indexes", max: Int(accepted.itemCount))
+                try checker.count(
+                    accepted.itemIndexes.count, "RetryAccepted.item_indexes", max: Int(accepted.itemCount))
             case .itemsAdded(let added):
                 // first_index + the items added: the batch's size after the manifest, in 64-bit arithmetic.
                 try Checker(message: "ItemsAdded").atMost(
@@ -206,7 +221,8 @@ extension MessageBounds {
             case .statusReply(let reply):
                 let checker = Checker(message: "StatusReply")
                 for (index, batch) in reply.batches.enumerated() {
-                    try checker.atMost(Int(batch.itemCount), "StatusReply.batches[\(index)].item_count", max: maxItemsPerBatch)
+                    try checker.atMost(
+                        Int(batch.itemCount), "StatusReply.batches[\(index)].item_count", max: maxItemsPerBatch)
                 }
             default:
                 break

@@ -73,7 +73,11 @@ public enum MessageBounds {
             var result = ""
             var skipping = false
             for character in field {
-                if character == "[" { skipping = true } else if character == "]" { skipping = false } else if !skipping {
+                if character == "[" {
+                    skipping = true
+                } else if character == "]" {
+                    skipping = false
+                } else if !skipping {
                     result.append(character)
                 }
             }
@@ -103,9 +107,12 @@ public enum MessageBounds {
         }
 
         /// A number is at most `max`; `advice` says what to do instead, when there is more to say than the limit.
-        func atMost<T: BinaryInteger>(_ value: T, _ field: @autoclosure () -> String, max: T, advice: String = "") throws(Violation) {
+        func atMost<T: BinaryInteger>(
+            _ value: T, _ field: @autoclosure () -> String, max: T, advice: String = ""
+        ) throws(Violation) {
             guard value > max else { return }
-            throw violation(field(), .limit, "is \(value), more than the limit of \(max)\(advice.isEmpty ? "" : ": \(advice)")")
+            throw violation(
+                field(), .limit, "is \(value), more than the limit of \(max)\(advice.isEmpty ? "" : ": \(advice)")")
         }
 
         /// A relative output path (`OutputPath`): no `..`, no absolute path, no NUL, within its bounds.

@@ -33,7 +33,8 @@ public enum PeerInputRules {
             default: false
             }
         }
-        return allowed ? nil : "the worker ID '\(PrintableText.escape(workerID))' has characters other than A-Z a-z 0-9 . _ - : @"
+        return allowed
+            ? nil : "the worker ID '\(PrintableText.escape(workerID))' has characters other than A-Z a-z 0-9 . _ - : @"
     }
 
     /// Why `source` is refused as an item's source, or `nil` when it is fine: not empty or blank, at most

@@ -34,8 +34,9 @@ struct AccessControl {
 
     /// Counts a refusal decided elsewhere (`WorkerBinding`), under the labels of `key`'s roles.
     mutating func count(_ reason: AccessRefusal.Reason, request: AccessRequest, from key: CurvePublicKey?) {
-        refusals[AccessRefusal.Labels(role: PeerRole.label(peer(key).roles), request: request.label, reason: reason),
-                 default: 0] += 1
+        refusals[
+            AccessRefusal.Labels(role: PeerRole.label(peer(key).roles), request: request.label, reason: reason),
+            default: 0] += 1
     }
 
     /// Records who submitted `batchID` (nothing without a key).

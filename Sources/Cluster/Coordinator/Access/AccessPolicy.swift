@@ -14,31 +14,43 @@
 enum AccessPolicy {
     static func decide(_ request: AccessRequest, by peer: PeerAccess) -> AccessDecision {
         func refuse(_ reason: AccessRefusal.Reason, _ message: String) -> AccessDecision {
-            .refused(AccessRefusal(
-                labels: AccessRefusal.Labels(role: PeerRole.label(peer.roles), request: request.label, reason: reason),
-                message: message))
+            .refused(
+                AccessRefusal(
+                    labels: AccessRefusal.Labels(
+                        role: PeerRole.label(peer.roles), request: request.label, reason: reason),
+                    message: message))
         }
         // Said only in a refusal: built when one is made, not for every message allowed.
         var having: String { rolesPhrase(peer.roles) }
         switch request {
         case .workerMessage:
             if peer.has(.worker) { return .allowed(.all) }
-            return refuse(.needsWorker, "this key may not act as a worker: registering as a worker and sending task "
-                + "results needs the worker role (the coordinator's --allow-workers or --allow-keys list); \(having)")
+            return refuse(
+                .needsWorker,
+                "this key may not act as a worker: registering as a worker and sending task "
+                    + "results needs the worker role (the coordinator's --allow-workers or --allow-keys list); \(having)"
+            )
         case .submit:
             if peer.has(.client) { return .allowed(.all) }
-            return refuse(.needsClient, "submitting a batch needs the client role (the coordinator's --allow-clients "
-                + "or --allow-keys list); \(having)")
+            return refuse(
+                .needsClient,
+                "submitting a batch needs the client role (the coordinator's --allow-clients "
+                    + "or --allow-keys list); \(having)")
         case .listBatches:
             if peer.has(.admin) { return .allowed(.all) }
             if peer.has(.client) { return .allowed(.ownedBy(peer.key)) }
-            return refuse(.needsClientOrAdmin, "listing batches needs the client or admin role (the coordinator's "
-                + "--allow-clients, --allow-admins or --allow-keys list); \(having)")
+            return refuse(
+                .needsClientOrAdmin,
+                "listing batches needs the client or admin role (the coordinator's "
+                    + "--allow-clients, --allow-admins or --allow-keys list); \(having)")
         case .batch(let action, let batchID, let owner):
             if peer.has(.admin) { return .allowed(.all) }
             guard peer.has(.client) else {
-                return refuse(.needsClientOrAdmin, "\(action.phrase) needs the client role (for its own batches) or the "
-                    + "admin role (the coordinator's --allow-clients, --allow-admins or --allow-keys list); \(having)")
+                return refuse(
+                    .needsClientOrAdmin,
+                    "\(action.phrase) needs the client role (for its own batches) or the "
+                        + "admin role (the coordinator's --allow-clients, --allow-admins or --allow-keys list); \(having)"
+                )
             }
             switch owner {
             case .unknownBatch:
@@ -48,12 +60,16 @@ enum AccessPolicy {
             case .nobody where peer.key == nil:
                 return .allowed(.all)
             case .key:
-                return refuse(.notOwner, "batch \(batchID) was submitted by another client: a client key sees, cancels, "
-                    + "fetches and retries only its own batches; \(action.phrase) of another's needs the admin role (the "
-                    + "coordinator's --allow-admins list)")
+                return refuse(
+                    .notOwner,
+                    "batch \(batchID) was submitted by another client: a client key sees, cancels, "
+                        + "fetches and retries only its own batches; \(action.phrase) of another's needs the admin role (the "
+                        + "coordinator's --allow-admins list)")
             case .nobody:
-                return refuse(.notOwner, "batch \(batchID) has no owner (it was submitted without CurveZMQ): "
-                    + "\(action.phrase) needs the admin role (the coordinator's --allow-admins list)")
+                return refuse(
+                    .notOwner,
+                    "batch \(batchID) has no owner (it was submitted without CurveZMQ): "
+                        + "\(action.phrase) needs the admin role (the coordinator's --allow-admins list)")
             }
         }
     }

@@ -52,8 +52,9 @@ public struct AccessRoles: Sendable, Equatable {
         }
         if roles.rolesByKey.isEmpty {
             let lists = sources.map { "\($0.option) \($0.path)" }.joined(separator: ", ")
-            throw CurveKeyError("the allow-lists hold no public key (\(lists)): add the workers' and clients' NAME.pub "
-                + "files (`shiftwork keygen NAME` writes them)")
+            throw CurveKeyError(
+                "the allow-lists hold no public key (\(lists)): add the workers' and clients' NAME.pub "
+                    + "files (`shiftwork keygen NAME` writes them)")
         }
         return roles
     }

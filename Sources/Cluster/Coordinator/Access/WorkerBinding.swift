@@ -49,22 +49,29 @@ enum WorkerBinding {
     /// `nil`: accept it.
     static func decide(_ claim: Claim, from sender: MessageSender, registered: Registration?) -> Refusal? {
         if let registered, registered.key != sender.key {
-            return Refusal(reason: .workerKeyMismatch, message: "worker ID \(registered.workerID) is registered with "
-                + "another key (\(keyPhrase(registered.key))) than this connection's (\(keyPhrase(sender.key))): its "
-                + "registration cannot be taken over; if this worker was restarted with a new key, start it again once "
-                + "the old registration has expired, or give it another --worker-id")
+            return Refusal(
+                reason: .workerKeyMismatch,
+                message: "worker ID \(registered.workerID) is registered with "
+                    + "another key (\(keyPhrase(registered.key))) than this connection's (\(keyPhrase(sender.key))): its "
+                    + "registration cannot be taken over; if this worker was restarted with a new key, start it again once "
+                    + "the old registration has expired, or give it another --worker-id")
         }
         switch claim {
         case .registered:
             return nil
         case .hello(let workerID, let holder):
             guard let holder, holder.peer != sender.identity else { return nil }
-            return Refusal(reason: .workerIDTaken, message: "worker ID \(workerID) is registered by another connection "
-                + "(\(holder.peer)): a worker ID belongs to one worker at a time; give this worker another --worker-id")
+            return Refusal(
+                reason: .workerIDTaken,
+                message: "worker ID \(workerID) is registered by another connection "
+                    + "(\(holder.peer)): a worker ID belongs to one worker at a time; give this worker another --worker-id"
+            )
         case .result(let taskID, let runningOn):
             guard let runningOn, runningOn != sender.identity else { return nil }
-            return Refusal(reason: .notAssigned, message: "a result for task \(taskID), which was assigned to "
-                + "another worker (\(runningOn)), not to this connection (\(sender.identity))")
+            return Refusal(
+                reason: .notAssigned,
+                message: "a result for task \(taskID), which was assigned to "
+                    + "another worker (\(runningOn)), not to this connection (\(sender.identity))")
         }
     }
 

@@ -19,10 +19,13 @@ struct BatchDeadlines {
     /// Sets the deadline of a batch accepted at `acceptedUnixMilliseconds` (wall clock, from the journal),
     /// `seconds` after that; `nowUnixMilliseconds` is the wall clock at `now`. A deadline passed already
     /// is due at once; an acceptance time in the future (the clock was set back) counts as now.
-    mutating func set(_ batchID: String, seconds: UInt32, acceptedUnixMilliseconds: UInt64, nowUnixMilliseconds: UInt64,
-                      now: ContinuousClock.Instant) {
+    mutating func set(
+        _ batchID: String, seconds: UInt32, acceptedUnixMilliseconds: UInt64, nowUnixMilliseconds: UInt64,
+        now: ContinuousClock.Instant
+    ) {
         guard seconds > 0 else { return }
-        let elapsed = nowUnixMilliseconds > acceptedUnixMilliseconds ? nowUnixMilliseconds - acceptedUnixMilliseconds : 0
+        let elapsed =
+            nowUnixMilliseconds > acceptedUnixMilliseconds ? nowUnixMilliseconds - acceptedUnixMilliseconds : 0
         let remaining = Int64(seconds) * 1000 - Int64(clamping: elapsed)
         deadlines[batchID] = (now + .milliseconds(max(0, remaining)), seconds)
     }

@@ -8,34 +8,53 @@ extension BatchRegistry {
     /// catch-up to run (`nil`: refused, or already catching up).
     /// With `attached`, the answer says the client was attached to it by an idempotency key (the
     /// `BatchAccepted` of a `SubmitBatch` whose key named it).
-    mutating func attach(_ request: FetchResults, from peer: PeerIdentity, coordinatorID: String,
-                         attached: Bool = false, now: ContinuousClock.Instant = .now) -> ([Outbound], CatchUp?) {
+    mutating func attach(
+        _ request: FetchResults, from peer: PeerIdentity, coordinatorID: String,
+        attached: Bool = false, now: ContinuousClock.Instant = .now
+    ) -> ([Outbound], CatchUp?) {
         func refuse(_ code: RefusalCode, _ reason: String) -> ([Outbound], CatchUp?) {
-            ([Outbound(peer: peer, message: .refusal(Refusal(requestID: request.requestID, code: code, reason: reason)))], nil)
+            (
+                [
+                    Outbound(
+                        peer: peer, message: .refusal(Refusal(requestID: request.requestID, code: code, reason: reason))
+                    )
+                ], nil
+            )
         }
         guard let batch = batches[request.batchID] else {
-            let refusal = unknownBatch(request.batchID, requestID: request.requestID, now: now, otherwise:
-                "no batch \(request.batchID): it is unknown to this coordinator (finished long ago, or accepted by a "
-                + "coordinator that ran without --data-dir). `shiftwork status` lists the batches it knows.")
+            let refusal = unknownBatch(
+                request.batchID, requestID: request.requestID, now: now,
+                otherwise:
+                    "no batch \(request.batchID): it is unknown to this coordinator (finished long ago, or accepted by a "
+                    + "coordinator that ran without --data-dir). `shiftwork status` lists the batches it knows.")
             return ([Outbound(peer: peer, message: .refusal(refusal))], nil)
         }
         guard keepsResults else {
             if attached {
-                return refuse(.noStoredResults, "batch \(batch.batchID) was submitted with this idempotency key already "
-                    + "and no second batch was made; this coordinator keeps no results to send again (start it with "
-                    + "--data-dir DIR for that): `shiftwork status \(batch.batchID)` shows how it goes")
+                return refuse(
+                    .noStoredResults,
+                    "batch \(batch.batchID) was submitted with this idempotency key already "
+                        + "and no second batch was made; this coordinator keeps no results to send again (start it with "
+                        + "--data-dir DIR for that): `shiftwork status \(batch.batchID)` shows how it goes")
             }
-            return refuse(.noStoredResults, "this coordinator keeps no results to send again: start it with --data-dir DIR "
-                + "to fetch the results of a batch later, or after a restart")
+            return refuse(
+                .noStoredResults,
+                "this coordinator keeps no results to send again: start it with --data-dir DIR "
+                    + "to fetch the results of a batch later, or after a restart")
         }
         guard replaying[batch.batchID]?.contains(peer) != true else { return ([], nil) }  // already catching up
         replaying[batch.batchID, default: []].insert(peer)
-        var answer = BatchAccepted(requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
-                                   coordinatorID: coordinatorID)
+        var answer = BatchAccepted(
+            requestID: request.requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
+            coordinatorID: coordinatorID)
         answer.attached = attached
         let accepted = Outbound(peer: peer, message: .batchAccepted(answer))
-        return ([accepted], CatchUp(batchID: batch.batchID, peer: peer, announced: batch.items.count,
-                                    sent: Array(repeating: false, count: batch.items.count), summary: batch.summary))
+        return (
+            [accepted],
+            CatchUp(
+                batchID: batch.batchID, peer: peer, announced: batch.items.count,
+                sent: Array(repeating: false, count: batch.items.count), summary: batch.summary)
+        )
     }
 
     /// The next part of a catch-up: announcements of items added since the client was last told the
@@ -76,7 +95,8 @@ extension BatchRegistry {
             if let last = result.last, last.parentIndex == parent, Int(last.firstIndex) + last.items.count == index {
                 result[result.count - 1].items.append(entry)
             } else {
-                result.append(ItemsAdded(batchID: batch.batchID, parentIndex: parent, firstIndex: UInt32(index), items: [entry]))
+                result.append(
+                    ItemsAdded(batchID: batch.batchID, parentIndex: parent, firstIndex: UInt32(index), items: [entry]))
             }
         }
         return result

@@ -12,7 +12,7 @@ import Wire
 /// - An item finishes once. Its `ItemFinished` goes to the batch's audience: the submitting client and
 ///   whoever attached with `FetchResults` and has caught up. `BatchFinished` follows the last item.
 /// - A cancel marks the unfinished items it names cancelling, answers `CancelAccepted` with how many
-///   they are, and names their tasks for the coordinator to withdraw; they finish when their operations end.
+///   they are, and names their tasks for the coordinator to withdraw; they finish when the core ends them.
 /// - A retry (`RetryBatch`) re-runs the failed and cancelled items of a finished batch (or those it names)
 ///   as new attempts of the same batch: they are unfinished again, with new task keys, the batch is
 ///   running again, and the client that asked joins its audience. It is refused for a batch with items
@@ -37,9 +37,9 @@ struct BatchRegistry {
         var out: [Outbound] = []
         /// The batch exists: the cancel is carried out (and journaled).
         var isAccepted = false
-        /// Every item was asked for: cancel the batch's whole group of operations.
+        /// Every item was asked for: every unfinished item of the batch is ended.
         var isWholeBatch = false
-        /// The items now cancelling: cancel their operations.
+        /// The items now cancelling: the core ends each once.
         var items: [Int] = []
         /// Their tasks, to withdraw from the dispatcher (dropped from the queue, or cancelled on their worker).
         var taskKeys: [TaskKey] = []
@@ -50,7 +50,7 @@ struct BatchRegistry {
         /// The item as its clients are told (with its output's bytes), for the journal.
         let finished: ItemFinished
         var out: [Outbound]
-        /// The batch is complete: close its group of operations.
+        /// The batch is complete: the core lets go of its running part.
         var batchFinished: BatchFinished?
         /// Batches retired now: journal their retirement (their results are deleted).
         var retired: [String] = []
@@ -126,49 +126,64 @@ struct BatchRegistry {
         if !submit.idempotencyKey.isEmpty, let problem = IdempotencyKey.problem(submit.idempotencyKey) {
             return refuse(.invalidRequest, problem)
         }
-        if let problem = TaskRetrySchedule.problem(retries: submit.retries) ?? BatchDeadlines.problem(seconds: submit.deadlineSeconds) {
+        if let problem = TaskRetrySchedule.problem(retries: submit.retries)
+            ?? BatchDeadlines.problem(seconds: submit.deadlineSeconds)
+        {
             return refuse(.invalidRequest, problem)
         }
         if let (index, problem) = submit.items.lazy.enumerated()
-            .compactMap({ item in PeerInputRules.sourceProblem(item.element.source).map { (item.offset, $0) } }).first {
+            .compactMap({ item in PeerInputRules.sourceProblem(item.element.source).map { (item.offset, $0) } }).first
+        {
             return refuse(.invalidRequest, "item \(index): \(problem)")
         }
         if submit.items.count > limits.maxBatchItems {
-            return refuse(.limit, "the batch has \(submit.items.count) items, more than this coordinator accepts in one "
-                + "batch (\(limits.maxBatchItems), its --max-batch-items): split it into smaller batches")
+            return refuse(
+                .limit,
+                "the batch has \(submit.items.count) items, more than this coordinator accepts in one "
+                    + "batch (\(limits.maxBatchItems), its --max-batch-items): split it into smaller batches")
         }
         let pending = pendingItems[client, default: 0]
         if pending + submit.items.count > limits.maxPendingItemsPerClient {
-            return refuse(.limit, "this client already has \(pending) unfinished items and the batch would add "
-                + "\(submit.items.count), more than this coordinator allows a client (\(limits.maxPendingItemsPerClient), "
-                + "its --max-pending-items-per-client): wait for earlier batches to finish, or submit fewer items")
+            return refuse(
+                .limit,
+                "this client already has \(pending) unfinished items and the batch would add "
+                    + "\(submit.items.count), more than this coordinator allows a client (\(limits.maxPendingItemsPerClient), "
+                    + "its --max-pending-items-per-client): wait for earlier batches to finish, or submit fewer items")
         }
-        return ClientUsage.refusal(of: submit.items.count, addingBatch: true,
-                                   usage: clientUsage[owner ?? ClientIdentity(peer: client, key: nil)] ?? ClientUsage(),
-                                   limits: limits).map { refuse(.limit, $0) }
+        return ClientUsage.refusal(
+            of: submit.items.count, addingBatch: true,
+            usage: clientUsage[owner ?? ClientIdentity(peer: client, key: nil)] ?? ClientUsage(),
+            limits: limits
+        ).map { refuse(.limit, $0) }
     }
 
     /// The batch `submit` (or, after a restart, `recovered`) describes, its items' task keys handed out;
     /// not registered yet (see `register`). Items `recovered` holds an outcome for are finished already.
-    mutating func plan(batchID: String, client: PeerIdentity, submit: SubmitBatch,
-                       recovered: RecoveredBatch? = nil, idempotencyScope: String = "", owner: ClientIdentity? = nil) -> RegisteredBatch {
-        var batch = RegisteredBatch(batchID: batchID, client: client, clientAcceptsBatches: submit.acceptsBatches,
-                                    tasksPerItem: submit.kind == .noop ? 1 : 2)
+    mutating func plan(
+        batchID: String, client: PeerIdentity, submit: SubmitBatch,
+        recovered: RecoveredBatch? = nil, idempotencyScope: String = "", owner: ClientIdentity? = nil
+    ) -> RegisteredBatch {
+        var batch = RegisteredBatch(
+            batchID: batchID, client: client, clientAcceptsBatches: submit.acceptsBatches,
+            tasksPerItem: submit.kind == .noop ? 1 : 2)
         if let owner { batch.owner = owner }
         batch.priority = submit.priority
         batch.idempotencyKey = submit.idempotencyKey
         batch.idempotencyScope = idempotencyScope
         var parents: [Int: Int] = [:]
         for expansion in recovered?.expansions ?? [] {
-            for offset in expansion.items.indices { parents[Int(expansion.firstIndex) + offset] = Int(expansion.parentIndex) }
+            for offset in expansion.items.indices {
+                parents[Int(expansion.firstIndex) + offset] = Int(expansion.parentIndex)
+            }
         }
         for (index, item) in (recovered?.allItems ?? submit.items).enumerated() {
             let parent = parents[index]
             let depth = parent.map { batch.items.indices.contains($0) ? batch.items[$0].depth + 1 : 1 } ?? 0
             let recorded = recovered?.finished[index]?.outcome
-            batch.append(source: item.source, outputName: item.outputName.isEmpty ? "item-\(index)" : item.outputName,
-                         parent: parent.map(Int32.init), depth: depth,
-                         firstTaskKey: recorded == nil ? takeTaskKeys(batch.tasksPerItem) : 0, recorded: recorded)
+            batch.append(
+                source: item.source, outputName: item.outputName.isEmpty ? "item-\(index)" : item.outputName,
+                parent: parent.map(Int32.init), depth: depth,
+                firstTaskKey: recorded == nil ? takeTaskKeys(batch.tasksPerItem) : 0, recorded: recorded)
             // A finished item's attempts are kept for status; an unfinished item's go to its operations.
             if recorded != nil, let attempts = recovered?.failedAttempts[index], !attempts.isEmpty {
                 batch.noteFailedAttempts(attempts, of: index)
@@ -179,8 +194,10 @@ struct BatchRegistry {
 
     /// Registers a planned batch. With `requestID` (a submission, not a restart), the client is told it
     /// is accepted. Returns the answer, and the batches retired if it is complete already (restored).
-    mutating func register(_ batch: RegisteredBatch, answering requestID: String?, coordinatorID: String,
-                           now: ContinuousClock.Instant = .now) -> (out: [Outbound], retired: [String]) {
+    mutating func register(
+        _ batch: RegisteredBatch, answering requestID: String?, coordinatorID: String,
+        now: ContinuousClock.Instant = .now
+    ) -> (out: [Outbound], retired: [String]) {
         batches[batch.batchID] = batch
         if !batch.idempotencyKey.isEmpty {
             batchesByKey[IdempotencyIndex(scope: batch.idempotencyScope, key: batch.idempotencyKey)] = batch.batchID
@@ -191,9 +208,13 @@ struct BatchRegistry {
         var out: [Outbound] = []
         if let requestID {
             batchesAccepted += 1
-            out.append(Outbound(peer: batch.client, message: .batchAccepted(BatchAccepted(
-                requestID: requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
-                coordinatorID: coordinatorID))))
+            out.append(
+                Outbound(
+                    peer: batch.client,
+                    message: .batchAccepted(
+                        BatchAccepted(
+                            requestID: requestID, batchID: batch.batchID, itemCount: UInt32(batch.items.count),
+                            coordinatorID: coordinatorID))))
         }
         return (out, batch.isComplete ? keepFinished(batch.batchID, now: now) : [])
     }
@@ -203,56 +224,9 @@ struct BatchRegistry {
         return nextTaskKey
     }
 
-    // MARK: Manifests
-
-    /// Adds the entries a manifest item listed to its batch, as new items with output names and task keys.
-    /// The caller plans their operations, or takes them back with `retract` if that fails.
-    ///
-    /// - Throws: `ManifestRefusal` when the manifest is nested too deep, or would make the batch larger
-    ///   than `maxBatchItems`.
-    mutating func expand(item index: Int, of batchID: String, entries: [String]) throws(ManifestRefusal) -> ItemsAdded {
-        guard var batch = batches[batchID], batch.items.indices.contains(index) else {
-            throw ManifestRefusal("its batch is no longer known")
-        }
-        let depth = batch.items[index].depth
-        guard depth < ClusterDefaults.maxManifestDepth else {
-            throw ManifestRefusal("it is a manifest listed by a manifest \(depth) levels deep; manifests may nest "
-                + "\(ClusterDefaults.maxManifestDepth) levels")
-        }
-        if let (offset, problem) = entries.lazy.enumerated()
-            .compactMap({ entry in PeerInputRules.sourceProblem(entry.element).map { (entry.offset, $0) } }).first {
-            throw ManifestRefusal("its entry \(offset + 1): \(problem)")
-        }
-        guard batch.items.count + entries.count <= limits.maxBatchItems else {
-            throw ManifestRefusal("this manifest lists \(entries.count) images, which would make the batch larger than "
-                + "\(limits.maxBatchItems) items (the coordinator's --max-batch-items): split the manifest")
-        }
-        batches[batchID] = nil  // no copy while it grows
-        let firstIndex = batch.items.count
-        var added: [BatchItem] = []
-        for source in entries {
-            let name = batch.outputName(for: source)
-            added.append(BatchItem(source: source, outputName: name))
-            batch.append(source: source, outputName: name, parent: Int32(index), depth: depth + 1,
-                         firstTaskKey: takeTaskKeys(batch.tasksPerItem), recorded: nil)
-        }
-        pendingItems[batch.client, default: 0] += entries.count
-        clientUsage[batch.owner, default: ClientUsage()].queuedItems += entries.count
-        batches[batchID] = batch
-        return ItemsAdded(batchID: batchID, parentIndex: UInt32(index), firstIndex: UInt32(firstIndex), items: added)
-    }
-
     /// The batch kept under an idempotency key in `scope` (`ClientIdentity.idempotencyScope`), if any.
     func batchID(forKey key: String, scope: String) -> String? {
         key.isEmpty ? nil : batchesByKey[IdempotencyIndex(scope: scope, key: key)]
-    }
-
-    /// Takes back the items of an expansion whose operations could not be added.
-    mutating func retract(_ added: ItemsAdded) {
-        guard let batch = batches[added.batchID], batch.items.count == Int(added.firstIndex) + added.items.count else { return }
-        batches[added.batchID]?.removeLast(added.items.count)
-        reducePending(of: batch.client, by: added.items.count)
-        changeUsage(of: batch.owner, queuedItems: -added.items.count)
     }
 
     // MARK: Finishing items
@@ -266,24 +240,31 @@ struct BatchRegistry {
     /// An item's operations ended with `outcome`; a manifest item's `added` items are announced first.
     /// Returns `nil` when the item had finished already or is unknown.
     /// `now` (read only when the batch completes, if not given) dates a completed batch for the retention.
-    mutating func finish(item index: Int, of batchID: String, outcome: TaskOutcome, added: ItemsAdded? = nil,
-                         now: ContinuousClock.Instant? = nil) -> ItemEnd? {
+    mutating func finish(
+        item index: Int, of batchID: String, outcome: TaskOutcome, added: ItemsAdded? = nil,
+        now: ContinuousClock.Instant? = nil
+    ) -> ItemEnd? {
         guard batches[batchID]?.finish(index, outcome: outcome, keepingOutput: keepsResults) == true,
-              let batch = batches[batchID]
+            let batch = batches[batchID]
         else { return nil }
         reducePending(of: batch.client, by: 1)
         changeUsage(of: batch.owner, queuedItems: -1)
-        let finished = ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: batch.items[index].outputName,
-                                    outcome: outcome)
+        let finished = ItemFinished(
+            batchID: batchID, itemIndex: UInt32(index), outputName: batch.items[index].outputName,
+            outcome: outcome)
         var end = ItemEnd(finished: finished, out: [])
         if batch.isComplete { end.batchFinished = batch.summary }
         // To each of its audience, in order: the items a manifest added, the item, the batch's summary. (Built
         // in place: one array per item, not a list of messages and one of peers besides.)
         func tell(_ peer: PeerIdentity) {
             if let added { end.out.append(Outbound(peer: peer, message: .itemsAdded(added))) }
-            end.out.append(Outbound(peer: peer, message: .itemFinished(finished),
-                                    batchable: peer == batch.client && batch.clientAcceptsBatches))
-            if let summary = end.batchFinished { end.out.append(Outbound(peer: peer, message: .batchFinished(summary))) }
+            end.out.append(
+                Outbound(
+                    peer: peer, message: .itemFinished(finished),
+                    batchable: peer == batch.client && batch.clientAcceptsBatches))
+            if let summary = end.batchFinished {
+                end.out.append(Outbound(peer: peer, message: .batchFinished(summary)))
+            }
         }
         if subscribers.isEmpty && replaying.isEmpty {
             tell(batch.client)  // nobody attached: the common case
@@ -302,7 +283,7 @@ struct BatchRegistry {
         clientUsage[owner] = usage.isEmpty ? nil : usage
     }
 
-    private mutating func reducePending(of client: PeerIdentity, by count: Int) {
+    mutating func reducePending(of client: PeerIdentity, by count: Int) {
         guard let remaining = pendingItems[client] else { return }
         pendingItems[client] = remaining > count ? remaining - count : nil
     }
@@ -355,7 +336,8 @@ struct BatchRegistry {
             batchesByKey[IdempotencyIndex(scope: batch.idempotencyScope, key: batch.idempotencyKey)] = nil
         }
         subscribers[batchID] = nil
-        retiredBatches[batchID] = RetiredBatch(summary: batch.summary, itemCount: batch.items.count, rule: rule, retiredAt: now)
+        retiredBatches[batchID] = RetiredBatch(
+            summary: batch.summary, itemCount: batch.items.count, rule: rule, retiredAt: now)
         retiredOrder.append(batchID)
         if retiredOrder.count > BatchRetention.retiredBatchesRemembered {
             retiredBatches[retiredOrder.removeFirst()] = nil
@@ -364,22 +346,34 @@ struct BatchRegistry {
 
     /// The refusal of a request (`requestID`) naming `batchID`, which this coordinator does not hold:
     /// why (it was retired, and by which rule), or that it never knew it.
-    func unknownBatch(_ batchID: String, requestID: String, now: ContinuousClock.Instant,
-                      otherwise reason: String) -> Refusal {
-        Refusal(requestID: requestID, code: .unknownBatch,
-                reason: retiredBatches[batchID]?.refusalReason(now: now) ?? reason)
+    func unknownBatch(
+        _ batchID: String, requestID: String, now: ContinuousClock.Instant,
+        otherwise reason: String
+    ) -> Refusal {
+        Refusal(
+            requestID: requestID, code: .unknownBatch,
+            reason: retiredBatches[batchID]?.refusalReason(now: now) ?? reason)
     }
 
     // MARK: Cancelling
 
     /// A client (or, with `peer` `nil`, the journal being replayed) cancels a batch or some of its items.
-    mutating func cancel(_ request: CancelBatch, from peer: PeerIdentity?, now: ContinuousClock.Instant = .now) -> Cancellation {
+    mutating func cancel(
+        _ request: CancelBatch, from peer: PeerIdentity?, now: ContinuousClock.Instant = .now
+    ) -> Cancellation {
         var result = Cancellation()
         guard var batch = batches[request.batchID] else {
             if let peer {
-                result.out = [Outbound(peer: peer, message: .refusal(unknownBatch(
-                    request.batchID, requestID: request.requestID, now: now,
-                    otherwise: "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows")))]
+                result.out = [
+                    Outbound(
+                        peer: peer,
+                        message: .refusal(
+                            unknownBatch(
+                                request.batchID, requestID: request.requestID, now: now,
+                                otherwise:
+                                    "no batch \(request.batchID): `shiftwork status` lists the batches the coordinator knows"
+                            )))
+                ]
             }
             return result
         }
@@ -393,8 +387,14 @@ struct BatchRegistry {
         }
         batches[request.batchID] = batch
         if let peer, !request.requestID.isEmpty {
-            result.out = [Outbound(peer: peer, message: .cancelAccepted(CancelAccepted(
-                requestID: request.requestID, batchID: request.batchID, cancelledItems: UInt32(result.items.count))))]
+            result.out = [
+                Outbound(
+                    peer: peer,
+                    message: .cancelAccepted(
+                        CancelAccepted(
+                            requestID: request.requestID, batchID: request.batchID,
+                            cancelledItems: UInt32(result.items.count))))
+            ]
         }
         return result
     }

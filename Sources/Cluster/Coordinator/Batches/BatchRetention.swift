@@ -14,8 +14,10 @@ public struct BatchRetention: Sendable, Equatable {
     static let retiredBatchesRemembered = 10_000
 
     /// The defaults: 100 finished batches, for an hour.
-    public init(maxFinishedBatches: Int = ClusterDefaults.keepFinishedBatches,
-                maxFinishedAge: Duration = ClusterDefaults.keepFinishedFor) {
+    public init(
+        maxFinishedBatches: Int = ClusterDefaults.keepFinishedBatches,
+        maxFinishedAge: Duration = ClusterDefaults.keepFinishedFor
+    ) {
         self.maxFinishedBatches = max(0, maxFinishedBatches)
         self.maxFinishedAge = max(.zero, maxFinishedAge)
     }

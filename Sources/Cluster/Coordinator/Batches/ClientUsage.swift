@@ -16,12 +16,14 @@ extension ClientUsage {
     /// `nil` when it may: the reason names the limit, its option and what the client has in use.
     static func refusal(of items: Int, addingBatch: Bool, usage: ClientUsage, limits: BatchRegistry.Limits) -> String? {
         if addingBatch, usage.batches >= limits.maxBatchesPerClient {
-            return "this client already has \(usage.batches) batches on this coordinator (running, or finished and kept "
+            return
+                "this client already has \(usage.batches) batches on this coordinator (running, or finished and kept "
                 + "for status), the most it keeps for one client (\(limits.maxBatchesPerClient), its --max-batches-per-client): "
                 + "wait for them to finish and be retired, or submit fewer, larger batches"
         }
         if usage.queuedItems + items > limits.maxQueuedItemsPerClient {
-            return "this client already has \(usage.queuedItems) unfinished items and this would add \(items), more than "
+            return
+                "this client already has \(usage.queuedItems) unfinished items and this would add \(items), more than "
                 + "this coordinator queues for one client (\(limits.maxQueuedItemsPerClient), its "
                 + "--max-queued-items-per-client): wait for earlier batches to finish, or submit fewer items"
         }

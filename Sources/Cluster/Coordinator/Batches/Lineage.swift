@@ -17,8 +17,9 @@ struct Lineage: Sendable {
 
     /// The input to inject from the producer's `output`: by reference when it stayed on its worker.
     static func input(from producer: TaskAssignment, output: TaskOutput) -> InjectedInput {
-        InjectedInput(fromTaskID: producer.taskID, data: output.data, mediaType: output.mediaType,
-                      onWorker: output.heldOnWorker)
+        InjectedInput(
+            fromTaskID: producer.taskID, data: output.data, mediaType: output.mediaType,
+            onWorker: output.heldOnWorker)
     }
 
     /// The producer as it runs again for the `number`th time (1-based): a new attempt number. It keeps the

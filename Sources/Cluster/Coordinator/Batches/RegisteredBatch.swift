@@ -2,7 +2,7 @@ import Wire
 
 /// One batch as the coordinator's clients know it: its items (source, output name, which manifest listed
 /// them), which have finished and how, and the task keys of those still running. A plain value, kept by
-/// `BatchRegistry`; the operations that run the items are in `BatchOperation`.
+/// `BatchRegistry`; what runs the items is the core's `BatchRun`.
 struct RegisteredBatch {
     /// Where an item is, as far as its clients are concerned.
     enum ItemState: UInt8 {
@@ -17,7 +17,7 @@ struct RegisteredBatch {
         var isFinished: Bool { self != .unfinished && self != .cancelling }
     }
 
-    /// One input of the batch: all that a queued item costs until its turn comes (`BatchOperation`), 48 bytes
+    /// One input of the batch: all that a queued item costs until its turn comes (`BatchRun`), 48 bytes
     /// (its fields in this order pack into 47; short strings are stored inline).
     struct Item {
         let source: String
@@ -91,10 +91,14 @@ struct RegisteredBatch {
 
     /// Appends an item; with `recorded` (an outcome from the journal) it is finished already, and has no tasks
     /// (`firstTaskKey` 0).
-    mutating func append(source: String, outputName: String, parent: Int32?, depth: UInt8, firstTaskKey: TaskKey,
-                         recorded: TaskOutcome?) {
-        items.append(Item(source: source, outputName: outputName, firstTaskKey: firstTaskKey, parent: parent,
-                          depth: depth, state: .unfinished))
+    mutating func append(
+        source: String, outputName: String, parent: Int32?, depth: UInt8, firstTaskKey: TaskKey,
+        recorded: TaskOutcome?
+    ) {
+        items.append(
+            Item(
+                source: source, outputName: outputName, firstTaskKey: firstTaskKey, parent: parent,
+                depth: depth, state: .unfinished))
         if let recorded { finish(items.count - 1, outcome: recorded, keepingOutput: true) }
     }
 
@@ -164,7 +168,8 @@ struct RegisteredBatch {
     /// attempt of each counts as retried: another attempt follows, at the client's request.
     mutating func reopen(_ indexes: [Int], firstTaskKeys: [TaskKey]) {
         for index in items.indices { items[index].firstTaskKey = 0 }
-        for (index, key) in zip(indexes, firstTaskKeys) where items.indices.contains(index) && items[index].state.isFinished {
+        for (index, key) in zip(indexes, firstTaskKeys)
+        where items.indices.contains(index) && items[index].state.isFinished {
             switch items[index].state {
             case .succeeded: succeeded -= 1
             case .failed: failed -= 1
@@ -218,7 +223,8 @@ struct RegisteredBatch {
             outcome = .output(output)
         case .failed, .cancelled: outcome = .failure(failures[index] ?? TaskFailure(code: .internal))
         }
-        return ItemFinished(batchID: batchID, itemIndex: UInt32(index), outputName: items[index].outputName, outcome: outcome)
+        return ItemFinished(
+            batchID: batchID, itemIndex: UInt32(index), outputName: items[index].outputName, outcome: outcome)
     }
 
     /// Where a succeeded item's output was written, when the batch has a sink; else empty.

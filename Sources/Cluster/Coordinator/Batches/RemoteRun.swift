@@ -3,7 +3,7 @@ import Wire
 /// Where a remote operation's attempts stand, as a pure state machine (result in, next request out): the
 /// task as it is sent, its attempt count and worker losses (for the retry schedule), and, for a tilt-shift
 /// whose input stayed on a worker, the lineage re-runs of the current attempt (`Lineage`).
-/// `RemoteTaskOperation` holds it and carries its steps out; the retry decision itself is the schedule's.
+/// `ItemRun` holds it and carries its steps out; the retry decision itself is the schedule's.
 struct RemoteRun: Sendable {
     /// One task to queue: the assignment, and how the dispatcher should place it.
     struct Request: Sendable {
@@ -51,7 +51,10 @@ struct RemoteRun: Sendable {
     /// have none, `Shared`).
     let followOn: Shared<TaskAssignment>?
 
-    init(assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int, followOn: Shared<TaskAssignment>? = nil) {
+    init(
+        assignment: TaskAssignment, lineage: Lineage?, attempt: Int, workerLosses: Int,
+        followOn: Shared<TaskAssignment>? = nil
+    ) {
         self.assignment = assignment
         self.lineage = lineage
         self.attempt = attempt
@@ -61,8 +64,9 @@ struct RemoteRun: Sendable {
 
     /// The first request of the current attempt.
     var request: Request {
-        Request(assignment: assignment, dependentKey: 0, keepsSlotForDependent: lineage == nil, avoiding: avoiding,
-                followOn: lineage == nil ? followOn : nil)
+        Request(
+            assignment: assignment, dependentKey: 0, keepsSlotForDependent: lineage == nil, avoiding: avoiding,
+            followOn: lineage == nil ? followOn : nil)
     }
 
     /// The step after `result`, the result of the request sent last.
@@ -80,10 +84,12 @@ struct RemoteRun: Sendable {
                 rerunningProducer = true
                 // The producer runs again with this dependent chained to it, as `step` will send it after.
                 let dependent = dependent ?? assignment
-                return .send(Request(assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
-                                     keepsSlotForDependent: false, avoiding: nil,
-                                     followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage)),
-                                     resend: .inputMissing))
+                return .send(
+                    Request(
+                        assignment: lineage.rerun(reruns), dependentKey: dependent.taskKey,
+                        keepsSlotForDependent: false, avoiding: nil,
+                        followOn: Shared(lineage.follow(dependent, output: Lineage.heldImage)),
+                        resend: .inputMissing))
             }
             return .failed(error)
         case .failure(let error):

@@ -48,8 +48,9 @@ struct TaskRetrySchedule: Sendable, Equatable {
 
     /// The engine's backoff maths for this schedule: exponential, full jitter, `Retry-After` capped.
     private var policy: RetryPolicy {
-        var policy = RetryPolicy(maxAttempts: Int(retries) + 1, initialDelay: Self.initialDelay, multiplier: 2,
-                                 maxDelay: Self.maxBackoff)
+        var policy = RetryPolicy(
+            maxAttempts: Int(retries) + 1, initialDelay: Self.initialDelay, multiplier: 2,
+            maxDelay: Self.maxBackoff)
         policy.jitter = .full
         policy.maxRequestedDelay = RetryAfterClamp.longest
         return policy
@@ -75,8 +76,10 @@ struct TaskRetrySchedule: Sendable, Equatable {
     func decide(after failure: TaskFailure, attempt: Int, fraction: Double, workerLosses: Int = 0) -> Decision {
         guard Self.isRetryable(failure), attempt <= Int(retries) else { return .fail }
         if failure.code == .workerLost, workerLosses >= Self.maxWorkerLosses { return .fail }
-        return .retry(after: policy.delay(
-            afterAttempt: attempt, requested: RetryAfterClamp.duration(milliseconds: failure.retryAfterMs), fraction: fraction))
+        return .retry(
+            after: policy.delay(
+                afterAttempt: attempt, requested: RetryAfterClamp.duration(milliseconds: failure.retryAfterMs),
+                fraction: fraction))
     }
 
     /// The failure a task ends with when it is not tried again after `failure`: a worker loss says how
@@ -84,7 +87,8 @@ struct TaskRetrySchedule: Sendable, Equatable {
     static func finalFailure(_ failure: TaskFailure, workerLosses: Int) -> TaskFailure {
         guard failure.code == .workerLost, workerLosses > 0 else { return failure }
         var final = failure
-        final.message = "worker lost \(workerLosses) time\(workerLosses == 1 ? "" : "s"), not tried again; the last: \(failure.message)"
+        final.message =
+            "worker lost \(workerLosses) time\(workerLosses == 1 ? "" : "s"), not tried again; the last: \(failure.message)"
         return final
     }
 

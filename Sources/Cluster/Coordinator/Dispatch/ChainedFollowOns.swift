@@ -51,7 +51,7 @@ struct ChainedFollowOns {
     /// offers it again).
     mutating func takeAttached(_ key: TaskKey, from worker: PeerIdentity, result: TaskResult) -> TaskAssignment? {
         guard let offer = offers.removeValue(forKey: key), offer.attachedTo == worker,
-              case .output(let output) = result.outcome, output.heldOnWorker
+            case .output(let output) = result.outcome, output.heldOnWorker
         else { return nil }
         return offer.followOn
     }
@@ -66,7 +66,9 @@ struct ChainedFollowOns {
     /// The result for `result.taskKey` from `worker`, unless it answers an adopted follow-on whose operation
     /// has not asked yet: then it is held (and `nil` returned).
     mutating func hold(_ result: TaskResult, from worker: PeerIdentity?) -> TaskResult? {
-        guard let index = unrequested.index(forKey: result.taskKey), unrequested.values[index] == nil else { return result }
+        guard let index = unrequested.index(forKey: result.taskKey), unrequested.values[index] == nil else {
+            return result
+        }
         unrequested.values[index] = (result, worker)
         return nil
     }

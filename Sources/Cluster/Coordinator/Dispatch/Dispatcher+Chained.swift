@@ -6,11 +6,14 @@ import Wire
 extension Dispatcher {
     /// `assignment` (download `key`, about to go to the worker at `workerIndex`) with its follow-on attached
     /// when the worker accepts chained tasks; without one otherwise.
-    mutating func chaining(_ assignment: TaskAssignment, key: TaskKey, to workerIndex: Dictionary<PeerIdentity, WorkerRecord>.Index) -> TaskAssignment {
+    mutating func chaining(
+        _ assignment: TaskAssignment, key: TaskKey, to workerIndex: Dictionary<PeerIdentity, WorkerRecord>.Index
+    ) -> TaskAssignment {
         guard !chained.isEmpty || assignment.followOn != nil else { return assignment }
         let worker = workers.values[workerIndex]
         var sent = assignment
-        sent.followOn = chained.attach(key, to: worker.peer, accepted: worker.acceptsChainedTasks && worker.acceptsBatches)
+        sent.followOn = chained.attach(
+            key, to: worker.peer, accepted: worker.acceptsChainedTasks && worker.acceptsBatches)
         return sent
     }
 
@@ -20,10 +23,12 @@ extension Dispatcher {
     /// `Lineage`), and no assignment is sent for it. Returns whether it was.
     /// `crossedCancel`: the download's result crossed its timeout's cancel, which reaches the follow-on there
     /// (`Entry.crossedCancel`).
-    mutating func adoptFollowOn(afterDownload key: TaskKey, result: TaskResult, from peer: PeerIdentity,
-                                crossedCancel: Bool = false) -> Bool {
+    mutating func adoptFollowOn(
+        afterDownload key: TaskKey, result: TaskResult, from peer: PeerIdentity,
+        crossedCancel: Bool = false
+    ) -> Bool {
         guard !chained.isEmpty, let followOn = chained.takeAttached(key, from: peer, result: result),
-              let download = entries[key], workers[peer] != nil
+            let download = entries[key], workers[peer] != nil
         else { return false }
         var assignment = followOn
         assignment.inputs = [InjectedInput(fromTaskID: download.assignment.taskID, data: [], onWorker: true)]
@@ -44,7 +49,9 @@ extension Dispatcher {
     mutating func takeChainedResults() -> [(result: TaskResult, worker: PeerIdentity?)] { chained.takeReady() }
 
     /// The follow-ons adopted since the last call, with their workers: their task timeouts start now.
-    mutating func takeAdoptedFollowOns() -> [(assignment: TaskAssignment, worker: PeerIdentity)] { chained.takeAdopted() }
+    mutating func takeAdoptedFollowOns() -> [(assignment: TaskAssignment, worker: PeerIdentity)] {
+        chained.takeAdopted()
+    }
 }
 
 extension ChainedFollowOns {

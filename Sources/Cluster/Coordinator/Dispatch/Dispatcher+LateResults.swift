@@ -29,28 +29,38 @@ extension Dispatcher {
         guard let entry = entries[key], case .running(let worker) = entry.state else { return [] }
         entries[key]?.state = .cancelling(worker: worker)
         entries[key]?.timedOut = true
-        return [Outbound(peer: worker, message: .cancelTask(CancelTask(
-            taskID: entry.assignment.taskID, reason: reason, taskKey: key)))]
+        return [
+            Outbound(
+                peer: worker,
+                message: .cancelTask(
+                    CancelTask(
+                        taskID: entry.assignment.taskID, reason: reason, taskKey: key)))
+        ]
     }
 
     /// Notes the attempt of `entry` (task `key`), let go unanswered with worker `peer`: its success may
     /// still come.
     mutating func noteUnanswered(_ key: TaskKey, _ entry: Entry, on peer: PeerIdentity) {
-        lateAttempts.note(key, LateAttempts.Attempt(attempt: entry.assignment.attempt, worker: peer,
-                                                    batchID: entry.assignment.batchID))
+        lateAttempts.note(
+            key,
+            LateAttempts.Attempt(
+                attempt: entry.assignment.attempt, worker: peer,
+                batchID: entry.assignment.batchID))
     }
 
     /// A success for an attempt let go unanswered (`LateAttempts`), while the dispatcher holds the task's
     /// next attempt: the task's result (with its `taskKey` set), that attempt withdrawn. `nil` when `result`
     /// is no such success (it is stale).
-    mutating func useLateResult(_ result: TaskResult, from peer: PeerIdentity,
-                                now: ContinuousClock.Instant) -> (TaskResult?, [Outbound])? {
+    mutating func useLateResult(
+        _ result: TaskResult, from peer: PeerIdentity,
+        now: ContinuousClock.Instant
+    ) -> (TaskResult?, [Outbound])? {
         // A download whose image stayed on that worker is no result: the worker dropped its cache when it
         // registered again (or stays gone), and its tilt-shift would only download it again.
         guard !lateAttempts.isEmpty, case .output(let output) = result.outcome, !output.heldOnWorker,
-              let key = result.taskKey != 0 ? result.taskKey : keysByID[result.taskID],
-              lateAttempts.answers(key, attempt: result.attempt, from: peer),
-              let entry = entries[key], entry.assignment.taskID == result.taskID
+            let key = result.taskKey != 0 ? result.taskKey : keysByID[result.taskID],
+            lateAttempts.answers(key, attempt: result.attempt, from: peer),
+            let entry = entries[key], entry.assignment.taskID == result.taskID
         else { return nil }
         var out: [Outbound] = []
         switch entry.state {
@@ -58,8 +68,13 @@ extension Dispatcher {
             withdrawQueued(key, entry)
         case .running(let worker):
             entries[key]?.state = .cancelling(worker: worker)
-            out.append(Outbound(peer: worker, message: .cancelTask(CancelTask(
-                taskID: entry.assignment.taskID, reason: "an earlier attempt's result came first", taskKey: key))))
+            out.append(
+                Outbound(
+                    peer: worker,
+                    message: .cancelTask(
+                        CancelTask(
+                            taskID: entry.assignment.taskID, reason: "an earlier attempt's result came first",
+                            taskKey: key))))
         case .cancelling where entry.timedOut:
             entries[key]?.timedOut = false  // its own success is no longer wanted: the answer confirms the cancel
         case .cancelling:

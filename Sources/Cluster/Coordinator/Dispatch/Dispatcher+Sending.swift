@@ -30,7 +30,7 @@ extension Dispatcher {
             let (isQueued, avoid) = inPlace(&entries.values[index]) { ($0.state == .queued, $0.avoid) }
             guard isQueued else { continue }
             guard let peer = freeSlotIndex.next(avoiding: avoid),
-                  let workerIndex = workers.index(forKey: peer)
+                let workerIndex = workers.index(forKey: peer)
             else {
                 // Not reached: the index holds registered workers only. The task keeps its place.
                 let (batch, urgency) = inPlace(&entries.values[index]) { ($0.assignment.batchID, $0.priority) }
@@ -57,8 +57,10 @@ extension Dispatcher {
             }
             if let mappedID { keysByID[mappedID] = key }
             occupy(key, on: peer)
-            out.append(Outbound(peer: peer, message: .taskAssignment(chaining(assignment, key: key, to: workerIndex)),
-                                batchable: batchable))
+            out.append(
+                Outbound(
+                    peer: peer, message: .taskAssignment(chaining(assignment, key: key, to: workerIndex)),
+                    batchable: batchable))
         }
         if !stealing.workers.isEmpty { out += askBackForIdleThreads() }
         return out
@@ -80,7 +82,8 @@ extension Dispatcher {
             let sequence = nextSequence()
             entries[key]?.assignment.sequence = sequence
         }
-        var assignment = entries[key]?.assignment ?? TaskAssignment(taskID: "", batchID: "", attempt: 0, kind: .unspecified)
+        var assignment =
+            entries[key]?.assignment ?? TaskAssignment(taskID: "", batchID: "", attempt: 0, kind: .unspecified)
         assignment.inputs = assignment.inputs.map {
             InjectedInput(fromTaskID: $0.fromTaskID, data: [], mediaType: $0.mediaType, onWorker: true)
         }

@@ -44,7 +44,8 @@ extension Dispatcher {
         guard idleThreads > 0, !victims.isEmpty else { return [] }
         stealing.prune { key, worker, attempt in
             guard let entry = entries[key], entry.assignment.attempt == attempt,
-                  case .running(let holder) = entry.state else { return false }
+                case .running(let holder) = entry.state
+            else { return false }
             return worker == nil || holder == worker
         }
         var wanted = idleThreads - stealing.asked.count - stealing.rerunsDue.count
@@ -67,7 +68,8 @@ extension Dispatcher {
                 stealing.askedCount += 1
                 wanted -= 1
                 room -= 1
-                out.append(Outbound(peer: victim.peer, message: .giveBackTask(GiveBackTask(taskKey: key, attempt: attempt))))
+                out.append(
+                    Outbound(peer: victim.peer, message: .giveBackTask(GiveBackTask(taskKey: key, attempt: attempt))))
             }
         }
         return out
@@ -77,7 +79,9 @@ extension Dispatcher {
     /// sent with its input (it can go anywhere) or a first-run tilt-shift pinned to `peer` (its download
     /// runs again elsewhere).
     private func isStealable(_ entry: Entry, on peer: PeerIdentity) -> Bool {
-        guard case .running(let holder) = entry.state, holder == peer, entry.assignment.sequence > 0 else { return false }
+        guard case .running(let holder) = entry.state, holder == peer, entry.assignment.sequence > 0 else {
+            return false
+        }
         if entry.pinnedTo == peer { return entry.assignment.attempt < Lineage.attemptStride }
         return !entry.sentByReference && entry.pinnedTo == nil
     }
@@ -85,7 +89,9 @@ extension Dispatcher {
     /// A worker's answer to `GiveBackTask`. "Given back" for the current attempt running there: assigned
     /// again (to the idle worker); for a task being cancelled there: its cancel is confirmed. "Started":
     /// never asked again. Anything else (stale attempt, another worker, a task gone) is counted as stale.
-    mutating func givenBack(_ answer: TaskGivenBack, from peer: PeerIdentity, now: ContinuousClock.Instant) -> [Outbound] {
+    mutating func givenBack(
+        _ answer: TaskGivenBack, from peer: PeerIdentity, now: ContinuousClock.Instant
+    ) -> [Outbound] {
         if let index = workers.index(forKey: peer) { workers.values[index].lastSeen = now }
         let key = answer.taskKey
         if stealing.asked[key]?.worker == peer { stealing.asked[key] = nil }
@@ -135,12 +141,17 @@ extension Dispatcher {
 
     /// Takes a task its worker gave back: its slot is freed; it is queued again first in line, away from
     /// that worker, or, with its input on that worker, failed as `inputMissing` for its download to run again.
-    private mutating func takeBack(_ key: TaskKey, _ entry: Entry, from peer: PeerIdentity, now: ContinuousClock.Instant) {
+    private mutating func takeBack(
+        _ key: TaskKey, _ entry: Entry, from peer: PeerIdentity, now: ContinuousClock.Instant
+    ) {
         stealing.givenBackCount += 1
         vacate(key, on: peer)
         if entry.pinnedTo == peer {
-            stealing.rerunsDue[key] = TailStealing.Rerun(since: now, victim: peer)  // until its download is queued again (`noteRerun`)
-            loseInput(key, reason: "its worker gave it back to run on an idle one; downloading it again there", givenBack: true)
+            // Until its download is queued again (`noteRerun`).
+            stealing.rerunsDue[key] = TailStealing.Rerun(since: now, victim: peer)
+            loseInput(
+                key, reason: "its worker gave it back to run on an idle one; downloading it again there",
+                givenBack: true)
             return
         }
         var entry = entry

@@ -8,8 +8,10 @@ extension Dispatcher {
     /// `avoiding` (a retry) names a worker to pass over while another has a free slot. `followOn` (a
     /// download's tilt-shift) goes with it to a worker that accepts chained tasks (`Dispatcher+Chained`);
     /// a follow-on adopted so is not sent again when its own operation asks for it.
-    mutating func enqueue(_ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0,
-                          avoiding: PeerIdentity? = nil, followOn: TaskAssignment? = nil) -> [Outbound] {
+    mutating func enqueue(
+        _ assignment: TaskAssignment, priority: Int = 0, dependentKey: TaskKey = 0,
+        avoiding: PeerIdentity? = nil, followOn: TaskAssignment? = nil
+    ) -> [Outbound] {
         var assignment = assignment
         var mapped = false
         if assignment.taskKey == 0 {
@@ -20,11 +22,14 @@ extension Dispatcher {
         }
         let key = assignment.taskKey
         var avoiding = avoiding
-        if dependentKey != 0, !stealing.rerunsDue.isEmpty, let victim = noteRerun(of: dependentKey) { avoiding = avoiding ?? victim }
+        if dependentKey != 0, !stealing.rerunsDue.isEmpty, let victim = noteRerun(of: dependentKey) {
+            avoiding = avoiding ?? victim
+        }
         if !chained.isEmpty, chained.requested(key) { return [] }  // it runs on its worker already
         if let followOn { chained.offer(followOn, with: key) }
-        entries[key] = Entry(assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
-                             dependentKey: dependentKey, avoid: avoiding)
+        entries[key] = Entry(
+            assignment: assignment, state: .queued, priority: priority, mappedByID: mapped,
+            dependentKey: dependentKey, avoid: avoiding)
         let holder = placements.take(key)
         if let holder { entries[key]?.pinnedTo = holder }
         if let reservation = reservations.removeValue(forKey: key) {
@@ -55,10 +60,14 @@ extension Dispatcher {
         guard let entry = entries[key] else { return }
         removeEntry(key)
         if !givenBack { inputsLost += 1 }
-        lostInputs.append(TaskResult(
-            taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
-            outcome: .failure(TaskFailure(code: .inputMissing, message: "\(entry.assignment.source): its downloaded image is gone: \(reason)")),
-            taskKey: key))
+        lostInputs.append(
+            TaskResult(
+                taskID: entry.assignment.taskID, attempt: entry.assignment.attempt,
+                outcome: .failure(
+                    TaskFailure(
+                        code: .inputMissing,
+                        message: "\(entry.assignment.source): its downloaded image is gone: \(reason)")),
+                taskKey: key))
     }
 
     /// The failures of tasks whose input was lost since the last call, for whoever waits for them.
@@ -71,8 +80,10 @@ extension Dispatcher {
 
     /// Lets go of a task whose attempt was lost with `workerID` (or only its assignment: `cause`), and keeps
     /// the loss for the coordinator.
-    mutating func loseAttempt(_ key: TaskKey, _ entry: Entry, workerID: String, reason: String,
-                              cause: TaskResends.Reason = .workerLost) {
+    mutating func loseAttempt(
+        _ key: TaskKey, _ entry: Entry, workerID: String, reason: String,
+        cause: TaskResends.Reason = .workerLost
+    ) {
         removeEntry(key)
         workerLosses.append(WorkerLoss(entry.assignment, key: key, workerID: workerID, reason: reason, cause: cause))
     }
@@ -121,7 +132,9 @@ extension Dispatcher {
     /// attempt of a task that is still wanted, or is a success that still wins (`Dispatcher+LateResults`: one
     /// that crossed its timeout's cancel, or of an attempt let go unanswered); `nil` when it is a cancel's
     /// confirmation, or stale (and counted in `staleResults`). The slot of the attempt it answers is freed.
-    mutating func complete(_ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant) -> (TaskResult?, [Outbound]) {
+    mutating func complete(
+        _ result: TaskResult, from peer: PeerIdentity, now: ContinuousClock.Instant
+    ) -> (TaskResult?, [Outbound]) {
         let workerIndex = workers.index(forKey: peer)
         if let workerIndex { workers.values[workerIndex].lastSeen = now }
         // Found by the key it echoes (minor 1), else by its ID. Only the answer to the current attempt,
@@ -129,13 +142,18 @@ extension Dispatcher {
         // What this needs of the entry, read in place (`inPlace`): a copy of the whole entry would retain
         // and release every string of its assignment.
         guard let key = result.taskKey != 0 ? result.taskKey : keysByID[result.taskID],
-              let index = entries.index(forKey: key),
-              let entry = inPlace(&entries.values[index], { entry -> Answered? in
-                  guard entry.assignment.attempt == result.attempt, entry.assignment.taskID == result.taskID else { return nil }
-                  return Answered(state: entry.state, sequence: entry.assignment.sequence, kind: entry.assignment.kind,
-                                  sentByReference: entry.sentByReference, isPinned: entry.pinnedTo != nil,
-                                  dependentKey: entry.dependentKey, timedOut: entry.timedOut, crossedCancel: entry.crossedCancel)
-              })
+            let index = entries.index(forKey: key),
+            let entry = inPlace(
+                &entries.values[index],
+                { entry -> Answered? in
+                    guard entry.assignment.attempt == result.attempt, entry.assignment.taskID == result.taskID else {
+                        return nil
+                    }
+                    return Answered(
+                        state: entry.state, sequence: entry.assignment.sequence, kind: entry.assignment.kind,
+                        sentByReference: entry.sentByReference, isPinned: entry.pinnedTo != nil,
+                        dependentKey: entry.dependentKey, timedOut: entry.timedOut, crossedCancel: entry.crossedCancel)
+                })
         else {
             // Not the current attempt: the success of an attempt let go unanswered still wins while the task
             // has no result (`Dispatcher+LateResults`); anything else is stale.
@@ -146,7 +164,7 @@ extension Dispatcher {
         let isOutput = if case .output = result.outcome { true } else { false }
         switch entry.state {
         case .running(let worker) where worker == peer,
-             .cancelling(let worker) where worker == peer && entry.timedOut && isOutput:
+            .cancelling(let worker) where worker == peer && entry.timedOut && isOutput:
             // A success that crossed its timeout's cancel is the task's result all the same: first valid
             // result wins (`Dispatcher+LateResults`).
             let late = entry.state != .running(worker: peer)
@@ -160,7 +178,9 @@ extension Dispatcher {
                 resendCrossedFollowOn(key)
                 return (nil, dispatch())
             }
-            if entry.sentByReference, !entry.isPinned, case .failure(let failure) = result.outcome, failure.code == .inputMissing {
+            if entry.sentByReference, !entry.isPinned, case .failure(let failure) = result.outcome,
+                failure.code == .inputMissing
+            {
                 // The worker no longer had the input: send the bytes, to whichever worker is free.
                 localInputsMissed += 1
                 resends.record(.inputMissing)
@@ -174,19 +194,29 @@ extension Dispatcher {
                 readyQueue.enqueue(key, batch: batch, urgency: urgency, front: true)
                 return (nil, dispatch())
             }
-            let adopted = entry.dependentKey != 0 && adoptFollowOn(afterDownload: key, result: result, from: peer, crossedCancel: late)
+            let adopted =
+                entry.dependentKey != 0
+                && adoptFollowOn(afterDownload: key, result: result, from: peer, crossedCancel: late)
             removeEntry(key)
             throughput.record(at: now)
             let succeeded = if case .output = result.outcome { true } else { false }
             if case .output(let output) = result.outcome {
                 countReceived(output, of: entry.kind)
-                if entry.dependentKey != 0, output.heldOnWorker, !adopted { placements.record(entry.dependentKey, on: peer) }
+                if entry.dependentKey != 0, output.heldOnWorker, !adopted {
+                    placements.record(entry.dependentKey, on: peer)
+                }
             }
             if let workerIndex {
-                if succeeded { workers.values[workerIndex].completed += 1 } else { workers.values[workerIndex].failed += 1 }
-                let keepsSlot = if succeeded, entry.dependentKey != 0, case .output(let output) = result.outcome,
-                   output.heldOnWorker || !output.data.isEmpty, output.mediaType.hasPrefix("image/"),
-                   workers.values[workerIndex].acceptsBatches, !workers.values[workerIndex].draining, !adopted { true } else { false }
+                if succeeded {
+                    workers.values[workerIndex].completed += 1
+                } else {
+                    workers.values[workerIndex].failed += 1
+                }
+                let keepsSlot =
+                    if succeeded, entry.dependentKey != 0, case .output(let output) = result.outcome,
+                        output.heldOnWorker || !output.data.isEmpty, output.mediaType.hasPrefix("image/"),
+                        workers.values[workerIndex].acceptsBatches, !workers.values[workerIndex].draining, !adopted
+                    { true } else { false }
                 vacate(key, on: peer)
                 if keepsSlot {
                     // Locality: the slot stays taken, kept for the tilt-shift of these bytes.
@@ -232,8 +262,13 @@ extension Dispatcher {
             return []
         case .running(let worker):
             entries[key]?.state = .cancelling(worker: worker)
-            return [Outbound(peer: worker, message: .cancelTask(CancelTask(
-                taskID: entry.assignment.taskID, reason: reason, taskKey: key)))]
+            return [
+                Outbound(
+                    peer: worker,
+                    message: .cancelTask(
+                        CancelTask(
+                            taskID: entry.assignment.taskID, reason: reason, taskKey: key)))
+            ]
         case .cancelling:
             entries[key]?.timedOut = false  // timing out, now withdrawn: its success is nobody's either
             return []

@@ -6,29 +6,47 @@ import Wire
 extension Dispatcher {
     /// Registers a worker (again): it is given its slots as credit. `key` is the CurveZMQ key it
     /// registered with, which its later messages must carry (`WorkerBinding`, checked by the coordinator).
-    mutating func register(_ hello: WorkerHello, peer: PeerIdentity, key: CurvePublicKey? = nil,
-                           now: ContinuousClock.Instant) -> [Outbound] {
+    mutating func register(
+        _ hello: WorkerHello, peer: PeerIdentity, key: CurvePublicKey? = nil,
+        now: ContinuousClock.Instant
+    ) -> [Outbound] {
         if !hello.workerID.isEmpty, let problem = PeerInputRules.workerIDProblem(hello.workerID) {
-            return [Outbound(peer: peer, message: .refusal(Refusal(
-                code: .invalidRequest, reason: "\(problem): start the worker with another --worker-id")))]
+            return [
+                Outbound(
+                    peer: peer,
+                    message: .refusal(
+                        Refusal(
+                            code: .invalidRequest, reason: "\(problem): start the worker with another --worker-id")))
+            ]
         }
         if let problem = PeerInputRules.workerSlotsProblem(hello.slots) {
-            return [Outbound(peer: peer, message: .refusal(Refusal(
-                code: .limit, reason: "\(problem): start the worker with a lower --slots")))]
+            return [
+                Outbound(
+                    peer: peer,
+                    message: .refusal(
+                        Refusal(
+                            code: .limit, reason: "\(problem): start the worker with a lower --slots")))
+            ]
         }
         // A worker that says hello again has forgotten its tasks (it cancels them on welcome).
         removeWorker(peer)
-        addWorker(WorkerRecord(
-            peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID, key: key,
-            hostname: hello.hostname, version: hello.version,
-            slots: Int(max(1, hello.slots)), sequenceFloor: lastSequence, lastSeen: now, acceptsBatches: hello.acceptsBatches))
+        addWorker(
+            WorkerRecord(
+                peer: peer, workerID: hello.workerID.isEmpty ? peer.description : hello.workerID, key: key,
+                hostname: hello.hostname, version: hello.version,
+                slots: Int(max(1, hello.slots)), sequenceFloor: lastSequence, lastSeen: now,
+                acceptsBatches: hello.acceptsBatches))
         workers[peer]?.acceptsChainedTasks = hello.acceptsChainedTasks
         noteGiveBack(hello, peer: peer)
         let interval = heartbeatInterval.components
         let milliseconds = interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000
-        let welcome = Outbound(peer: peer, message: .welcome(Welcome(
-            heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID, acceptsBatches: true,
-            maxMessageBytes: maxMessageBytes)))
+        let welcome = Outbound(
+            peer: peer,
+            message: .welcome(
+                Welcome(
+                    heartbeatIntervalMs: UInt32(clamping: milliseconds), coordinatorID: coordinatorID,
+                    acceptsBatches: true,
+                    maxMessageBytes: maxMessageBytes)))
         return [welcome] + dispatch()
     }
 
@@ -48,8 +66,10 @@ extension Dispatcher {
     /// longer holds frees its slot. Returns how many assignments were found lost.
     /// A heartbeat that crossed the worker's `Welcome` (`WorkerRecord.sequenceFloor`) only counts as a
     /// sign of life.
-    mutating func heartbeat(_ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
-                            now: ContinuousClock.Instant) -> (lost: Int, out: [Outbound]) {
+    mutating func heartbeat(
+        _ heartbeat: Heartbeat = Heartbeat(workerID: ""), from peer: PeerIdentity,
+        now: ContinuousClock.Instant
+    ) -> (lost: Int, out: [Outbound]) {
         guard let worker = workers[peer] else {
             return (0, [Outbound(peer: peer, message: .refusal(.unknownWorker))])
         }
@@ -97,8 +117,10 @@ extension Dispatcher {
             case .cancelling:
                 removeEntry(key)  // nothing to confirm: the worker does not hold it
             case .running:
-                loseAttempt(key, entry, workerID: worker.workerID, reason:
-                    "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)",
+                loseAttempt(
+                    key, entry, workerID: worker.workerID,
+                    reason:
+                        "never received its assignment whole (lost on the way, or unreadable: does it run another version of shiftwork?)",
                     cause: .assignmentLost)
                 lost += 1
                 lostDeliveries += 1
@@ -162,7 +184,9 @@ extension Dispatcher {
             case .running:
                 let sequence = entry.assignment.sequence
                 if died {
-                    loseAttempt(key, entry, workerID: worker.workerID, reason: "died while running it (silent, or its connection gone)")
+                    loseAttempt(
+                        key, entry, workerID: worker.workerID,
+                        reason: "died while running it (silent, or its connection gone)")
                     noteUnanswered(key, entry, on: peer)  // a worker only silent may still answer it
                 } else if sequence == 0 || sequence <= worker.acknowledgedSequence {
                     loseAttempt(key, entry, workerID: worker.workerID, reason: "left while running it")

@@ -44,7 +44,7 @@ struct Dispatcher {
     /// Keys by task ID, only for the tasks that need it: enqueued without a key (one is made up here), or
     /// sent to a worker of minor 0, whose results carry no key.
     var keysByID: [String: TaskKey] = [:]
-    /// Keys made up for tasks enqueued without one: far above the keys `RemoteTaskOperation` hands out.
+    /// Keys made up for tasks enqueued without one: far above the keys the registry hands out.
     var nextLocalKey: TaskKey = 1 << 63
 
     var completedTasks: UInt64 = 0
@@ -98,8 +98,10 @@ struct Dispatcher {
     /// Sent in `Welcome`: the largest message the coordinator accepts (0: not said).
     let maxMessageBytes: UInt64
 
-    init(heartbeatInterval: Duration, workerTimeout: Duration, coordinatorID: String = "",
-         maxMessageBytes: UInt64 = 0, scheduling: SchedulingPolicy = .fairShare) {
+    init(
+        heartbeatInterval: Duration, workerTimeout: Duration, coordinatorID: String = "",
+        maxMessageBytes: UInt64 = 0, scheduling: SchedulingPolicy = .fairShare
+    ) {
         self.readyQueue = FairShareQueue(policy: scheduling)
         self.coordinatorID = coordinatorID
         self.maxMessageBytes = maxMessageBytes

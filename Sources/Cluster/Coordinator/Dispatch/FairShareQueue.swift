@@ -146,8 +146,10 @@ struct FairShareQueue {
     // MARK: Storage
 
     private mutating func makeLane(_ laneKey: String) -> Int {
-        let shareClass = classes[laneKey] ?? ShareClass(
-            client: ClientIdentity(peer: PeerIdentity(Array(laneKey.utf8)), key: nil), priority: 0)
+        let shareClass =
+            classes[laneKey]
+            ?? ShareClass(
+                client: ClientIdentity(peer: PeerIdentity(Array(laneKey.utf8)), key: nil), priority: 0)
         let flow = flowByClass[shareClass] ?? makeFlow(shareClass)
         flows[flow].lanes += 1
         let index = Self.store(TaskLane(batchID: laneKey, flow: flow), in: &lanes, reusing: &freeLanes)
@@ -163,7 +165,9 @@ struct FairShareQueue {
     }
 
     /// Puts `element` in a free place of `storage` (or at its end); returns its index.
-    private static func store<Element>(_ element: Element, in storage: inout [Element], reusing free: inout [Int]) -> Int {
+    private static func store<Element>(
+        _ element: Element, in storage: inout [Element], reusing free: inout [Int]
+    ) -> Int {
         if let index = free.popLast() {
             storage[index] = element
             return index
@@ -185,7 +189,8 @@ struct FairShareQueue {
     /// Lets go of a flow without lanes that is not waiting to be served.
     private mutating func releaseFlowIfUnused(_ flow: Int) {
         guard flows[flow].lanes == 0, !flows[flow].isScheduled,
-              flowByClass[flows[flow].shareClass] == flow else { return }
+            flowByClass[flows[flow].shareClass] == flow
+        else { return }
         flowByClass[flows[flow].shareClass] = nil
         freeFlows.append(flow)
     }

@@ -64,7 +64,7 @@ struct TaskTimeouts {
         var expired: [TaskKey] = []
         for (key, attempt) in running {
             guard let entry = dispatcher.entries[key], entry.assignment.attempt == attempt.attempt,
-                  entry.state == .running(worker: attempt.worker)
+                entry.state == .running(worker: attempt.worker)
             else {
                 running[key] = nil
                 continue

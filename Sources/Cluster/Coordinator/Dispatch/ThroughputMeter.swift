@@ -18,7 +18,9 @@ struct ThroughputMeter {
     /// Events per second over the last `window` whole seconds before `now`.
     func rate(at now: ContinuousClock.Instant) -> Double {
         let current = second(of: now)
-        let total = buckets.filter { $0.second >= current - Int64(window) && $0.second < current }.reduce(0) { $0 + $1.count }
+        let total = buckets.filter { $0.second >= current - Int64(window) && $0.second < current }.reduce(0) {
+            $0 + $1.count
+        }
         return Double(total) / Double(window)
     }
 

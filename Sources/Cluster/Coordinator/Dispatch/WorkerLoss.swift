@@ -17,16 +17,21 @@ struct WorkerLoss: Equatable {
 
     /// The loss of `assignment` (key `key`) with worker `workerID`, for the reason given (e.g. "it died
     /// while running it"); `cause`: the worker (`workerLost`) or only the assignment (`assignmentLost`).
-    init(_ assignment: TaskAssignment, key: TaskKey, workerID: String, reason: String,
-         cause: TaskResends.Reason = .workerLost) {
+    init(
+        _ assignment: TaskAssignment, key: TaskKey, workerID: String, reason: String,
+        cause: TaskResends.Reason = .workerLost
+    ) {
         self.workerID = workerID
         self.reason = cause
         let task = assignment.kind == .download ? "download" : assignment.kind == .noop ? "task" : "tilt-shift"
         result = TaskResult(
             taskID: assignment.taskID, attempt: assignment.attempt,
-            outcome: .failure(TaskFailure(code: .workerLost, message:
-                "\(assignment.source): worker lost: its \(task) was on worker \(workerID), which \(reason)",
-                isTransient: true)),
+            outcome: .failure(
+                TaskFailure(
+                    code: .workerLost,
+                    message:
+                        "\(assignment.source): worker lost: its \(task) was on worker \(workerID), which \(reason)",
+                    isTransient: true)),
             taskKey: key)
     }
 }

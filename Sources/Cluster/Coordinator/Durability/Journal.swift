@@ -28,9 +28,10 @@ final class Journal {
         do {
             try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
         } catch {
-            throw JournalFile.Failure(description:
-                "cannot create the data directory \(directory.path): \(error.localizedDescription). "
-                + "Give a writable directory with --data-dir.")
+            throw JournalFile.Failure(
+                description:
+                    "cannot create the data directory \(directory.path): \(error.localizedDescription). "
+                    + "Give a writable directory with --data-dir.")
         }
         let lock = try Self.lock(directory)
         let opened: (JournalFile, records: [[UInt8]], discardedBytes: Int)
@@ -71,9 +72,10 @@ final class Journal {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(descriptor)
-            throw JournalFile.Failure(description:
-                "another coordinator is using the data directory \(directory.path): stop it first, or give this one "
-                + "its own --data-dir")
+            throw JournalFile.Failure(
+                description:
+                    "another coordinator is using the data directory \(directory.path): stop it first, or give this one "
+                    + "its own --data-dir")
         }
         return descriptor
     }
@@ -81,9 +83,11 @@ final class Journal {
     /// Records an accepted batch and its owner (the submitter's public key in Z85, empty without CurveZMQ),
     /// synced to disk before it returns.
     func recordAccepted(batchID: String, client: [UInt8], submit: SubmitBatch, ownerKey: String = "") throws {
-        try file.append(JournalCodec.encode(.batchAccepted(
-            batchID: batchID, client: client, submit: submit, unixMilliseconds: Self.nowMilliseconds(),
-            ownerKey: ownerKey)), sync: true)
+        try file.append(
+            JournalCodec.encode(
+                .batchAccepted(
+                    batchID: batchID, client: client, submit: submit, unixMilliseconds: Self.nowMilliseconds(),
+                    ownerKey: ownerKey)), sync: true)
     }
 
     /// Records an item's final outcome; an output's bytes are written to the results directory first.
@@ -92,7 +96,8 @@ final class Journal {
         if case .output(var output) = item.outcome {
             if !output.data.isEmpty {
                 let url = resultURL(batchID: item.batchID, itemIndex: item.itemIndex)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(output.data).write(to: url)
             }
             output.data = []
@@ -108,7 +113,8 @@ final class Journal {
 
     /// Records a failed attempt at one of an item's tasks (buffered, as finished items are).
     func recordAttemptFailed(batchID: String, itemIndex: UInt32, attempt: AttemptStatus) throws {
-        try file.appendBuffered(JournalCodec.encode(.attemptFailed(batchID: batchID, itemIndex: itemIndex, attempt: attempt)))
+        try file.appendBuffered(
+            JournalCodec.encode(.attemptFailed(batchID: batchID, itemIndex: itemIndex, attempt: attempt)))
     }
 
     /// Records a cancellation request.
@@ -119,8 +125,11 @@ final class Journal {
     /// Records that a client re-ran items of a finished batch (synced, as an accepted batch is, before the
     /// client is told).
     func recordRetried(batchID: String, itemIndexes: [UInt32]) throws {
-        try file.append(JournalCodec.encode(.batchRetried(batchID: batchID, itemIndexes: itemIndexes,
-                                                          unixMilliseconds: Self.nowMilliseconds())), sync: true)
+        try file.append(
+            JournalCodec.encode(
+                .batchRetried(
+                    batchID: batchID, itemIndexes: itemIndexes,
+                    unixMilliseconds: Self.nowMilliseconds())), sync: true)
     }
 
     /// Records that a batch is forgotten (written at once, before its results are removed), and removes
@@ -165,7 +174,8 @@ final class Journal {
         var batch = batch
         for (index, item) in batch.finished {
             // No-op outputs and expanded manifests have no bytes.
-            guard case .output(let output) = item.outcome, !output.mediaType.isEmpty, output.mediaType != ManifestList.mediaType
+            guard case .output(let output) = item.outcome, !output.mediaType.isEmpty,
+                output.mediaType != ManifestList.mediaType
             else { continue }
             if !hasStoredOutput(batchID: batch.batchID, itemIndex: UInt32(index)) {
                 batch.finished[index] = nil

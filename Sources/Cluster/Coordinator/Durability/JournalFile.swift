@@ -34,7 +34,9 @@ final class JournalFile {
         let (records, intactLength) = Self.records(in: contents)
         if intactLength < contents.count {
             guard ftruncate(descriptor, off_t(intactLength)) == 0 else {
-                throw Failure(description: "cannot cut the damaged end off the journal \(url.path): \(String(cString: strerror(errno)))")
+                throw Failure(
+                    description:
+                        "cannot cut the damaged end off the journal \(url.path): \(String(cString: strerror(errno)))")
             }
         }
         lseek(descriptor, 0, SEEK_END)
@@ -71,7 +73,8 @@ final class JournalFile {
     /// Adds one record to the buffer, written by the next `flush()` or `append(_:sync:)`.
     func appendBuffered(_ record: [UInt8]) throws {
         guard record.count <= Self.maxRecordSize else {
-            throw Failure(description: "a journal record of \(record.count) bytes is over the limit of \(Self.maxRecordSize)")
+            throw Failure(
+                description: "a journal record of \(record.count) bytes is over the limit of \(Self.maxRecordSize)")
         }
         buffer += Self.frame(record)
     }
@@ -122,7 +125,8 @@ final class JournalFile {
                 let written = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    throw Failure(description: "cannot write the journal \(url.path): \(String(cString: strerror(errno)))")
+                    throw Failure(
+                        description: "cannot write the journal \(url.path): \(String(cString: strerror(errno)))")
                 }
                 offset += written
             }

@@ -70,10 +70,11 @@ struct RecoveredState: Sendable {
             case .batchAccepted(let batchID, let client, let submit, let accepted, let ownerKey):
                 if byID[batchID] == nil { order.append(batchID) }
                 byID[batchID] = RecoveredBatch(
-                    batchID: batchID, client: client, submit: submit, ownerKey: ownerKey, acceptedUnixMilliseconds: accepted)
+                    batchID: batchID, client: client, submit: submit, ownerKey: ownerKey,
+                    acceptedUnixMilliseconds: accepted)
             case .itemsAdded(let added):
                 guard let batch = byID[added.batchID], Int(added.firstIndex) == batch.allItems.count,
-                      Int(added.parentIndex) < batch.allItems.count
+                    Int(added.parentIndex) < batch.allItems.count
                 else {
                     skippedRecords += 1
                     continue
@@ -81,7 +82,8 @@ struct RecoveredState: Sendable {
                 byID[added.batchID]?.expansions.append(added)
                 byID[added.batchID]?.finished[Int(added.parentIndex)] = ItemFinished(
                     batchID: added.batchID, itemIndex: added.parentIndex,
-                    outputName: batch.allItems[Int(added.parentIndex)].outputName, outcome: RecoveredBatch.expandedOutcome)
+                    outputName: batch.allItems[Int(added.parentIndex)].outputName,
+                    outcome: RecoveredBatch.expandedOutcome)
             case .itemFinished(let item):
                 guard byID[item.batchID] != nil, Int(item.itemIndex) < byID[item.batchID]?.allItems.count ?? 0
                 else {
@@ -116,8 +118,10 @@ struct RecoveredState: Sendable {
     var compactRecords: [JournalRecord] {
         var records: [JournalRecord] = []
         for batch in batches {
-            records.append(.batchAccepted(batchID: batch.batchID, client: batch.client, submit: batch.submit,
-                                          unixMilliseconds: batch.acceptedUnixMilliseconds, ownerKey: batch.ownerKey))
+            records.append(
+                .batchAccepted(
+                    batchID: batch.batchID, client: batch.client, submit: batch.submit,
+                    unixMilliseconds: batch.acceptedUnixMilliseconds, ownerKey: batch.ownerKey))
             records += batch.expansions.map { .itemsAdded($0) }
             for index in batch.failedAttempts.keys.sorted() {
                 for attempt in batch.failedAttempts[index] ?? [] {

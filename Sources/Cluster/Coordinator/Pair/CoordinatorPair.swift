@@ -38,8 +38,10 @@ public struct CoordinatorPair: Sendable {
     private var peerLastHeard: ContinuousClock.Instant
 
     /// A coordinator of a pair, starting: `history` and `position` are read from its journal.
-    public init(role: PairRole, failoverTimeout: Duration, history: PairHistory, position: JournalPosition,
-                now: ContinuousClock.Instant) {
+    public init(
+        role: PairRole, failoverTimeout: Duration, history: PairHistory, position: JournalPosition,
+        now: ContinuousClock.Instant
+    ) {
         self.role = role
         self.failoverTimeout = failoverTimeout
         self.state = role == .primary ? .startingPrimary : .startingBackup
@@ -55,8 +57,9 @@ public struct CoordinatorPair: Sendable {
 
     /// What this coordinator announces to its peer now.
     public var announcement: PairAnnouncement {
-        PairAnnouncement(role: role, state: state, position: position,
-                         peerInStep: state == .active && history == .activeWithPeer)
+        PairAnnouncement(
+            role: role, state: state, position: position,
+            peerInStep: state == .active && history == .activeWithPeer)
     }
 
     /// Applies one event; returns what to do, in order.
@@ -85,8 +88,11 @@ public struct CoordinatorPair: Sendable {
         if peer.role == role {
             // Neither leads through the other; two active ones (each taken over alone, unable to hear the other)
             // step down unless one holds the newer journal.
-            var effects: [PairEffect] = [.misconfigured(reason: "both coordinators of the pair were started as "
-                + "\(role.rawValue): start one with --ha primary and the other with --ha backup")]
+            var effects: [PairEffect] = [
+                .misconfigured(
+                    reason: "both coordinators of the pair were started as "
+                        + "\(role.rawValue): start one with --ha primary and the other with --ha backup")
+            ]
             if state == .active, peer.state == .active, peer.position >= position {
                 effects += becomePassive("two active coordinators started alike: this one holds no newer journal")
             }
@@ -96,15 +102,19 @@ public struct CoordinatorPair: Sendable {
         case (.startingPrimary, .startingBackup), (.startingBackup, .startingPrimary):
             // Both starting: the newer journal leads; with equal journals, the primary.
             if peer.position > position {
-                return becomePassive("the peer holds a newer journal (\(peer.position) against \(position)): following it")
+                return becomePassive(
+                    "the peer holds a newer journal (\(peer.position) against \(position)): following it")
             }
             if peer.position == position, role == .backup { return [] }
             return becomeActive(takeover: false, "the peer is starting and holds no newer journal")
         case (.startingPrimary, .active), (.startingBackup, .active), (.passive, .active):
             if peer.position < position, state != .passive {
-                return [.misconfigured(reason: "the active coordinator's journal (\(peer.position)) is older than this "
-                    + "one's (\(position)): not replacing it; keep the data you want, move the other data directory "
-                    + "away, and start that coordinator again")]
+                return [
+                    .misconfigured(
+                        reason: "the active coordinator's journal (\(peer.position)) is older than this "
+                            + "one's (\(position)): not replacing it; keep the data you want, move the other data directory "
+                            + "away, and start that coordinator again")
+                ]
             }
             return state == .passive ? [] : becomePassive("the peer is active")
         case (.startingPrimary, .passive), (.startingBackup, .passive):
@@ -124,7 +134,8 @@ public struct CoordinatorPair: Sendable {
             return becomeActive(takeover: true, "both coordinators were passive; this one holds the newer journal")
         case (.active, .active):
             let peerLeads = peer.position > position || (peer.position == position && peer.role == .primary)
-            let reason = "both coordinators are active (the pair was cut apart while clients or workers reached "
+            let reason =
+                "both coordinators are active (the pair was cut apart while clients or workers reached "
                 + "both): \(peerLeads ? "this one steps down" : "the peer steps down"); journals \(position) here, "
                 + "\(peer.position) there"
             guard peerLeads else { return [.splitBrain(reason: reason)] }
@@ -139,7 +150,8 @@ public struct CoordinatorPair: Sendable {
 
     private mutating func request(witnessed: JournalPosition, now: ContinuousClock.Instant) -> [PairEffect] {
         if witnessed > position {
-            let reason = "this coordinator's journal (\(position)) is behind what the peer turning to it was "
+            let reason =
+                "this coordinator's journal (\(position)) is behind what the peer turning to it was "
                 + "acknowledged (\(witnessed)): the other coordinator went on without this one, and only it holds that"
             // An active one that hears of a newer journal was replaced while it was cut off: it steps down.
             return (state == .active ? becomePassive(reason) : []) + [.refuse(reason: reason)]
@@ -152,8 +164,11 @@ public struct CoordinatorPair: Sendable {
                 return [.refuse(reason: "this coordinator is the passive one of its pair: the active one is alive")]
             }
             guard peer?.peerInStep == true else {
-                return [.refuse(reason: "this coordinator is passive and was still catching up when the active one "
-                    + "went silent: it cannot take over without losing what that one acknowledged")]
+                return [
+                    .refuse(
+                        reason: "this coordinator is passive and was still catching up when the active one "
+                            + "went silent: it cannot take over without losing what that one acknowledged")
+                ]
             }
             return becomeActive(takeover: true, "the active coordinator is silent and a peer turned to this one")
                 + [.accept]
@@ -162,9 +177,13 @@ public struct CoordinatorPair: Sendable {
                 return [.refuse(reason: "this coordinator is starting: it has not settled with its pair yet")]
             }
             guard history.mayTakeOverAlone else {
-                return [.refuse(reason: "this coordinator was \(history == .passive ? "passive" : "active with its peer in step") "
-                    + "before it stopped, and its peer is silent: it waits for its peer, which may have gone further "
-                    + "(see docs/deployment.md for bringing a pair back with one coordinator lost)")]
+                return [
+                    .refuse(
+                        reason:
+                            "this coordinator was \(history == .passive ? "passive" : "active with its peer in step") "
+                            + "before it stopped, and its peer is silent: it waits for its peer, which may have gone further "
+                            + "(see docs/deployment.md for bringing a pair back with one coordinator lost)")
+                ]
             }
             return becomeActive(takeover: true, "the peer is silent and a peer turned to this one") + [.accept]
         }

@@ -30,17 +30,20 @@ struct DirectorySink: OutputSink {
             let (folder, fileName) = try OutputTree.prepare(name, under: directory, durable: true)
             let fileExtension = (fileName as NSString).pathExtension
             let stem = (fileName as NSString).deletingPathExtension
-            written = try OutputFile.write(bytes, in: folder, stem: stem, fileExtension: fileExtension,
-                                           overwrite: false, durable: true)
+            written = try OutputFile.write(
+                bytes, in: folder, stem: stem, fileExtension: fileExtension,
+                overwrite: false, durable: true)
         } catch let error as OutputTreeError {
             if !Self.isDirectory(directory) {
-                throw SinkError(sink: description, reason: "no such directory on this worker (is the shared volume mounted here?)")
+                throw SinkError(
+                    sink: description, reason: "no such directory on this worker (is the shared volume mounted here?)")
             }
             throw SinkError(sink: description, reason: "\(error)")
         } catch let error as OutputFileError {
             // No stat beforehand: the first system call into the directory says whether it is there.
             if error.errno == ENOENT || error.errno == ENOTDIR, !Self.isDirectory(directory) {
-                throw SinkError(sink: description, reason: "no such directory on this worker (is the shared volume mounted here?)")
+                throw SinkError(
+                    sink: description, reason: "no such directory on this worker (is the shared volume mounted here?)")
             }
             throw SinkError(sink: description, reason: "\(error)")
         }

@@ -43,13 +43,16 @@ enum OutputSinks {
 
     /// The sink for `target` (`TaskAssignment.sink`): a directory path (or `file://` URL), or
     /// `s3://BUCKET/PREFIX` (at `s3Endpoint`, empty: AWS) uploaded through `fetcher`.
-    static func make(_ target: String, s3Endpoint: String = "", threads: ComputeThreads,
-                     fetcher: ImageFetcher? = nil) throws(SinkError) -> any OutputSink {
+    static func make(
+        _ target: String, s3Endpoint: String = "", threads: ComputeThreads,
+        fetcher: ImageFetcher? = nil
+    ) throws(SinkError) -> any OutputSink {
         if S3Location.isS3(target) {
             guard let fetcher else { throw SinkError(sink: target, reason: "S3 sinks need the worker's fetcher") }
             do {
-                return S3Sink(prefix: try S3Location(target), endpoint: s3Endpoint.isEmpty ? nil : s3Endpoint,
-                              fetcher: fetcher, threads: threads)
+                return S3Sink(
+                    prefix: try S3Location(target), endpoint: s3Endpoint.isEmpty ? nil : s3Endpoint,
+                    fetcher: fetcher, threads: threads)
             } catch {
                 throw SinkError(sink: target, reason: error.description)
             }

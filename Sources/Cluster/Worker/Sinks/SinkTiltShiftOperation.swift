@@ -18,8 +18,10 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
     /// The pipeline starts only if this gate was not given up first (`StartGate`; `nil`: always).
     var startGate: StartGate?
 
-    init(name: String, parameters: TiltShiftParameters, encoding: EncodingOptions, threads: Int, limits: ImageLimits,
-         computeThreads: ComputeThreads, sink: any OutputSink, outputName: String) {
+    init(
+        name: String, parameters: TiltShiftParameters, encoding: EncodingOptions, threads: Int, limits: ImageLimits,
+        computeThreads: ComputeThreads, sink: any OutputSink, outputName: String
+    ) {
         self.parameters = parameters
         self.encoding = encoding
         self.threads = threads
@@ -31,11 +33,14 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
     }
 
     override func transform(_ input: EncodedImage) async throws -> TaskOutput {
-        let (data, parameters, encoding, limits, threads, gate) = (input.data, parameters, encoding, limits, threads, startGate)
+        let (data, parameters, encoding, limits, threads, gate) = (
+            input.data, parameters, encoding, limits, threads, startGate
+        )
         let pipeline = { @Sendable (cancellation: CancellationFlag) throws -> ProcessedImage in
             guard gate?.start() ?? true else { throw CancellationError() }
             return try TiltShiftPipeline.process(
-                data, parameters: parameters, encoding: encoding, limits: limits, threads: threads, cancellation: cancellation)
+                data, parameters: parameters, encoding: encoding, limits: limits, threads: threads,
+                cancellation: cancellation)
         }
         let outputName = outputName
         let image: ProcessedImage
@@ -48,10 +53,12 @@ final class SinkTiltShiftOperation: TransformOperation<EncodedImage, TaskOutput>
         } else {
             image = try await computeThreads.run(pipeline)
             try Task.checkCancellation()
-            stored = try await sink.store(image.data, name: "\(outputName).\(image.format.fileExtension)", mediaType: image.format.mediaType)
+            stored = try await sink.store(
+                image.data, name: "\(outputName).\(image.format.fileExtension)", mediaType: image.format.mediaType)
         }
-        var output = TaskOutput(location: stored.location, size: stored.size, crc32c: stored.crc32c,
-                                mediaType: image.format.mediaType, width: UInt32(image.width), height: UInt32(image.height))
+        var output = TaskOutput(
+            location: stored.location, size: stored.size, crc32c: stored.crc32c,
+            mediaType: image.format.mediaType, width: UInt32(image.width), height: UInt32(image.height))
         output.warnings = image.warnings
         return output
     }

@@ -7,10 +7,16 @@ import XCTest
 final class DashboardAccessTests: XCTestCase {
     /// Starts a coordinator serving HTTP on a free loopback port; returns the base URL of its dashboard.
     private func startCoordinator(_ harness: ClusterHarness, _ extra: [String]) async throws -> String {
-        let coordinator = try harness.launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                              "--http-listen", "127.0.0.1:0"] + extra)
+        let coordinator = try harness.launch(
+            "coordinator",
+            [
+                "coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
+                "--http-listen", "127.0.0.1:0",
+            ] + extra)
         let line = await coordinator.waitForLine { $0.hasPrefix("dashboard on ") }
-        let url = try XCTUnwrap(line?.components(separatedBy: "dashboard on ").last?.components(separatedBy: " ").first, coordinator.outputText)
+        let url = try XCTUnwrap(
+            line?.components(separatedBy: "dashboard on ").last?.components(separatedBy: " ").first,
+            coordinator.outputText)
         return String(url.dropLast())  // the trailing slash
     }
 
@@ -36,13 +42,16 @@ final class DashboardAccessTests: XCTestCase {
             let missing = try await TestHTTPClient.get(base + "/")
             XCTAssertEqual(missing.status, 401)
             XCTAssertEqual(missing.header("Content-Type"), "text/html; charset=utf-8")
-            XCTAssertTrue(missing.text.contains("needs a token") && missing.text.contains("--dashboard-token-file")
-                          && missing.text.contains("?token=TOKEN"), missing.text)
-            let wrong = try await TestHTTPClient.get(base + "/api/status", headers: [("Authorization", "Bearer not-\(token)")])
+            XCTAssertTrue(
+                missing.text.contains("needs a token") && missing.text.contains("--dashboard-token-file")
+                    && missing.text.contains("?token=TOKEN"), missing.text)
+            let wrong = try await TestHTTPClient.get(
+                base + "/api/status", headers: [("Authorization", "Bearer not-\(token)")])
             XCTAssertEqual(wrong.status, 401)
             XCTAssertTrue(wrong.text.contains("wrong"), wrong.text)
 
-            let bearer = try await TestHTTPClient.get(base + "/api/status", headers: [("Authorization", "Bearer \(token)")])
+            let bearer = try await TestHTTPClient.get(
+                base + "/api/status", headers: [("Authorization", "Bearer \(token)")])
             XCTAssertEqual(bearer.status, 200, bearer.text)
             XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(bearer.body)) as? [String: Any])
             let signIn = try await TestHTTPClient.get(base + "/?token=\(token)")
@@ -65,12 +74,14 @@ final class DashboardAccessTests: XCTestCase {
             XCTAssertEqual(unknownJSON.status, 404)
             let error = try JSONSerialization.jsonObject(with: Data(unknownJSON.body)) as? [String: String]
             XCTAssertTrue(error?["error"]?.contains("Unknown batch b-nope") == true, unknownJSON.text)
-            let preview = try await TestHTTPClient.get(base + "/api/batches/b-nope/items/0/preview", headers: [("Cookie", cookie)])
+            let preview = try await TestHTTPClient.get(
+                base + "/api/batches/b-nope/items/0/preview", headers: [("Cookie", cookie)])
             XCTAssertEqual(preview.status, 404)
 
             // Replacing the token file signs everyone out: the cookie's token is now a wrong one.
             try "\(String(token.reversed()))\n".write(to: tokenFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: tokenFile.path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: tokenFile.path)
             let replaced = try await TestHTTPClient.get(base + "/", headers: [("Cookie", cookie)])
             XCTAssertEqual(replaced.status, 401)
             XCTAssertTrue(replaced.text.contains("replaced"), replaced.text)
@@ -96,8 +107,10 @@ final class DashboardAccessTests: XCTestCase {
         let harness = try ClusterHarness()
         let tokenFile = harness.scratch.appendingPathComponent("short.token")
         try "abc".write(to: tokenFile, atomically: true, encoding: .utf8)
-        let (status, output) = try await harness.run(["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                      "--http-listen", "127.0.0.1:0", "--dashboard-token-file", tokenFile.path])
+        let (status, output) = try await harness.run([
+            "coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
+            "--http-listen", "127.0.0.1:0", "--dashboard-token-file", tokenFile.path,
+        ])
         await harness.stopAll()
         XCTAssertNotEqual(status, 0, output)
         XCTAssertTrue(output.contains("16 or more") && output.contains("openssl rand -hex 32"), output)

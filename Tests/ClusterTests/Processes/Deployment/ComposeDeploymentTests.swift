@@ -25,14 +25,17 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         // `--scale` creates containers named after the project; a fixed name or host port collides.
         XCTAssertNil(worker.definition["container_name"], "worker: a container_name makes `--scale worker=N` fail")
         XCTAssertTrue(worker.ports.isEmpty, "worker: published ports make `--scale worker=N` fail: \(worker.ports)")
-        XCTAssertEqual(worker.dependsOn["coordinator"], "service_healthy",
-                       "worker: must wait for the coordinator's health check (depends_on.coordinator.condition)")
+        XCTAssertEqual(
+            worker.dependsOn["coordinator"], "service_healthy",
+            "worker: must wait for the coordinator's health check (depends_on.coordinator.condition)")
         XCTAssertNotNil(coordinator.healthcheck, "coordinator: workers wait for a health check it does not have")
 
         // Graceful stop: the signal must be one the CLI handles, and the grace period must be stated.
         for service in [coordinator, worker] {
-            XCTAssertTrue(["SIGTERM", "SIGINT"].contains(service.string("stop_signal") ?? ""),
-                          "\(service.name): stop_signal must be SIGTERM or SIGINT (the signals shiftwork handles), not \(service.string("stop_signal") ?? "missing")")
+            XCTAssertTrue(
+                ["SIGTERM", "SIGINT"].contains(service.string("stop_signal") ?? ""),
+                "\(service.name): stop_signal must be SIGTERM or SIGINT (the signals shiftwork handles), not \(service.string("stop_signal") ?? "missing")"
+            )
             let grace = try service.duration("stop_grace_period")
             XCTAssertNotNil(grace, "\(service.name): stop_grace_period is missing")
             XCTAssertGreaterThan(grace ?? .zero, .zero, "\(service.name): stop_grace_period")
@@ -44,11 +47,14 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let flatHelp = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         if let drainDefault = flatHelp.firstMatch(of: try Regex(#"SHIFTWORK_DRAIN_TIMEOUT; default ([0-9]+)"#)) {
             let configured = worker.environment["SHIFTWORK_DRAIN_TIMEOUT"]
-            let drain = try XCTUnwrap(Int(configured ?? String(drainDefault.output[1].substring ?? "")),
-                                      "worker: SHIFTWORK_DRAIN_TIMEOUT=\(configured ?? "") is not a number of seconds")
+            let drain = try XCTUnwrap(
+                Int(configured ?? String(drainDefault.output[1].substring ?? "")),
+                "worker: SHIFTWORK_DRAIN_TIMEOUT=\(configured ?? "") is not a number of seconds")
             let grace = try worker.duration("stop_grace_period") ?? .seconds(10)
-            XCTAssertLessThan(Duration.seconds(drain), grace,
-                              "worker: its drain timeout (\(drain) s) must be shorter than stop_grace_period (\(grace)), or Docker kills draining workers")
+            XCTAssertLessThan(
+                Duration.seconds(drain), grace,
+                "worker: its drain timeout (\(drain) s) must be shorter than stop_grace_period (\(grace)), or Docker kills draining workers"
+            )
         }
 
         // One image, built from this repository's Dockerfile, runs both services.
@@ -56,59 +62,87 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let build = try XCTUnwrap(coordinator.definition["build"], "coordinator: no build section")
         let context = (build as? String) ?? ((build as? [String: Any])?["context"] as? String) ?? ""
         let dockerfileName = ((build as? [String: Any])?["dockerfile"] as? String) ?? "Dockerfile"
-        XCTAssertEqual(URL(fileURLWithPath: context, relativeTo: Repository.root).standardizedFileURL.path,
-                       Repository.root.standardizedFileURL.path, "coordinator: build context must be the repository")
+        XCTAssertEqual(
+            URL(fileURLWithPath: context, relativeTo: Repository.root).standardizedFileURL.path,
+            Repository.root.standardizedFileURL.path, "coordinator: build context must be the repository")
         XCTAssertEqual(dockerfileName, "Dockerfile")
-        XCTAssertTrue(worker.definition["build"] != nil || worker.string("image") == image,
-                      "worker: must use the coordinator's image \(image) (or build it), not \(worker.string("image") ?? "none")")
+        XCTAssertTrue(
+            worker.definition["build"] != nil || worker.string("image") == image,
+            "worker: must use the coordinator's image \(image) (or build it), not \(worker.string("image") ?? "none")")
 
         // Endpoints: the coordinator listens on every interface of its container, on the port it
         // publishes and workers connect to by service name.
-        let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"], "coordinator: SHIFTWORK_LISTEN is not set")
-        let listenMatch = try XCTUnwrap(listen.wholeMatch(of: try Regex(#"tcp://(0\.0\.0\.0|\*):([0-9]+)"#)),
-                                        "coordinator: SHIFTWORK_LISTEN=\(listen) must listen on tcp://*:PORT (or tcp://0.0.0.0:PORT), or other containers cannot reach it")
+        let listen = try XCTUnwrap(
+            coordinator.environment["SHIFTWORK_LISTEN"], "coordinator: SHIFTWORK_LISTEN is not set")
+        let listenMatch = try XCTUnwrap(
+            listen.wholeMatch(of: try Regex(#"tcp://(0\.0\.0\.0|\*):([0-9]+)"#)),
+            "coordinator: SHIFTWORK_LISTEN=\(listen) must listen on tcp://*:PORT (or tcp://0.0.0.0:PORT), or other containers cannot reach it"
+        )
         let port = try XCTUnwrap(Int(listenMatch.output[2].substring ?? ""))
-        XCTAssertEqual(coordinator.ports.map(\.target), [port], "coordinator: must publish exactly its listen port \(port)")
-        XCTAssertNotNil(coordinator.ports.first?.published, "coordinator: the port must be published for `shiftwork submit` from the host")
+        XCTAssertEqual(
+            coordinator.ports.map(\.target), [port], "coordinator: must publish exactly its listen port \(port)")
+        XCTAssertNotNil(
+            coordinator.ports.first?.published,
+            "coordinator: the port must be published for `shiftwork submit` from the host")
         XCTAssertEqual(worker.environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator:\(port)")
         // The coordinator's journal lives in a named volume, so that a restarted container loses nothing.
-        let dataDirectory = try XCTUnwrap(coordinator.environment["SHIFTWORK_DATA_DIR"], "coordinator: SHIFTWORK_DATA_DIR is not set")
-        let dataMount = coordinator.volumes.first { dataDirectory == $0.target || dataDirectory.hasPrefix($0.target + "/") }
-        XCTAssertEqual(dataMount.map { !$0.isBindMount && !$0.readOnly }, true,
-                       "coordinator: \(dataDirectory) must be on a writable named volume")
+        let dataDirectory = try XCTUnwrap(
+            coordinator.environment["SHIFTWORK_DATA_DIR"], "coordinator: SHIFTWORK_DATA_DIR is not set")
+        let dataMount = coordinator.volumes.first {
+            dataDirectory == $0.target || dataDirectory.hasPrefix($0.target + "/")
+        }
+        XCTAssertEqual(
+            dataMount.map { !$0.isBindMount && !$0.readOnly }, true,
+            "coordinator: \(dataDirectory) must be on a writable named volume")
         let check = coordinator.healthcheck ?? []
         XCTAssertEqual(check.prefix(3), ["CMD", "shiftwork", "status"], "coordinator: health check \(check)")
-        XCTAssertTrue(check.contains("tcp://127.0.0.1:\(port)"), "coordinator: health check must ask the coordinator in its own container: \(check)")
+        XCTAssertTrue(
+            check.contains("tcp://127.0.0.1:\(port)"),
+            "coordinator: health check must ask the coordinator in its own container: \(check)")
 
         // The Dockerfile builds the `shiftwork` product and runs it under tini (which forwards SIGTERM).
         let dockerfile = try Repository.text(dockerfileName)
         let package = try Repository.text("Package.swift")
-        XCTAssertTrue(package.contains(#".executable(name: "shiftwork""#), "Package.swift has no `shiftwork` executable product")
-        XCTAssertTrue(dockerfile.contains("swift build -c release --product shiftwork"), "the Dockerfile does not build the shiftwork product")
+        XCTAssertTrue(
+            package.contains(#".executable(name: "shiftwork""#), "Package.swift has no `shiftwork` executable product")
+        XCTAssertTrue(
+            dockerfile.contains("swift build -c release --product shiftwork"),
+            "the Dockerfile does not build the shiftwork product")
         let entrypoint = try dockerEntrypoint(dockerfile)
-        XCTAssertTrue(entrypoint.first?.hasSuffix("/tini") == true && entrypoint.dropFirst().first == "--",
-                      "ENTRYPOINT \(entrypoint) must start with tini --, so that stop signals reach shiftwork")
+        XCTAssertTrue(
+            entrypoint.first?.hasSuffix("/tini") == true && entrypoint.dropFirst().first == "--",
+            "ENTRYPOINT \(entrypoint) must start with tini --, so that stop signals reach shiftwork")
         let binary = try XCTUnwrap(entrypoint.last)
         XCTAssertEqual((binary as NSString).lastPathComponent, "shiftwork")
-        XCTAssertTrue(dockerfile.contains("COPY --from=build /out/shiftwork \(binary)"), "the image does not install the built binary at \(binary)")
+        XCTAssertTrue(
+            dockerfile.contains("COPY --from=build /out/shiftwork \(binary)"),
+            "the image does not install the built binary at \(binary)")
         XCTAssertTrue(dockerfile.range(of: "EXPOSE \(port)") != nil, "the Dockerfile does not EXPOSE \(port)")
 
         // Every directory the package manifest needs is copied into the build stage and not ignored.
         let copied = dockerfile.split(separator: "\n").filter { $0.hasPrefix("COPY ") && !$0.contains("--from") }
             .flatMap { $0.split(separator: " ").dropFirst().dropLast().map(String.init) }
-        let ignored = Set(try Repository.text(".dockerignore").split(separator: "\n").map {
-            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        })
+        let ignored = Set(
+            try Repository.text(".dockerignore").split(separator: "\n").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            })
         let pathPattern = try Regex(#"path: "([^/"]+)"#)
-        let needed = Set(["Package.swift", "Sources", "Tests"] + package.matches(of: pathPattern).compactMap { $0.output[1].substring.map(String.init) })
+        let needed = Set(
+            ["Package.swift", "Sources", "Tests"]
+                + package.matches(of: pathPattern).compactMap { $0.output[1].substring.map(String.init) })
         for directory in needed.sorted() {
             // Tests/ may instead be made of the test targets' empty folders (the image's build reads none of their
             // files, and a test's change then rebuilds nothing); scripts/test-containers builds the image for real.
-            if directory == "Tests", !copied.contains(directory), dockerfile.contains("Package.swift") && dockerfile.contains("| xargs mkdir -p") {
+            if directory == "Tests", !copied.contains(directory),
+                dockerfile.contains("Package.swift") && dockerfile.contains("| xargs mkdir -p")
+            {
                 continue
             }
-            XCTAssertTrue(copied.contains(directory), "the Dockerfile's build stage does not COPY \(directory), which Package.swift needs")
-            XCTAssertFalse(ignored.contains(directory), ".dockerignore excludes \(directory), which Package.swift needs")
+            XCTAssertTrue(
+                copied.contains(directory),
+                "the Dockerfile's build stage does not COPY \(directory), which Package.swift needs")
+            XCTAssertFalse(
+                ignored.contains(directory), ".dockerignore excludes \(directory), which Package.swift needs")
         }
     }
 
@@ -122,14 +156,18 @@ final class ComposeDeploymentTests: DeploymentTestCase {
 
     func testCurveOverrideMountsOnlyTheKeysEachServiceNeedsReadOnly() async throws {
         let plain = try await ComposeFile.load()
-        XCTAssertEqual(try plain.service("coordinator").environment["SHIFTWORK_INSECURE"], "1",
-                       "compose.yaml alone runs without keys, and must say so (SHIFTWORK_INSECURE)")
+        XCTAssertEqual(
+            try plain.service("coordinator").environment["SHIFTWORK_INSECURE"], "1",
+            "compose.yaml alone runs without keys, and must say so (SHIFTWORK_INSECURE)")
         let compose = try await ComposeFile.load("compose.yaml", "compose.curve.yaml")
         let coordinator = try compose.service("coordinator")
         let worker = try compose.service("worker")
-        XCTAssertEqual(coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "", "compose.curve.yaml must clear SHIFTWORK_INSECURE")
-        let needed = [(coordinator, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]),
-                      (worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"])]
+        XCTAssertEqual(
+            coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "", "compose.curve.yaml must clear SHIFTWORK_INSECURE")
+        let needed = [
+            (coordinator, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]),
+            (worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"]),
+        ]
         for (service, variables) in needed {
             for variable in variables {
                 let path = try XCTUnwrap(service.environment[variable], "\(service.name): \(variable) is not set")
@@ -140,11 +178,15 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         }
         // A worker holds its own secret and the coordinator's public key, never the coordinator's secret.
         for mount in worker.volumes where mount.isBindMount {
-            XCTAssertTrue(mount.source.hasSuffix(".pub") || mount.source.hasSuffix("worker.key"),
-                          "worker: mounts \(mount.source), more than its own key and the coordinator's public key")
+            XCTAssertTrue(
+                mount.source.hasSuffix(".pub") || mount.source.hasSuffix("worker.key"),
+                "worker: mounts \(mount.source), more than its own key and the coordinator's public key")
         }
-        let ignored = try Repository.text(".dockerignore").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        XCTAssertTrue(ignored.contains("keys") || ignored.contains("keys/"), ".dockerignore must keep keys/ out of the image")
+        let ignored = try Repository.text(".dockerignore").split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        XCTAssertTrue(
+            ignored.contains("keys") || ignored.contains("keys/"), ".dockerignore must keep keys/ out of the image")
     }
 
     func testComposeServicesWithCurveRunAsLocalProcesses() async throws {
@@ -152,7 +194,8 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         // The keys, made as docs/deployment.md says (in the test's scratch directory instead of ./keys).
         let keys = scratch.appendingPathComponent("keys")
         for name in ["coordinator", "worker", "client"] {
-            let (status, output) = try await runToCompletion("keygen \(name)", ShiftworkBinary.url, ["keygen", name, "--out", keys.path])
+            let (status, output) = try await runToCompletion(
+                "keygen \(name)", ShiftworkBinary.url, ["keygen", name, "--out", keys.path])
             XCTAssertEqual(status, 0, output)
         }
         try await runServices(of: compose, keys: keys)
@@ -166,15 +209,19 @@ final class ComposeDeploymentTests: DeploymentTestCase {
     /// batch from "the host", runs the health check, and stops everything as `docker compose stop` does.
     /// With `keys`, bind mounts of `./keys` are that directory, and the client uses its `client` pair.
     private func runServices(of compose: ComposeFile, keys: URL?) async throws {
-        let program = try (dockerEntrypoint(try Repository.text("Dockerfile")).last.map { ($0 as NSString).lastPathComponent })
-        XCTAssertEqual(program, "shiftwork", "the image's entrypoint is not shiftwork; this test runs services as shiftwork processes")
+        let program = try
+            (dockerEntrypoint(try Repository.text("Dockerfile")).last.map { ($0 as NSString).lastPathComponent })
+        XCTAssertEqual(
+            program, "shiftwork",
+            "the image's entrypoint is not shiftwork; this test runs services as shiftwork processes")
         var network = LoopbackNetwork(serviceNames: compose.services.keys)
         var started: [(service: ComposeService, processes: [ManagedProcess])] = []
 
         // Start in dependency order, honouring `condition: service_healthy` as compose does.
         for name in try compose.startOrder() {
             let service = try compose.service(name)
-            for (dependency, condition) in service.dependsOn.sorted(by: { $0.key < $1.key }) where condition == "service_healthy" {
+            for (dependency, condition) in service.dependsOn.sorted(by: { $0.key < $1.key })
+            where condition == "service_healthy" {
                 try await waitUntilHealthy(try compose.service(dependency), network: &network, keys: keys)
             }
             var replicasOfService: [ManagedProcess] = []
@@ -182,8 +229,10 @@ final class ComposeDeploymentTests: DeploymentTestCase {
             for replica in 1...count {
                 let arguments = try service.command.map { try network.rewrite($0, inside: name) }
                 let environment = try containerEnvironment(of: service, network: &network, keys: keys)
-                replicasOfService.append(try launch(count == 1 ? name : "\(name)-\(replica)", arguments,
-                                                    environment: environment))
+                replicasOfService.append(
+                    try launch(
+                        count == 1 ? name : "\(name)-\(replica)", arguments,
+                        environment: environment))
             }
             started.append((service, replicasOfService))
         }
@@ -193,11 +242,18 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let published = try XCTUnwrap(coordinator.ports.first, "the coordinator publishes no port")
         let endpoint = "tcp://127.0.0.1:\(try network.port(of: "coordinator", containerPort: published.target))"
         let workerCount = replicas["worker"] ?? 1
-        let clientKeys = keys.map { ["--secret-key", $0.appendingPathComponent("client.key").path,
-                                     "--coordinator-key", $0.appendingPathComponent("coordinator.pub").path] } ?? []
+        let clientKeys =
+            keys.map {
+                [
+                    "--secret-key", $0.appendingPathComponent("client.key").path,
+                    "--coordinator-key", $0.appendingPathComponent("coordinator.pub").path,
+                ]
+            } ?? []
         let registered = try await waitForStatus(endpoint, clientKeys) { $0.workers.count == workerCount }
         guard registered?.workers.count == workerCount else {
-            throw DeploymentTestError("\(registered?.workers.count ?? 0) of \(workerCount) workers registered with the coordinator:\n\(allOutput)")
+            throw DeploymentTestError(
+                "\(registered?.workers.count ?? 0) of \(workerCount) workers registered with the coordinator:\n\(allOutput)"
+            )
         }
 
         // A batch, submitted with the CLI from the host: at least as many downloads as the workers have
@@ -205,19 +261,25 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         // whatever order the coordinator fills them in.
         let images = try serveImages(max(6, workerCount * ProcessInfo.processInfo.activeProcessorCount))
         let out = scratch.appendingPathComponent("out")
-        let submit = try launch("submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint] + clientKeys)
+        let submit = try launch(
+            "submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint] + clientKeys)
         let submitted = await submit.waitForExit(timeout: .seconds(120))
         guard submitted == 0 else {
-            throw DeploymentTestError("submit \(submitted.map { "exited with status \($0)" } ?? "did not finish in 120 s"):\n\(allOutput)")
+            throw DeploymentTestError(
+                "submit \(submitted.map { "exited with status \($0)" } ?? "did not finish in 120 s"):\n\(allOutput)")
         }
-        XCTAssertTrue(submit.outputText.contains("\(images.count) items: \(images.count) succeeded, 0 failed"), submit.outputText)
+        XCTAssertTrue(
+            submit.outputText.contains("\(images.count) items: \(images.count) succeeded, 0 failed"), submit.outputText)
         for image in images { assertOutput(of: image, in: out, allOutput) }
 
         // Every replica took part, and the coordinator still answers its health check.
-        let after = try await waitForStatus(endpoint, clientKeys) { status in status.batches.contains { $0.succeeded == images.count } }
+        let after = try await waitForStatus(endpoint, clientKeys) { status in
+            status.batches.contains { $0.succeeded == images.count }
+        }
         XCTAssertEqual(after?.workers.count, workerCount, allOutput)
         for worker in after?.workers ?? [] {
-            XCTAssertGreaterThan(worker.completed, 0, "worker \(worker.id) ran no task: scaling did not spread the batch\n\(allOutput)")
+            XCTAssertGreaterThan(
+                worker.completed, 0, "worker \(worker.id) ran no task: scaling did not spread the batch\n\(allOutput)")
         }
         let (health, healthOutput) = try await runHealthcheck(coordinator, network: &network, keys: keys)
         XCTAssertEqual(health, 0, "the coordinator's health check failed:\n\(healthOutput)")
@@ -227,25 +289,34 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         // each expected to exit by itself (status 0) within its stop_grace_period (else Docker kills it).
         for (service, group) in started.reversed() {
             let signalName = service.string("stop_signal") ?? "SIGTERM"
-            let number: Int32 = switch signalName {
-            case "SIGTERM": SIGTERM
-            case "SIGINT": SIGINT
-            default: throw DeploymentTestError("\(service.name): unsupported stop_signal \(signalName)")
-            }
+            let number: Int32 =
+                switch signalName {
+                case "SIGTERM": SIGTERM
+                case "SIGINT": SIGINT
+                default: throw DeploymentTestError("\(service.name): unsupported stop_signal \(signalName)")
+                }
             let grace = try service.duration("stop_grace_period") ?? .seconds(10)
             for process in group { kill(process.pid, number) }
             for process in group {
                 let status = await process.waitForExit(timeout: grace)
-                XCTAssertNotNil(status, "\(process.name) did not stop within its stop_grace_period \(grace) after \(signalName):\n\(process.outputText)")
+                XCTAssertNotNil(
+                    status,
+                    "\(process.name) did not stop within its stop_grace_period \(grace) after \(signalName):\n\(process.outputText)"
+                )
                 if let status {
-                    XCTAssertEqual(status, 0, "\(process.name) did not exit cleanly after \(signalName):\n\(process.outputText)")
+                    XCTAssertEqual(
+                        status, 0, "\(process.name) did not exit cleanly after \(signalName):\n\(process.outputText)")
                 }
             }
-            if service.name == "worker", let coordinatorProcess = started.first(where: { $0.service.name == "coordinator" })?.processes.first {
+            if service.name == "worker",
+                let coordinatorProcess = started.first(where: { $0.service.name == "coordinator" })?.processes.first
+            {
                 // Each worker said goodbye, so its tasks would be requeued at once rather than after a timeout.
                 let left = await waitForCount(of: "worker left", in: coordinatorProcess, atLeast: group.count)
-                XCTAssertEqual(left, group.count,
-                               "the coordinator did not see every worker leave (SHIFTWORK_LOG_LEVEL must be info or lower to log it):\n\(coordinatorProcess.outputText)")
+                XCTAssertEqual(
+                    left, group.count,
+                    "the coordinator did not see every worker leave (SHIFTWORK_LOG_LEVEL must be info or lower to log it):\n\(coordinatorProcess.outputText)"
+                )
             }
         }
     }
@@ -255,14 +326,17 @@ final class ComposeDeploymentTests: DeploymentTestCase {
     /// The exec-form ENTRYPOINT of the Dockerfile's last stage.
     private func dockerEntrypoint(_ dockerfile: String) throws -> [String] {
         guard let line = dockerfile.split(separator: "\n").last(where: { $0.hasPrefix("ENTRYPOINT ") }),
-              let array = try JSONSerialization.jsonObject(with: Data(line.dropFirst("ENTRYPOINT ".count).utf8)) as? [String]
+            let array = try JSONSerialization.jsonObject(with: Data(line.dropFirst("ENTRYPOINT ".count).utf8))
+                as? [String]
         else { throw DeploymentTestError("the Dockerfile has no exec-form ENTRYPOINT [\"…\"]") }
         return array
     }
 
     /// The service's `environment` as its container sees it mapped onto this machine: endpoints onto
     /// loopback ports, and paths inside bind mounts onto the mounted host paths (`./keys` onto `keys`).
-    private func containerEnvironment(of service: ComposeService, network: inout LoopbackNetwork, keys: URL?) throws -> [String: String] {
+    private func containerEnvironment(
+        of service: ComposeService, network: inout LoopbackNetwork, keys: URL?
+    ) throws -> [String: String] {
         var environment: [String: String] = [:]
         for (key, value) in service.environment {
             environment[key] = hostPath(try network.rewrite(value, inside: service.name), in: service, keys: keys)
@@ -290,7 +364,9 @@ final class ComposeDeploymentTests: DeploymentTestCase {
     }
 
     /// Runs `service`'s health check command once, as Docker would inside its container (with its environment).
-    private func runHealthcheck(_ service: ComposeService, network: inout LoopbackNetwork, keys: URL?) async throws -> (Int32?, String) {
+    private func runHealthcheck(
+        _ service: ComposeService, network: inout LoopbackNetwork, keys: URL?
+    ) async throws -> (Int32?, String) {
         guard let test = service.healthcheck, let form = test.first else {
             throw DeploymentTestError("\(service.name) has no health check")
         }
@@ -302,14 +378,17 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         switch form {
         case "CMD":
             guard let program = arguments.first, (program as NSString).lastPathComponent == "shiftwork" else {
-                throw DeploymentTestError("\(service.name): the health check runs \(arguments.first ?? "nothing"), not shiftwork")
+                throw DeploymentTestError(
+                    "\(service.name): the health check runs \(arguments.first ?? "nothing"), not shiftwork")
             }
-            return try await runToCompletion("\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()),
-                                             environment: environment, timeout: timeout)
+            return try await runToCompletion(
+                "\(service.name) health check", ShiftworkBinary.url, Array(arguments.dropFirst()),
+                environment: environment, timeout: timeout)
         case "CMD-SHELL":
             let path = "\(binaryDirectory):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
-            return try await runToCompletion("\(service.name) health check", URL(fileURLWithPath: "/bin/sh"), ["-c"] + arguments,
-                                             environment: environment.merging(["PATH": path]) { $1 }, timeout: timeout)
+            return try await runToCompletion(
+                "\(service.name) health check", URL(fileURLWithPath: "/bin/sh"), ["-c"] + arguments,
+                environment: environment.merging(["PATH": path]) { $1 }, timeout: timeout)
         default:
             throw DeploymentTestError("\(service.name): unsupported health check form \(form)")
         }
@@ -330,11 +409,14 @@ final class ComposeDeploymentTests: DeploymentTestCase {
             if processes.contains(where: { !$0.isRunning && $0.name.hasPrefix(service.name) }) { break }
             try await Task.sleep(for: .milliseconds(250))
         }
-        throw DeploymentTestError("\(service.name) never became healthy; last health check output:\n\(last)\n\(allOutput)")
+        throw DeploymentTestError(
+            "\(service.name) never became healthy; last health check output:\n\(last)\n\(allOutput)")
     }
 
     /// Asks `shiftwork status --json` until `done` holds (or 30 s pass); returns the last status.
-    private func waitForStatus(_ endpoint: String, _ clientKeys: [String], until done: (ClusterStatus) -> Bool) async throws -> ClusterStatus? {
+    private func waitForStatus(
+        _ endpoint: String, _ clientKeys: [String], until done: (ClusterStatus) -> Bool
+    ) async throws -> ClusterStatus? {
         let deadline = ContinuousClock.now + .seconds(30)
         var last: ClusterStatus?
         while ContinuousClock.now < deadline {

@@ -14,12 +14,18 @@ final class ComposeReadingDeploymentTests: XCTestCase {
 
     func testPortMappingsInShortAndLongSyntax() throws {
         typealias Mapping = ComposeService.PortMapping
-        XCTAssertEqual(try ComposeService.portMapping("5570:5570", service: "s"), Mapping(hostIP: nil, published: 5570, target: 5570))
-        XCTAssertEqual(try ComposeService.portMapping("127.0.0.1:6000:5570/tcp", service: "s"),
-                       Mapping(hostIP: "127.0.0.1", published: 6000, target: 5570))
-        XCTAssertEqual(try ComposeService.portMapping("5570", service: "s"), Mapping(hostIP: nil, published: nil, target: 5570))
-        XCTAssertEqual(try ComposeService.portMapping(["target": 5570, "published": "6000", "host_ip": "127.0.0.1"] as [String: Any], service: "s"),
-                       Mapping(hostIP: "127.0.0.1", published: 6000, target: 5570))
+        XCTAssertEqual(
+            try ComposeService.portMapping("5570:5570", service: "s"),
+            Mapping(hostIP: nil, published: 5570, target: 5570))
+        XCTAssertEqual(
+            try ComposeService.portMapping("127.0.0.1:6000:5570/tcp", service: "s"),
+            Mapping(hostIP: "127.0.0.1", published: 6000, target: 5570))
+        XCTAssertEqual(
+            try ComposeService.portMapping("5570", service: "s"), Mapping(hostIP: nil, published: nil, target: 5570))
+        XCTAssertEqual(
+            try ComposeService.portMapping(
+                ["target": 5570, "published": "6000", "host_ip": "127.0.0.1"] as [String: Any], service: "s"),
+            Mapping(hostIP: "127.0.0.1", published: 6000, target: 5570))
         XCTAssertThrowsError(try ComposeService.portMapping("5570-5580:5570-5580", service: "s"))
     }
 
@@ -39,15 +45,16 @@ final class ComposeReadingDeploymentTests: XCTestCase {
 
     func testComposeJSONInEveryAcceptedForm() throws {
         let json = #"""
-        {"services": {
-          "a": {"command": "worker --slots 2", "environment": ["X=1", "Y=a=b"], "depends_on": ["b"],
-                "stop_grace_period": "1m"},
-          "b": {"command": ["coordinator"], "environment": {"N": 5, "S": "text", "U": null},
-                "healthcheck": {"test": "shiftwork status"}, "ports": ["5570:5570"]}
-        }}
-        """#
+            {"services": {
+              "a": {"command": "worker --slots 2", "environment": ["X=1", "Y=a=b"], "depends_on": ["b"],
+                    "stop_grace_period": "1m"},
+              "b": {"command": ["coordinator"], "environment": {"N": 5, "S": "text", "U": null},
+                    "healthcheck": {"test": "shiftwork status"}, "ports": ["5570:5570"]}
+            }}
+            """#
         let compose = try ComposeFile(json: Data(json.utf8))
-        let a = try compose.service("a"), b = try compose.service("b")
+        let a = try compose.service("a")
+        let b = try compose.service("b")
         XCTAssertEqual(a.command, ["worker", "--slots", "2"])
         XCTAssertEqual(a.environment, ["X": "1", "Y": "a=b"])
         XCTAssertEqual(a.dependsOn, ["b": "service_started"])

@@ -21,19 +21,28 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
     func testEveryOverlayRendersAndValidatesAgainstTheKubernetesSchemas() async throws {
         let overlays = try KubernetesManifests.overlays()
         for expected in ["dev", "curve", "shared-sink", "keda", "hpa", "production"] {
-            XCTAssertTrue(overlays.contains(expected), "deploy/kubernetes/overlays/\(expected) is missing (found \(overlays))")
+            XCTAssertTrue(
+                overlays.contains(expected), "deploy/kubernetes/overlays/\(expected) is missing (found \(overlays))")
         }
-        let builtIn: Set<String> = ["Service", "StatefulSet", "Deployment", "NetworkPolicy", "PersistentVolumeClaim",
-                                    "HorizontalPodAutoscaler"]
+        let builtIn: Set<String> = [
+            "Service", "StatefulSet", "Deployment", "NetworkPolicy", "PersistentVolumeClaim",
+            "HorizontalPodAutoscaler",
+        ]
         for overlay in overlays {
             let manifests = try await KubernetesManifests.render(overlay, scratch: scratch, validatingSchemas: true)
             for object in manifests.objects {
                 let kind = object["kind"] as? String ?? "?"
-                XCTAssertTrue(builtIn.contains(kind) || kind == "ScaledObject",
-                              "overlays/\(overlay): \(kind) \(object.name) is neither a built-in kind the schemas check nor KEDA's ScaledObject")
-                XCTAssertEqual(object.at("metadata", "namespace") as? String, "shiftwork", "overlays/\(overlay): \(kind) \(object.name)")
+                XCTAssertTrue(
+                    builtIn.contains(kind) || kind == "ScaledObject",
+                    "overlays/\(overlay): \(kind) \(object.name) is neither a built-in kind the schemas check nor KEDA's ScaledObject"
+                )
+                XCTAssertEqual(
+                    object.at("metadata", "namespace") as? String, "shiftwork",
+                    "overlays/\(overlay): \(kind) \(object.name)")
                 if kind == "ScaledObject" {
-                    XCTAssertTrue(manifests.validation.contains("ScaledObject"), "kubernetes-validate did not mention the ScaledObject it skips")
+                    XCTAssertTrue(
+                        manifests.validation.contains("ScaledObject"),
+                        "kubernetes-validate did not mention the ScaledObject it skips")
                 }
             }
             // The workloads every overlay runs.
@@ -48,41 +57,55 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         var helpBySubcommand: [String: String] = [:]
         func help(_ subcommand: String) async throws -> String {
             if let known = helpBySubcommand[subcommand] { return known }
-            let (status, text) = try await runToCompletion("\(subcommand) --help", ShiftworkBinary.url, [subcommand, "--help"])
+            let (status, text) = try await runToCompletion(
+                "\(subcommand) --help", ShiftworkBinary.url, [subcommand, "--help"])
             XCTAssertEqual(status, 0, "shiftwork \(subcommand) --help failed: \(text)")
             let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             helpBySubcommand[subcommand] = flat
             return flat
         }
         func check(_ arguments: [String], in overlay: String, of what: String) async throws {
-            guard let subcommand = arguments.first else { return XCTFail("overlays/\(overlay): \(what) runs no subcommand") }
+            guard let subcommand = arguments.first else {
+                return XCTFail("overlays/\(overlay): \(what) runs no subcommand")
+            }
             let text = try await help(subcommand)
-            XCTAssertTrue(text.contains("USAGE: shiftwork \(subcommand)"), "overlays/\(overlay): \(what): `\(subcommand)` is not a shiftwork subcommand")
+            XCTAssertTrue(
+                text.contains("USAGE: shiftwork \(subcommand)"),
+                "overlays/\(overlay): \(what): `\(subcommand)` is not a shiftwork subcommand")
             for flag in arguments.dropFirst() where flag.hasPrefix("--") {
-                XCTAssertTrue(text.contains(flag.split(separator: "=")[0] + " "),
-                              "overlays/\(overlay): \(what) passes \(flag), which `shiftwork \(subcommand) --help` does not list")
+                XCTAssertTrue(
+                    text.contains(flag.split(separator: "=")[0] + " "),
+                    "overlays/\(overlay): \(what) passes \(flag), which `shiftwork \(subcommand) --help` does not list")
             }
         }
         for overlay in try KubernetesManifests.overlays() {
             let manifests = try await KubernetesManifests.render(overlay, scratch: scratch)
-            for (kind, name, containerName) in [("StatefulSet", coordinatorName, "coordinator"), ("Deployment", workerName, "worker")] {
+            for (kind, name, containerName) in [
+                ("StatefulSet", coordinatorName, "coordinator"), ("Deployment", workerName, "worker"),
+            ] {
                 let container = try manifests.container(kind, name, containerName)
                 // The image's ENTRYPOINT is `tini -- shiftwork`: a container sets only args (a subcommand).
-                XCTAssertTrue(container.command.isEmpty, "overlays/\(overlay): \(containerName) replaces the image's entrypoint: \(container.command)")
+                XCTAssertTrue(
+                    container.command.isEmpty,
+                    "overlays/\(overlay): \(containerName) replaces the image's entrypoint: \(container.command)")
                 try await check(container.args, in: overlay, of: "the \(containerName) container")
                 // The container's variables are seen by its subcommand and by the commands its exec probes run.
                 var readers = [container.args.first ?? ""]
                 for probeKind in ["readinessProbe", "livenessProbe", "startupProbe"] {
                     guard let command = container.probe(probeKind)?.at("exec", "command") as? [String] else { continue }
-                    XCTAssertEqual(command.first, "shiftwork", "overlays/\(overlay): \(containerName) \(probeKind) runs \(command.first ?? "nothing")")
+                    XCTAssertEqual(
+                        command.first, "shiftwork",
+                        "overlays/\(overlay): \(containerName) \(probeKind) runs \(command.first ?? "nothing")")
                     try await check(Array(command.dropFirst()), in: overlay, of: "the \(containerName) \(probeKind)")
                     readers.append(command.dropFirst().first ?? "")
                 }
                 var texts: [String] = []
                 for reader in readers { texts.append(try await help(reader)) }
                 for variable in container.variableNames {
-                    XCTAssertTrue(texts.contains { $0.range(of: "\(variable)[^A-Z0-9_]", options: .regularExpression) != nil },
-                                  "overlays/\(overlay): \(containerName) sets \(variable), which no `shiftwork \(readers.joined(separator: "/")) --help` mentions")
+                    XCTAssertTrue(
+                        texts.contains { $0.range(of: "\(variable)[^A-Z0-9_]", options: .regularExpression) != nil },
+                        "overlays/\(overlay): \(containerName) sets \(variable), which no `shiftwork \(readers.joined(separator: "/")) --help` mentions"
+                    )
                 }
             }
         }
@@ -99,75 +122,107 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
 
         // The coordinator listens on every interface, on the port its Service forwards, as does its metrics server.
         let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"])
-        let listenPort = try XCTUnwrap(Int(try XCTUnwrap(listen.wholeMatch(of: #/tcp://(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
-        let metricsPort = try XCTUnwrap(Int(try XCTUnwrap(coordinator.environment["SHIFTWORK_METRICS_LISTEN"]?
-            .wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
+        let listenPort = try XCTUnwrap(
+            Int(try XCTUnwrap(listen.wholeMatch(of: #/tcp://(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
+        let metricsPort = try XCTUnwrap(
+            Int(
+                try XCTUnwrap(
+                    coordinator.environment["SHIFTWORK_METRICS_LISTEN"]?
+                        .wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)
+                ).output.1))
         let service = try manifests.object("Service", coordinatorName)
         let servicePorts = service.at("spec", "ports") as? [[String: Any]] ?? []
-        let forwarded = Dictionary(servicePorts.map { ($0["port"] as? Int ?? 0, coordinator.port($0["targetPort"]) ?? -1) }) { a, _ in a }
-        XCTAssertEqual(forwarded[listenPort], listenPort, "the Service must forward \(listenPort) to the coordinator's ZeroMQ port")
-        XCTAssertEqual(forwarded[metricsPort], metricsPort, "the Service must forward \(metricsPort) to the metrics port")
+        let forwarded = Dictionary(
+            servicePorts.map { ($0["port"] as? Int ?? 0, coordinator.port($0["targetPort"]) ?? -1) }
+        ) { a, _ in a }
+        XCTAssertEqual(
+            forwarded[listenPort], listenPort, "the Service must forward \(listenPort) to the coordinator's ZeroMQ port"
+        )
+        XCTAssertEqual(
+            forwarded[metricsPort], metricsPort, "the Service must forward \(metricsPort) to the metrics port")
         let selector = service.at("spec", "selector") as? [String: String] ?? [:]
         let podLabels = statefulSet.at("spec", "template", "metadata", "labels") as? [String: String] ?? [:]
         XCTAssertFalse(selector.isEmpty)
-        XCTAssertTrue(selector.allSatisfy { podLabels[$0.key] == $0.value }, "the Service's selector \(selector) does not match the coordinator's pod \(podLabels)")
+        XCTAssertTrue(
+            selector.allSatisfy { podLabels[$0.key] == $0.value },
+            "the Service's selector \(selector) does not match the coordinator's pod \(podLabels)")
         let governing = try XCTUnwrap(statefulSet.at("spec", "serviceName") as? String)
-        XCTAssertEqual(try manifests.object("Service", governing).at("spec", "clusterIP") as? String, "None",
-                       "the StatefulSet's serviceName must be a headless Service")
+        XCTAssertEqual(
+            try manifests.object("Service", governing).at("spec", "clusterIP") as? String, "None",
+            "the StatefulSet's serviceName must be a headless Service")
         XCTAssertEqual(worker.environment["SHIFTWORK_COORDINATOR"], "tcp://\(coordinatorName):\(listenPort)")
 
         // The journal on the StatefulSet's claim.
         let dataDirectory = try XCTUnwrap(coordinator.environment["SHIFTWORK_DATA_DIR"])
-        let dataMount = try XCTUnwrap(coordinator.mount(holding: dataDirectory), "SHIFTWORK_DATA_DIR=\(dataDirectory) is on no volume")
+        let dataMount = try XCTUnwrap(
+            coordinator.mount(holding: dataDirectory), "SHIFTWORK_DATA_DIR=\(dataDirectory) is on no volume")
         XCTAssertFalse(dataMount.readOnly)
         let claims = (statefulSet.at("spec", "volumeClaimTemplates") as? [[String: Any]] ?? []).map(\.name)
-        XCTAssertTrue(claims.contains(dataMount.volume), "the data directory's volume \(dataMount.volume) is not a volumeClaimTemplate (\(claims))")
+        XCTAssertTrue(
+            claims.contains(dataMount.volume),
+            "the data directory's volume \(dataMount.volume) is not a volumeClaimTemplate (\(claims))")
 
         // Workers: probes on the health endpoint, a grace period longer than the drain.
         let health = try XCTUnwrap(worker.environment["SHIFTWORK_HEALTH_LISTEN"])
-        let healthPort = try XCTUnwrap(Int(try XCTUnwrap(health.wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
+        let healthPort = try XCTUnwrap(
+            Int(try XCTUnwrap(health.wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)).output.1))
         for (kind, path) in [("readinessProbe", "/readyz"), ("livenessProbe", "/livez")] {
             let probe = try XCTUnwrap(worker.probe(kind)?["httpGet"] as? [String: Any], "worker: no HTTP \(kind)")
             XCTAssertEqual(probe["path"] as? String, path, "worker \(kind)")
-            XCTAssertEqual(worker.port(probe["port"]), healthPort, "worker \(kind) must probe SHIFTWORK_HEALTH_LISTEN's port")
+            XCTAssertEqual(
+                worker.port(probe["port"]), healthPort, "worker \(kind) must probe SHIFTWORK_HEALTH_LISTEN's port")
         }
         let drain = try XCTUnwrap(Int(worker.environment["SHIFTWORK_DRAIN_TIMEOUT"] ?? "60"))
-        let grace = try XCTUnwrap(worker.podSpec["terminationGracePeriodSeconds"] as? Int, "worker: no terminationGracePeriodSeconds")
-        XCTAssertGreaterThanOrEqual(grace, drain + 5,
-                                    "worker: terminationGracePeriodSeconds (\(grace)) must exceed the drain timeout (\(drain) s), or draining workers are killed")
+        let grace = try XCTUnwrap(
+            worker.podSpec["terminationGracePeriodSeconds"] as? Int, "worker: no terminationGracePeriodSeconds")
+        XCTAssertGreaterThanOrEqual(
+            grace, drain + 5,
+            "worker: terminationGracePeriodSeconds (\(grace)) must exceed the drain timeout (\(drain) s), or draining workers are killed"
+        )
         XCTAssertGreaterThan(worker.podSpec["terminationGracePeriodSeconds"] as? Int ?? 0, 0)
         let coordinatorGrace = try XCTUnwrap(coordinator.podSpec["terminationGracePeriodSeconds"] as? Int)
         XCTAssertGreaterThan(coordinatorGrace, 10, "the coordinator's graceful shutdown takes up to 10 s")
         // Compute threads from the container's CPU limit (the slots default to twice that), the worker's ID
         // from the pod's name.
-        XCTAssertEqual(worker.source(of: "SHIFTWORK_COMPUTE_THREADS")?.at("resourceFieldRef", "resource") as? String, "limits.cpu")
-        XCTAssertNotNil(worker.definition.at("resources", "limits", "cpu"),
-                        "worker: SHIFTWORK_COMPUTE_THREADS comes from limits.cpu, which is not set")
-        XCTAssertTrue(worker.source(of: "SHIFTWORK_SLOTS") == nil && worker.environment["SHIFTWORK_SLOTS"] == nil,
-                      "worker: the slots follow the compute threads unless set")
-        XCTAssertEqual(worker.source(of: "SHIFTWORK_WORKER_ID")?.at("fieldRef", "fieldPath") as? String, "metadata.name")
+        XCTAssertEqual(
+            worker.source(of: "SHIFTWORK_COMPUTE_THREADS")?.at("resourceFieldRef", "resource") as? String, "limits.cpu")
+        XCTAssertNotNil(
+            worker.definition.at("resources", "limits", "cpu"),
+            "worker: SHIFTWORK_COMPUTE_THREADS comes from limits.cpu, which is not set")
+        XCTAssertTrue(
+            worker.source(of: "SHIFTWORK_SLOTS") == nil && worker.environment["SHIFTWORK_SLOTS"] == nil,
+            "worker: the slots follow the compute threads unless set")
+        XCTAssertEqual(
+            worker.source(of: "SHIFTWORK_WORKER_ID")?.at("fieldRef", "fieldPath") as? String, "metadata.name")
     }
 
     func testCurveOverlayTakesKeysFromSecretsAndMountsOnlyWhatEachNeeds() async throws {
         let manifests = try await KubernetesManifests.render("curve", scratch: scratch)
         let coordinator = try manifests.container("StatefulSet", coordinatorName, "coordinator")
         let worker = try manifests.container("Deployment", workerName, "worker")
-        XCTAssertEqual(coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "", "the curve overlay must clear SHIFTWORK_INSECURE")
-        for (container, variables) in [(coordinator, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]),
-                                       (worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"])] {
+        XCTAssertEqual(
+            coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "", "the curve overlay must clear SHIFTWORK_INSECURE")
+        for (container, variables) in [
+            (coordinator, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]),
+            (worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"]),
+        ] {
             for variable in variables {
                 let path = try XCTUnwrap(container.environment[variable], "\(container.name): \(variable) is not set")
-                let mount = try XCTUnwrap(container.mount(holding: path), "\(container.name): \(variable)=\(path) is on no volume")
+                let mount = try XCTUnwrap(
+                    container.mount(holding: path), "\(container.name): \(variable)=\(path) is on no volume")
                 XCTAssertTrue(mount.readOnly, "\(container.name): keys must be mounted read-only (\(path))")
             }
         }
         let secretKey = try XCTUnwrap(coordinator.mount(holding: coordinator.environment["SHIFTWORK_SECRET_KEY"] ?? ""))
-        XCTAssertNotNil(coordinator.volume(secretKey.volume)?["secret"], "the coordinator's secret key must come from a Secret")
+        XCTAssertNotNil(
+            coordinator.volume(secretKey.volume)?["secret"], "the coordinator's secret key must come from a Secret")
         // A worker's volume projects only its own secret key and the coordinator's public key.
         let workerKeys = try XCTUnwrap(worker.mount(holding: worker.environment["SHIFTWORK_SECRET_KEY"] ?? ""))
         let sources = worker.volume(workerKeys.volume)?.at("projected", "sources") as? [[String: Any]] ?? []
         let paths = sources.flatMap { source in
-            source.values.compactMap { ($0 as? [String: Any])?["items"] as? [[String: Any]] }.flatMap { $0.compactMap { $0["path"] as? String } }
+            source.values.compactMap { ($0 as? [String: Any])?["items"] as? [[String: Any]] }.flatMap {
+                $0.compactMap { $0["path"] as? String }
+            }
         }
         XCTAssertEqual(Set(paths), ["worker.key", "coordinator.pub"], "worker: mounts \(paths)")
         XCTAssertTrue(sources.contains { $0["secret"] != nil }, "worker: its secret key must come from a Secret")
@@ -178,8 +233,11 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         let worker = try manifests.container("Deployment", workerName, "worker")
         let claims = manifests.objects("PersistentVolumeClaim")
         let claim = try XCTUnwrap(claims.first, "no PersistentVolumeClaim for the sink")
-        XCTAssertEqual(claim.at("spec", "accessModes") as? [String], ["ReadWriteMany"], "every worker writes to the sink at once")
-        let mounted = worker.mounts.first { worker.volume($0.volume)?.at("persistentVolumeClaim", "claimName") as? String == claim.name }
+        XCTAssertEqual(
+            claim.at("spec", "accessModes") as? [String], ["ReadWriteMany"], "every worker writes to the sink at once")
+        let mounted = worker.mounts.first {
+            worker.volume($0.volume)?.at("persistentVolumeClaim", "claimName") as? String == claim.name
+        }
         let mount = try XCTUnwrap(mounted, "the workers do not mount \(claim.name)")
         XCTAssertFalse(mount.readOnly)
         XCTAssertEqual(mount.path, "/srv/shiftwork/outputs", "docs/deployment.md names this path for `submit --sink`")
@@ -187,13 +245,21 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
 
     func testAutoscalersScaleTheWorkersOnMetricsTheCoordinatorExports() async throws {
         // The metric names a real coordinator serves.
-        let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
-                                                     "--metrics-listen", "127.0.0.1:0"])
+        let coordinator = try launch(
+            "coordinator",
+            [
+                "coordinator", "--listen", "tcp://127.0.0.1:*", "--insecure",
+                "--metrics-listen", "127.0.0.1:0",
+            ])
         let line = await coordinator.waitForLine { $0.contains("metrics on http://") }
-        let url = try XCTUnwrap(line?.components(separatedBy: "metrics on ").last?.trimmingCharacters(in: .whitespaces),
-                                "the coordinator did not serve metrics:\n\(coordinator.outputText)")
+        let url = try XCTUnwrap(
+            line?.components(separatedBy: "metrics on ").last?.trimmingCharacters(in: .whitespaces),
+            "the coordinator did not serve metrics:\n\(coordinator.outputText)")
         let page = try await TestHTTPClient.get(url).text
-        let exported = Set(page.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: " ").first.map(String.init) })
+        let exported = Set(
+            page.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(separator: " ").first.map(String.init)
+            })
 
         let keda = try await KubernetesManifests.render("keda", scratch: scratch)
         let scaledObject = try XCTUnwrap(keda.objects("ScaledObject").first, "overlays/keda has no ScaledObject")
@@ -201,12 +267,19 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         XCTAssertEqual(scaledObject.at("spec", "scaleTargetRef", "kind") as? String, "Deployment")
         _ = try keda.object("Deployment", workerName)
         let triggers = scaledObject.at("spec", "triggers") as? [[String: Any]] ?? []
-        let prometheus = try XCTUnwrap(triggers.first { $0["type"] as? String == "prometheus" }, "no prometheus trigger")
+        let prometheus = try XCTUnwrap(
+            triggers.first { $0["type"] as? String == "prometheus" }, "no prometheus trigger")
         let query = try XCTUnwrap(prometheus.at("metadata", "query") as? String)
         let names = query.matches(of: #/shiftwork_[a-z_]+/#).map { String($0.output) }
         XCTAssertTrue(names.contains("shiftwork_tasks_queued"), "the trigger must read the queue depth: \(query)")
-        for name in names { XCTAssertTrue(exported.contains(name), "the query reads \(name), which the coordinator does not export (\(exported.sorted()))") }
-        XCTAssertNotNil(Double(prometheus.at("metadata", "threshold") as? String ?? ""), "the trigger's threshold must be a number (as a string)")
+        for name in names {
+            XCTAssertTrue(
+                exported.contains(name),
+                "the query reads \(name), which the coordinator does not export (\(exported.sorted()))")
+        }
+        XCTAssertNotNil(
+            Double(prometheus.at("metadata", "threshold") as? String ?? ""),
+            "the trigger's threshold must be a number (as a string)")
 
         let hpa = try await KubernetesManifests.render("hpa", scratch: scratch)
         let autoscaler = try hpa.object("HorizontalPodAutoscaler", workerName)
@@ -222,13 +295,17 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         let manifests = try await KubernetesManifests.render("dev", scratch: scratch)
         let coordinatorContainer = try manifests.container("StatefulSet", coordinatorName, "coordinator")
         let workerContainer = try manifests.container("Deployment", workerName, "worker")
-        let zmqPort = try freeLoopbackPort(), metricsPort = try freeLoopbackPort()
+        let zmqPort = try freeLoopbackPort()
+        let metricsPort = try freeLoopbackPort()
         let endpoint = "tcp://127.0.0.1:\(zmqPort)"
         // The pod's addresses mapped onto loopback, its volume onto a scratch folder.
-        func localEnvironment(_ container: KubernetesContainer, pod: String, healthPort: Int = 0) throws -> [String: String] {
+        func localEnvironment(
+            _ container: KubernetesContainer, pod: String, healthPort: Int = 0
+        ) throws -> [String: String] {
             var environment: [String: String] = [:]
             for (name, value) in container.environment {
-                environment[name] = value
+                environment[name] =
+                    value
                     .replacingOccurrences(of: "tcp://0.0.0.0:5570", with: endpoint)
                     .replacingOccurrences(of: "tcp://*:5570", with: endpoint)
                     .replacingOccurrences(of: "tcp://\(coordinatorName):5570", with: endpoint)
@@ -252,8 +329,10 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         var workers: [ManagedProcess] = []
         for (index, port) in healthPorts.enumerated() {
             let pod = "\(workerName)-7d9f8-\(index)"
-            workers.append(try launch(pod, workerContainer.args,
-                                      environment: try localEnvironment(workerContainer, pod: pod, healthPort: port)))
+            workers.append(
+                try launch(
+                    pod, workerContainer.args,
+                    environment: try localEnvironment(workerContainer, pod: pod, healthPort: port)))
         }
         for (index, port) in healthPorts.enumerated() {
             let live = try await pollHTTP("http://127.0.0.1:\(port)/livez") { $0.status == 200 }
@@ -264,15 +343,19 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         }
 
         // The coordinator; its readiness probe (exec) and liveness probe (HTTP), as the kubelet runs them.
-        let coordinator = try launch("\(coordinatorName)-0", coordinatorContainer.args,
-                                     environment: try localEnvironment(coordinatorContainer, pod: "\(coordinatorName)-0"))
+        let coordinator = try launch(
+            "\(coordinatorName)-0", coordinatorContainer.args,
+            environment: try localEnvironment(coordinatorContainer, pod: "\(coordinatorName)-0"))
         let readiness = try XCTUnwrap(coordinatorContainer.probe("readinessProbe")?.at("exec", "command") as? [String])
-        let probeArguments = readiness.dropFirst().map { $0.replacingOccurrences(of: "tcp://127.0.0.1:5570", with: endpoint) }
+        let probeArguments = readiness.dropFirst().map {
+            $0.replacingOccurrences(of: "tcp://127.0.0.1:5570", with: endpoint)
+        }
         var probeStatus: Int32?
         var probeOutput = ""
         for _ in 0..<60 {
-            (probeStatus, probeOutput) = try await runToCompletion("readiness probe", ShiftworkBinary.url, probeArguments,
-                                                                   environment: try localEnvironment(coordinatorContainer, pod: "c"))
+            (probeStatus, probeOutput) = try await runToCompletion(
+                "readiness probe", ShiftworkBinary.url, probeArguments,
+                environment: try localEnvironment(coordinatorContainer, pod: "c"))
             if probeStatus == 0 { break }
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -292,7 +375,8 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         let grace = workerContainer.podSpec["terminationGracePeriodSeconds"] as? Int ?? 30
         kill(workers[0].pid, SIGTERM)
         let status = await workers[0].waitForExit(timeout: .seconds(grace))
-        XCTAssertEqual(status, 0, "the worker did not exit cleanly within \(grace) s of SIGTERM:\n\(workers[0].outputText)")
+        XCTAssertEqual(
+            status, 0, "the worker did not exit cleanly within \(grace) s of SIGTERM:\n\(workers[0].outputText)")
         let left = await coordinator.waitForLine(timeout: .seconds(10)) { $0.contains("worker left") }
         XCTAssertNotNil(left, "the coordinator did not see the worker leave:\n\(coordinator.outputText)")
         let other = try await TestHTTPClient.get("http://127.0.0.1:\(healthPorts[1])/readyz")
@@ -300,7 +384,9 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
     }
 
     /// GETs `url` until `done` holds (or 30 s pass); returns the last response (nil: never answered).
-    private func pollHTTP(_ url: String, until done: (TestHTTPClient.Response) -> Bool) async throws -> TestHTTPClient.Response? {
+    private func pollHTTP(
+        _ url: String, until done: (TestHTTPClient.Response) -> Bool
+    ) async throws -> TestHTTPClient.Response? {
         let deadline = ContinuousClock.now + .seconds(30)
         var last: TestHTTPClient.Response?
         while ContinuousClock.now < deadline {

@@ -21,7 +21,9 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
         /// The container port (number) that a Service or probe names (by name or number), if one opens it.
         func openPort(_ reference: Any?) -> Int? {
             for container in containers {
-                let declared = (container.definition["ports"] as? [[String: Any]] ?? []).compactMap { $0["containerPort"] as? Int }
+                let declared = (container.definition["ports"] as? [[String: Any]] ?? []).compactMap {
+                    $0["containerPort"] as? Int
+                }
                 if let number = reference as? Int, declared.contains(number) { return number }
                 if reference is String, let number = container.port(reference) { return number }
             }
@@ -32,9 +34,12 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
     private func pods(_ manifests: KubernetesManifests) -> [Pod] {
         manifests.objects.compactMap { object -> Pod? in
             guard ["Deployment", "StatefulSet", "DaemonSet", "Job"].contains(object["kind"] as? String ?? ""),
-                  let spec = object.at("spec", "template", "spec") as? [String: Any] else { return nil }
+                let spec = object.at("spec", "template", "spec") as? [String: Any]
+            else { return nil }
             let labels = object.at("spec", "template", "metadata", "labels") as? [String: String] ?? [:]
-            let containers = (spec["containers"] as? [[String: Any]] ?? []).map { KubernetesContainer(definition: $0, podSpec: spec) }
+            let containers = (spec["containers"] as? [[String: Any]] ?? []).map {
+                KubernetesContainer(definition: $0, podSpec: spec)
+            }
             return Pod(workload: "\(object["kind"] ?? "?")/\(object.name)", labels: labels, containers: containers)
         }
     }
@@ -43,7 +48,8 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
     /// evaluate (a selector they cannot read must not pass unread).
     private func matchLabels(_ selector: Any?, _ what: String) -> [String: String] {
         let selector = selector as? [String: Any] ?? [:]
-        XCTAssertNil(selector["matchExpressions"], "\(what): matchExpressions is not evaluated by this test: use matchLabels")
+        XCTAssertNil(
+            selector["matchExpressions"], "\(what): matchExpressions is not evaluated by this test: use matchLabels")
         return selector["matchLabels"] as? [String: String] ?? [:]
     }
 
@@ -58,9 +64,11 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
             let manifests = try await KubernetesManifests.render(overlay, scratch: scratch)
             let pods = pods(manifests)
             let policies = manifests.objects("NetworkPolicy")
-            XCTAssertFalse(policies.isEmpty, "overlays/\(overlay): no NetworkPolicy (the coordinator's port is open without keys)")
+            XCTAssertFalse(
+                policies.isEmpty, "overlays/\(overlay): no NetworkPolicy (the coordinator's port is open without keys)")
             let coordinator = try manifests.container("StatefulSet", "shiftwork-coordinator", "coordinator")
-            let zmqPort = try XCTUnwrap(listenPort(coordinator.environment["SHIFTWORK_LISTEN"]), "overlays/\(overlay): SHIFTWORK_LISTEN")
+            let zmqPort = try XCTUnwrap(
+                listenPort(coordinator.environment["SHIFTWORK_LISTEN"]), "overlays/\(overlay): SHIFTWORK_LISTEN")
             let metricsPort = listenPort(coordinator.environment["SHIFTWORK_METRICS_LISTEN"])
             let workers = pods.filter { $0.workload == "Deployment/shiftwork-worker" }
             XCTAssertEqual(workers.count, 1, "overlays/\(overlay): the worker Deployment")
@@ -69,7 +77,10 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                 let what = "overlays/\(overlay): NetworkPolicy \(policy.name)"
                 let selector = matchLabels(policy.at("spec", "podSelector"), what)
                 let selected = pods.filter { $0.matches(selector) }
-                XCTAssertFalse(selected.isEmpty, "\(what) selects no pod (its podSelector \(selector); pods: \(pods.map { "\($0.workload) \($0.labels)" }))")
+                XCTAssertFalse(
+                    selected.isEmpty,
+                    "\(what) selects no pod (its podSelector \(selector); pods: \(pods.map { "\($0.workload) \($0.labels)" }))"
+                )
                 let types = policy.at("spec", "policyTypes") as? [String] ?? ["Ingress"]
                 guard types.contains("Ingress") else { continue }
                 let rules = policy.at("spec", "ingress") as? [[String: Any]] ?? []
@@ -78,14 +89,17 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                 func admits(_ port: Int, from labels: [String: String]?) -> Bool {
                     rules.contains { rule in
                         let ports = rule["ports"] as? [[String: Any]]
-                        let portAdmitted = ports == nil || ports!.contains { entry in
-                            if let number = entry["port"] as? Int { return number == port }
-                            return selected.contains { $0.openPort(entry["port"]) == port }
-                        }
+                        let portAdmitted =
+                            ports == nil
+                            || ports!.contains { entry in
+                                if let number = entry["port"] as? Int { return number == port }
+                                return selected.contains { $0.openPort(entry["port"]) == port }
+                            }
                         guard portAdmitted else { return false }
                         guard let peers = rule["from"] as? [[String: Any]], !peers.isEmpty else { return true }
                         return peers.contains { peer in
-                            if peer["ipBlock"] != nil || peer["namespaceSelector"] != nil && peer["podSelector"] == nil {
+                            if peer["ipBlock"] != nil || peer["namespaceSelector"] != nil && peer["podSelector"] == nil
+                            {
                                 return labels == nil && peer["ipBlock"] == nil
                             }
                             guard let labels, peer["podSelector"] != nil else { return false }
@@ -96,11 +110,15 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
 
                 if selected.contains(where: { $0.workload == "StatefulSet/shiftwork-coordinator" }) {
                     for worker in workers {
-                        XCTAssertTrue(admits(zmqPort, from: worker.labels),
-                                      "\(what) does not admit the workers (pod labels \(worker.labels)) to the coordinator's port \(zmqPort)")
+                        XCTAssertTrue(
+                            admits(zmqPort, from: worker.labels),
+                            "\(what) does not admit the workers (pod labels \(worker.labels)) to the coordinator's port \(zmqPort)"
+                        )
                     }
                     if let metricsPort {
-                        XCTAssertTrue(admits(metricsPort, from: nil), "\(what) does not admit the metrics scrape on port \(metricsPort)")
+                        XCTAssertTrue(
+                            admits(metricsPort, from: nil),
+                            "\(what) does not admit the metrics scrape on port \(metricsPort)")
                     }
                 }
                 // The kubelet's HTTP and TCP probes come from the node, not from a pod.
@@ -108,9 +126,14 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                     for container in pod.containers {
                         for kind in ["readinessProbe", "livenessProbe", "startupProbe"] {
                             guard let probe = container.probe(kind),
-                                  let reference = probe.at("httpGet", "port") ?? probe.at("tcpSocket", "port") else { continue }
-                            let port = try XCTUnwrap(pod.openPort(reference), "\(pod.workload): \(kind) names port \(reference), which no container opens")
-                            XCTAssertTrue(admits(port, from: nil), "\(what) does not admit \(pod.workload)'s \(kind) on port \(port)")
+                                let reference = probe.at("httpGet", "port") ?? probe.at("tcpSocket", "port")
+                            else { continue }
+                            let port = try XCTUnwrap(
+                                pod.openPort(reference),
+                                "\(pod.workload): \(kind) names port \(reference), which no container opens")
+                            XCTAssertTrue(
+                                admits(port, from: nil),
+                                "\(what) does not admit \(pod.workload)'s \(kind) on port \(port)")
                         }
                     }
                 }
@@ -127,11 +150,16 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                 let selector = service.at("spec", "selector") as? [String: String] ?? [:]
                 XCTAssertFalse(selector.isEmpty, "\(what) has no selector")
                 let selected = pods.filter { $0.matches(selector) }
-                XCTAssertFalse(selected.isEmpty, "\(what) selects no pod (selector \(selector); pods: \(pods.map { "\($0.workload) \($0.labels)" }))")
+                XCTAssertFalse(
+                    selected.isEmpty,
+                    "\(what) selects no pod (selector \(selector); pods: \(pods.map { "\($0.workload) \($0.labels)" }))"
+                )
                 for port in service.at("spec", "ports") as? [[String: Any]] ?? [] {
                     let target = port["targetPort"] ?? port["port"]
                     for pod in selected {
-                        XCTAssertNotNil(pod.openPort(target), "\(what) forwards to port \(target ?? "?"), which \(pod.workload) does not open")
+                        XCTAssertNotNil(
+                            pod.openPort(target),
+                            "\(what) forwards to port \(target ?? "?"), which \(pod.workload) does not open")
                     }
                 }
             }
@@ -145,18 +173,32 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                 for container in pod.containers {
                     let what = "overlays/\(overlay): \(pod.workload) container \(container.name)"
                     // Every port the program listens on, from its settings.
-                    let listened = Set(["SHIFTWORK_LISTEN", "SHIFTWORK_METRICS_LISTEN", "SHIFTWORK_HEALTH_LISTEN", "SHIFTWORK_HTTP_LISTEN"]
+                    let listened = Set(
+                        [
+                            "SHIFTWORK_LISTEN", "SHIFTWORK_METRICS_LISTEN", "SHIFTWORK_HEALTH_LISTEN",
+                            "SHIFTWORK_HTTP_LISTEN",
+                        ]
                         .compactMap { listenPort(container.environment[$0]) })
-                    for declared in (container.definition["ports"] as? [[String: Any]] ?? []).compactMap({ $0["containerPort"] as? Int }) {
-                        XCTAssertTrue(listened.contains(declared), "\(what) declares port \(declared), on which the program does not listen (its *_LISTEN: \(listened.sorted()))")
+                    for declared in (container.definition["ports"] as? [[String: Any]] ?? []).compactMap({
+                        $0["containerPort"] as? Int
+                    }) {
+                        XCTAssertTrue(
+                            listened.contains(declared),
+                            "\(what) declares port \(declared), on which the program does not listen (its *_LISTEN: \(listened.sorted()))"
+                        )
                     }
                     for kind in ["readinessProbe", "livenessProbe", "startupProbe"] {
                         guard let probe = container.probe(kind) else { continue }
                         if let reference = probe.at("httpGet", "port") ?? probe.at("tcpSocket", "port") {
-                            let port = try XCTUnwrap(container.port(reference), "\(what): \(kind) names port \(reference), which the container does not open")
-                            XCTAssertTrue(listened.contains(port), "\(what): \(kind) probes port \(port), on which the program does not listen")
+                            let port = try XCTUnwrap(
+                                container.port(reference),
+                                "\(what): \(kind) names port \(reference), which the container does not open")
+                            XCTAssertTrue(
+                                listened.contains(port),
+                                "\(what): \(kind) probes port \(port), on which the program does not listen")
                         } else {
-                            XCTAssertNotNil(probe.at("exec", "command"), "\(what): \(kind) is neither HTTP, TCP nor exec")
+                            XCTAssertNotNil(
+                                probe.at("exec", "command"), "\(what): \(kind) is neither HTTP, TCP nor exec")
                         }
                     }
                 }
@@ -171,8 +213,9 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                 for container in pod.containers {
                     // A bad setting stops the program at once with a message: `kubectl describe pod` shows it
                     // beside the CrashLoopBackOff only with this policy (the default shows an empty message).
-                    XCTAssertEqual(container.definition["terminationMessagePolicy"] as? String, "FallbackToLogsOnError",
-                                   "overlays/\(overlay): \(pod.workload) container \(container.name)")
+                    XCTAssertEqual(
+                        container.definition["terminationMessagePolicy"] as? String, "FallbackToLogsOnError",
+                        "overlays/\(overlay): \(pod.workload) container \(container.name)")
                 }
             }
         }

@@ -12,8 +12,9 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
     /// Starts a coordinator and one worker; returns the coordinator's endpoint.
     private func startCluster() async throws -> String {
         let endpoint = try await startCoordinator()
-        _ = try launch("worker", ["worker", "--slots", "2", "--worker-id", "python-test-worker"],
-                       environment: ["SHIFTWORK_COORDINATOR": endpoint])
+        _ = try launch(
+            "worker", ["worker", "--slots", "2", "--worker-id", "python-test-worker"],
+            environment: ["SHIFTWORK_COORDINATOR": endpoint])
         return endpoint
     }
 
@@ -31,14 +32,19 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         let (status, output) = try await runClient(["--coordinator", endpoint, "--out", out.path] + images.map(\.url))
         XCTAssertEqual(status, 0, "the Python client failed:\n\(output)\n\(allOutput)")
 
-        let accepted = try XCTUnwrap(output.firstMatch(of: try Regex(#"batch (b-[0-9a-f]+) accepted: 2 items"#)),
-                                     "no batch ID in the client's output:\n\(output)")
+        let accepted = try XCTUnwrap(
+            output.firstMatch(of: try Regex(#"batch (b-[0-9a-f]+) accepted: 2 items"#)),
+            "no batch ID in the client's output:\n\(output)")
         let batchID = String(accepted.output[1].substring ?? "")
         for (index, image) in images.enumerated() {
             let written = out.appendingPathComponent("\(image.stem).\(image.format.fileExtension)").path
-            XCTAssertTrue(output.contains("item \(index) ok \(image.url) -> \(written) (\(image.width)x\(image.height) \(image.format.mediaType),"),
-                          "item \(index) is not reported as written to \(written):\n\(output)")
-            XCTAssertTrue(output.contains("  item \(index) succeeded \(image.url)"), "no status for item \(index):\n\(output)")
+            XCTAssertTrue(
+                output.contains(
+                    "item \(index) ok \(image.url) -> \(written) (\(image.width)x\(image.height) \(image.format.mediaType),"
+                ),
+                "item \(index) is not reported as written to \(written):\n\(output)")
+            XCTAssertTrue(
+                output.contains("  item \(index) succeeded \(image.url)"), "no status for item \(index):\n\(output)")
             assertOutput(of: image, in: out, output)
         }
         XCTAssertTrue(output.contains("batch \(batchID) finished: 2 succeeded, 0 failed, 0 cancelled"), output)
@@ -59,7 +65,9 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         let images = try serveImages(1)
         let missing = try XCTUnwrap(server).url("/images/missing.jpg")
         let out = scratch.appendingPathComponent("out")
-        let (status, output) = try await runClient(["--coordinator", endpoint, "--out", out.path, images[0].url, missing])
+        let (status, output) = try await runClient([
+            "--coordinator", endpoint, "--out", out.path, images[0].url, missing,
+        ])
         XCTAssertEqual(status, 1, "a batch with a failed item must exit with 1:\n\(output)\n\(allOutput)")
         XCTAssertTrue(output.contains("item 0 ok \(images[0].url)"), output)
         XCTAssertTrue(output.contains("item 1 failed \(missing): FAILURE_CODE_DOWNLOAD: "), output)
@@ -72,9 +80,13 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         let endpoint = try await startCluster()
         let images = try serveImages(2)
         let server = try XCTUnwrap(server)
-        server.serve(path: "/images/list.txt", body: Array(images.map(\.url).joined(separator: "\n").utf8), contentType: "text/plain")
+        server.serve(
+            path: "/images/list.txt", body: Array(images.map(\.url).joined(separator: "\n").utf8),
+            contentType: "text/plain")
         let out = scratch.appendingPathComponent("out")
-        let (status, output) = try await runClient(["--coordinator", endpoint, "--out", out.path, server.url("/images/list.txt")])
+        let (status, output) = try await runClient([
+            "--coordinator", endpoint, "--out", out.path, server.url("/images/list.txt"),
+        ])
         XCTAssertEqual(status, 0, "the Python client failed on a manifest:\n\(output)\n\(allOutput)")
         XCTAssertTrue(output.contains("item 0 is a manifest: 2 items added"), output)
         XCTAssertTrue(output.contains("item 0 ok \(server.url("/images/list.txt")): a manifest, expanded"), output)
@@ -87,22 +99,29 @@ final class PythonClientDeploymentTests: DeploymentTestCase {
         _ = try launch("worker", ["worker", "--slots", "2", "--coordinator", endpoint] + keys.peerArguments("worker"))
         let images = try serveImages(1)
         let out = scratch.appendingPathComponent("out")
-        let (status, output) = try await runClient(["--coordinator", endpoint, "--out", out.path, images[0].url,
-                                                    "--secret-key", keys.secretKey("python"), "--coordinator-key", keys.publicKey("coordinator")])
+        let (status, output) = try await runClient([
+            "--coordinator", endpoint, "--out", out.path, images[0].url,
+            "--secret-key", keys.secretKey("python"), "--coordinator-key", keys.publicKey("coordinator"),
+        ])
         XCTAssertEqual(status, 0, "the Python client with keys failed:\n\(output)\n\(allOutput)")
         assertOutput(of: images[0], in: out, output)
 
-        let (refused, refusedOutput) = try await runClient(["--coordinator", endpoint, "--out", out.path, "--timeout", "2", images[0].url,
-                                                            "--secret-key", keys.secretKey("stranger"), "--coordinator-key", keys.publicKey("coordinator")])
+        let (refused, refusedOutput) = try await runClient([
+            "--coordinator", endpoint, "--out", out.path, "--timeout", "2", images[0].url,
+            "--secret-key", keys.secretKey("stranger"), "--coordinator-key", keys.publicKey("coordinator"),
+        ])
         XCTAssertEqual(refused, 2, refusedOutput)
         XCTAssertTrue(refusedOutput.contains("refused this client's CurveZMQ key"), refusedOutput)
     }
 
     func testPythonClientWithoutACoordinatorSaysSo() async throws {
         let port = try freeLoopbackPort()
-        let (status, output) = try await runClient(["--coordinator", "tcp://127.0.0.1:\(port)", "--timeout", "1",
-                                                    "http://127.0.0.1:\(port)/a.jpg"])
+        let (status, output) = try await runClient([
+            "--coordinator", "tcp://127.0.0.1:\(port)", "--timeout", "1",
+            "http://127.0.0.1:\(port)/a.jpg",
+        ])
         XCTAssertEqual(status, 2, output)
-        XCTAssertTrue(output.contains("no answer to the batch from a coordinator at tcp://127.0.0.1:\(port) within 1 s"), output)
+        XCTAssertTrue(
+            output.contains("no answer to the batch from a coordinator at tcp://127.0.0.1:\(port) within 1 s"), output)
     }
 }

@@ -31,7 +31,8 @@ final class IPv6ClusterTests: ClusterTestCase {
         let images = try (0..<3).map { try serveImage("v6-\($0).png", width: 96, height: 64, seed: UInt64($0)) }
         let out = harness.scratch.appendingPathComponent("v6")
         let (status, output) = try await harness.run(
-            ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint] + keys.peerArguments("client"))
+            ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint]
+                + keys.peerArguments("client"))
         XCTAssertEqual(status, 0, harness.allOutput)
         XCTAssertTrue(output.contains("3 items: 3 succeeded, 0 failed"), output)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 3)
@@ -60,7 +61,8 @@ final class IPv6ClusterTests: ClusterTestCase {
         let namespace = try XCTUnwrap(namespace)
         let link = namespace.links[0]
         let name = "coordinator-v6.shiftwork.test"
-        _ = try await TestNameserver.start(on: link.hostAddress6, records: [name: [link.hostAddress6]], harness: harness)
+        _ = try await TestNameserver.start(
+            on: link.hostAddress6, records: [name: [link.hostAddress6]], harness: harness)
         try namespace.useNameserver(link.hostAddress6)
         let origin = try TestHTTPServer(host: link.hostAddress6)
         self.origin = origin
@@ -70,12 +72,14 @@ final class IPv6ClusterTests: ClusterTestCase {
         let overIPv4 = "tcp://\(link.hostAddress):\(port)"
         let overIPv6 = "tcp://[\(link.hostAddress6)]:\(port)"
         for (id, endpoint) in [("over-ipv4", overIPv4), ("over-ipv6", overIPv6), ("by-name", "tcp://\(name):\(port)")] {
-            try harness.launch(id, in: namespace, ["worker", "--slots", "2", "--worker-id", id, "--coordinator", endpoint])
+            try harness.launch(
+                id, in: namespace, ["worker", "--slots", "2", "--worker-id", id, "--coordinator", endpoint])
         }
         let local = "tcp://127.0.0.1:\(port)"
         let joined = try await harness.waitForStatus(local) { statusWorkerIDs($0).count == 3 }
-        XCTAssertEqual(statusWorkerIDs(joined), ["by-name", "over-ipv4", "over-ipv6"],
-                       "every worker joins the dual-stack socket:\n\(harness.allOutput)")
+        XCTAssertEqual(
+            statusWorkerIDs(joined), ["by-name", "over-ipv4", "over-ipv6"],
+            "every worker joins the dual-stack socket:\n\(harness.allOutput)")
 
         var originals: [[UInt8]] = []
         let urls = try (0..<6).map { index in
@@ -89,7 +93,8 @@ final class IPv6ClusterTests: ClusterTestCase {
         let (status, output) = try await harness.run(
             ["submit"] + urls + ["--out", out.path, "--json", "--coordinator", overIPv6], in: namespace)
         XCTAssertEqual(status, 0, harness.allOutput)
-        let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        let document = try XCTUnwrap(
+            try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
         XCTAssertEqual(document.int("succeeded"), 6, output)
         let items = document.objects("items")
         XCTAssertEqual(items.map { $0.int("index") }, Array(0..<6), "each item reported once: \(items)")
@@ -100,6 +105,7 @@ final class IPv6ClusterTests: ClusterTestCase {
             XCTAssertEqual(image.width, input.width, path)
         }
         let after = try await harness.status(local)
-        XCTAssertEqual(statusWorkerIDs(after), ["by-name", "over-ipv4", "over-ipv6"], "no worker was lost:\n\(harness.allOutput)")
+        XCTAssertEqual(
+            statusWorkerIDs(after), ["by-name", "over-ipv4", "over-ipv6"], "no worker was lost:\n\(harness.allOutput)")
     }
 }

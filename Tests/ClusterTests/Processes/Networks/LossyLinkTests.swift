@@ -26,10 +26,14 @@ final class LossyLinkTests: NamespacedClusterTestCase {
         let endpoint = try await harness.startCoordinator(host: link.hostAddress)
         let coordinator = try XCTUnwrap(harness.processes.last)
         for id in ["far-1", "far-2"] {
-            try harness.launch(id, in: namespace, ["worker", "--slots", "4", "--worker-id", id, "--coordinator", endpoint])
+            try harness.launch(
+                id, in: namespace, ["worker", "--slots", "4", "--worker-id", id, "--coordinator", endpoint])
         }
-        let joined = try await harness.waitForStatus(endpoint, timeout: .seconds(60)) { statusWorkerIDs($0) == ["far-1", "far-2"] }
-        XCTAssertEqual(statusWorkerIDs(joined), ["far-1", "far-2"], "the workers join over the lossy link:\n\(harness.allOutput)")
+        let joined = try await harness.waitForStatus(endpoint, timeout: .seconds(60)) {
+            statusWorkerIDs($0) == ["far-1", "far-2"]
+        }
+        XCTAssertEqual(
+            statusWorkerIDs(joined), ["far-1", "far-2"], "the workers join over the lossy link:\n\(harness.allOutput)")
 
         let count = 24
         var originals: [[UInt8]] = []
@@ -42,20 +46,24 @@ final class LossyLinkTests: NamespacedClusterTestCase {
             return origin.url(path)
         }
         let out = harness.scratch.appendingPathComponent("lossy")
-        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
+        let submit = try harness.launch(
+            "submit", ["submit"] + urls + ["--out", out.path, "--json", "--coordinator", endpoint])
         let status = await submit.waitForExit(timeout: .seconds(300))
         XCTAssertEqual(status, 0, "the batch completes over the lossy link:\n\(harness.allOutput)")
-        let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(submit.outputText.utf8)) as? [String: Any],
-                                     submit.outputText)
+        let document = try XCTUnwrap(
+            try? JSONSerialization.jsonObject(with: Data(submit.outputText.utf8)) as? [String: Any],
+            submit.outputText)
         XCTAssertEqual(document.int("succeeded"), count, submit.outputText)
         let items = document.objects("items")
         XCTAssertEqual(items.map { $0.int("index") }, Array(0..<count), "each item reported once")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, count, "exactly one output per item")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: out.path).count, count, "exactly one output per item")
         for item in items {
             let index = item.int("index")
             let path = try XCTUnwrap(item["output"] as? String, "\(item)")
             let (image, _) = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-            let expected = try TiltShiftPipeline.process(originals[index], parameters: .coreImage, encoding: EncodingOptions())
+            let expected = try TiltShiftPipeline.process(
+                originals[index], parameters: .coreImage, encoding: EncodingOptions())
             let (expectedImage, _) = try ImageCodec.decode(expected.data)
             XCTAssertTrue(image == expectedImage, "item \(index) is the tilt-shift of its own input")
         }
@@ -66,7 +74,8 @@ final class LossyLinkTests: NamespacedClusterTestCase {
         let log = coordinator.outputText
         XCTAssertFalse(log.contains("worker declared dead"), log)
         XCTAssertFalse(log.contains("worker unreachable"), log)
-        XCTAssertEqual(log.split(separator: "\n").filter { $0.hasSuffix("] worker joined") }.count,
-                       2, log)
+        XCTAssertEqual(
+            log.split(separator: "\n").filter { $0.hasSuffix("] worker joined") }.count,
+            2, log)
     }
 }

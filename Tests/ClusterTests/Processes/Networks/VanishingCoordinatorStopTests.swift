@@ -44,8 +44,9 @@ final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
                 return try harness.launch("r\(round)-w\(index)", executable: ip, arguments)
             }
             let joined = try await harness.waitForStatus(endpoint) { $0.objects("workers").count == workersPerRound }
-            XCTAssertEqual(joined.objects("workers").count, workersPerRound,
-                           "round \(round): the workers join by the coordinator's name:\n\(harness.allOutput)")
+            XCTAssertEqual(
+                joined.objects("workers").count, workersPerRound,
+                "round \(round): the workers join by the coordinator's name:\n\(harness.allOutput)")
 
             // The coordinator goes first (as it does when the whole stack stops), then its network.
             kill(coordinator.pid, SIGTERM)
@@ -60,9 +61,12 @@ final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
             for (worker, time) in zip(workers, times) {
                 let status = await worker.waitForExit(timeout: .seconds(5))
                 let shown = time.map { "\($0)" } ?? "still running after 90 s"
-                XCTAssertEqual(status, 0, "round \(round): \(worker.name) exits cleanly (\(shown)):\n\(worker.outputText)")
+                XCTAssertEqual(
+                    status, 0, "round \(round): \(worker.name) exits cleanly (\(shown)):\n\(worker.outputText)")
                 guard let time else { continue }
-                XCTAssertLessThan(time, exitBound, """
+                XCTAssertLessThan(
+                    time, exitBound,
+                    """
                     round \(round) (SIGTERM \(pause) after the link went down): \(worker.name) took \(time) to exit, \
                     beyond its 2 s contract:\n\(worker.outputText)
                     """)
@@ -72,9 +76,11 @@ final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
         let sorted = measured.sorted()
         if !sorted.isEmpty {
             let seconds = sorted.map { Double($0.components.attoseconds) / 1e18 + Double($0.components.seconds) }
-            print(String(format: "worker exit after SIGTERM, %d stops: min %.3f s, median %.3f s, p90 %.3f s, max %.3f s",
-                         seconds.count, seconds[0], seconds[seconds.count / 2], seconds[seconds.count * 9 / 10],
-                         seconds[seconds.count - 1]))
+            print(
+                String(
+                    format: "worker exit after SIGTERM, %d stops: min %.3f s, median %.3f s, p90 %.3f s, max %.3f s",
+                    seconds.count, seconds[0], seconds[seconds.count / 2], seconds[seconds.count * 9 / 10],
+                    seconds[seconds.count - 1]))
         }
     }
 
@@ -95,7 +101,8 @@ final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
         let times = await exitTimes(of: [client], from: started, giveUpAfter: .seconds(90))
         let status = await client.waitForExit(timeout: .seconds(5))
         XCTAssertEqual(status, 1, client.outputText)
-        XCTAssertTrue(client.outputText.contains("no answer from a coordinator at tcp://\(name):5570"), client.outputText)
+        XCTAssertTrue(
+            client.outputText.contains("no answer from a coordinator at tcp://\(name):5570"), client.outputText)
         let time = try XCTUnwrap(times.first ?? nil, "status still runs 90 s after it started:\n\(client.outputText)")
         print("status gave up and exited \(time) after it started (its answer timeout: 5 s)")
         // Its 5 s, and the 1 s that closing may wait for libzmq, with slack for a loaded machine.
@@ -104,8 +111,10 @@ final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
 
     /// How long after `start` each of `processes` was seen to have exited (polled every 5 ms); `nil` for
     /// one still running after `giveUpAfter`.
-    private func exitTimes(of processes: [ManagedProcess], from start: ContinuousClock.Instant,
-                           giveUpAfter: Duration) async -> [Duration?] {
+    private func exitTimes(
+        of processes: [ManagedProcess], from start: ContinuousClock.Instant,
+        giveUpAfter: Duration
+    ) async -> [Duration?] {
         var times: [Duration?] = Array(repeating: nil, count: processes.count)
         while ContinuousClock.now - start < giveUpAfter {
             for (index, process) in processes.enumerated() where times[index] == nil && !process.isRunning {

@@ -6,7 +6,9 @@ enum ComposeDuration {
         guard !rest.isEmpty else { throw DeploymentTestError("empty duration") }
         while !rest.isEmpty {
             let digits = rest.prefix { $0.isNumber || $0 == "." }
-            guard let value = Double(digits) else { throw DeploymentTestError("'\(text)' is not a duration like 10s or 1m30s") }
+            guard let value = Double(digits) else {
+                throw DeploymentTestError("'\(text)' is not a duration like 10s or 1m30s")
+            }
             rest = rest.dropFirst(digits.count)
             let unit = rest.prefix { $0.isLetter }
             rest = rest.dropFirst(unit.count)

@@ -14,15 +14,19 @@ struct ComposeFile {
     static func load(_ relativePaths: String...) async throws -> ComposeFile {
         let paths = relativePaths.isEmpty ? ["compose.yaml"] : relativePaths
         let python = try await PythonEnvironment.shared.python()
-        let json = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-compose-\(UUID().uuidString).json")
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shiftwork-compose-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: json) }
         guard let program = Bundle.module.url(forResource: "compose-to-json", withExtension: "py") else {
-            throw DeploymentTestError("compose-to-json.py is missing from the ClusterTests bundle (see its resources in Package.swift)")
+            throw DeploymentTestError(
+                "compose-to-json.py is missing from the ClusterTests bundle (see its resources in Package.swift)")
         }
         let (status, output) = try await runToCompletion(
             "yaml-to-json", python, [program.path, json.path] + paths.map { Repository.file($0).path })
         guard status == 0, let data = FileManager.default.contents(atPath: json.path) else {
-            throw DeploymentTestError("PyYAML could not read \(paths.joined(separator: " + ")) (status \(status.map(String.init) ?? "none")):\n\(output)")
+            throw DeploymentTestError(
+                "PyYAML could not read \(paths.joined(separator: " + ")) (status \(status.map(String.init) ?? "none")):\n\(output)"
+            )
         }
         return try ComposeFile(json: data)
     }
@@ -47,7 +51,8 @@ struct ComposeFile {
 
     func service(_ name: String) throws -> ComposeService {
         guard let service = services[name] else {
-            throw DeploymentTestError("compose.yaml has no service '\(name)' (it has: \(services.keys.sorted().joined(separator: ", ")))")
+            throw DeploymentTestError(
+                "compose.yaml has no service '\(name)' (it has: \(services.keys.sorted().joined(separator: ", ")))")
         }
         return service
     }
@@ -58,7 +63,9 @@ struct ComposeFile {
         var visiting: Set<String> = []
         func visit(_ name: String) throws {
             if order.contains(name) { return }
-            guard !visiting.contains(name) else { throw DeploymentTestError("compose.yaml: depends_on cycle through '\(name)'") }
+            guard !visiting.contains(name) else {
+                throw DeploymentTestError("compose.yaml: depends_on cycle through '\(name)'")
+            }
             visiting.insert(name)
             for dependency in try service(name).dependsOn.keys.sorted() { try visit(dependency) }
             visiting.remove(name)

@@ -47,7 +47,9 @@ struct ComposeService {
             }
         case let list as [Any]:
             for entry in list {
-                guard let text = entry as? String else { throw DeploymentTestError("\(name).environment: \(entry) is not KEY=VALUE") }
+                guard let text = entry as? String else {
+                    throw DeploymentTestError("\(name).environment: \(entry) is not KEY=VALUE")
+                }
                 let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 if parts.count == 2 { environment[String(parts[0])] = String(parts[1]) }
             }
@@ -76,12 +78,19 @@ struct ComposeService {
         var volumes: [Mount] = []
         for entry in definition["volumes"] as? [Any] ?? [] {
             if let long = entry as? [String: Any], let target = long["target"] as? String {
-                volumes.append(Mount(source: long["source"] as? String ?? "", target: target, readOnly: long["read_only"] as? Bool ?? false))
+                volumes.append(
+                    Mount(
+                        source: long["source"] as? String ?? "", target: target,
+                        readOnly: long["read_only"] as? Bool ?? false))
             } else if let text = entry as? String {
                 let parts = text.split(separator: ":").map(String.init)
-                guard parts.count >= 2 else { throw DeploymentTestError("\(name).volumes: '\(text)' is not SOURCE:TARGET[:MODE]") }
-                volumes.append(Mount(source: parts[0], target: parts[1],
-                                     readOnly: parts.count > 2 && parts[2].split(separator: ",").contains("ro")))
+                guard parts.count >= 2 else {
+                    throw DeploymentTestError("\(name).volumes: '\(text)' is not SOURCE:TARGET[:MODE]")
+                }
+                volumes.append(
+                    Mount(
+                        source: parts[0], target: parts[1],
+                        readOnly: parts.count > 2 && parts[2].split(separator: ",").contains("ro")))
             } else {
                 throw DeploymentTestError("\(name).volumes: cannot read \(entry)")
             }
@@ -133,20 +142,24 @@ struct ComposeService {
     /// long one (`target`, `published`, `host_ip`).
     static func portMapping(_ entry: Any, service: String) throws -> PortMapping {
         if let long = entry as? [String: Any] {
-            guard let target = (long["target"] as? NSNumber)?.intValue ?? Int(scalar(long["target"] as Any) ?? "") else {
+            guard let target = (long["target"] as? NSNumber)?.intValue ?? Int(scalar(long["target"] as Any) ?? "")
+            else {
                 throw DeploymentTestError("\(service).ports: \(long) has no target port")
             }
-            return PortMapping(hostIP: long["host_ip"] as? String,
-                               published: Int(scalar(long["published"] as Any) ?? ""), target: target)
+            return PortMapping(
+                hostIP: long["host_ip"] as? String,
+                published: Int(scalar(long["published"] as Any) ?? ""), target: target)
         }
         guard let text = scalar(entry) else { throw DeploymentTestError("\(service).ports: cannot read \(entry)") }
         let withoutProtocol = text.split(separator: "/").first.map(String.init) ?? text
         let parts = withoutProtocol.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let numbers = parts.suffix(2).compactMap { Int($0) }
         guard (1...3).contains(parts.count), numbers.count == min(parts.count, 2), let target = numbers.last else {
-            throw DeploymentTestError("\(service).ports: '\(text)' is not [IP:]HOST:CONTAINER (port ranges are not supported here)")
+            throw DeploymentTestError(
+                "\(service).ports: '\(text)' is not [IP:]HOST:CONTAINER (port ranges are not supported here)")
         }
-        return PortMapping(hostIP: parts.count == 3 ? parts[0] : nil,
-                           published: parts.count >= 2 ? numbers.first : nil, target: target)
+        return PortMapping(
+            hostIP: parts.count == 3 ? parts[0] : nil,
+            published: parts.count >= 2 ? numbers.first : nil, target: target)
     }
 }

@@ -10,7 +10,8 @@ class DeploymentTestCase: XCTestCase {
     var scratch: URL!
 
     override func setUp() async throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-deployment-\(UUID().uuidString)")
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shiftwork-deployment-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
@@ -24,11 +25,14 @@ class DeploymentTestCase: XCTestCase {
 
     /// Starts `executable` (the `shiftwork` binary unless given), with only the `SHIFTWORK_*` variables
     /// of `environment`; the test stops it at the latest in tearDown.
-    func launch(_ name: String, _ arguments: [String], executable: URL = ShiftworkBinary.url,
-                environment: [String: String] = [:]) throws -> ManagedProcess {
-        let process = try ManagedProcess(name, executable: executable, arguments: arguments,
-                                         environment: blankingInheritedShiftworkVariables(except: environment),
-                                         currentDirectory: Repository.root)
+    func launch(
+        _ name: String, _ arguments: [String], executable: URL = ShiftworkBinary.url,
+        environment: [String: String] = [:]
+    ) throws -> ManagedProcess {
+        let process = try ManagedProcess(
+            name, executable: executable, arguments: arguments,
+            environment: blankingInheritedShiftworkVariables(except: environment),
+            currentDirectory: Repository.root)
         processes.append(process)
         return process
     }
@@ -41,7 +45,10 @@ class DeploymentTestCase: XCTestCase {
     /// Starts a coordinator on a free loopback port (`tcp://127.0.0.1:*`) and returns its endpoint:
     /// with CurveZMQ when `keys` are given, else `--insecure`.
     func startCoordinator(keys: TestKeys? = nil) async throws -> String {
-        let security = keys.map { ["--secret-key", $0.secretKey("coordinator"), "--allow-keys", $0.allowList.path] } ?? ["--insecure"]
+        let security =
+            keys.map { ["--secret-key", $0.secretKey("coordinator"), "--allow-keys", $0.allowList.path] } ?? [
+                "--insecure"
+            ]
         let coordinator = try launch("coordinator", ["coordinator", "--listen", "tcp://127.0.0.1:*"] + security)
         let line = await coordinator.waitForLine { $0.contains("coordinator listening on ") }
         guard let endpoint = line?.components(separatedBy: "listening on ").last else {
@@ -57,16 +64,20 @@ class DeploymentTestCase: XCTestCase {
         return try (0..<count).map { index in
             let format: ImageFormat = index % 2 == 0 ? .jpeg : .png
             let (width, height) = (150 + 10 * index, 100 + 6 * index)
-            let bytes = try SyntheticImages.make(width: width, height: height, format: format, seed: UInt64(100 + index))
+            let bytes = try SyntheticImages.make(
+                width: width, height: height, format: format, seed: UInt64(100 + index))
             let path = "/images/\(prefix)-\(index).\(format.fileExtension)"
             server.serve(path: path, body: bytes, contentType: format.mediaType)
-            return ServedImage(url: server.url(path), stem: "\(prefix)-\(index)", width: width, height: height, format: format)
+            return ServedImage(
+                url: server.url(path), stem: "\(prefix)-\(index)", width: width, height: height, format: format)
         }
     }
 
     /// Checks that `directory` holds the tilt-shifted `image` (same name, format and size).
-    func assertOutput(of image: ServedImage, in directory: URL, _ context: @autoclosure () -> String,
-                      file: StaticString = #filePath, line: UInt = #line) {
+    func assertOutput(
+        of image: ServedImage, in directory: URL, _ context: @autoclosure () -> String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let output = directory.appendingPathComponent("\(image.stem).\(image.format.fileExtension)")
         guard let data = FileManager.default.contents(atPath: output.path) else {
             XCTFail("missing output \(output.path) for \(image.url):\n\(context())", file: file, line: line)
@@ -76,7 +87,8 @@ class DeploymentTestCase: XCTestCase {
             let (decoded, format) = try ImageCodec.decode([UInt8](data))
             XCTAssertEqual(format, image.format, "format of \(output.lastPathComponent)", file: file, line: line)
             XCTAssertEqual(decoded.width, image.width, "width of \(output.lastPathComponent)", file: file, line: line)
-            XCTAssertEqual(decoded.height, image.height, "height of \(output.lastPathComponent)", file: file, line: line)
+            XCTAssertEqual(
+                decoded.height, image.height, "height of \(output.lastPathComponent)", file: file, line: line)
         } catch {
             XCTFail("\(output.path) is not a readable image: \(error)\n\(context())", file: file, line: line)
         }

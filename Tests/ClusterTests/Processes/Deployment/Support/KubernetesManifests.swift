@@ -19,20 +19,26 @@ struct KubernetesManifests {
     static func overlays() throws -> [String] {
         let folder = Repository.file("deploy/kubernetes/overlays")
         return try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { FileManager.default.fileExists(atPath: folder.appendingPathComponent("\($0)/kustomization.yaml").path) }
+            .filter {
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent("\($0)/kustomization.yaml").path)
+            }
             .sorted()
     }
 
     /// Renders `overlay`, validates it against the schemas when `validatingSchemas` (a Python process that
     /// loads them: seconds on a loaded machine), and reads it; throws with the tools' output when a step fails.
-    static func render(_ overlay: String, scratch: URL, validatingSchemas: Bool = false) async throws -> KubernetesManifests {
+    static func render(
+        _ overlay: String, scratch: URL, validatingSchemas: Bool = false
+    ) async throws -> KubernetesManifests {
         let python = try await PythonEnvironment.shared.python()
         let bin = python.deletingLastPathComponent()
         let (renderStatus, rendered) = try await runToCompletion(
             "kubectl kustomize \(overlay)", bin.appendingPathComponent("kubectl"),
             ["kustomize", Repository.file("deploy/kubernetes/overlays/\(overlay)").path])
         guard renderStatus == 0 else {
-            throw DeploymentTestError("kubectl kustomize overlays/\(overlay) failed (status \(renderStatus.map(String.init) ?? "none")):\n\(rendered)")
+            throw DeploymentTestError(
+                "kubectl kustomize overlays/\(overlay) failed (status \(renderStatus.map(String.init) ?? "none")):\n\(rendered)"
+            )
         }
         let yamlFile = scratch.appendingPathComponent("\(overlay).yaml")
         let jsonFile = scratch.appendingPathComponent("\(overlay).json")
@@ -44,16 +50,19 @@ struct KubernetesManifests {
                 "kubernetes-validate \(overlay)", bin.appendingPathComponent("kubernetes-validate"),
                 ["--strict", "--quiet", yamlFile.path])
             guard validStatus == 0, !validation.contains("ERROR") else {
-                throw DeploymentTestError("overlays/\(overlay) does not validate against the Kubernetes schemas:\n\(validation)")
+                throw DeploymentTestError(
+                    "overlays/\(overlay) does not validate against the Kubernetes schemas:\n\(validation)")
             }
         }
         guard let program = Bundle.module.url(forResource: "yaml-documents-to-json", withExtension: "py") else {
-            throw DeploymentTestError("yaml-documents-to-json.py is missing from the ClusterTests bundle (see its resources in Package.swift)")
+            throw DeploymentTestError(
+                "yaml-documents-to-json.py is missing from the ClusterTests bundle (see its resources in Package.swift)"
+            )
         }
         let (readStatus, readOutput) = try await runToCompletion(
             "yaml-to-json \(overlay)", python, [program.path, yamlFile.path, jsonFile.path])
         guard readStatus == 0, let data = FileManager.default.contents(atPath: jsonFile.path),
-              let objects = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+            let objects = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
         else {
             throw DeploymentTestError("PyYAML could not read the rendering of overlays/\(overlay):\n\(readOutput)")
         }
@@ -63,7 +72,9 @@ struct KubernetesManifests {
     /// The object of `kind` named `name`.
     func object(_ kind: String, _ name: String) throws -> [String: Any] {
         guard let found = objects.first(where: { $0["kind"] as? String == kind && $0.name == name }) else {
-            throw DeploymentTestError("overlays/\(overlay) has no \(kind) \(name) (it has: \(objects.map { "\($0["kind"] ?? "?")/\($0.name)" }))")
+            throw DeploymentTestError(
+                "overlays/\(overlay) has no \(kind) \(name) (it has: \(objects.map { "\($0["kind"] ?? "?")/\($0.name)" }))"
+            )
         }
         return found
     }
@@ -120,7 +131,8 @@ struct KubernetesContainer {
     func port(_ reference: Any?) -> Int? {
         if let number = reference as? Int { return number }
         guard let name = reference as? String else { return nil }
-        return (definition["ports"] as? [[String: Any]])?.first { $0["name"] as? String == name }?["containerPort"] as? Int
+        return (definition["ports"] as? [[String: Any]])?.first { $0["name"] as? String == name }?["containerPort"]
+            as? Int
     }
 
     /// A probe (`readinessProbe`, `livenessProbe`, `startupProbe`).

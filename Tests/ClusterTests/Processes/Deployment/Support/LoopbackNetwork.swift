@@ -36,7 +36,9 @@ struct LoopbackNetwork {
             } else if ["0.0.0.0", "*", "127.0.0.1", "localhost"].contains(host) {
                 owner = service
             } else {
-                throw DeploymentTestError("'\(text)' in service '\(service)' names host '\(host)', which is neither a service of compose.yaml nor a local address")
+                throw DeploymentTestError(
+                    "'\(text)' in service '\(service)' names host '\(host)', which is neither a service of compose.yaml nor a local address"
+                )
             }
             result += "tcp://127.0.0.1:\(try port(of: owner, containerPort: containerPort))"
             rest = rest[match.range.upperBound...]

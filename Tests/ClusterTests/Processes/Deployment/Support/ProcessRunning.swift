@@ -7,9 +7,10 @@ func runToCompletion(
     _ name: String, _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
     timeout: Duration = .seconds(60)
 ) async throws -> (status: Int32?, output: String) {
-    let process = try ManagedProcess(name, executable: executable, arguments: arguments,
-                                     environment: blankingInheritedShiftworkVariables(except: environment),
-                                     currentDirectory: Repository.root)
+    let process = try ManagedProcess(
+        name, executable: executable, arguments: arguments,
+        environment: blankingInheritedShiftworkVariables(except: environment),
+        currentDirectory: Repository.root)
     let status = await process.waitForExit(timeout: timeout)
     if status == nil { await process.stop() }
     return (status, process.outputText)

@@ -1,0 +1,143 @@
+"""Unit tests of the wire-swift generator itself (scripts/wire-swift), on small schemas built here: the name
+conversions, the mapping's checks, and that the payload walk visits `bytes` fields in the builders' order.
+Run by `scripts/generate-wire-swift --self-test` (the Swift test WireSwiftGeneratorTests calls it), so that a
+generator change that breaks them fails before the staleness test compares any output."""
+
+import os
+import re
+import sys
+import tomllib
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from google.protobuf import descriptor_pb2  # noqa: E402
+
+from builders import write_builder, write_envelope_builder  # noqa: E402
+from payloads import has_bytes, write_payloads  # noqa: E402
+from schema import PACKAGE, GeneratorError, Schema, Writer, camel_to_snake, lower_camel, oneof_constant  # noqa: E402
+
+FD = descriptor_pb2.FieldDescriptorProto
+
+
+def field(name, number, kind, type_name=None, repeated=False, oneof_index=None):
+    f = FD(name=name, number=number, type=kind, label=FD.LABEL_REPEATED if repeated else FD.LABEL_OPTIONAL)
+    if type_name:
+        f.type_name = f".{PACKAGE}.{type_name}"
+    if oneof_index is not None:
+        f.oneof_index = oneof_index
+    return f
+
+
+def small_schema(mapping_text=""):
+    """Envelope { major; oneof body { Blob blob = 10; Plain plain = 11; } }, Blob { bytes first; Inner inner;
+    repeated Inner many; bytes last; }, Inner { string name; bytes data; }, Plain { string text; }."""
+    file = descriptor_pb2.FileDescriptorProto(name="small.proto", package=PACKAGE, syntax="proto3")
+    inner = file.message_type.add(name="Inner")
+    inner.field.extend([field("name", 1, FD.TYPE_STRING), field("data", 2, FD.TYPE_BYTES)])
+    blob = file.message_type.add(name="Blob")
+    blob.field.extend([
+        field("first", 1, FD.TYPE_BYTES), field("inner", 2, FD.TYPE_MESSAGE, "Inner"),
+        field("many", 3, FD.TYPE_MESSAGE, "Inner", repeated=True), field("last", 4, FD.TYPE_BYTES),
+    ])
+    plain = file.message_type.add(name="Plain")
+    plain.field.extend([field("text", 1, FD.TYPE_STRING)])
+    envelope = file.message_type.add(name="Envelope")
+    envelope.oneof_decl.add(name="body")
+    envelope.field.extend([
+        field("major", 1, FD.TYPE_UINT32),
+        field("blob", 10, FD.TYPE_MESSAGE, "Blob", oneof_index=0),
+        field("plain", 11, FD.TYPE_MESSAGE, "Plain", oneof_index=0),
+    ])
+    mapping = tomllib.loads(
+        '[messages.Envelope]\nswift = "Message"\n[messages.Envelope.fields.major]\nconstant = "1"\n'
+        '[messages.Envelope.oneofs.body]\nmessage = true\n' + mapping_text)
+    return Schema([file], mapping)
+
+
+class NameTests(unittest.TestCase):
+    def test_lower_camel_spells_id_as_ID(self):
+        self.assertEqual(lower_camel("task_id"), "taskID")
+        self.assertEqual(lower_camel("from_task_id"), "fromTaskID")
+        self.assertEqual(lower_camel("s3_endpoint"), "s3Endpoint")
+        self.assertEqual(lower_camel("data"), "data")
+
+    def test_camel_to_snake_is_protobuf_c_s_lower_case(self):
+        self.assertEqual(camel_to_snake("TiltShiftParameters"), "tilt_shift_parameters")
+        self.assertEqual(camel_to_snake("Envelope"), "envelope")
+
+    def test_oneof_constant_is_protobuf_c_s_case_name(self):
+        schema = small_schema()
+        envelope = schema.messages["Envelope"]
+        self.assertEqual(oneof_constant(envelope, "body", envelope.field[1]), "SHIFTWORK__V1__ENVELOPE__BODY_BLOB")
+
+
+class MappingTests(unittest.TestCase):
+    def test_the_mapping_file_parses_and_names_only_what_proto_declares(self):
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        with open(os.path.join(root, "mapping.toml"), "rb") as handle:
+            mapping = tomllib.load(handle)
+        self.assertIn("Envelope", mapping["messages"])
+        self.assertTrue(mapping["messages"]["Envelope"]["oneofs"]["body"]["message"])
+
+    def test_a_field_the_message_lacks_is_an_error(self):
+        with self.assertRaisesRegex(GeneratorError, r"Blob has no field missing"):
+            small_schema("[messages.Blob.fields.missing]\nswift = \"x\"\n")
+
+    def test_a_message_proto_lacks_is_an_error(self):
+        with self.assertRaisesRegex(GeneratorError, r"\[messages.Nowhere\] names no message"):
+            small_schema("[messages.Nowhere]\nskip = true\n")
+
+    def test_an_unknown_section_is_an_error(self):
+        with self.assertRaisesRegex(GeneratorError, r"unknown section \[extra\]"):
+            small_schema("[extra]\nkey = 1\n")
+
+    def test_member_names_follow_the_mapping_else_lower_camel(self):
+        schema = small_schema("[messages.Inner.fields.data]\nswift = \"payload\"\n")
+        inner = schema.messages["Inner"]
+        self.assertEqual(schema.member(inner, inner.field[0]), "name")
+        self.assertEqual(schema.member(inner, inner.field[1]), "payload")
+        self.assertEqual(schema.swift_type(".shiftwork.v1.Envelope"), "Message")
+
+
+class PayloadOrderTests(unittest.TestCase):
+    def test_only_messages_that_reach_bytes_have_a_walk(self):
+        schema = small_schema()
+        self.assertTrue(has_bytes(schema, "Blob"))
+        self.assertTrue(has_bytes(schema, "Inner"))
+        self.assertFalse(has_bytes(schema, "Plain"))
+
+    def test_the_walk_visits_bytes_in_the_builders_order(self):
+        """The `bytes(...)` calls of each builder and the `payloads.append` / `appendPayloads` calls of its
+        walk name the same members in the same order."""
+        schema = small_schema("[messages.Blob.fields.last]\nswift = \"trailer\"\n")
+        for name in ("Blob", "Inner"):
+            builder, walk = Writer(), Writer()
+            write_builder(schema, schema.messages[name], builder)
+            write_payloads(schema, walk)
+            built = re.findall(r"bytes\(m\.(\w+)\)|repeated\(m\.(\w+)\)|= inner\((value)\)", builder.text())
+            built = [next(part for part in match if part) for match in built]
+            section = walk.text().split(f"extension {name} {{", 1)[1].split("\n}\n", 1)[0]
+            walked = re.findall(r"payloads\.append\(self\.(\w+)\)|for element in self\.(\w+)|(value)\.appendPayloads", section)
+            walked = [next(part for part in match if part) for match in walked]
+            self.assertEqual(walked, built, f"{name}: builder\n{builder.text()}\nwalk\n{section}")
+        self.assertIn("payloads.append(self.trailer)", walk.text())
+
+    def test_the_envelope_walk_covers_the_bodies_with_bytes_only(self):
+        schema = small_schema()
+        walk, builder = Writer(), Writer()
+        write_payloads(schema, walk)
+        write_envelope_builder(schema, builder)
+        self.assertIn("case .blob(let value):\n            value.appendPayloads(to: &payloads)", walk.text())
+        self.assertIn("case .plain:\n            break", walk.text())
+        self.assertNotIn("extension Plain", walk.text())
+
+    def test_repeated_bytes_is_refused(self):
+        schema = small_schema()
+        schema.messages["Inner"].field[1].label = FD.LABEL_REPEATED
+        with self.assertRaisesRegex(GeneratorError, r"Inner.data: repeated bytes is not supported"):
+            write_payloads(schema, Writer())
+
+
+if __name__ == "__main__":
+    unittest.main()
