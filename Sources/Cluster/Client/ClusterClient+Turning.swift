@@ -34,14 +34,21 @@ extension ClusterClient {
     /// coordinator said so. Returns false with one coordinator: the refusal then fails the request.
     func refusedAsPassive() -> Bool {
         guard watch != nil else { return false }
+        // Refusals of the socket being turned away from (read while the next one opens) count for nothing:
+        // their requests go to the next coordinator all the same.
+        guard !isTurning else { return true }
         watch?.refusedAsPassive(now: .now)
         connectionWork.yield(.turnIfDue)  // at once, not at the watch's next tick
         return true
     }
 
     /// Turns when the watch says so.
+    /// Turns when the watch says so, unless a turn is under way (one at a time: the watch's tick and a
+    /// passive refusal may both ask while the next socket opens).
     func turnIfDue() async {
-        guard let watch, case .turn(let reason) = watch.verdict(now: .now) else { return }
+        guard !isTurning, let watch, case .turn(let reason) = watch.verdict(now: .now) else { return }
+        isTurning = true
+        defer { isTurning = false }
         await turn(because: reason)
     }
 

@@ -58,6 +58,8 @@ public actor ClusterClient {
     var watch: CoordinatorWatch?
     /// Counts the sockets opened (one per turn), to tell the current one's connection events.
     var connectionGeneration = 0
+    /// Whether a turn to the next coordinator is under way (its socket opening).
+    var isTurning = false
     /// Told of each turn (the CLI says it on stderr).
     let onTurn: (@Sendable (CoordinatorTurn) -> Void)?
 

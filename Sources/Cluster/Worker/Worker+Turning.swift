@@ -58,6 +58,8 @@ extension Worker {
                 "\(PrintableText.escape(refusal.reason)) (the coordinator is the passive one of a pair: give the worker both, --coordinator A,B)"
             )
         }
+        // Refusals of the socket being turned away from (read while the next one opens) count for nothing.
+        guard !isTurning else { return }
         watch?.refusedAsPassive(now: .now)
         inbox.yield(.turnDue)
     }
@@ -72,8 +74,12 @@ extension Worker {
     }
 
     /// Turns when the watch says so.
+    /// Turns when the watch says so, unless a turn is under way (one at a time: the watch's tick and the
+    /// inbox may both ask while the next socket opens).
     func turnIfDue() async {
-        guard let watch, case .turn(let reason) = watch.verdict(now: .now) else { return }
+        guard !isTurning, let watch, case .turn(let reason) = watch.verdict(now: .now) else { return }
+        isTurning = true
+        defer { isTurning = false }
         await turn(because: reason)
     }
 

@@ -40,6 +40,8 @@ public actor Worker: Service {
     var watch: CoordinatorWatch?
     /// Counts the sockets the worker opened (one per turn), to tell the current one's connection events.
     var connectionGeneration = 0
+    /// Whether a turn to the next coordinator is under way (its socket opening).
+    var isTurning = false
     /// The socket options and handshake watcher every connection (the first, and each turn) opens with.
     var connectionOptions = SocketOptions()
     var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
