@@ -211,4 +211,22 @@ final class CoordinatorListTests: ClusterTestCase {
         await coordinator.close()
         await context.terminate()
     }
+
+    func testAWorkerWhoseCoordinatorsHostFallsSilentTurnsAfterTheHeartbeatTimeout() async throws {
+        let first = try await harness.startCoordinator()
+        let second = try await harness.startCoordinator()
+        let firstPort = try XCTUnwrap(first.split(separator: ":").last.flatMap { Int($0) }, first)
+        // The worker reaches the first coordinator through a relay that, told to hold, passes nothing on and
+        // closes nothing: a host gone silent (no RST, no FIN), which only the ZMTP heartbeats can tell.
+        let relay = try RecordingTCPRelay(upstreamPort: firstPort)
+        defer { relay.stop() }
+        let worker = try harness.startWorker("stranded", endpoint: "\(relay.endpoint),\(second)", slots: 2)
+        _ = try await harness.waitForStatus(first) { $0.objects("workers").count == 1 }
+        relay.holding = true
+        let registered = try await harness.waitForStatus(second) { $0.objects("workers").count == 1 }
+        XCTAssertEqual(
+            registered.objects("workers").compactMap { $0["id"] as? String }, ["stranded"], harness.allOutput)
+        XCTAssertTrue(worker.outputText.contains("turning to the next coordinator"), worker.outputText)
+        XCTAssertTrue(worker.outputText.contains("no live connection"), worker.outputText)
+    }
 }
