@@ -73,9 +73,7 @@ extension ClusterClient {
         endpointIndex = index
         channel = replacement
         onTurn?(CoordinatorTurn(from: from, to: next, reason: reason))
-        // The reader ends with the old socket and goes on with the new one.
-        await old.close()
-        guard !isClosed else { return }
+        // Before anything else suspends: a request made from now on goes to the new socket once, not twice.
         let deadline = ContinuousClock.now + responseTimeout
         unanswered = unanswered.filter { requests.isWaiting($0.key) }
         for (requestID, message) in unanswered {
@@ -86,6 +84,8 @@ extension ClusterClient {
             send(.fetchResults(FetchResults(requestID: request.requestID, batchID: request.batchID)))
         }
         if !unanswered.isEmpty { expireRequests(after: responseTimeout) }
+        // The reader ends with the old socket and goes on with the new one.
+        await old.close()
     }
 }
 

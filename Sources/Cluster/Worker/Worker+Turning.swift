@@ -109,8 +109,8 @@ extension Worker {
         guard !isStopping else { return await replacement.close() }
         coordinatorIndex = index
         channel = replacement
+        sayHello()  // first on the new socket, before any heartbeat
         // The reader ends with the old socket and goes on with the new one (`channel(replacing:)`).
         await old.close()
-        sayHello()
     }
 }
