@@ -104,4 +104,10 @@ final class CoordinatorWatchTests: XCTestCase {
         watch.refusedAsPassive(now: start)
         XCTAssertEqual(watch.verdict(now: start), .turn(.passive))
     }
+
+    func testTheReasonsSayWhyInWords() {
+        XCTAssertEqual(
+            CoordinatorWatch.Reason.silent(for: .milliseconds(3_040)).description, "no live connection for 3.0 s")
+        XCTAssertEqual(CoordinatorWatch.Reason.passive.description, "the coordinator is the passive one of its pair")
+    }
 }

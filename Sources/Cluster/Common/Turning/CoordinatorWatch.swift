@@ -1,3 +1,4 @@
+import Foundation
 import Messaging
 
 /// When a worker or client with several coordinators (a pair, docs/failover.md) turns to the next one:
@@ -21,9 +22,15 @@ public struct CoordinatorWatch: Sendable, Equatable {
 
         public var description: String {
             switch self {
-            case .silent(let duration): "no live connection for \(duration)"
+            case .silent(let duration): "no live connection for \(Self.seconds(duration)) s"
             case .passive: "the coordinator is the passive one of its pair"
             }
+        }
+
+        /// `duration` in seconds with one decimal, as people read it.
+        private static func seconds(_ duration: Duration) -> String {
+            let parts = duration.components
+            return String(format: "%.1f", Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
         }
     }
 
