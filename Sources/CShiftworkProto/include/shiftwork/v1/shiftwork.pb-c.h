@@ -524,22 +524,41 @@ struct  Shiftwork__V1__InjectedInput
     , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * Sent by the coordinator to a worker that has a free slot: run this task and answer with a TaskResult that
+ * echoes `task_id` and `attempt` (and `task_key`).
+ */
 struct  Shiftwork__V1__TaskAssignment
 {
   ProtobufCMessage base;
+  /*
+   * the task's identity
+   */
   char *task_id;
+  /*
+   * the batch the task belongs to
+   */
   char *batch_id;
   /*
    * a result must echo it; results of older attempts are ignored
    */
   uint32_t attempt;
+  /*
+   * what to do; a worker refuses TASK_KIND_UNSPECIFIED (or a kind it does not know)
+   */
   Shiftwork__V1__TaskKind kind;
   /*
    * download: URL or path
    */
   char *source;
+  /*
+   * the results of its dependencies (for a tilt-shift: the downloaded image)
+   */
   size_t n_inputs;
   Shiftwork__V1__InjectedInput **inputs;
+  /*
+   * tilt-shift: the filter's parameters; not set: not sent
+   */
   Shiftwork__V1__TiltShiftParameters *parameters;
   /*
    * minor 1: the coordinator's number for the task, echoed in the result (0: none)
@@ -560,6 +579,9 @@ struct  Shiftwork__V1__TaskAssignment
    * answers with its metadata only (TaskOutput.location).
    */
   char *sink;
+  /*
+   * the output's name in the sink, without extension, unique within the batch
+   */
   char *sink_name;
   /*
    * for s3:// sinks and sources: the S3-compatible endpoint URL (empty: AWS)
