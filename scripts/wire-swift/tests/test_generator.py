@@ -1,6 +1,6 @@
 """Unit tests of the wire-swift generator itself (scripts/wire-swift), on small schemas built here: the name
 conversions, the mapping's checks, that the payload walk visits `bytes` fields in the builders' order, members
-held by reference (`boxed`, a message that contains itself), and `unreadableField`.
+held by reference (`boxed`, a message that contains itself), `unreadableField`, and the files per group.
 Run by `scripts/generate-wire-swift --self-test` (the Swift test WireSwiftGeneratorTests calls it), so that a
 generator change that breaks them fails before the staleness test compares any output."""
 
@@ -16,6 +16,7 @@ from google.protobuf import descriptor_pb2  # noqa: E402
 
 from builders import write_builder, write_envelope_builder  # noqa: E402
 from decoders import write_decoder  # noqa: E402
+from generate import generate  # noqa: E402
 from payloads import has_bytes, write_payloads  # noqa: E402
 from schema import PACKAGE, GeneratorError, Schema, Writer, camel_to_snake, lower_camel, oneof_constant  # noqa: E402
 from value_types import write_struct  # noqa: E402
@@ -238,6 +239,32 @@ class UnreadableFieldTests(unittest.TestCase):
         struct = Writer()
         write_struct(schema, schema.messages["Blob"], struct)
         self.assertNotIn("unreadableField", struct.text())
+
+
+class FileTests(unittest.TestCase):
+    GROUPS = (
+        "[messages.Blob]\nfile = \"Blobs\"\n[messages.Inner]\nfile = \"Blobs\"\n"
+        "[messages.Plain]\nfile = \"Plains\"\n")
+
+    def test_each_group_has_its_types_builders_and_decoders_files(self):
+        outputs = generate(small_schema(self.GROUPS, extend=commented))
+        self.assertEqual(sorted(outputs), [
+            "Blobs+Builders.generated.swift", "Blobs+Decoders.generated.swift", "Blobs.generated.swift",
+            "Enums+Decoders.generated.swift", "Message+Builders.generated.swift", "Message+Decoders.generated.swift",
+            "MessagePayloads.generated.swift", "Plains+Builders.generated.swift", "Plains+Decoders.generated.swift",
+            "Plains.generated.swift",
+        ])
+        self.assertIn("func blob(", outputs["Blobs+Builders.generated.swift"])
+        self.assertIn("func inner(", outputs["Blobs+Builders.generated.swift"])
+        self.assertNotIn("func plain(", outputs["Blobs+Builders.generated.swift"])
+        self.assertIn("extension Plain {", outputs["Plains+Decoders.generated.swift"])
+        self.assertIn("func envelope(", outputs["Message+Builders.generated.swift"])
+        self.assertIn("init(envelope c:", outputs["Message+Decoders.generated.swift"])
+
+    def test_a_message_without_a_file_is_an_error_that_says_what_to_add(self):
+        schema = small_schema("[messages.Blob]\nfile = \"Blobs\"\n[messages.Inner]\nfile = \"Blobs\"\n", extend=commented)
+        with self.assertRaisesRegex(GeneratorError, r'Plain: say in .*mapping.toml.*\[messages.Plain\] file = '):
+            generate(schema)
 
 
 if __name__ == "__main__":
