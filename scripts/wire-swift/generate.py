@@ -3,15 +3,17 @@
 Reads the messages from `protoc --descriptor_set_out` (google.protobuf's descriptor module) and how they map
 onto the Swift types from scripts/wire-swift/mapping.toml, and writes, one group of related messages (mapping
 `file`) a file each:
-  - GROUP.generated.swift: the Swift value types (value_types.py);
+  - GROUP.generated.swift: the Swift value types (value_types.py), and the Swift enums of their typed oneofs
+    (`TaskOutcome`: enum_types.py);
   - GROUP+Builders.generated.swift: their builders (`CMessageBuilder.<message>(_:)`), the Swift value into the
     protobuf-c struct, in the arena (builders.py);
   - GROUP+Decoders.generated.swift: their decoders (`init(_ c:)`), the unpacked protobuf-c struct into the Swift
     value, every string checked (decoders.py);
-and Message+Builders / Message+Decoders (the envelope's switch over `Message` both ways, the list bodies),
-Enums+Decoders (the enums whose unknown values are errors) and MessagePayloads (every `bytes` field in
-the builders' order, for pinning: payloads.py). Deterministic: the same input gives the same bytes; a
-`*.generated.swift` file in the output directory that is no longer generated is deleted.
+and Message+Builders / Message+Decoders (the envelope's switch over `Message` both ways, the list bodies), Enums
+(the proto's enums as Swift enums: enum_types.py), Enums+Decoders (the enums whose unknown values are errors) and
+MessagePayloads (every `bytes` field in the builders' order, for pinning: payloads.py). Deterministic: the same
+input gives the same bytes; a `*.generated.swift` file in the output directory that is no longer generated is
+deleted. scripts/wire-swift/README.md lists what stays hand-written in Sources/Wire.
 Run by scripts/generate-wire-swift (`make proto`); docs/protocol.md, "Adding a field", explains the mapping.
 """
 
@@ -25,6 +27,7 @@ from google.protobuf import descriptor_pb2
 
 from builders import write_builder, write_envelope_builder, write_unwrap_builder
 from decoders import write_decoder, write_envelope_decoder, write_enum_decoders
+from enum_types import oneof_enums, write_enum, write_oneof_enum
 from payloads import write_payloads
 from schema import HEADER, GeneratorError, Schema, Writer
 from value_types import write_struct
@@ -109,8 +112,9 @@ def write_enums(schema, w):
 
 
 def generate(schema):
-    """Every generated file, by name: per group (mapping `file`) its value types, builders and decoders; the
-    envelope's builder and decoder; the enums' decoders; the payload walk."""
+    """Every generated file, by name: per group (mapping `file`) its value types (and the Swift enums of their typed
+    oneofs), builders and decoders; the envelope's builder and decoder; the enums and their decoders; the payload
+    walk."""
     outputs = {}
 
     def emit(name, write, *arguments):
@@ -126,6 +130,7 @@ def generate(schema):
             emit(f"{group}+Decoders.generated.swift", write_group_decoders, group, built)
     emit("Message+Builders.generated.swift", write_message_builders)
     emit("Message+Decoders.generated.swift", write_message_decoders)
+    emit("Enums.generated.swift", write_enum_types)
     emit("Enums+Decoders.generated.swift", write_enums)
     emit("MessagePayloads.generated.swift", write_payload_file)
     return outputs
@@ -137,6 +142,22 @@ def write_group_types(schema, names, w):
         if index:
             w()
         write_struct(schema, schema.messages[name], w)
+    for swift, (message, oneof) in oneof_enums(schema).items():
+        if message.name in names:
+            w()
+            write_oneof_enum(schema, swift, message, oneof, w)
+
+
+def write_enum_types(schema, w):
+    w(HEADER)
+    first = True
+    for name in schema.enums:
+        if schema.enum_map(name).get("skip"):
+            continue
+        if not first:
+            w()
+        first = False
+        write_enum(schema, name, w)
 
 
 def write_payload_file(schema, w):
