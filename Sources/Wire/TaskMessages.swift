@@ -12,11 +12,3 @@ extension TaskOutput {
             location: location, size: size, crc32c: crc32c)
     }
 }
-
-/// How a task ended: exactly one of an output and a failure (the proto's `oneof outcome`).
-public enum TaskOutcome: Sendable, Equatable {
-    /// The task succeeded and produced this output.
-    case output(TaskOutput)
-    /// The task failed (or was cancelled: ``FailureCode/cancelled``).
-    case failure(TaskFailure)
-}

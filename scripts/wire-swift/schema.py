@@ -28,7 +28,7 @@ class GeneratorError(Exception):
 
 # The keys mapping.toml may use, per kind of entry (mapping.toml's header says what each means); any other key is
 # an error, so that a misspelt one fails instead of being ignored.
-ENUM_KEYS = {"swift", "noun", "unknown"}
+ENUM_KEYS = {"swift", "noun", "unknown", "skip"}
 MESSAGE_KEYS = {
     "swift", "skip", "unwrap", "field_path", "after_decode", "file", "required", "init", "conformances", "fields",
     "oneofs"}
@@ -66,6 +66,7 @@ class Schema:
         self.order = []
         self.comments = {}
         self.location_of = {}
+        self.enum_location_of = {}
         for file in files:
             if file.package != PACKAGE:
                 continue
@@ -73,8 +74,9 @@ class Schema:
                 text = location.leading_comments or location.trailing_comments
                 if text.strip():
                     self.comments[(file.name, tuple(location.path))] = text
-            for enum in file.enum_type:
+            for index, enum in enumerate(file.enum_type):
                 self.enums[enum.name] = enum
+                self.enum_location_of[enum.name] = (file.name, (5, index))
             for index, message in enumerate(file.message_type):
                 self.location_of[message.name] = (file.name, (4, index))
                 if message.nested_type or message.enum_type:
@@ -193,6 +195,16 @@ class Schema:
             path = path + (2, field_index)
         if oneof_index is not None:
             path = path + (8, oneof_index)
+        return self.comment_at(file, path)
+
+    def enum_comment(self, name, value_index=None):
+        """The .proto comment of enum `name`, or of its value_index'th value, as lines; [] without one."""
+        file, path = self.enum_location_of[name]
+        if value_index is not None:
+            path = path + (2, value_index)
+        return self.comment_at(file, path)
+
+    def comment_at(self, file, path):
         text = self.comments.get((file, path), "")
         lines = [line[1:] if line.startswith(" ") else line for line in text.rstrip().split("\n")]
         if not any(line.strip() for line in lines):

@@ -278,7 +278,7 @@ public struct TaskResult: Sendable, Equatable {
     public var taskID: String
     /// The attempt number, echoed from its TaskAssignment.
     public var attempt: UInt32
-    /// The output or the failure: exactly one is set.
+    /// How the task ended: its output or its failure (exactly one is set).
     public var outcome: TaskOutcome
     /// Minor 1: echoed from the assignment (0 from a minor-0 worker).
     public var taskKey: UInt64
@@ -317,4 +317,12 @@ public struct CancelTask: Sendable, Equatable {
         self.reason = reason
         self.taskKey = taskKey
     }
+}
+
+/// How the task ended: its output or its failure (exactly one is set).
+public enum TaskOutcome: Sendable, Equatable {
+    /// The task succeeded and produced this output.
+    case output(TaskOutput)
+    /// The task failed (or was cancelled: FAILURE_CODE_CANCELLED).
+    case failure(TaskFailure)
 }

@@ -1,6 +1,6 @@
 """Unit tests of the wire-swift generator itself (scripts/wire-swift), on small schemas built here: the name
 conversions, the mapping's checks, that the payload walk visits `bytes` fields in the builders' order, members
-held by reference (`boxed`, a message that contains itself), and `unreadableField`.
+held by reference (`boxed`, a message that contains itself), `unreadableField`, and the files per group.
 Run by `scripts/generate-wire-swift --self-test` (the Swift test WireSwiftGeneratorTests calls it), so that a
 generator change that breaks them fails before the staleness test compares any output."""
 
@@ -16,6 +16,8 @@ from google.protobuf import descriptor_pb2  # noqa: E402
 
 from builders import write_builder, write_envelope_builder  # noqa: E402
 from decoders import write_decoder  # noqa: E402
+from enum_types import case_name, write_enum  # noqa: E402
+from generate import generate  # noqa: E402
 from payloads import has_bytes, write_payloads  # noqa: E402
 from schema import PACKAGE, GeneratorError, Schema, Writer, camel_to_snake, lower_camel, oneof_constant  # noqa: E402
 from value_types import write_struct  # noqa: E402
@@ -238,6 +240,100 @@ class UnreadableFieldTests(unittest.TestCase):
         struct = Writer()
         write_struct(schema, schema.messages["Blob"], struct)
         self.assertNotIn("unreadableField", struct.text())
+
+
+class FileTests(unittest.TestCase):
+    GROUPS = (
+        "[messages.Blob]\nfile = \"Blobs\"\n[messages.Inner]\nfile = \"Blobs\"\n"
+        "[messages.Plain]\nfile = \"Plains\"\n")
+
+    def test_each_group_has_its_types_builders_and_decoders_files(self):
+        outputs = generate(small_schema(self.GROUPS, extend=commented))
+        self.assertEqual(sorted(outputs), [
+            "Blobs+Builders.generated.swift", "Blobs+Decoders.generated.swift", "Blobs.generated.swift",
+            "Enums+Decoders.generated.swift", "Enums.generated.swift", "Message+Builders.generated.swift", "Message+Decoders.generated.swift",
+            "MessagePayloads.generated.swift", "Plains+Builders.generated.swift", "Plains+Decoders.generated.swift",
+            "Plains.generated.swift",
+        ])
+        self.assertIn("func blob(", outputs["Blobs+Builders.generated.swift"])
+        self.assertIn("func inner(", outputs["Blobs+Builders.generated.swift"])
+        self.assertNotIn("func plain(", outputs["Blobs+Builders.generated.swift"])
+        self.assertIn("extension Plain {", outputs["Plains+Decoders.generated.swift"])
+        self.assertIn("func envelope(", outputs["Message+Builders.generated.swift"])
+        self.assertIn("init(envelope c:", outputs["Message+Decoders.generated.swift"])
+
+    def test_a_message_without_a_file_is_an_error_that_says_what_to_add(self):
+        schema = small_schema("[messages.Blob]\nfile = \"Blobs\"\n[messages.Inner]\nfile = \"Blobs\"\n", extend=commented)
+        with self.assertRaisesRegex(GeneratorError, r'Plain: say in .*mapping.toml.*\[messages.Plain\] file = '):
+            generate(schema)
+
+
+def outcome_schema(mapping_text="", comments=True, second_shape=None):
+    """Small schema plus Code { CODE_UNSPECIFIED = 0; CODE_INTERNAL = 7; CODE_TIMED_OUT = 100; }, and Result and
+    Summary, each with `oneof outcome { Inner inner; Plain plain; }` (Summary's fields `second_shape` if given)."""
+    def extend(file):
+        code = file.enum_type.add(name="Code")
+        for name, number in (("CODE_UNSPECIFIED", 0), ("CODE_INTERNAL", 7), ("CODE_TIMED_OUT", 100)):
+            code.value.add(name=name, number=number)
+        for message_name, shape in (("Result", None), ("Summary", second_shape)):
+            message = file.message_type.add(name=message_name)
+            message.oneof_decl.add(name="outcome")
+            message.field.extend(shape or [
+                field("inner", 1, FD.TYPE_MESSAGE, "Inner", oneof_index=0),
+                field("plain", 2, FD.TYPE_MESSAGE, "Plain", oneof_index=0)])
+        if comments:
+            commented(file)
+            file.source_code_info.location.add(path=[5, 0], leading_comments=" Why.")
+            for index in range(3):
+                file.source_code_info.location.add(path=[5, 0, 2, index], trailing_comments=f" value {index}")
+            for index in (4, 5):
+                file.source_code_info.location.add(path=[4, index, 8, 0], leading_comments=" How it ended.")
+    return small_schema(
+        "[messages.Blob]\nfile = \"Blobs\"\n[messages.Inner]\nfile = \"Blobs\"\n[messages.Plain]\nfile = \"Blobs\"\n"
+        "[messages.Result]\nfile = \"Results\"\nrequired = [\"outcome\"]\n"
+        "[messages.Summary]\nfile = \"Summaries\"\nrequired = [\"outcome\"]\n"
+        "[messages.Result.oneofs.outcome]\nswift = \"outcome\"\ntype = \"Outcome\"\n"
+        "[messages.Summary.oneofs.outcome]\nswift = \"outcome\"\ntype = \"Outcome\"\n" + mapping_text, extend=extend)
+
+
+class EnumTests(unittest.TestCase):
+    def test_case_names_drop_the_enum_prefix_in_lower_camel_case(self):
+        self.assertEqual(case_name("FailureCode", "FAILURE_CODE_INPUT_MISSING"), "inputMissing")
+        self.assertEqual(case_name("ImageFormat", "IMAGE_FORMAT_SAME_AS_INPUT"), "sameAsInput")
+        self.assertEqual(case_name("TaskKind", "TASK_KIND_TILT_SHIFT"), "tiltShift")
+        self.assertEqual(case_name("Falloff", "BLEND"), "blend")
+
+    def test_an_enum_is_a_uint32_swift_enum_with_the_proto_numbers_and_comments(self):
+        schema = outcome_schema("[enums.Code]\nswift = \"WireCode\"\n")
+        text = generate(schema)["Enums.generated.swift"]
+        self.assertIn("/// Why.\npublic enum WireCode: UInt32, Sendable, Equatable, CaseIterable {", text)
+        self.assertIn("    /// Value 0.\n    case unspecified = 0\n", text)
+        self.assertIn("    case `internal` = 7\n", text, "a Swift keyword is written in backticks")
+        self.assertIn("    case timedOut = 100\n", text)
+
+    def test_a_skipped_enum_is_left_to_hand_written_code(self):
+        text = generate(outcome_schema("[enums.Code]\nskip = true\n"))["Enums.generated.swift"]
+        self.assertNotIn("enum", text)
+
+    def test_an_enum_without_comments_is_an_error(self):
+        schema = outcome_schema(comments=False)
+        with self.assertRaisesRegex(GeneratorError, r"Code: a generated enum needs a comment"):
+            write_enum(schema, "Code", Writer())
+
+    def test_a_typed_oneof_is_one_swift_enum_beside_the_first_message_that_has_it(self):
+        outputs = generate(outcome_schema())
+        self.assertIn(
+            "/// How it ended.\npublic enum Outcome: Sendable, Equatable {\n    /// A field.\n    case inner(Inner)\n",
+            outputs["Results.generated.swift"])
+        self.assertNotIn("enum Outcome", outputs["Summaries.generated.swift"])
+        self.assertIn("public var outcome: Outcome", outputs["Summaries.generated.swift"])
+
+    def test_two_oneofs_of_one_type_must_have_the_same_fields(self):
+        schema = outcome_schema(second_shape=[
+            field("inner", 1, FD.TYPE_MESSAGE, "Inner", oneof_index=0),
+            field("text", 2, FD.TYPE_STRING, oneof_index=0)])
+        with self.assertRaisesRegex(GeneratorError, r"Summary.outcome: its Swift type Outcome is Result.outcome's"):
+            generate(schema)
 
 
 if __name__ == "__main__":
