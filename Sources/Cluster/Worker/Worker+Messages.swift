@@ -73,6 +73,10 @@ extension Worker {
             }
         case .giveBackTask(let request):
             giveBack(request)
+        case .statusReply(let reply) where reply.requestID == Self.livenessProbeID:
+            return  // the answer to the liveness probe: the coordinator is there (`watchCoordinator`)
+        case .refusal(let refusal) where refusal.requestID == Self.livenessProbeID:
+            return  // the probe refused (a batch it does not know, or a key without the client role): an answer all the same
         case .refusal(let refusal):
             if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come

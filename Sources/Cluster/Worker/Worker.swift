@@ -12,13 +12,14 @@ import Wire
 /// tilt-shift tasks it is sent and answers each with its result.
 ///
 /// A worker the coordinator does not know (after a coordinator restart, or after it was declared dead)
-/// is told so on its next heartbeat and registers again by itself.
+/// is told so on its next heartbeat and registers again by itself. Given several coordinators (a pair), it
+/// turns to the next one when its own is silent and registers there (`Worker+Turning.swift`).
 ///
 /// A `Service`: in a `ServiceGroup`, its graceful shutdown is `drain` (finish running tasks, take no new
 /// ones, say goodbye); cancellation (the group's deadline, a second signal) is `stop`.
 public actor Worker: Service {
     let configuration: WorkerConfiguration
-    private let context: MessagingContext
+    let context: MessagingContext
     /// Whether `context` is this worker's own, terminated when `run()` ends.
     private let ownsContext: Bool
     let logger: Logger
@@ -33,6 +34,13 @@ public actor Worker: Service {
     /// compute thread starts the next image while the last one's output is made durable.
     let sinkThreads: ComputeThreads
     var channel: SocketChannel?
+    /// Which of `configuration.coordinators` the worker is connected to (it turns round-robin on silence).
+    var coordinatorIndex = 0
+    /// When the coordinator was last heard from (any message), or the worker last connected to it.
+    var lastHeardAt = ContinuousClock.now
+    /// The socket options and handshake watcher every connection (the first, and each turn) opens with.
+    var connectionOptions = SocketOptions()
+    var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
     var running: [String: AssignedTask] = [:]
     /// Tasks replaced in `running` by a later assignment with the same task ID (a new attempt, or a peer's
     /// duplicate): cancelled, and still answered when they end, by their operation.
@@ -122,10 +130,14 @@ public actor Worker: Service {
         if await !context.terminate() {
             logger.warning(
                 "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
+<<<<<<< HEAD
                 metadata: [
                     "coordinator": "\(configuration.coordinator)",
                     "waited": "\(MessagingContext.defaultTerminationWait)",
                 ])
+=======
+                metadata: ["coordinator": "\(PrintableText.escape(currentCoordinator))", "waited": "\(MessagingContext.defaultTerminationWait)"])
+>>>>>>> endpoints
         }
     }
 
@@ -136,10 +148,11 @@ public actor Worker: Service {
     private func serve() async throws {
         var options = configuration.socketOptions
         options.identity = Array(configuration.workerID.utf8)
-        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+        connectionOptions = options
         if options.curve != nil {
             onHandshakeFailure = { [inbox] failure in inbox.yield(.handshakeFailed(failure)) }
         }
+<<<<<<< HEAD
         let channel = try await SocketChannel.open(
             context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
             name: "worker", onHandshakeFailure: onHandshakeFailure)
@@ -152,12 +165,20 @@ public actor Worker: Service {
                 "slots": "\(configuration.slots)",
                 "compute_threads": "\(configuration.computeThreads)",
             ])
+=======
+        self.channel = try await openChannel(to: currentCoordinator)
+        logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinators)",
+                                                    "worker": "\(configuration.workerID)",
+                                                    "slots": "\(configuration.slots)",
+                                                    "compute_threads": "\(configuration.computeThreads)"])
+>>>>>>> endpoints
         sayHello()
         let usingKeys = options.curve != nil
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await self.read(channel) }
+                group.addTask { try await self.read() }
                 group.addTask { await self.heartbeat() }
+                if configuration.coordinators.canTurn { group.addTask { await self.watchCoordinator() } }
                 group.addTask { await self.warnUnlessWelcomed(usingKeys: usingKeys) }
                 // Ends when the reader ends (it finishes the inbox) or `run()` is cancelled.
                 for await event in events {
@@ -178,13 +199,18 @@ public actor Worker: Service {
     }
 
     /// Handles what the socket receives until it is closed, sending the results each wake-up produced at
-    /// its end; then ends the inbox, which ends `serve()`'s loop. Throws when the coordinator refuses
-    /// this worker for good.
-    private func read(_ channel: SocketChannel) async throws {
+    /// its end, and goes on with the socket that replaced it when the worker turned to another coordinator;
+    /// then ends the inbox, which ends `serve()`'s loop. Throws when the coordinator refuses this worker for good.
+    private func read() async throws {
         defer { inbox.finish() }
-        for await received in channel.messageBatches {
-            defer { flushResults() }
-            for frames in received { try handle(frames) }
+        var reading = channel
+        while let current = reading {
+            for await received in current.messageBatches {
+                defer { flushResults() }
+                lastHeardAt = .now
+                for frames in received { try handle(frames) }
+            }
+            reading = channel(replacing: current)
         }
     }
 
@@ -197,9 +223,14 @@ public actor Worker: Service {
             return
         }
         guard refusal == nil, !isStopping else { return }
+<<<<<<< HEAD
         let error = WorkerError.notAuthorized(
             ClusterSecurityHint.refused(
                 endpoint: configuration.coordinator, failure: failure, peer: "worker"))
+=======
+        let error = WorkerError.notAuthorized(ClusterSecurityHint.refused(
+            endpoint: currentCoordinator, failure: failure, peer: "worker"))
+>>>>>>> endpoints
         refusal = error
         logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
         await stop()

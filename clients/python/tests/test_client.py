@@ -338,6 +338,35 @@ class NoCoordinatorTests(unittest.TestCase):
                       str(error.exception))
 
 
+class CoordinatorListTests(ClusterTestCase):
+    """A client given ``DEAD,LIVE`` (a pair, docs/failover.md) turns to the live coordinator on no answer."""
+
+    def test_status_comes_from_the_live_coordinator_after_the_dead_one(self):
+        with socket_port() as port:
+            endpoints = f"tcp://127.0.0.1:{port}, {self.cluster.endpoint}"
+            with self.assertLogs("shiftwork_client", level="WARNING") as logs:
+                with Client(endpoints, timeout=2) as client:
+                    self.assertEqual(client.endpoints, [f"tcp://127.0.0.1:{port}", self.cluster.endpoint])
+                    status = client.status()
+                    self.assertEqual(client.endpoint, self.cluster.endpoint)
+        self.assertEqual(len(status.workers), 1)
+        self.assertIn(f"turning to {self.cluster.endpoint}", "\n".join(logs.output))
+
+    def test_the_asyncio_client_turns_likewise(self):
+        async def run():
+            with socket_port() as port:
+                async with AsyncClient(f"tcp://127.0.0.1:{port},{self.cluster.endpoint}", timeout=2) as client:
+                    return await client.status()
+        self.assertEqual(len(asyncio.run(run()).workers), 1)
+
+    def test_a_bad_entry_is_named(self):
+        for endpoints, words in [("tcp://127.0.0.1:1,,tcp://127.0.0.1:2", "empty entry (number 2)"),
+                                 ("tcp://127.0.0.1:1,coordinator:5570", "'coordinator:5570' is not a coordinator endpoint")]:
+            with self.assertRaises(ValueError) as error:
+                Client(endpoints)
+            self.assertIn(words, str(error.exception))
+
+
 class socket_port:
     """A loopback port nothing listens on (bound, then released)."""
 

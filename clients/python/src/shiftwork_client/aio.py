@@ -141,7 +141,18 @@ class AsyncClient(connection.Connection):
         self._answers[request_id] = future
         try:
             await self._socket.send(data)
-            answer = await asyncio.wait_for(future, self.timeout)
+            turns_left = len(self.endpoints) - 1
+            while True:
+                try:
+                    # shield: a timeout leaves the future waiting for the next coordinator's answer
+                    answer = await asyncio.wait_for(asyncio.shield(future), self.timeout)
+                    break
+                except asyncio.TimeoutError:
+                    if turns_left == 0:
+                        raise
+                    turns_left -= 1  # several coordinators: the request goes to the next one
+                    self._turn()
+                    await self._socket.send(data)
         except asyncio.TimeoutError:
             self._session.forget(request_id)
             raise connection.no_answer(self.endpoint, self.timeout, self._keys, what) from None

@@ -142,8 +142,15 @@ class Client(connection.Connection):
         try:
             self._socket.send(data)
             deadline = time.monotonic() + self.timeout
+            turns_left = len(self.endpoints) - 1
             while request_id not in self._answers:
                 if not self._pump(deadline):
+                    if turns_left > 0:  # several coordinators: the request goes to the next one
+                        turns_left -= 1
+                        self._turn()
+                        self._socket.send(data)
+                        deadline = time.monotonic() + self.timeout
+                        continue
                     self._session.forget(request_id)
                     raise connection.no_answer(self.endpoint, self.timeout, self._keys, what)
             answer = self._answers.pop(request_id)

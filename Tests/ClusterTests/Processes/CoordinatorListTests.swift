@@ -1,0 +1,97 @@
+import Cluster
+import Foundation
+import ShiftworkTestSupport
+import XCTest
+
+/// Workers and clients given a list of coordinators (`--coordinator A,B`, docs/failover.md) turn to the
+/// next one when theirs is silent: real processes on loopback, a dead endpoint being a port nothing listens
+/// on or a coordinator killed with SIGKILL.
+final class CoordinatorListTests: ClusterTestCase {
+    /// An endpoint on loopback where nothing listens.
+    private func deadEndpoint() throws -> String {
+        "tcp://127.0.0.1:\(try freeLoopbackPort())"
+    }
+
+    /// Submits `count` fresh images to `endpoint` and returns the exit status and output.
+    private func submitBatch(_ prefix: String, to endpoint: String, count: Int = 2) async throws -> (status: Int32?, output: String) {
+        let urls = try server.serveSyntheticImages(count, prefix: prefix) { _, _ in nil }
+        let out = harness.scratch.appendingPathComponent(prefix)
+        return try await harness.run(["submit"] + urls + ["--out", out.path, "--coordinator", endpoint])
+    }
+
+    func testAWorkerGivenADeadCoordinatorFirstRegistersWithTheLiveOneAndRunsABatch() async throws {
+        let dead = try deadEndpoint()
+        let live = try await harness.startCoordinator()
+        let worker = try harness.startWorker("turner", endpoint: "\(dead),\(live)", slots: 2)
+        let registered = try await harness.waitForStatus(live) { $0.objects("workers").count == 1 }
+        XCTAssertEqual(registered.objects("workers").compactMap { $0["id"] as? String }, ["turner"], harness.allOutput)
+        XCTAssertTrue(worker.outputText.contains("turning to the next one"), worker.outputText)
+
+        let (status, output) = try await submitBatch("after-turn", to: live)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("2 items: 2 succeeded, 0 failed"), output)
+    }
+
+    func testAClientGivenADeadCoordinatorFirstGetsStatusFromTheLiveOne() async throws {
+        let dead = try deadEndpoint()
+        let live = try await harness.startCoordinator()
+        let (status, output) = try await harness.run(["status", "--json", "--coordinator", "\(dead),\(live)"])
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("no answer from the coordinator at \(dead)"), output)
+        XCTAssertTrue(output.contains("turning to \(live)"), output)
+        XCTAssertTrue(output.contains("\"workers\""), output)
+    }
+
+    func testTheSameListInTheEnvironmentWorksAsTheOption() async throws {
+        let dead = try deadEndpoint()
+        let live = try await harness.startCoordinator()
+        let (status, output) = try await harness.run(["status", "--json"], environment: ["SHIFTWORK_COORDINATOR": "\(dead), \(live)"])
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("turning to \(live)"), output)
+    }
+
+    func testABadEntryInTheListIsNamedAndNothingIsTried() async throws {
+        let (status, output) = try await harness.run(["status", "--coordinator", "tcp://127.0.0.1:1,coordinator:5570"])
+        XCTAssertNotEqual(status, 0, output)
+        XCTAssertTrue(output.contains("--coordinator: 'coordinator:5570' is not a coordinator endpoint"), output)
+        let (workerStatus, workerOutput) = try await harness.run(["worker"], environment: ["SHIFTWORK_COORDINATOR": "tcp://127.0.0.1:1,,tcp://127.0.0.1:2"])
+        XCTAssertNotEqual(workerStatus, 0, workerOutput)
+        XCTAssertTrue(workerOutput.contains("SHIFTWORK_COORDINATOR: the coordinator list"), workerOutput)
+        XCTAssertTrue(workerOutput.contains("empty entry (number 2)"), workerOutput)
+    }
+
+    func testAWorkerWhoseCoordinatorIsKilledMidBatchTurnsToTheSecondAndRunsANewBatch() async throws {
+        let firstPort = try freeLoopbackPort()
+        let secondPort = try freeLoopbackPort()
+        let first = "tcp://127.0.0.1:\(firstPort)"
+        let second = "tcp://127.0.0.1:\(secondPort)"
+        let firstData = harness.scratch.appendingPathComponent("data-1")
+        let secondData = harness.scratch.appendingPathComponent("data-2")
+        let coordinator1 = try harness.launch("coordinator-1", ["coordinator", "--listen", first, "--insecure",
+                                                                "--data-dir", firstData.path])
+        let listening = await coordinator1.waitForLine { $0.contains("listening on") }
+        XCTAssertNotNil(listening, coordinator1.outputText)
+        let worker = try harness.startWorker("survivor", endpoint: "\(first),\(second)", slots: 2)
+        _ = try await harness.waitForStatus(first) { $0.objects("workers").count == 1 }
+
+        let stalled = try server.serveSyntheticImages(2, prefix: "stalled") { _, _ in .stall }
+        let out = harness.scratch.appendingPathComponent("stalled")
+        let submit = try harness.launch("submit", ["submit"] + stalled + ["--out", out.path, "--coordinator", first])
+        _ = try await harness.waitForStatus(first) { $0.int("running_tasks") >= 1 }
+        await coordinator1.kill9()
+
+        // A second coordinator, empty: the batch is not there (carrying it over is the pair's job).
+        let coordinator2 = try harness.launch("coordinator-2", ["coordinator", "--listen", second, "--insecure",
+                                                                "--data-dir", secondData.path])
+        let listening2 = await coordinator2.waitForLine { $0.contains("listening on") }
+        XCTAssertNotNil(listening2, coordinator2.outputText)
+        let registered = try await harness.waitForStatus(second) { $0.objects("workers").count == 1 }
+        XCTAssertEqual(registered.objects("workers").compactMap { $0["id"] as? String }, ["survivor"], harness.allOutput)
+        XCTAssertTrue(worker.outputText.contains("turning to the next one"), worker.outputText)
+
+        let (status, output) = try await submitBatch("on-the-second", to: second)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("2 items: 2 succeeded, 0 failed"), output)
+        _ = await submit.stop()
+    }
+}
