@@ -130,14 +130,10 @@ public actor Worker: Service {
         if await !context.terminate() {
             logger.warning(
                 "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
-<<<<<<< HEAD
                 metadata: [
-                    "coordinator": "\(configuration.coordinator)",
+                    "coordinator": "\(PrintableText.escape(currentCoordinator))",
                     "waited": "\(MessagingContext.defaultTerminationWait)",
                 ])
-=======
-                metadata: ["coordinator": "\(PrintableText.escape(currentCoordinator))", "waited": "\(MessagingContext.defaultTerminationWait)"])
->>>>>>> endpoints
         }
     }
 
@@ -152,26 +148,15 @@ public actor Worker: Service {
         if options.curve != nil {
             onHandshakeFailure = { [inbox] failure in inbox.yield(.handshakeFailed(failure)) }
         }
-<<<<<<< HEAD
-        let channel = try await SocketChannel.open(
-            context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
-            name: "worker", onHandshakeFailure: onHandshakeFailure)
-        self.channel = channel
+        self.channel = try await openChannel(to: currentCoordinator)
         logger.info(
             "worker connecting",
             metadata: [
-                "coordinator": "\(configuration.coordinator)",
+                "coordinator": "\(configuration.coordinators)",
                 "worker": "\(configuration.workerID)",
                 "slots": "\(configuration.slots)",
                 "compute_threads": "\(configuration.computeThreads)",
             ])
-=======
-        self.channel = try await openChannel(to: currentCoordinator)
-        logger.info("worker connecting", metadata: ["coordinator": "\(configuration.coordinators)",
-                                                    "worker": "\(configuration.workerID)",
-                                                    "slots": "\(configuration.slots)",
-                                                    "compute_threads": "\(configuration.computeThreads)"])
->>>>>>> endpoints
         sayHello()
         let usingKeys = options.curve != nil
         try await withGracefulShutdownHandler {
@@ -223,14 +208,9 @@ public actor Worker: Service {
             return
         }
         guard refusal == nil, !isStopping else { return }
-<<<<<<< HEAD
         let error = WorkerError.notAuthorized(
             ClusterSecurityHint.refused(
-                endpoint: configuration.coordinator, failure: failure, peer: "worker"))
-=======
-        let error = WorkerError.notAuthorized(ClusterSecurityHint.refused(
-            endpoint: currentCoordinator, failure: failure, peer: "worker"))
->>>>>>> endpoints
+                endpoint: currentCoordinator, failure: failure, peer: "worker"))
         refusal = error
         logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
         await stop()

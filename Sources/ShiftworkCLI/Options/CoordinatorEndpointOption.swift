@@ -6,15 +6,11 @@ import Messaging
 /// `--coordinator ENDPOINT[,ENDPOINT…]` (falling back to SHIFTWORK_COORDINATOR) and the CurveZMQ keys to
 /// reach it with. Several endpoints name a pair (docs/failover.md): the peer turns to the next on silence.
 struct CoordinatorEndpointOption: ParsableArguments {
-<<<<<<< HEAD
     @Option(
         name: .long,
         help:
-            "The coordinator's endpoint (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one)."
+            "The coordinator's endpoint, or a comma-separated list (a pair: tried in order, turning to the next when one is silent) (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one)."
     )
-=======
-    @Option(name: .long, help: "The coordinator's endpoint, or a comma-separated list (a pair: tried in order, turning to the next when one is silent) (env SHIFTWORK_COORDINATOR; default \(ClusterDefaults.coordinatorEndpoint), except for a worker with SHIFTWORK_REQUIRE_COORDINATOR=1, as in the container image, which must be given one).")
->>>>>>> endpoints
     var coordinator: String?
 
     @OptionGroup var keys: PeerKeyOptions
@@ -30,7 +26,9 @@ struct CoordinatorEndpointOption: ParsableArguments {
     func endpoints() throws -> CoordinatorEndpoints {
         let given = endpoint
         // One endpoint is taken as before (ZeroMQ checks it when it connects); a list is checked here.
-        guard given.contains(",") else { return CoordinatorEndpoints(single: given.trimmingCharacters(in: .whitespaces)) }
+        guard given.contains(",") else {
+            return CoordinatorEndpoints(single: given.trimmingCharacters(in: .whitespaces))
+        }
         do {
             return try CoordinatorEndpoints(parsing: given)
         } catch let error as CoordinatorEndpointsError {
