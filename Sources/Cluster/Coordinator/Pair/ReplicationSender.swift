@@ -61,6 +61,9 @@ struct ReplicationSender {
         }
     }
 
+    /// Whether a peer is streamed to (its position is known and the stream follows on from it).
+    var isStreaming: Bool { next != nil }
+
     /// Whether the peer holds everything written: the pair's `peerCaughtUp`.
     var peerCaughtUp: Bool { peerHeld == written && next != nil }
 
@@ -88,7 +91,7 @@ struct ReplicationSender {
     /// with `gap`, what was sent after it was lost. Returns what to send now: the rest of the stream, or a
     /// snapshot when `held` is no point of this journal.
     mutating func peerHolds(_ held: JournalPosition, gap: Bool = false) -> [Output] {
-        peerHeld = held
+        peerHeld = gap ? held : max(held, peerHeld ?? held)
         if let next, !gap { return next < entries.count ? pending() : [] }
         guard held <= written else {
             next = nil  // the peer holds more: never overwritten from here; the pair's rules decide
