@@ -20,8 +20,8 @@ public enum RefusalCode: UInt32, Sendable, Equatable, CaseIterable {
     case noStoredResults = 6
     /// The coordinator could not take the request now (for example, its journal cannot be written).
     case unavailable = 7
-    /// A passive coordinator of a pair (`--ha`): it serves nobody while the other coordinator is active. The
-    /// reason names the active one; clients and workers turn to the other coordinator of their list.
+    /// The coordinator is the passive one of a pair (docs/failover.md): the worker or client turns to the
+    /// other coordinator of its list. Older peers read it as ``unspecified``.
     case passive = 8
     /// The sender's CurveZMQ key lacks the role the request needs (a worker key submitting a batch, a client
     /// key registering as a worker), or the batch it names was submitted by another client and the key is

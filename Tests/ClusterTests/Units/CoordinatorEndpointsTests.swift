@@ -1,5 +1,6 @@
-@testable import Cluster
 import XCTest
+
+@testable import Cluster
 
 /// `--coordinator A,B` / `SHIFTWORK_COORDINATOR=A,B`: the list a worker or client turns through.
 final class CoordinatorEndpointsTests: XCTestCase {
@@ -15,7 +16,8 @@ final class CoordinatorEndpointsTests: XCTestCase {
         XCTAssertEqual(endpoints.all, ["tcp://127.0.0.1:5570"])
         XCTAssertFalse(endpoints.canTurn)
         XCTAssertEqual(endpoints.next(after: 0).endpoint, "tcp://127.0.0.1:5570")
-        XCTAssertEqual(try CoordinatorEndpoints(parsing: "tcp://a:1,tcp://a:1").all, ["tcp://a:1"], "a duplicate counts once")
+        XCTAssertEqual(
+            try CoordinatorEndpoints(parsing: "tcp://a:1,tcp://a:1").all, ["tcp://a:1"], "a duplicate counts once")
     }
 
     func testTurningGoesRoundRobin() throws {
@@ -27,7 +29,9 @@ final class CoordinatorEndpointsTests: XCTestCase {
     }
 
     func testAnEmptyEntryIsRefusedWithItsPosition() {
-        for (list, position) in [("tcp://a:1,,tcp://b:2", 2), (",tcp://a:1", 1), ("tcp://a:1,", 2), ("tcp://a:1, ,tcp://b:2", 2)] {
+        for (list, position) in [
+            ("tcp://a:1,,tcp://b:2", 2), (",tcp://a:1", 1), ("tcp://a:1,", 2), ("tcp://a:1, ,tcp://b:2", 2),
+        ] {
             XCTAssertThrowsError(try CoordinatorEndpoints(parsing: list), list) { error in
                 XCTAssertEqual(error as? CoordinatorEndpointsError, .emptyEntry(position: position, list: list))
                 XCTAssertTrue("\(error)".contains("empty entry (number \(position))"), "\(error)")

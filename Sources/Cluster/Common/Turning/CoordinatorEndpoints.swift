@@ -19,7 +19,9 @@ public struct CoordinatorEndpoints: Sendable, Equatable, CustomStringConvertible
         var endpoints: [String] = []
         for (position, entry) in list.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
             let endpoint = entry.trimmingCharacters(in: .whitespaces)
-            guard !endpoint.isEmpty else { throw CoordinatorEndpointsError.emptyEntry(position: position + 1, list: list) }
+            guard !endpoint.isEmpty else {
+                throw CoordinatorEndpointsError.emptyEntry(position: position + 1, list: list)
+            }
             guard Self.isWellFormed(endpoint) else { throw CoordinatorEndpointsError.malformed(endpoint: endpoint) }
             if !endpoints.contains(endpoint) { endpoints.append(endpoint) }
         }
