@@ -19,7 +19,8 @@ extension Coordinator {
     /// refused with `REFUSAL_CODE_PASSIVE`) until the rules make it active.
     func startPair(_ pair: PairConfiguration, recovered: RecoveredState, serviceEndpoint: String) async throws {
         guard let journal else {
-            throw JournalFile.Failure(description: "--ha needs --data-dir: each coordinator of a pair keeps its own journal")
+            throw JournalFile.Failure(
+                description: "--ha needs --data-dir: each coordinator of a pair keeps its own journal")
         }
         _ = journal.takeOpenedRecords()  // read again when it becomes active
         let link: PairLink
@@ -106,6 +107,15 @@ extension Coordinator {
             pairing?.sender?.isStreaming == false
         else { return }
         sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+        noteIfPeerCaughtUp()
+    }
+
+    /// Tells the rules once the peer holds the whole journal (`peerCaughtUp`: acknowledgements wait for it).
+    private func noteIfPeerCaughtUp() {
+        guard let session = pairing, session.rules.state == .active, session.sender?.peerCaughtUp == true,
+            session.rules.history != .activeWithPeer
+        else { return }
+        carryOut(pairing?.rules.handle(.peerCaughtUp, now: .now) ?? [])
     }
 
     private func peerHolds(_ held: WirePairHeld) {
@@ -121,9 +131,7 @@ extension Coordinator {
         pairing = session
         deliver(released)
         sendStream(outputs)
-        if sender.peerCaughtUp, session.rules.history != .activeWithPeer {
-            carryOut(pairing?.rules.handle(.peerCaughtUp, now: .now) ?? [])
-        }
+        noteIfPeerCaughtUp()
     }
 
     /// Every heartbeat: the rules' timer, the announcement, a peer gone.
@@ -237,10 +245,12 @@ extension Coordinator {
                 pairing?.appliedRecords += UInt64(records.count)
             case .replace(let records):
                 try journal.replace(with: records, history: pairing?.rules.history ?? .passive)
-                logger.info("replaced the journal with the active coordinator's", metadata: ["position": "\(journal.position)"])
+                logger.info(
+                    "replaced the journal with the active coordinator's", metadata: ["position": "\(journal.position)"])
             }
         } catch {
-            logger.error("could not write the active coordinator's journal stream here", metadata: ["error": "\(error)"])
+            logger.error(
+                "could not write the active coordinator's journal stream here", metadata: ["error": "\(error)"])
         }
         pairing?.receiver.reset(held: journal.position)
         pairing?.rules.position = journal.position
@@ -334,7 +344,8 @@ extension Coordinator {
         switch history {
         case .activeWithPeer:
             logger.info("the passive coordinator holds the whole journal: acknowledgements now wait for it")
-            pairing?.gate.hold(peerHolds: pairing?.sender?.peerHeld ?? .empty)
+            let held = pairing?.sender?.peerHeld ?? .empty  // read before the gate is changed (exclusive access)
+            pairing?.gate.hold(peerHolds: held)
         case .activeAlone:
             if pairing?.gate.isHolding == true {
                 logger.warning("the passive coordinator is gone: going on alone (acknowledgements no longer wait)")
@@ -350,7 +361,8 @@ extension Coordinator {
     /// takeover first journals its new term).
     private func becomeActive(takeover: Bool, reason: String) {
         guard let directory = configuration.dataDirectory, let term = pairing?.rules.position.term else { return }
-        logger.notice("this coordinator is now the active one of its pair: \(reason)", metadata: ["takeover": "\(takeover)"])
+        logger.notice(
+            "this coordinator is now the active one of its pair: \(reason)", metadata: ["takeover": "\(takeover)"])
         journal = nil  // lets go of the lock
         do {
             let (reopened, recovered) = try Journal.open(
