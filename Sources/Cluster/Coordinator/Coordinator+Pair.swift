@@ -393,3 +393,24 @@ extension Coordinator {
         if let position = journal?.position { pairing?.receiver.reset(held: position) }
     }
 }
+
+extension Coordinator {
+    /// This coordinator's part of a pair for `status` and the metrics (`nil` when it runs alone).
+    func pairStatus(now: ContinuousClock.Instant) -> WirePairStatus? {
+        guard let session = pairing else { return nil }
+        let announcement = session.rules.announcement.wire(
+            hello: session.hello(coordinatorID: dispatcher.coordinatorID))
+        let peerState = session.rules.peer.map { WirePairState($0.state) } ?? .unspecified
+        let lagMilliseconds = session.behindSince.map { since -> UInt64 in
+            let elapsed = now - since
+            return UInt64(max(0, elapsed.components.seconds)) * 1000
+                + UInt64(max(0, elapsed.components.attoseconds) / 1_000_000_000_000_000)
+        }
+        return WirePairStatus(
+            role: announcement.role, state: announcement.state, peerState: peerState,
+            position: session.rules.position.wire, lagRecords: session.sender?.lagRecords ?? 0,
+            lagMs: session.rules.state == .active ? lagMilliseconds ?? 0 : 0,
+            heldMessages: UInt32(clamping: session.gate.waitingCount), peer: session.otherEndpoint,
+            history: session.rules.history.rawValue)
+    }
+}

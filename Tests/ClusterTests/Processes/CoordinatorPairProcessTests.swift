@@ -117,6 +117,48 @@ final class CoordinatorPairProcessTests: ClusterTestCase {
         _ = b
     }
 
+    func testASlowBackupHoldsAcknowledgementsAndAStoppedOneIsLeftBehind() async throws {
+        let pair = try makePair()
+        let a = try await start(0, of: pair, as: "primary")
+        let b = try await start(1, of: pair, as: "backup", extra: ["--ha-answer-delay-ms", "700"])
+        let settled = await a.waitForLine { $0.contains("acknowledgements now wait for it") }
+        XCTAssertNotNil(settled, harness.allOutput)
+        try harness.startWorker("pair-worker", endpoint: pair.both, slots: 2)
+
+        // A backup that answers late: the active one holds what it acknowledges, and says how far behind it is.
+        let urls = try server.serveSyntheticImages(6, prefix: "slow-backup")
+        let out = harness.scratch.appendingPathComponent("slow-backup")
+        let submit = try harness.launch("submit", ["submit"] + urls + ["--out", out.path, "--coordinator", pair.both])
+        let behind = try await harness.waitForStatus(pair.service[0]) { status in
+            let pairStatus = status["pair"] as? [String: Any]
+            return (pairStatus?["held_messages"] as? Int ?? 0) > 0 && (pairStatus?["lag_records"] as? Int ?? 0) > 0
+        }
+        let pairStatus = try XCTUnwrap(behind["pair"] as? [String: Any])
+        XCTAssertEqual(pairStatus["role"] as? String, "primary")
+        XCTAssertEqual(pairStatus["state"] as? String, "active")
+        XCTAssertEqual(pairStatus["peer_state"] as? String, "passive")
+        XCTAssertEqual(pairStatus["history"] as? String, "active-with-peer")
+        let exit = await submit.waitForExit(timeout: .seconds(120))
+        XCTAssertEqual(exit, 0, harness.allOutput)
+        XCTAssertEqual(outputs(out).count, urls.count)
+        let (_, text) = try await harness.run(["status", "--coordinator", pair.service[0]])
+        XCTAssertTrue(text.contains("pair: this coordinator primary, active; peer passive"), text)
+
+        // A backup stopped (SIGSTOP): after the failover timeout the active one goes on alone.
+        kill(b.pid, SIGSTOP)
+        defer { kill(b.pid, SIGCONT) }
+        let alone = await a.waitForLine { $0.contains("going on alone") }
+        XCTAssertNotNil(alone, a.outputText)
+        let more = try server.serveSyntheticImages(4, prefix: "alone")
+        let (status, output) = try await harness.run(
+            ["submit"] + more + [
+                "--out", harness.scratch.appendingPathComponent("alone").path, "--coordinator", pair.both,
+            ])
+        XCTAssertEqual(status, 0, output)
+        let aloneStatus = try await harness.status(pair.service[0])
+        XCTAssertEqual((aloneStatus["pair"] as? [String: Any])?["history"] as? String, "active-alone")
+    }
+
     func testTwoCoordinatorsStartedAsPrimarySaySoAndNeitherBecomesActive() async throws {
         let pair = try makePair()
         let a = try await start(0, of: pair, as: "primary")

@@ -90,14 +90,19 @@ extension PairAnnouncement {
     /// The announcement on the wire.
     func wire(hello: WirePairHello) -> WirePairAnnouncement {
         let wireRole: WirePairRole = role == .primary ? .primary : .backup
-        let wireState: WirePairState =
-            switch state {
-            case .startingPrimary: .startingPrimary
-            case .startingBackup: .startingBackup
-            case .active: .active
-            case .passive: .passive
-            }
         return WirePairAnnouncement(
-            hello: hello, role: wireRole, state: wireState, position: position.wire, peerInStep: peerInStep)
+            hello: hello, role: wireRole, state: WirePairState(state), position: position.wire, peerInStep: peerInStep)
+    }
+}
+
+extension WirePairState {
+    /// A state on the wire.
+    init(_ state: PairState) {
+        switch state {
+        case .startingPrimary: self = .startingPrimary
+        case .startingBackup: self = .startingBackup
+        case .active: self = .active
+        case .passive: self = .passive
+        }
     }
 }
