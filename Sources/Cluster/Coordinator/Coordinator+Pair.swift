@@ -90,7 +90,7 @@ extension Coordinator {
 
     private func peerAnnounced(_ wire: WirePairAnnouncement) {
         guard var session = pairing else { return }
-        if let problem = session.problem(with: wire) {
+        if let problem = session.configuration.problem(with: wire) {
             session.refusedAnnouncements += 1
             pairing = session
             if logThrottle.admit("refused the pair's peer", now: .now) {
