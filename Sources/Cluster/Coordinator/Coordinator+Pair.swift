@@ -102,18 +102,19 @@ extension Coordinator {
         session.peerHello = wire.hello
         pairing = session
         carryOut(pairing?.rules.handle(.peerAnnounced(announcement), now: .now) ?? [])
-        // Active, with a peer that follows and is not streamed to: start its stream where it holds.
-        guard let rules = pairing?.rules, rules.state == .active, announcement.state != .active,
-            pairing?.sender?.isStreaming == false
-        else { return }
-        sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+        // Active, with a peer that follows: its stream starts where it holds (a starting peer settles first:
+        // until it is passive it may yet lead, and it is not in step).
+        guard pairing?.rules.state == .active, announcement.state == .passive else { return }
+        if pairing?.sender?.isStreaming == false {
+            sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+        }
         noteIfPeerCaughtUp()
     }
 
     /// Tells the rules once the peer holds the whole journal (`peerCaughtUp`: acknowledgements wait for it).
     private func noteIfPeerCaughtUp() {
-        guard let session = pairing, session.rules.state == .active, session.sender?.peerCaughtUp == true,
-            session.rules.history != .activeWithPeer
+        guard let session = pairing, session.rules.state == .active, session.rules.peer?.state == .passive,
+            session.sender?.peerCaughtUp == true, session.rules.history != .activeWithPeer
         else { return }
         carryOut(pairing?.rules.handle(.peerCaughtUp, now: .now) ?? [])
     }
