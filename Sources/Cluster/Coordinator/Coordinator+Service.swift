@@ -9,13 +9,22 @@ extension Coordinator: Service {
     /// coordinator restarted on the same data directory carries on with them.
     public func run() async throws {
         if !isServing { try await start() }
-        let how: String
-        do {
-            try await gracefulShutdown()
-            how = "gracefully"
-        } catch {
-            how = "at once (cancelled)"
+        // The pair's link (with --ha) is read by a child task of this scope; `stop()` closes it, which ends it.
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.readPairLink() }
+            let how: String
+            do {
+                try await gracefulShutdown()
+                how = "gracefully"
+            } catch {
+                how = "at once (cancelled)"
+            }
+            logStopping(how)
+            await stop()
         }
+    }
+
+    private func logStopping(_ how: String) {
         logger.info(
             "coordinator stopping",
             metadata: [
@@ -23,6 +32,5 @@ extension Coordinator: Service {
                 "unfinished_batches":
                     "\(configuration.dataDirectory == nil ? "lost (no data directory)" : "kept for the next start on the data directory")",
             ])
-        await stop()
     }
 }

@@ -23,6 +23,24 @@ extension WireImageFormat {
     }
 }
 
+extension WirePairRole {
+    init(_ c: Shiftwork__V1__PairRole, field: @autoclosure () -> String) throws(WireError) {
+        guard let value = WirePairRole(rawValue: c.rawValue) else {
+            throw .invalidField("\(field()): unknown pair role \(c.rawValue)")
+        }
+        self = value
+    }
+}
+
+extension WirePairState {
+    init(_ c: Shiftwork__V1__PairState, field: @autoclosure () -> String) throws(WireError) {
+        guard let value = WirePairState(rawValue: c.rawValue) else {
+            throw .invalidField("\(field()): unknown pair state \(c.rawValue)")
+        }
+        self = value
+    }
+}
+
 extension TaskKind {
     init(_ c: Shiftwork__V1__TaskKind, field: @autoclosure () -> String) throws(WireError) {
         guard let value = TaskKind(rawValue: c.rawValue) else {

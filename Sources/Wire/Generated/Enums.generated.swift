@@ -90,3 +90,27 @@ public enum RefusalCode: UInt32, Sendable, Equatable, CaseIterable {
     /// The sender's key lacks the role the request needs, or the batch is another client's.
     case forbidden = 160
 }
+
+/// What a coordinator was started as (--ha).
+public enum WirePairRole: UInt32, Sendable, Equatable, CaseIterable {
+    /// Not said: an announcement without it is refused.
+    case unspecified = 0
+    /// Started with --ha primary: leads when both start with equal journals.
+    case primary = 1
+    /// Started with --ha backup.
+    case backup = 2
+}
+
+/// Where a coordinator of a pair stands (Binary Star's states).
+public enum WirePairState: UInt32, Sendable, Equatable, CaseIterable {
+    /// Not said: an announcement without it is refused.
+    case unspecified = 0
+    /// Started as primary, not settled yet.
+    case startingPrimary = 1
+    /// Started as backup, not settled yet.
+    case startingBackup = 2
+    /// Serves clients and workers, and streams its journal.
+    case active = 3
+    /// Applies the active one's stream; refuses clients and workers (PASSIVE).
+    case passive = 4
+}

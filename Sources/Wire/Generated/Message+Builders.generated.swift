@@ -107,6 +107,21 @@ extension CMessageBuilder {
         case .refusal(let value):
             c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             c.pointee.refusal = refusal(value)
+        case .pairAnnouncement(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT
+            c.pointee.pair_announcement = pairAnnouncement(value)
+        case .pairJournal(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_JOURNAL
+            c.pointee.pair_journal = pairJournal(value)
+        case .pairHeld(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_HELD
+            c.pointee.pair_held = pairHeld(value)
+        case .pairResultFile(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_RESULT_FILE
+            c.pointee.pair_result_file = pairResultFile(value)
+        case .pairSnapshot(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_SNAPSHOT
+            c.pointee.pair_snapshot = pairSnapshot(value)
         }
         return c
     }

@@ -68,6 +68,16 @@ extension Message {
             self = .retryAccepted(try RetryAccepted(try required(c.retry_accepted, "Envelope.retry_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(try Refusal(try required(c.refusal, "Envelope.refusal").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT:
+            self = .pairAnnouncement(try WirePairAnnouncement(try required(c.pair_announcement, "Envelope.pair_announcement").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_JOURNAL:
+            self = .pairJournal(try WirePairJournal(try required(c.pair_journal, "Envelope.pair_journal").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_HELD:
+            self = .pairHeld(try WirePairHeld(try required(c.pair_held, "Envelope.pair_held").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_RESULT_FILE:
+            self = .pairResultFile(try WirePairResultFile(try required(c.pair_result_file, "Envelope.pair_result_file").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_SNAPSHOT:
+            self = .pairSnapshot(try WirePairSnapshot(try required(c.pair_snapshot, "Envelope.pair_snapshot").pointee))
         default:
             // Not set, or a body of a newer minor version (kept by protobuf-c as an unknown field).
             throw .missingBody

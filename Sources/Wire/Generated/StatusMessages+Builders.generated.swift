@@ -80,6 +80,9 @@ extension CMessageBuilder {
         (c.pointee.n_clients, c.pointee.clients) = repeated(m.clients) { $0.clientStatus($1) }
         c.pointee.max_queued_items_per_client = m.maxQueuedItemsPerClient
         c.pointee.max_batches_per_client = m.maxBatchesPerClient
+        if let value = m.pair {
+            c.pointee.pair = pairStatus(value)
+        }
         return c
     }
 

@@ -75,6 +75,7 @@ extension StatusReply {
         self.clients = try readRepeated(c.n_clients, c.clients, field: "StatusReply.clients") { (element) throws(WireError) in try ClientStatus(element.pointee) }
         self.maxQueuedItemsPerClient = c.max_queued_items_per_client
         self.maxBatchesPerClient = c.max_batches_per_client
+        self.pair = try c.pair.map { (value) throws(WireError) in try WirePairStatus(value.pointee) }
     }
 }
 
