@@ -29,6 +29,9 @@ public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
     /// The worker running the task died, left while running it, or never received its assignment: set by
     /// the coordinator, transient (the task is retried elsewhere while the batch's `--retries` allow).
     case workerLost = 210
+    /// An uploaded file (a client's local input) vanished, changed since it was submitted, could not be read,
+    /// or its bytes failed their CRC-32C: the message names the file. Permanent.
+    case upload = 360
 }
 
 extension FailureCode {
@@ -47,6 +50,7 @@ extension FailureCode {
         case .timedOut: "timed-out"
         case .sink: "sink"
         case .workerLost: "worker-lost"
+        case .upload: "upload"
         }
     }
 }

@@ -304,9 +304,11 @@ public actor Coordinator {
             apply(.retryBatch(request, from: peer), now: now)
         case .taskGivenBack(let answer):
             apply(.taskGivenBack(answer, from: peer), now: now)
+        case .uploadData:
+            droppedMessages += 1  // uploads: not taken yet
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
             .itemsFinished,
-            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
+            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal, .uploadRequest:
             droppedMessages += 1  // only the coordinator sends these
         }
     }

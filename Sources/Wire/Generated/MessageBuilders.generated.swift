@@ -73,6 +73,7 @@ extension CMessageBuilder {
         c.pointee.data = bytes(m.data)
         c.pointee.media_type = string(m.mediaType)
         c.pointee.on_worker = m.onWorker ? 1 : 0
+        c.pointee.crc32c = m.crc32c
         return c
     }
 
@@ -201,6 +202,50 @@ extension CMessageBuilder {
         shiftwork__v1__batch_item__init(c)
         c.pointee.source = string(m.source)
         c.pointee.output_name = string(m.outputName)
+        if let value = m.upload {
+            c.pointee.upload = uploadMetadata(value)
+        }
+        return c
+    }
+
+    mutating func uploadMetadata(_ m: UploadMetadata) -> UnsafeMutablePointer<Shiftwork__V1__UploadMetadata> {
+        let c = arena.make(Shiftwork__V1__UploadMetadata.self)
+        shiftwork__v1__upload_metadata__init(c)
+        c.pointee.size = m.size
+        c.pointee.modified_unix_ns = m.modifiedUnixNanoseconds
+        return c
+    }
+
+    mutating func uploadRequest(_ m: UploadRequest) -> UnsafeMutablePointer<Shiftwork__V1__UploadRequest> {
+        let c = arena.make(Shiftwork__V1__UploadRequest.self)
+        shiftwork__v1__upload_request__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        (c.pointee.n_items, c.pointee.items) = repeated(m.items) { $0.uploadWanted($1) }
+        c.pointee.credit_bytes = m.creditBytes
+        c.pointee.awaiting_items = m.awaitingItems
+        c.pointee.spooled = m.spooled ? 1 : 0
+        return c
+    }
+
+    mutating func uploadWanted(_ m: UploadWanted) -> UnsafeMutablePointer<Shiftwork__V1__UploadWanted> {
+        let c = arena.make(Shiftwork__V1__UploadWanted.self)
+        shiftwork__v1__upload_wanted__init(c)
+        c.pointee.item_index = m.itemIndex
+        c.pointee.path = string(m.path)
+        if let value = m.expected {
+            c.pointee.expected = uploadMetadata(value)
+        }
+        return c
+    }
+
+    mutating func uploadData(_ m: UploadData) -> UnsafeMutablePointer<Shiftwork__V1__UploadData> {
+        let c = arena.make(Shiftwork__V1__UploadData.self)
+        shiftwork__v1__upload_data__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.item_index = m.itemIndex
+        c.pointee.data = bytes(m.data)
+        c.pointee.crc32c = m.crc32c
+        c.pointee.failure = string(m.failure)
         return c
     }
 
@@ -234,6 +279,7 @@ extension CMessageBuilder {
         c.pointee.item_count = m.itemCount
         c.pointee.coordinator_id = string(m.coordinatorID)
         c.pointee.attached = m.attached ? 1 : 0
+        c.pointee.upload_spool = m.uploadSpool ? 1 : 0
         return c
     }
 
@@ -511,6 +557,12 @@ extension CMessageBuilder {
         case .retryAccepted(let value):
             c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED
             c.pointee.retry_accepted = retryAccepted(value)
+        case .uploadRequest(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_REQUEST
+            c.pointee.upload_request = uploadRequest(value)
+        case .uploadData(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_DATA
+            c.pointee.upload_data = uploadData(value)
         case .refusal(let value):
             c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             c.pointee.refusal = refusal(value)

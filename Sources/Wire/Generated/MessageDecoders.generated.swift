@@ -67,6 +67,10 @@ extension Message {
             self = .retryBatch(try RetryBatch(try required(c.retry_batch, "Envelope.retry_batch").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED:
             self = .retryAccepted(try RetryAccepted(try required(c.retry_accepted, "Envelope.retry_accepted").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_REQUEST:
+            self = .uploadRequest(try UploadRequest(try required(c.upload_request, "Envelope.upload_request").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_DATA:
+            self = .uploadData(try UploadData(try required(c.upload_data, "Envelope.upload_data").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(try Refusal(try required(c.refusal, "Envelope.refusal").pointee))
         default:
@@ -164,6 +168,7 @@ extension InjectedInput {
         self.data = readBytes(c.data)
         self.mediaType = try readString(c.media_type)
         self.onWorker = c.on_worker != 0
+        self.crc32c = c.crc32c
     }
 }
 
@@ -276,6 +281,42 @@ extension BatchItem {
     init(_ c: Shiftwork__V1__BatchItem) throws(WireError) {
         self.source = try readString(c.source)
         self.outputName = try readString(c.output_name)
+        self.upload = try c.upload.map { (value) throws(WireError) in try UploadMetadata(value.pointee) }
+    }
+}
+
+extension UploadMetadata {
+    init(_ c: Shiftwork__V1__UploadMetadata) throws(WireError) {
+        self.size = c.size
+        self.modifiedUnixNanoseconds = c.modified_unix_ns
+    }
+}
+
+extension UploadRequest {
+    init(_ c: Shiftwork__V1__UploadRequest) throws(WireError) {
+        self.batchID = try readString(c.batch_id)
+        self.items = try readRepeated(c.n_items, c.items, field: "UploadRequest.items") { (element) throws(WireError) in try UploadWanted(element.pointee) }
+        self.creditBytes = c.credit_bytes
+        self.awaitingItems = c.awaiting_items
+        self.spooled = c.spooled != 0
+    }
+}
+
+extension UploadWanted {
+    init(_ c: Shiftwork__V1__UploadWanted) throws(WireError) {
+        self.itemIndex = c.item_index
+        self.path = try readString(c.path)
+        self.expected = try c.expected.map { (value) throws(WireError) in try UploadMetadata(value.pointee) }
+    }
+}
+
+extension UploadData {
+    init(_ c: Shiftwork__V1__UploadData) throws(WireError) {
+        self.batchID = try readString(c.batch_id)
+        self.itemIndex = c.item_index
+        self.data = readBytes(c.data)
+        self.crc32c = c.crc32c
+        self.failure = try readString(c.failure)
     }
 }
 
@@ -302,6 +343,7 @@ extension BatchAccepted {
         self.itemCount = c.item_count
         self.coordinatorID = try readString(c.coordinator_id)
         self.attached = c.attached != 0
+        self.uploadSpool = c.upload_spool != 0
     }
 }
 

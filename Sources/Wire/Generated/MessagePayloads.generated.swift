@@ -21,10 +21,12 @@ extension Message {
             value.appendPayloads(to: &payloads)
         case .itemsFinished(let value):
             for element in value { element.appendPayloads(to: &payloads) }
+        case .uploadData(let value):
+            value.appendPayloads(to: &payloads)
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .giveBackTask,
             .taskGivenBack, .submitBatch, .statusRequest, .cancelBatch, .fetchResults, .batchAccepted,
             .batchFinished, .statusReply, .itemsAdded, .cancelAccepted, .retryBatch, .retryAccepted,
-            .refusal:
+            .uploadRequest, .refusal:
             break
         }
         return payloads
@@ -57,6 +59,12 @@ extension TaskResult {
         case .failure:
             break
         }
+    }
+}
+
+extension UploadData {
+    fileprivate func appendPayloads(to payloads: inout [[UInt8]]) {
+        payloads.append(self.data)
     }
 }
 
