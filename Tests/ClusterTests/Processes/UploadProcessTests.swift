@@ -166,4 +166,71 @@ final class UploadProcessTests: ClusterTestCase {
         XCTAssertTrue(
             output.contains("--detach with local files needs a coordinator that keeps uploads on disk"), output)
     }
+
+    private func startCoordinator(_ name: String, endpoint: String, _ extra: [String]) async throws -> ManagedProcess {
+        let coordinator = try harness.launch(
+            name, ["coordinator", "--listen", endpoint, "--insecure", "--worker-timeout", "2"] + extra)
+        guard await coordinator.waitForLine(where: { $0.contains("listening on") }) != nil else {
+            throw HarnessError("\(name) did not start:\n\(coordinator.outputText)")
+        }
+        return coordinator
+    }
+
+    /// A worker holds two items' assignments but is stopped (SIGSTOP, so it cannot run them), then killed:
+    /// the coordinator sends the same bytes again to another worker, and every item is written once.
+    func testAWorkerKilledMidBatchHasItsItemsRunAgainFromTheBytesTheCoordinatorHolds() async throws {
+        let (photos, names) = try makePhotos(4)
+        let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        _ = try await startCoordinator("coordinator", endpoint: endpoint, [])
+        let doomed = try harness.startWorker("doomed", endpoint: endpoint, slots: 2)
+        try await harness.waitForStatus(endpoint) { $0.objects("workers").count == 1 }
+        kill(doomed.pid, SIGSTOP)
+        let out = harness.scratch.appendingPathComponent("out")
+        let submit = try harness.launch(
+            "submit", ["submit", photos.path, "--out", out.path, "--coordinator", endpoint])
+        let batch = try await batchID(of: submit)
+        try await harness.waitForStatus(endpoint, batch: batch) { status in
+            self.itemStates(status).filter { $0 == "running" }.count == 2
+        }
+        await doomed.kill9()
+        try harness.startWorker("survivor", endpoint: endpoint, slots: 2)
+        let status = await submit.waitForExit(timeout: .seconds(120))
+        XCTAssertEqual(status, 0, harness.allOutput)
+        XCTAssertTrue(submit.outputText.contains("4 items: 4 succeeded, 0 failed"), submit.outputText)
+        try assertOutputs(names, in: out)
+        let written = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".jpg") }
+        XCTAssertEqual(written.sorted(), names.sorted(), "every item written once")
+        let items = try await harness.status(endpoint, batch: batch).objects("batches").first?.objects("item_states")
+        let lost = (items ?? []).flatMap { $0.objects("failed_attempts") }.map { $0["code"] as? String }
+        XCTAssertEqual(lost, ["worker-lost", "worker-lost"], "the two held by the killed worker ran again")
+    }
+
+    /// Every file is in the spool when the coordinator is killed; one spool file is then lost. The restarted
+    /// coordinator reads the others back, and asks the client (still running, re-attached) for the lost one.
+    func testACoordinatorKilledAndRestartedAsksTheClientAgainForWhatItLost() async throws {
+        let (photos, names) = try makePhotos(4)
+        let endpoint = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        let data = harness.scratch.appendingPathComponent("data")
+        let first = try await startCoordinator("coordinator-1", endpoint: endpoint, ["--data-dir", data.path])
+        let out = harness.scratch.appendingPathComponent("out")
+        let submit = try harness.launch(
+            "submit", ["submit", photos.path, "--out", out.path, "--coordinator", endpoint])
+        let batch = try await batchID(of: submit)
+        try await harness.waitForStatus(endpoint, batch: batch) { status in
+            self.itemStates(status) == ["queued", "queued", "queued", "queued"]
+        }
+        await first.kill9()
+        let spool = data.appendingPathComponent("uploads").appendingPathComponent(batch)
+        let files = try FileManager.default.contentsOfDirectory(atPath: spool.path).filter { !$0.hasPrefix(".") }
+        XCTAssertEqual(files.count, 4, "\(files)")
+        let lost = try XCTUnwrap(files.first { $0.hasPrefix("2-") })
+        try FileManager.default.removeItem(at: spool.appendingPathComponent(lost))
+
+        _ = try await startCoordinator("coordinator-2", endpoint: endpoint, ["--data-dir", data.path])
+        try harness.startWorker("worker", endpoint: endpoint)
+        let status = await submit.waitForExit(timeout: .seconds(120))
+        XCTAssertEqual(status, 0, "the client rides through the restart and sends the lost file:\n\(harness.allOutput)")
+        XCTAssertTrue(submit.outputText.contains("4 items: 4 succeeded, 0 failed"), submit.outputText)
+        try assertOutputs(names, in: out)
+    }
 }
