@@ -233,4 +233,25 @@ final class UploadProcessTests: ClusterTestCase {
         XCTAssertTrue(submit.outputText.contains("4 items: 4 succeeded, 0 failed"), submit.outputText)
         try assertOutputs(names, in: out)
     }
+
+    /// `--shared-disk` sends paths, as before uploads: workers with `--allow-local-files` read them, others
+    /// refuse them, item by item.
+    func testSharedDiskSendsPathsForWorkersThatReadTheSameDisk() async throws {
+        let (photos, names) = try makePhotos(2)
+        let endpoint = try await harness.startCoordinator()
+        let reader = try harness.launch(
+            "reader", ["worker", "--slots", "2", "--allow-local-files", "--coordinator", endpoint])
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(
+            ["submit", "--shared-disk", photos.path, "--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, output)
+        try assertOutputs(names, in: out)
+        _ = await reader.stop()
+
+        try harness.startWorker("no-local-files", endpoint: endpoint)
+        let (refused, refusedOutput) = try await harness.run(
+            ["submit", "--shared-disk", photos.path, "--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(refused, 1, refusedOutput)
+        XCTAssertTrue(refusedOutput.contains("2 items: 0 succeeded, 2 failed"), refusedOutput)
+    }
 }
