@@ -1495,7 +1495,7 @@ struct  Shiftwork__V1__ItemStatus
    */
   char *source;
   /*
-   * queued, running, succeeded, failed, cancelled
+   * awaiting upload, queued, running, succeeded, failed, cancelled
    */
   char *state;
   /*
