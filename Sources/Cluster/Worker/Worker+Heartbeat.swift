@@ -60,6 +60,8 @@ extension Worker {
             : "If it runs with keys (CurveZMQ), give this worker --secret-key and --coordinator-key."
         logger.warning(
             "no answer from a coordinator yet: is one running at this endpoint? \(advice)",
-            metadata: ["coordinator": "\(configuration.coordinator)", "waited": "\(welcomeWarningDelay)"])
+            metadata: [
+                "coordinator": "\(PrintableText.escape(currentCoordinator))", "waited": "\(welcomeWarningDelay)",
+            ])
     }
 }

@@ -29,6 +29,7 @@ extension Worker {
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned,
             // and results not sent yet answer the old registration.
             helloSentAt = nil
+            watch?.answered()
             let orphaned = Array(running.values) + superseded.values
             running = [:]
             superseded = [:]
@@ -73,6 +74,8 @@ extension Worker {
             }
         case .giveBackTask(let request):
             giveBack(request)
+        case .refusal(let refusal) where refusal.code == .passive:
+            try refusedAsPassive(refusal)
         case .refusal(let refusal):
             if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come

@@ -12,13 +12,14 @@ import Wire
 /// tilt-shift tasks it is sent and answers each with its result.
 ///
 /// A worker the coordinator does not know (after a coordinator restart, or after it was declared dead)
-/// is told so on its next heartbeat and registers again by itself.
+/// is told so on its next heartbeat and registers again by itself. Given several coordinators (a pair), it
+/// turns to the next one when its own is silent and registers there (`Worker+Turning.swift`).
 ///
 /// A `Service`: in a `ServiceGroup`, its graceful shutdown is `drain` (finish running tasks, take no new
 /// ones, say goodbye); cancellation (the group's deadline, a second signal) is `stop`.
 public actor Worker: Service {
     let configuration: WorkerConfiguration
-    private let context: MessagingContext
+    let context: MessagingContext
     /// Whether `context` is this worker's own, terminated when `run()` ends.
     private let ownsContext: Bool
     let logger: Logger
@@ -33,6 +34,17 @@ public actor Worker: Service {
     /// compute thread starts the next image while the last one's output is made durable.
     let sinkThreads: ComputeThreads
     var channel: SocketChannel?
+    /// Which of `configuration.coordinators` the worker is connected to (it turns round-robin on silence).
+    var coordinatorIndex = 0
+    /// With several coordinators: when to turn to the next (`Worker+Turning.swift`); `nil` with one.
+    var watch: CoordinatorWatch?
+    /// Counts the sockets the worker opened (one per turn), to tell the current one's connection events.
+    var connectionGeneration = 0
+    /// Whether a turn to the next coordinator is under way (its socket opening).
+    var isTurning = false
+    /// The socket options and handshake watcher every connection (the first, and each turn) opens with.
+    var connectionOptions = SocketOptions()
+    var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
     var running: [String: AssignedTask] = [:]
     /// Tasks replaced in `running` by a later assignment with the same task ID (a new attempt, or a peer's
     /// duplicate): cancelled, and still answered when they end, by their operation.
@@ -123,7 +135,7 @@ public actor Worker: Service {
             logger.warning(
                 "leaving without waiting for ZeroMQ to finish: it still waits on the network (reconnecting to the coordinator, e.g. a DNS lookup of its name that no server answers any more)",
                 metadata: [
-                    "coordinator": "\(configuration.coordinator)",
+                    "coordinator": "\(PrintableText.escape(currentCoordinator))",
                     "waited": "\(MessagingContext.defaultTerminationWait)",
                 ])
         }
@@ -136,18 +148,20 @@ public actor Worker: Service {
     private func serve() async throws {
         var options = configuration.socketOptions
         options.identity = Array(configuration.workerID.utf8)
-        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+        connectionOptions = options
         if options.curve != nil {
             onHandshakeFailure = { [inbox] failure in inbox.yield(.handshakeFailed(failure)) }
         }
-        let channel = try await SocketChannel.open(
-            context: context, kind: .dealer, options: options, connect: [configuration.coordinator],
-            name: "worker", onHandshakeFailure: onHandshakeFailure)
-        self.channel = channel
+        if configuration.coordinators.canTurn {
+            watch = CoordinatorWatch(
+                endpointCount: configuration.coordinators.all.count,
+                silenceTimeout: configuration.coordinatorSilenceTimeout, now: .now)
+        }
+        self.channel = try await openChannel(to: currentCoordinator)
         logger.info(
             "worker connecting",
             metadata: [
-                "coordinator": "\(configuration.coordinator)",
+                "coordinator": "\(configuration.coordinators)",
                 "worker": "\(configuration.workerID)",
                 "slots": "\(configuration.slots)",
                 "compute_threads": "\(configuration.computeThreads)",
@@ -156,14 +170,17 @@ public actor Worker: Service {
         let usingKeys = options.curve != nil
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await self.read(channel) }
+                group.addTask { try await self.read() }
                 group.addTask { await self.heartbeat() }
+                if configuration.coordinators.canTurn { group.addTask { await self.watchCoordinator() } }
                 group.addTask { await self.warnUnlessWelcomed(usingKeys: usingKeys) }
                 // Ends when the reader ends (it finishes the inbox) or `run()` is cancelled.
                 for await event in events {
                     switch event {
                     case .taskFinished(let task, let result): finished(task, result)
                     case .handshakeFailed(let failure): await handshakeFailed(failure)
+                    case .connection(let event, let generation): connectionChanged(event, generation: generation)
+                    case .turnDue: await turnIfDue()
                     case .drainRequested: group.addTask { await self.drain() }
                     }
                 }
@@ -178,13 +195,18 @@ public actor Worker: Service {
     }
 
     /// Handles what the socket receives until it is closed, sending the results each wake-up produced at
-    /// its end; then ends the inbox, which ends `serve()`'s loop. Throws when the coordinator refuses
-    /// this worker for good.
-    private func read(_ channel: SocketChannel) async throws {
+    /// its end, and goes on with the socket that replaced it when the worker turned to another coordinator;
+    /// then ends the inbox, which ends `serve()`'s loop. Throws when the coordinator refuses this worker for good.
+    private func read() async throws {
         defer { inbox.finish() }
-        for await received in channel.messageBatches {
-            defer { flushResults() }
-            for frames in received { try handle(frames) }
+        var reading = channel
+        while let current = reading {
+            // Messages of a socket the worker turned away from are dropped unread.
+            for await received in current.messageBatches where channel === current {
+                defer { flushResults() }
+                for frames in received { try handle(frames) }
+            }
+            reading = channel(replacing: current)
         }
     }
 
@@ -199,7 +221,7 @@ public actor Worker: Service {
         guard refusal == nil, !isStopping else { return }
         let error = WorkerError.notAuthorized(
             ClusterSecurityHint.refused(
-                endpoint: configuration.coordinator, failure: failure, peer: "worker"))
+                endpoint: currentCoordinator, failure: failure, peer: "worker"))
         refusal = error
         logger.error("the coordinator refused this worker", metadata: ["failure": "\(failure)"])
         await stop()

@@ -5,8 +5,21 @@ import Messaging
 
 /// Settings of a worker.
 public struct WorkerConfiguration: Sendable {
-    /// The coordinator's endpoint, e.g. `tcp://coordinator:5570` or `inproc://shiftwork`.
-    public var coordinator: String
+    /// The coordinators to reach, in order: the worker connects to the first and turns to the next,
+    /// round-robin, when it has had no live connection to its own for `coordinatorSilenceTimeout`, or at once
+    /// when its own refuses it as passive (a pair, docs/failover.md).
+    public var coordinators: CoordinatorEndpoints
+    /// The first coordinator's endpoint, e.g. `tcp://coordinator:5570` or `inproc://shiftwork`; setting it
+    /// makes it the only one.
+    public var coordinator: String {
+        get { coordinators.first }
+        set { coordinators = CoordinatorEndpoints(single: newValue) }
+    }
+    /// With several coordinators: how long the worker may have no live connection to its coordinator
+    /// (none made since it connected, or the connection lost: the process killed, or its host silent to
+    /// the ZMTP heartbeats for `CoordinatorHeartbeats.timeout`) before it turns to the next one and registers
+    /// there. The coordinator declares a silent worker dead after as long (`ClusterDefaults.workerTimeout`).
+    public var coordinatorSilenceTimeout: Duration = ClusterDefaults.workerTimeout
     /// Tasks run at once; the coordinator never sends more. More slots than `computeThreads` let downloads,
     /// the coordinator's round trip between a download and its tilt-shift, and sink writes overlap with
     /// the images being filtered (see ``defaultSlots(computeThreads:)``).
@@ -39,7 +52,7 @@ public struct WorkerConfiguration: Sendable {
     /// Hold a chained download's result back until its tilt-shift ends and send both in one message.
     var reportsChainedTasksTogether: Bool { chainedTasks == .together }
 
-    /// Creates a configuration for a worker of `coordinator`: `computeThreads` defaults to the number of
+    /// Creates a configuration for a worker of `coordinator` alone: `computeThreads` defaults to the number of
     /// cores, `slots` to ``defaultSlots(computeThreads:)``.
     public init(
         coordinator: String,
@@ -52,7 +65,26 @@ public struct WorkerConfiguration: Sendable {
         socketOptions: SocketOptions = SocketOptions(),
         inputCacheBytes: Int = ClusterDefaults.inputCacheBytes
     ) {
-        self.coordinator = coordinator
+        self.init(
+            coordinators: CoordinatorEndpoints(single: coordinator), slots: slots, computeThreads: computeThreads,
+            workerID: workerID, fetch: fetch, filterThreads: filterThreads, limits: limits,
+            socketOptions: socketOptions, inputCacheBytes: inputCacheBytes)
+    }
+
+    /// Creates a configuration for a worker of the coordinators `coordinators` (it turns to the next on
+    /// silence): `computeThreads` defaults to the number of cores, `slots` to ``defaultSlots(computeThreads:)``.
+    public init(
+        coordinators: CoordinatorEndpoints,
+        slots: Int? = nil,
+        computeThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        workerID: String = WorkerConfiguration.defaultWorkerID(),
+        fetch: FetchConfiguration = FetchConfiguration(),
+        filterThreads: Int = 1,
+        limits: ImageLimits = .default,
+        socketOptions: SocketOptions = SocketOptions(),
+        inputCacheBytes: Int = ClusterDefaults.inputCacheBytes
+    ) {
+        self.coordinators = coordinators
         let computeThreads = max(1, computeThreads)
         self.slots = max(1, slots ?? Self.defaultSlots(computeThreads: computeThreads))
         self.computeThreads = min(computeThreads, self.slots)

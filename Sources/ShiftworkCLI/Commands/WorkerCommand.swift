@@ -73,7 +73,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "shiftwork.worker", defaultLevel: .info)
         // Settings that would leave the worker useless fail it at once, naming the setting (a container
         // restarted for ever by its orchestrator says nothing).
-        let coordinatorEndpoint = try coordinator.requiredEndpoint()
+        let coordinatorEndpoints = try coordinator.requiredEndpoints()
         try sinkDirectory.check()
         let sourcePolicy = try sources.policy()
         let limits = try limitOptions.limits()
@@ -93,7 +93,7 @@ struct WorkerCommand: AsyncParsableCommand {
             )
         }
         var configuration = WorkerConfiguration(
-            coordinator: coordinatorEndpoint,
+            coordinators: coordinatorEndpoints,
             slots: slots,
             computeThreads: computeThreads,
             workerID: Environment.resolve(workerID, "WORKER_ID", default: WorkerConfiguration.defaultWorkerID()),

@@ -27,30 +27,36 @@ enum ServiceRunner {
             gracefulShutdownSignals: shutdownSignals, logger: logger)
         configuration.maximumGracefulShutdownDuration = maximumGracefulShutdownDuration
         let group = ServiceGroup(configuration: configuration)
-        let running = Task { try await group.run() }
-        // The group acts on the first signal; this watcher, trapping the same signals, on the second.
-        let escalation = Task {
-            var received = 0
-            for await signal in await UnixSignalsSequence(trapping: shutdownSignals) {
-                received += 1
-                if received == 1 {
-                    logger.info(
-                        "shutting down gracefully (a second signal stops at once)",
-                        metadata: [
-                            "signal": "\(signal)", "deadline": "\(maximumGracefulShutdownDuration)",
-                        ])
-                } else {
-                    logger.warning("second signal: stopping at once", metadata: ["signal": "\(signal)"])
-                    running.cancel()
-                    return
-                }
+        // The services and the watcher of a second signal run side by side in one task group: the first to end
+        // (the services done, failed or cancelled; or a second signal) has the other cancelled, and both are
+        // awaited before the command returns.
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            tasks.addTask {
+                await awaitSecondSignal(
+                    maximumGracefulShutdownDuration: maximumGracefulShutdownDuration, logger: logger)
             }
+            try await tasks.next()
+            tasks.cancelAll()
+            try await tasks.waitForAll()
         }
-        defer { escalation.cancel() }
-        try await withTaskCancellationHandler {
-            try await running.value
-        } onCancel: {
-            running.cancel()
+    }
+
+    /// Returns on the second shutdown signal (the group acts on the first, which this logs), or when cancelled.
+    private static func awaitSecondSignal(maximumGracefulShutdownDuration: Duration, logger: Logger) async {
+        var received = 0
+        for await signal in await UnixSignalsSequence(trapping: shutdownSignals) {
+            received += 1
+            if received == 1 {
+                logger.info(
+                    "shutting down gracefully (a second signal stops at once)",
+                    metadata: [
+                        "signal": "\(signal)", "deadline": "\(maximumGracefulShutdownDuration)",
+                    ])
+            } else {
+                logger.warning("second signal: stopping at once", metadata: ["signal": "\(signal)"])
+                return
+            }
         }
     }
 }

@@ -87,6 +87,8 @@ public enum RefusalCode: UInt32, Sendable, Equatable, CaseIterable {
     case noStoredResults = 6
     /// The coordinator could not take it now (e.g. its journal cannot be written).
     case unavailable = 7
+    /// A passive coordinator of a pair: turn to the other coordinator.
+    case passive = 8
     /// The sender's key lacks the role the request needs, or the batch is another client's.
     case forbidden = 160
 }

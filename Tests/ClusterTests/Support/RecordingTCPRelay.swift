@@ -117,7 +117,10 @@ final class RecordingTCPRelay: @unchecked Sendable {
             while held.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) { usleep(5_000) }
             var sent = 0
             while sent < count {
-                let written = buffer[sent..<count].withUnsafeBytes { write(target, $0.baseAddress, $0.count) }
+                // MSG_NOSIGNAL: a peer that closed its side (a dropped connection) fails the send, not the test process.
+                let written = buffer[sent..<count].withUnsafeBytes {
+                    send(target, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 if written < 0 && errno == EINTR { continue }
                 if written <= 0 { break }
                 sent += written

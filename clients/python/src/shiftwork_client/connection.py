@@ -4,14 +4,15 @@ the words of their errors."""
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import threading
 import uuid
-from typing import Optional
+from typing import List, Optional
 
 import zmq
 
-from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, ShiftworkError
+from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, RefusedError, ShiftworkError
 from .keys import CurveKeys
 from .session import Session
 
@@ -21,6 +22,32 @@ DEFAULT_ENDPOINT = "tcp://127.0.0.1:5570"
 def resolve_endpoint(endpoint: Optional[str]) -> str:
     """`endpoint`, else ``SHIFTWORK_COORDINATOR``, else ``tcp://127.0.0.1:5570``."""
     return endpoint or os.environ.get("SHIFTWORK_COORDINATOR") or DEFAULT_ENDPOINT
+
+
+TRANSPORTS = ("tcp://", "ipc://", "inproc://")
+
+LOG = logging.getLogger("shiftwork_client")
+
+
+def parse_endpoints(endpoints: str) -> List[str]:
+    """The coordinators of ``A,B`` (a pair, docs/failover.md), in order, as the Swift side parses them
+    (``CoordinatorEndpoints``): spaces around an entry ignored, an entry given twice counted once. One endpoint
+    is taken as it is. Raises `ValueError` naming an empty entry or an entry that is no endpoint."""
+    if "," not in endpoints:
+        return [endpoints.strip()]
+    found: List[str] = []
+    for position, entry in enumerate(endpoints.split(","), start=1):
+        endpoint = entry.strip()
+        if not endpoint:
+            raise ValueError(f"the coordinator list {endpoints!r} has an empty entry (number {position}): separate "
+                             f"endpoints with single commas, e.g. tcp://a:5570,tcp://b:5570")
+        transport = next((t for t in TRANSPORTS if endpoint.startswith(t)), None)
+        if transport is None or len(endpoint) == len(transport) or any(c in endpoint for c in " \t"):
+            raise ValueError(f"{endpoint!r} is not a coordinator endpoint: give tcp://HOST:PORT (or ipc://PATH, "
+                             f"inproc://NAME), e.g. tcp://coordinator:5570; separate several with commas")
+        if endpoint not in found:
+            found.append(endpoint)
+    return found
 
 
 def resolve_keys(keys: Optional[CurveKeys], secret_key_file: Optional[str],
@@ -84,6 +111,11 @@ def configure(socket: zmq.Socket, keys: Optional[CurveKeys], endpoint: str) -> N
         keys.apply(socket)
 
 
+def is_passive(error: Optional[ShiftworkError]) -> bool:
+    """Whether `error` is a refusal by the passive coordinator of a pair (``REFUSAL_CODE_PASSIVE``)."""
+    return isinstance(error, RefusedError) and error.code == "REFUSAL_CODE_PASSIVE"
+
+
 def no_answer(endpoint: str, seconds: float, keys: Optional[CurveKeys], what: str) -> NoAnswerError:
     """The error of a request that got no answer, naming what to check."""
     hint = ("check that the coordinator runs there and that coordinator_key is its public key"
@@ -106,16 +138,35 @@ class Connection:
 
     def __init__(self, context: zmq.Context, endpoint: Optional[str], secret_key_file: Optional[str],
                  coordinator_key_file: Optional[str], keys: Optional[CurveKeys], timeout: float, protocol_major: int):
-        self.endpoint = resolve_endpoint(endpoint)
+        try:
+            self.endpoints = parse_endpoints(resolve_endpoint(endpoint))
+        except ValueError:
+            context.term()  # the caller's new context: nothing else owns it yet
+            raise
+        self.endpoint = self.endpoints[0]
         self.timeout = timeout
         self._keys = resolve_keys(keys, secret_key_file, coordinator_key_file)
         self._session = Session(protocol_major)
         self._broken: Optional[ShiftworkError] = None
         self._context = context
         self._socket = context.socket(zmq.DEALER)
-        configure(self._socket, self._keys, self.endpoint)
+        configure(self._socket, self._keys, next((e for e in self.endpoints if needs_ipv6(e)), self.endpoint))
         # With keys, libzmq reports the coordinator's refusal of the key (ZAP 400) on a monitor socket.
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
+        self._socket.connect(self.endpoint)
+
+    def _turn(self, passive: bool = False) -> None:
+        """Sends from now on to the next coordinator of the list, round-robin (the last one was silent, or
+        refused the request as the passive one of its pair)."""
+        following = self.endpoints[(self.endpoints.index(self.endpoint) + 1) % len(self.endpoints)]
+        if passive:
+            LOG.warning("the coordinator at %s is the passive one of its pair: turning to %s", self.endpoint,
+                        following)
+        else:
+            LOG.warning("no answer from the coordinator at %s within %g s: turning to %s", self.endpoint,
+                        self.timeout, following)
+        self._socket.disconnect(self.endpoint)
+        self.endpoint = following
         self._socket.connect(self.endpoint)
 
     def _close_socket(self) -> None:
