@@ -16,6 +16,7 @@ extension FailureCode {
         case .timedOut: "timed-out"
         case .sink: "sink"
         case .workerLost: "worker-lost"
+        case .upload: "upload"
         }
     }
 }

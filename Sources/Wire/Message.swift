@@ -54,6 +54,10 @@ public enum Message: Sendable, Equatable {
     case retryAccepted(RetryAccepted)
     /// Coordinator → client, in answer to a status request.
     case statusReply(StatusReply)
+    /// Coordinator → client: send these items' local files (uploads; the credit the coordinator grants).
+    case uploadRequest(UploadRequest)
+    /// Client → coordinator: one uploaded file's bytes, or why it cannot be sent.
+    case uploadData(UploadData)
     /// Either direction: a request or a peer is refused.
     case refusal(Refusal)
     /// Coordinator ↔ coordinator of a pair (`--ha`), on the pair's own link: every heartbeat, both ways.

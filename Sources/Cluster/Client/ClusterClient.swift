@@ -54,6 +54,8 @@ public actor ClusterClient {
     /// While a batch runs, the client asks the coordinator for its status this often, to notice a
     /// coordinator that went away instead of waiting for results forever.
     let livenessInterval: Duration
+    /// The files this client uploads when the coordinator asks (`UploadRequest`, `ClientUploads`).
+    let uploads = ClientUploads()
     /// With several coordinators: when to turn to the next one; `nil` with one.
     var watch: CoordinatorWatch?
     /// Counts the sockets opened (one per turn), to tell the current one's connection events.

@@ -35,4 +35,9 @@ public enum ClusterDefaults {
     public static let keepFinishedBatches = 100
     /// How long the coordinator keeps a finished batch for status and results (`--keep-finished-for`).
     public static let keepFinishedFor: Duration = .seconds(3600)
+    /// The largest local file a client uploads (`UploadMetadata.size`): the workers' image limit
+    /// (`ImageLimits.maxBytes`, 100 MiB). The client refuses a larger file before sending anything.
+    public static let uploadFileBytes: UInt64 = 100 << 20
+    /// The uploaded bytes the coordinator asks for and holds at once (`--upload-window-mb`): 256 MiB.
+    public static let uploadWindowBytes: UInt64 = 256 << 20
 }

@@ -54,7 +54,10 @@ extension Coordinator {
             return batch(.results, request.batchID)
         case .retryBatch(let request):
             return batch(.retry, request.batchID)
-        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
+        case .uploadData(let upload):
+            return batch(.results, upload.batchID)  // the batch's owner (who may attach to it) sends its files
+        case .uploadRequest, .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted,
+            .itemFinished,
             .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal, .pairAnnouncement,
             .pairJournal, .pairHeld, .pairResultFile, .pairSnapshot:

@@ -136,7 +136,8 @@ public actor Coordinator {
             dispatcher: dispatcher, registry: registry,
             settings: CoordinatorCore.Settings(
                 maxDownloadsPerHost: configuration.maxDownloadsPerHost, scheduling: configuration.scheduling,
-                taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max)))
+                taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max),
+                uploadWindowBytes: configuration.uploadWindowBytes, spoolsUploads: configuration.dataDirectory != nil))
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -322,9 +323,11 @@ public actor Coordinator {
             apply(.retryBatch(request, from: peer), now: now)
         case .taskGivenBack(let answer):
             apply(.taskGivenBack(answer, from: peer), now: now)
+        case .uploadData(let upload):
+            apply(.uploadData(upload, from: peer), now: now)
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
             .itemsFinished,
-            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
+            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal, .uploadRequest:
             droppedMessages += 1  // only the coordinator sends these
         case .pairAnnouncement, .pairJournal, .pairHeld, .pairResultFile, .pairSnapshot:
             droppedMessages += 1  // only on the pair's own link

@@ -38,6 +38,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var scheduling: SchedulingPolicy = .fairShare
     /// One of a primary/backup pair (`--ha`): `nil` runs alone.
     public var pair: PairConfiguration?
+    /// Uploaded bytes the coordinator asks for and holds at once (`--upload-window-mb`; docs/protocol.md,
+    /// "Uploads"). With a data directory, received uploads are spooled to `DATA/uploads`.
+    public var uploadWindowBytes: UInt64 = ClusterDefaults.uploadWindowBytes
 
     /// Creates a configuration listening on `listen`.
     public init(

@@ -19,6 +19,8 @@ struct StatusReport {
     var runs: [String: BatchRun] = [:]
     /// A coordinator of a pair: its role, its peer's, the backup's lag (`nil` alone).
     var pair: WirePairStatus?
+    /// Where uploaded files stand, for the items awaiting theirs.
+    var uploads: UploadWindow?
 
     /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
@@ -30,6 +32,7 @@ struct StatusReport {
         self.owners = coordinator.access.owners
         self.runs = coordinator.core.runs
         self.pair = coordinator.pairStatus(now: now)
+        self.uploads = coordinator.core.uploads
     }
 
     init(
@@ -123,7 +126,8 @@ struct StatusReport {
     }
 
     /// An item's state as `shiftwork status BATCH` shows it: `running` while a worker holds one of its
-    /// tasks, `queued` before, then its outcome; and why it did not succeed.
+    /// tasks, `queued` before (`awaiting upload` before that, for a local file whose bytes are not in),
+    /// then its outcome; and why it did not succeed.
     func state(of index: Int, in batch: RegisteredBatch) -> (state: String, error: String) {
         switch batch.items[index].state {
         case .succeeded:
@@ -138,6 +142,9 @@ struct StatusReport {
                 case .running?, .cancelling?: return ("running", "")
                 case .queued?, nil: continue
                 }
+            }
+            if let uploads, uploads.isAwaitingBytes(UploadWindow.Item(batchID: batch.batchID, index: index)) {
+                return ("awaiting upload", "")
             }
             return ("queued", "")
         }
@@ -154,7 +161,7 @@ struct StatusReport {
 
     /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.
     static func attempts(state: String, failed: [AttemptStatus]) -> UInt32 {
-        if state == "queued" && failed.isEmpty { return 0 }
+        if (state == "queued" || state == "awaiting upload") && failed.isEmpty { return 0 }
         return UInt32(1 + failed.filter(\.retried).count)
     }
 

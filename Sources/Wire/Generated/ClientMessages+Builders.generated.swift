@@ -11,6 +11,9 @@ extension CMessageBuilder {
         shiftwork__v1__batch_item__init(c)
         c.pointee.source = string(m.source)
         c.pointee.output_name = string(m.outputName)
+        if let value = m.upload {
+            c.pointee.upload = uploadMetadata(value)
+        }
         return c
     }
 
@@ -44,6 +47,7 @@ extension CMessageBuilder {
         c.pointee.item_count = m.itemCount
         c.pointee.coordinator_id = string(m.coordinatorID)
         c.pointee.attached = m.attached ? 1 : 0
+        c.pointee.upload_spool = m.uploadSpool ? 1 : 0
         return c
     }
 

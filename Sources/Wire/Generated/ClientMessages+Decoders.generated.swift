@@ -10,6 +10,7 @@ extension BatchItem {
     init(_ c: Shiftwork__V1__BatchItem) throws(WireError) {
         self.source = try readString(c.source)
         self.outputName = try readString(c.output_name)
+        self.upload = try c.upload.map { (value) throws(WireError) in try UploadMetadata(value.pointee) }
     }
 }
 
@@ -36,6 +37,7 @@ extension BatchAccepted {
         self.itemCount = c.item_count
         self.coordinatorID = try readString(c.coordinator_id)
         self.attached = c.attached != 0
+        self.uploadSpool = c.upload_spool != 0
     }
 }
 

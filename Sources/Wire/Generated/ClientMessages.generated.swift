@@ -3,18 +3,23 @@
 
 /// One image of a SubmitBatch.
 public struct BatchItem: Sendable, Equatable {
-    /// URL (http, https, file) or path.
+    /// URL (http, https, file) or path; with `upload`, the client's absolute path.
     public var source: String
     /// The output file's name without extension (the client adds its format's); echoed.
     public var outputName: String
+    /// Uploads: the image is a file on the client's disk whose bytes the coordinator asks for (UploadRequest)
+    /// and the client sends (UploadData); `source` is then its path on the client, never read by a worker.
+    public var upload: UploadMetadata?
 
     /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
     public init(
         source: String,
-        outputName: String = ""
+        outputName: String = "",
+        upload: UploadMetadata? = nil
     ) {
         self.source = source
         self.outputName = outputName
+        self.upload = upload
     }
 }
 
@@ -89,6 +94,9 @@ public struct BatchAccepted: Sendable, Equatable {
     /// The SubmitBatch carried an idempotency_key the coordinator already knew: no batch was created, the
     /// client is attached to the existing one (its finished items follow, as for FetchResults).
     public var attached: Bool
+    /// Uploads: the coordinator spools uploaded bytes to its data directory (see UploadRequest.spooled), so a
+    /// client may leave once they are in (submit --detach with local files needs it).
+    public var uploadSpool: Bool
 
     /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
     public init(
@@ -96,13 +104,15 @@ public struct BatchAccepted: Sendable, Equatable {
         batchID: String,
         itemCount: UInt32,
         coordinatorID: String = "",
-        attached: Bool = false
+        attached: Bool = false,
+        uploadSpool: Bool = false
     ) {
         self.requestID = requestID
         self.batchID = batchID
         self.itemCount = itemCount
         self.coordinatorID = coordinatorID
         self.attached = attached
+        self.uploadSpool = uploadSpool
     }
 }
 

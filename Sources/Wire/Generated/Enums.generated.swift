@@ -64,6 +64,8 @@ public enum FailureCode: UInt32, Sendable, Equatable, CaseIterable {
     case timedOut = 100
     /// The worker running the task died, left, or never received it (set by the coordinator).
     case workerLost = 210
+    /// An uploaded file vanished, changed, could not be read, or failed its checksum.
+    case upload = 360
 }
 
 /// Why a request or a peer was refused (minor 2): receivers act on the code, never on the reason's text.

@@ -104,6 +104,12 @@ extension CMessageBuilder {
         case .retryAccepted(let value):
             c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED
             c.pointee.retry_accepted = retryAccepted(value)
+        case .uploadRequest(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_REQUEST
+            c.pointee.upload_request = uploadRequest(value)
+        case .uploadData(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_DATA
+            c.pointee.upload_data = uploadData(value)
         case .refusal(let value):
             c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             c.pointee.refusal = refusal(value)

@@ -66,6 +66,10 @@ extension Message {
             self = .retryBatch(try RetryBatch(try required(c.retry_batch, "Envelope.retry_batch").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED:
             self = .retryAccepted(try RetryAccepted(try required(c.retry_accepted, "Envelope.retry_accepted").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_REQUEST:
+            self = .uploadRequest(try UploadRequest(try required(c.upload_request, "Envelope.upload_request").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_DATA:
+            self = .uploadData(try UploadData(try required(c.upload_data, "Envelope.upload_data").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(try Refusal(try required(c.refusal, "Envelope.refusal").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT:

@@ -21,6 +21,8 @@ extension Message {
             value.appendPayloads(to: &payloads)
         case .itemsFinished(let value):
             for element in value { element.appendPayloads(to: &payloads) }
+        case .uploadData(let value):
+            value.appendPayloads(to: &payloads)
         case .pairJournal(let value):
             value.appendPayloads(to: &payloads)
         case .pairResultFile(let value):
@@ -28,7 +30,7 @@ extension Message {
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .giveBackTask,
             .taskGivenBack, .submitBatch, .statusRequest, .cancelBatch, .fetchResults, .batchAccepted,
             .batchFinished, .statusReply, .itemsAdded, .cancelAccepted, .retryBatch, .retryAccepted,
-            .refusal, .pairAnnouncement, .pairHeld, .pairSnapshot:
+            .uploadRequest, .refusal, .pairAnnouncement, .pairHeld, .pairSnapshot:
             break
         }
         return payloads
@@ -61,6 +63,12 @@ extension TaskResult {
         case .failure:
             break
         }
+    }
+}
+
+extension UploadData {
+    fileprivate func appendPayloads(to payloads: inout [[UInt8]]) {
+        payloads.append(self.data)
     }
 }
 

@@ -31,6 +31,7 @@ extension CMessageBuilder {
         c.pointee.data = bytes(m.data)
         c.pointee.media_type = string(m.mediaType)
         c.pointee.on_worker = m.onWorker ? 1 : 0
+        c.pointee.crc32c = m.crc32c
         return c
     }
 

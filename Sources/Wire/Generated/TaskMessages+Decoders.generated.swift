@@ -29,6 +29,7 @@ extension InjectedInput {
         self.data = readBytes(c.data)
         self.mediaType = try readString(c.media_type)
         self.onWorker = c.on_worker != 0
+        self.crc32c = c.crc32c
     }
 }
 

@@ -72,18 +72,23 @@ public struct InjectedInput: Sendable, Equatable {
     public var mediaType: String
     /// The bytes are not sent: the receiving worker holds them (it ran `from_task_id`).
     public var onWorker: Bool
+    /// Uploads: CRC-32C (Castagnoli) of `data`, as the client computed it when it read the file; the worker
+    /// fails the task (FAILURE_CODE_UPLOAD) when `data` does not match. 0: not said, not checked.
+    public var crc32c: UInt32
 
     /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
     public init(
         fromTaskID: String,
         data: [UInt8],
         mediaType: String = "",
-        onWorker: Bool = false
+        onWorker: Bool = false,
+        crc32c: UInt32 = 0
     ) {
         self.fromTaskID = fromTaskID
         self.data = data
         self.mediaType = mediaType
         self.onWorker = onWorker
+        self.crc32c = crc32c
     }
 }
 

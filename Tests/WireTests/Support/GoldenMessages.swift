@@ -63,6 +63,9 @@ enum GoldenMessages {
                 taskKey: 2, sequence: 2),
             TaskAssignment(
                 taskID: "b/2/tilt-shift", batchID: "b", attempt: 1, kind: .tiltShift, source: "/scans/page.tif",
+                inputs: [
+                    InjectedInput(fromTaskID: "b/2/upload", data: [0x49, 0x49, 0x2A, 0x00], crc32c: 2_882_717_090)
+                ],
                 parameters: WireTiltShiftParameters(
                     focusPosition: 0.5, sharpBand: 0.25, transition: 0.125, blurRadius: 6,
                     outputFormat: .tiff),
@@ -80,6 +83,7 @@ enum GoldenMessages {
                 var accepted = BatchAccepted(
                     requestID: "request-1", batchID: "b-1", itemCount: 2, coordinatorID: "coordinator-0a1b2c3d")
                 accepted.attached = true
+                accepted.uploadSpool = true
                 return accepted
             }()),
         "41-item-finished-output": .itemFinished(
@@ -117,6 +121,25 @@ enum GoldenMessages {
                 requestID: "request-6", code: .unknownBatch,
                 reason: "no batch b-x: `shiftwork status` lists the batches the coordinator knows")),
         "50-refusal-from-minor-1": .refusal(.unknownWorker),
+        "360-upload-request": .uploadRequest(
+            UploadRequest(
+                batchID: "b-1",
+                items: [
+                    UploadWanted(
+                        itemIndex: 0, path: "/home/ana/Pictures/2024/rocket.jpg",
+                        expected: UploadMetadata(size: 5_242_880, modifiedUnixNanoseconds: 1_795_000_000_123_456_789)),
+                    UploadWanted(
+                        itemIndex: UInt32.max, path: "/home/ana/Pictures/café #1.png",
+                        expected: UploadMetadata(size: 1, modifiedUnixNanoseconds: -5)),
+                ],
+                creditBytes: 5_242_881, awaitingItems: 5, spooled: true)),
+        "361-upload-data": .uploadData(
+            UploadData(batchID: "b-1", itemIndex: 7, data: [0xFF, 0xD8, 0xFF, 0xE0], crc32c: 3_808_858_755)),
+        "361-upload-data-failure": .uploadData(
+            UploadData(
+                batchID: "b-1", itemIndex: UInt32.max,
+                failure: "/home/ana/Pictures/rocket.jpg changed since it was submitted (size 5242880 then, 5242000 now)"
+            )),
         "200-retry-batch": .retryBatch(
             RetryBatch(
                 requestID: "request-7", batchID: "b-1", items: ["rocket", "3", "/photos/x.png"], acceptsBatches: true)),
@@ -248,7 +271,9 @@ enum GoldenMessages {
             requestID: "request-1",
             items: [
                 BatchItem(source: "https://example.com/1.jpg", outputName: "1-tilt"),
-                BatchItem(source: "/photos/café.png", outputName: "café"),
+                BatchItem(
+                    source: "/photos/café.png", outputName: "café",
+                    upload: UploadMetadata(size: 12_582_912, modifiedUnixNanoseconds: -1)),
             ],
             parameters: WireTiltShiftParameters(
                 focusPosition: 0.5, sharpBand: 0.25, transition: 0.125, blurRadius: 12.5,

@@ -18,19 +18,27 @@ RECEIVED_BODIES = {"batch_accepted", "item_finished", "items_finished", "items_a
                    "cancel_accepted", "retry_accepted", "refusal"}
 NOT_RECEIVED_BODIES = {"submit_batch", "status_request", "cancel_batch", "fetch_results", "retry_batch",  # client → coordinator
                        "worker_hello", "heartbeat", "task_result", "worker_goodbye", "task_results", "welcome",
-                       "task_assignment", "cancel_task", "task_assignments", "give_back_task", "task_given_back"}
+                       "task_assignment", "cancel_task", "task_assignments", "give_back_task", "task_given_back",
+                       # uploads: asked only of a client that submitted local files, which this client never does
+                       "upload_request", "upload_data"}
 
 # Per received message: how the session converts it, and where a field lands when the model's attribute is named
 # otherwise (a path through the model: "retried", "failure.code"). `None`: consumed by the session itself (the
 # request id that matches an answer to its request), with the reason.
 CONVERSIONS = {
-    "BatchAccepted": (session._batch_accepted, {"request_id": None}),
+    "BatchAccepted": (session._batch_accepted, {"request_id": None,
+                                                # for a client that uploads local files; this one sends none
+                                                "upload_spool": None}),
     "RetryAccepted": (session._retry_accepted, {"request_id": None, "item_indexes": "retried"}),
     "CancelAccepted": (session._cancel_result, {"request_id": None}),
     "BatchFinished": (session._batch_finished, {}),
     "ItemsAdded": (session._items_added, {"items": ("sources", "output_names")}),
     "BatchItem": (lambda item: session._items_added(pb.ItemsAdded(items=[item])),
-                  {"source": "sources.0", "output_name": "output_names.0"}),
+                  {"source": "sources.0", "output_name": "output_names.0",
+                   # a manifest's items are never uploads (only a client's own files are)
+                   "upload": None}),
+    # Reached through BatchItem.upload, which a manifest's items never carry (see above).
+    "UploadMetadata": (lambda metadata: None, {"size": None, "modified_unix_ns": None}),
     "ItemFinished": (lambda finished: session._item_result(finished, None),
                      {"item_index": "index", "outcome": ("output", "failure")}),
     "ItemFinishedBatch": (lambda batch: [session._item_result(item, None) for item in batch.items], {"items": "0"}),

@@ -817,6 +817,186 @@ void   shiftwork__v1__batch_item__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__batch_item__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__upload_metadata__init
+                     (Shiftwork__V1__UploadMetadata         *message)
+{
+  static const Shiftwork__V1__UploadMetadata init_value = SHIFTWORK__V1__UPLOAD_METADATA__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__upload_metadata__get_packed_size
+                     (const Shiftwork__V1__UploadMetadata *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_metadata__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__upload_metadata__pack
+                     (const Shiftwork__V1__UploadMetadata *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_metadata__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__upload_metadata__pack_to_buffer
+                     (const Shiftwork__V1__UploadMetadata *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_metadata__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__UploadMetadata *
+       shiftwork__v1__upload_metadata__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__UploadMetadata *)
+     protobuf_c_message_unpack (&shiftwork__v1__upload_metadata__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__upload_metadata__free_unpacked
+                     (Shiftwork__V1__UploadMetadata *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__upload_metadata__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__upload_request__init
+                     (Shiftwork__V1__UploadRequest         *message)
+{
+  static const Shiftwork__V1__UploadRequest init_value = SHIFTWORK__V1__UPLOAD_REQUEST__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__upload_request__get_packed_size
+                     (const Shiftwork__V1__UploadRequest *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__upload_request__pack
+                     (const Shiftwork__V1__UploadRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__upload_request__pack_to_buffer
+                     (const Shiftwork__V1__UploadRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__UploadRequest *
+       shiftwork__v1__upload_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__UploadRequest *)
+     protobuf_c_message_unpack (&shiftwork__v1__upload_request__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__upload_request__free_unpacked
+                     (Shiftwork__V1__UploadRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__upload_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__upload_wanted__init
+                     (Shiftwork__V1__UploadWanted         *message)
+{
+  static const Shiftwork__V1__UploadWanted init_value = SHIFTWORK__V1__UPLOAD_WANTED__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__upload_wanted__get_packed_size
+                     (const Shiftwork__V1__UploadWanted *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_wanted__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__upload_wanted__pack
+                     (const Shiftwork__V1__UploadWanted *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_wanted__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__upload_wanted__pack_to_buffer
+                     (const Shiftwork__V1__UploadWanted *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_wanted__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__UploadWanted *
+       shiftwork__v1__upload_wanted__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__UploadWanted *)
+     protobuf_c_message_unpack (&shiftwork__v1__upload_wanted__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__upload_wanted__free_unpacked
+                     (Shiftwork__V1__UploadWanted *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__upload_wanted__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__upload_data__init
+                     (Shiftwork__V1__UploadData         *message)
+{
+  static const Shiftwork__V1__UploadData init_value = SHIFTWORK__V1__UPLOAD_DATA__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__upload_data__get_packed_size
+                     (const Shiftwork__V1__UploadData *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_data__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__upload_data__pack
+                     (const Shiftwork__V1__UploadData *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_data__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__upload_data__pack_to_buffer
+                     (const Shiftwork__V1__UploadData *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__upload_data__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__UploadData *
+       shiftwork__v1__upload_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__UploadData *)
+     protobuf_c_message_unpack (&shiftwork__v1__upload_data__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__upload_data__free_unpacked
+                     (Shiftwork__V1__UploadData *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__upload_data__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   shiftwork__v1__submit_batch__init
                      (Shiftwork__V1__SubmitBatch         *message)
 {
@@ -2032,7 +2212,7 @@ void   shiftwork__v1__pair_status__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__pair_status__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[32] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[34] =
 {
   {
     "major",
@@ -2359,6 +2539,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "upload_request",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, upload_request),
+    &shiftwork__v1__upload_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "upload_data",
+    361,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, upload_data),
+    &shiftwork__v1__upload_data__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "pair_announcement",
     800,
     PROTOBUF_C_LABEL_NONE,
@@ -2433,11 +2637,11 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   19,   /* field[19] = items_finished */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
-  27,   /* field[27] = pair_announcement */
-  29,   /* field[29] = pair_held */
-  28,   /* field[28] = pair_journal */
-  30,   /* field[30] = pair_result_file */
-  31,   /* field[31] = pair_snapshot */
+  29,   /* field[29] = pair_announcement */
+  31,   /* field[31] = pair_held */
+  30,   /* field[30] = pair_journal */
+  32,   /* field[32] = pair_result_file */
+  33,   /* field[33] = pair_snapshot */
   22,   /* field[22] = refusal */
   24,   /* field[24] = retry_accepted */
   23,   /* field[23] = retry_batch */
@@ -2449,11 +2653,13 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   26,   /* field[26] = task_given_back */
   4,   /* field[4] = task_result */
   6,   /* field[6] = task_results */
+  28,   /* field[28] = upload_data */
+  27,   /* field[27] = upload_request */
   7,   /* field[7] = welcome */
   5,   /* field[5] = worker_goodbye */
   2,   /* field[2] = worker_hello */
 };
-static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[9 + 1] =
+static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[10 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
@@ -2463,8 +2669,9 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[9 + 1] =
   { 50, 22 },
   { 200, 23 },
   { 340, 25 },
-  { 800, 27 },
-  { 0, 32 }
+  { 360, 27 },
+  { 800, 29 },
+  { 0, 34 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -2474,10 +2681,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  32,
+  34,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
-  9,  shiftwork__v1__envelope__number_ranges,
+  10,  shiftwork__v1__envelope__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__envelope__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3000,7 +3207,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__tilt_shift_parameters__descripto
   (ProtobufCMessageInit) shiftwork__v1__tilt_shift_parameters__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__injected_input__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__injected_input__field_descriptors[5] =
 {
   {
     "from_task_id",
@@ -3050,17 +3257,31 @@ static const ProtobufCFieldDescriptor shiftwork__v1__injected_input__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "crc32c",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__InjectedInput, crc32c),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__injected_input__field_indices_by_name[] = {
+  4,   /* field[4] = crc32c */
   1,   /* field[1] = data */
   0,   /* field[0] = from_task_id */
   2,   /* field[2] = media_type */
   3,   /* field[3] = on_worker */
 };
-static const ProtobufCIntRange shiftwork__v1__injected_input__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__injected_input__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 360, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
 {
@@ -3070,10 +3291,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__injected_input__descriptor =
   "Shiftwork__V1__InjectedInput",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__InjectedInput),
-  4,
+  5,
   shiftwork__v1__injected_input__field_descriptors,
   shiftwork__v1__injected_input__field_indices_by_name,
-  1,  shiftwork__v1__injected_input__number_ranges,
+  2,  shiftwork__v1__injected_input__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__injected_input__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3956,7 +4177,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__cancel_task__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_item__field_descriptors[2] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_item__field_descriptors[3] =
 {
   {
     "source",
@@ -3982,15 +4203,29 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_item__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "upload",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchItem, upload),
+    &shiftwork__v1__upload_metadata__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_item__field_indices_by_name[] = {
   1,   /* field[1] = output_name */
   0,   /* field[0] = source */
+  2,   /* field[2] = upload */
 };
-static const ProtobufCIntRange shiftwork__v1__batch_item__number_ranges[1 + 1] =
+static const ProtobufCIntRange shiftwork__v1__batch_item__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 360, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
 {
@@ -4000,11 +4235,306 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor =
   "Shiftwork__V1__BatchItem",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchItem),
-  2,
+  3,
   shiftwork__v1__batch_item__field_descriptors,
   shiftwork__v1__batch_item__field_indices_by_name,
-  1,  shiftwork__v1__batch_item__number_ranges,
+  2,  shiftwork__v1__batch_item__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__batch_item__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__upload_metadata__field_descriptors[2] =
+{
+  {
+    "size",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadMetadata, size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "modified_unix_ns",
+    361,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_SINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadMetadata, modified_unix_ns),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__upload_metadata__field_indices_by_name[] = {
+  1,   /* field[1] = modified_unix_ns */
+  0,   /* field[0] = size */
+};
+static const ProtobufCIntRange shiftwork__v1__upload_metadata__number_ranges[1 + 1] =
+{
+  { 360, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__upload_metadata__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.UploadMetadata",
+  "UploadMetadata",
+  "Shiftwork__V1__UploadMetadata",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__UploadMetadata),
+  2,
+  shiftwork__v1__upload_metadata__field_descriptors,
+  shiftwork__v1__upload_metadata__field_indices_by_name,
+  1,  shiftwork__v1__upload_metadata__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__upload_metadata__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__upload_request__field_descriptors[5] =
+{
+  {
+    "batch_id",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadRequest, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "items",
+    361,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__UploadRequest, n_items),
+    offsetof(Shiftwork__V1__UploadRequest, items),
+    &shiftwork__v1__upload_wanted__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "credit_bytes",
+    362,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadRequest, credit_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "awaiting_items",
+    363,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadRequest, awaiting_items),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "spooled",
+    364,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadRequest, spooled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__upload_request__field_indices_by_name[] = {
+  3,   /* field[3] = awaiting_items */
+  0,   /* field[0] = batch_id */
+  2,   /* field[2] = credit_bytes */
+  1,   /* field[1] = items */
+  4,   /* field[4] = spooled */
+};
+static const ProtobufCIntRange shiftwork__v1__upload_request__number_ranges[1 + 1] =
+{
+  { 360, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__upload_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.UploadRequest",
+  "UploadRequest",
+  "Shiftwork__V1__UploadRequest",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__UploadRequest),
+  5,
+  shiftwork__v1__upload_request__field_descriptors,
+  shiftwork__v1__upload_request__field_indices_by_name,
+  1,  shiftwork__v1__upload_request__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__upload_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__upload_wanted__field_descriptors[3] =
+{
+  {
+    "item_index",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadWanted, item_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "path",
+    361,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadWanted, path),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expected",
+    362,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadWanted, expected),
+    &shiftwork__v1__upload_metadata__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__upload_wanted__field_indices_by_name[] = {
+  2,   /* field[2] = expected */
+  0,   /* field[0] = item_index */
+  1,   /* field[1] = path */
+};
+static const ProtobufCIntRange shiftwork__v1__upload_wanted__number_ranges[1 + 1] =
+{
+  { 360, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__upload_wanted__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.UploadWanted",
+  "UploadWanted",
+  "Shiftwork__V1__UploadWanted",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__UploadWanted),
+  3,
+  shiftwork__v1__upload_wanted__field_descriptors,
+  shiftwork__v1__upload_wanted__field_indices_by_name,
+  1,  shiftwork__v1__upload_wanted__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__upload_wanted__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__upload_data__field_descriptors[5] =
+{
+  {
+    "batch_id",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadData, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "item_index",
+    361,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadData, item_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "data",
+    362,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadData, data),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "crc32c",
+    363,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadData, crc32c),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "failure",
+    364,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__UploadData, failure),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__upload_data__field_indices_by_name[] = {
+  0,   /* field[0] = batch_id */
+  3,   /* field[3] = crc32c */
+  2,   /* field[2] = data */
+  4,   /* field[4] = failure */
+  1,   /* field[1] = item_index */
+};
+static const ProtobufCIntRange shiftwork__v1__upload_data__number_ranges[1 + 1] =
+{
+  { 360, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__upload_data__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.UploadData",
+  "UploadData",
+  "Shiftwork__V1__UploadData",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__UploadData),
+  5,
+  shiftwork__v1__upload_data__field_descriptors,
+  shiftwork__v1__upload_data__field_indices_by_name,
+  1,  shiftwork__v1__upload_data__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__upload_data__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor shiftwork__v1__submit_batch__field_descriptors[11] =
@@ -4178,7 +4708,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__submit_batch__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[5] =
+static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descriptors[6] =
 {
   {
     "request_id",
@@ -4240,6 +4770,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__batch_accepted__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "upload_spool",
+    360,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__BatchAccepted, upload_spool),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__batch_accepted__field_indices_by_name[] = {
   4,   /* field[4] = attached */
@@ -4247,12 +4789,14 @@ static const unsigned shiftwork__v1__batch_accepted__field_indices_by_name[] = {
   3,   /* field[3] = coordinator_id */
   2,   /* field[2] = item_count */
   0,   /* field[0] = request_id */
+  5,   /* field[5] = upload_spool */
 };
-static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__batch_accepted__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 120, 4 },
-  { 0, 5 }
+  { 360, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
 {
@@ -4262,10 +4806,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor =
   "Shiftwork__V1__BatchAccepted",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__BatchAccepted),
-  5,
+  6,
   shiftwork__v1__batch_accepted__field_descriptors,
   shiftwork__v1__batch_accepted__field_indices_by_name,
-  2,  shiftwork__v1__batch_accepted__number_ranges,
+  3,  shiftwork__v1__batch_accepted__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__batch_accepted__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -6583,7 +7127,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__image_format__descriptor =
   shiftwork__v1__image_format__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[12] =
+static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_number[13] =
 {
   { "FAILURE_CODE_UNSPECIFIED", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED", 0 },
   { "FAILURE_CODE_DOWNLOAD", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_DOWNLOAD", 1 },
@@ -6597,11 +7141,12 @@ static const ProtobufCEnumValue shiftwork__v1__failure_code__enum_values_by_numb
   { "FAILURE_CODE_TIMED_OUT", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_TIMED_OUT", 100 },
   { "FAILURE_CODE_SINK", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_SINK", 180 },
   { "FAILURE_CODE_WORKER_LOST", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_WORKER_LOST", 210 },
+  { "FAILURE_CODE_UPLOAD", "SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UPLOAD", 360 },
 };
 static const ProtobufCIntRange shiftwork__v1__failure_code__value_ranges[] = {
-{0, 0},{100, 9},{180, 10},{210, 11},{0, 12}
+{0, 0},{100, 9},{180, 10},{210, 11},{360, 12},{0, 13}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[12] =
+static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by_name[13] =
 {
   { "FAILURE_CODE_CANCELLED", 4 },
   { "FAILURE_CODE_DECODE", 2 },
@@ -6614,6 +7159,7 @@ static const ProtobufCEnumValueIndex shiftwork__v1__failure_code__enum_values_by
   { "FAILURE_CODE_SINK", 10 },
   { "FAILURE_CODE_TIMED_OUT", 9 },
   { "FAILURE_CODE_UNSPECIFIED", 0 },
+  { "FAILURE_CODE_UPLOAD", 12 },
   { "FAILURE_CODE_WORKER_LOST", 11 },
 };
 const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
@@ -6623,11 +7169,11 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   "FailureCode",
   "Shiftwork__V1__FailureCode",
   "shiftwork.v1",
-  12,
+  13,
   shiftwork__v1__failure_code__enum_values_by_number,
-  12,
+  13,
   shiftwork__v1__failure_code__enum_values_by_name,
-  4,
+  5,
   shiftwork__v1__failure_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -44,8 +44,13 @@ extension MessageBounds {
                 try checker.bytes(request.batchID, "CancelBatch.batch_id", max: maxIDBytes)
                 try checker.count(request.itemIndexes.count, "CancelBatch.item_indexes", max: maxBatchItems)
             case .retryBatch(let request): try check(request, maxBatchItems: maxBatchItems)
+            case .uploadData(let upload):
+                let checker = Checker(message: "UploadData")
+                try checker.bytes(upload.batchID, "UploadData.batch_id", max: maxIDBytes)
+                try checker.atMost(UInt64(upload.data.count), "UploadData.data", max: ClusterDefaults.uploadFileBytes)
             case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
-                .itemsFinished, .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
+                .itemsFinished, .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal,
+                .uploadRequest:
                 break
             case .pairAnnouncement, .pairJournal, .pairHeld, .pairResultFile, .pairSnapshot:
                 break  // the pair's link checks its own (`ReplicationReceiver`); dropped on the clients' socket
@@ -107,6 +112,15 @@ extension MessageBounds {
         for (index, item) in submit.items.enumerated() {
             // Sources are checked with their content rules in `BatchRegistry` (`PeerInputRules.sourceProblem`).
             try checker.bytes(item.outputName, "SubmitBatch.items[\(index)].output_name", max: maxNameBytes)
+            if let upload = item.upload {
+                try checker.atMost(
+                    upload.size, "SubmitBatch.items[\(index)].upload.size", max: ClusterDefaults.uploadFileBytes)
+                if upload.size == 0 {
+                    throw checker.violation(
+                        "SubmitBatch.items[\(index)].upload.size", .invalidRequest,
+                        "is 0: an empty file is no image")
+                }
+            }
             // A relative path (a photo library's folders), written below --out or a sink: never out of it.
             if !item.outputName.isEmpty {
                 try checker.outputPath(item.outputName, "SubmitBatch.items[\(index)].output_name")
@@ -220,6 +234,13 @@ extension MessageBounds {
                 // first_index + the items added: the batch's size after the manifest, in 64-bit arithmetic.
                 try Checker(message: "ItemsAdded").atMost(
                     Int(added.firstIndex) + added.items.count, "ItemsAdded.first_index + items", max: maxItemsPerBatch)
+            case .uploadRequest(let request):
+                let checker = Checker(message: "UploadRequest")
+                try checker.bytes(request.batchID, "UploadRequest.batch_id", max: maxIDBytes)
+                try checker.count(request.items.count, "UploadRequest.items", max: maxUploadsPerRequest)
+                for (index, item) in request.items.enumerated() {
+                    try checker.bytes(item.path, "UploadRequest.items[\(index)].path", max: maxPathBytes)
+                }
             case .statusReply(let reply):
                 let checker = Checker(message: "StatusReply")
                 for (index, batch) in reply.batches.enumerated() {

@@ -14,6 +14,8 @@ public enum MessageBounds {
     /// Request, batch, task and coordinator IDs, idempotency keys (UTF-8 bytes): the coordinator makes IDs
     /// of a few dozen bytes, clients UUIDs.
     public static let maxIDBytes = 256
+    /// Files one `UploadRequest` may ask for (a client drops a larger request).
+    public static let maxUploadsPerRequest = 8192
     /// A worker ID (`PeerInputRules.maxWorkerIDBytes`).
     public static let maxWorkerIDBytes = PeerInputRules.maxWorkerIDBytes
     /// A worker's host name (DNS allows 253).

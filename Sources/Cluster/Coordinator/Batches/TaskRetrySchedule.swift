@@ -65,7 +65,7 @@ struct TaskRetrySchedule: Sendable, Equatable {
     static func isRetryable(_ failure: TaskFailure) -> Bool {
         switch failure.code {
         case .timedOut, .workerLost: true
-        case .cancelled, .decode, .limit, .internal, .dependency, .inputMissing: false
+        case .cancelled, .decode, .limit, .internal, .dependency, .inputMissing, .upload: false
         case .download, .processing, .sink, .unspecified: failure.isTransient
         }
     }

@@ -33,6 +33,10 @@ typedef struct Shiftwork__V1__GiveBackTask Shiftwork__V1__GiveBackTask;
 typedef struct Shiftwork__V1__TaskGivenBack Shiftwork__V1__TaskGivenBack;
 typedef struct Shiftwork__V1__CancelTask Shiftwork__V1__CancelTask;
 typedef struct Shiftwork__V1__BatchItem Shiftwork__V1__BatchItem;
+typedef struct Shiftwork__V1__UploadMetadata Shiftwork__V1__UploadMetadata;
+typedef struct Shiftwork__V1__UploadRequest Shiftwork__V1__UploadRequest;
+typedef struct Shiftwork__V1__UploadWanted Shiftwork__V1__UploadWanted;
+typedef struct Shiftwork__V1__UploadData Shiftwork__V1__UploadData;
 typedef struct Shiftwork__V1__SubmitBatch Shiftwork__V1__SubmitBatch;
 typedef struct Shiftwork__V1__BatchAccepted Shiftwork__V1__BatchAccepted;
 typedef struct Shiftwork__V1__ItemFinished Shiftwork__V1__ItemFinished;
@@ -182,7 +186,11 @@ typedef enum _Shiftwork__V1__FailureCode {
   /*
    * the worker running the task died, left, or never received it (set by the coordinator)
    */
-  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_WORKER_LOST = 210
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_WORKER_LOST = 210,
+  /*
+   * an uploaded file vanished, changed, could not be read, or failed its checksum
+   */
+  SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UPLOAD = 360
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FAILURE_CODE)
 } Shiftwork__V1__FailureCode;
 /*
@@ -305,6 +313,8 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED = 46,
   SHIFTWORK__V1__ENVELOPE__BODY_RETRY_BATCH = 200,
   SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED = 201,
+  SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_REQUEST = 360,
+  SHIFTWORK__V1__ENVELOPE__BODY_UPLOAD_DATA = 361,
   SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50,
   SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT = 800,
   SHIFTWORK__V1__ENVELOPE__BODY_PAIR_JOURNAL = 801,
@@ -384,6 +394,14 @@ struct  Shiftwork__V1__Envelope
      * coordinator → client: the answer to RetryBatch
      */
     Shiftwork__V1__RetryAccepted *retry_accepted;
+    /*
+     * coordinator → client: send these items' files (uploads)
+     */
+    Shiftwork__V1__UploadRequest *upload_request;
+    /*
+     * client → coordinator: one file's bytes, or why it cannot be sent
+     */
+    Shiftwork__V1__UploadData *upload_data;
     /*
      * either direction
      */
@@ -636,10 +654,15 @@ struct  Shiftwork__V1__InjectedInput
    * the bytes are not sent: the receiving worker holds them (it ran `from_task_id`)
    */
   protobuf_c_boolean on_worker;
+  /*
+   * Uploads: CRC-32C (Castagnoli) of `data`, as the client computed it when it read the file; the worker
+   * fails the task (FAILURE_CODE_UPLOAD) when `data` does not match. 0: not said, not checked.
+   */
+  uint32_t crc32c;
 };
 #define SHIFTWORK__V1__INJECTED_INPUT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__injected_input__descriptor) \
-    , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -979,17 +1002,138 @@ struct  Shiftwork__V1__BatchItem
 {
   ProtobufCMessage base;
   /*
-   * URL (http, https, file) or path
+   * URL (http, https, file) or path; with `upload`, the client's absolute path
    */
   char *source;
   /*
    * the output file's name without extension (the client adds its format's); echoed
    */
   char *output_name;
+  /*
+   * Uploads: the image is a file on the client's disk whose bytes the coordinator asks for (UploadRequest)
+   * and the client sends (UploadData); `source` is then its path on the client, never read by a worker.
+   */
+  Shiftwork__V1__UploadMetadata *upload;
 };
 #define SHIFTWORK__V1__BATCH_ITEM__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__batch_item__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * An item whose image is a file on the client's disk (BatchItem.upload): what the client saw when it
+ * submitted, so that whoever sends its bytes later can tell that the file is still the same one.
+ */
+struct  Shiftwork__V1__UploadMetadata
+{
+  ProtobufCMessage base;
+  /*
+   * the file's size in bytes, 1...the coordinator's upload limit (100 MiB)
+   */
+  uint64_t size;
+  /*
+   * the file's modification time, nanoseconds since 1970
+   */
+  int64_t modified_unix_ns;
+};
+#define SHIFTWORK__V1__UPLOAD_METADATA__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__upload_metadata__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Coordinator -> client: send the files of these items of the batch (credit granted: the client sends
+ * these and nothing else). Sent to the connection that submitted the batch or attached to it last
+ * (submit --key, results, retry). Also sent with no items, to say what the coordinator still needs.
+ */
+struct  Shiftwork__V1__UploadRequest
+{
+  ProtobufCMessage base;
+  /*
+   * the batch
+   */
+  char *batch_id;
+  /*
+   * the files asked for now, at most the coordinator's upload window
+   */
+  size_t n_items;
+  Shiftwork__V1__UploadWanted **items;
+  /*
+   * the bytes asked for in `items` (the sum of their sizes)
+   */
+  uint64_t credit_bytes;
+  /*
+   * the batch's items whose bytes the coordinator does not hold yet, these included
+   */
+  uint32_t awaiting_items;
+  /*
+   * The coordinator keeps received bytes in its data directory (--data-dir) until the item finishes: once
+   * `awaiting_items` is 0 the client may leave (submit --detach). false: it holds them in memory only, and
+   * asks again after a restart.
+   */
+  protobuf_c_boolean spooled;
+};
+#define SHIFTWORK__V1__UPLOAD_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__upload_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0 }
+
+
+/*
+ * One file asked for in an UploadRequest: everything a client needs to send it, also a client that did not
+ * submit the batch (retry, results on the same machine).
+ */
+struct  Shiftwork__V1__UploadWanted
+{
+  ProtobufCMessage base;
+  /*
+   * the item's index in the batch
+   */
+  uint32_t item_index;
+  /*
+   * the file on the client's disk (BatchItem.source)
+   */
+  char *path;
+  /*
+   * what the file was when submitted: a file that differs is not sent
+   */
+  Shiftwork__V1__UploadMetadata *expected;
+};
+#define SHIFTWORK__V1__UPLOAD_WANTED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__upload_wanted__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, NULL }
+
+
+/*
+ * Client -> coordinator: the answer to one UploadWanted. Exactly one of `data` and `failure`.
+ */
+struct  Shiftwork__V1__UploadData
+{
+  ProtobufCMessage base;
+  /*
+   * the batch
+   */
+  char *batch_id;
+  /*
+   * the item, as asked for
+   */
+  uint32_t item_index;
+  /*
+   * the file's bytes, whole (its size as announced)
+   */
+  ProtobufCBinaryData data;
+  /*
+   * CRC-32C (Castagnoli) of `data`, checked by the coordinator and the worker
+   */
+  uint32_t crc32c;
+  /*
+   * Non-empty: the file cannot be sent (vanished, changed since it was submitted, unreadable); the
+   * coordinator fails the item with FAILURE_CODE_UPLOAD and this text. `data` is then empty.
+   */
+  char *failure;
+};
+#define SHIFTWORK__V1__UPLOAD_DATA__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__upload_data__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, {0,NULL}, 0, (char *)protobuf_c_empty_string }
 
 
 typedef enum {
@@ -1090,10 +1234,15 @@ struct  Shiftwork__V1__BatchAccepted
    * client is attached to the existing one (its finished items follow, as for FetchResults).
    */
   protobuf_c_boolean attached;
+  /*
+   * Uploads: the coordinator spools uploaded bytes to its data directory (see UploadRequest.spooled), so a
+   * client may leave once they are in (submit --detach with local files needs it).
+   */
+  protobuf_c_boolean upload_spool;
 };
 #define SHIFTWORK__V1__BATCH_ACCEPTED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__batch_accepted__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 typedef enum {
@@ -1430,7 +1579,7 @@ struct  Shiftwork__V1__ItemStatus
    */
   char *source;
   /*
-   * queued, running, succeeded, failed, cancelled
+   * awaiting upload, queued, running, succeeded, failed, cancelled
    */
   char *state;
   /*
@@ -2260,6 +2409,82 @@ Shiftwork__V1__BatchItem *
 void   shiftwork__v1__batch_item__free_unpacked
                      (Shiftwork__V1__BatchItem *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__UploadMetadata methods */
+void   shiftwork__v1__upload_metadata__init
+                     (Shiftwork__V1__UploadMetadata         *message);
+size_t shiftwork__v1__upload_metadata__get_packed_size
+                     (const Shiftwork__V1__UploadMetadata   *message);
+size_t shiftwork__v1__upload_metadata__pack
+                     (const Shiftwork__V1__UploadMetadata   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__upload_metadata__pack_to_buffer
+                     (const Shiftwork__V1__UploadMetadata   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__UploadMetadata *
+       shiftwork__v1__upload_metadata__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__upload_metadata__free_unpacked
+                     (Shiftwork__V1__UploadMetadata *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__UploadRequest methods */
+void   shiftwork__v1__upload_request__init
+                     (Shiftwork__V1__UploadRequest         *message);
+size_t shiftwork__v1__upload_request__get_packed_size
+                     (const Shiftwork__V1__UploadRequest   *message);
+size_t shiftwork__v1__upload_request__pack
+                     (const Shiftwork__V1__UploadRequest   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__upload_request__pack_to_buffer
+                     (const Shiftwork__V1__UploadRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__UploadRequest *
+       shiftwork__v1__upload_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__upload_request__free_unpacked
+                     (Shiftwork__V1__UploadRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__UploadWanted methods */
+void   shiftwork__v1__upload_wanted__init
+                     (Shiftwork__V1__UploadWanted         *message);
+size_t shiftwork__v1__upload_wanted__get_packed_size
+                     (const Shiftwork__V1__UploadWanted   *message);
+size_t shiftwork__v1__upload_wanted__pack
+                     (const Shiftwork__V1__UploadWanted   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__upload_wanted__pack_to_buffer
+                     (const Shiftwork__V1__UploadWanted   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__UploadWanted *
+       shiftwork__v1__upload_wanted__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__upload_wanted__free_unpacked
+                     (Shiftwork__V1__UploadWanted *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__UploadData methods */
+void   shiftwork__v1__upload_data__init
+                     (Shiftwork__V1__UploadData         *message);
+size_t shiftwork__v1__upload_data__get_packed_size
+                     (const Shiftwork__V1__UploadData   *message);
+size_t shiftwork__v1__upload_data__pack
+                     (const Shiftwork__V1__UploadData   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__upload_data__pack_to_buffer
+                     (const Shiftwork__V1__UploadData   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__UploadData *
+       shiftwork__v1__upload_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__upload_data__free_unpacked
+                     (Shiftwork__V1__UploadData *message,
+                      ProtobufCAllocator *allocator);
 /* Shiftwork__V1__SubmitBatch methods */
 void   shiftwork__v1__submit_batch__init
                      (Shiftwork__V1__SubmitBatch         *message);
@@ -2829,6 +3054,18 @@ typedef void (*Shiftwork__V1__CancelTask_Closure)
 typedef void (*Shiftwork__V1__BatchItem_Closure)
                  (const Shiftwork__V1__BatchItem *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__UploadMetadata_Closure)
+                 (const Shiftwork__V1__UploadMetadata *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__UploadRequest_Closure)
+                 (const Shiftwork__V1__UploadRequest *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__UploadWanted_Closure)
+                 (const Shiftwork__V1__UploadWanted *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__UploadData_Closure)
+                 (const Shiftwork__V1__UploadData *message,
+                  void *closure_data);
 typedef void (*Shiftwork__V1__SubmitBatch_Closure)
                  (const Shiftwork__V1__SubmitBatch *message,
                   void *closure_data);
@@ -2941,6 +3178,10 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__give_back_task__descripto
 extern const ProtobufCMessageDescriptor shiftwork__v1__task_given_back__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__cancel_task__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_item__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__upload_metadata__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__upload_request__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__upload_wanted__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__upload_data__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__submit_batch__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__batch_accepted__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__item_finished__descriptor;
