@@ -110,6 +110,10 @@ public struct BatchSubmission: Sendable {
     public var pathsInDirectories: [String?] = []
     /// Whether the outputs keep those folders (`.tree`, the default) or all go to the top (`.flat`, `--flat`).
     public var layout: OutputLayout = .tree
+    /// Whether local inputs (paths, `file://` URLs) are uploaded: their bytes sent when the coordinator asks
+    /// (`shiftwork submit`, docs/protocol.md "Uploads"). `false`: their paths are sent, for workers that
+    /// read a disk they share with this client (`--shared-disk`), or an embedded run that reads them itself.
+    public var uploadsLocalFiles = false
 
     /// Describes a submission.
     public init(
@@ -133,7 +137,8 @@ public struct BatchSubmission: Sendable {
         if sink.isEmpty {
             try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         }
-        let request = self.request()
+        let request = try self.request()
+        client.uploads.allow(request.items.lazy.filter { $0.upload != nil }.map(\.source))
         var collector = BatchOutputCollector(
             outputDirectory: outputDirectory, overwrite: overwrite, items: request.items)
         collector.writesFiles = sink.isEmpty
@@ -149,20 +154,47 @@ public struct BatchSubmission: Sendable {
     ///   coordinator had (`--key`).
     /// - Throws: `ClusterClientError` when the coordinator does not answer or refuses the batch.
     public func detach(with client: ClusterClient) async throws -> (batchID: String, itemCount: Int, attached: Bool) {
-        for try await event in await client.submit(request()) {
+        let request = try self.request()
+        let uploads = request.items.filter { $0.upload != nil }.map(\.source)
+        client.uploads.allow(uploads)
+        for try await event in await client.submit(request) {
+            let accepted: (batchID: String, itemCount: Int, attached: Bool)
             switch event {
-            case .accepted(let id, let count): return (id, count, false)
-            case .attached(let id, let count): return (id, count, true)
+            case .accepted(let id, let count): accepted = (id, count, false)
+            case .attached(let id, let count): accepted = (id, count, true)
             default: continue
             }
+            // Local files: the coordinator must hold their bytes on its disk before this client may leave.
+            if !uploads.isEmpty, !(await client.uploads.waitUntilKept(accepted.batchID)) {
+                _ = try? await client.cancel(batchID: accepted.batchID)
+                throw ClusterClientError.refused(
+                    "--detach with local files needs a coordinator that keeps uploads on disk, and this one keeps them in memory only (it runs without --data-dir); batch \(accepted.batchID) was cancelled: run submit without --detach, or start the coordinator with --data-dir"
+                )
+            }
+            return accepted
         }
         throw ClusterClientError.refused("the coordinator ended the submission before accepting it")
     }
 
-    /// The `SubmitBatch` this submission sends: its items named in input order (`OutputNaming.names`).
-    func request() -> SubmitBatch {
+    /// The `SubmitBatch` this submission sends: its items named in input order (`OutputNaming.names`); with
+    /// `uploadsLocalFiles`, a local file's item announces it (`BatchItem.upload`, its absolute path as source).
+    ///
+    /// - Throws: `ClusterClientError.refused` naming a local file that cannot be uploaded (gone, empty, over
+    ///   the upload limit): nothing is sent.
+    func request() throws -> SubmitBatch {
         let names = OutputNaming.names(for: inputs, pathsInDirectories: pathsInDirectories, layout: layout)
-        let items = zip(inputs, names).map { BatchItem(source: $0, outputName: $1) }
+        var items = zip(inputs, names).map { BatchItem(source: $0, outputName: $1) }
+        if uploadsLocalFiles {
+            for index in items.indices {
+                guard let path = LocalUpload.path(of: items[index].source) else { continue }
+                do throws(LocalUpload.Refusal) {
+                    items[index].upload = try LocalUpload.announce(path)
+                    items[index].source = path
+                } catch {
+                    throw ClusterClientError.refused("\(error)")
+                }
+            }
+        }
         var request = SubmitBatch(
             requestID: UUID().uuidString, items: items,
             parameters: WireTiltShiftParameters(parameters, encoding: encoding),

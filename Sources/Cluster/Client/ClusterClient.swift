@@ -35,6 +35,8 @@ public actor ClusterClient {
     /// While a batch runs, the client asks the coordinator for its status this often, to notice a
     /// coordinator that went away instead of waiting for results forever.
     let livenessInterval: Duration
+    /// The files this client uploads when the coordinator asks (`UploadRequest`, `ClientUploads`).
+    let uploads = ClientUploads()
 
     /// Connects to the coordinator at `endpoint`, with a ZeroMQ context of its own that `close()` ends.
     /// ZeroMQ connects lazily: an absent coordinator shows as `ClusterClientError.noAnswer` on the first

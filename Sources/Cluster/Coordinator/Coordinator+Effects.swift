@@ -35,6 +35,8 @@ extension Coordinator {
                 // Failed items are logged a few per window: a batch whose origin is down fails every item at once.
                 if message == "item failed", !logThrottle.admit(message, now: .now) { continue }
                 logger.log(level: level, "\(message)", metadata: metadata.mapValues { .string($0) })
+            case .upload(let io):
+                carryOut(io, now: now)
             }
         }
     }

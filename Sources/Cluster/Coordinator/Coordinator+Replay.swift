@@ -12,6 +12,7 @@ extension Coordinator {
         send(out)
         guard let catchUp else { return }
         logger.info("client attached to a batch", metadata: ["batch": "\(request.batchID)", "client": "\(peer)"])
+        apply(.uploadsAttached(batchID: request.batchID, client: peer))  // what awaits upload is asked of it
         background.append(Task { await self.catchUp(catchUp) })
     }
 

@@ -127,7 +127,8 @@ public actor Coordinator {
             dispatcher: dispatcher, registry: registry,
             settings: CoordinatorCore.Settings(
                 maxDownloadsPerHost: configuration.maxDownloadsPerHost, scheduling: configuration.scheduling,
-                taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max)))
+                taskTimeout: configuration.taskTimeout, seed: UInt64.random(in: 0...UInt64.max),
+                uploadWindowBytes: configuration.uploadWindowBytes, spoolsUploads: configuration.dataDirectory != nil))
     }
 
     /// Binds the listening endpoints and starts serving. Returns the first bound endpoint with any
@@ -304,8 +305,8 @@ public actor Coordinator {
             apply(.retryBatch(request, from: peer), now: now)
         case .taskGivenBack(let answer):
             apply(.taskGivenBack(answer, from: peer), now: now)
-        case .uploadData:
-            droppedMessages += 1  // uploads: not taken yet
+        case .uploadData(let upload):
+            apply(.uploadData(upload, from: peer), now: now)
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
             .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal, .uploadRequest:

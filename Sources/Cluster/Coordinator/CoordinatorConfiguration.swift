@@ -36,6 +36,9 @@ public struct CoordinatorConfiguration: Sendable {
     public var taskTimeout: Duration = Self.defaultTaskTimeout
     /// How waiting tasks take turns for worker slots (`--scheduling`): fair share (the default) or FIFO.
     public var scheduling: SchedulingPolicy = .fairShare
+    /// Uploaded bytes the coordinator asks for and holds at once (`--upload-window-mb`; docs/protocol.md,
+    /// "Uploads"). With a data directory, received uploads are spooled to `DATA/uploads`.
+    public var uploadWindowBytes: UInt64 = ClusterDefaults.uploadWindowBytes
 
     /// Creates a configuration listening on `listen`.
     public init(

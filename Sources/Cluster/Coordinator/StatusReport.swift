@@ -17,6 +17,8 @@ struct StatusReport {
     var owners: [String: CurvePublicKey] = [:]
     /// The running part of batches, for the failed attempts of unfinished items.
     var runs: [String: BatchRun] = [:]
+    /// Where uploaded files stand, for the items awaiting theirs.
+    var uploads: UploadWindow?
 
     /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
@@ -27,6 +29,7 @@ struct StatusReport {
         self.scope = scope
         self.owners = coordinator.access.owners
         self.runs = coordinator.core.runs
+        self.uploads = coordinator.core.uploads
     }
 
     init(
@@ -119,7 +122,8 @@ struct StatusReport {
     }
 
     /// An item's state as `shiftwork status BATCH` shows it: `running` while a worker holds one of its
-    /// tasks, `queued` before, then its outcome; and why it did not succeed.
+    /// tasks, `queued` before (`awaiting upload` before that, for a local file whose bytes are not in),
+    /// then its outcome; and why it did not succeed.
     func state(of index: Int, in batch: RegisteredBatch) -> (state: String, error: String) {
         switch batch.items[index].state {
         case .succeeded:
@@ -134,6 +138,9 @@ struct StatusReport {
                 case .running?, .cancelling?: return ("running", "")
                 case .queued?, nil: continue
                 }
+            }
+            if let uploads, uploads.isAwaitingBytes(UploadWindow.Item(batchID: batch.batchID, index: index)) {
+                return ("awaiting upload", "")
             }
             return ("queued", "")
         }
@@ -150,7 +157,7 @@ struct StatusReport {
 
     /// Attempts made at an item: 1 + the retries of its tasks; 0 for an item still queued that never failed.
     static func attempts(state: String, failed: [AttemptStatus]) -> UInt32 {
-        if state == "queued" && failed.isEmpty { return 0 }
+        if (state == "queued" || state == "awaiting upload") && failed.isEmpty { return 0 }
         return UInt32(1 + failed.filter(\.retried).count)
     }
 

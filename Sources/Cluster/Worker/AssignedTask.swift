@@ -52,6 +52,12 @@ struct AssignedTask: Sendable {
                         code: .dependency,
                         message: "tilt-shift task \(assignment.taskID) arrived without its input image"))
             }
+            // An uploaded file's bytes carry the CRC-32C the client computed (0: not said).
+            if injected.crc32c != 0, CRC32C.checksum(injected.data) != injected.crc32c {
+                throw TaskRejection(
+                    TaskFailure(
+                        code: .upload, message: "\(assignment.source): the uploaded bytes fail their CRC-32C"))
+            }
             guard let format = ImageFormat(sniffing: injected.data) else {
                 throw TaskRejection(
                     TaskFailure(

@@ -34,6 +34,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
     var maxDownloadsPerHost: Int?
 
     @Option(
+        help:
+            "Uploaded bytes (clients' local files) asked for and held at once, in MiB (env SHIFTWORK_UPLOAD_WINDOW_MB; default \(ClusterDefaults.uploadWindowBytes >> 20)); with --data-dir, received uploads are spooled to DIR/uploads."
+    )
+    var uploadWindowMb: Int?
+
+    @Option(
         name: [.customLong("metrics-listen"), .customLong("http-listen")],
         help:
             "Serve HTTP at HOST:PORT (`*:PORT`: every interface, IPv4 and IPv6; PORT alone: 127.0.0.1): Prometheus metrics at /metrics and the live dashboard at / (env SHIFTWORK_METRICS_LISTEN or SHIFTWORK_HTTP_LISTEN; default: off; port 0 picks a free one). Beyond loopback, the dashboard needs --dashboard-token-file."
@@ -216,22 +222,27 @@ struct CoordinatorCommand: AsyncParsableCommand {
         let authentication = try allowLists.authentication(
             endpoint: endpoint, secretKey: Environment.resolve(secretKey, "SECRET_KEY"),
             insecure: Environment.flag(insecure, "INSECURE"))
-        let coordinator = try Coordinator(
-            configuration: CoordinatorConfiguration(
-                listen: [endpoint],
-                workerTimeout: .seconds(try Environment.resolve(workerTimeout, "WORKER_TIMEOUT", default: 5)),
-                socketOptions: socketOptions,
-                maxDownloadsPerHost: try Environment.resolve(
-                    maxDownloadsPerHost, "MAX_DOWNLOADS_PER_HOST", default: ClusterDefaults.maxDownloadsPerHost),
-                dataDirectory: dataDirectory,
-                maxBatchItems: try batchItemLimit(),
-                maxPendingItemsPerClient: try Environment.resolve(
-                    maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT",
-                    default: ClusterDefaults.maxPendingItemsPerClient),
-                authentication: authentication, retention: try retention()
-            ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))).scheduled(try schedulingPolicy())
-                .limitingClients(queuedItems: try clientLimits().queuedItems, batches: try clientLimits().batches),
-            logger: logger)
+        let uploadWindow = try Environment.resolve(
+            uploadWindowMb, "UPLOAD_WINDOW_MB", default: Int(ClusterDefaults.uploadWindowBytes >> 20))
+        guard uploadWindow > 0 else {
+            throw CommandError("--upload-window-mb must be at least 1 (got \(uploadWindow))")
+        }
+        var settings = try CoordinatorConfiguration(
+            listen: [endpoint],
+            workerTimeout: .seconds(try Environment.resolve(workerTimeout, "WORKER_TIMEOUT", default: 5)),
+            socketOptions: socketOptions,
+            maxDownloadsPerHost: try Environment.resolve(
+                maxDownloadsPerHost, "MAX_DOWNLOADS_PER_HOST", default: ClusterDefaults.maxDownloadsPerHost),
+            dataDirectory: dataDirectory,
+            maxBatchItems: try batchItemLimit(),
+            maxPendingItemsPerClient: try Environment.resolve(
+                maxPendingItemsPerClient, "MAX_PENDING_ITEMS_PER_CLIENT",
+                default: ClusterDefaults.maxPendingItemsPerClient),
+            authentication: authentication, retention: try retention()
+        ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))).scheduled(try schedulingPolicy())
+            .limitingClients(queuedItems: try clientLimits().queuedItems, batches: try clientLimits().batches)
+        settings.uploadWindowBytes = UInt64(uploadWindow) << 20
+        let coordinator = try Coordinator(configuration: settings, logger: logger)
         let bound: String?
         do {
             bound = try await coordinator.start()

@@ -10,7 +10,7 @@ struct SubmitCommand: AsyncParsableCommand {
         commandName: "submit",
         abstract: "Send a batch of images to a coordinator and write the results into a directory.",
         discussion:
-            "Workers fetch the inputs, so give URLs they can reach (local paths only work for workers started with --allow-local-files on this machine); '-' reads the inputs from standard input, one a line. A directory's folders are kept under --out or the sink (--flat: all at the top)."
+            "Workers fetch URLs themselves; local files and directories are uploaded: their bytes go to the coordinator when it asks for them (--shared-disk sends their paths instead, for workers started with --allow-local-files that share this disk). '-' reads the inputs from standard input, one a line. A directory's folders are kept under --out or the sink (--flat: all at the top)."
     )
 
     @Option(help: "Seconds to wait for the coordinator to accept the batch (env SHIFTWORK_TIMEOUT; default 10).")
@@ -18,9 +18,15 @@ struct SubmitCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Print the batch's ID once the coordinator has accepted the batch, and exit 0 without waiting for its items; `status`, `results` and `retry` take it up later (`results` needs a coordinator with --data-dir)."
+            "Print the batch's ID once the coordinator has accepted the batch (with local files: once their bytes are in its data directory), and exit 0 without waiting for its items; `status`, `results` and `retry` take it up later (`results`, and local files, need a coordinator with --data-dir)."
     )
     var detach = false
+
+    @Flag(
+        help:
+            "Send local files' paths instead of their bytes: for workers started with --allow-local-files that read the same disk as this client (a shared mount)."
+    )
+    var sharedDisk = false
 
     @OptionGroup var coordinator: CoordinatorEndpointOption
     @OptionGroup var batch: BatchOptions
@@ -30,7 +36,8 @@ struct SubmitCommand: AsyncParsableCommand {
     func run() async throws {
         _ = try logging.makeLogger(label: "shiftwork.submit", defaultLevel: .warning)
         let reporter = BatchReporter(json: batch.json)
-        let submission = try sharing.applied(to: await batch.submission())
+        var submission = try sharing.applied(to: await batch.submission())
+        submission.uploadsLocalFiles = !sharedDisk
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
         if detach {
             try await withCoordinator(coordinator, responseTimeout: .seconds(timeout)) { client in

@@ -24,6 +24,8 @@ struct BatchRun {
     private(set) var nextIndex = 0
     /// Failed attempts a previous run of the coordinator journaled, by item, for items not started yet.
     var restoredAttempts: [Int: [AttemptStatus]] = [:]
+    /// The submitted items that are a client's local files, uploaded (`BatchItem.upload`), by index.
+    let uploads: [Int: UploadMetadata]
 
     /// Items of one batch with tasks at once: far above any cluster's slot count, far below a large batch.
     static let maxStartedItems = 4_096
@@ -40,6 +42,9 @@ struct BatchRun {
         retrySchedule = TaskRetrySchedule(submit)
         self.sharesHosts = sharesHosts
         self.capsHosts = capsHosts
+        var uploads: [Int: UploadMetadata] = [:]
+        for (index, item) in submit.items.enumerated() { if let upload = item.upload { uploads[index] = upload } }
+        self.uploads = uploads
     }
 
     /// The group this batch's downloads wait in for a host's turn.
@@ -82,6 +87,12 @@ struct BatchRun {
             filter.sink = sink
             filter.sinkName = item.outputName  // unique within the batch (BatchRegistry)
             filter.s3Endpoint = s3Endpoint
+        }
+        if uploads[index] != nil {
+            // An uploaded file: no download; the tilt-shift waits for the bytes (`UploadWindow`).
+            return ItemRun(
+                index: index, tasks: [filter], followOn: nil, host: nil, retrySchedule: retrySchedule,
+                restoredAttempts: restored, awaitsUpload: true)
         }
         var fetch = TaskAssignment(
             taskID: "\(batchID)/\(index)/download", batchID: batchID, attempt: firstAttempt,

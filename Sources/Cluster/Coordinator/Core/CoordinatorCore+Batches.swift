@@ -26,14 +26,15 @@ extension CoordinatorCore {
     mutating func admit(_ batchID: String) {
         guard let pending = pendingAcceptances.removeValue(forKey: batchID) else { return }
         let (planned, submit, client) = (pending.planned, pending.submit, pending.sender.identity)
-        let (out, _) = registry.register(
+        var (out, _) = registry.register(
             planned, answering: submit.requestID, coordinatorID: dispatcher.coordinatorID,
             now: eventInstant)
         log(.info, "batch accepted", ["batch": batchID, "client": "\(client)", "items": "\(planned.items.count)"])
+        if uploads.spools { out = out.map(Self.sayingUploadsAreSpooled) }
         send(out)
         deadlines.set(batchID, seconds: submit.deadlineSeconds, from: eventInstant)
         rerunPlans[batchID] = RerunPlan(submit)  // kept while the batch is: a retry plans its items the same way
-        adopt(planned, submit: submit, client: pending.sender.client)
+        adopt(planned, submit: submit, client: pending.sender.client, uploadClient: client)
     }
 
     /// The journal could not take the acceptance: nothing of the batch was registered or sent, so it is
@@ -92,20 +93,23 @@ extension CoordinatorCore {
                 }
             }
             guard registry.batches[saved.batchID]?.isComplete == false else { continue }
-            adopt(planned, submit: saved.submit, client: owner, restoredAttempts: saved.failedAttempts)
+            adopt(
+                planned, submit: saved.submit, client: owner, restoredAttempts: saved.failedAttempts,
+                restoredUploads: true)
         }
     }
 
     /// Gives a registered batch its running part, tells the dispatcher whose it is, and starts its first items.
     mutating func adopt(
         _ planned: RegisteredBatch, submit: SubmitBatch, client: ClientIdentity,
-        restoredAttempts: [Int: [AttemptStatus]] = [:]
+        restoredAttempts: [Int: [AttemptStatus]] = [:], uploadClient: PeerIdentity? = nil, restoredUploads: Bool = false
     ) {
         dispatcher.share(batch: planned.batchID, as: ShareClass(client: client, priority: planned.priority))
         runs[planned.batchID] = BatchRun(
             batchID: planned.batchID, submit: submit, firstAttempt: (settings.incarnation - 1) * 1_000 + 1,
             sharesHosts: settings.scheduling == .fairShare, capsHosts: settings.maxDownloadsPerHost > 0)
         runs[planned.batchID]?.restoredAttempts = restoredAttempts
+        registerUploads(of: planned.batchID, client: uploadClient, restored: restoredUploads)
         startItems(of: planned.batchID)
     }
 
@@ -122,6 +126,10 @@ extension CoordinatorCore {
     private mutating func startItem(_ index: Int, of batchID: String) {
         guard var item = runs[batchID]?.items[index], let group = runs[batchID]?.hostGroup else { return }
         for task in item.tasks { owners[task.taskKey] = TaskOwner(batchID: batchID, itemIndex: index) }
+        if item.phase == .awaitingUpload {
+            runs[batchID]?.items[index] = item
+            return wantUpload(index, of: batchID)  // queued once its bytes are in
+        }
         if let host = item.host {
             guard downloadTurns.take(host, for: DownloadTurns.Waiter(batchID: batchID, itemIndex: index), group: group)
             else {
@@ -160,10 +168,18 @@ extension CoordinatorCore {
     /// Forgets the batches the registry retired, in the journal too.
     mutating func forget(_ retired: [String]) {
         for batchID in retired {
+            forgetUploads(of: batchID)
             runs[batchID] = nil
             rerunPlans[batchID] = nil
             journal(.retired(batchID: batchID))
             append(.released(batchID: batchID))
         }
+    }
+
+    /// A `BatchAccepted` that tells the client its uploads are spooled (it may leave once they are in).
+    private static func sayingUploadsAreSpooled(_ outbound: Outbound) -> Outbound {
+        guard case .batchAccepted(var accepted) = outbound.message else { return outbound }
+        accepted.uploadSpool = true
+        return Outbound(peer: outbound.peer, message: .batchAccepted(accepted))
     }
 }

@@ -64,6 +64,7 @@ extension CoordinatorCore {
         } else if let restored = runs[batchID]?.restoredAttempts.removeValue(forKey: index) {
             registry.noteFailedAttempts(restored, item: index, of: batchID)
         }
+        releaseUpload(index, of: batchID)
         guard registry.batches[batchID]?.items[index].state.isFinished == false else { return }
         var added: ItemsAdded?
         if case .output(let output) = outcome, ManifestList.isList(output) {
@@ -94,6 +95,7 @@ extension CoordinatorCore {
         // Before the client hears of it: what a client was told survives a crash of the coordinator.
         journal(.finished(end.finished))
         if let summary = end.batchFinished {
+            forgetUploads(of: batchID)
             runs[batchID] = nil
             dispatcher.forgetShare(of: batchID)
             append(.released(batchID: batchID))

@@ -19,6 +19,10 @@ struct CoordinatorCore {
         var taskTimeout = CoordinatorConfiguration.defaultTaskTimeout
         /// Seeds the random part of retry waits.
         var seed: UInt64 = 0x5EED
+        /// Uploaded bytes asked for and held at once (`--upload-window-mb`, `UploadWindow`).
+        var uploadWindowBytes = ClusterDefaults.uploadWindowBytes
+        /// Received uploads go to the data directory's spool (`--data-dir`).
+        var spoolsUploads = false
     }
 
     /// The item a task key belongs to.
@@ -46,6 +50,8 @@ struct CoordinatorCore {
     var pendingAcceptances: [String: PendingAcceptance] = [:]
     /// Retries chosen whose record the journal has not confirmed yet.
     var pendingRetries: [String: PendingRetry] = [:]
+    /// Uploaded files: what is asked of which client, and the bytes held (docs/protocol.md, "Uploads").
+    var uploads: UploadWindow
     private var random: SplitMix64
     /// The effects of the event being handled, in order.
     private var effects: [CoreEffect] = []
@@ -63,6 +69,7 @@ struct CoordinatorCore {
         downloadTurns = DownloadTurns(limit: settings.maxDownloadsPerHost)
         taskTimeouts = TaskTimeouts(limit: settings.taskTimeout)
         random = SplitMix64(seed: settings.seed)
+        uploads = UploadWindow(limitBytes: settings.uploadWindowBytes, spools: settings.spoolsUploads)
     }
 
     /// Tasks accepted and not started: queued in the dispatcher, or not there yet (waiting for their turn
@@ -149,6 +156,10 @@ struct CoordinatorCore {
             reopen(batchID)
         case .notRecorded(.retry(let batchID), let reason):
             refuseUnrecordedRetry(batchID, reason: reason)
+        case .uploadData(let upload, let peer): receiveUpload(upload, from: peer)
+        case .uploadsAttached(let batchID, let peer): attachUploads(batchID, client: peer)
+        case .uploadSpooled(let item, let written): uploadSpooled(item, written: written)
+        case .uploadLoaded(let item, let bytes, let crc): uploadLoaded(item, bytes: bytes, crc32c: crc)
         }
         settle()
         flushSends()

@@ -20,6 +20,8 @@ enum CoreEffect {
     case released(batchID: String)
     /// A log line; `metadata` values may come from the network and are escaped by the actor.
     case log(Logger.Level, String, metadata: [String: String])
+    /// Uploaded files: spool I/O, counting (`UploadIO`).
+    case upload(UploadIO)
 }
 
 /// A decision the core holds back until the journal has its record (`CoreEffect.recordDurably`).

@@ -35,6 +35,14 @@ enum CoreEvent {
     case recorded(DurableDecision)
     /// The journal could not take it: the decision is dropped and the client refused with why.
     case notRecorded(DurableDecision, reason: String)
+    /// A client sends an uploaded file's bytes (or why it cannot), as asked (`UploadWindow`).
+    case uploadData(UploadData, from: PeerIdentity)
+    /// A client attached to a batch (`FetchResults`, `submit --key`): it is asked for what awaits upload.
+    case uploadsAttached(batchID: String, client: PeerIdentity)
+    /// The actor wrote an upload to the spool (`written`), or could not (`UploadIO.spool`).
+    case uploadSpooled(UploadWindow.Item, written: Bool)
+    /// The actor read an upload back from the spool; `nil`: gone or damaged (`UploadIO.load`).
+    case uploadLoaded(UploadWindow.Item, bytes: [UInt8]?, crc32c: UInt32)
 }
 
 /// A timer the core asks the actor to set; it comes back as `CoreEvent.timerFired`.

@@ -17,6 +17,8 @@ struct ItemRun {
         case dispatched
         /// Its current task failed and runs again once its `CoreTimer.retry` fires.
         case waitingToRetry
+        /// An uploaded file's tilt-shift: it waits for the file's bytes (`UploadWindow`, `uploaded(_:)`).
+        case awaitingUpload
     }
 
     /// What the core does after an event of the item.
@@ -51,7 +53,7 @@ struct ItemRun {
     /// An item about to start: its first task (a download waits for its host's turn when `host` is set).
     init(
         index: Int, tasks: [TaskAssignment], followOn: TaskAssignment?, host: String?, retrySchedule: TaskRetrySchedule,
-        restoredAttempts: [AttemptStatus] = []
+        restoredAttempts: [AttemptStatus] = [], awaitsUpload: Bool = false
     ) {
         self.index = index
         self.tasks = tasks
@@ -64,7 +66,21 @@ struct ItemRun {
             assignment: first, lineage: nil, attempt: Self.earlier(restoredAttempts, of: first).count + 1,
             workerLosses: Self.earlier(restoredAttempts, of: first).filter { $0.code == .workerLost }.count,
             followOn: self.followOn)
-        phase = host == nil ? .dispatched : .waitingForHost
+        phase = awaitsUpload ? .awaitingUpload : host == nil ? .dispatched : .waitingForHost
+    }
+
+    /// The uploaded file's bytes are in: the tilt-shift goes with them injected (its retries keep them).
+    /// `nil` unless the item awaits its upload.
+    mutating func uploaded(_ input: InjectedInput) -> RemoteRun.Request? {
+        guard phase == .awaitingUpload else { return nil }
+        var task = tasks[stage]
+        task.inputs = [input]
+        let earlier = Self.earlier(failedAttempts, of: task)
+        run = RemoteRun(
+            assignment: task, lineage: nil, attempt: earlier.count + 1,
+            workerLosses: earlier.filter { $0.code == .workerLost }.count)
+        phase = .dispatched
+        return run.request
     }
 
     /// The task that runs now.

@@ -130,6 +130,9 @@ struct UploadWindow {
     /// The items `batchID` has to upload and where each stands (for status and tests).
     func state(of item: Item) -> State? { batches[item.batchID]?.entries[item.index]?.state }
 
+    /// Whether `item` is an upload item whose bytes the coordinator does not hold yet.
+    func isAwaitingBytes(_ item: Item) -> Bool { batches[item.batchID]?.entries[item.index]?.isAwaiting == true }
+
     /// Whether `item` is an upload item of a batch this window knows.
     func isUpload(_ item: Item) -> Bool { state(of: item) != nil }
 
