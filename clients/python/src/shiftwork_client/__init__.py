@@ -16,6 +16,7 @@ from .local_upload import UPLOAD_LIMIT_BYTES
 from .models import (AttemptStatus, BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
                      ClientStatus, ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, LeftOut, Output,
                      RetryAccepted, TiltShift, UploadMetadata, UploadRequest, UploadWanted, WorkerStatus)
+from .printable import printable
 from .redaction import redact_source, redact_urls
 from .session import MAJOR, MINOR
 from .submit_options import SubmitOptions
@@ -26,6 +27,6 @@ __all__ = [
     "ItemResult",
     "ItemsAdded", "ItemStatus", "KeyFileError", "LeftOut", "MAJOR", "MINOR", "NoAnswerError", "Output",
     "ProtocolVersionError", "RefusedError", "RetryAccepted", "ShiftworkError", "SubmitOptions", "TiltShift",
-    "UPLOAD_LIMIT_BYTES", "UploadMetadata", "UploadRequest", "UploadWanted", "WorkerStatus", "read_key",
+    "UPLOAD_LIMIT_BYTES", "UploadMetadata", "UploadRequest", "UploadWanted", "WorkerStatus", "printable", "read_key",
     "redact_source", "redact_urls",
 ]
