@@ -42,6 +42,8 @@ public struct BatchResults: Sendable {
             for (done, outcome) in listed.enumerated() { progress(.item(outcome, done: done + 1, total: listed.count)) }
             return BatchSummary(batchID: batchID, items: listed)
         }
+        // Local files still awaiting upload (their client went away) are sent by this one, on this machine.
+        client.uploads.allow(ClientUploads.localSources(of: batch))
         var collector = BatchOutputCollector(outputDirectory: outputDirectory, overwrite: overwrite, itemsOf: batch)
         collector.layout = layout
         return try await collector.collect(await client.results(batchID: batchID), progress: progress)

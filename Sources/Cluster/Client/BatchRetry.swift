@@ -37,6 +37,8 @@ public struct BatchRetry: Sendable {
         // The sources, for the summary; the output names come with the results. A status refused (a batch
         // unknown, or another client's) leaves them out: the retry's own refusal says why.
         let status = try? await client.status(batchID: batchID)
+        // Local files the batch was submitted with: re-run items need their bytes again (uploads).
+        client.uploads.allow(ClientUploads.localSources(of: status?.batches.first { $0.batchID == batchID }))
         var collector = BatchOutputCollector(
             outputDirectory: outputDirectory, overwrite: overwrite,
             itemsOf: status?.batches.first { $0.batchID == batchID })

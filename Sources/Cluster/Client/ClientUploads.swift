@@ -64,4 +64,11 @@ final class ClientUploads: Sendable {
         }
         waiter?.resume(returning: spooled)
     }
+
+    /// The absolute paths among a batch's sources (as `status` lists them): the local files it was submitted
+    /// with, which `results` and `retry` on this machine may be asked for. Each is still sent only when it is
+    /// what was announced (its size and modification time to the nanosecond).
+    static func localSources(of batch: BatchStatus?) -> [String] {
+        (batch?.items ?? []).map(\.source).filter { $0.hasPrefix("/") }
+    }
 }
