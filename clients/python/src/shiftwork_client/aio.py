@@ -13,7 +13,7 @@ import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
 from . import connection, local_inputs, local_upload
-from .errors import ShiftworkError
+from .errors import RefusedError, ShiftworkError
 from .keys import CurveKeys
 from .models import BatchAccepted, BatchEvent, BatchResult, CancelResult, ClusterStatus, LeftOut, TiltShift
 from .batch_state import BatchState
@@ -118,8 +118,8 @@ class AsyncClient(connection.Connection):
 
     async def results(self, batch_id: str, *, uploads: Sequence[str] = ()) -> AsyncBatch:
         """Attaches to a batch and returns it: finished items first, then the others as they finish;
-        `uploads` as for `Client.results`."""
-        self._uploads.allow_under(uploads)
+        the batch's local files sent when asked, as for `Client.results`."""
+        await self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.fetch(batch_id)
         accepted = await self._request(request_id, data, f"the results of {batch_id}")
         return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
@@ -127,7 +127,7 @@ class AsyncClient(connection.Connection):
     async def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None, *,
                     uploads: Sequence[str] = ()) -> AsyncBatch:
         """Runs a finished batch's failed and cancelled items again (or only `items`), as `Client.retry`."""
-        self._uploads.allow_under(uploads)
+        await self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.retry(batch_id, items)
         accepted = await self._request(request_id, data, f"the retry of {batch_id}")
         return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
@@ -144,6 +144,15 @@ class AsyncClient(connection.Connection):
                                                      f"minor 2 carries a cancel out without answering)")
 
     # ------------------------------------------------------------------------------------------------ plumbing
+
+    async def _allow_uploads_of(self, batch_id: str, roots: Sequence[str]) -> None:
+        """As `Client._allow_uploads_of`."""
+        self._uploads.allow_under(roots)
+        try:
+            status = await self.status(batch_id)
+        except RefusedError:
+            return
+        self._uploads.allow(local_inputs.absolute_sources(status, batch_id))
 
     async def _request(self, request_id: str, data: bytes, what: str):
         if self._broken is not None:

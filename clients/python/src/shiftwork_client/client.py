@@ -12,7 +12,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from . import connection, local_inputs, local_upload
-from .errors import ShiftworkError
+from .errors import RefusedError, ShiftworkError
 from .keys import CurveKeys
 from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, LeftOut,
                      TiltShift)
@@ -120,10 +120,11 @@ class Client(connection.Connection):
     def results(self, batch_id: str, *, uploads: Sequence[str] = ()) -> Batch:
         """Attaches to a batch (submitted by anyone, perhaps before a restart) and returns it: its items
         finished so far come first, then the others as they finish. Needs a coordinator with ``--data-dir``.
-        `uploads`: files or directories whose files this client may send when the coordinator asks for the
-        batch's uploaded files it does not hold (a batch submitted by another client or process; those this
-        client submitted itself are sent anyway)."""
-        self._uploads.allow_under(uploads)
+        The batch's uploaded files that the coordinator does not hold are sent when it asks, as
+        ``shiftwork results`` does: the batch's sources that are absolute paths (asked of the coordinator with
+        `status` first), and any file at or below `uploads` (files or directories); each only while it is what
+        was announced (its size and modification time)."""
+        self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.fetch(batch_id)
         accepted = self._request(request_id, data, f"the results of {batch_id}")
         return Batch(self, accepted)
@@ -140,7 +141,7 @@ class Client(connection.Connection):
 
         Raises `RefusedError` for an unknown batch (``REFUSAL_CODE_UNKNOWN_BATCH``), a batch still running,
         a name that is no item of it or an item that succeeded (``REFUSAL_CODE_INVALID_REQUEST``)."""
-        self._uploads.allow_under(uploads)
+        self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.retry(batch_id, items)
         accepted = self._request(request_id, data, f"the retry of {batch_id}")
         return Batch(self, accepted)
@@ -157,6 +158,16 @@ class Client(connection.Connection):
                                                f"minor 2 carries a cancel out without answering)")
 
     # ------------------------------------------------------------------------------------------------ plumbing
+
+    def _allow_uploads_of(self, batch_id: str, roots: Sequence[str]) -> None:
+        """Lets this client send the local files of `batch_id` (its absolute sources, as `status` lists them)
+        and those under `roots`. A batch the coordinator does not know is left to the request that follows."""
+        self._uploads.allow_under(roots)
+        try:
+            status = self.status(batch_id)
+        except RefusedError:
+            return
+        self._uploads.allow(local_inputs.absolute_sources(status, batch_id))
 
     def _request(self, request_id: str, data: bytes, what: str):
         if self._broken is not None:

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import local_upload
 from .image_directory import READABLE_FORMATS, ImageDirectory
-from .models import LeftOut, UploadMetadata
+from .models import ClusterStatus, LeftOut, UploadMetadata
 from .naming import output_names
 
 
@@ -34,6 +34,13 @@ class PreparedInputs:
     def upload_paths(self) -> Tuple[str, ...]:
         """The local files this submission uploads (the only files this client sends when asked)."""
         return tuple(source for source, upload in zip(self.sources, self.uploads) if upload is not None)
+
+
+def absolute_sources(status: ClusterStatus, batch_id: str) -> List[str]:
+    """The sources of batch `batch_id` in `status` that are absolute paths: the local files it was submitted
+    with, which a client attaching on the same machine (`results`, `retry`) may be asked for."""
+    return [item.source for batch in status.batches if batch.batch_id == batch_id for item in batch.items
+            if item.source.startswith("/")]
 
 
 def local_path(source: str) -> Optional[str]:
