@@ -192,4 +192,16 @@ public final class PolledSocketExecutor: SerialExecutor, Sendable {
     public func stopTimer() {
         onThread("stopTimer") { $0.stopTimer() }
     }
+
+    /// Calls `call` on the thread once, `delay` from now or soon after (between jobs; `assumeIsolated` works
+    /// there): a one-shot timer that belongs to the thread, as NIO's `scheduleTask` belongs to its event loop,
+    /// instead of a task that sleeps. Call it on the thread.
+    public func schedule(after delay: Duration, _ call: @escaping @Sendable () -> Void) {
+        onThread("schedule") { $0.schedule(at: .now + delay, call) }
+    }
+
+    /// Drops every call `schedule(after:_:)` set that has not run yet (call it on the thread).
+    public func cancelScheduledCalls() {
+        onThread("cancelScheduledCalls") { $0.cancelScheduledCalls() }
+    }
 }

@@ -37,6 +37,8 @@ final class PolledSocketLoop {
     /// within a send: the handler may well send).
     private var unroutable: [[UInt8]] = []
     private var timer: Timer?
+    /// One-shot calls (`schedule(at:_:)`), due in order.
+    private var scheduledCalls = ScheduledCalls()
     /// What the last `zmq_poll` found.
     private var socketReadable = false
     private var monitorReadable = false
@@ -61,6 +63,7 @@ final class PolledSocketLoop {
             if !backlog.isEmpty { flushBacklog() }
             reportUnroutable()
             fireTimerIfDue()
+            runDueCalls()
             if taken.stopped && taken.jobs.isEmpty { break }
             let timeout = posts.prepareToSleep() ? pollTimeout() : 0
             poll(&items, timeoutMilliseconds: timeout)
@@ -99,10 +102,12 @@ final class PolledSocketLoop {
         if items.count > 2 { monitorReadable = items[2].revents != 0 }
     }
 
-    /// Milliseconds until the timer is due (rounded up), or -1 (no timer: until something happens).
+    /// Milliseconds until the timer or the next scheduled call is due (rounded up), or -1 (neither: until
+    /// something happens).
     private func pollTimeout() -> Int {
-        guard let timer else { return -1 }
-        let remaining = timer.next - .now
+        let next = [timer?.next, scheduledCalls.nextDue].compactMap { $0 }.min()
+        guard let next else { return -1 }
+        let remaining = next - .now
         guard remaining > .zero else { return 0 }
         let (seconds, attoseconds) = remaining.components
         return Int(seconds) * 1_000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
@@ -116,6 +121,12 @@ final class PolledSocketLoop {
         if due.next <= now { due.next = now + due.interval }  // late by more than a tick: no catch-up burst
         timer = due
         due.tick()
+    }
+
+    /// Runs the scheduled calls that are due (a call scheduled by one of them for now runs next turn).
+    private func runDueCalls() {
+        let now = ContinuousClock.now
+        while let call = scheduledCalls.takeDue(asOf: now) { call() }
     }
 
     // MARK: Receiving
@@ -236,5 +247,15 @@ final class PolledSocketLoop {
 
     func stopTimer() {
         timer = nil
+    }
+
+    /// Calls `call` on the thread once, at `due` or soon after.
+    func schedule(at due: ContinuousClock.Instant, _ call: @escaping @Sendable () -> Void) {
+        scheduledCalls.schedule(at: due, call)
+    }
+
+    /// Drops every scheduled call not yet run.
+    func cancelScheduledCalls() {
+        scheduledCalls.removeAll()
     }
 }

@@ -67,6 +67,20 @@ final class PolledSocketExecutorTests: XCTestCase {
 
         func stopTicking() { executor.stopTimer() }
 
+        /// Calls run by `schedule(after:)`, by the number each was given.
+        private(set) var calls: [Int] = []
+
+        /// Schedules a call for each of `delays` (in milliseconds), noting its index when it runs.
+        func schedule(delays: [Int]) {
+            for (index, delay) in delays.enumerated() {
+                executor.schedule(after: .milliseconds(delay)) { [weak self] in
+                    self?.assumeIsolated { echo in echo.exclusively("a scheduled call") { echo.calls.append(index) } }
+                }
+            }
+        }
+
+        func cancelScheduledCalls() { executor.cancelScheduledCalls() }
+
         func stopEchoing() { echoes = false }
 
         /// Sends on the thread (from a job) to a peer that is not connected.
@@ -89,6 +103,23 @@ final class PolledSocketExecutorTests: XCTestCase {
             if ContinuousClock.now > limit { return XCTFail("still not: \(what)") }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    func testScheduledCallsRunOnTheThreadInTheOrderTheyAreDueAndCancelledOnesNever() async throws {
+        let echo = try Echo()
+        await echo.schedule(delays: [60, 5, 30, 0, 30])
+        try await eventually("five calls ran") { await echo.calls.count == 5 }
+        let calls = await echo.calls
+        XCTAssertEqual(calls, [3, 1, 2, 4, 0], "due first runs first; equal instants in the order scheduled")
+        await echo.schedule(delays: [40, 40])
+        await echo.cancelScheduledCalls()
+        await echo.schedule(delays: [0, 80])  // indexes 0 and 1 again: only these two may run
+        // The last of them is due after the cancelled ones were: had they not been dropped, they ran before it.
+        try await eventually("the two calls scheduled after the cancel ran") { await echo.calls.count == 7 }
+        let late = await echo.calls
+        let violations = await echo.violations
+        XCTAssertEqual(Array(late.dropFirst(5)), [0, 1], "cancelled calls never run")
+        XCTAssertEqual(violations, [])
     }
 
     func testMessagesInJobsBetweenThemSendsFromTheThreadAndFromElsewhereThenClose() async throws {

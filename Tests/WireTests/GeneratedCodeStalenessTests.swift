@@ -3,8 +3,8 @@ import XCTest
 
 /// The generated protobuf code that is committed is what the generation scripts make from proto/ today:
 /// the protobuf-c code in Sources/CShiftworkProto (scripts/generate-proto) and the Python client's module
-/// in clients/python/src/shiftwork_client/_proto (scripts/generate-proto-python), and the Swift builders and
-/// decoders of the wire types in Sources/Wire/Generated (scripts/generate-wire-swift). `make proto` runs all three.
+/// in clients/python/src/shiftwork_client/_proto (scripts/generate-proto-python), and the Swift wire types with
+/// their builders and decoders in Sources/Wire/Generated (scripts/generate-wire-swift). `make proto` runs all three.
 final class GeneratedCodeStalenessTests: XCTestCase {
     func testCommittedProtobufCCodeIsUpToDate() throws {
         try assertUpToDate(

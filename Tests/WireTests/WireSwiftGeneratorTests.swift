@@ -2,8 +2,9 @@ import Foundation
 import XCTest
 
 /// The generator of Sources/Wire/Generated passes its own unit tests (scripts/wire-swift/tests, run by
-/// `scripts/generate-wire-swift --self-test`): a change that breaks its name conversions, its mapping's checks or
-/// the order of its payload walk fails here, with the Python test's own message, not only as stale output.
+/// `scripts/generate-wire-swift --self-test`): a change that breaks its name conversions, its mapping's checks, the
+/// order of its payload walk, boxed members, the enums or the files per group fails here, with the Python test's
+/// own message, not only as stale output.
 final class WireSwiftGeneratorTests: XCTestCase {
     func testTheGeneratorPassesItsUnitTests() throws {
         let process = Process()

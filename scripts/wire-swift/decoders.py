@@ -92,18 +92,20 @@ def write_decoder(schema, message, w):
         member = schema.member(message, field)
         value = field_decoder(schema, message, field, "c")
         statements = []
+        # A member held by reference is a computed property: set once every stored one is.
+        computed = schema.is_boxed(message, field)
         if mapping.get("unreadable"):
             statements += [
                 "do {",
-                f"    {'' if mapping.get('computed') else 'self.'}{member} = {value}",
+                f"    {'' if computed else 'self.'}{member} = {value}",
                 "} catch {",
                 "    guard case .invalidField(let detail) = error else { throw error }",
                 "    unreadableField = unreadableField ?? detail",
                 "}",
             ]
         else:
-            statements.append(f"{'' if mapping.get('computed') else 'self.'}{member} = {value}")
-        if mapping.get("computed") or mapping.get("unreadable"):
+            statements.append(f"{'' if computed else 'self.'}{member} = {value}")
+        if computed or mapping.get("unreadable"):
             later += statements
         else:
             for line in statements:

@@ -26,6 +26,22 @@ class GeneratorError(Exception):
     pass
 
 
+# The keys mapping.toml may use, per kind of entry (mapping.toml's header says what each means); any other key is
+# an error, so that a misspelt one fails instead of being ignored.
+ENUM_KEYS = {"swift", "noun", "unknown", "skip"}
+MESSAGE_KEYS = {
+    "swift", "skip", "unwrap", "field_path", "after_decode", "file", "required", "init", "conformances", "fields",
+    "oneofs"}
+FIELD_KEYS = {"swift", "unknown", "unreadable", "boxed", "finite", "constant", "default"}
+ONEOF_KEYS = {"swift", "type", "message"}
+
+
+def check_keys(where, entry, known):
+    for key in entry:
+        if key not in known:
+            raise GeneratorError(f"mapping: {where} has an unknown key {key!r} (known: {', '.join(sorted(known))})")
+
+
 def camel_to_snake(name):
     """protobuf-c's lower-case form of a CamelCase name: TiltShiftParameters -> tilt_shift_parameters."""
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
@@ -50,6 +66,7 @@ class Schema:
         self.order = []
         self.comments = {}
         self.location_of = {}
+        self.enum_location_of = {}
         for file in files:
             if file.package != PACKAGE:
                 continue
@@ -57,8 +74,9 @@ class Schema:
                 text = location.leading_comments or location.trailing_comments
                 if text.strip():
                     self.comments[(file.name, tuple(location.path))] = text
-            for enum in file.enum_type:
+            for index, enum in enumerate(file.enum_type):
                 self.enums[enum.name] = enum
+                self.enum_location_of[enum.name] = (file.name, (5, index))
             for index, message in enumerate(file.message_type):
                 self.location_of[message.name] = (file.name, (4, index))
                 if message.nested_type or message.enum_type:
@@ -72,21 +90,72 @@ class Schema:
         for key in self.mapping:
             if key not in known:
                 raise GeneratorError(f"mapping: unknown section [{key}]")
-        for name in self.mapping.get("enums", {}):
+        for name, entry in self.mapping.get("enums", {}).items():
             if name not in self.enums:
                 raise GeneratorError(f"mapping: [enums.{name}] names no enum of {PACKAGE}")
+            check_keys(f"[enums.{name}]", entry, ENUM_KEYS)
         for name, entry in self.mapping.get("messages", {}).items():
             message = self.messages.get(name)
             if message is None:
                 raise GeneratorError(f"mapping: [messages.{name}] names no message of {PACKAGE}")
-            fields = {field.name for field in message.field}
-            for field in entry.get("fields", {}):
+            check_keys(f"[messages.{name}]", entry, MESSAGE_KEYS)
+            fields = {field.name: field for field in message.field}
+            for field, field_entry in entry.get("fields", {}).items():
                 if field not in fields:
                     raise GeneratorError(f"mapping: [messages.{name}.fields.{field}]: {name} has no field {field}")
+                check_keys(f"[messages.{name}.fields.{field}]", field_entry, FIELD_KEYS)
+                if field_entry.get("boxed") and (
+                        fields[field].type != FD.TYPE_MESSAGE or fields[field].label == FD.LABEL_REPEATED
+                        or is_real_oneof(fields[field], message)):
+                    raise GeneratorError(
+                        f"mapping: [messages.{name}.fields.{field}] boxed: only a message field that is neither "
+                        "repeated nor in a oneof can be held by reference")
             oneofs = {oneof.name for oneof in message.oneof_decl}
-            for oneof in entry.get("oneofs", {}):
+            for oneof, oneof_entry in entry.get("oneofs", {}).items():
                 if oneof not in oneofs:
                     raise GeneratorError(f"mapping: [messages.{name}.oneofs.{oneof}]: {name} has no oneof {oneof}")
+                check_keys(f"[messages.{name}.oneofs.{oneof}]", oneof_entry, ONEOF_KEYS)
+        self.boxed = self.find_boxed()
+
+    def find_boxed(self):
+        """The fields held by reference, as (message, field) names: those the mapping says `boxed`, and every
+        message field through which its message contains itself (inline, a Swift struct cannot)."""
+        boxed = {
+            (name, field) for name, entry in self.mapping.get("messages", {}).items()
+            for field, field_entry in entry.get("fields", {}).items() if field_entry.get("boxed")}
+
+        def inline_edges(name):
+            """The message fields whose value a Swift value of `name` holds inline: (field, message type)."""
+            message = self.messages[name]
+            return [
+                (field, self.short(field.type_name)) for field in message.field
+                if field.type == FD.TYPE_MESSAGE and field.label != FD.LABEL_REPEATED
+                and (name, field.name) not in boxed and self.short(field.type_name) in self.messages]
+
+        def reaches(start, goal):
+            seen, todo = set(), [start]
+            while todo:
+                name = todo.pop()
+                if name == goal:
+                    return True
+                if name in seen:
+                    continue
+                seen.add(name)
+                todo += [target for _, target in inline_edges(name)]
+            return False
+
+        found = set()
+        for name in self.order:
+            message = self.messages[name]
+            for field, target in inline_edges(name):
+                if not reaches(target, name):
+                    continue
+                if is_real_oneof(field, message):
+                    raise GeneratorError(
+                        f"{name}.{field.name}: through this oneof field {name} contains itself, which a Swift value "
+                        "cannot hold inline; mark another message field on the cycle `boxed = true` in the mapping")
+                found.add((name, field.name))
+        return boxed | found
 
     # ------------------------------------------------------------ mapping look-ups
 
@@ -126,6 +195,16 @@ class Schema:
             path = path + (2, field_index)
         if oneof_index is not None:
             path = path + (8, oneof_index)
+        return self.comment_at(file, path)
+
+    def enum_comment(self, name, value_index=None):
+        """The .proto comment of enum `name`, or of its value_index'th value, as lines; [] without one."""
+        file, path = self.enum_location_of[name]
+        if value_index is not None:
+            path = path + (2, value_index)
+        return self.comment_at(file, path)
+
+    def comment_at(self, file, path):
         text = self.comments.get((file, path), "")
         lines = [line[1:] if line.startswith(" ") else line for line in text.rstrip().split("\n")]
         if not any(line.strip() for line in lines):
@@ -137,6 +216,15 @@ class Schema:
         elif lines[-1].rstrip().endswith(")") and not lines[-1].rstrip().endswith(".)"):
             lines[-1] = lines[-1].rstrip() + "."
         return lines
+
+    def is_boxed(self, message, field):
+        """Whether the Swift member of `field` is held by reference: a private `Shared` stored property behind a
+        computed member (mapping `boxed`, or a field through which its message contains itself)."""
+        return (message.name, field.name) in self.boxed
+
+    def has_unreadable(self, message):
+        """Whether the Swift type of `message` has `unreadableField` (a field of it is `unreadable`)."""
+        return any(entry.get("unreadable") for entry in self.message_map(message.name).get("fields", {}).values())
 
     def member(self, message, field):
         return self.field_map(message, field).get("swift", lower_camel(field.name))

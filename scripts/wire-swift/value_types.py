@@ -76,6 +76,28 @@ def struct_members(schema, message):
     return members
 
 
+UNREADABLE_DOC = [
+    "A field whose value this version cannot act on (an enum value it does not know), as decoding found",
+    "it; `nil` for every message a peer of this version sends. Never encoded: the receiver answers for that",
+    "field (a worker fails such an assignment, naming it) instead of dropping the whole message.",
+]
+
+
+def write_member(schema, message, field_name, name, swift_type, w):
+    """One stored member, or, for a field held by reference, the computed member and its private storage."""
+    field = next((f for f in message.field if f.name == field_name), None)
+    if field is None or not schema.is_boxed(message, field):
+        w(f"    public var {name}: {swift_type}")
+        return
+    wrapped = swift_type[:-1]
+    w(f"    public var {name}: {swift_type} {{")
+    w(f"        get {{ {name}Storage?.value }}")
+    w(f"        set {{ {name}Storage = newValue.map(Shared.init) }}")
+    w("    }")
+    w(f"    /// `{name}` by reference (``Shared``): a value without one pays a pointer, not its inline size.")
+    w(f"    private var {name}Storage: Shared<{wrapped}>?")
+
+
 def write_struct(schema, message, w):
     entry = schema.message_map(message.name)
     swift = schema.swift_type(message.name)
@@ -87,10 +109,14 @@ def write_struct(schema, message, w):
         w(line)
     w(f"public struct {swift}: {', '.join(conformances)} {{")
     members = struct_members(schema, message)
-    for _, name, swift_type, _, lines in members:
+    for field_name, name, swift_type, _, lines in members:
         for line in doc_lines(lines, "    "):
             w(line)
-        w(f"    public var {name}: {swift_type}")
+        write_member(schema, message, field_name, name, swift_type, w)
+    if schema.has_unreadable(message):
+        for line in doc_lines(UNREADABLE_DOC, "    "):
+            w(line)
+        w("    public var unreadableField: String?")
     by_name = {member[0]: member for member in members}
     order = list(entry.get("init", [member[0] for member in members]))
     required = set(entry.get("required", []))
@@ -110,7 +136,11 @@ def write_struct(schema, message, w):
     for index, parameter in enumerate(parameters):
         w(f"        {parameter}{',' if index < len(parameters) - 1 else ''}")
     w("    ) {")
-    for _, swift_name, _, _, _ in members:
-        w(f"        self.{swift_name} = {swift_name}")
+    boxed = {field.name for field in message.field if schema.is_boxed(message, field)}
+    for field_name, swift_name, _, _, _ in members:
+        if field_name in boxed:
+            w(f"        self.{swift_name}Storage = {swift_name}.map(Shared.init)")
+        else:
+            w(f"        self.{swift_name} = {swift_name}")
     w("    }")
     w("}")

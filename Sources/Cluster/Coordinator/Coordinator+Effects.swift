@@ -24,10 +24,9 @@ extension Coordinator {
                 }
             case .send(let out): send(out)
             case .setTimer(let wait, let timer):
-                // A rare path (a failed attempt): a task sleeps for the wait, then the core hears of it.
-                Task { [weak self] in
-                    try? await Task.sleep(for: wait)
-                    await self?.timerFired(timer)
+                // A one-shot timer of the socket's thread (dropped by `stop()`), not a task that sleeps.
+                executor.schedule(after: wait) { [weak self] in
+                    self?.assumeIsolated { $0.timerFired(timer) }
                 }
             case .released:
                 AllocatorTrim.request()  // trimmed at the next tick

@@ -13,27 +13,58 @@ extension Coordinator {
         guard let catchUp else { return }
         logger.info("client attached to a batch", metadata: ["batch": "\(request.batchID)", "client": "\(peer)"])
         apply(.uploadsAttached(batchID: request.batchID, client: peer))  // what awaits upload is asked of it
-        background.append(Task { await self.catchUp(catchUp) })
+        catchingUp.runs.append(CatchUpQueue.Run(progress: catchUp))
+        // Not now: the messages of this wake-up are still being handled, and their replies sent together.
+        scheduleCatchingUp(after: .zero)
     }
 
-    /// Sends a client the batch's finished items, a few at a time so that the socket's queue stays short,
-    /// until it has them all; then it joins the batch's audience, and gets `BatchFinished` if the batch is done.
-    private func catchUp(_ start: BatchRegistry.CatchUp) async {
-        var progress = start
-        while true {
-            let (added, finished) = registry.catchUp(&progress)
-            // Manifests added items since the client was told the batch's size.
-            send(added.map { Outbound(peer: progress.peer, message: .itemsAdded($0)) })
-            if finished.isEmpty { break }
-            for item in finished {
-                send([Outbound(peer: progress.peer, message: .itemFinished(withStoredOutput(item)))])
-                while executor.queuedOutboundMessages > 64, !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(2))
+    /// Sends each attached client the batch's finished items, one each in turn, while the socket's queue is
+    /// short (at most `catchUpQueueLimit` messages); once a client has them all it joins the batch's audience,
+    /// and gets `BatchFinished` if the batch is done. Comes back on a timer while the queue is long.
+    func continueCatchingUp() {
+        catchingUp.isScheduled = false
+        guard isServing else { return }
+        while !catchingUp.isEmpty, executor.queuedOutboundMessages <= Self.catchUpQueueLimit {
+            var index = 0
+            while index < catchingUp.runs.count {
+                if sendNext(&catchingUp.runs[index]) {
+                    catchingUp.runs.remove(at: index)
+                } else {
+                    index += 1
                 }
-                if Task.isCancelled { return }
             }
         }
-        send(registry.caughtUp(progress))
+        if !catchingUp.isEmpty { scheduleCatchingUp(after: .milliseconds(2)) }
+    }
+
+    /// The socket's queue a catch-up waits below.
+    static let catchUpQueueLimit = 64
+
+    private func scheduleCatchingUp(after delay: Duration) {
+        guard !catchingUp.isScheduled else { return }
+        catchingUp.isScheduled = true
+        executor.schedule(after: delay) { [weak self] in
+            self?.assumeIsolated { $0.continueCatchingUp() }
+        }
+    }
+
+    /// Sends `run`'s next finished item (with the announcements of items added before it); `true` once the
+    /// client has them all and has joined the batch's audience.
+    private func sendNext(_ run: inout CatchUpQueue.Run) -> Bool {
+        if run.pending.isEmpty {
+            let (added, finished) = registry.catchUp(&run.progress)
+            // Manifests added items since the client was told the batch's size.
+            send(added.map { Outbound(peer: run.progress.peer, message: .itemsAdded($0)) })
+            if finished.isEmpty {
+                send(registry.caughtUp(run.progress))
+                return true
+            }
+            run.pending = finished[...]
+        }
+        if let item = run.pending.popFirst() {
+            send([Outbound(peer: run.progress.peer, message: .itemFinished(withStoredOutput(item)))])
+        }
+        return false
     }
 
     /// A finished item with its output's bytes read back from the results directory.

@@ -53,7 +53,8 @@ public actor Coordinator {
     private(set) var isServing = false
     /// The ZAP handler, when CurveZMQ is on.
     private var authenticator: ZAPAuthenticator?
-    var background: [Task<Void, Never>] = []
+    /// Clients being sent the finished items of a batch they attached to (`Coordinator+Replay`).
+    var catchingUp = CatchUpQueue()
     /// The durable state, with a data directory.
     var journal: Journal?
     /// Roles of the admitted keys, owners of batches, refusals (`Coordinator+Access`).
@@ -207,10 +208,10 @@ public actor Coordinator {
         journal = nil
         isServing = false
         executor.stopTimer()
+        executor.cancelScheduledCalls()
+        catchingUp = CatchUpQueue()
         // What was sent is handed to libzmq, which delivers it within the socket's linger.
         executor.closeSocket()
-        for task in background { task.cancel() }
-        background = []
         await authenticator?.stop()
         authenticator = nil
         if ownsContext, await !context.terminate() {

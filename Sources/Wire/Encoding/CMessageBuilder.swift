@@ -3,7 +3,7 @@ import CShiftworkProto
 /// Builds the protobuf-c struct tree of an `Envelope` from a ``Message``.
 ///
 /// The builder of each message (`envelope(_:)`, `taskAssignment(_:)`…) is generated from proto/ by
-/// scripts/generate-wire-swift (Generated/MessageBuilders.generated.swift); this file holds what they use.
+/// scripts/generate-wire-swift (Generated/*+Builders.generated.swift); this file holds what they use.
 ///
 /// Every struct, string and small array lives in the ``EncodingArena``; `bytes` fields point into the
 /// ``PinnedPayloads`` (the Swift arrays' own storage). The tree is valid only inside the scopes that

@@ -52,7 +52,7 @@ public struct ItemStatus: Sendable, Hashable {
     public var itemIndex: UInt32
     /// The item's source URL or path.
     public var source: String
-    /// Queued, running, succeeded, failed, cancelled.
+    /// Awaiting upload, queued, running, succeeded, failed, cancelled.
     public var state: String
     /// Why it failed; empty otherwise.
     public var error: String

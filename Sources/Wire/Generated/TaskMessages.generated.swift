@@ -92,6 +92,86 @@ public struct InjectedInput: Sendable, Equatable {
     }
 }
 
+/// Sent by the coordinator to a worker that has a free slot: run this task and answer with a TaskResult that
+/// echoes `task_id` and `attempt` (and `task_key`).
+public struct TaskAssignment: Sendable, Equatable {
+    /// The task's identity.
+    public var taskID: String
+    /// The batch the task belongs to.
+    public var batchID: String
+    /// A result must echo it; results of older attempts are ignored.
+    public var attempt: UInt32
+    /// What to do; a worker refuses TASK_KIND_UNSPECIFIED (or a kind it does not know).
+    public var kind: TaskKind
+    /// Download: URL or path.
+    public var source: String
+    /// The results of its dependencies (for a tilt-shift: the downloaded image).
+    public var inputs: [InjectedInput]
+    /// Tilt-shift: the filter's parameters; not set: not sent.
+    public var parameters: WireTiltShiftParameters?
+    /// Minor 1: the coordinator's number for the task, echoed in the result (0: none).
+    public var taskKey: UInt64
+    /// Minor 1: 1, 2, 3… per worker registration, in the order sent (0: none).
+    public var sequence: UInt64
+    /// Minor 3, data off the coordinator. A download with `keep_output` keeps its image in the worker's input
+    /// cache and answers with its metadata only (TaskOutput.held_on_worker); a manifest still comes back whole.
+    public var keepOutput: Bool
+    /// A tilt-shift with a `sink` writes its output there itself (a directory every worker reaches, or
+    /// s3://BUCKET/PREFIX) under `sink_name` (unique within the batch; the worker adds the extension) and
+    /// answers with its metadata only (TaskOutput.location).
+    public var sink: String
+    /// The output's name in the sink, without extension, unique within the batch.
+    public var sinkName: String
+    /// For s3:// sinks and sources: the S3-compatible endpoint URL (empty: AWS).
+    public var s3Endpoint: String
+    /// Chained tasks, download only, sent only to a worker with WorkerHello.accepts_chained_tasks: when the
+    /// download succeeds and its image is kept (held_on_worker), run this tilt-shift on it at once, in the same
+    /// slot, and answer it with a TaskResult of its own (after the download's).
+    public var followOn: ChainedTask? {
+        get { followOnStorage?.value }
+        set { followOnStorage = newValue.map(Shared.init) }
+    }
+    /// `followOn` by reference (``Shared``): a value without one pays a pointer, not its inline size.
+    private var followOnStorage: Shared<ChainedTask>?
+    /// A field whose value this version cannot act on (an enum value it does not know), as decoding found
+    /// it; `nil` for every message a peer of this version sends. Never encoded: the receiver answers for that
+    /// field (a worker fails such an assignment, naming it) instead of dropping the whole message.
+    public var unreadableField: String?
+
+    /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
+    public init(
+        taskID: String,
+        batchID: String,
+        attempt: UInt32,
+        kind: TaskKind,
+        source: String = "",
+        inputs: [InjectedInput] = [],
+        parameters: WireTiltShiftParameters? = nil,
+        taskKey: UInt64 = 0,
+        sequence: UInt64 = 0,
+        keepOutput: Bool = false,
+        sink: String = "",
+        sinkName: String = "",
+        s3Endpoint: String = "",
+        followOn: ChainedTask? = nil
+    ) {
+        self.taskID = taskID
+        self.batchID = batchID
+        self.attempt = attempt
+        self.kind = kind
+        self.source = source
+        self.inputs = inputs
+        self.parameters = parameters
+        self.taskKey = taskKey
+        self.sequence = sequence
+        self.keepOutput = keepOutput
+        self.sink = sink
+        self.sinkName = sinkName
+        self.s3Endpoint = s3Endpoint
+        self.followOnStorage = followOn.map(Shared.init)
+    }
+}
+
 /// A tilt-shift chained to the download that carries it (TaskAssignment.follow_on). Its batch, source and
 /// s3_endpoint are the download's; its input is the download's image, held on the worker.
 public struct ChainedTask: Sendable, Equatable {
@@ -203,7 +283,7 @@ public struct TaskResult: Sendable, Equatable {
     public var taskID: String
     /// The attempt number, echoed from its TaskAssignment.
     public var attempt: UInt32
-    /// The output or the failure: exactly one is set.
+    /// How the task ended: its output or its failure (exactly one is set).
     public var outcome: TaskOutcome
     /// Minor 1: echoed from the assignment (0 from a minor-0 worker).
     public var taskKey: UInt64
@@ -242,4 +322,12 @@ public struct CancelTask: Sendable, Equatable {
         self.reason = reason
         self.taskKey = taskKey
     }
+}
+
+/// How the task ended: its output or its failure (exactly one is set).
+public enum TaskOutcome: Sendable, Equatable {
+    /// The task succeeded and produced this output.
+    case output(TaskOutput)
+    /// The task failed (or was cancelled: FAILURE_CODE_CANCELLED).
+    case failure(TaskFailure)
 }

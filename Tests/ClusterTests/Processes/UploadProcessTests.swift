@@ -233,4 +233,53 @@ final class UploadProcessTests: ClusterTestCase {
         XCTAssertTrue(submit.outputText.contains("4 items: 4 succeeded, 0 failed"), submit.outputText)
         try assertOutputs(names, in: out)
     }
+
+    /// `--shared-disk` sends paths, as before uploads: workers with `--allow-local-files` read them, others
+    /// refuse them, item by item.
+    func testSharedDiskSendsPathsForWorkersThatReadTheSameDisk() async throws {
+        let (photos, names) = try makePhotos(2)
+        let endpoint = try await harness.startCoordinator()
+        let reader = try harness.launch(
+            "reader", ["worker", "--slots", "2", "--allow-local-files", "--coordinator", endpoint])
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(
+            ["submit", "--shared-disk", photos.path, "--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(status, 0, output)
+        try assertOutputs(names, in: out)
+        _ = await reader.stop()
+
+        try harness.startWorker("no-local-files", endpoint: endpoint)
+        let (refused, refusedOutput) = try await harness.run(
+            ["submit", "--shared-disk", photos.path, "--out", out.path, "--coordinator", endpoint])
+        XCTAssertEqual(refused, 1, refusedOutput)
+        XCTAssertTrue(refusedOutput.contains("2 items: 0 succeeded, 2 failed"), refusedOutput)
+    }
+
+    /// Items cancelled before their files were uploaded run again with `retry`: the retrying client, on the
+    /// same machine, is asked for the files and sends them.
+    func testRetryOfCancelledUploadItemsSendsTheirFilesAgain() async throws {
+        let (photos, names) = try makePhotos(3, padding: 700 << 10)
+        let endpoint = try await harness.startCoordinator(["--upload-window-mb", "1"])
+        let submit = try harness.launch(
+            "submit",
+            [
+                "submit", photos.path, "--out", harness.scratch.appendingPathComponent("first").path, "--coordinator",
+                endpoint,
+            ])
+        let batch = try await batchID(of: submit)
+        try await harness.waitForStatus(endpoint, batch: batch) { status in
+            self.itemStates(status) == ["queued", "awaiting upload", "awaiting upload"]
+        }
+        let (cancelled, cancelOutput) = try await harness.run(["cancel", batch, "--coordinator", endpoint])
+        XCTAssertEqual(cancelled, 0, cancelOutput)
+        let submitted = await submit.waitForExit(timeout: .seconds(60))
+        XCTAssertEqual(submitted, 1, "its items were cancelled:\n\(submit.outputText)")
+        try harness.startWorker("worker", endpoint: endpoint)
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(
+            ["retry", batch, "--out", out.path, "--coordinator", endpoint], timeout: .seconds(120))
+        XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
+        XCTAssertTrue(output.contains("3 succeeded, 0 failed"), output)
+        try assertOutputs(names, in: out)
+    }
 }

@@ -177,4 +177,18 @@ final class UploadWindowTests: XCTestCase {
         XCTAssertEqual(window.askedBytes, 50)
         XCTAssertEqual(window.heldBytes, 0)
     }
+
+    func testBytesTheSpoolCannotTakeStayInMemoryAndTheClientIsNotAskedAgain() throws {
+        var window = UploadWindow(limitBytes: 100, spools: true)
+        _ = window.add(batchID: "b1", items: files([10]), client: client)
+        let item = UploadWindow.Item(batchID: "b1", index: 0)
+        XCTAssertEqual(window.want(item), [])
+        let (upload, crc) = data(0, size: 10)
+        _ = try XCTUnwrap(window.received(upload, crc32c: crc, from: client))
+        XCTAssertEqual(window.spoolFailed(item), [.ready(item)], "held in memory instead")
+        XCTAssertEqual(window.input(for: item)?.data, upload.data)
+        XCTAssertEqual(window.heldBytes, 10)
+        XCTAssertEqual(window.release(item), [.unspool(item)])
+        XCTAssertEqual(window.heldBytes, 0)
+    }
 }

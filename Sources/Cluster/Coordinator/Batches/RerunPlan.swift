@@ -6,10 +6,13 @@ import Wire
 struct RerunPlan {
     /// `SubmitBatch` as accepted, its `items` left out: parameters, kind, sink, retries, deadline, priority.
     let submit: SubmitBatch
+    /// The items that are a client's local files (`BatchItem.upload`), by index: a re-run asks for them again.
+    let uploads: [Int: UploadMetadata]
 
     init(_ submit: SubmitBatch) {
         var kept = submit
         kept.items = []
         self.submit = kept
+        uploads = BatchRun.uploads(of: submit)
     }
 }

@@ -30,7 +30,11 @@ struct BatchRun {
     /// Items of one batch with tasks at once: far above any cluster's slot count, far below a large batch.
     static let maxStartedItems = 4_096
 
-    init(batchID: String, submit: SubmitBatch, firstAttempt: UInt32, sharesHosts: Bool, capsHosts: Bool) {
+    /// `uploads`: the submission's upload items when `submit` no longer lists its items (`RerunPlan`).
+    init(
+        batchID: String, submit: SubmitBatch, firstAttempt: UInt32, sharesHosts: Bool, capsHosts: Bool,
+        uploads: [Int: UploadMetadata]? = nil
+    ) {
         self.batchID = batchID
         kind = submit.kind
         parameters =
@@ -42,9 +46,14 @@ struct BatchRun {
         retrySchedule = TaskRetrySchedule(submit)
         self.sharesHosts = sharesHosts
         self.capsHosts = capsHosts
+        self.uploads = uploads ?? Self.uploads(of: submit)
+    }
+
+    /// The items of `submit` that are a client's local files, by index.
+    static func uploads(of submit: SubmitBatch) -> [Int: UploadMetadata] {
         var uploads: [Int: UploadMetadata] = [:]
         for (index, item) in submit.items.enumerated() { if let upload = item.upload { uploads[index] = upload } }
-        self.uploads = uploads
+        return uploads
     }
 
     /// The group this batch's downloads wait in for a host's turn.

@@ -102,12 +102,15 @@ extension CoordinatorCore {
     /// Gives a registered batch its running part, tells the dispatcher whose it is, and starts its first items.
     mutating func adopt(
         _ planned: RegisteredBatch, submit: SubmitBatch, client: ClientIdentity,
-        restoredAttempts: [Int: [AttemptStatus]] = [:], uploadClient: PeerIdentity? = nil, restoredUploads: Bool = false
+        restoredAttempts: [Int: [AttemptStatus]] = [:], uploadClient: PeerIdentity? = nil,
+        restoredUploads: Bool = false,
+        uploads: [Int: UploadMetadata]? = nil
     ) {
         dispatcher.share(batch: planned.batchID, as: ShareClass(client: client, priority: planned.priority))
         runs[planned.batchID] = BatchRun(
             batchID: planned.batchID, submit: submit, firstAttempt: (settings.incarnation - 1) * 1_000 + 1,
-            sharesHosts: settings.scheduling == .fairShare, capsHosts: settings.maxDownloadsPerHost > 0)
+            sharesHosts: settings.scheduling == .fairShare, capsHosts: settings.maxDownloadsPerHost > 0,
+            uploads: uploads)
         runs[planned.batchID]?.restoredAttempts = restoredAttempts
         registerUploads(of: planned.batchID, client: uploadClient, restored: restoredUploads)
         startItems(of: planned.batchID)

@@ -45,7 +45,7 @@ extension CoordinatorCore {
         log(.info, "batch retried", ["batch": batchID, "client": "\(peer)", "items": "\(items.count)"])
         send(out)
         deadlines.set(batchID, seconds: plan.submit.deadlineSeconds, from: eventInstant)
-        adopt(reopened, submit: plan.submit, client: reopened.owner, uploadClient: peer)
+        adopt(reopened, submit: plan.submit, client: reopened.owner, uploadClient: peer, uploads: plan.uploads)
     }
 
     /// The journal could not take the retry: nothing was reopened; the client is refused with why.

@@ -221,7 +221,10 @@ struct UploadWindow {
         }
         var decisions: [Decision] = []
         if spools {
+            // Kept until written: if the spool cannot take them, they stay in memory instead.
             batches[item.batchID]?.set(item.index, to: .spooling)
+            batches[item.batchID]?.entries[item.index]?.bytes = upload.data
+            batches[item.batchID]?.entries[item.index]?.crc32c = upload.crc32c
             decisions.append(.spool(item, upload.data, crc32c: upload.crc32c))
         } else {
             batches[item.batchID]?.set(item.index, to: .held)
@@ -236,15 +239,18 @@ struct UploadWindow {
     /// The spool holds the item's bytes: they leave memory; read back when the item wants them.
     mutating func spoolWritten(_ item: Item) -> [Decision] {
         guard batches[item.batchID]?.entries[item.index]?.state == .spooling else { return [] }
+        batches[item.batchID]?.entries[item.index]?.bytes = []
         batches[item.batchID]?.set(item.index, to: .spooled)
         return grant() + progress(of: item.batchID)
     }
 
-    /// The spool could not take the bytes (a full disk): the item is awaiting again and asked again.
+    /// The spool could not take the bytes (a full disk): they stay in memory, held as without a spool
+    /// (counted against the window for held bytes), so that the item runs and the client is not asked again.
     mutating func spoolFailed(_ item: Item) -> [Decision] {
-        guard batches[item.batchID]?.entries[item.index]?.state == .spooling else { return [] }
-        batches[item.batchID]?.set(item.index, to: .awaiting)
-        return grant()
+        guard let entry = batches[item.batchID]?.entries[item.index], entry.state == .spooling else { return [] }
+        batches[item.batchID]?.set(item.index, to: .held)
+        heldBytes += UInt64(entry.bytes.count)
+        return entry.wanted ? [.ready(item)] : []
     }
 
     /// The bytes read back from the spool (their CRC-32C checked by the reader).

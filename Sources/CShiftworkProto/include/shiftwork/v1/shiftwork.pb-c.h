@@ -60,7 +60,13 @@ typedef struct Shiftwork__V1__Refusal Shiftwork__V1__Refusal;
 
 /* --- enums --- */
 
+/*
+ * What a worker does with a TaskAssignment.
+ */
 typedef enum _Shiftwork__V1__TaskKind {
+  /*
+   * not set; a worker refuses such a task
+   */
   SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED = 0,
   /*
    * fetch `source`, output the bytes
@@ -90,19 +96,44 @@ typedef enum _Shiftwork__V1__Falloff {
   SHIFTWORK__V1__FALLOFF__FALLOFF_PROGRESSIVE = 1
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__FALLOFF)
 } Shiftwork__V1__Falloff;
+/*
+ * The file format of a tilt-shift output.
+ */
 typedef enum _Shiftwork__V1__ImageFormat {
+  /*
+   * write the output in the format of the input
+   */
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_SAME_AS_INPUT = 0,
+  /*
+   * JPEG
+   */
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_JPEG = 1,
+  /*
+   * PNG
+   */
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_PNG = 2,
+  /*
+   * WebP (lossy)
+   */
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_WEBP = 140,
+  /*
+   * AVIF
+   */
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_AVIF = 141,
   /*
-   * Deflate, 8 bits, ICC profile and XMP kept
+   * TIFF: Deflate, 8 bits, ICC profile and XMP kept
    */
   SHIFTWORK__V1__IMAGE_FORMAT__IMAGE_FORMAT_TIFF = 142
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__IMAGE_FORMAT)
 } Shiftwork__V1__ImageFormat;
+/*
+ * Why a task failed, carried by TaskFailure. A value this version does not know (sent by a newer peer) reads as
+ * FAILURE_CODE_UNSPECIFIED.
+ */
 typedef enum _Shiftwork__V1__FailureCode {
+  /*
+   * no particular reason given, or a reason this version does not know
+   */
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_UNSPECIFIED = 0,
   /*
    * the source could not be fetched
@@ -128,6 +159,9 @@ typedef enum _Shiftwork__V1__FailureCode {
    * a size limit was exceeded
    */
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_LIMIT = 6,
+  /*
+   * an internal error
+   */
   SHIFTWORK__V1__FAILURE_CODE__FAILURE_CODE_INTERNAL = 7,
   /*
    * an `on_worker` input is gone (evicted, or its worker left): re-run its producer
@@ -547,22 +581,41 @@ struct  Shiftwork__V1__InjectedInput
     , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Sent by the coordinator to a worker that has a free slot: run this task and answer with a TaskResult that
+ * echoes `task_id` and `attempt` (and `task_key`).
+ */
 struct  Shiftwork__V1__TaskAssignment
 {
   ProtobufCMessage base;
+  /*
+   * the task's identity
+   */
   char *task_id;
+  /*
+   * the batch the task belongs to
+   */
   char *batch_id;
   /*
    * a result must echo it; results of older attempts are ignored
    */
   uint32_t attempt;
+  /*
+   * what to do; a worker refuses TASK_KIND_UNSPECIFIED (or a kind it does not know)
+   */
   Shiftwork__V1__TaskKind kind;
   /*
    * download: URL or path
    */
   char *source;
+  /*
+   * the results of its dependencies (for a tilt-shift: the downloaded image)
+   */
   size_t n_inputs;
   Shiftwork__V1__InjectedInput **inputs;
+  /*
+   * tilt-shift: the filter's parameters; not set: not sent
+   */
   Shiftwork__V1__TiltShiftParameters *parameters;
   /*
    * minor 1: the coordinator's number for the task, echoed in the result (0: none)
@@ -583,6 +636,9 @@ struct  Shiftwork__V1__TaskAssignment
    * answers with its metadata only (TaskOutput.location).
    */
   char *sink;
+  /*
+   * the output's name in the sink, without extension, unique within the batch
+   */
   char *sink_name;
   /*
    * for s3:// sinks and sources: the S3-compatible endpoint URL (empty: AWS)
@@ -742,7 +798,13 @@ struct  Shiftwork__V1__TaskResult
   uint64_t task_key;
   Shiftwork__V1__TaskResult__OutcomeCase outcome_case;
   union {
+    /*
+     * the task succeeded and produced this output
+     */
     Shiftwork__V1__TaskOutput *output;
+    /*
+     * the task failed (or was cancelled: FAILURE_CODE_CANCELLED)
+     */
     Shiftwork__V1__TaskFailure *failure;
   };
 };
@@ -1433,7 +1495,7 @@ struct  Shiftwork__V1__ItemStatus
    */
   char *source;
   /*
-   * queued, running, succeeded, failed, cancelled
+   * awaiting upload, queued, running, succeeded, failed, cancelled
    */
   char *state;
   /*
