@@ -100,11 +100,6 @@ class UploadTests(UploadTestCase):
             self.assertIn(path, item.failure.message)
             self.assertIn(words, item.failure.message)
 
-    # The coordinator runs a retried upload item as a download of the client's path ("reading local files is
-    # not allowed here"): its RerunPlan keeps the submission without its items, so the retry's BatchRun has no
-    # `upload` metadata. docs/protocol.md ("Bytes lost, asked again") says the item is asked of the client
-    # again. Expected to fail until the coordinator keeps the items' uploads for a retry; then remove this.
-    @unittest.expectedFailure
     def test_a_retry_asks_for_an_uploaded_file_again(self):
         client = self.client()
         result, changed, _, announced = self.changed_and_gone(client)
