@@ -43,7 +43,7 @@ def run(args) -> int:
                                   retries=args.retries, deadline=args.deadline, sink=args.sink,
                                   s3_endpoint=args.s3_endpoint, shared_disk=args.shared_disk, flat=args.flat)
             for left in batch.left_out:
-                print(f"left out {shown(left.source)}: {said(left.reason)}", flush=True)
+                print(f"left out: {said(left.reason)}", flush=True)  # the reason names the file
             for note in batch.notes:
                 print(said(note), flush=True)
             verb = "attached to (same key)" if batch.attached else "accepted"
