@@ -24,8 +24,8 @@ class TreeNamingTests(unittest.TestCase):
     def test_a_directory_input_keeps_its_folders_and_its_names_characters(self):
         inputs = ["/p/2024/01/IMG_0001.HEIC", "/p/2024/02/IMG_0001.HEIC", "/p/my photo #1 (copy).jpg",
                   "/p/café/Ünïcode name.png", "https://example.org/a/street%20view.jpg", "/elsewhere/x.jpg"]
-        inside = ["2024/01/IMG_0001.HEIC", "2024/02/IMG_0001.HEIC", "my photo #1 (copy).jpg", "café/Ünïcode name.png",
-                  None, None]
+        inside = ["2024/01/IMG_0001.HEIC", "2024/02/IMG_0001.HEIC", "my photo #1 (copy).jpg",
+                  "café/Ünïcode name.png", None, None]
         self.assertEqual(output_names(inputs, inside), ["2024/01/IMG_0001", "2024/02/IMG_0001", "my photo #1 (copy)",
                                                         "café/Ünïcode name", "street view", "x"])
 

@@ -64,7 +64,8 @@ class UploadTests(UploadTestCase):
         self.assertIn("notes.txt", batch.notes[0])
         result = batch.wait(timeout=120)
         self.assertEqual((result.succeeded, result.failed), (3, 0), self.cluster.output())
-        self.assertEqual([item.output_name for item in result.items], ["2024/01/IMG_0001", "2024/02/IMG_0001", "my photo"])
+        self.assertEqual([item.output_name for item in result.items],
+                         ["2024/01/IMG_0001", "2024/02/IMG_0001", "my photo"])
         for item, sample in zip(result.items, ["rocket.jpg", "chelsea.png", "coffee.jpg"]):
             self.assert_output(item, sample)
         saved = [item.save(self.out) for item in result.items]

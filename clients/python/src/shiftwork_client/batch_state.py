@@ -11,8 +11,8 @@ from .upload_queue import UploadQueue
 class BatchState:
     """A batch as accepted, and its items and end as they arrive (`Batch` and `AsyncBatch` fill it)."""
 
-    def __init__(self, accepted: BatchAccepted, uploads: Optional[UploadQueue] = None, left_out: Tuple[LeftOut, ...] = (),
-                 notes: Tuple[str, ...] = ()):
+    def __init__(self, accepted: BatchAccepted, uploads: Optional[UploadQueue] = None,
+                 left_out: Tuple[LeftOut, ...] = (), notes: Tuple[str, ...] = ()):
         self._uploads = uploads
         self.batch_id = accepted.batch_id
         self.item_count = accepted.item_count

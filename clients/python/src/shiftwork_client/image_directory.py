@@ -36,7 +36,8 @@ def _has_brand(head: bytes, brands: Tuple[bytes, ...]) -> bool:
 
 
 def _is_bmp(head: bytes) -> bool:
-    return len(head) >= 18 and head[:2] == b"BM" and int.from_bytes(head[14:18], "little") in (12, 40, 52, 56, 64, 108, 124)
+    header_size = int.from_bytes(head[14:18], "little")
+    return len(head) >= 18 and head[:2] == b"BM" and header_size in (12, 40, 52, 56, 64, 108, 124)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ class ImageDirectory:
         """One line about the files that are not images, or None."""
         if not self.skipped:
             return None
-        files = "1 file that is not an image" if len(self.skipped) == 1 else f"{len(self.skipped)} files that are not images"
+        count = len(self.skipped)
+        files = "1 file that is not an image" if count == 1 else f"{count} files that are not images"
         return f"{self.path}: skipped {files} ({READABLE_FORMATS}): {_listed(self.skipped, shown)}"
 
     def unreadable_summary(self, shown: int = 5) -> Optional[str]:

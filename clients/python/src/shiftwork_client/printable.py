@@ -19,5 +19,10 @@ def printable(text: str) -> str:
     names before printing them."""
     if not any(_needs_escape(ord(character)) for character in text):
         return text
-    return "".join(_NAMED.get(character) or (f"\\u{{{ord(character):X}}}" if _needs_escape(ord(character)) else character)
-                   for character in text)
+    return "".join(_escaped(character) for character in text)
+
+
+def _escaped(character: str) -> str:
+    if character in _NAMED:
+        return _NAMED[character]
+    return f"\\u{{{ord(character):X}}}" if _needs_escape(ord(character)) else character
