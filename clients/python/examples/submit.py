@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Submit images to a Shiftwork coordinator, write each tilt-shifted image as it arrives, then show the
-batch's status: the `shiftwork-client` package (clients/python) in about 120 lines. The options are those of
-`shiftwork submit` (format, quality, colour, metadata, priority, key, retries, deadline, sink, S3 endpoint).
+batch's status: the `shiftwork-client` package (clients/python) in about 130 lines. The inputs are URLs, local
+files and directories (uploaded: their bytes go to the coordinator when it asks; --shared-disk sends their
+paths instead). The options are those of `shiftwork submit` (format, quality, colour, metadata, priority, key,
+retries, deadline, sink, S3 endpoint, shared disk, flat).
 
 Set up with scripts/setup-python (or `pip install clients/python`), then:
 
     .venv-test/bin/python clients/python/examples/submit.py \\
-        --coordinator tcp://127.0.0.1:5570 --out results https://example.org/a.jpg https://example.org/b.png
+        --coordinator tcp://127.0.0.1:5570 --out results https://example.org/a.jpg ~/Pictures/holiday
 
 Exit status: 0 when every item succeeded, 1 when some failed, 2 when the coordinator did not answer,
 refused the batch, or speaks another protocol version.
@@ -16,8 +18,18 @@ import argparse
 import os
 import sys
 
-from shiftwork_client import (BatchFinished, Client, ItemResult, ItemsAdded, ShiftworkError, TiltShift, redact_source,
-                              redact_urls)
+from shiftwork_client import (BatchFinished, Client, ItemResult, ItemsAdded, ShiftworkError, TiltShift, printable,
+                              redact_source, redact_urls)
+
+
+def shown(source) -> str:
+    """A source as printed: credentials masked, control characters escaped."""
+    return printable(redact_source(source or ""))
+
+
+def said(text: str) -> str:
+    """A message as printed: URLs' credentials masked, control characters escaped."""
+    return printable(redact_urls(text))
 
 
 def run(args) -> int:
@@ -29,25 +41,29 @@ def run(args) -> int:
                     timeout=args.timeout) as client:
             batch = client.submit(args.inputs, parameters, priority=args.priority, idempotency_key=args.key,
                                   retries=args.retries, deadline=args.deadline, sink=args.sink,
-                                  s3_endpoint=args.s3_endpoint)
+                                  s3_endpoint=args.s3_endpoint, shared_disk=args.shared_disk, flat=args.flat)
+            for left in batch.left_out:
+                print(f"left out: {said(left.reason)}", flush=True)  # the reason names the file
+            for note in batch.notes:
+                print(said(note), flush=True)
             verb = "attached to (same key)" if batch.attached else "accepted"
             print(f"batch {batch.batch_id} {verb}: {batch.item_count} items", flush=True)
             for event in batch:
                 if isinstance(event, ItemsAdded):
                     print(f"item {event.parent_index} is a manifest: {len(event.sources)} items added", flush=True)
                 elif isinstance(event, ItemResult) and event.is_manifest:
-                    print(f"item {event.index} ok {redact_source(event.source)}: a manifest, expanded", flush=True)
+                    print(f"item {event.index} ok {shown(event.source)}: a manifest, expanded", flush=True)
                 elif isinstance(event, ItemResult) and event.succeeded and event.output.in_sink:
                     output = event.output
-                    print(f"item {event.index} ok {redact_source(event.source)} -> {output.location} (written by the worker; "
+                    print(f"item {event.index} ok {shown(event.source)} -> {output.location} (written by the worker; "
                           f"{output.width}x{output.height} {output.media_type}, {output.size} bytes)", flush=True)
                 elif isinstance(event, ItemResult) and event.succeeded:
                     path = event.save(args.out)
                     output = event.output
-                    print(f"item {event.index} ok {redact_source(event.source)} -> {path} "
+                    print(f"item {event.index} ok {shown(event.source)} -> {path} "
                           f"({output.width}x{output.height} {output.media_type}, {len(output.data)} bytes)", flush=True)
                 elif isinstance(event, ItemResult):
-                    print(f"item {event.index} failed {redact_source(event.source)}: {event.failure.code}: {redact_urls(event.failure.message)}",
+                    print(f"item {event.index} failed {shown(event.source)}: {event.failure.code}: {said(event.failure.message)}",
                           flush=True)
                 elif isinstance(event, BatchFinished):
                     print(f"batch {event.batch_id} finished: {event.succeeded} succeeded, {event.failed} failed, "
@@ -58,8 +74,8 @@ def run(args) -> int:
                 print(f"status {summary.batch_id}: {summary.item_count} items, {summary.succeeded} succeeded, "
                       f"{summary.failed} failed, {summary.cancelled} cancelled")
                 for item in summary.items:
-                    error = f"  {redact_urls(item.error)}" if item.error else ""
-                    print(f"  item {item.index} {item.state} {redact_source(item.source)}{error}")
+                    error = f"  {said(item.error)}" if item.error else ""
+                    print(f"  item {item.index} {item.state} {shown(item.source)}{error}")
             print(f"cluster: {len(status.workers)} workers, {status.queued_tasks} queued tasks, "
                   f"{status.running_tasks} running tasks, {status.completed_tasks} completed tasks")
             return 0 if batch.finished and batch.finished.failed == 0 and batch.finished.cancelled == 0 else 1
@@ -70,7 +86,8 @@ def run(args) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Submit images to a Shiftwork coordinator and save the results.")
-    parser.add_argument("inputs", nargs="+", metavar="URL", help="images the workers can fetch (http, https)")
+    parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="images: URLs the workers fetch, or local files and directories (uploaded)")
     parser.add_argument("--coordinator", default=None,
                         help="the coordinator's endpoint (env SHIFTWORK_COORDINATOR; default tcp://127.0.0.1:5570)")
     parser.add_argument("--secret-key", default=None,
@@ -94,6 +111,11 @@ def main() -> None:
     parser.add_argument("--sink", default=None, help="a directory every worker reaches, or s3://BUCKET/PREFIX: the "
                                                      "workers write the outputs there (--out is then not used)")
     parser.add_argument("--s3-endpoint", default=None, help="an S3-compatible store's URL for s3:// sinks and inputs")
+    parser.add_argument("--shared-disk", action="store_true",
+                        help="send local files' paths instead of their bytes (workers run with --allow-local-files "
+                             "that read this disk)")
+    parser.add_argument("--flat", action="store_true", help="every output at the top of --out (a directory's folders "
+                                                            "are kept by default)")
     args = parser.parse_args()
     if args.sink is None:
         os.makedirs(args.out, exist_ok=True)

@@ -71,10 +71,14 @@ class Process:
 
 class LocalCluster:
     """A coordinator (with ``--insecure``, or CurveZMQ keys made by ``shiftwork keygen``) and workers that
-    read local files. `stop()` stops every process it started and removes its scratch directory."""
+    read local files (unless ``local_files=False``: then only uploaded bytes reach them). `stop()` stops
+    every process it started and removes its scratch directory."""
 
-    def __init__(self, workers: int = 1, data_dir: bool = False, curve: bool = False, host: str = "127.0.0.1"):
-        """``host``: the address the coordinator listens on (an IPv6 one in brackets, e.g. ``[::1]``)."""
+    def __init__(self, workers: int = 1, data_dir: bool = False, curve: bool = False, host: str = "127.0.0.1",
+                 local_files: bool = True, coordinator_options: Optional[List[str]] = None):
+        """``host``: the address the coordinator listens on (an IPv6 one in brackets, e.g. ``[::1]``);
+        ``coordinator_options``: more options of ``shiftwork coordinator`` (``--upload-window-mb 1``)."""
+        self.local_files = local_files
         self.scratch = tempfile.mkdtemp(prefix="shiftwork-client-test-")
         self.processes: List[Process] = []
         self.keys = os.path.join(self.scratch, "keys")
@@ -87,7 +91,7 @@ class LocalCluster:
                     subprocess.run([shiftwork_binary(), "keygen", name, "--out", directory], check=True,
                                    stdout=subprocess.DEVNULL)
                 security = ["--secret-key", self.key("coordinator.key"), "--allow-keys", allowed]
-            arguments = ["coordinator", "--listen", f"tcp://{host}:*"] + security
+            arguments = ["coordinator", "--listen", f"tcp://{host}:*"] + security + list(coordinator_options or [])
             if data_dir:
                 arguments += ["--data-dir", os.path.join(self.scratch, "state")]
             coordinator = self._start("coordinator", arguments)
@@ -111,9 +115,9 @@ class LocalCluster:
         if os.path.isdir(self.keys):
             keys = ["--secret-key", self.key("worker.key"), "--coordinator-key", self.key("coordinator.pub")]
         # The tests serve images from 127.0.0.1, which a worker refuses to fetch from unless allowed (source policy).
-        return self._start(worker_id, ["worker", "--slots", "2", "--worker-id", worker_id, "--allow-local-files",
-                                       "--allow-source-networks", "127.0.0.0/8,::1/128",
-                                       "--coordinator", self.endpoint] + keys)
+        local_files = ["--allow-local-files"] if self.local_files else []
+        return self._start(worker_id, ["worker", "--slots", "2", "--worker-id", worker_id] + local_files
+                           + ["--allow-source-networks", "127.0.0.0/8,::1/128", "--coordinator", self.endpoint] + keys)
 
     def _start(self, name: str, arguments: List[str]) -> Process:
         process = Process(name, arguments)

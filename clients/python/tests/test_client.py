@@ -85,7 +85,8 @@ class SynchronousClientTests(ClusterTestCase):
 
     def test_a_failed_item_carries_its_code_and_message(self):
         missing = os.path.join(self.out, "missing.jpg")
-        result = self.client().submit([ROCKET, missing]).wait(timeout=60)
+        # Paths, as for workers that share this disk: the worker reads them, and fails the missing one.
+        result = self.client().submit([ROCKET, missing], shared_disk=True).wait(timeout=60)
         self.assertEqual((result.succeeded, result.failed), (1, 1))
         failed = result.items[1]
         self.assertFalse(failed.succeeded)
@@ -97,7 +98,7 @@ class SynchronousClientTests(ClusterTestCase):
         manifest = os.path.join(self.out, "list.txt")
         with open(manifest, "w") as file:
             file.write(f"{ROCKET}\n{CHELSEA}\n")
-        batch = self.client().submit([manifest])
+        batch = self.client().submit([manifest], shared_disk=True)  # a manifest is read by the worker
         events = list(batch)
         added = [e for e in events if isinstance(e, ItemsAdded)]
         self.assertEqual(len(added), 1, events)
@@ -111,7 +112,7 @@ class SynchronousClientTests(ClusterTestCase):
 
     def test_submit_refused_for_a_bad_source_names_the_item(self):
         with self.assertRaises(RefusedError) as refused:
-            self.client().submit(["bad\u202esource.jpg"])
+            self.client().submit(["bad\u202esource.jpg"], shared_disk=True)
         self.assertEqual(refused.exception.code, "REFUSAL_CODE_INVALID_REQUEST")
         self.assertIn("item 0", refused.exception.reason)
 
@@ -167,7 +168,7 @@ class RetryTests(ClusterTestCase):
     def test_retry_reruns_the_failed_item_only_and_then_has_nothing_left(self):
         later = os.path.join(self.out, "later.png")
         client = self.client()
-        first = client.submit([ROCKET, later]).wait(timeout=60)
+        first = client.submit([ROCKET, later], shared_disk=True).wait(timeout=60)
         self.assertEqual((first.succeeded, first.failed), (1, 1))
         with self.assertRaises(RefusedError) as refused:
             client.retry(first.batch_id, items=["nosuch"])
@@ -197,7 +198,7 @@ class RetryTests(ClusterTestCase):
 
         async def scenario():
             async with AsyncClient(self.cluster.endpoint, timeout=30) as client:
-                first = await (await client.submit([later])).wait(60)
+                first = await (await client.submit([later], shared_disk=True)).wait(60)
                 with open(ROCKET, "rb") as source, open(later, "wb") as target:
                     target.write(source.read())
                 again = await client.retry(first.batch_id, items=[0])
@@ -231,7 +232,7 @@ class AsyncClientTests(ClusterTestCase):
     def test_async_events_and_cancel(self):
         async def scenario():
             async with AsyncClient(self.cluster.endpoint, timeout=30) as client:
-                batch = await client.submit([ROCKET, "/nonexistent/x.png"])
+                batch = await client.submit([ROCKET, "/nonexistent/x.png"], shared_disk=True)
                 events = [event async for event in batch]
                 with self.assertRaises(RefusedError):
                     await client.cancel("b-ffffffff")

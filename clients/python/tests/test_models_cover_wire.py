@@ -15,20 +15,17 @@ from shiftwork_client._proto.shiftwork.v1 import shiftwork_pb2 as pb
 # The envelope bodies a coordinator sends a client, and those a client sends (or that only workers exchange):
 # together every body, so that a new body must be placed in one of them.
 RECEIVED_BODIES = {"batch_accepted", "item_finished", "items_finished", "items_added", "batch_finished", "status_reply",
-                   "cancel_accepted", "retry_accepted", "refusal"}
+                   "cancel_accepted", "retry_accepted", "refusal", "upload_request"}
 NOT_RECEIVED_BODIES = {"submit_batch", "status_request", "cancel_batch", "fetch_results", "retry_batch",  # client → coordinator
                        "worker_hello", "heartbeat", "task_result", "worker_goodbye", "task_results", "welcome",
                        "task_assignment", "cancel_task", "task_assignments", "give_back_task", "task_given_back",
-                       # uploads: asked only of a client that submitted local files, which this client never does
-                       "upload_request", "upload_data"}
+                       "upload_data"}  # client → coordinator: tests/test_uploads.py checks that it sets every field
 
 # Per received message: how the session converts it, and where a field lands when the model's attribute is named
 # otherwise (a path through the model: "retried", "failure.code"). `None`: consumed by the session itself (the
 # request id that matches an answer to its request), with the reason.
 CONVERSIONS = {
-    "BatchAccepted": (session._batch_accepted, {"request_id": None,
-                                                # for a client that uploads local files; this one sends none
-                                                "upload_spool": None}),
+    "BatchAccepted": (session._batch_accepted, {"request_id": None}),
     "RetryAccepted": (session._retry_accepted, {"request_id": None, "item_indexes": "retried"}),
     "CancelAccepted": (session._cancel_result, {"request_id": None}),
     "BatchFinished": (session._batch_finished, {}),
@@ -37,8 +34,9 @@ CONVERSIONS = {
                   {"source": "sources.0", "output_name": "output_names.0",
                    # a manifest's items are never uploads (only a client's own files are)
                    "upload": None}),
-    # Reached through BatchItem.upload, which a manifest's items never carry (see above).
-    "UploadMetadata": (lambda metadata: None, {"size": None, "modified_unix_ns": None}),
+    "UploadRequest": (session._upload_request, {}),
+    "UploadWanted": (session._upload_wanted, {}),
+    "UploadMetadata": (session._upload_metadata, {}),
     "ItemFinished": (lambda finished: session._item_result(finished, None),
                      {"item_index": "index", "outcome": ("output", "failure")}),
     "ItemFinishedBatch": (lambda batch: [session._item_result(item, None) for item in batch.items], {"items": "0"}),

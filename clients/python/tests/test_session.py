@@ -65,7 +65,8 @@ class SessionTests(unittest.TestCase):
                                             TiltShift(focus=0.3, band=0.1, transition=0.2, radius=4, output_format="png",
                                                       jpeg_quality=80))
         submit = pb.Envelope.FromString(data).submit_batch
-        self.assertEqual([item.output_name for item in submit.items], ["street", "Street-2", "caf_"])
+        self.assertEqual([item.output_name for item in submit.items], ["street", "Street-2", "café"],
+                         "the tree layout's names, as shiftwork submit gives them (characters kept)")
         self.assertAlmostEqual(submit.parameters.focus_position, 0.3, places=5)
         self.assertEqual(submit.parameters.output_format, pb.IMAGE_FORMAT_PNG)
         with self.assertRaises(ValueError):

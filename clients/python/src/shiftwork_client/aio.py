@@ -1,21 +1,23 @@
 """The asyncio client: the same calls as `Client`, awaited; one task reads the socket and routes every
-message to the request or the batch it belongs to, so requests and batch streams run concurrently."""
+message to the request or the batch it belongs to, so requests and batch streams run concurrently. Another
+sends the files the coordinator asks for (uploads), one at a time, each read on an executor thread (file I/O
+never blocks the event loop), as soon as they are asked, whether or not anyone awaits the batch."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator, Dict, Optional, Sequence, Union
+from typing import AsyncIterator, Dict, Optional, Sequence, Tuple, Union
 
 import zmq
 import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
-from . import connection
-from .errors import ShiftworkError
+from . import connection, local_inputs, local_upload
+from .errors import RefusedError, ShiftworkError
 from .keys import CurveKeys
-from .models import BatchAccepted, BatchEvent, BatchResult, CancelResult, ClusterStatus, TiltShift
+from .models import BatchAccepted, BatchEvent, BatchResult, CancelResult, ClusterStatus, LeftOut, TiltShift
 from .batch_state import BatchState
-from .session import MAJOR, Answer, Event, FailAll
+from .session import MAJOR, Answer, Event, FailAll, UploadsAsked
 from .submit_options import SubmitOptions
 
 
@@ -23,8 +25,9 @@ class AsyncBatch(BatchState):
     """A batch this client follows: ``async for event in batch`` for its events (`ItemsAdded`,
     `ItemResult`, then `BatchFinished`), or ``await batch.wait()`` for its `BatchResult`."""
 
-    def __init__(self, client: "AsyncClient", accepted: BatchAccepted, queue: "asyncio.Queue[object]"):
-        super().__init__(accepted)
+    def __init__(self, client: "AsyncClient", accepted: BatchAccepted, queue: "asyncio.Queue[object]",
+                 left_out: Tuple[LeftOut, ...] = (), notes: Tuple[str, ...] = ()):
+        super().__init__(accepted, client._uploads, left_out, notes)
         self._client = client
         self._queue = queue
 
@@ -76,6 +79,7 @@ class AsyncClient(connection.Connection):
         self._answers: Dict[str, "asyncio.Future[Answer]"] = {}
         self._queues: Dict[str, "asyncio.Queue[object]"] = {}
         self._readers: list = []
+        self._upload_wanted: Optional[asyncio.Event] = None
 
     async def close(self) -> None:
         """Stops reading and closes the socket (unsent messages wait at most 200 ms)."""
@@ -100,22 +104,30 @@ class AsyncClient(connection.Connection):
     async def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift(), *,
                      priority: Union[int, str] = 0, idempotency_key: Optional[str] = None, retries: Optional[int] = None,
                      deadline: Optional[int] = None, sink: Optional[str] = None,
-                     s3_endpoint: Optional[str] = None) -> AsyncBatch:
-        """Submits a batch of image URLs or paths (workers fetch them) and returns it once accepted; the
-        options and errors are those of `Client.submit`."""
+                     s3_endpoint: Optional[str] = None, shared_disk: bool = False, flat: bool = False) -> AsyncBatch:
+        """Submits a batch of images (URLs, local files, directories) and returns it once accepted; local files
+        are uploaded when the coordinator asks (by a task of this client's, awaited or not); the options and
+        errors are those of `Client.submit`. The directories are walked on an executor thread."""
         options = SubmitOptions(priority, idempotency_key, retries, deadline, sink, s3_endpoint)
-        request_id, data = self._session.submit(sources, parameters, options=options)
+        inputs = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: local_inputs.prepare(sources, upload=not shared_disk, flat=flat))
+        request_id, data = self._session.submit(inputs, parameters, options=options)
+        self._uploads.allow(inputs.upload_paths)
         accepted = await self._request(request_id, data, "the batch")
-        return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
+        return AsyncBatch(self, accepted, self._queues[accepted.batch_id], inputs.left_out, inputs.notes)
 
-    async def results(self, batch_id: str) -> AsyncBatch:
-        """Attaches to a batch and returns it: finished items first, then the others as they finish."""
+    async def results(self, batch_id: str, *, uploads: Sequence[str] = ()) -> AsyncBatch:
+        """Attaches to a batch and returns it: finished items first, then the others as they finish;
+        the batch's local files sent when asked, as for `Client.results`."""
+        await self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.fetch(batch_id)
         accepted = await self._request(request_id, data, f"the results of {batch_id}")
         return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
 
-    async def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None) -> AsyncBatch:
+    async def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None, *,
+                    uploads: Sequence[str] = ()) -> AsyncBatch:
         """Runs a finished batch's failed and cancelled items again (or only `items`), as `Client.retry`."""
+        await self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.retry(batch_id, items)
         accepted = await self._request(request_id, data, f"the retry of {batch_id}")
         return AsyncBatch(self, accepted, self._queues[accepted.batch_id])
@@ -132,6 +144,15 @@ class AsyncClient(connection.Connection):
                                                      f"minor 2 carries a cancel out without answering)")
 
     # ------------------------------------------------------------------------------------------------ plumbing
+
+    async def _allow_uploads_of(self, batch_id: str, roots: Sequence[str]) -> None:
+        """As `Client._allow_uploads_of`."""
+        self._uploads.allow_under(roots)
+        try:
+            status = await self.status(batch_id)
+        except RefusedError:
+            return
+        self._uploads.allow(local_inputs.absolute_sources(status, batch_id))
 
     async def _request(self, request_id: str, data: bytes, what: str):
         if self._broken is not None:
@@ -174,7 +195,9 @@ class AsyncClient(connection.Connection):
     def _start_reading(self) -> None:
         if self._readers:
             return
+        self._upload_wanted = asyncio.Event()
         self._readers.append(asyncio.ensure_future(self._read()))
+        self._readers.append(asyncio.ensure_future(self._upload()))
         if self._monitor is not None:
             self._readers.append(asyncio.ensure_future(self._watch()))
 
@@ -184,6 +207,23 @@ class AsyncClient(connection.Connection):
             for delivery in self._session.receive(frames):
                 self._deliver(delivery)
 
+    async def _upload(self) -> None:
+        """Sends the files asked for, in order, one at a time: each read on an executor thread, then handed to
+        the socket before the next is read (this client holds no more than one file beyond what it sent)."""
+        assert self._upload_wanted is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._upload_wanted.wait()
+            self._upload_wanted.clear()
+            while True:
+                asked = self._uploads.next()
+                if asked is None:
+                    break
+                batch_id, wanted = asked
+                answer = await loop.run_in_executor(None, local_upload.read, wanted)
+                await self._socket.send(self._session.upload_data(batch_id, answer.item_index, answer.data,
+                                                                  answer.crc32c, answer.failure), copy=False)
+
     async def _watch(self) -> None:
         while self._monitor is not None:
             event = parse_monitor_message(await self._monitor.recv_multipart())
@@ -191,7 +231,11 @@ class AsyncClient(connection.Connection):
                 self._fail_all(connection.refused_key(self.endpoint, event["value"]))
 
     def _deliver(self, delivery) -> None:
-        if isinstance(delivery, Answer):
+        if isinstance(delivery, UploadsAsked):
+            self._uploads.asked(delivery.request)
+            if self._upload_wanted is not None and self._uploads.pending:
+                self._upload_wanted.set()
+        elif isinstance(delivery, Answer):
             if isinstance(delivery.value, BatchAccepted):  # its items may follow in the next message
                 self._queues.setdefault(delivery.value.batch_id, asyncio.Queue())
             future = self._answers.get(delivery.request_id)

@@ -1,20 +1,23 @@
-"""The synchronous client: one DEALER socket, used by one thread."""
+"""The synchronous client: one DEALER socket, used by one thread. The files the coordinator asks for
+(uploads) are sent while the client waits for anything (an answer, a batch's next event): one file at a
+time, read only when asked, between looks at the socket."""
 
 from __future__ import annotations
 
 import collections
 import time
-from typing import Deque, Dict, Iterator, Optional, Sequence, Union
+from typing import Deque, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from . import connection
-from .errors import ShiftworkError
+from . import connection, local_inputs, local_upload
+from .errors import RefusedError, ShiftworkError
 from .keys import CurveKeys
-from .models import BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, TiltShift
+from .models import (BatchAccepted, BatchEvent, BatchFinished, BatchResult, CancelResult, ClusterStatus, LeftOut,
+                     TiltShift)
 from .batch_state import BatchState
-from .session import MAJOR, Answer, Event, FailAll
+from .session import MAJOR, Answer, Event, FailAll, UploadsAsked
 from .submit_options import SubmitOptions
 
 
@@ -22,8 +25,9 @@ class Batch(BatchState):
     """A batch this client follows: iterate it for its events as they come (`ItemsAdded`, `ItemResult`,
     then `BatchFinished`), or `wait()` for its `BatchResult`."""
 
-    def __init__(self, client: "Client", accepted: BatchAccepted):
-        super().__init__(accepted)
+    def __init__(self, client: "Client", accepted: BatchAccepted, left_out: Tuple[LeftOut, ...] = (),
+                 notes: Tuple[str, ...] = ()):
+        super().__init__(accepted, client._uploads, left_out, notes)
         self._client = client
 
     def __iter__(self) -> Iterator[BatchEvent]:
@@ -87,8 +91,16 @@ class Client(connection.Connection):
 
     def submit(self, sources: Sequence[str], parameters: TiltShift = TiltShift(), *, priority: Union[int, str] = 0,
                idempotency_key: Optional[str] = None, retries: Optional[int] = None, deadline: Optional[int] = None,
-               sink: Optional[str] = None, s3_endpoint: Optional[str] = None) -> Batch:
-        """Submits a batch of image URLs or paths (workers fetch them) and returns it once accepted.
+               sink: Optional[str] = None, s3_endpoint: Optional[str] = None, shared_disk: bool = False,
+               flat: bool = False) -> Batch:
+        """Submits a batch of images and returns it once accepted: URLs (workers fetch them), local files and
+        directories (their images, found as ``shiftwork submit DIR`` finds them, their folders kept in the
+        output names unless `flat`). A local file's bytes are uploaded: sent, one file at a time, when the
+        coordinator asks for them, while this client waits for anything (iterate the batch, or `wait()`);
+        a file that changed or vanished by then fails its item, naming it. A file that cannot be uploaded
+        (gone, empty, over the 100 MiB upload limit) is left out before anything is sent, the rest goes on:
+        ``batch.left_out`` says which and why. `shared_disk`: send local files as their paths instead, for
+        workers started with ``--allow-local-files`` that read a disk shared with this machine.
 
         `priority` (-10…10, or low, normal, high), `idempotency_key`, `retries` (0…10), `deadline` (seconds),
         `sink` (a directory the workers reach, or ``s3://BUCKET/PREFIX``) and `s3_endpoint`: see `SubmitOptions`.
@@ -99,25 +111,37 @@ class Client(connection.Connection):
         it does not answer within `timeout`, `ProtocolVersionError` for a coordinator of another major
         version, `AuthenticationError` when it refuses this client's key."""
         options = SubmitOptions(priority, idempotency_key, retries, deadline, sink, s3_endpoint)
-        request_id, data = self._session.submit(sources, parameters, options=options)
+        inputs = local_inputs.prepare(sources, upload=not shared_disk, flat=flat)
+        request_id, data = self._session.submit(inputs, parameters, options=options)
+        self._uploads.allow(inputs.upload_paths)
         accepted = self._request(request_id, data, "the batch")
-        return Batch(self, accepted)
+        return Batch(self, accepted, inputs.left_out, inputs.notes)
 
-    def results(self, batch_id: str) -> Batch:
+    def results(self, batch_id: str, *, uploads: Sequence[str] = ()) -> Batch:
         """Attaches to a batch (submitted by anyone, perhaps before a restart) and returns it: its items
-        finished so far come first, then the others as they finish. Needs a coordinator with ``--data-dir``."""
+        finished so far come first, then the others as they finish. Needs a coordinator with ``--data-dir``.
+        The batch's uploaded files that the coordinator does not hold are sent when it asks, as
+        ``shiftwork results`` does: the batch's sources that are absolute paths (asked of the coordinator with
+        `status` first), and any file at or below `uploads` (files or directories); each only while it is what
+        was announced (its size and modification time)."""
+        self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.fetch(batch_id)
         accepted = self._request(request_id, data, f"the results of {batch_id}")
         return Batch(self, accepted)
 
-    def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None) -> Batch:
+    def retry(self, batch_id: str, items: Optional[Sequence[Union[str, int]]] = None, *,
+              uploads: Sequence[str] = ()) -> Batch:
         """Runs a finished batch's failed and cancelled items again as new attempts of the same batch (or
         only `items`: output names, sources or indexes) and returns it: its events are the retried items'
         results, then `BatchFinished` with the whole batch's counts. `Batch.retried` lists the items; empty
         when there was nothing to retry (every item had succeeded; the batch is finished at once).
 
+        An uploaded item whose bytes the coordinator no longer holds is asked for again: `uploads` as for
+        `results`.
+
         Raises `RefusedError` for an unknown batch (``REFUSAL_CODE_UNKNOWN_BATCH``), a batch still running,
         a name that is no item of it or an item that succeeded (``REFUSAL_CODE_INVALID_REQUEST``)."""
+        self._allow_uploads_of(batch_id, uploads)
         request_id, data = self._session.retry(batch_id, items)
         accepted = self._request(request_id, data, f"the retry of {batch_id}")
         return Batch(self, accepted)
@@ -134,6 +158,16 @@ class Client(connection.Connection):
                                                f"minor 2 carries a cancel out without answering)")
 
     # ------------------------------------------------------------------------------------------------ plumbing
+
+    def _allow_uploads_of(self, batch_id: str, roots: Sequence[str]) -> None:
+        """Lets this client send the local files of `batch_id` (its absolute sources, as `status` lists them)
+        and those under `roots`. A batch the coordinator does not know is left to the request that follows."""
+        self._uploads.allow_under(roots)
+        try:
+            status = self.status(batch_id)
+        except RefusedError:
+            return
+        self._uploads.allow(local_inputs.absolute_sources(status, batch_id))
 
     def _request(self, request_id: str, data: bytes, what: str):
         if self._broken is not None:
@@ -188,15 +222,19 @@ class Client(connection.Connection):
         return event
 
     def _pump(self, deadline: Optional[float]) -> bool:
-        """Receives and routes what arrives before `deadline` (None: no limit); False when nothing did."""
+        """Sends the next file asked for, if any, then receives and routes what arrives before `deadline`
+        (None: no limit; only a look when a file was sent or more wait); False when nothing happened."""
+        sent = self._send_next_upload()
         poller = zmq.Poller()
         poller.register(self._socket, zmq.POLLIN)
         if self._monitor is not None:
             poller.register(self._monitor, zmq.POLLIN)
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if sent or self._uploads.pending:
+            left = 0.0
         ready = dict(poller.poll(None if left is None else int(left * 1000)))
         if not ready:
-            return False
+            return sent
         if self._monitor is not None and self._monitor in ready:
             event = recv_monitor_message(self._monitor)
             if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
@@ -206,8 +244,21 @@ class Client(connection.Connection):
                 self._deliver(delivery)
         return True
 
+    def _send_next_upload(self) -> bool:
+        """Reads the next file asked for and sends its bytes (or why not); False when none was asked."""
+        asked = self._uploads.next()
+        if asked is None:
+            return False
+        batch_id, wanted = asked
+        answer = local_upload.read(wanted)
+        self._socket.send(self._session.upload_data(batch_id, answer.item_index, answer.data, answer.crc32c,
+                                                    answer.failure), copy=False)
+        return True
+
     def _deliver(self, delivery) -> None:
-        if isinstance(delivery, Answer):
+        if isinstance(delivery, UploadsAsked):
+            self._uploads.asked(delivery.request)
+        elif isinstance(delivery, Answer):
             self._answers[delivery.request_id] = delivery
             if isinstance(delivery.value, BatchAccepted):  # its items may follow in the next message
                 self._events.setdefault(delivery.value.batch_id, collections.deque())

@@ -15,6 +15,7 @@ import zmq
 from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, RefusedError, ShiftworkError
 from .keys import CurveKeys
 from .session import Session
+from .upload_queue import UploadQueue
 
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:5570"
 
@@ -147,6 +148,7 @@ class Connection:
         self.timeout = timeout
         self._keys = resolve_keys(keys, secret_key_file, coordinator_key_file)
         self._session = Session(protocol_major)
+        self._uploads = UploadQueue()
         self._broken: Optional[ShiftworkError] = None
         self._context = context
         self._socket = context.socket(zmq.DEALER)

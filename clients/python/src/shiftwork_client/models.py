@@ -108,6 +108,9 @@ class BatchAccepted:
     item_count: int
     coordinator_id: str
     attached: bool = False
+    upload_spool: bool = False
+    """The coordinator keeps uploaded bytes on its disk (``--data-dir``) until their items finish: once it holds
+    them all, this client may leave (uploads of a coordinator without it are asked again after a restart)."""
 
 
 @dataclass(frozen=True)
@@ -302,3 +305,44 @@ class ClusterStatus:
     clients: Tuple[ClientStatus, ...] = ()
     max_queued_items_per_client: int = 0
     max_batches_per_client: int = 0
+
+
+@dataclass(frozen=True)
+class UploadMetadata:
+    """What a local file was when its batch was submitted (``BatchItem.upload``): its `size` in bytes and its
+    modification time in nanoseconds since 1970. A file that differs when the coordinator asks for it is not
+    sent: its item fails (``FAILURE_CODE_UPLOAD``) naming it."""
+
+    size: int
+    modified_unix_ns: int
+
+
+@dataclass(frozen=True)
+class UploadWanted:
+    """One file the coordinator asks for: the item, the file's path on this machine, and what it must still be."""
+
+    item_index: int
+    path: str
+    expected: UploadMetadata
+
+
+@dataclass(frozen=True)
+class UploadRequest:
+    """The coordinator asks for these files of batch `batch_id` (``UploadRequest``): `items`, `credit_bytes`
+    in all (within its ``--upload-window-mb``); `awaiting_items`: the batch's items whose bytes it does not
+    hold yet, these included; `spooled`: it keeps what it received on its disk."""
+
+    batch_id: str
+    items: Tuple[UploadWanted, ...]
+    credit_bytes: int
+    awaiting_items: int
+    spooled: bool
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A source `submit` left out of the batch, and why: a local file that cannot be uploaded (gone,
+    unreadable, empty, over the 100 MiB upload limit). The other sources go on."""
+
+    source: str
+    reason: str

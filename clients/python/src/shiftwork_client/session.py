@@ -8,7 +8,9 @@ refusal echoes; submissions say ``accepts_batches``, so finished items may come 
 sends it twice (a re-attached stream); a refusal with an empty ``request_id`` fails every pending request
 and stream; an envelope of another major version, or a refusal with ``REFUSAL_CODE_UNSUPPORTED_VERSION``,
 is a `ProtocolVersionError` naming both versions. A message that cannot be decoded is dropped and
-counted; a body this version does not know (a newer minor's) is dropped.
+counted; a body this version does not know (a newer minor's) is dropped. Uploads: a submission's local files
+are announced (`BatchItem.upload`); an `UploadRequest` is delivered as `UploadsAsked` for the client to answer
+file by file with `upload_data` (docs/protocol.md, "Uploads").
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from google.protobuf.message import DecodeError
 
 from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from .errors import ProtocolVersionError, RefusedError, ShiftworkError
+from .local_inputs import PreparedInputs
 from .models import (AttemptStatus, BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClientStatus,
-                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift, WorkerStatus)
+                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift,
+                     UploadMetadata, UploadRequest, UploadWanted, WorkerStatus)
 from .naming import output_names
 
 # The most items of one batch this client sizes its tables by, whatever a coordinator announces (the protocol's
@@ -67,7 +71,14 @@ class FailAll:
     error: ShiftworkError
 
 
-Delivery = Union[Answer, Event, FailAll]
+@dataclass(frozen=True)
+class UploadsAsked:
+    """The coordinator asks this client for files of one of its batches (an `UploadRequest`)."""
+
+    request: UploadRequest
+
+
+Delivery = Union[Answer, Event, FailAll, UploadsAsked]
 
 
 @dataclass
@@ -93,17 +104,29 @@ class Session:
 
     # ------------------------------------------------------------------------------------------------ requests
 
-    def submit(self, sources: Sequence[str], parameters: TiltShift, noop: bool = False,
+    def submit(self, sources: Union[Sequence[str], PreparedInputs], parameters: TiltShift, noop: bool = False,
                options: SubmitOptions = SubmitOptions()) -> Tuple[str, bytes]:
-        """A `SubmitBatch` of `sources` (URLs or paths the workers can read) with `parameters` and `options`;
-        returns its request ID and bytes. `ValueError`, saying what to give, for a value out of range."""
-        if isinstance(sources, (str, bytes)):
-            raise ValueError(f"sources must be a list of URLs or paths, not one string: give [{sources!r}]")
-        sources = list(sources)
-        if not sources:
-            raise ValueError("no sources: give image URLs (http, https, file) or paths the workers can read")
+        """A `SubmitBatch` with `parameters` and `options` of `sources`: inputs prepared by
+        `local_inputs.prepare` (expanded, named, local files announced as uploads), or a list of URLs or paths
+        the workers can read, sent as they are and named as `shiftwork submit` names them. Returns its
+        request ID and bytes. `ValueError`, saying what to give, for a value out of range."""
+        if isinstance(sources, PreparedInputs):
+            prepared = sources
+        else:
+            if isinstance(sources, (str, bytes)):
+                raise ValueError(f"sources must be a list of URLs or paths, not one string: give [{sources!r}]")
+            listed = list(sources)
+            if not listed:
+                raise ValueError("no sources: give image URLs (http, https, file) or paths the workers can read")
+            prepared = PreparedInputs(tuple(listed), tuple(output_names(listed)), (None,) * len(listed))
         checked = options.checked()
-        items = [pb.BatchItem(source=source, output_name=name) for source, name in zip(sources, output_names(sources))]
+        items = [pb.BatchItem(source=source, output_name=name) for source, name in
+                 zip(prepared.sources, prepared.output_names)]
+        for item, upload in zip(items, prepared.uploads):
+            if upload is not None:
+                item.upload.size = upload.size
+                item.upload.modified_unix_ns = upload.modified_unix_ns
+        sources = list(prepared.sources)
         body = pb.SubmitBatch(items=items, parameters=wire_parameters(parameters), accepts_batches=True,
                               kind=pb.TASK_KIND_NOOP if noop else pb.TASK_KIND_UNSPECIFIED)
         checked.fill(body)
@@ -134,6 +157,13 @@ class Session:
         body = pb.RetryBatch(request_id=request_id, batch_id=batch_id, items=[str(item) for item in items or []],
                              accepts_batches=True)
         return request_id, self._envelope(retry_batch=body)
+
+    def upload_data(self, batch_id: str, item_index: int, data: bytes = b"", crc32c: int = 0,
+                    failure: str = "") -> bytes:
+        """An `UploadData`: the bytes of the file asked for as item `item_index` of `batch_id` and their
+        CRC-32C, or (`failure`) why it is not sent."""
+        body = pb.UploadData(batch_id=batch_id, item_index=item_index, data=data, crc32c=crc32c, failure=failure)
+        return self._envelope(upload_data=body)
 
     def forget(self, request_id: str) -> None:
         """Stops waiting for `request_id` (it timed out): a late answer is dropped."""
@@ -251,6 +281,9 @@ class Session:
             deliveries += self._on_item_finished(finished)
         return deliveries
 
+    def _on_upload_request(self, request) -> List[Delivery]:
+        return [UploadsAsked(_upload_request(request))]
+
     def _on_batch_finished(self, finished) -> List[Delivery]:
         if self._streams.pop(finished.batch_id, None) is None:
             return []
@@ -269,6 +302,11 @@ def _out_of_bounds(kind: str, message) -> Optional[str]:
     if kind == "items_added" and message.first_index + len(message.items) > MAX_ITEMS_PER_BATCH:
         return (f"ItemsAdded.first_index + items is {message.first_index + len(message.items)}, more than the limit of "
                 f"{MAX_ITEMS_PER_BATCH}")
+    if kind == "upload_request":
+        for index, wanted in enumerate(message.items):
+            if wanted.item_index >= MAX_ITEMS_PER_BATCH:
+                return (f"UploadRequest.items[{index}].item_index is {wanted.item_index}, more than the limit of "
+                        f"{MAX_ITEMS_PER_BATCH}")
     if kind == "status_reply":
         for index, batch in enumerate(message.batches):
             if batch.item_count > MAX_ITEMS_PER_BATCH:
@@ -287,7 +325,8 @@ def _refused_error(refusal) -> RefusedError:
 
 
 def _batch_accepted(accepted) -> BatchAccepted:
-    return BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, accepted.attached)
+    return BatchAccepted(accepted.batch_id, accepted.item_count, accepted.coordinator_id, accepted.attached,
+                         accepted.upload_spool)
 
 
 def _retry_accepted(accepted) -> RetryAccepted:
@@ -361,3 +400,16 @@ def _cluster_status(reply) -> ClusterStatus:
     return ClusterStatus(reply.coordinator_id, workers, reply.queued_tasks, reply.running_tasks, reply.completed_tasks,
                          reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches, clients,
                          reply.max_queued_items_per_client, reply.max_batches_per_client)
+
+
+def _upload_metadata(metadata) -> UploadMetadata:
+    return UploadMetadata(metadata.size, metadata.modified_unix_ns)
+
+
+def _upload_wanted(wanted) -> UploadWanted:
+    return UploadWanted(wanted.item_index, wanted.path, _upload_metadata(wanted.expected))
+
+
+def _upload_request(request) -> UploadRequest:
+    return UploadRequest(request.batch_id, tuple(_upload_wanted(w) for w in request.items), request.credit_bytes,
+                         request.awaiting_items, request.spooled)
