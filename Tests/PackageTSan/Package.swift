@@ -108,7 +108,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"], path: "FetchingTests"),
-        // ClusterTests' units, support and in-process clusters: no `shiftwork` process, so no ShiftworkCLI.
+        // ClusterTests' units, support and in-process clusters: no `shiftwork` process, so no ShiftworkCLI. Also
+        // linked: Processes/SimulatedPhotoWorkerTests.swift, whose static helpers some units call (its own tests
+        // start processes: scripts/test-package-tsan skips them).
         .testTarget(
             name: "ClusterTests",
             dependencies: [
