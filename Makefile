@@ -42,7 +42,8 @@ test-unit: setup
 
 ## Builds and runs the tests that run under ThreadSanitizer (as `make test` does beside the others): the
 ## engine's (scripts/test-operations-tsan, its own small package) and the package's threaded tests
-## (scripts/test-package-tsan, a TSan build of the whole graph in .build-tsan). Fails on any TSan report.
+## (scripts/test-package-tsan: a TSan build, in .build-tsan, of Tests/PackageTSan, the modules and the test
+## targets it runs). Fails on any TSan report.
 test-tsan: setup
 	scripts/test-operations-tsan
 	scripts/test-package-tsan
