@@ -10,10 +10,11 @@ import PackageDescription
 /// `scripts/test-package-tsan` did not run under TSan either: docs/benchmarks.md, "ThreadSanitizer over the
 /// package"), whose compilation was most of that build's time.
 ///
-/// Its directories are symbolic links into the main package (`Sources/Cluster` → `../../../Sources/Cluster`,
-/// `ImagingTests` → `../ImagingTests`, `ClusterTests/Units` → `../../ClusterTests/Units`, …), so there is one
-/// copy of every file, and a file added to a linked directory is compiled here too. The main package ignores
-/// this directory. **Keep the targets below in step with ../../Package.swift** (the same dependencies, flags and
+/// Its directories are symbolic links into the main package, laid out as there (`Sources/Cluster` →
+/// `../../../Sources/Cluster`, `Tests/ImagingTests` → `../../ImagingTests`, `Tests/ClusterTests/Units` →
+/// `../../../ClusterTests/Units`, `Benchmarks/ClusterSimulation`, and `Fuzz`, `samples` for the tests that find
+/// the repository's files from `#filePath`), so there is one copy of every file, and a file added to a linked
+/// directory is compiled here too. The main package ignores this directory. **Keep the targets below in step with ../../Package.swift** (the same dependencies, flags and
 /// libraries): a module or a dependency added there that these targets use must be added here, or the
 /// TSan step of `make test` fails to build (which it says).
 let package = Package(
@@ -81,13 +82,14 @@ let package = Package(
             ],
             path: "Sources/Cluster"
         ),
-        .target(name: "ClusterSimulation", dependencies: ["Wire", "Imaging"], path: "ClusterSimulation"),
+        .target(name: "ClusterSimulation", dependencies: ["Wire", "Imaging"], path: "Benchmarks/ClusterSimulation"),
 
         // MARK: Test support (as in ../../Package.swift)
-        .target(name: "ShiftworkTestSupport", dependencies: ["HTTPEndpoints", "CCurl", "Runtime"], path: "Support"),
+        .target(
+            name: "ShiftworkTestSupport", dependencies: ["HTTPEndpoints", "CCurl", "Runtime"], path: "Tests/Support"),
         .target(
             name: "CTestSupport",
-            path: "CTestSupport",
+            path: "Tests/CTestSupport",
             linkerSettings: [
                 .linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("tiff"), .linkedLibrary("gif"),
                 .linkedLibrary("heif"), .linkedLibrary("png"),
@@ -95,19 +97,21 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ShiftworkTestSupport"], path: "RuntimeTests"),
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Runtime"], path: "MessagingTests"),
         .testTarget(
-            name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "Runtime"], path: "HTTPEndpointsTests"),
+            name: "RuntimeTests", dependencies: ["Runtime", "ShiftworkTestSupport"], path: "Tests/RuntimeTests"),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "Runtime"], path: "Tests/MessagingTests"),
+        .testTarget(
+            name: "HTTPEndpointsTests", dependencies: ["HTTPEndpoints", "Runtime"], path: "Tests/HTTPEndpointsTests"),
         .testTarget(
             name: "ImagingTests",
             dependencies: ["Imaging", "Runtime", "ShiftworkTestSupport", "CTestSupport"],
-            path: "ImagingTests",
+            path: "Tests/ImagingTests",
             resources: [.copy("Fixtures")],
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         .testTarget(
-            name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"], path: "FetchingTests"),
+            name: "FetchingTests", dependencies: ["Fetching", "Imaging", "ShiftworkTestSupport"],
+            path: "Tests/FetchingTests"),
         // ClusterTests' units, support and in-process clusters: no `shiftwork` process, so no ShiftworkCLI. Also
         // linked: Processes/SimulatedPhotoWorkerTests.swift, whose static helpers some units call (its own tests
         // start processes: scripts/test-package-tsan skips them).
@@ -118,7 +122,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            path: "ClusterTests",
+            path: "Tests/ClusterTests",
             resources: [
                 .copy("Processes/Networks/Resources/dns-responder.py"),
                 .copy("Processes/Networks/Resources/packet-delay.py"),

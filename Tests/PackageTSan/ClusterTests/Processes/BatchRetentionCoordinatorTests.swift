@@ -1,1 +1,0 @@
-../../../ClusterTests/Processes/BatchRetentionCoordinatorTests.swift

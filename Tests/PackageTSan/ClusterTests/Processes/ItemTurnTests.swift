@@ -1,1 +1,0 @@
-../../../ClusterTests/Processes/ItemTurnTests.swift
