@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT ?= out/demo
 
-.PHONY: setup build release demo test test-containers test-unit test-tsan proto format clean
+.PHONY: setup build release demo test test-long test-containers test-unit test-tsan proto format clean
 
 ## Installs the Debian packages the build needs (only those missing).
 setup:
@@ -20,11 +20,18 @@ demo: release
 	@echo "tilt-shifted images are in $(OUT)/"
 
 ## Sets up, then runs every test (the Python client's against real processes, the engine's tests under
-## ThreadSanitizer, and the decoders' fuzzer for FUZZ_SECONDS), overlapping the steps that do not compete:
-## scripts/test-all says how, and prints each step's wall and CPU time.
-FUZZ_SECONDS ?= 60
+## ThreadSanitizer, and the decoders' fuzzer for FUZZ_SECONDS a target), overlapping the steps that do not
+## compete: scripts/test-all says how, and prints each step's wall and CPU time.
+FUZZ_SECONDS ?= 15
 test: setup
 	scripts/test-all $(FUZZ_SECONDS)
+
+## The long versions of `make test`'s repeated checks (CI runs it after `make test-containers`): the tests
+## that repeat a scenario (TestRounds) with all their rounds, and the fuzzer for FUZZ_LONG_SECONDS a target.
+## Ends with `N passed, N failed, N skipped`; scripts/test-long says more.
+FUZZ_LONG_SECONDS ?= 60
+test-long: setup
+	scripts/test-long $(FUZZ_LONG_SECONDS)
 
 ## Builds and runs the Swift tests that start no `shiftwork` process: every test target but ClusterTests'
 ## process tests (Tests/ClusterTests/Processes, TiltShiftCommandTests), each in a process of its own as
@@ -35,7 +42,8 @@ test-unit: setup
 
 ## Builds and runs the tests that run under ThreadSanitizer (as `make test` does beside the others): the
 ## engine's (scripts/test-operations-tsan, its own small package) and the package's threaded tests
-## (scripts/test-package-tsan, a TSan build of the whole graph in .build-tsan). Fails on any TSan report.
+## (scripts/test-package-tsan: a TSan build, in .build-tsan, of Tests/PackageTSan, the modules and the test
+## targets it runs). Fails on any TSan report.
 test-tsan: setup
 	scripts/test-operations-tsan
 	scripts/test-package-tsan

@@ -31,7 +31,8 @@ final class VanishingCoordinatorStopTests: NamespacedClusterTestCase {
         let pauses: [Duration] = [.zero, .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)]
         let workersPerRound = 3
         var measured: [Duration] = []
-        for round in 0..<20 {
+        // Every pause once in `make test`; four times each in `make test-long` (TestRounds).
+        for round in 0..<TestRounds.count(quick: pauses.count, long: 4 * pauses.count) {
             try await namespace.setLink(link, up: true)
             let endpoint = try await harness.startCoordinator(host: link.hostAddress)
             let coordinator = try XCTUnwrap(harness.processes.last)

@@ -1,0 +1,1 @@
+../../../../ClusterTests/Processes/BatchRetentionCoordinatorTests.swift
