@@ -19,7 +19,8 @@ RECEIVED_BODIES = {"batch_accepted", "item_finished", "items_finished", "items_a
 NOT_RECEIVED_BODIES = {"submit_batch", "status_request", "cancel_batch", "fetch_results", "retry_batch",  # client → coordinator
                        "worker_hello", "heartbeat", "task_result", "worker_goodbye", "task_results", "welcome",
                        "task_assignment", "cancel_task", "task_assignments", "give_back_task", "task_given_back",
-                       "upload_data"}  # client → coordinator: tests/test_uploads.py checks that it sets every field
+                       "upload_data",  # client → coordinator: tests/test_uploads.py checks that it sets every field
+                       "pair_announcement", "pair_journal", "pair_held", "pair_result_file", "pair_snapshot"}  # pair link
 
 # Per received message: how the session converts it, and where a field lands when the model's attribute is named
 # otherwise (a path through the model: "retried", "failure.code"). `None`: consumed by the session itself (the
@@ -48,6 +49,8 @@ CONVERSIONS = {
     "ItemStatus": (session._item_status, {"item_index": "index"}),
     "AttemptStatus": (session._attempt_status, {}),
     "ClientStatus": (session._client_status, {}),
+    "PairStatus": (session._pair_status, {}),
+    "PairPosition": (session._pair_position, {}),
     "Refusal": (session._refused_error, {}),
 }
 

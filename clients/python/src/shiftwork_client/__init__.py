@@ -15,7 +15,7 @@ from .keys import CurveKeys, read_key
 from .local_upload import UPLOAD_LIMIT_BYTES
 from .models import (AttemptStatus, BatchAccepted, BatchEvent, BatchFinished, BatchResult, BatchStatus, CancelResult,
                      ClientStatus, ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, LeftOut, Output,
-                     RetryAccepted, TiltShift, UploadMetadata, UploadRequest, UploadWanted, WorkerStatus)
+                     PairPosition, PairStatus, RetryAccepted, TiltShift, UploadMetadata, UploadRequest, UploadWanted, WorkerStatus)
 from .printable import printable
 from .redaction import redact_source, redact_urls
 from .session import MAJOR, MINOR
@@ -25,7 +25,8 @@ __all__ = [
     "AsyncBatch", "AsyncClient", "AttemptStatus", "AuthenticationError", "Batch", "BatchAccepted", "BatchEvent", "BatchFinished",
     "BatchResult", "BatchStatus", "CancelResult", "Client", "ClientStatus", "ClusterStatus", "CurveKeys", "Failure",
     "ItemResult",
-    "ItemsAdded", "ItemStatus", "KeyFileError", "LeftOut", "MAJOR", "MINOR", "NoAnswerError", "Output",
+    "ItemsAdded", "ItemStatus", "KeyFileError", "LeftOut", "MAJOR", "MINOR", "NoAnswerError", "Output", "PairPosition",
+    "PairStatus",
     "ProtocolVersionError", "RefusedError", "RetryAccepted", "ShiftworkError", "SubmitOptions", "TiltShift",
     "UPLOAD_LIMIT_BYTES", "UploadMetadata", "UploadRequest", "UploadWanted", "WorkerStatus", "printable", "read_key",
     "redact_source", "redact_urls",

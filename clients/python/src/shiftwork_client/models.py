@@ -289,9 +289,37 @@ class ClientStatus:
 
 
 @dataclass(frozen=True)
+class PairPosition:
+    """How far a coordinator's journal goes: `term` (of the last takeover; 0: none) and `records` written."""
+
+    term: int
+    records: int
+
+
+@dataclass(frozen=True)
+class PairStatus:
+    """A coordinator of a primary/backup pair (``--ha``): `role` as started (``PAIR_ROLE_PRIMARY`` or
+    ``PAIR_ROLE_BACKUP``), its `state` and its peer's as last heard (``PAIR_STATE_ACTIVE``, ``PAIR_STATE_PASSIVE``,
+    ``PAIR_STATE_STARTING_*``; ``PAIR_STATE_UNSPECIFIED``: not heard), its journal's `position`; on the active
+    one, how far the passive one is behind (`lag_records`, for `lag_ms`) and the acknowledgements waiting for it
+    (`held_messages`); `peer`: where the other coordinator serves; `history`: what its journal says it last was."""
+
+    role: str
+    state: str
+    peer_state: str
+    position: PairPosition
+    lag_records: int = 0
+    lag_ms: int = 0
+    held_messages: int = 0
+    peer: str = ""
+    history: str = ""
+
+
+@dataclass(frozen=True)
 class ClusterStatus:
     """The answer to a status request: workers, queue, throughput and batches; and what each client holds
-    (`clients`, as far as the asker may see) against the per-client limits (0: not said)."""
+    (`clients`, as far as the asker may see) against the per-client limits (0: not said); `pair`: the
+    coordinator's place in a primary/backup pair (``None``: it runs alone)."""
 
     coordinator_id: str
     workers: Tuple[WorkerStatus, ...]
@@ -305,6 +333,7 @@ class ClusterStatus:
     clients: Tuple[ClientStatus, ...] = ()
     max_queued_items_per_client: int = 0
     max_batches_per_client: int = 0
+    pair: Optional[PairStatus] = None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from ._proto.shiftwork.v1 import shiftwork_pb2 as pb
 from .errors import ProtocolVersionError, RefusedError, ShiftworkError
 from .local_inputs import PreparedInputs
 from .models import (AttemptStatus, BatchAccepted, BatchEvent, BatchFinished, BatchStatus, CancelResult, ClientStatus,
-                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, RetryAccepted, TiltShift,
+                     ClusterStatus, Failure, ItemResult, ItemsAdded, ItemStatus, Output, PairPosition, PairStatus,
+                     RetryAccepted, TiltShift,
                      UploadMetadata, UploadRequest, UploadWanted, WorkerStatus)
 from .naming import output_names
 
@@ -399,7 +400,20 @@ def _cluster_status(reply) -> ClusterStatus:
     clients = tuple(_client_status(c) for c in reply.clients)
     return ClusterStatus(reply.coordinator_id, workers, reply.queued_tasks, reply.running_tasks, reply.completed_tasks,
                          reply.failed_tasks, reply.tasks_per_second, reply.dropped_messages, batches, clients,
-                         reply.max_queued_items_per_client, reply.max_batches_per_client)
+                         reply.max_queued_items_per_client, reply.max_batches_per_client,
+                         _pair_status(reply.pair) if reply.HasField("pair") else None)
+
+
+def _pair_position(position) -> PairPosition:
+    return PairPosition(position.term, position.records)
+
+
+def _pair_status(pair) -> PairStatus:
+    def name(enum, value: int) -> str:
+        return enum.Name(value) if value in enum.values() else enum.Name(0)
+    return PairStatus(name(pb.PairRole, pair.role), name(pb.PairState, pair.state), name(pb.PairState, pair.peer_state),
+                      _pair_position(pair.position), pair.lag_records, pair.lag_ms, pair.held_messages, pair.peer,
+                      pair.history)
 
 
 def _upload_metadata(metadata) -> UploadMetadata:
