@@ -65,12 +65,9 @@ extension Coordinator {
         guard let session = pairing else { return }
         let delay = session.configuration.answerDelay
         guard delay > .zero else { return session.link.send([.pairHeld(answer)]) }
-        // Test hook (a slow backup): the answer goes later, in order.
+        // Test hook (a slow backup): the answer goes later, in order (a one-shot timer of this thread).
         let link = session.link
-        Task {
-            try? await Task.sleep(for: delay)
-            link.send([.pairHeld(answer)])
-        }
+        executor.schedule(after: delay) { link.send([.pairHeld(answer)]) }
     }
 }
 
