@@ -82,6 +82,17 @@ def state(container):
     return json.loads(out.stdout) if out.returncode == 0 else None
 
 
+def pair_state(status_json):
+    """What a coordinator of a pair says it is in `shiftwork status --json`'s output: "active", "passive", a starting
+    state, or None when it did not answer (or is not part of a pair)."""
+    try:
+        status = json.loads(status_json)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    pair = status.get("pair") if isinstance(status, dict) else None
+    return pair.get("state") if isinstance(pair, dict) else None
+
+
 def restart_count(container):
     out = podman("inspect", "--format", "{{.RestartCount}}", container, check=False)
     return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else None
