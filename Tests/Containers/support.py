@@ -89,8 +89,12 @@ def pair_state(status_json):
         status = json.loads(status_json)
     except (json.JSONDecodeError, TypeError):
         return None
-    pair = status.get("pair") if isinstance(status, dict) else None
-    return pair.get("state") if isinstance(pair, dict) else None
+    if not isinstance(status, dict):
+        return None
+    pair = status.get("pair") or status.get("ha")
+    if isinstance(pair, dict):
+        return pair.get("state") or pair.get("role")
+    return None
 
 
 def restart_count(container):
