@@ -209,7 +209,10 @@ class Bench:
             killed_at = None
             first_after = None
             active = self.active_index(endpoints)
+            batch_id = None
             for line in submit.stdout:
+                if batch_id is None and line.startswith("batch "):
+                    batch_id = line.split()[1].rstrip(":")
                 if "] ok " in line or "] failed" in line:
                     done += 1
                     if killed_at is not None and first_after is None:
@@ -219,6 +222,23 @@ class Bench:
                     killed_at = time.monotonic()
                     coordinators[active].wait()
             submit.wait(timeout=HANG)
+            if submit.returncode != 0 and killed_at is not None:
+                # A `submit` that heard nothing for its --timeout gives up with "lost contact" and names
+                # `results BATCH`, which re-attaches through either coordinator: what a user does, so its time
+                # counts. It reports every item of the batch, those done before the kill too.
+                if batch_id is None:
+                    raise RuntimeError(f"round {round_}: submit printed no batch ID; logs in {self.scratch}")
+                results = subprocess.Popen([self.bin, "results", batch_id, "--out", str(out),
+                                            "--overwrite", "--coordinator", both],
+                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+                done = 0
+                for line in results.stdout:
+                    if "] ok " in line or "] failed" in line:
+                        done += 1
+                        if first_after is None:
+                            first_after = time.monotonic()
+                results.wait(timeout=HANG)
+                submit = results
             outputs = len(list(out.iterdir())) if out.exists() else 0
             if submit.returncode != 0 or done != ITEMS or outputs != ITEMS or first_after is None:
                 raise RuntimeError(f"round {round_}: submit exited {submit.returncode}, {done} items reported, "
