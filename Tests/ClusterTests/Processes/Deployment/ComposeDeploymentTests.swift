@@ -288,7 +288,9 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let out = scratch.appendingPathComponent("out")
         let submit = try launch(
             "submit",
-            ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", submitEndpoints.joined(separator: ",")]
+            ["submit"] + images.map(\.url) + [
+                "--out", out.path, "--coordinator", submitEndpoints.joined(separator: ","),
+            ]
                 + clientKeys)
         let submitted = await submit.waitForExit(timeout: .seconds(120))
         guard submitted == 0 else {

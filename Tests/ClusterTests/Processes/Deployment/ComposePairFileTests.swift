@@ -59,6 +59,7 @@ final class ComposePairFileTests: DeploymentTestCase {
         }
         XCTAssertEqual(try compose.service("coordinator-b").replicaCount(), 0)
         let port = try XCTUnwrap(a.ports.first?.target)
-        XCTAssertEqual(try compose.service("worker").environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator-a:\(port)")
+        XCTAssertEqual(
+            try compose.service("worker").environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator-a:\(port)")
     }
 }

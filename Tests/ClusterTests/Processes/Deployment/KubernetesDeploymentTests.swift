@@ -109,7 +109,8 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                     // Not the program's: the role script's input.
                     XCTAssertTrue(
                         script?.contains("$\(variable)") == true,
-                        "overlays/\(overlay): \(containerName) sets \(variable), which neither shiftwork nor its script reads")
+                        "overlays/\(overlay): \(containerName) sets \(variable), which neither shiftwork nor its script reads"
+                    )
                 }
                 for variable in container.variableNames + (script.map(exportedVariables) ?? [])
                 where variable.hasPrefix("SHIFTWORK_") {
@@ -135,9 +136,11 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
             "both pods start at once: a restarted primary waits for its backup, which OrderedReady would not start")
         let antiAffinity = try XCTUnwrap(
             statefulSet.at(
-                "spec", "template", "spec", "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+                "spec", "template", "spec", "affinity", "podAntiAffinity",
+                "requiredDuringSchedulingIgnoredDuringExecution")
                 as? [[String: Any]], "the pair's pods need a required anti-affinity")
-        XCTAssertEqual(antiAffinity.first?["topologyKey"] as? String, "kubernetes.io/hostname", "one node per coordinator")
+        XCTAssertEqual(
+            antiAffinity.first?["topologyKey"] as? String, "kubernetes.io/hostname", "one node per coordinator")
         let script = try XCTUnwrap(podRoleScript(coordinator), "the coordinator's role comes from its ordinal")
         XCTAssertTrue(script.contains("*-0) role=primary") && script.contains("*-1) role=backup"), script)
 
@@ -175,7 +178,8 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
             selector.allSatisfy { podLabels[$0.key] == $0.value },
             "the Service's selector \(selector) does not match the coordinator's pod \(podLabels)")
         XCTAssertEqual(
-            service.at("spec", "clusterIP") as? String, "None", "the StatefulSet's serviceName must be a headless Service")
+            service.at("spec", "clusterIP") as? String, "None",
+            "the StatefulSet's serviceName must be a headless Service")
         XCTAssertEqual(
             worker.environment["SHIFTWORK_COORDINATOR"],
             (0..<2).map { "tcp://\(coordinatorName)-\($0).\(governing):\(listenPort)" }.joined(separator: ","),

@@ -131,7 +131,8 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                         for worker in workers {
                             XCTAssertFalse(
                                 admits(pairPort, from: worker.labels),
-                                "\(what) admits the workers to the pair's port \(pairPort), which is the coordinators' own")
+                                "\(what) admits the workers to the pair's port \(pairPort), which is the coordinators' own"
+                            )
                         }
                     }
                 }

@@ -118,7 +118,8 @@ final class PairPartitionTests: XCTestCase {
         }
         XCTAssertTrue(
             positions.count == 2 && positions[0] != nil && positions[0] == positions[1],
-            "the passive coordinator holds the active one's whole journal after the heal: \(positions)\n\(harness.allOutput)")
+            "the passive coordinator holds the active one's whole journal after the heal: \(positions)\n\(harness.allOutput)"
+        )
         // And the batch the active one finished alone is in it.
         let mirrored = try await harness.status(endpoints[1], batch: batch)
         XCTAssertEqual(
