@@ -264,14 +264,17 @@ func latency(_ client: ClusterClient, rounds: Int) async throws -> [Double] {
 /// A small batch from a second client behind a large one that runs: the small batch's time to its first
 /// result and to its end, and the large one's end, from the small batch's submit.
 func behind(_ endpoint: String, large: Int, small: Int, label: String) async throws {
-    let bigClient = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
-    let smallClient = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
-    defer {
-        Task {
-            await bigClient.close()
-            await smallClient.close()
+    try await ClusterClient.withConnection(endpoint: endpoint, responseTimeout: .seconds(30)) { bigClient in
+        try await ClusterClient.withConnection(endpoint: endpoint, responseTimeout: .seconds(30)) { smallClient in
+            try await behind(bigClient, smallClient, large: large, small: small, label: label)
         }
     }
+}
+
+/// `behind` with its two clients.
+func behind(
+    _ bigClient: ClusterClient, _ smallClient: ClusterClient, large: Int, small: Int, label: String
+) async throws {
     let running = AsyncStream<Void>.makeStream()
     let bigDone = Task { () throws -> ContinuousClock.Instant in
         var signalled = false
@@ -488,84 +491,87 @@ func format(_ value: Double, _ digits: Int) -> String {
 }
 
 let arguments = Arguments(CommandLine.arguments)
-let client = try await ClusterClient(endpoint: arguments.coordinator, responseTimeout: .seconds(120))
 do {
-    if arguments.expectWorkers > 0 {
-        // Wait (at most 30 s) until the workers have registered.
-        var workers = 0
-        for _ in 0..<300 {
-            workers = try await client.status().workers.count
-            if workers >= arguments.expectWorkers { break }
-            try await Task.sleep(for: .milliseconds(100))
+    try await ClusterClient.withConnection(endpoint: arguments.coordinator, responseTimeout: .seconds(120)) { client in
+        if arguments.expectWorkers > 0 {
+            // Wait (at most 30 s) until the workers have registered.
+            var workers = 0
+            for _ in 0..<300 {
+                workers = try await client.status().workers.count
+                if workers >= arguments.expectWorkers { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            guard workers >= arguments.expectWorkers else {
+                throw BenchmarkError(
+                    description: "\(workers) of \(arguments.expectWorkers) workers registered within 30 s")
+            }
         }
-        guard workers >= arguments.expectWorkers else {
-            throw BenchmarkError(description: "\(workers) of \(arguments.expectWorkers) workers registered within 30 s")
+        if arguments.memoryTasks > 0 {
+            try await memory(
+                client, tasks: arguments.memoryTasks, batchSize: arguments.memoryBatchSize,
+                pid: arguments.coordinatorPID)
         }
-    }
-    if arguments.memoryTasks > 0 {
-        try await memory(
-            client, tasks: arguments.memoryTasks, batchSize: arguments.memoryBatchSize,
-            pid: arguments.coordinatorPID)
-    }
-    if arguments.soakBatches > 0 {
-        try await soak(
-            client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
-            settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
-    }
-    if arguments.behind > 0 {
-        try await behind(arguments.coordinator, large: arguments.behind, small: arguments.small, label: arguments.label)
-    }
-    if arguments.simulateWorkers > 0 {
-        let simulation = WorkerSimulation(
-            endpoint: arguments.coordinator, workers: arguments.simulateWorkers, slots: arguments.simulatedSlots,
-            threads: arguments.simulationThreads,
-            taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds, tasks: arguments.tasks,
-            batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID,
-            photos: arguments.photos, photoOrigin: arguments.photoOrigin, photoSink: arguments.photoSink,
-            photoChaining: arguments.photoChaining)
-        try await simulation.run(client)
-    } else if arguments.tasks > 0 {
-        if arguments.warmup > 0 {
-            _ = try await throughput(client, tasks: arguments.warmup, batchSize: arguments.batchSize)
+        if arguments.soakBatches > 0 {
+            try await soak(
+                client, batches: arguments.soakBatches, batchSize: arguments.soakBatchSize, every: arguments.soakEvery,
+                settle: arguments.soakSettle, cancel: arguments.soakCancel, pid: arguments.coordinatorPID)
         }
-        let cpuBefore =
-            arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
-        let (elapsed, succeeded) = try await throughput(client, tasks: arguments.tasks, batchSize: arguments.batchSize)
-        let cpuAfter =
-            arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
-        guard succeeded == arguments.tasks else {
-            throw BenchmarkError(description: "\(succeeded) of \(arguments.tasks) no-op tasks succeeded")
+        if arguments.behind > 0 {
+            try await behind(
+                arguments.coordinator, large: arguments.behind, small: arguments.small, label: arguments.label)
         }
-        let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
-        print(
-            "shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s"
-        )
-        print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
-        if arguments.coordinatorPID > 0 {
+        if arguments.simulateWorkers > 0 {
+            let simulation = WorkerSimulation(
+                endpoint: arguments.coordinator, workers: arguments.simulateWorkers, slots: arguments.simulatedSlots,
+                threads: arguments.simulationThreads,
+                taskDelay: .milliseconds(arguments.taskDelayMs), idleSeconds: arguments.idleSeconds,
+                tasks: arguments.tasks,
+                batchSize: arguments.batchSize, warmup: arguments.warmup, coordinatorPID: arguments.coordinatorPID,
+                photos: arguments.photos, photoOrigin: arguments.photoOrigin, photoSink: arguments.photoSink,
+                photoChaining: arguments.photoChaining)
+            try await simulation.run(client)
+        } else if arguments.tasks > 0 {
+            if arguments.warmup > 0 {
+                _ = try await throughput(client, tasks: arguments.warmup, batchSize: arguments.batchSize)
+            }
+            let cpuBefore =
+                arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
+            let (elapsed, succeeded) = try await throughput(
+                client, tasks: arguments.tasks, batchSize: arguments.batchSize)
+            let cpuAfter =
+                arguments.coordinatorPID > 0 ? try ProcessFigures.read(pid: arguments.coordinatorPID).cpuSeconds : 0
+            guard succeeded == arguments.tasks else {
+                throw BenchmarkError(description: "\(succeeded) of \(arguments.tasks) no-op tasks succeeded")
+            }
+            let batches = (arguments.tasks + arguments.batchSize - 1) / arguments.batchSize
             print(
-                "shiftwork coordinator CPU per task: \(format((cpuAfter - cpuBefore) / Double(arguments.tasks) * 1e6, 2)) µs"
+                "shiftwork no-op tasks: \(arguments.tasks) in \(batches) batches of up to \(arguments.batchSize), \(format(elapsed, 3)) s"
             )
+            print("shiftwork no-op throughput: \(Int((Double(arguments.tasks) / elapsed).rounded())) tasks/s")
+            if arguments.coordinatorPID > 0 {
+                print(
+                    "shiftwork coordinator CPU per task: \(format((cpuAfter - cpuBefore) / Double(arguments.tasks) * 1e6, 2)) µs"
+                )
+            }
         }
-    }
-    if arguments.cancelRounds > 0 {
-        let samples = try await cancelLatency(client, rounds: arguments.cancelRounds, side: arguments.cancelSide)
-            .sorted()
-        print(
-            "shiftwork cancel latency p50: \(format(percentile(samples, 50) * 1000, 1)) ms p99: "
-                + "\(format(percentile(samples, 99) * 1000, 1)) ms max: \(format((samples.last ?? .nan) * 1000, 1)) ms "
-                + "(\(samples.count) cancels, CancelBatch sent → every slot free)")
-    }
-    if arguments.latencyRounds > 0 {
-        _ = try await latency(client, rounds: min(100, arguments.latencyRounds))  // warm-up
-        let samples = try await latency(client, rounds: arguments.latencyRounds).sorted()
-        let mean = samples.reduce(0, +) / Double(samples.count)
-        print(
-            "shiftwork no-op latency p50: \(format(percentile(samples, 50) * 1000, 3)) ms p99: \(format(percentile(samples, 99) * 1000, 3)) ms "
-                + "(mean \(format(mean * 1000, 3)) ms, \(samples.count) single-task batches)")
+        if arguments.cancelRounds > 0 {
+            let samples = try await cancelLatency(client, rounds: arguments.cancelRounds, side: arguments.cancelSide)
+                .sorted()
+            print(
+                "shiftwork cancel latency p50: \(format(percentile(samples, 50) * 1000, 1)) ms p99: "
+                    + "\(format(percentile(samples, 99) * 1000, 1)) ms max: \(format((samples.last ?? .nan) * 1000, 1)) ms "
+                    + "(\(samples.count) cancels, CancelBatch sent → every slot free)")
+        }
+        if arguments.latencyRounds > 0 {
+            _ = try await latency(client, rounds: min(100, arguments.latencyRounds))  // warm-up
+            let samples = try await latency(client, rounds: arguments.latencyRounds).sorted()
+            let mean = samples.reduce(0, +) / Double(samples.count)
+            print(
+                "shiftwork no-op latency p50: \(format(percentile(samples, 50) * 1000, 3)) ms p99: \(format(percentile(samples, 99) * 1000, 3)) ms "
+                    + "(mean \(format(mean * 1000, 3)) ms, \(samples.count) single-task batches)")
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("ClusterBenchmark: \(error)\n".utf8))
-    await client.close()
     exit(1)
 }
-await client.close()

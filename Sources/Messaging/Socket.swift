@@ -36,7 +36,9 @@ final class Socket {
         try set(ZMQ_RECONNECT_IVL_MAX, options.reconnectIntervalMaxMilliseconds)
         if options.heartbeatIntervalMilliseconds > 0 {
             try set(ZMQ_HEARTBEAT_IVL, options.heartbeatIntervalMilliseconds)
-            try set(ZMQ_HEARTBEAT_TIMEOUT, options.heartbeatIntervalMilliseconds * 3)
+            let timeout = options.heartbeatTimeoutMilliseconds
+            try set(ZMQ_HEARTBEAT_TIMEOUT, timeout > 0 ? timeout : options.heartbeatIntervalMilliseconds * 3)
+            if options.heartbeatTTLMilliseconds > 0 { try set(ZMQ_HEARTBEAT_TTL, options.heartbeatTTLMilliseconds) }
         }
         if let identity = options.identity {
             let status = identity.withUnsafeBytes {
@@ -84,12 +86,13 @@ final class Socket {
         }
     }
 
-    /// A socket with `options`, watched by a `SocketMonitor` when `monitored`, bound to `bind` and
+    /// A socket with `options`, watched by a `SocketMonitor` when `monitored` (for its connections too when
+    /// `watchesConnections`), bound to `bind` and
     /// connected to `connect`, with the endpoint of its first bind (a wildcard port resolved). On the
     /// thread that will own it; on an error, whatever was made is closed.
     static func opened(
         context: MessagingContext, kind: SocketKind, options: SocketOptions, bind: [String], connect: [String],
-        monitored: Bool
+        monitored: Bool, watchesConnections: Bool = false
     ) throws -> (socket: Socket, monitor: SocketMonitor?, endpoint: String?) {
         let socket = try Socket(context: context, kind: kind, options: options)
         var monitor: SocketMonitor?
@@ -97,7 +100,9 @@ final class Socket {
         do {
             // Before any bind or connect, which resolve their addresses with it.
             try socket.set(ZMQ_IPV6, Int32((options.ipv6 ?? EndpointFamily.needsIPv6(bind + connect)) ? 1 : 0))
-            if monitored { monitor = try SocketMonitor(watching: socket, context: context) }
+            if monitored || watchesConnections {
+                monitor = try SocketMonitor(watching: socket, context: context, connections: watchesConnections)
+            }
             for address in bind {
                 try socket.bind(address)
                 if endpoint == nil { endpoint = socket.lastEndpoint() }

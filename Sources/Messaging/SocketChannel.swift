@@ -39,6 +39,10 @@ public final class SocketChannel: Sendable {
     /// `onHandshakeFailure`, when given, is called on the socket's thread for each connection whose
     /// handshake failed (libzmq's socket monitor): with CurveZMQ, the server refused this peer's key.
     ///
+    /// `onConnectionEvent`, when given, is called on the socket's thread each time a connection finishes its
+    /// handshake or ends (libzmq's socket monitor; ``ConnectionEvent``): with ZMTP heartbeats on
+    /// (``SocketOptions/heartbeatIntervalMilliseconds``), a dead peer host ends it too.
+    ///
     /// `appendsPeerKey`, for a CurveZMQ server, makes every received message end with one more frame: the
     /// public key (40 characters of Z85) its sender authenticated with, read by the socket's thread from
     /// the message itself (its `User-Id`, which the `ZAPAuthenticator` set at that peer's handshake), so
@@ -58,11 +62,13 @@ public final class SocketChannel: Sendable {
         name: String,
         onUnroutable: (@Sendable (_ identity: [UInt8]) -> Void)? = nil,
         onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil,
+        onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil,
         appendsPeerKey: Bool = false,
         inboundWatermarks: InboundWatermarks = .standard
     ) async throws -> SocketChannel {
         let shared = try SocketThreadState(
-            inboundWatermarks: inboundWatermarks, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure)
+            inboundWatermarks: inboundWatermarks, onUnroutable: onUnroutable, onHandshakeFailure: onHandshakeFailure,
+            onConnectionEvent: onConnectionEvent)
         let endpoint: String? = try await withCheckedThrowingContinuation { opened in
             let thread = Thread {
                 // From inside: Foundation on Linux does not apply a name set before `start()`.
@@ -153,13 +159,16 @@ final class SocketThreadState: Sendable {
     let wakeEvent: WakeEvent
     let onUnroutable: (@Sendable ([UInt8]) -> Void)?
     let onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+    let onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
 
     init(
         inboundWatermarks: InboundWatermarks = .standard, onUnroutable: (@Sendable ([UInt8]) -> Void)? = nil,
-        onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil
+        onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)? = nil,
+        onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil
     ) throws {
         self.onUnroutable = onUnroutable
         self.onHandshakeFailure = onHandshakeFailure
+        self.onConnectionEvent = onConnectionEvent
         let wakeEvent = try WakeEvent()
         self.wakeEvent = wakeEvent
         // Below the low watermark the consumer wakes the thread, which polls the socket for input again.
@@ -234,7 +243,7 @@ private func runSocketThread(
     do {
         (socket, monitor, endpoint) = try Socket.opened(
             context: context, kind: kind, options: options, bind: bind, connect: connect,
-            monitored: shared.onHandshakeFailure != nil)
+            monitored: shared.onHandshakeFailure != nil, watchesConnections: shared.onConnectionEvent != nil)
     } catch {
         shared.markFinished()
         opened.resume(throwing: error)
@@ -287,8 +296,13 @@ private struct SocketLoop {
                 return  // ETERM: the context is shutting down
             }
             if items[1].revents != 0 { shared.wakeEvent.clear() }
-            if let monitor, items[2].revents != 0, let report = shared.onHandshakeFailure {
-                for failure in monitor.failures() { report(failure) }
+            if let monitor, items[2].revents != 0 {
+                for event in monitor.events() {
+                    switch event {
+                    case .handshakeFailed(let failure): shared.onHandshakeFailure?(failure)
+                    case .connection(let change): shared.onConnectionEvent?(change)
+                    }
+                }
             }
             do {
                 try receiveAvailable()

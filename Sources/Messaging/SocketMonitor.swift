@@ -1,23 +1,34 @@
 import CZeroMQ
 import Foundation
 
-/// Watches one socket's handshakes through libzmq's socket monitor: a PAIR socket connected to the
-/// monitor endpoint, confined (like the socket it watches) to the socket's thread, which polls it.
+/// Watches one socket's handshakes (and, when asked, its connections coming and going) through libzmq's
+/// socket monitor: a PAIR socket connected to the monitor endpoint, confined (like the socket it watches)
+/// to the socket's thread, which polls it.
 final class SocketMonitor {
+    /// What the monitor reported.
+    enum Event {
+        case handshakeFailed(HandshakeFailure)
+        case connection(ConnectionEvent)
+    }
+
     /// The monitor's PAIR socket, to poll for `ZMQ_POLLIN`.
     let handle: UnsafeMutableRawPointer
     private let watched: Socket
     private var isClosed = false
 
     /// The events that end a handshake badly.
-    private static let events =
+    private static let failureEvents =
         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
         | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+    /// The events that make a connection live or end it.
+    private static let connectionEvents = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED
 
-    /// Starts monitoring `socket` (call before it connects).
-    init(watching socket: Socket, context: MessagingContext) throws {
+    /// Starts monitoring `socket` (call before it connects): its failed handshakes, and with
+    /// `connections` its connections becoming live and ending.
+    init(watching socket: Socket, context: MessagingContext, connections: Bool = false) throws {
         let endpoint = "inproc://shiftwork-monitor-\(UUID().uuidString)"
-        guard zmq_socket_monitor(socket.handle, endpoint, Self.events) == 0 else {
+        let events = Self.failureEvents | (connections ? Self.connectionEvents : 0)
+        guard zmq_socket_monitor(socket.handle, endpoint, events) == 0 else {
             throw ZeroMQError.last("zmq_socket_monitor")
         }
         guard let pair = zmq_socket(context.handle, ZMQ_PAIR) else {
@@ -38,9 +49,17 @@ final class SocketMonitor {
 
     deinit { close() }
 
-    /// The handshake failures reported since the last call, without blocking.
+    /// The handshake failures reported since the last call, without blocking (other events are dropped).
     func failures() -> [HandshakeFailure] {
-        var found: [HandshakeFailure] = []
+        events().compactMap { event in
+            if case .handshakeFailed(let failure) = event { return failure }
+            return nil
+        }
+    }
+
+    /// The events reported since the last call, in order, without blocking.
+    func events() -> [Event] {
+        var found: [Event] = []
         while true {
             // An event is two frames: 6 bytes (UInt16 event, UInt32 value, native order), then the endpoint.
             guard let head = receiveFrame(flags: ZMQ_DONTWAIT) else { return found }
@@ -51,11 +70,17 @@ final class SocketMonitor {
             let endpoint = String(decoding: address, as: UTF8.self)
             switch Int32(event) {
             case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
-                found.append(HandshakeFailure(reason: .refused(statusCode: value), endpoint: endpoint))
+                found.append(
+                    .handshakeFailed(HandshakeFailure(reason: .refused(statusCode: value), endpoint: endpoint)))
             case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-                found.append(HandshakeFailure(reason: .protocolError(code: value), endpoint: endpoint))
+                found.append(
+                    .handshakeFailed(HandshakeFailure(reason: .protocolError(code: value), endpoint: endpoint)))
             case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-                found.append(HandshakeFailure(reason: .unspecified, endpoint: endpoint))
+                found.append(.handshakeFailed(HandshakeFailure(reason: .unspecified, endpoint: endpoint)))
+            case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+                found.append(.connection(.live(endpoint: endpoint)))
+            case ZMQ_EVENT_DISCONNECTED:
+                found.append(.connection(.lost(endpoint: endpoint)))
             default:
                 break
             }

@@ -18,9 +18,18 @@ public struct SocketOptions: Sendable, Equatable {
     public var routerMandatory: Bool = true
     /// For a ROUTER: a new peer with an identity already in use takes it over (a restarted worker).
     public var routerHandover: Bool = true
-    /// ZMTP heartbeat interval in milliseconds (0: off). Detects dead TCP links; application liveness is
-    /// the coordinator's job.
+    /// ZMTP heartbeat interval in milliseconds (0: off): the socket sends a ZMTP PING this often on each
+    /// connection (`ZMQ_HEARTBEAT_IVL`). The peer's libzmq answers it in its I/O thread, whatever its
+    /// application does: it detects dead links and hosts, not a stuck application.
     public var heartbeatIntervalMilliseconds: Int32 = 0
+    /// How long a connection may go without any traffic after a PING before the socket drops it (and
+    /// reports it lost to its monitor), in milliseconds (`ZMQ_HEARTBEAT_TIMEOUT`); 0: three intervals.
+    /// Only with `heartbeatIntervalMilliseconds` on.
+    public var heartbeatTimeoutMilliseconds: Int32 = 0
+    /// How long the peer may keep the connection without hearing from this socket, sent with each PING
+    /// (`ZMQ_HEARTBEAT_TTL`, rounded down to tenths of a second by libzmq; 0: no limit): a peer that stops
+    /// pinging is dropped by the other side too. Only with `heartbeatIntervalMilliseconds` on.
+    public var heartbeatTTLMilliseconds: Int32 = 0
     /// Reconnect back-off for connecting sockets, in milliseconds.
     public var reconnectIntervalMilliseconds: Int32 = 100
     /// Upper bound of the reconnect back-off, in milliseconds.

@@ -20,6 +20,9 @@ public enum RefusalCode: UInt32, Sendable, Equatable, CaseIterable {
     case noStoredResults = 6
     /// The coordinator could not take the request now (for example, its journal cannot be written).
     case unavailable = 7
+    /// The coordinator is the passive one of a pair (docs/failover.md): the worker or client turns to the
+    /// other coordinator of its list. Older peers read it as ``unspecified``.
+    case passive = 8
     /// The sender's CurveZMQ key lacks the role the request needs (a worker key submitting a batch, a client
     /// key registering as a worker), or the batch it names was submitted by another client and the key is
     /// not an administrator's. The reason names the role needed. Older peers read it as ``unspecified``.

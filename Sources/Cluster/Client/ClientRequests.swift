@@ -71,6 +71,22 @@ struct ClientRequests {
     /// Requests awaiting an acceptance or a reply.
     var waitingRequests: Int { acceptances.count + replies.count }
 
+    /// Whether the request `requestID` still awaits its acceptance or reply.
+    func isWaiting(_ requestID: String) -> Bool {
+        acceptances[requestID] != nil || replies[requestID] != nil
+    }
+
+    /// Gives the request `requestID` a new deadline (it was sent again, to another coordinator).
+    mutating func renew(_ requestID: String, deadline: ContinuousClock.Instant) {
+        if let acceptance = acceptances[requestID] {
+            acceptances[requestID] = Acceptance(
+                events: acceptance.events, deadline: deadline, expired: acceptance.expired)
+        }
+        if let reply = replies[requestID] {
+            replies[requestID] = Reply(pending: reply.pending, deadline: deadline, expired: reply.expired)
+        }
+    }
+
     /// Fails every request whose deadline is `now` or earlier with its `expired` error. Returns how many.
     @discardableResult
     mutating func expire(now: ContinuousClock.Instant) -> Int {
@@ -171,6 +187,17 @@ struct ClientRequests {
             requests.append((requestID, batchID))
         }
         return requests
+    }
+
+    /// Every batch followed, each with a new re-attachment request (request ID, batch ID); those in flight
+    /// are forgotten (their answers would come from the coordinator turned away from): the client turned.
+    mutating func reattachEverything(newRequestID: () -> String) -> [(requestID: String, batchID: String)] {
+        reattaching = [:]
+        return batches.keys.sorted().map { batchID in
+            let requestID = newRequestID()
+            reattaching[requestID] = batchID
+            return (requestID, batchID)
+        }
     }
 
     /// The batch a re-attachment request was for, no longer in flight; `nil` for another request.

@@ -1,9 +1,10 @@
 import Messaging
 import Wire
 
-/// The tasks of a client's connection, all children of one task group (`runConnection`): the reader of
-/// the socket, the watcher of refused handshakes, a timer per request awaiting its answer, and the
-/// watchdog while batches run. `close()` cancels the group and waits for it: nothing outlives the client.
+/// The tasks of a client's connection, all children of one task group (`run`): the reader of the socket,
+/// the watcher of refused handshakes, a timer per request awaiting its answer, the watchdog while batches
+/// run, and with several coordinators the connection watch. The scope that made the client owns the group:
+/// `close()` ends its streams and the socket, and the group ends with them; nothing outlives the client.
 extension ClusterClient {
     /// Work the client's actor asks its connection's task group to start.
     enum ConnectionWork: Sendable {
@@ -11,16 +12,95 @@ extension ClusterClient {
         case expireRequests(after: Duration)
         /// Ask the coordinator for its status while batches run (`watch()`).
         case watch
+        /// Ask the coordinator watch for its verdict now (a passive refusal came).
+        case turnIfDue
     }
 
-    /// The connection's task group: runs until `close()` ends `work` and cancels it.
-    func runConnection(work: AsyncStream<ConnectionWork>, handshakeFailures: AsyncStream<HandshakeFailure>) async {
+    /// The streams the connection's task group consumes, made with the client (the socket's callbacks post
+    /// to them from its thread), finished by `close()`.
+    struct ConnectionStreams: Sendable {
+        let work: AsyncStream<ConnectionWork>.Continuation
+        let works: AsyncStream<ConnectionWork>
+        /// Refused handshakes (with CurveZMQ), as the socket's monitor reports them.
+        let failures: AsyncStream<HandshakeFailure>
+        let reportFailure: AsyncStream<HandshakeFailure>.Continuation?
+        /// Connections live or lost (with several coordinators), tagged with their socket's generation.
+        let connections: AsyncStream<(ConnectionEvent, Int)>
+        let reportConnection: AsyncStream<(ConnectionEvent, Int)>.Continuation?
+
+        init(usingKeys: Bool, watchesConnections: Bool) {
+            (works, work) = AsyncStream<ConnectionWork>.makeStream()
+            let (failures, reportFailure) = AsyncStream<HandshakeFailure>.makeStream()
+            self.failures = failures
+            self.reportFailure = usingKeys ? reportFailure : nil
+            if !usingKeys { reportFailure.finish() }
+            let (connections, reportConnection) = AsyncStream<(ConnectionEvent, Int)>.makeStream()
+            self.connections = connections
+            self.reportConnection = watchesConnections ? reportConnection : nil
+            if !watchesConnections { reportConnection.finish() }
+        }
+
+        func finish() {
+            work.finish()
+            reportFailure?.finish()
+            reportConnection?.finish()
+        }
+    }
+
+    /// Opens a socket to `endpoint` whose monitor reports to `streams` (refused handshakes with CurveZMQ, a
+    /// refused handshake being reported at once rather than retried silently until the response timeout;
+    /// connection events with several coordinators).
+    static func openChannel(
+        to endpoint: String, context: MessagingContext, options: SocketOptions, streams: ConnectionStreams,
+        generation: Int
+    ) async throws -> SocketChannel {
+        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
+        if let report = streams.reportFailure { onHandshakeFailure = { report.yield($0) } }
+        var onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
+        if let report = streams.reportConnection { onConnectionEvent = { report.yield(($0, generation)) } }
+        return try await SocketChannel.open(
+            context: context, kind: .dealer, options: options, connect: [endpoint], name: "client",
+            onHandshakeFailure: onHandshakeFailure, onConnectionEvent: onConnectionEvent)
+    }
+
+    /// Runs `body` with this client while the connection's task group runs beside it, then closes the
+    /// client and waits for the group (and ends the client's own context): the scope of
+    /// ``withConnection(to:responseTimeout:socketOptions:livenessInterval:silenceTimeout:onTurn:isolation:_:)``.
+    func run<Value>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (ClusterClient) async throws -> Value
+    ) async throws -> Value {
+        let outcome = await withDiscardingTaskGroup(returning: Result<Value, any Error>.self) { group in
+            group.addTask { await self.runConnection() }
+            let outcome: Result<Value, any Error>
+            do {
+                outcome = .success(try await body(self))
+            } catch {
+                outcome = .failure(error)
+            }
+            await self.close()
+            return outcome
+        }
+        await releaseContext()
+        return try outcome.get()
+    }
+
+    /// The connection's task group: runs until `close()` ends its streams and its socket.
+    private func runConnection() async {
+        let streams = connectionStreams
         await withDiscardingTaskGroup { group in
             group.addTask { await self.read() }
             group.addTask {
-                for await failure in handshakeFailures { await self.handshakeFailed(failure) }
+                for await failure in streams.failures { await self.handshakeFailed(failure) }
             }
-            for await item in work {
+            if endpoints.canTurn {
+                group.addTask {
+                    for await (event, generation) in streams.connections {
+                        await self.connectionChanged(event, generation: generation)
+                    }
+                }
+                group.addTask { await self.watchCoordinator() }
+            }
+            for await item in streams.works {
                 switch item {
                 case .expireRequests(let delay):
                     group.addTask {
@@ -29,6 +109,8 @@ extension ClusterClient {
                     }
                 case .watch:
                     group.addTask { await self.watch() }
+                case .turnIfDue:
+                    group.addTask { await self.turnIfDue() }
                 }
             }
             group.cancelAll()
@@ -43,35 +125,45 @@ extension ClusterClient {
     private func expireRequests() {
         guard !Task.isCancelled else { return }
         requests.expire(now: .now)
+        unanswered = unanswered.filter { requests.isWaiting($0.key) }
     }
 
-    /// Routes every answer the socket receives until it is closed; then fails whatever still waits.
+    /// Routes every answer the socket receives until it is closed, going on with the socket that replaced
+    /// it when the client turned; then fails whatever still waits.
     private func read() async {
-        for await received in channel.messageBatches {
-            for frames in received {
-                guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
-                if let violation = MessageBounds.violation(inAnswer: message) {
-                    // A count no coordinator sends (it would size the client's tables): the request it answers
-                    // fails with why; an answer to no request is dropped.
-                    route(
-                        .refusal(
-                            Refusal(
-                                requestID: Self.requestID(answeredBy: message), code: violation.code,
-                                reason: "the coordinator's answer was refused: \(violation.reason)")))
-                    continue
+        var current = channel
+        while true {
+            // Messages of a socket the client turned away from are dropped unread.
+            for await received in current.messageBatches where channel === current {
+                for frames in received {
+                    guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+                    if let violation = MessageBounds.violation(inAnswer: message) {
+                        // A count no coordinator sends (it would size the client's tables): the request it
+                        // answers fails with why; an answer to no request is dropped.
+                        route(
+                            .refusal(
+                                Refusal(
+                                    requestID: Self.requestID(answeredBy: message), code: violation.code,
+                                    reason: "the coordinator's answer was refused: \(violation.reason)")))
+                        continue
+                    }
+                    route(message)
                 }
-                route(message)
             }
+            guard !isClosed, channel !== current else { break }
+            current = channel
         }
         requests.failAll(ClusterClientError.closed)
     }
 
     /// The request ID an answer carries; a made-up one (answering nothing) for messages without one.
-    private static func requestID(answeredBy message: Message) -> String {
+    static func requestID(answeredBy message: Message) -> String {
         switch message {
         case .batchAccepted(let accepted): accepted.requestID
         case .retryAccepted(let accepted): accepted.requestID
         case .statusReply(let reply): reply.requestID
+        case .cancelAccepted(let accepted): accepted.requestID
+        case .refusal(let refusal): refusal.requestID
         default: "-"
         }
     }

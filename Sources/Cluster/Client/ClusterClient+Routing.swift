@@ -5,6 +5,11 @@ import Wire
 /// by batch ID.
 extension ClusterClient {
     func route(_ message: Message) {
+        if case .refusal(let refusal) = message, refusal.code == .passive, refusedAsPassive() {
+            return  // the request goes to the next coordinator (`ClusterClient+Turning.swift`)
+        }
+        watch?.answered()
+        unanswered[Self.requestID(answeredBy: message)] = nil
         switch message {
         case .batchAccepted(let accepted):
             if let batchID = requests.takeReattachment(accepted.requestID) {

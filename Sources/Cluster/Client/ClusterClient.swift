@@ -4,22 +4,42 @@ import Wire
 
 /// A client of the coordinator: submits batches, attaches to them, asks for status, cancels.
 ///
+/// A client exists within a scope: ``withConnection(to:responseTimeout:socketOptions:livenessInterval:silenceTimeout:onTurn:isolation:_:)``
+/// connects, runs its body with the client, and closes the connection when the body ends, however it ends.
+/// The reader, the response timers, the watchdog, the handshake watcher and (with several coordinators)
+/// the connection watch are child tasks of one task group that the scope owns: nothing outlives it.
+///
 /// One DEALER socket carries every request; a reader routes each answer to whoever waits for it (by
-/// request ID, then by batch ID; ``ClientRequests`` holds them). The reader, the response timers, the
-/// watchdog and the handshake watcher are child tasks of one task group that lives as long as the
-/// connection (`init` to `close()`). The socket has a stable identity, so that a restarted coordinator
-/// (with a journal) streams a batch's remaining results to the client that submitted it; when the
-/// client sees another coordinator instance answer, it re-attaches to its running batches
-/// (``FetchResults``) and drops the items it already has.
+/// request ID, then by batch ID; ``ClientRequests`` holds them). The socket has a stable identity, so that
+/// a restarted coordinator (with a journal) streams a batch's remaining results to the client that
+/// submitted it; when the client sees another coordinator instance answer, it re-attaches to its running
+/// batches (``FetchResults``) and drops the items it already has.
+///
+/// Given several coordinators (a pair, docs/failover.md), the client turns to the next one when it has had
+/// no live connection to its own for the silence timeout, or when its own refuses a request as passive
+/// (`ClusterClient+Turning.swift`): it sends its unanswered requests there again and re-attaches to the
+/// batches it follows, so that their items already received are not received (nor written) twice.
 public actor ClusterClient {
-    let endpoint: String
-    let channel: SocketChannel
+    /// The coordinators, in the order the client turns through them.
+    let endpoints: CoordinatorEndpoints
+    /// Which of `endpoints` the socket is connected to.
+    var endpointIndex = 0
+    /// The endpoint the client is connected to.
+    var endpoint: String { endpoints.all[endpointIndex] }
+    /// The socket to the coordinator; replaced when the client turns.
+    var channel: SocketChannel
+    /// The context sockets are opened in (the client's own, or the caller's).
+    let context: MessagingContext
     /// The client's own ZeroMQ context, ended by `close()`; `nil` when the caller's.
     private let ownedContext: MessagingContext?
+    /// The options every socket of this client opens with (its identity among them: the same on each turn).
+    let socketOptions: SocketOptions
     let responseTimeout: Duration
     private let maxMessageSize: Int64
     /// Everything waiting for an answer: requests, replies, followed batches, re-attachments.
     var requests = ClientRequests()
+    /// The request messages not answered yet, by request ID: sent again to the next coordinator on a turn.
+    var unanswered: [String: [UInt8]] = [:]
     var isClosed = false
     /// Whether the socket uses CurveZMQ (for the hints of `noAnswer`).
     let usingKeys: Bool
@@ -27,73 +47,61 @@ public actor ClusterClient {
     var handshakeRefusal: ClusterClientError?
     /// Asks the connection's task group for a child task (a response timer, the watchdog).
     let connectionWork: AsyncStream<ConnectionWork>.Continuation
-    /// The connection's task group (`runConnection`): the one task the client starts unstructured, since
-    /// the connection lives from `init` to `close()`, which cancels it and waits for it and every child.
-    private var connection: Task<Void, Never>?
+    /// What the connection's task group consumes: work, refused handshakes, connection events.
+    let connectionStreams: ConnectionStreams
     /// Whether the watchdog runs (it ends by itself when no batch runs).
     var isWatching = false
     /// While a batch runs, the client asks the coordinator for its status this often, to notice a
     /// coordinator that went away instead of waiting for results forever.
     let livenessInterval: Duration
+    /// With several coordinators: when to turn to the next one; `nil` with one.
+    var watch: CoordinatorWatch?
+    /// Counts the sockets opened (one per turn), to tell the current one's connection events.
+    var connectionGeneration = 0
+    /// Told of each turn (the CLI says it on stderr).
+    let onTurn: (@Sendable (CoordinatorTurn) -> Void)?
 
-    /// Connects to the coordinator at `endpoint`, with a ZeroMQ context of its own that `close()` ends.
-    /// ZeroMQ connects lazily: an absent coordinator shows as `ClusterClientError.noAnswer` on the first
-    /// request, after `responseTimeout`.
-    public init(
-        endpoint: String, responseTimeout: Duration = .seconds(10),
-        socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
+    /// Connects to `endpoints` within `context`, or in a ZeroMQ context of its own (`context` `nil`),
+    /// ended by `close()`. ZeroMQ connects lazily: an absent coordinator shows as
+    /// `ClusterClientError.noAnswer` on the first request, after `responseTimeout` (with several
+    /// coordinators, as a turn first). The connection's tasks run in ``run(isolation:_:)``.
+    init(
+        endpoints: CoordinatorEndpoints, context: MessagingContext?, responseTimeout: Duration,
+        socketOptions: SocketOptions, livenessInterval: Duration, silenceTimeout: Duration,
+        onTurn: (@Sendable (CoordinatorTurn) -> Void)?
     ) async throws {
-        let context = try MessagingContext()
-        do {
-            try await self.init(
-                endpoint: endpoint, context: context, ownsContext: true, responseTimeout: responseTimeout,
-                socketOptions: socketOptions, livenessInterval: livenessInterval)
-        } catch {
-            await context.terminate()
-            throw error
-        }
-    }
-
-    /// Connects within `context`, which stays the caller's to terminate (shared with an in-process
-    /// coordinator for `inproc://`, as `EmbeddedCluster` does).
-    package init(
-        endpoint: String, context: MessagingContext, responseTimeout: Duration = .seconds(10),
-        socketOptions: SocketOptions = SocketOptions(), livenessInterval: Duration = .seconds(2)
-    ) async throws {
-        try await self.init(
-            endpoint: endpoint, context: context, ownsContext: false, responseTimeout: responseTimeout,
-            socketOptions: socketOptions, livenessInterval: livenessInterval)
-    }
-
-    private init(
-        endpoint: String, context: MessagingContext, ownsContext: Bool, responseTimeout: Duration,
-        socketOptions: SocketOptions, livenessInterval: Duration
-    ) async throws {
-        self.ownedContext = ownsContext ? context : nil
+        let ownContext = context == nil ? try MessagingContext() : nil
+        guard let context = context ?? ownContext else { throw ClusterClientError.closed }
+        self.context = context
+        self.ownedContext = ownContext
+        self.endpoints = endpoints
         self.livenessInterval = livenessInterval
+        self.onTurn = onTurn
         var options = socketOptions
         options.lingerMilliseconds = min(options.lingerMilliseconds, 200)
         if options.identity == nil {
             options.identity = Array("client-\(UUID().uuidString.lowercased())".utf8)
         }
-        self.endpoint = endpoint
+        if endpoints.canTurn {
+            options = CoordinatorHeartbeats.applied(to: options)
+            watch = CoordinatorWatch(
+                endpointCount: endpoints.all.count, silenceTimeout: silenceTimeout, now: .now)
+        }
+        self.socketOptions = options
         self.responseTimeout = responseTimeout
         self.maxMessageSize = options.maxMessageSize
         self.usingKeys = options.curve != nil
-        // With CurveZMQ, a refused handshake is reported at once by the socket's monitor (libzmq would
-        // otherwise retry silently until the response timeout).
-        let (failures, reportFailure) = AsyncStream<HandshakeFailure>.makeStream()
-        var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
-        if options.curve != nil {
-            onHandshakeFailure = { failure in reportFailure.yield(failure) }
+        let streams = ConnectionStreams(usingKeys: options.curve != nil, watchesConnections: endpoints.canTurn)
+        self.connectionStreams = streams
+        self.connectionWork = streams.work
+        do {
+            self.channel = try await Self.openChannel(
+                to: endpoints.first, context: context, options: options, streams: streams, generation: 0)
+        } catch {
+            streams.finish()
+            await ownContext?.terminate()
+            throw error
         }
-        self.channel = try await SocketChannel.open(
-            context: context, kind: .dealer, options: options, connect: [endpoint], name: "client",
-            onHandshakeFailure: onHandshakeFailure)
-        let (work, connectionWork) = AsyncStream<ConnectionWork>.makeStream()
-        self.connectionWork = connectionWork
-        if options.curve == nil { reportFailure.finish() }
-        self.connection = Task { await self.runConnection(work: work, handshakeFailures: failures) }
     }
 
     /// A refused handshake (not a connection reset) fails everything pending, and every later request.
@@ -147,7 +155,7 @@ public actor ClusterClient {
         requests.awaitAcceptance(
             requestID, continuation, deadline: .now + responseTimeout,
             expired: .noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys))
-        channel.send([message])
+        sendRequest(requestID, message)
         expireRequests(after: responseTimeout)
     }
 
@@ -182,27 +190,38 @@ public actor ClusterClient {
         let requestID = UUID().uuidString
         return try await withCheckedThrowingContinuation { continuation in
             requests.awaitReply(requestID, pending(continuation), deadline: .now + responseTimeout, expired: expired)
-            send(message(requestID))
+            sendRequest(requestID, WireCodec.encode(message(requestID)))
             expireRequests(after: responseTimeout)
         }
     }
 
     /// Closes the socket (and ends its own ZeroMQ context); waiting requests fail with
-    /// `ClusterClientError.closed`.
+    /// `ClusterClientError.closed`, and so does every later request. The scope
+    /// (``withConnection(to:responseTimeout:socketOptions:livenessInterval:silenceTimeout:onTurn:isolation:_:)``)
+    /// calls it when its body ends; calling it sooner ends the connection sooner. Idempotent.
     public func close() async {
         guard !isClosed else { return }
         isClosed = true
         // Waiting requests fail first: the watchdog may be waiting for a status reply.
         requests.failAll(ClusterClientError.closed)
-        connectionWork.finish()
-        connection?.cancel()
+        unanswered = [:]
+        // The connection's task group ends when its streams end and the reader has seen the socket close.
+        connectionStreams.finish()
         await channel.close()
-        await connection?.value
-        connection = nil
+    }
+
+    /// Ends the client's own ZeroMQ context, once the connection's task group has ended.
+    func releaseContext() async {
         await ownedContext?.terminate()
     }
 
     func send(_ message: Message) {
         channel.send([WireCodec.encode(message)])
+    }
+
+    /// Sends the request `message` (encoded), remembered until answered so that a turn sends it again.
+    func sendRequest(_ requestID: String, _ message: [UInt8]) {
+        if endpoints.canTurn { unanswered[requestID] = message }
+        channel.send([message])
     }
 }

@@ -59,15 +59,3 @@ public enum ClusterClientError: Error, CustomStringConvertible, Equatable {
         }
     }
 }
-
-extension ClusterClientError {
-    /// Whether the error means the coordinator was silent (nothing answered the request in time), so that
-    /// a peer with several coordinators may send the request to the next one. A batch followed when its
-    /// coordinator fell silent (`lostContact`) is not included: it was accepted, and is not submitted again.
-    public var meansSilence: Bool {
-        switch self {
-        case .noAnswer, .cancelNotAcknowledged: true
-        default: false
-        }
-    }
-}

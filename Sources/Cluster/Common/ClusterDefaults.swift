@@ -9,6 +9,10 @@ public enum ClusterDefaults {
     public static let heartbeatInterval: Duration = .seconds(1)
     /// How long a worker may stay silent before the coordinator declares it dead and requeues its tasks.
     public static let workerTimeout: Duration = .seconds(5)
+    /// How long a client with several coordinators may have no live connection to its coordinator before
+    /// it turns to the next (shorter than the response timeouts, so that a request sent to a dead
+    /// coordinator is answered by the next one in time).
+    public static let clientSilenceTimeout: Duration = .seconds(3)
     /// Downloads from one origin host that may run at once across the cluster (browsers use 6).
     public static let maxDownloadsPerHost = 6
     /// Bytes of downloaded images a worker keeps for the tilt-shifts sent to it (`--input-cache-mb`).

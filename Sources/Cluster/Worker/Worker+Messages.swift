@@ -29,6 +29,7 @@ extension Worker {
             // A (re)welcome means the coordinator holds none of our tasks: whatever still runs is orphaned,
             // and results not sent yet answer the old registration.
             helloSentAt = nil
+            watch?.answered()
             let orphaned = Array(running.values) + superseded.values
             running = [:]
             superseded = [:]
@@ -73,11 +74,8 @@ extension Worker {
             }
         case .giveBackTask(let request):
             giveBack(request)
-        case .statusReply(let reply) where reply.requestID == Self.livenessProbeID:
-            return  // the answer to the liveness probe: the coordinator is there (`watchCoordinator`)
-        case .refusal(let refusal) where refusal.requestID == Self.livenessProbeID:
-            // The probe refused (a batch it does not know, or a key without the client role): an answer all the same.
-            return
+        case .refusal(let refusal) where refusal.code == .passive:
+            try refusedAsPassive(refusal)
         case .refusal(let refusal):
             if refusal.code == .unknownWorker, !isDraining {
                 // Refusals arrive in order, one per heartbeat the coordinator did not know: those that come

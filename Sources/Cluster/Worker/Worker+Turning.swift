@@ -3,25 +3,34 @@ import Messaging
 import Wire
 
 /// A worker given several coordinators (a pair, docs/failover.md) turns to the next one, round-robin, when
-/// its own is silent for `coordinatorSilenceTimeout`: it opens a socket to the next endpoint, closes the
-/// old one and registers there (`WorkerHello`) as after a coordinator restart. A registered worker that
-/// runs nothing hears nothing from a healthy coordinator, so while it is quiet it asks, once a heartbeat
-/// interval, for the status of a batch no one has (`livenessProbeID`): any answer, a status or a refusal,
-/// shows the coordinator is there. With one coordinator none of this runs: the worker behaves as it always
-/// did (ZeroMQ reconnects by itself).
+/// its `CoordinatorWatch` says so: no live connection to its coordinator for `coordinatorSilenceTimeout`
+/// (the socket monitor's connection events; ZMTP heartbeats, answered by the coordinator's libzmq, end a
+/// connection to a dead host), or its hello refused as passive. It opens a socket to the next endpoint,
+/// closes the old one and registers there (`WorkerHello`) as after a coordinator restart. It sends the
+/// coordinator nothing to learn whether it is there. With one coordinator none of this runs: the worker
+/// behaves as it always did (ZeroMQ reconnects by itself).
 extension Worker {
-    /// The request ID (and batch ID) of the liveness probe; its answers are taken as signs of life and dropped.
-    static let livenessProbeID = "shiftwork-worker-liveness"
+    /// How often the watch is asked for its verdict (no traffic: a look at a value).
+    static let watchTick: Duration = .milliseconds(250)
 
     /// The endpoint the worker is connected to.
     var currentCoordinator: String { configuration.coordinators.all[coordinatorIndex] }
 
-    /// Opens the worker's socket to `endpoint`, with the worker's identity, keys and handshake watcher.
+    /// Opens the worker's socket to `endpoint`, with the worker's identity, keys and handshake watcher; with
+    /// several coordinators, with ZMTP heartbeats and its connection events posted to the inbox, tagged
+    /// with the socket's generation (events of a socket the worker turned away from are ignored).
     func openChannel(to endpoint: String) async throws -> SocketChannel {
-        lastHeardAt = .now
+        connectionGeneration += 1
+        var onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
+        var options = connectionOptions
+        if configuration.coordinators.canTurn {
+            options = CoordinatorHeartbeats.applied(to: options)
+            let generation = connectionGeneration
+            onConnectionEvent = { [inbox] event in inbox.yield(.connection(event, generation: generation)) }
+        }
         return try await SocketChannel.open(
-            context: context, kind: .dealer, options: connectionOptions, connect: [endpoint],
-            name: "worker", onHandshakeFailure: onHandshakeFailure)
+            context: context, kind: .dealer, options: options, connect: [endpoint],
+            name: "worker", onHandshakeFailure: onHandshakeFailure, onConnectionEvent: onConnectionEvent)
     }
 
     /// The socket that replaced `current` when the worker turned, to read from next; `nil` when the worker
@@ -31,32 +40,55 @@ extension Worker {
         return channel
     }
 
-    /// Watches the coordinator's silence every heartbeat interval until cancelled or stopping: probes it
-    /// when quiet, turns to the next one when silent for `coordinatorSilenceTimeout`.
+    /// The socket monitor saw the connection of socket `generation` become live or end.
+    func connectionChanged(_ event: ConnectionEvent, generation: Int) {
+        guard generation == connectionGeneration else { return }
+        watch?.connection(event, now: .now)
+    }
+
+    /// The coordinator refused this worker as the passive one of its pair: turn now (or after the
+    /// back-off when every coordinator said so). A worker that knows no other coordinator stops, as on
+    /// any refusal, saying to give it both.
+    func refusedAsPassive(_ refusal: Refusal) throws {
+        guard watch != nil else {
+            logger.error(
+                "the coordinator is the passive one of a pair and this worker knows no other: give it both (--coordinator A,B)",
+                metadata: ["reason": "\(PrintableText.escape(refusal.reason))"])
+            throw WorkerError.refused(
+                "\(PrintableText.escape(refusal.reason)) (the coordinator is the passive one of a pair: give the worker both, --coordinator A,B)"
+            )
+        }
+        watch?.refusedAsPassive(now: .now)
+        inbox.yield(.turnDue)
+    }
+
+    /// Asks the watch every `watchTick` until cancelled or stopping, and turns when it says so.
     func watchCoordinator() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: heartbeatInterval)
+            try? await Task.sleep(for: Self.watchTick)
             guard !Task.isCancelled, !isStopping else { return }
-            let quiet = ContinuousClock.now - lastHeardAt
-            if quiet >= configuration.coordinatorSilenceTimeout {
-                await turn(silentFor: quiet)
-            } else if quiet >= heartbeatInterval {
-                send(.statusRequest(StatusRequest(requestID: Self.livenessProbeID, batchID: Self.livenessProbeID)))
-            }
+            await turnIfDue()
         }
+    }
+
+    /// Turns when the watch says so.
+    func turnIfDue() async {
+        guard let watch, case .turn(let reason) = watch.verdict(now: .now) else { return }
+        await turn(because: reason)
     }
 
     /// Connects to the next coordinator of the list and registers there. A socket that cannot be opened
     /// (a malformed endpoint) is logged and the worker stays where it is, to try again after the next silence.
-    private func turn(silentFor quiet: Duration) async {
+    private func turn(because reason: CoordinatorWatch.Reason) async {
         guard !isStopping, let old = channel else { return }
         let (index, endpoint) = configuration.coordinators.next(after: coordinatorIndex)
         logger.warning(
-            "no answer from the coordinator: turning to the next one",
+            "turning to the next coordinator",
             metadata: [
                 "from": "\(PrintableText.escape(currentCoordinator))", "to": "\(PrintableText.escape(endpoint))",
-                "silent_for": "\(quiet)",
+                "reason": "\(reason)",
             ])
+        watch?.turned(now: .now)
         let replacement: SocketChannel
         do {
             replacement = try await openChannel(to: endpoint)
@@ -71,7 +103,6 @@ extension Worker {
         guard !isStopping else { return await replacement.close() }
         coordinatorIndex = index
         channel = replacement
-        lastHeardAt = .now
         // The reader ends with the old socket and goes on with the new one (`channel(replacing:)`).
         await old.close()
         sayHello()

@@ -36,8 +36,10 @@ public actor Worker: Service {
     var channel: SocketChannel?
     /// Which of `configuration.coordinators` the worker is connected to (it turns round-robin on silence).
     var coordinatorIndex = 0
-    /// When the coordinator was last heard from (any message), or the worker last connected to it.
-    var lastHeardAt = ContinuousClock.now
+    /// With several coordinators: when to turn to the next (`Worker+Turning.swift`); `nil` with one.
+    var watch: CoordinatorWatch?
+    /// Counts the sockets the worker opened (one per turn), to tell the current one's connection events.
+    var connectionGeneration = 0
     /// The socket options and handshake watcher every connection (the first, and each turn) opens with.
     var connectionOptions = SocketOptions()
     var onHandshakeFailure: (@Sendable (HandshakeFailure) -> Void)?
@@ -148,6 +150,11 @@ public actor Worker: Service {
         if options.curve != nil {
             onHandshakeFailure = { [inbox] failure in inbox.yield(.handshakeFailed(failure)) }
         }
+        if configuration.coordinators.canTurn {
+            watch = CoordinatorWatch(
+                endpointCount: configuration.coordinators.all.count,
+                silenceTimeout: configuration.coordinatorSilenceTimeout, now: .now)
+        }
         self.channel = try await openChannel(to: currentCoordinator)
         logger.info(
             "worker connecting",
@@ -170,6 +177,8 @@ public actor Worker: Service {
                     switch event {
                     case .taskFinished(let task, let result): finished(task, result)
                     case .handshakeFailed(let failure): await handshakeFailed(failure)
+                    case .connection(let event, let generation): connectionChanged(event, generation: generation)
+                    case .turnDue: await turnIfDue()
                     case .drainRequested: group.addTask { await self.drain() }
                     }
                 }
@@ -190,9 +199,9 @@ public actor Worker: Service {
         defer { inbox.finish() }
         var reading = channel
         while let current = reading {
-            for await received in current.messageBatches {
+            // Messages of a socket the worker turned away from are dropped unread.
+            for await received in current.messageBatches where channel === current {
                 defer { flushResults() }
-                lastHeardAt = .now
                 for frames in received { try handle(frames) }
             }
             reading = channel(replacing: current)

@@ -6,7 +6,8 @@ import Messaging
 /// Settings of a worker.
 public struct WorkerConfiguration: Sendable {
     /// The coordinators to reach, in order: the worker connects to the first and turns to the next,
-    /// round-robin, when its own is silent for `coordinatorSilenceTimeout` (a pair, docs/failover.md).
+    /// round-robin, when it has had no live connection to its own for `coordinatorSilenceTimeout`, or at once
+    /// when its own refuses it as passive (a pair, docs/failover.md).
     public var coordinators: CoordinatorEndpoints
     /// The first coordinator's endpoint, e.g. `tcp://coordinator:5570` or `inproc://shiftwork`; setting it
     /// makes it the only one.
@@ -14,9 +15,10 @@ public struct WorkerConfiguration: Sendable {
         get { coordinators.first }
         set { coordinators = CoordinatorEndpoints(single: newValue) }
     }
-    /// With several coordinators: how long the worker hears nothing from its coordinator (no welcome, no
-    /// answer to its liveness probe) before it turns to the next one and registers there. The coordinator
-    /// declares a silent worker dead after as long (`ClusterDefaults.workerTimeout`).
+    /// With several coordinators: how long the worker may have no live connection to its coordinator
+    /// (none made since it connected, or the connection lost: the process killed, or its host silent to
+    /// the ZMTP heartbeats for `CoordinatorHeartbeats.timeout`) before it turns to the next one and registers
+    /// there. The coordinator declares a silent worker dead after as long (`ClusterDefaults.workerTimeout`).
     public var coordinatorSilenceTimeout: Duration = ClusterDefaults.workerTimeout
     /// Tasks run at once; the coordinator never sends more. More slots than `computeThreads` let downloads,
     /// the coordinator's round trip between a download and its tilt-shift, and sink writes overlap with

@@ -8,6 +8,11 @@ enum WorkerEvent: Sendable {
     case taskFinished(AssignedTask, TaskResult)
     /// The socket's monitor saw a handshake fail (with CurveZMQ).
     case handshakeFailed(HandshakeFailure)
+    /// The socket monitor saw the connection of the worker's socket number `generation` become live or end
+    /// (with several coordinators).
+    case connection(ConnectionEvent, generation: Int)
+    /// The coordinator watch may say to turn now (a passive refusal came).
+    case turnDue
     /// The service group shuts down gracefully: drain.
     case drainRequested
 }

@@ -29,21 +29,16 @@ struct RunCommand: AsyncParsableCommand {
         let reporter = BatchReporter(json: batch.json)
         let submission = try await batch.submission()
         let limits = try limitOptions.limits()
-        let cluster = try await EmbeddedCluster.start(
+        let summary = try await EmbeddedCluster.run(
             workerCount: try Environment.resolve(workers, "WORKERS", default: 1),
             slotsPerWorker: try Environment.resolve(
                 slots, "SLOTS", default: ProcessInfo.processInfo.activeProcessorCount),
             fetch: try download.configuration(allowLocalFiles: true, maxBytes: limits.maxBytes),
             limits: limits,
-            logger: logger)
-        let summary: BatchSummary
-        do {
-            summary = try await submission.run(with: cluster.client, progress: { reporter.report($0) })
-        } catch {
-            await cluster.shutdown()
-            throw error
+            logger: logger
+        ) { cluster in
+            try await submission.run(with: cluster.client, progress: { reporter.report($0) })
         }
-        await cluster.shutdown()
         if !reporter.summarize(summary) { throw ExitCode(1) }
     }
 }

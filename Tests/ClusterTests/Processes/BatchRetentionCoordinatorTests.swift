@@ -15,47 +15,49 @@ final class BatchRetentionCoordinatorTests: XCTestCase {
             "retention", maxBatchItems: 20_000,
             retention: BatchRetention(maxFinishedBatches: 0))
         let coordinator = running.coordinator
-        let client = try await ClusterClient(
-            endpoint: running.endpoint, context: running.context, responseTimeout: .seconds(30))
         do {
-            let items = 10_000  // more than a batch starts at once (`BatchRun.maxStartedItems`)
-            var events = await client.submit(
-                SubmitBatch(
-                    requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
-            ).makeAsyncIterator()
-            guard case .accepted(let batchID, _)? = try await events.next() else { return XCTFail("not accepted") }
-            try await waitUntil("its tasks reach the dispatcher") {
-                await Self.leftovers(of: coordinator, batchID).dispatched > 0
-            }
-            let started = await Self.leftovers(of: coordinator, batchID)
-            XCTAssertEqual(started.runs, 1)
-            XCTAssertEqual(started.startedItems, BatchRun.maxStartedItems)
+            try await ClusterClient.withConnection(
+                endpoint: running.endpoint, context: running.context, responseTimeout: .seconds(30)
+            ) { client in
+                let items = 10_000  // more than a batch starts at once (`BatchRun.maxStartedItems`)
+                var events = await client.submit(
+                    SubmitBatch(
+                        requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
+                ).makeAsyncIterator()
+                guard case .accepted(let batchID, _)? = try await events.next() else { return XCTFail("not accepted") }
+                try await waitUntil("its tasks reach the dispatcher") {
+                    await Self.leftovers(of: coordinator, batchID).dispatched > 0
+                }
+                let started = await Self.leftovers(of: coordinator, batchID)
+                XCTAssertEqual(started.runs, 1)
+                XCTAssertEqual(started.startedItems, BatchRun.maxStartedItems)
 
-            let accepted = try await client.cancel(batchID: batchID)
-            XCTAssertEqual(accepted.cancelledItems, UInt32(items))
-            var summary: BatchFinished?
-            while let event = try await events.next() { if case .finished(let finished) = event { summary = finished } }
-            XCTAssertEqual(summary?.cancelled, UInt32(items))
+                let accepted = try await client.cancel(batchID: batchID)
+                XCTAssertEqual(accepted.cancelledItems, UInt32(items))
+                var summary: BatchFinished?
+                while let event = try await events.next() {
+                    if case .finished(let finished) = event { summary = finished }
+                }
+                XCTAssertEqual(summary?.cancelled, UInt32(items))
 
-            let left = await Self.leftovers(of: coordinator, batchID)
-            XCTAssertEqual(left.batches, 0, "retired: no items, outcomes or audience kept")
-            XCTAssertEqual(left.retiredSummary, summary)
-            XCTAssertEqual(left.runs, 0, "its running part is let go")
-            XCTAssertEqual(left.tasks, 0, "no task of the batch is held by the dispatcher")
-            XCTAssertEqual(left.queued, 0)
-            XCTAssertEqual(left.owners, 0, "no task key leads to an item")
-            do {
-                _ = try await client.status(batchID: batchID)
-                XCTFail("the status of a retired batch is refused")
-            } catch ClusterClientError.refused(let reason) {
-                XCTAssertTrue(reason.contains("was retired") && reason.contains("--keep-finished-batches"), reason)
+                let left = await Self.leftovers(of: coordinator, batchID)
+                XCTAssertEqual(left.batches, 0, "retired: no items, outcomes or audience kept")
+                XCTAssertEqual(left.retiredSummary, summary)
+                XCTAssertEqual(left.runs, 0, "its running part is let go")
+                XCTAssertEqual(left.tasks, 0, "no task of the batch is held by the dispatcher")
+                XCTAssertEqual(left.queued, 0)
+                XCTAssertEqual(left.owners, 0, "no task key leads to an item")
+                do {
+                    _ = try await client.status(batchID: batchID)
+                    XCTFail("the status of a retired batch is refused")
+                } catch ClusterClientError.refused(let reason) {
+                    XCTAssertTrue(reason.contains("was retired") && reason.contains("--keep-finished-batches"), reason)
+                }
             }
         } catch {
-            await client.close()
             await running.stop()
             throw error
         }
-        await client.close()
         await running.stop()
     }
 

@@ -41,47 +41,50 @@ final class BusyWorkerTests: ClusterTestCase {
         // status requests from this process (a `shiftwork status` process per look would take hundreds of
         // milliseconds here). The longest silence is printed for the benchmarks, not asserted: a limit on the
         // wall clock beside a CPU hog and the TSan step proves nothing (docs/benchmarks.md has the figure).
-        let client = try await harness.client(endpoint)
-        var heard = 0
-        var previous: UInt64?
-        var latest: UInt64 = 0
-        let watchUntil = ContinuousClock.now + .seconds(60)
-        while heard < 3, ContinuousClock.now < watchUntil {
-            let status = try await client.status()
-            let record = try XCTUnwrap(
-                status.workers.first { $0.workerID == "busy" },
-                "the busy worker vanished from status:\n\(harness.allOutput)")
-            if let previous, record.lastSeenMsAgo < previous { heard += 1 }
-            previous = record.lastSeenMsAgo
-            latest = max(latest, record.lastSeenMsAgo)
-            try await Task.sleep(for: .milliseconds(150))
-        }
-        print("a busy worker last seen at most \(latest) ms ago")  // the figure docs/benchmarks.md records
-        XCTAssertGreaterThanOrEqual(
-            heard, 3, "the coordinator stopped hearing from the busy worker:\n\(harness.allOutput)")
-        XCTAssertFalse(harness.allOutput.contains("declared dead"), harness.allOutput)
-        XCTAssertTrue(hog.isRunning, "the CPU hog must run throughout")
+        try await harness.withClient(endpoint) { client in
+            var heard = 0
+            var previous: UInt64?
+            var latest: UInt64 = 0
+            let watchUntil = ContinuousClock.now + .seconds(60)
+            while heard < 3, ContinuousClock.now < watchUntil {
+                let status = try await client.status()
+                let record = try XCTUnwrap(
+                    status.workers.first { $0.workerID == "busy" },
+                    "the busy worker vanished from status:\n\(harness.allOutput)")
+                if let previous, record.lastSeenMsAgo < previous { heard += 1 }
+                previous = record.lastSeenMsAgo
+                latest = max(latest, record.lastSeenMsAgo)
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            print("a busy worker last seen at most \(latest) ms ago")  // the figure docs/benchmarks.md records
+            XCTAssertGreaterThanOrEqual(
+                heard, 3, "the coordinator stopped hearing from the busy worker:\n\(harness.allOutput)")
+            XCTAssertFalse(harness.allOutput.contains("declared dead"), harness.allOutput)
+            XCTAssertTrue(hog.isRunning, "the CPU hog must run throughout")
 
-        // A cancel while every slot filters is confirmed: every slot frees, the filters stopped by the cancel.
-        let busy = await waitUntil(timeout: .seconds(60)) { Self.tiltShiftsRunning(worker.outputText) == slots }
-        XCTAssertTrue(busy, "not every slot was filtering when the cancel was due:\n\(harness.allOutput)")
-        let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
-        let batchID = try XCTUnwrap(
-            batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
-        // Cancelled and timed from this process, from the request to the status that shows every slot free:
-        // the second is the coordinator's and the worker's, not that of CLI processes starting.
-        let cancelled = ContinuousClock.now
-        let accepted = try await client.cancel(batchID: String(batchID))
-        XCTAssertGreaterThan(accepted.cancelledItems, 0, "the cancel found no unfinished item:\n\(harness.allOutput)")
-        let idle = try await harness.waitForStatus(client, timeout: .seconds(60)) { $0.runningTasks == 0 }
-        let elapsed = ContinuousClock.now - cancelled
-        print("every slot free \(elapsed) after the cancel")  // the figure docs/benchmarks.md records
-        XCTAssertEqual(idle.runningTasks, 0, "slots still busy after the cancel:\n\(harness.allOutput)")
-        XCTAssertTrue(worker.outputText.contains("task cancelled, result sent"), worker.outputText)
-        let submitStatus = await submit.waitForExit(timeout: .seconds(60))
-        XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
-        XCTAssertTrue(
-            submit.outputText.contains(" cancelled"), "the summary counts the cancelled items:\n\(submit.outputText)")
+            // A cancel while every slot filters is confirmed: every slot frees, the filters stopped by the cancel.
+            let busy = await waitUntil(timeout: .seconds(60)) { Self.tiltShiftsRunning(worker.outputText) == slots }
+            XCTAssertTrue(busy, "not every slot was filtering when the cancel was due:\n\(harness.allOutput)")
+            let batchLine = await submit.waitForLine { $0.hasPrefix("batch b-") }
+            let batchID = try XCTUnwrap(
+                batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
+            // Cancelled and timed from this process, from the request to the status that shows every slot free:
+            // the second is the coordinator's and the worker's, not that of CLI processes starting.
+            let cancelled = ContinuousClock.now
+            let accepted = try await client.cancel(batchID: String(batchID))
+            XCTAssertGreaterThan(
+                accepted.cancelledItems, 0, "the cancel found no unfinished item:\n\(harness.allOutput)")
+            let idle = try await harness.waitForStatus(client, timeout: .seconds(60)) { $0.runningTasks == 0 }
+            let elapsed = ContinuousClock.now - cancelled
+            print("every slot free \(elapsed) after the cancel")  // the figure docs/benchmarks.md records
+            XCTAssertEqual(idle.runningTasks, 0, "slots still busy after the cancel:\n\(harness.allOutput)")
+            XCTAssertTrue(worker.outputText.contains("task cancelled, result sent"), worker.outputText)
+            let submitStatus = await submit.waitForExit(timeout: .seconds(60))
+            XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
+            XCTAssertTrue(
+                submit.outputText.contains(" cancelled"),
+                "the summary counts the cancelled items:\n\(submit.outputText)")
+        }
     }
 
     /// Tilt-shifts the worker has started and not yet answered, from its debug log.

@@ -21,12 +21,12 @@ final class EmbeddedClusterTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: out) }
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let cluster = try await EmbeddedCluster.start(workerCount: 2, slotsPerWorker: 2, logger: logger)
         let submission = BatchSubmission(
             inputs: [server.url("/good.jpg"), server.url("/page.jpg"), missing, server.url("/truncated.jpg")],
             outputDirectory: out)
-        let summary = try await submission.run(with: cluster.client)
-        await cluster.shutdown()
+        let summary = try await EmbeddedCluster.run(workerCount: 2, slotsPerWorker: 2, logger: logger) { cluster in
+            try await submission.run(with: cluster.client)
+        }
 
         XCTAssertEqual(summary.items.count, 4)
         XCTAssertNil(summary.items[0].error)

@@ -10,28 +10,24 @@ final class FairShareProcessTests: ClusterTestCase {
     /// The order in which the items of two batches finished, as the client saw it: "big" or "small".
     private func finishOrder(scheduling: String) async throws -> [String] {
         let endpoint = try await harness.startCoordinator(["--scheduling", scheduling])
-        let big = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(20))
-        let small = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(20))
-        defer {
-            Task {
-                await big.close()
-                await small.close()
-            }
-        }
         let order = FinishLog()
         let bigBatch = SubmitBatch(
             requestID: "", items: (0..<2_000).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
         let smallBatch = SubmitBatch(
             requestID: "", items: (0..<10).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
-        // The big batch is accepted first, then the small one; only then does a worker come, so both
-        // wait for slots together and the order is the scheduler's alone.
-        let bigDone = Self.follow(await big.submit(bigBatch), as: "big", into: order)
-        try await order.waitUntilAccepted("big")
-        let smallDone = Self.follow(await small.submit(smallBatch), as: "small", into: order)
-        try await order.waitUntilAccepted("small")
-        _ = try harness.startWorker("w1", endpoint: endpoint, slots: 2)
-        try await bigDone.value
-        try await smallDone.value
+        try await ClusterClient.withConnection(endpoint: endpoint, responseTimeout: .seconds(20)) { big in
+            try await ClusterClient.withConnection(endpoint: endpoint, responseTimeout: .seconds(20)) { small in
+                // The big batch is accepted first, then the small one; only then does a worker come, so both
+                // wait for slots together and the order is the scheduler's alone.
+                let bigDone = Self.follow(await big.submit(bigBatch), as: "big", into: order)
+                try await order.waitUntilAccepted("big")
+                let smallDone = Self.follow(await small.submit(smallBatch), as: "small", into: order)
+                try await order.waitUntilAccepted("small")
+                _ = try harness.startWorker("w1", endpoint: endpoint, slots: 2)
+                try await bigDone.value
+                try await smallDone.value
+            }
+        }
         return order.entries
     }
 

@@ -95,15 +95,15 @@ final class IdempotentSubmitTests: ClusterTestCase {
             XCTAssertTrue(output.contains(option) && output.contains(expected), "\(option) \(value): \(output)")
         }
         // A client that does not check: the coordinator refuses, saying the range.
-        let client = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(20))
-        var submit = SubmitBatch(requestID: "", items: [BatchItem(source: "noop")], kind: .noop)
-        submit.priority = 42
-        do {
-            for try await _ in await client.submit(submit) {}
-            XCTFail("a priority of 42 must be refused")
-        } catch let error as ClusterClientError {
-            XCTAssertTrue("\(error)".contains("-10...10"), "\(error)")
+        try await ClusterClient.withConnection(endpoint: endpoint, responseTimeout: .seconds(20)) { client in
+            var submit = SubmitBatch(requestID: "", items: [BatchItem(source: "noop")], kind: .noop)
+            submit.priority = 42
+            do {
+                for try await _ in await client.submit(submit) {}
+                XCTFail("a priority of 42 must be refused")
+            } catch let error as ClusterClientError {
+                XCTAssertTrue("\(error)".contains("-10...10"), "\(error)")
+            }
         }
-        await client.close()
     }
 }

@@ -183,25 +183,28 @@ final class LibraryTreeTests: ClusterTestCase {
 
     func testHostileOutputNamesAreRefusedByTheCoordinator() async throws {
         let endpoint = try await harness.startCoordinator()
-        let client = try await harness.client(endpoint)
-        // A NUL cannot cross the wire (protobuf-c's strings end at it: "a\u{0}b" arrives as "a"): other control
-        // characters stand for it here; OutputTreeNamingTests refuses NUL itself.
-        for name in ["../x", "a/../../x", "/etc/x", "bell\u{7}", "line\nbreak", String(repeating: "x", count: 10_000)] {
-            let submit = SubmitBatch(
-                requestID: UUID().uuidString,
-                items: [BatchItem(source: "https://127.0.0.1:1/a.jpg", outputName: name)])
-            do {
-                for try await event in await client.submit(submit) {
-                    XCTFail("\(name.prefix(20)) was not refused: \(event)")
-                    break
+        try await harness.withClient(endpoint) { client in
+            // A NUL cannot cross the wire (protobuf-c's strings end at it: "a\u{0}b" arrives as "a"): other control
+            // characters stand for it here; OutputTreeNamingTests refuses NUL itself.
+            for name in [
+                "../x", "a/../../x", "/etc/x", "bell\u{7}", "line\nbreak", String(repeating: "x", count: 10_000),
+            ] {
+                let submit = SubmitBatch(
+                    requestID: UUID().uuidString,
+                    items: [BatchItem(source: "https://127.0.0.1:1/a.jpg", outputName: name)])
+                do {
+                    for try await event in await client.submit(submit) {
+                        XCTFail("\(name.prefix(20)) was not refused: \(event)")
+                        break
+                    }
+                    XCTFail("\(name.prefix(20)): the stream ended without a refusal")
+                } catch let error as ClusterClientError {
+                    XCTAssertTrue("\(error)".contains("output_name"), "\(name.prefix(20)): \(error)")
                 }
-                XCTFail("\(name.prefix(20)): the stream ended without a refusal")
-            } catch let error as ClusterClientError {
-                XCTAssertTrue("\(error)".contains("output_name"), "\(name.prefix(20)): \(error)")
             }
+            let status = try await harness.status(endpoint)
+            XCTAssertEqual(status.objects("batches").count, 0, "\(status)")
         }
-        let status = try await harness.status(endpoint)
-        XCTAssertEqual(status.objects("batches").count, 0, "\(status)")
     }
 
     func testResultsWritesNothingOutsideTheOutputDirectoryWhateverTheCoordinatorNames() async throws {

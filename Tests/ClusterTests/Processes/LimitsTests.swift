@@ -10,7 +10,6 @@ import XCTest
 final class LimitsTests: XCTestCase {
     private var context: MessagingContext!
     private var coordinator: Coordinator!
-    private var clients: [ClusterClient] = []
     private let endpoint = "inproc://limits-\(UUID().uuidString)"
 
     private func start(maxBatchItems: Int = 100, maxPendingItemsPerClient: Int = 100) async throws {
@@ -24,14 +23,15 @@ final class LimitsTests: XCTestCase {
         try await coordinator.start()
     }
 
-    private func client() async throws -> ClusterClient {
-        let client = try await ClusterClient(endpoint: endpoint, context: context, responseTimeout: .seconds(5))
-        clients.append(client)
-        return client
+    /// Runs `body` with a client of the coordinator, closed when `body` ends.
+    private func withClient<Value>(
+        socketOptions: SocketOptions = SocketOptions(), _ body: (ClusterClient) async throws -> Value
+    ) async throws -> Value {
+        try await ClusterClient.withConnection(
+            endpoint: endpoint, context: context, responseTimeout: .seconds(5), socketOptions: socketOptions, body)
     }
 
     override func tearDown() async throws {
-        for client in clients { await client.close() }
         await coordinator?.stop()
         await context?.terminate()
     }
@@ -56,32 +56,41 @@ final class LimitsTests: XCTestCase {
 
     func testABatchLargerThanTheLimitIsRefusedWithTheLimitNamed() async throws {
         try await start(maxBatchItems: 3)
-        let client = try await client()
-        guard case .failure(.refused(let reason)) = await firstEvent(client, noop(4)) else {
-            return XCTFail("a batch of 4 items must be refused")
+        try await withClient { client in
+            guard case .failure(.refused(let reason)) = await firstEvent(client, noop(4)) else {
+                return XCTFail("a batch of 4 items must be refused")
+            }
+            XCTAssertTrue(
+                reason.contains("4 items") && reason.contains("--max-batch-items") && reason.contains("split"), reason)
+            guard case .success = await firstEvent(client, noop(3)) else {
+                return XCTFail("3 items are within the limit")
+            }
         }
-        XCTAssertTrue(
-            reason.contains("4 items") && reason.contains("--max-batch-items") && reason.contains("split"), reason)
-        guard case .success = await firstEvent(client, noop(3)) else { return XCTFail("3 items are within the limit") }
     }
 
     func testAClientWithTooMuchPendingWorkIsRefusedWhileOthersAreNot() async throws {
         try await start(maxPendingItemsPerClient: 4)  // no workers: nothing finishes
-        let greedy = try await client()
-        guard case .success = await firstEvent(greedy, noop(3)) else { return XCTFail("3 pending items are allowed") }
-        guard case .failure(.refused(let reason)) = await firstEvent(greedy, noop(2)) else {
-            return XCTFail("3 + 2 pending items exceed the limit of 4")
+        try await withClient { greedy in
+            guard case .success = await firstEvent(greedy, noop(3)) else {
+                return XCTFail("3 pending items are allowed")
+            }
+            guard case .failure(.refused(let reason)) = await firstEvent(greedy, noop(2)) else {
+                return XCTFail("3 + 2 pending items exceed the limit of 4")
+            }
+            XCTAssertTrue(
+                reason.contains("3 unfinished items") && reason.contains("--max-pending-items-per-client"), reason)
+            guard case .success = await firstEvent(greedy, noop(1)) else { return XCTFail("3 + 1 is within the limit") }
+            try await withClient { other in
+                guard case .success = await firstEvent(other, noop(4)) else {
+                    return XCTFail("the limit is per client")
+                }
+            }
         }
-        XCTAssertTrue(
-            reason.contains("3 unfinished items") && reason.contains("--max-pending-items-per-client"), reason)
-        guard case .success = await firstEvent(greedy, noop(1)) else { return XCTFail("3 + 1 is within the limit") }
-        let other = try await client()
-        guard case .success = await firstEvent(other, noop(4)) else { return XCTFail("the limit is per client") }
     }
 
     func testAnEmptyBatchIsRefused() async throws {
         try await start()
-        guard case .failure(.refused(let reason)) = await firstEvent(try await client(), noop(0)) else {
+        guard case .failure(.refused(let reason)) = try await withClient({ await firstEvent($0, noop(0)) }) else {
             return XCTFail("an empty batch must be refused")
         }
         XCTAssertTrue(reason.contains("no items"), reason)
@@ -101,7 +110,7 @@ final class LimitsTests: XCTestCase {
         for (source, expected) in cases {
             let submit = SubmitBatch(
                 requestID: "", items: [BatchItem(source: "fine"), BatchItem(source: source)], kind: .noop)
-            guard case .failure(.refused(let reason)) = await firstEvent(try await client(), submit) else {
+            guard case .failure(.refused(let reason)) = try await withClient({ await firstEvent($0, submit) }) else {
                 XCTFail("the source '\(source.prefix(40))' must be refused")
                 continue
             }
@@ -130,15 +139,15 @@ final class LimitsTests: XCTestCase {
         try await start()
         var options = SocketOptions()
         options.maxMessageSize = 1 << 20
-        let client = try await ClusterClient(
-            endpoint: endpoint, context: context, responseTimeout: .seconds(5), socketOptions: options)
-        clients.append(client)
         let huge = SubmitBatch(
             requestID: "",
             items: (0..<20_000).map {
                 BatchItem(source: "https://example.com/\($0)/" + String(repeating: "x", count: 60))
             })
-        guard case .failure(.messageTooLarge(let bytes, let limit)) = await firstEvent(client, huge) else {
+        guard
+            case .failure(.messageTooLarge(let bytes, let limit)) = try await withClient(
+                socketOptions: options, { await firstEvent($0, huge) })
+        else {
             return XCTFail("a 2 MB submission over a 1 MiB limit must be refused")
         }
         XCTAssertGreaterThan(bytes, Int(limit))

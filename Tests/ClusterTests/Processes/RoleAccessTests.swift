@@ -117,17 +117,20 @@ final class RoleAccessTests: ClusterTestCase {
         options.curve = .client(
             try CurveKeyPair.load(secretKeyFile: lists.keys.secretKey(name)),
             serverKey: try CurvePublicKey.load(file: lists.keys.publicKey("coordinator")))
-        let client = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30), socketOptions: options)
-        do {
-            for try await event in await client.results(batchID: batchID) {
-                XCTFail("\(name) fetched \(batchID): \(event)")
+        try await ClusterClient.withConnection(
+            endpoint: endpoint, responseTimeout: .seconds(30), socketOptions: options
+        ) {
+            client in
+            do {
+                for try await event in await client.results(batchID: batchID) {
+                    XCTFail("\(name) fetched \(batchID): \(event)")
+                }
+                XCTFail("the fetch of \(batchID) by \(name) was not refused")
+            } catch let error as ClusterClientError {
+                guard case .refused(let reason) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(reason.contains(expected), reason)
             }
-            XCTFail("the fetch of \(batchID) by \(name) was not refused")
-        } catch let error as ClusterClientError {
-            guard case .refused(let reason) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(reason.contains(expected), reason)
         }
-        await client.close()
     }
 
     func testEachRoleDoesOnlyWhatItMayAndClientsSeeOnlyTheirOwnBatchesAcrossARestart() async throws {

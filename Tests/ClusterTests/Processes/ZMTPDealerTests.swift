@@ -111,27 +111,28 @@ final class ZMTPDealerTests: ClusterTestCase {
         XCTAssertTrue(welcome.acceptsBatches)
 
         // A no-op batch: its task comes to this worker, and the batch ends with the result it sends.
-        let client = try await harness.client(endpoint)
-        let batch = Task { () -> UInt32 in
-            var succeeded: UInt32 = 0
-            for try await event in await client.submit(
-                SubmitBatch(requestID: "", items: [BatchItem(source: "noop")], kind: .noop))
-            {
-                if case .finished(let finished) = event { succeeded = finished.succeeded }
+        try await harness.withClient(endpoint) { client in
+            let batch = Task { () -> UInt32 in
+                var succeeded: UInt32 = 0
+                for try await event in await client.submit(
+                    SubmitBatch(requestID: "", items: [BatchItem(source: "noop")], kind: .noop))
+                {
+                    if case .finished(let finished) = event { succeeded = finished.succeeded }
+                }
+                return succeeded
             }
-            return succeeded
+            guard case .taskAssignment(let assignment)? = try await nextMessage() else {
+                batch.cancel()
+                return XCTFail("no assignment for the worker speaking ZMTP itself:\n\(harness.allOutput)")
+            }
+            try await send(
+                .taskResult(
+                    TaskResult(
+                        taskID: assignment.taskID, attempt: assignment.attempt,
+                        outcome: .output(TaskOutput(data: [])), taskKey: assignment.taskKey)))
+            let succeeded = try await batch.value
+            XCTAssertEqual(succeeded, 1)
+            await client.close()
         }
-        guard case .taskAssignment(let assignment)? = try await nextMessage() else {
-            batch.cancel()
-            return XCTFail("no assignment for the worker speaking ZMTP itself:\n\(harness.allOutput)")
-        }
-        try await send(
-            .taskResult(
-                TaskResult(
-                    taskID: assignment.taskID, attempt: assignment.attempt,
-                    outcome: .output(TaskOutput(data: [])), taskKey: assignment.taskKey)))
-        let succeeded = try await batch.value
-        XCTAssertEqual(succeeded, 1)
-        await client.close()
     }
 }

@@ -8,7 +8,6 @@ import XCTest
 /// stops every one of them in `stopAll()`.
 final class ClusterHarness {
     private(set) var processes: [ManagedProcess] = []
-    private var clients: [ClusterClient] = []
     let scratch: URL
 
     init() throws {
@@ -106,11 +105,10 @@ final class ClusterHarness {
         )
     }
 
-    /// A client of the coordinator at `endpoint` in this process (not a CLI process), closed in `stopAll()`.
-    func client(_ endpoint: String) async throws -> ClusterClient {
-        let client = try await ClusterClient(endpoint: endpoint, responseTimeout: .seconds(30))
-        clients.append(client)
-        return client
+    /// Runs `body` with a client of the coordinator at `endpoint` in this process (not a CLI process),
+    /// closed when `body` ends.
+    func withClient<Value>(_ endpoint: String, _ body: (ClusterClient) async throws -> Value) async throws -> Value {
+        try await ClusterClient.withConnection(endpoint: endpoint, responseTimeout: .seconds(30), body)
     }
 
     /// Polls the coordinator's status in this process, through `client`, until `condition` holds, and returns
@@ -143,8 +141,6 @@ final class ClusterHarness {
     }
 
     func stopAll() async {
-        for client in clients { await client.close() }
-        clients = []
         for process in processes.reversed() { await process.stop() }
         processes = []
         try? FileManager.default.removeItem(at: scratch)

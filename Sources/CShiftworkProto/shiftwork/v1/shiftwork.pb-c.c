@@ -5536,7 +5536,7 @@ const ProtobufCEnumDescriptor shiftwork__v1__failure_code__descriptor =
   shiftwork__v1__failure_code__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_number[9] =
+static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_number[10] =
 {
   { "REFUSAL_CODE_UNSPECIFIED", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSPECIFIED", 0 },
   { "REFUSAL_CODE_UNKNOWN_WORKER", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNKNOWN_WORKER", 1 },
@@ -5546,17 +5546,19 @@ static const ProtobufCEnumValue shiftwork__v1__refusal_code__enum_values_by_numb
   { "REFUSAL_CODE_LIMIT", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_LIMIT", 5 },
   { "REFUSAL_CODE_NO_STORED_RESULTS", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_NO_STORED_RESULTS", 6 },
   { "REFUSAL_CODE_UNAVAILABLE", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE", 7 },
+  { "REFUSAL_CODE_PASSIVE", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_PASSIVE", 8 },
   { "REFUSAL_CODE_FORBIDDEN", "SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_FORBIDDEN", 160 },
 };
 static const ProtobufCIntRange shiftwork__v1__refusal_code__value_ranges[] = {
-{0, 0},{160, 8},{0, 9}
+{0, 0},{160, 9},{0, 10}
 };
-static const ProtobufCEnumValueIndex shiftwork__v1__refusal_code__enum_values_by_name[9] =
+static const ProtobufCEnumValueIndex shiftwork__v1__refusal_code__enum_values_by_name[10] =
 {
-  { "REFUSAL_CODE_FORBIDDEN", 8 },
+  { "REFUSAL_CODE_FORBIDDEN", 9 },
   { "REFUSAL_CODE_INVALID_REQUEST", 4 },
   { "REFUSAL_CODE_LIMIT", 5 },
   { "REFUSAL_CODE_NO_STORED_RESULTS", 6 },
+  { "REFUSAL_CODE_PASSIVE", 8 },
   { "REFUSAL_CODE_UNAVAILABLE", 7 },
   { "REFUSAL_CODE_UNKNOWN_BATCH", 3 },
   { "REFUSAL_CODE_UNKNOWN_WORKER", 1 },
@@ -5570,9 +5572,9 @@ const ProtobufCEnumDescriptor shiftwork__v1__refusal_code__descriptor =
   "RefusalCode",
   "Shiftwork__V1__RefusalCode",
   "shiftwork.v1",
-  9,
+  10,
   shiftwork__v1__refusal_code__enum_values_by_number,
-  9,
+  10,
   shiftwork__v1__refusal_code__enum_values_by_name,
   2,
   shiftwork__v1__refusal_code__value_ranges,

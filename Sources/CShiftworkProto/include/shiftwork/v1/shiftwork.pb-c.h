@@ -181,6 +181,10 @@ typedef enum _Shiftwork__V1__RefusalCode {
    */
   SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNAVAILABLE = 7,
   /*
+   * a passive coordinator of a pair: turn to the other coordinator
+   */
+  SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_PASSIVE = 8,
+  /*
    * the sender's key lacks the role the request needs, or the batch is another client's
    */
   SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_FORBIDDEN = 160
