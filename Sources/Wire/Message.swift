@@ -56,4 +56,14 @@ public enum Message: Sendable, Equatable {
     case statusReply(StatusReply)
     /// Either direction: a request or a peer is refused.
     case refusal(Refusal)
+    /// Coordinator ↔ coordinator of a pair (`--ha`), on the pair's own link: every heartbeat, both ways.
+    case pairAnnouncement(WirePairAnnouncement)
+    /// Active → passive coordinator: journal records.
+    case pairJournal(WirePairJournal)
+    /// Passive → active coordinator: how far it holds the stream.
+    case pairHeld(WirePairHeld)
+    /// Active → passive coordinator: a stored result, before the record that names it.
+    case pairResultFile(WirePairResultFile)
+    /// Active → passive coordinator: a whole journal follows, or has followed.
+    case pairSnapshot(WirePairSnapshot)
 }

@@ -56,7 +56,8 @@ extension Coordinator {
             return batch(.retry, request.batchID)
         case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
             .itemsFinished,
-            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
+            .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal, .pairAnnouncement,
+            .pairJournal, .pairHeld, .pairResultFile, .pairSnapshot:
             return nil
         }
     }

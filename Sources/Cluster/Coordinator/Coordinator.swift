@@ -308,6 +308,8 @@ public actor Coordinator {
             .itemsFinished,
             .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
             droppedMessages += 1  // only the coordinator sends these
+        case .pairAnnouncement, .pairJournal, .pairHeld, .pairResultFile, .pairSnapshot:
+            droppedMessages += 1  // only on the pair's own link
         }
     }
 

@@ -36,6 +36,8 @@ public struct CoordinatorConfiguration: Sendable {
     public var taskTimeout: Duration = Self.defaultTaskTimeout
     /// How waiting tasks take turns for worker slots (`--scheduling`): fair share (the default) or FIFO.
     public var scheduling: SchedulingPolicy = .fairShare
+    /// One of a primary/backup pair (`--ha`): `nil` runs alone.
+    public var pair: PairConfiguration?
 
     /// Creates a configuration listening on `listen`.
     public init(
@@ -69,6 +71,14 @@ extension CoordinatorConfiguration {
         var configuration = self
         configuration.maxQueuedItemsPerClient = max(1, queuedItems)
         configuration.maxBatchesPerClient = max(1, batches)
+        return configuration
+    }
+
+    /// This configuration as one of a pair: its heartbeat is at most a third of the failover timeout.
+    public func paired(_ pair: PairConfiguration?) -> CoordinatorConfiguration {
+        var configuration = self
+        configuration.pair = pair
+        if let pair { configuration.heartbeatInterval = pair.heartbeat(atMost: heartbeatInterval) }
         return configuration
     }
 

@@ -160,6 +160,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
 
     @OptionGroup var allowLists: AllowListOptions
 
+    @OptionGroup(title: "A pair of coordinators (docs/failover.md)") var pair: PairOptions
+
     @Flag(
         help:
             "Listen on tcp:// without CurveZMQ: no authentication, no encryption. Only on a network you trust (env SHIFTWORK_INSECURE=1)."
@@ -230,7 +232,8 @@ struct CoordinatorCommand: AsyncParsableCommand {
                     default: ClusterDefaults.maxPendingItemsPerClient),
                 authentication: authentication, retention: try retention()
             ).withTaskTimeout(.seconds(try Self.resolveTaskTimeout(taskTimeout))).scheduled(try schedulingPolicy())
-                .limitingClients(queuedItems: try clientLimits().queuedItems, batches: try clientLimits().batches),
+                .limitingClients(queuedItems: try clientLimits().queuedItems, batches: try clientLimits().batches)
+                .paired(try pair.configuration(hasDataDirectory: dataDirectory != nil)),
             logger: logger)
         let bound: String?
         do {

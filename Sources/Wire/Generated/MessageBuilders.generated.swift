@@ -433,6 +433,85 @@ extension CMessageBuilder {
         return c
     }
 
+    mutating func pairPosition(_ m: WirePairPosition) -> UnsafeMutablePointer<Shiftwork__V1__PairPosition> {
+        let c = arena.make(Shiftwork__V1__PairPosition.self)
+        shiftwork__v1__pair_position__init(c)
+        c.pointee.term = m.term
+        c.pointee.records = m.records
+        return c
+    }
+
+    mutating func pairHello(_ m: WirePairHello) -> UnsafeMutablePointer<Shiftwork__V1__PairHello> {
+        let c = arena.make(Shiftwork__V1__PairHello.self)
+        shiftwork__v1__pair_hello__init(c)
+        c.pointee.cluster = string(m.cluster)
+        c.pointee.major = m.major
+        c.pointee.pair_version = m.pairVersion
+        c.pointee.coordinator_id = string(m.coordinatorID)
+        c.pointee.service_endpoint = string(m.serviceEndpoint)
+        return c
+    }
+
+    mutating func pairAnnouncement(_ m: WirePairAnnouncement) -> UnsafeMutablePointer<Shiftwork__V1__PairAnnouncement> {
+        let c = arena.make(Shiftwork__V1__PairAnnouncement.self)
+        shiftwork__v1__pair_announcement__init(c)
+        if let value = m.hello {
+            c.pointee.hello = pairHello(value)
+        }
+        c.pointee.role = Shiftwork__V1__PairRole(rawValue: m.role.rawValue)
+        c.pointee.state = Shiftwork__V1__PairState(rawValue: m.state.rawValue)
+        if let value = m.position {
+            c.pointee.position = pairPosition(value)
+        }
+        c.pointee.peer_in_step = m.peerInStep ? 1 : 0
+        return c
+    }
+
+    mutating func pairJournal(_ m: WirePairJournal) -> UnsafeMutablePointer<Shiftwork__V1__PairJournal> {
+        let c = arena.make(Shiftwork__V1__PairJournal.self)
+        shiftwork__v1__pair_journal__init(c)
+        if let value = m.from {
+            c.pointee.from = pairPosition(value)
+        }
+        if let value = m.reaches {
+            c.pointee.reaches = pairPosition(value)
+        }
+        c.pointee.frames = bytes(m.frames)
+        c.pointee.records = m.records
+        return c
+    }
+
+    mutating func pairHeld(_ m: WirePairHeld) -> UnsafeMutablePointer<Shiftwork__V1__PairHeld> {
+        let c = arena.make(Shiftwork__V1__PairHeld.self)
+        shiftwork__v1__pair_held__init(c)
+        if let value = m.held {
+            c.pointee.held = pairPosition(value)
+        }
+        c.pointee.gap = m.gap ? 1 : 0
+        c.pointee.rejected = m.rejected ? 1 : 0
+        return c
+    }
+
+    mutating func pairResultFile(_ m: WirePairResultFile) -> UnsafeMutablePointer<Shiftwork__V1__PairResultFile> {
+        let c = arena.make(Shiftwork__V1__PairResultFile.self)
+        shiftwork__v1__pair_result_file__init(c)
+        c.pointee.batch_id = string(m.batchID)
+        c.pointee.item_index = m.itemIndex
+        c.pointee.data = bytes(m.data)
+        c.pointee.crc32 = m.crc32
+        return c
+    }
+
+    mutating func pairSnapshot(_ m: WirePairSnapshot) -> UnsafeMutablePointer<Shiftwork__V1__PairSnapshot> {
+        let c = arena.make(Shiftwork__V1__PairSnapshot.self)
+        shiftwork__v1__pair_snapshot__init(c)
+        c.pointee.end = m.end ? 1 : 0
+        if let value = m.reaches {
+            c.pointee.reaches = pairPosition(value)
+        }
+        return c
+    }
+
     mutating func envelope(_ message: Message) -> UnsafeMutablePointer<Shiftwork__V1__Envelope> {
         let c = arena.make(Shiftwork__V1__Envelope.self)
         shiftwork__v1__envelope__init(c)
@@ -514,6 +593,21 @@ extension CMessageBuilder {
         case .refusal(let value):
             c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL
             c.pointee.refusal = refusal(value)
+        case .pairAnnouncement(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT
+            c.pointee.pair_announcement = pairAnnouncement(value)
+        case .pairJournal(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_JOURNAL
+            c.pointee.pair_journal = pairJournal(value)
+        case .pairHeld(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_HELD
+            c.pointee.pair_held = pairHeld(value)
+        case .pairResultFile(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_RESULT_FILE
+            c.pointee.pair_result_file = pairResultFile(value)
+        case .pairSnapshot(let value):
+            c.pointee.body_case = SHIFTWORK__V1__ENVELOPE__BODY_PAIR_SNAPSHOT
+            c.pointee.pair_snapshot = pairSnapshot(value)
         }
         return c
     }

@@ -69,6 +69,16 @@ extension Message {
             self = .retryAccepted(try RetryAccepted(try required(c.retry_accepted, "Envelope.retry_accepted").pointee))
         case SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL:
             self = .refusal(try Refusal(try required(c.refusal, "Envelope.refusal").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT:
+            self = .pairAnnouncement(try WirePairAnnouncement(try required(c.pair_announcement, "Envelope.pair_announcement").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_JOURNAL:
+            self = .pairJournal(try WirePairJournal(try required(c.pair_journal, "Envelope.pair_journal").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_HELD:
+            self = .pairHeld(try WirePairHeld(try required(c.pair_held, "Envelope.pair_held").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_RESULT_FILE:
+            self = .pairResultFile(try WirePairResultFile(try required(c.pair_result_file, "Envelope.pair_result_file").pointee))
+        case SHIFTWORK__V1__ENVELOPE__BODY_PAIR_SNAPSHOT:
+            self = .pairSnapshot(try WirePairSnapshot(try required(c.pair_snapshot, "Envelope.pair_snapshot").pointee))
         default:
             // Not set, or a body of a newer minor version (kept by protobuf-c as an unknown field).
             throw .missingBody
@@ -89,6 +99,24 @@ extension WireImageFormat {
     init(_ c: Shiftwork__V1__ImageFormat, field: @autoclosure () -> String) throws(WireError) {
         guard let value = WireImageFormat(rawValue: c.rawValue) else {
             throw .invalidField("\(field()): unknown image format \(c.rawValue)")
+        }
+        self = value
+    }
+}
+
+extension WirePairRole {
+    init(_ c: Shiftwork__V1__PairRole, field: @autoclosure () -> String) throws(WireError) {
+        guard let value = WirePairRole(rawValue: c.rawValue) else {
+            throw .invalidField("\(field()): unknown pair role \(c.rawValue)")
+        }
+        self = value
+    }
+}
+
+extension WirePairState {
+    init(_ c: Shiftwork__V1__PairState, field: @autoclosure () -> String) throws(WireError) {
+        guard let value = WirePairState(rawValue: c.rawValue) else {
+            throw .invalidField("\(field()): unknown pair state \(c.rawValue)")
         }
         self = value
     }
@@ -476,5 +504,65 @@ extension Refusal {
         self.reason = try readString(c.reason)
         self.code = RefusalCode(rawValue: c.code.rawValue) ?? .unspecified
         recognizeMinorOneCode()
+    }
+}
+
+extension WirePairPosition {
+    init(_ c: Shiftwork__V1__PairPosition) throws(WireError) {
+        self.term = c.term
+        self.records = c.records
+    }
+}
+
+extension WirePairHello {
+    init(_ c: Shiftwork__V1__PairHello) throws(WireError) {
+        self.cluster = try readString(c.cluster)
+        self.major = c.major
+        self.pairVersion = c.pair_version
+        self.coordinatorID = try readString(c.coordinator_id)
+        self.serviceEndpoint = try readString(c.service_endpoint)
+    }
+}
+
+extension WirePairAnnouncement {
+    init(_ c: Shiftwork__V1__PairAnnouncement) throws(WireError) {
+        self.hello = try c.hello.map { (value) throws(WireError) in try WirePairHello(value.pointee) }
+        self.role = try WirePairRole(c.role, field: "PairAnnouncement.role")
+        self.state = try WirePairState(c.state, field: "PairAnnouncement.state")
+        self.position = try c.position.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
+        self.peerInStep = c.peer_in_step != 0
+    }
+}
+
+extension WirePairJournal {
+    init(_ c: Shiftwork__V1__PairJournal) throws(WireError) {
+        self.from = try c.from.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
+        self.reaches = try c.reaches.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
+        self.frames = readBytes(c.frames)
+        self.records = c.records
+    }
+}
+
+extension WirePairHeld {
+    init(_ c: Shiftwork__V1__PairHeld) throws(WireError) {
+        self.held = try c.held.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
+        self.gap = c.gap != 0
+        self.rejected = c.rejected != 0
+    }
+}
+
+extension WirePairResultFile {
+    init(_ c: Shiftwork__V1__PairResultFile) throws(WireError) {
+        self.batchID = try readString(c.batch_id)
+        self.itemIndex = c.item_index
+        self.data = readBytes(c.data)
+        self.crc32 = c.crc32
+    }
+}
+
+extension WirePairSnapshot {
+    init(_ c: Shiftwork__V1__PairSnapshot) throws(WireError) {
+        self.end = c.end != 0
+        self.reaches = try c.reaches.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
     }
 }

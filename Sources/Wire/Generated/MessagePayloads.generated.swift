@@ -21,10 +21,14 @@ extension Message {
             value.appendPayloads(to: &payloads)
         case .itemsFinished(let value):
             for element in value { element.appendPayloads(to: &payloads) }
+        case .pairJournal(let value):
+            value.appendPayloads(to: &payloads)
+        case .pairResultFile(let value):
+            value.appendPayloads(to: &payloads)
         case .workerHello, .heartbeat, .workerGoodbye, .welcome, .cancelTask, .giveBackTask,
             .taskGivenBack, .submitBatch, .statusRequest, .cancelBatch, .fetchResults, .batchAccepted,
             .batchFinished, .statusReply, .itemsAdded, .cancelAccepted, .retryBatch, .retryAccepted,
-            .refusal:
+            .refusal, .pairAnnouncement, .pairHeld, .pairSnapshot:
             break
         }
         return payloads
@@ -68,5 +72,17 @@ extension ItemFinished {
         case .failure:
             break
         }
+    }
+}
+
+extension WirePairJournal {
+    fileprivate func appendPayloads(to payloads: inout [[UInt8]]) {
+        payloads.append(self.frames)
+    }
+}
+
+extension WirePairResultFile {
+    fileprivate func appendPayloads(to payloads: inout [[UInt8]]) {
+        payloads.append(self.data)
     }
 }

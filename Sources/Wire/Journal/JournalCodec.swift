@@ -100,6 +100,25 @@ extension CMessageBuilder {
             failed.pointee.attempt = attemptStatus(attempt)
             c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED
             c.pointee.attempt_failed = failed
+        case .pairPosition(let term, let records):
+            let position = arena.make(Shiftwork__V1__JournalPairPosition.self)
+            shiftwork__v1__journal_pair_position__init(position)
+            position.pointee.term = term
+            position.pointee.records = records
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_POSITION
+            c.pointee.pair_position = position
+        case .pairTerm(let term):
+            let record = arena.make(Shiftwork__V1__JournalPairTerm.self)
+            shiftwork__v1__journal_pair_term__init(record)
+            record.pointee.term = term
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_TERM
+            c.pointee.pair_term = record
+        case .pairHistory(let history):
+            let record = arena.make(Shiftwork__V1__JournalPairHistory.self)
+            shiftwork__v1__journal_pair_history__init(record)
+            record.pointee.history = string(history)
+            c.pointee.record_case = SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_HISTORY
+            c.pointee.pair_history = record
         }
         return c
     }
@@ -141,6 +160,14 @@ extension JournalRecord {
             self = .attemptFailed(
                 batchID: try readString(failed.batch_id), itemIndex: failed.item_index,
                 attempt: try AttemptStatus(try required(failed.attempt, "JournalAttemptFailed.attempt").pointee))
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_POSITION:
+            let position = try required(c.pair_position, "JournalRecord.pair_position").pointee
+            self = .pairPosition(term: position.term, records: position.records)
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_TERM:
+            self = .pairTerm(try required(c.pair_term, "JournalRecord.pair_term").pointee.term)
+        case SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_HISTORY:
+            self = .pairHistory(
+                try readString(try required(c.pair_history, "JournalRecord.pair_history").pointee.history))
         default:
             throw .missingBody
         }

@@ -22,4 +22,11 @@ public enum JournalRecord: Sendable, Equatable {
     case attemptFailed(batchID: String, itemIndex: UInt32, attempt: AttemptStatus)
     /// A finished batch was forgotten, and its results removed.
     case batchRetired(batchID: String)
+    /// A pair of coordinators (`--ha`): the journal's position where this record stands (written after a
+    /// compaction, which keeps no count of the records it dropped). Not counted itself.
+    case pairPosition(term: UInt64, records: UInt64)
+    /// A takeover started a new term: the position becomes `(term, records + 1)`. Replicated to the peer.
+    case pairTerm(UInt64)
+    /// What this coordinator of a pair last was (`PairHistory`'s raw value). Never replicated, not counted.
+    case pairHistory(String)
 }

@@ -124,6 +124,24 @@ enum GoldenMessages {
             RetryAccepted(
                 requestID: "request-7", batchID: "b-1", itemIndexes: [0, 3, UInt32.max], itemCount: 9,
                 coordinatorID: "coordinator-0a1b2c3d")),
+        "800-pair-announcement": .pairAnnouncement(
+            WirePairAnnouncement(
+                hello: WirePairHello(
+                    cluster: "render-farm", major: 1, pairVersion: 1, coordinatorID: "coordinator-0a1b2c3d",
+                    serviceEndpoint: "tcp://10.0.0.5:5570"),
+                role: .backup, state: .active, position: WirePairPosition(term: 3, records: UInt64.max),
+                peerInStep: true)),
+        "801-pair-journal": .pairJournal(
+            WirePairJournal(
+                from: WirePairPosition(term: 2, records: 40), reaches: WirePairPosition(term: 2, records: 41),
+                frames: [0x02, 0x00, 0x00, 0x00, 0xB3, 0xE2, 0x96, 0xA1, 0x2A, 0x00], records: 1)),
+        "802-pair-held": .pairHeld(
+            WirePairHeld(held: WirePairPosition(term: 2, records: 41), gap: true, rejected: true)),
+        "803-pair-result-file": .pairResultFile(
+            WirePairResultFile(
+                batchID: "b-1", itemIndex: UInt32.max, data: [0xFF, 0xD8, 0xFF, 0xE0], crc32: 0xDEAD_BEEF)),
+        "804-pair-snapshot": .pairSnapshot(
+            WirePairSnapshot(end: true, reaches: WirePairPosition(term: 1, records: 7))),
     ]
 
     /// Files that only decode: what an older peer sends (another minor, fields it did not have), which this
@@ -151,6 +169,9 @@ enum GoldenMessages {
                     }()))),
         "4-batch-cancelled": .batchCancelled(CancelBatch(requestID: "request-6", batchID: "b-1", itemIndexes: [2, 7])),
         "5-batch-retired": .batchRetired(batchID: "b-1"),
+        "800-pair-position": .pairPosition(term: 4, records: 1234),
+        "801-pair-term": .pairTerm(5),
+        "802-pair-history": .pairHistory("active-with-peer"),
         "6-items-added": .itemsAdded(
             ItemsAdded(
                 batchID: "b-1", parentIndex: 1, firstIndex: 2,

@@ -277,7 +277,142 @@ void   shiftwork__v1__journal_batch_retried__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__journal_batch_retried__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[8] =
+void   shiftwork__v1__journal_pair_position__init
+                     (Shiftwork__V1__JournalPairPosition         *message)
+{
+  static const Shiftwork__V1__JournalPairPosition init_value = SHIFTWORK__V1__JOURNAL_PAIR_POSITION__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__journal_pair_position__get_packed_size
+                     (const Shiftwork__V1__JournalPairPosition *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_position__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__journal_pair_position__pack
+                     (const Shiftwork__V1__JournalPairPosition *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_position__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__journal_pair_position__pack_to_buffer
+                     (const Shiftwork__V1__JournalPairPosition *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_position__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__JournalPairPosition *
+       shiftwork__v1__journal_pair_position__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__JournalPairPosition *)
+     protobuf_c_message_unpack (&shiftwork__v1__journal_pair_position__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__journal_pair_position__free_unpacked
+                     (Shiftwork__V1__JournalPairPosition *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_position__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__journal_pair_term__init
+                     (Shiftwork__V1__JournalPairTerm         *message)
+{
+  static const Shiftwork__V1__JournalPairTerm init_value = SHIFTWORK__V1__JOURNAL_PAIR_TERM__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__journal_pair_term__get_packed_size
+                     (const Shiftwork__V1__JournalPairTerm *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_term__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__journal_pair_term__pack
+                     (const Shiftwork__V1__JournalPairTerm *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_term__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__journal_pair_term__pack_to_buffer
+                     (const Shiftwork__V1__JournalPairTerm *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_term__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__JournalPairTerm *
+       shiftwork__v1__journal_pair_term__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__JournalPairTerm *)
+     protobuf_c_message_unpack (&shiftwork__v1__journal_pair_term__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__journal_pair_term__free_unpacked
+                     (Shiftwork__V1__JournalPairTerm *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_term__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__journal_pair_history__init
+                     (Shiftwork__V1__JournalPairHistory         *message)
+{
+  static const Shiftwork__V1__JournalPairHistory init_value = SHIFTWORK__V1__JOURNAL_PAIR_HISTORY__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__journal_pair_history__get_packed_size
+                     (const Shiftwork__V1__JournalPairHistory *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_history__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__journal_pair_history__pack
+                     (const Shiftwork__V1__JournalPairHistory *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_history__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__journal_pair_history__pack_to_buffer
+                     (const Shiftwork__V1__JournalPairHistory *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_history__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__JournalPairHistory *
+       shiftwork__v1__journal_pair_history__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__JournalPairHistory *)
+     protobuf_c_message_unpack (&shiftwork__v1__journal_pair_history__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__journal_pair_history__free_unpacked
+                     (Shiftwork__V1__JournalPairHistory *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__journal_pair_history__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descriptors[11] =
 {
   {
     "started",
@@ -375,6 +510,42 @@ static const ProtobufCFieldDescriptor shiftwork__v1__journal_record__field_descr
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "pair_position",
+    800,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__JournalRecord, record_case),
+    offsetof(Shiftwork__V1__JournalRecord, pair_position),
+    &shiftwork__v1__journal_pair_position__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_term",
+    801,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__JournalRecord, record_case),
+    offsetof(Shiftwork__V1__JournalRecord, pair_term),
+    &shiftwork__v1__journal_pair_term__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_history",
+    802,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__JournalRecord, record_case),
+    offsetof(Shiftwork__V1__JournalRecord, pair_history),
+    &shiftwork__v1__journal_pair_history__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
   7,   /* field[7] = attempt_failed */
@@ -384,14 +555,18 @@ static const unsigned shiftwork__v1__journal_record__field_indices_by_name[] = {
   6,   /* field[6] = batch_retried */
   2,   /* field[2] = item_finished */
   5,   /* field[5] = items_added */
+  10,   /* field[10] = pair_history */
+  8,   /* field[8] = pair_position */
+  9,   /* field[9] = pair_term */
   0,   /* field[0] = started */
 };
-static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[3 + 1] =
+static const ProtobufCIntRange shiftwork__v1__journal_record__number_ranges[4 + 1] =
 {
   { 1, 0 },
   { 200, 6 },
   { 210, 7 },
-  { 0, 8 }
+  { 800, 8 },
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
 {
@@ -401,10 +576,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_record__descriptor =
   "Shiftwork__V1__JournalRecord",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__JournalRecord),
-  8,
+  11,
   shiftwork__v1__journal_record__field_descriptors,
   shiftwork__v1__journal_record__field_indices_by_name,
-  3,  shiftwork__v1__journal_record__number_ranges,
+  4,  shiftwork__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -727,5 +902,132 @@ const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retried__descripto
   shiftwork__v1__journal_batch_retried__field_indices_by_name,
   1,  shiftwork__v1__journal_batch_retried__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__journal_batch_retried__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_pair_position__field_descriptors[2] =
+{
+  {
+    "term",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalPairPosition, term),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "records",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalPairPosition, records),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__journal_pair_position__field_indices_by_name[] = {
+  1,   /* field[1] = records */
+  0,   /* field[0] = term */
+};
+static const ProtobufCIntRange shiftwork__v1__journal_pair_position__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__journal_pair_position__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.JournalPairPosition",
+  "JournalPairPosition",
+  "Shiftwork__V1__JournalPairPosition",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__JournalPairPosition),
+  2,
+  shiftwork__v1__journal_pair_position__field_descriptors,
+  shiftwork__v1__journal_pair_position__field_indices_by_name,
+  1,  shiftwork__v1__journal_pair_position__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__journal_pair_position__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_pair_term__field_descriptors[1] =
+{
+  {
+    "term",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalPairTerm, term),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__journal_pair_term__field_indices_by_name[] = {
+  0,   /* field[0] = term */
+};
+static const ProtobufCIntRange shiftwork__v1__journal_pair_term__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__journal_pair_term__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.JournalPairTerm",
+  "JournalPairTerm",
+  "Shiftwork__V1__JournalPairTerm",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__JournalPairTerm),
+  1,
+  shiftwork__v1__journal_pair_term__field_descriptors,
+  shiftwork__v1__journal_pair_term__field_indices_by_name,
+  1,  shiftwork__v1__journal_pair_term__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__journal_pair_term__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__journal_pair_history__field_descriptors[1] =
+{
+  {
+    "history",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__JournalPairHistory, history),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__journal_pair_history__field_indices_by_name[] = {
+  0,   /* field[0] = history */
+};
+static const ProtobufCIntRange shiftwork__v1__journal_pair_history__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__journal_pair_history__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.JournalPairHistory",
+  "JournalPairHistory",
+  "Shiftwork__V1__JournalPairHistory",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__JournalPairHistory),
+  1,
+  shiftwork__v1__journal_pair_history__field_descriptors,
+  shiftwork__v1__journal_pair_history__field_indices_by_name,
+  1,  shiftwork__v1__journal_pair_history__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__journal_pair_history__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

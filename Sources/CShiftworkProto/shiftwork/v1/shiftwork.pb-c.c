@@ -1672,7 +1672,322 @@ void   shiftwork__v1__refusal__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__refusal__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[27] =
+void   shiftwork__v1__pair_position__init
+                     (Shiftwork__V1__PairPosition         *message)
+{
+  static const Shiftwork__V1__PairPosition init_value = SHIFTWORK__V1__PAIR_POSITION__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_position__get_packed_size
+                     (const Shiftwork__V1__PairPosition *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_position__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_position__pack
+                     (const Shiftwork__V1__PairPosition *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_position__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_position__pack_to_buffer
+                     (const Shiftwork__V1__PairPosition *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_position__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairPosition *
+       shiftwork__v1__pair_position__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairPosition *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_position__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_position__free_unpacked
+                     (Shiftwork__V1__PairPosition *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_position__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__pair_hello__init
+                     (Shiftwork__V1__PairHello         *message)
+{
+  static const Shiftwork__V1__PairHello init_value = SHIFTWORK__V1__PAIR_HELLO__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_hello__get_packed_size
+                     (const Shiftwork__V1__PairHello *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_hello__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_hello__pack
+                     (const Shiftwork__V1__PairHello *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_hello__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_hello__pack_to_buffer
+                     (const Shiftwork__V1__PairHello *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_hello__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairHello *
+       shiftwork__v1__pair_hello__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairHello *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_hello__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_hello__free_unpacked
+                     (Shiftwork__V1__PairHello *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_hello__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__pair_announcement__init
+                     (Shiftwork__V1__PairAnnouncement         *message)
+{
+  static const Shiftwork__V1__PairAnnouncement init_value = SHIFTWORK__V1__PAIR_ANNOUNCEMENT__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_announcement__get_packed_size
+                     (const Shiftwork__V1__PairAnnouncement *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_announcement__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_announcement__pack
+                     (const Shiftwork__V1__PairAnnouncement *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_announcement__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_announcement__pack_to_buffer
+                     (const Shiftwork__V1__PairAnnouncement *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_announcement__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairAnnouncement *
+       shiftwork__v1__pair_announcement__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairAnnouncement *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_announcement__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_announcement__free_unpacked
+                     (Shiftwork__V1__PairAnnouncement *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_announcement__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__pair_journal__init
+                     (Shiftwork__V1__PairJournal         *message)
+{
+  static const Shiftwork__V1__PairJournal init_value = SHIFTWORK__V1__PAIR_JOURNAL__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_journal__get_packed_size
+                     (const Shiftwork__V1__PairJournal *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_journal__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_journal__pack
+                     (const Shiftwork__V1__PairJournal *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_journal__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_journal__pack_to_buffer
+                     (const Shiftwork__V1__PairJournal *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_journal__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairJournal *
+       shiftwork__v1__pair_journal__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairJournal *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_journal__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_journal__free_unpacked
+                     (Shiftwork__V1__PairJournal *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_journal__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__pair_held__init
+                     (Shiftwork__V1__PairHeld         *message)
+{
+  static const Shiftwork__V1__PairHeld init_value = SHIFTWORK__V1__PAIR_HELD__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_held__get_packed_size
+                     (const Shiftwork__V1__PairHeld *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_held__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_held__pack
+                     (const Shiftwork__V1__PairHeld *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_held__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_held__pack_to_buffer
+                     (const Shiftwork__V1__PairHeld *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_held__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairHeld *
+       shiftwork__v1__pair_held__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairHeld *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_held__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_held__free_unpacked
+                     (Shiftwork__V1__PairHeld *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_held__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__pair_result_file__init
+                     (Shiftwork__V1__PairResultFile         *message)
+{
+  static const Shiftwork__V1__PairResultFile init_value = SHIFTWORK__V1__PAIR_RESULT_FILE__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_result_file__get_packed_size
+                     (const Shiftwork__V1__PairResultFile *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_result_file__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_result_file__pack
+                     (const Shiftwork__V1__PairResultFile *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_result_file__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_result_file__pack_to_buffer
+                     (const Shiftwork__V1__PairResultFile *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_result_file__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairResultFile *
+       shiftwork__v1__pair_result_file__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairResultFile *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_result_file__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_result_file__free_unpacked
+                     (Shiftwork__V1__PairResultFile *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_result_file__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   shiftwork__v1__pair_snapshot__init
+                     (Shiftwork__V1__PairSnapshot         *message)
+{
+  static const Shiftwork__V1__PairSnapshot init_value = SHIFTWORK__V1__PAIR_SNAPSHOT__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_snapshot__get_packed_size
+                     (const Shiftwork__V1__PairSnapshot *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_snapshot__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_snapshot__pack
+                     (const Shiftwork__V1__PairSnapshot *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_snapshot__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_snapshot__pack_to_buffer
+                     (const Shiftwork__V1__PairSnapshot *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_snapshot__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairSnapshot *
+       shiftwork__v1__pair_snapshot__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairSnapshot *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_snapshot__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_snapshot__free_unpacked
+                     (Shiftwork__V1__PairSnapshot *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_snapshot__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[32] =
 {
   {
     "major",
@@ -1998,6 +2313,66 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "pair_announcement",
+    800,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, pair_announcement),
+    &shiftwork__v1__pair_announcement__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_journal",
+    801,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, pair_journal),
+    &shiftwork__v1__pair_journal__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_held",
+    802,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, pair_held),
+    &shiftwork__v1__pair_held__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_result_file",
+    803,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, pair_result_file),
+    &shiftwork__v1__pair_result_file__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_snapshot",
+    804,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Shiftwork__V1__Envelope, body_case),
+    offsetof(Shiftwork__V1__Envelope, pair_snapshot),
+    &shiftwork__v1__pair_snapshot__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   15,   /* field[15] = batch_accepted */
@@ -2013,6 +2388,11 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   19,   /* field[19] = items_finished */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
+  27,   /* field[27] = pair_announcement */
+  29,   /* field[29] = pair_held */
+  28,   /* field[28] = pair_journal */
+  30,   /* field[30] = pair_result_file */
+  31,   /* field[31] = pair_snapshot */
   22,   /* field[22] = refusal */
   24,   /* field[24] = retry_accepted */
   23,   /* field[23] = retry_batch */
@@ -2028,7 +2408,7 @@ static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
   5,   /* field[5] = worker_goodbye */
   2,   /* field[2] = worker_hello */
 };
-static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[8 + 1] =
+static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[9 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
@@ -2038,7 +2418,8 @@ static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[8 + 1] =
   { 50, 22 },
   { 200, 23 },
   { 340, 25 },
-  { 0, 27 }
+  { 800, 27 },
+  { 0, 32 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -2048,10 +2429,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  27,
+  32,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
-  8,  shiftwork__v1__envelope__number_ranges,
+  9,  shiftwork__v1__envelope__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__envelope__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -5392,6 +5773,506 @@ const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__refusal__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_position__field_descriptors[2] =
+{
+  {
+    "term",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairPosition, term),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "records",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairPosition, records),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_position__field_indices_by_name[] = {
+  1,   /* field[1] = records */
+  0,   /* field[0] = term */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_position__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_position__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairPosition",
+  "PairPosition",
+  "Shiftwork__V1__PairPosition",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairPosition),
+  2,
+  shiftwork__v1__pair_position__field_descriptors,
+  shiftwork__v1__pair_position__field_indices_by_name,
+  1,  shiftwork__v1__pair_position__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_position__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_hello__field_descriptors[5] =
+{
+  {
+    "cluster",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHello, cluster),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "major",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHello, major),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pair_version",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHello, pair_version),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "coordinator_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHello, coordinator_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "service_endpoint",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHello, service_endpoint),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_hello__field_indices_by_name[] = {
+  0,   /* field[0] = cluster */
+  3,   /* field[3] = coordinator_id */
+  1,   /* field[1] = major */
+  2,   /* field[2] = pair_version */
+  4,   /* field[4] = service_endpoint */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_hello__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_hello__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairHello",
+  "PairHello",
+  "Shiftwork__V1__PairHello",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairHello),
+  5,
+  shiftwork__v1__pair_hello__field_descriptors,
+  shiftwork__v1__pair_hello__field_indices_by_name,
+  1,  shiftwork__v1__pair_hello__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_hello__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_announcement__field_descriptors[5] =
+{
+  {
+    "hello",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairAnnouncement, hello),
+    &shiftwork__v1__pair_hello__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "role",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairAnnouncement, role),
+    &shiftwork__v1__pair_role__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairAnnouncement, state),
+    &shiftwork__v1__pair_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "position",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairAnnouncement, position),
+    &shiftwork__v1__pair_position__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "peer_in_step",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairAnnouncement, peer_in_step),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_announcement__field_indices_by_name[] = {
+  0,   /* field[0] = hello */
+  4,   /* field[4] = peer_in_step */
+  3,   /* field[3] = position */
+  1,   /* field[1] = role */
+  2,   /* field[2] = state */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_announcement__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_announcement__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairAnnouncement",
+  "PairAnnouncement",
+  "Shiftwork__V1__PairAnnouncement",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairAnnouncement),
+  5,
+  shiftwork__v1__pair_announcement__field_descriptors,
+  shiftwork__v1__pair_announcement__field_indices_by_name,
+  1,  shiftwork__v1__pair_announcement__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_announcement__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_journal__field_descriptors[4] =
+{
+  {
+    "from",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairJournal, from),
+    &shiftwork__v1__pair_position__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reaches",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairJournal, reaches),
+    &shiftwork__v1__pair_position__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "frames",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairJournal, frames),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "records",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairJournal, records),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_journal__field_indices_by_name[] = {
+  2,   /* field[2] = frames */
+  0,   /* field[0] = from */
+  1,   /* field[1] = reaches */
+  3,   /* field[3] = records */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_journal__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_journal__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairJournal",
+  "PairJournal",
+  "Shiftwork__V1__PairJournal",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairJournal),
+  4,
+  shiftwork__v1__pair_journal__field_descriptors,
+  shiftwork__v1__pair_journal__field_indices_by_name,
+  1,  shiftwork__v1__pair_journal__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_journal__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_held__field_descriptors[3] =
+{
+  {
+    "held",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHeld, held),
+    &shiftwork__v1__pair_position__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "gap",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHeld, gap),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rejected",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairHeld, rejected),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_held__field_indices_by_name[] = {
+  1,   /* field[1] = gap */
+  0,   /* field[0] = held */
+  2,   /* field[2] = rejected */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_held__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_held__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairHeld",
+  "PairHeld",
+  "Shiftwork__V1__PairHeld",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairHeld),
+  3,
+  shiftwork__v1__pair_held__field_descriptors,
+  shiftwork__v1__pair_held__field_indices_by_name,
+  1,  shiftwork__v1__pair_held__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_held__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_result_file__field_descriptors[4] =
+{
+  {
+    "batch_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairResultFile, batch_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "item_index",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairResultFile, item_index),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "data",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairResultFile, data),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "crc32",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairResultFile, crc32),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_result_file__field_indices_by_name[] = {
+  0,   /* field[0] = batch_id */
+  3,   /* field[3] = crc32 */
+  2,   /* field[2] = data */
+  1,   /* field[1] = item_index */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_result_file__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_result_file__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairResultFile",
+  "PairResultFile",
+  "Shiftwork__V1__PairResultFile",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairResultFile),
+  4,
+  shiftwork__v1__pair_result_file__field_descriptors,
+  shiftwork__v1__pair_result_file__field_indices_by_name,
+  1,  shiftwork__v1__pair_result_file__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_result_file__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_snapshot__field_descriptors[2] =
+{
+  {
+    "end",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairSnapshot, end),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reaches",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairSnapshot, reaches),
+    &shiftwork__v1__pair_position__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_snapshot__field_indices_by_name[] = {
+  0,   /* field[0] = end */
+  1,   /* field[1] = reaches */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_snapshot__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_snapshot__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairSnapshot",
+  "PairSnapshot",
+  "Shiftwork__V1__PairSnapshot",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairSnapshot),
+  2,
+  shiftwork__v1__pair_snapshot__field_descriptors,
+  shiftwork__v1__pair_snapshot__field_indices_by_name,
+  1,  shiftwork__v1__pair_snapshot__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue shiftwork__v1__task_kind__enum_values_by_number[4] =
 {
   { "TASK_KIND_UNSPECIFIED", "SHIFTWORK__V1__TASK_KIND__TASK_KIND_UNSPECIFIED", 0 },
@@ -5578,5 +6459,69 @@ const ProtobufCEnumDescriptor shiftwork__v1__refusal_code__descriptor =
   shiftwork__v1__refusal_code__enum_values_by_name,
   2,
   shiftwork__v1__refusal_code__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue shiftwork__v1__pair_role__enum_values_by_number[3] =
+{
+  { "PAIR_ROLE_UNSPECIFIED", "SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_UNSPECIFIED", 0 },
+  { "PAIR_ROLE_PRIMARY", "SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_PRIMARY", 1 },
+  { "PAIR_ROLE_BACKUP", "SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_BACKUP", 2 },
+};
+static const ProtobufCIntRange shiftwork__v1__pair_role__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex shiftwork__v1__pair_role__enum_values_by_name[3] =
+{
+  { "PAIR_ROLE_BACKUP", 2 },
+  { "PAIR_ROLE_PRIMARY", 1 },
+  { "PAIR_ROLE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor shiftwork__v1__pair_role__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairRole",
+  "PairRole",
+  "Shiftwork__V1__PairRole",
+  "shiftwork.v1",
+  3,
+  shiftwork__v1__pair_role__enum_values_by_number,
+  3,
+  shiftwork__v1__pair_role__enum_values_by_name,
+  1,
+  shiftwork__v1__pair_role__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue shiftwork__v1__pair_state__enum_values_by_number[5] =
+{
+  { "PAIR_STATE_UNSPECIFIED", "SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_UNSPECIFIED", 0 },
+  { "PAIR_STATE_STARTING_PRIMARY", "SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_STARTING_PRIMARY", 1 },
+  { "PAIR_STATE_STARTING_BACKUP", "SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_STARTING_BACKUP", 2 },
+  { "PAIR_STATE_ACTIVE", "SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_ACTIVE", 3 },
+  { "PAIR_STATE_PASSIVE", "SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_PASSIVE", 4 },
+};
+static const ProtobufCIntRange shiftwork__v1__pair_state__value_ranges[] = {
+{0, 0},{0, 5}
+};
+static const ProtobufCEnumValueIndex shiftwork__v1__pair_state__enum_values_by_name[5] =
+{
+  { "PAIR_STATE_ACTIVE", 3 },
+  { "PAIR_STATE_PASSIVE", 4 },
+  { "PAIR_STATE_STARTING_BACKUP", 2 },
+  { "PAIR_STATE_STARTING_PRIMARY", 1 },
+  { "PAIR_STATE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor shiftwork__v1__pair_state__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairState",
+  "PairState",
+  "Shiftwork__V1__PairState",
+  "shiftwork.v1",
+  5,
+  shiftwork__v1__pair_state__enum_values_by_number,
+  5,
+  shiftwork__v1__pair_state__enum_values_by_name,
+  1,
+  shiftwork__v1__pair_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

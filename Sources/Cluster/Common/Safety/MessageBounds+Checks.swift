@@ -47,6 +47,8 @@ extension MessageBounds {
             case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
                 .itemsFinished, .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal:
                 break
+            case .pairAnnouncement, .pairJournal, .pairHeld, .pairResultFile, .pairSnapshot:
+                break  // the pair's link checks its own (`ReplicationReceiver`); dropped on the clients' socket
             }
             return nil
         } catch {

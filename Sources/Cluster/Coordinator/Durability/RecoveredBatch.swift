@@ -52,6 +52,10 @@ struct RecoveredState: Sendable {
     var skippedRecords = 0
     /// Bytes cut off the end of the file (a record torn by a crash).
     var discardedBytes = 0
+    /// How far the journal goes, for a pair of coordinators (`JournalPosition.advanced(by:)`).
+    var position = JournalPosition.empty
+    /// What this coordinator of a pair last was (`JournalPairHistory`; `.none` without such a record).
+    var history = PairHistory.none
 
     /// Applies the records of a journal, in order.
     init(replaying records: [[UInt8]], discardedBytes: Int = 0) {
@@ -64,7 +68,10 @@ struct RecoveredState: Sendable {
                 skippedRecords += 1
                 continue
             }
+            position = position.advanced(by: record)
             switch record {
+            case .pairPosition, .pairTerm: break
+            case .pairHistory(let text): history = PairHistory(rawValue: text) ?? history
             case .started(_, let incarnation, _):
                 lastIncarnation = max(lastIncarnation, incarnation)
             case .batchAccepted(let batchID, let client, let submit, let accepted, let ownerKey):

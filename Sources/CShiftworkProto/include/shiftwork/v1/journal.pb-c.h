@@ -22,6 +22,9 @@ typedef struct Shiftwork__V1__JournalBatchAccepted Shiftwork__V1__JournalBatchAc
 typedef struct Shiftwork__V1__JournalAttemptFailed Shiftwork__V1__JournalAttemptFailed;
 typedef struct Shiftwork__V1__JournalBatchRetired Shiftwork__V1__JournalBatchRetired;
 typedef struct Shiftwork__V1__JournalBatchRetried Shiftwork__V1__JournalBatchRetried;
+typedef struct Shiftwork__V1__JournalPairPosition Shiftwork__V1__JournalPairPosition;
+typedef struct Shiftwork__V1__JournalPairTerm Shiftwork__V1__JournalPairTerm;
+typedef struct Shiftwork__V1__JournalPairHistory Shiftwork__V1__JournalPairHistory;
 
 
 /* --- enums --- */
@@ -38,7 +41,10 @@ typedef enum {
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETIRED = 5,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ITEMS_ADDED = 6,
   SHIFTWORK__V1__JOURNAL_RECORD__RECORD_BATCH_RETRIED = 200,
-  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED = 210
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_ATTEMPT_FAILED = 210,
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_POSITION = 800,
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_TERM = 801,
+  SHIFTWORK__V1__JOURNAL_RECORD__RECORD_PAIR_HISTORY = 802
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__JOURNAL_RECORD__RECORD__CASE)
 } Shiftwork__V1__JournalRecord__RecordCase;
 
@@ -68,6 +74,13 @@ struct  Shiftwork__V1__JournalRecord
      * A failed attempt at one of an item's tasks (retried or not), for status after a restart.
      */
     Shiftwork__V1__JournalAttemptFailed *attempt_failed;
+    /*
+     * A pair of coordinators (--ha, docs/failover.md): the position at this point (after a compaction);
+     * a takeover's new term (counted, replicated); what this coordinator last was (local, not replicated).
+     */
+    Shiftwork__V1__JournalPairPosition *pair_position;
+    Shiftwork__V1__JournalPairTerm *pair_term;
+    Shiftwork__V1__JournalPairHistory *pair_history;
   };
 };
 #define SHIFTWORK__V1__JOURNAL_RECORD__INIT \
@@ -158,6 +171,48 @@ struct  Shiftwork__V1__JournalBatchRetried
 #define SHIFTWORK__V1__JOURNAL_BATCH_RETRIED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_batch_retried__descriptor) \
     , (char *)protobuf_c_empty_string, 0,NULL, 0 }
+
+
+/*
+ * How far the journal went where this record stands (a compaction keeps no count of what it dropped).
+ * Not counted itself.
+ */
+struct  Shiftwork__V1__JournalPairPosition
+{
+  ProtobufCMessage base;
+  uint64_t term;
+  uint64_t records;
+};
+#define SHIFTWORK__V1__JOURNAL_PAIR_POSITION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_pair_position__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * A takeover started a new term: the position becomes (term, records + 1). Replicated to the peer.
+ */
+struct  Shiftwork__V1__JournalPairTerm
+{
+  ProtobufCMessage base;
+  uint64_t term;
+};
+#define SHIFTWORK__V1__JOURNAL_PAIR_TERM__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_pair_term__descriptor) \
+    , 0 }
+
+
+/*
+ * What this coordinator of a pair last was: "active-with-peer", "active-alone" or "passive" (PairHistory).
+ * Only in its own journal: never replicated, not counted.
+ */
+struct  Shiftwork__V1__JournalPairHistory
+{
+  ProtobufCMessage base;
+  char *history;
+};
+#define SHIFTWORK__V1__JOURNAL_PAIR_HISTORY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__journal_pair_history__descriptor) \
+    , (char *)protobuf_c_empty_string }
 
 
 /* Shiftwork__V1__JournalRecord methods */
@@ -274,6 +329,63 @@ Shiftwork__V1__JournalBatchRetried *
 void   shiftwork__v1__journal_batch_retried__free_unpacked
                      (Shiftwork__V1__JournalBatchRetried *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__JournalPairPosition methods */
+void   shiftwork__v1__journal_pair_position__init
+                     (Shiftwork__V1__JournalPairPosition         *message);
+size_t shiftwork__v1__journal_pair_position__get_packed_size
+                     (const Shiftwork__V1__JournalPairPosition   *message);
+size_t shiftwork__v1__journal_pair_position__pack
+                     (const Shiftwork__V1__JournalPairPosition   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__journal_pair_position__pack_to_buffer
+                     (const Shiftwork__V1__JournalPairPosition   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__JournalPairPosition *
+       shiftwork__v1__journal_pair_position__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__journal_pair_position__free_unpacked
+                     (Shiftwork__V1__JournalPairPosition *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__JournalPairTerm methods */
+void   shiftwork__v1__journal_pair_term__init
+                     (Shiftwork__V1__JournalPairTerm         *message);
+size_t shiftwork__v1__journal_pair_term__get_packed_size
+                     (const Shiftwork__V1__JournalPairTerm   *message);
+size_t shiftwork__v1__journal_pair_term__pack
+                     (const Shiftwork__V1__JournalPairTerm   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__journal_pair_term__pack_to_buffer
+                     (const Shiftwork__V1__JournalPairTerm   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__JournalPairTerm *
+       shiftwork__v1__journal_pair_term__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__journal_pair_term__free_unpacked
+                     (Shiftwork__V1__JournalPairTerm *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__JournalPairHistory methods */
+void   shiftwork__v1__journal_pair_history__init
+                     (Shiftwork__V1__JournalPairHistory         *message);
+size_t shiftwork__v1__journal_pair_history__get_packed_size
+                     (const Shiftwork__V1__JournalPairHistory   *message);
+size_t shiftwork__v1__journal_pair_history__pack
+                     (const Shiftwork__V1__JournalPairHistory   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__journal_pair_history__pack_to_buffer
+                     (const Shiftwork__V1__JournalPairHistory   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__JournalPairHistory *
+       shiftwork__v1__journal_pair_history__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__journal_pair_history__free_unpacked
+                     (Shiftwork__V1__JournalPairHistory *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Shiftwork__V1__JournalRecord_Closure)
@@ -294,6 +406,15 @@ typedef void (*Shiftwork__V1__JournalBatchRetired_Closure)
 typedef void (*Shiftwork__V1__JournalBatchRetried_Closure)
                  (const Shiftwork__V1__JournalBatchRetried *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__JournalPairPosition_Closure)
+                 (const Shiftwork__V1__JournalPairPosition *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__JournalPairTerm_Closure)
+                 (const Shiftwork__V1__JournalPairTerm *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__JournalPairHistory_Closure)
+                 (const Shiftwork__V1__JournalPairHistory *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -306,6 +427,9 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_accepted__d
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_attempt_failed__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retired__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__journal_batch_retried__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__journal_pair_position__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__journal_pair_term__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__journal_pair_history__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -52,6 +52,13 @@ typedef struct Shiftwork__V1__BatchStatus Shiftwork__V1__BatchStatus;
 typedef struct Shiftwork__V1__StatusReply Shiftwork__V1__StatusReply;
 typedef struct Shiftwork__V1__ClientStatus Shiftwork__V1__ClientStatus;
 typedef struct Shiftwork__V1__Refusal Shiftwork__V1__Refusal;
+typedef struct Shiftwork__V1__PairPosition Shiftwork__V1__PairPosition;
+typedef struct Shiftwork__V1__PairHello Shiftwork__V1__PairHello;
+typedef struct Shiftwork__V1__PairAnnouncement Shiftwork__V1__PairAnnouncement;
+typedef struct Shiftwork__V1__PairJournal Shiftwork__V1__PairJournal;
+typedef struct Shiftwork__V1__PairHeld Shiftwork__V1__PairHeld;
+typedef struct Shiftwork__V1__PairResultFile Shiftwork__V1__PairResultFile;
+typedef struct Shiftwork__V1__PairSnapshot Shiftwork__V1__PairSnapshot;
 
 
 /* --- enums --- */
@@ -190,6 +197,26 @@ typedef enum _Shiftwork__V1__RefusalCode {
   SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_FORBIDDEN = 160
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__REFUSAL_CODE)
 } Shiftwork__V1__RefusalCode;
+/*
+ * What a coordinator was started as (--ha).
+ */
+typedef enum _Shiftwork__V1__PairRole {
+  SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_UNSPECIFIED = 0,
+  SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_PRIMARY = 1,
+  SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_BACKUP = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__PAIR_ROLE)
+} Shiftwork__V1__PairRole;
+/*
+ * Where a coordinator of a pair stands (Binary Star's states).
+ */
+typedef enum _Shiftwork__V1__PairState {
+  SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_UNSPECIFIED = 0,
+  SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_STARTING_PRIMARY = 1,
+  SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_STARTING_BACKUP = 2,
+  SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_ACTIVE = 3,
+  SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_PASSIVE = 4
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__PAIR_STATE)
+} Shiftwork__V1__PairState;
 
 /* --- messages --- */
 
@@ -219,7 +246,12 @@ typedef enum {
   SHIFTWORK__V1__ENVELOPE__BODY_CANCEL_ACCEPTED = 46,
   SHIFTWORK__V1__ENVELOPE__BODY_RETRY_BATCH = 200,
   SHIFTWORK__V1__ENVELOPE__BODY_RETRY_ACCEPTED = 201,
-  SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50
+  SHIFTWORK__V1__ENVELOPE__BODY_REFUSAL = 50,
+  SHIFTWORK__V1__ENVELOPE__BODY_PAIR_ANNOUNCEMENT = 800,
+  SHIFTWORK__V1__ENVELOPE__BODY_PAIR_JOURNAL = 801,
+  SHIFTWORK__V1__ENVELOPE__BODY_PAIR_HELD = 802,
+  SHIFTWORK__V1__ENVELOPE__BODY_PAIR_RESULT_FILE = 803,
+  SHIFTWORK__V1__ENVELOPE__BODY_PAIR_SNAPSHOT = 804
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(SHIFTWORK__V1__ENVELOPE__BODY__CASE)
 } Shiftwork__V1__Envelope__BodyCase;
 
@@ -297,6 +329,29 @@ struct  Shiftwork__V1__Envelope
      * either direction
      */
     Shiftwork__V1__Refusal *refusal;
+    /*
+     * coordinator <-> coordinator: the two of a pair (--ha), on their own link (docs/failover.md)
+     */
+    /*
+     * every heartbeat, both ways
+     */
+    Shiftwork__V1__PairAnnouncement *pair_announcement;
+    /*
+     * active -> passive: journal records
+     */
+    Shiftwork__V1__PairJournal *pair_journal;
+    /*
+     * passive -> active: how far it holds
+     */
+    Shiftwork__V1__PairHeld *pair_held;
+    /*
+     * active -> passive: a stored result, before its record
+     */
+    Shiftwork__V1__PairResultFile *pair_result_file;
+    /*
+     * active -> passive: a whole journal follows / has followed
+     */
+    Shiftwork__V1__PairSnapshot *pair_snapshot;
   };
 };
 #define SHIFTWORK__V1__ENVELOPE__INIT \
@@ -1530,6 +1585,196 @@ struct  Shiftwork__V1__Refusal
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, SHIFTWORK__V1__REFUSAL_CODE__REFUSAL_CODE_UNSPECIFIED }
 
 
+/*
+ * How far a coordinator's journal goes: the term of the last takeover, and the records written in all.
+ */
+struct  Shiftwork__V1__PairPosition
+{
+  ProtobufCMessage base;
+  /*
+   * the term of the last takeover (0: none on this data)
+   */
+  uint64_t term;
+  /*
+   * records written in all (those that only say where the journal stands do not count)
+   */
+  uint64_t records;
+};
+#define SHIFTWORK__V1__PAIR_POSITION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_position__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Who a coordinator of a pair is: a peer of another cluster, another major version or another pair
+ * version is refused, and neither side changes its data.
+ */
+struct  Shiftwork__V1__PairHello
+{
+  ProtobufCMessage base;
+  /*
+   * --cluster, the same on both
+   */
+  char *cluster;
+  /*
+   * the software's wire major version
+   */
+  uint32_t major;
+  /*
+   * the pair's own protocol version (1)
+   */
+  uint32_t pair_version;
+  /*
+   * for logs and status
+   */
+  char *coordinator_id;
+  /*
+   * where its clients and workers reach it (what a passive one names)
+   */
+  char *service_endpoint;
+};
+#define SHIFTWORK__V1__PAIR_HELLO__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_hello__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Sent every heartbeat, both ways: drives the pair's rules (CoordinatorPair).
+ */
+struct  Shiftwork__V1__PairAnnouncement
+{
+  ProtobufCMessage base;
+  /*
+   * who sends it
+   */
+  Shiftwork__V1__PairHello *hello;
+  /*
+   * what it was started as
+   */
+  Shiftwork__V1__PairRole role;
+  /*
+   * where it stands
+   */
+  Shiftwork__V1__PairState state;
+  /*
+   * how far its journal goes (a passive one: how far it holds the stream)
+   */
+  Shiftwork__V1__PairPosition *position;
+  /*
+   * an active one: it acknowledges nothing its peer does not hold
+   */
+  protobuf_c_boolean peer_in_step;
+};
+#define SHIFTWORK__V1__PAIR_ANNOUNCEMENT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_announcement__descriptor) \
+    , NULL, SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_UNSPECIFIED, SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_UNSPECIFIED, NULL, 0 }
+
+
+/*
+ * Journal records, active -> passive: `frames` are the records in the journal's own framing
+ * ([length u32 LE][CRC-32 u32 LE][record], JournalFraming), which the passive one checks frame by frame;
+ * `from` is the position before the first, `reaches` after the last.
+ */
+struct  Shiftwork__V1__PairJournal
+{
+  ProtobufCMessage base;
+  /*
+   * the position before the first record
+   */
+  Shiftwork__V1__PairPosition *from;
+  /*
+   * the position after the last
+   */
+  Shiftwork__V1__PairPosition *reaches;
+  /*
+   * the records, framed as in the journal file
+   */
+  ProtobufCBinaryData frames;
+  /*
+   * how many frames `frames` holds
+   */
+  uint32_t records;
+};
+#define SHIFTWORK__V1__PAIR_JOURNAL__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_journal__descriptor) \
+    , NULL, NULL, {0,NULL}, 0 }
+
+
+/*
+ * Passive -> active: its journal holds the stream up to `held` (written to its file). `gap`: a PairJournal
+ * did not start where it holds (lost on a reconnect): send again from `held`.
+ */
+struct  Shiftwork__V1__PairHeld
+{
+  ProtobufCMessage base;
+  /*
+   * how far its journal holds the active one's
+   */
+  Shiftwork__V1__PairPosition *held;
+  /*
+   * a PairJournal did not start at `held`: send again from there
+   */
+  protobuf_c_boolean gap;
+  /*
+   * a frame failed its checksum or its count: nothing of that message was applied
+   */
+  protobuf_c_boolean rejected;
+};
+#define SHIFTWORK__V1__PAIR_HELD__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_held__descriptor) \
+    , NULL, 0, 0 }
+
+
+/*
+ * A finished item's stored output (results/BATCH/INDEX), sent before the record that names it.
+ */
+struct  Shiftwork__V1__PairResultFile
+{
+  ProtobufCMessage base;
+  /*
+   * the batch (a name of A-Z a-z 0-9 . _ -)
+   */
+  char *batch_id;
+  /*
+   * the item
+   */
+  uint32_t item_index;
+  /*
+   * the output's bytes
+   */
+  ProtobufCBinaryData data;
+  /*
+   * CRC-32 (IEEE) of data
+   */
+  uint32_t crc32;
+};
+#define SHIFTWORK__V1__PAIR_RESULT_FILE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_result_file__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, {0,NULL}, 0 }
+
+
+/*
+ * The active one's whole journal follows (the passive one is not at a point of the active one's
+ * journal, e.g. behind its last compaction): `end` false starts it, true ends it at `reaches`, and the
+ * passive one then replaces its journal with what came between.
+ */
+struct  Shiftwork__V1__PairSnapshot
+{
+  ProtobufCMessage base;
+  /*
+   * false: a snapshot starts; true: it ends
+   */
+  protobuf_c_boolean end;
+  /*
+   * at the end: the position the snapshot reaches
+   */
+  Shiftwork__V1__PairPosition *reaches;
+};
+#define SHIFTWORK__V1__PAIR_SNAPSHOT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_snapshot__descriptor) \
+    , 0, NULL }
+
+
 /* Shiftwork__V1__Envelope methods */
 void   shiftwork__v1__envelope__init
                      (Shiftwork__V1__Envelope         *message);
@@ -2233,6 +2478,139 @@ Shiftwork__V1__Refusal *
 void   shiftwork__v1__refusal__free_unpacked
                      (Shiftwork__V1__Refusal *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairPosition methods */
+void   shiftwork__v1__pair_position__init
+                     (Shiftwork__V1__PairPosition         *message);
+size_t shiftwork__v1__pair_position__get_packed_size
+                     (const Shiftwork__V1__PairPosition   *message);
+size_t shiftwork__v1__pair_position__pack
+                     (const Shiftwork__V1__PairPosition   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_position__pack_to_buffer
+                     (const Shiftwork__V1__PairPosition   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairPosition *
+       shiftwork__v1__pair_position__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_position__free_unpacked
+                     (Shiftwork__V1__PairPosition *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairHello methods */
+void   shiftwork__v1__pair_hello__init
+                     (Shiftwork__V1__PairHello         *message);
+size_t shiftwork__v1__pair_hello__get_packed_size
+                     (const Shiftwork__V1__PairHello   *message);
+size_t shiftwork__v1__pair_hello__pack
+                     (const Shiftwork__V1__PairHello   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_hello__pack_to_buffer
+                     (const Shiftwork__V1__PairHello   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairHello *
+       shiftwork__v1__pair_hello__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_hello__free_unpacked
+                     (Shiftwork__V1__PairHello *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairAnnouncement methods */
+void   shiftwork__v1__pair_announcement__init
+                     (Shiftwork__V1__PairAnnouncement         *message);
+size_t shiftwork__v1__pair_announcement__get_packed_size
+                     (const Shiftwork__V1__PairAnnouncement   *message);
+size_t shiftwork__v1__pair_announcement__pack
+                     (const Shiftwork__V1__PairAnnouncement   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_announcement__pack_to_buffer
+                     (const Shiftwork__V1__PairAnnouncement   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairAnnouncement *
+       shiftwork__v1__pair_announcement__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_announcement__free_unpacked
+                     (Shiftwork__V1__PairAnnouncement *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairJournal methods */
+void   shiftwork__v1__pair_journal__init
+                     (Shiftwork__V1__PairJournal         *message);
+size_t shiftwork__v1__pair_journal__get_packed_size
+                     (const Shiftwork__V1__PairJournal   *message);
+size_t shiftwork__v1__pair_journal__pack
+                     (const Shiftwork__V1__PairJournal   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_journal__pack_to_buffer
+                     (const Shiftwork__V1__PairJournal   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairJournal *
+       shiftwork__v1__pair_journal__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_journal__free_unpacked
+                     (Shiftwork__V1__PairJournal *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairHeld methods */
+void   shiftwork__v1__pair_held__init
+                     (Shiftwork__V1__PairHeld         *message);
+size_t shiftwork__v1__pair_held__get_packed_size
+                     (const Shiftwork__V1__PairHeld   *message);
+size_t shiftwork__v1__pair_held__pack
+                     (const Shiftwork__V1__PairHeld   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_held__pack_to_buffer
+                     (const Shiftwork__V1__PairHeld   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairHeld *
+       shiftwork__v1__pair_held__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_held__free_unpacked
+                     (Shiftwork__V1__PairHeld *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairResultFile methods */
+void   shiftwork__v1__pair_result_file__init
+                     (Shiftwork__V1__PairResultFile         *message);
+size_t shiftwork__v1__pair_result_file__get_packed_size
+                     (const Shiftwork__V1__PairResultFile   *message);
+size_t shiftwork__v1__pair_result_file__pack
+                     (const Shiftwork__V1__PairResultFile   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_result_file__pack_to_buffer
+                     (const Shiftwork__V1__PairResultFile   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairResultFile *
+       shiftwork__v1__pair_result_file__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_result_file__free_unpacked
+                     (Shiftwork__V1__PairResultFile *message,
+                      ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairSnapshot methods */
+void   shiftwork__v1__pair_snapshot__init
+                     (Shiftwork__V1__PairSnapshot         *message);
+size_t shiftwork__v1__pair_snapshot__get_packed_size
+                     (const Shiftwork__V1__PairSnapshot   *message);
+size_t shiftwork__v1__pair_snapshot__pack
+                     (const Shiftwork__V1__PairSnapshot   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_snapshot__pack_to_buffer
+                     (const Shiftwork__V1__PairSnapshot   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairSnapshot *
+       shiftwork__v1__pair_snapshot__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_snapshot__free_unpacked
+                     (Shiftwork__V1__PairSnapshot *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Shiftwork__V1__Envelope_Closure)
@@ -2346,6 +2724,27 @@ typedef void (*Shiftwork__V1__ClientStatus_Closure)
 typedef void (*Shiftwork__V1__Refusal_Closure)
                  (const Shiftwork__V1__Refusal *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__PairPosition_Closure)
+                 (const Shiftwork__V1__PairPosition *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__PairHello_Closure)
+                 (const Shiftwork__V1__PairHello *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__PairAnnouncement_Closure)
+                 (const Shiftwork__V1__PairAnnouncement *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__PairJournal_Closure)
+                 (const Shiftwork__V1__PairJournal *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__PairHeld_Closure)
+                 (const Shiftwork__V1__PairHeld *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__PairResultFile_Closure)
+                 (const Shiftwork__V1__PairResultFile *message,
+                  void *closure_data);
+typedef void (*Shiftwork__V1__PairSnapshot_Closure)
+                 (const Shiftwork__V1__PairSnapshot *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -2357,6 +2756,8 @@ extern const ProtobufCEnumDescriptor    shiftwork__v1__falloff__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__image_format__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__failure_code__descriptor;
 extern const ProtobufCEnumDescriptor    shiftwork__v1__refusal_code__descriptor;
+extern const ProtobufCEnumDescriptor    shiftwork__v1__pair_role__descriptor;
+extern const ProtobufCEnumDescriptor    shiftwork__v1__pair_state__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__worker_hello__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__welcome__descriptor;
@@ -2394,6 +2795,13 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__client_status__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__refusal__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_position__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_hello__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_announcement__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_journal__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_held__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_result_file__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_snapshot__descriptor;
 
 PROTOBUF_C__END_DECLS
 
