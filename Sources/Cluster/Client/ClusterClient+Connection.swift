@@ -63,29 +63,30 @@ extension ClusterClient {
             onHandshakeFailure: onHandshakeFailure, onConnectionEvent: onConnectionEvent)
     }
 
-    /// Runs `body` with this client while the connection's task group runs beside it, then closes the
-    /// client and waits for the group (and ends the client's own context): the scope of
+    /// Runs `body` with `client` while its connection's task group runs beside it, then closes the client
+    /// and waits for the group (and ends the client's own context): the scope of
     /// ``withConnection(to:responseTimeout:socketOptions:livenessInterval:silenceTimeout:onTurn:isolation:_:)``.
-    func run<Value>(
-        isolation: isolated (any Actor)? = #isolation, _ body: (ClusterClient) async throws -> Value
+    static func run<Value>(
+        _ client: ClusterClient, isolation: isolated (any Actor)? = #isolation,
+        _ body: (ClusterClient) async throws -> Value
     ) async throws -> Value {
         let outcome = await withDiscardingTaskGroup(returning: Result<Value, any Error>.self) { group in
-            group.addTask { await self.runConnection() }
+            group.addTask { await client.runConnection() }
             let outcome: Result<Value, any Error>
             do {
-                outcome = .success(try await body(self))
+                outcome = .success(try await body(client))
             } catch {
                 outcome = .failure(error)
             }
-            await self.close()
+            await client.close()
             return outcome
         }
-        await releaseContext()
+        await client.releaseContext()
         return try outcome.get()
     }
 
     /// The connection's task group: runs until `close()` ends its streams and its socket.
-    private func runConnection() async {
+    func runConnection() async {
         let streams = connectionStreams
         await withDiscardingTaskGroup { group in
             group.addTask { await self.read() }

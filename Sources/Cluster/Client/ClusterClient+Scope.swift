@@ -24,7 +24,7 @@ extension ClusterClient {
         let client = try await ClusterClient(
             endpoints: endpoints, context: nil, responseTimeout: responseTimeout, socketOptions: socketOptions,
             livenessInterval: livenessInterval, silenceTimeout: silenceTimeout, onTurn: onTurn)
-        return try await client.run(body)
+        return try await run(client, body)
     }
 
     /// Connects to the one coordinator at `endpoint`, runs `body` with the client, then closes it (see
@@ -52,6 +52,6 @@ extension ClusterClient {
             endpoints: CoordinatorEndpoints(single: endpoint), context: context, responseTimeout: responseTimeout,
             socketOptions: socketOptions, livenessInterval: livenessInterval,
             silenceTimeout: ClusterDefaults.clientSilenceTimeout, onTurn: nil)
-        return try await client.run(body)
+        return try await run(client, body)
     }
 }

@@ -64,7 +64,7 @@ public actor ClusterClient {
     /// Connects to `endpoints` within `context`, or in a ZeroMQ context of its own (`context` `nil`),
     /// ended by `close()`. ZeroMQ connects lazily: an absent coordinator shows as
     /// `ClusterClientError.noAnswer` on the first request, after `responseTimeout` (with several
-    /// coordinators, as a turn first). The connection's tasks run in ``run(isolation:_:)``.
+    /// coordinators, as a turn first). The connection's tasks run in ``run(_:isolation:_:)``.
     init(
         endpoints: CoordinatorEndpoints, context: MessagingContext?, responseTimeout: Duration,
         socketOptions: SocketOptions, livenessInterval: Duration, silenceTimeout: Duration,

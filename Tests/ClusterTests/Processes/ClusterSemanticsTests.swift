@@ -31,40 +31,43 @@ final class ClusterSemanticsTests: ClusterTestCase {
         let batchID = try XCTUnwrap(
             batchLine?.split(separator: " ")[1].dropLast(), "no batch ID:\n\(submit.outputText)")
 
-        let client = try await harness.client(endpoint)
-        _ = try await client.status()  // connected before the cancel
-        let (cancelStatus, cancelOutput) = try await harness.run(["cancel", String(batchID), "--coordinator", endpoint])
-        XCTAssertEqual(cancelStatus, 0, cancelOutput)
-        XCTAssertTrue(
-            cancelOutput.contains("batch \(batchID): 8 items cancelled"),
-            "the acknowledgement says how many:\n\(cancelOutput)")
-        // Every slot frees (the wait throws if it never does), though no stalled download ever ends by itself.
-        // Timed in this process (a status request on an open socket), not through `status` processes, so
-        // that the figure measures the coordinator and the workers; the figure is printed for the benchmarks
-        // (docs/benchmarks.md), not asserted: a limit on the wall clock beside the TSan step proves nothing.
-        let cancelled = ContinuousClock.now
-        let idle = try await harness.waitForStatus(client, timeout: .seconds(60)) {
-            $0.runningTasks == 0 && $0.queuedTasks == 0
+        try await harness.withClient(endpoint) { client in
+            _ = try await client.status()  // connected before the cancel
+            let (cancelStatus, cancelOutput) = try await harness.run([
+                "cancel", String(batchID), "--coordinator", endpoint,
+            ])
+            XCTAssertEqual(cancelStatus, 0, cancelOutput)
+            XCTAssertTrue(
+                cancelOutput.contains("batch \(batchID): 8 items cancelled"),
+                "the acknowledgement says how many:\n\(cancelOutput)")
+            // Every slot frees (the wait throws if it never does), though no stalled download ever ends by itself.
+            // Timed in this process (a status request on an open socket), not through `status` processes, so
+            // that the figure measures the coordinator and the workers; the figure is printed for the benchmarks
+            // (docs/benchmarks.md), not asserted: a limit on the wall clock beside the TSan step proves nothing.
+            let cancelled = ContinuousClock.now
+            let idle = try await harness.waitForStatus(client, timeout: .seconds(60)) {
+                $0.runningTasks == 0 && $0.queuedTasks == 0
+            }
+            let elapsed = ContinuousClock.now - cancelled
+            print("every slot free \(elapsed) after the cancel")  // the figure docs/benchmarks.md records
+            XCTAssertEqual(idle.runningTasks, 0, "slots still busy after cancel:\n\(harness.allOutput)")
+            XCTAssertEqual(idle.queuedTasks, 0, "tasks still queued after cancel:\n\(harness.allOutput)")
+            XCTAssertEqual(idle.completedTasks, 0, "no stalled task may have completed:\n\(harness.allOutput)")
+
+            let submitStatus = await submit.waitForExit(timeout: .seconds(10))
+            XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
+            XCTAssertTrue(submit.outputText.contains("8 items: 0 succeeded, 0 failed, 8 cancelled"), submit.outputText)
+            let batch = try await harness.status(endpoint, batch: String(batchID))
+            let items = batch.objects("batches").first?.objects("item_states") ?? []
+            XCTAssertEqual(items.count, 8)
+            XCTAssertTrue(items.allSatisfy { ($0["state"] as? String) == "cancelled" }, "\(items)")
+
+            // The workers are free and healthy: a new batch runs.
+            let fresh = try serveImages(2, prefix: "fresh") { _, _ in nil }
+            let (status, output) = try await harness.run(
+                ["submit"] + fresh + ["--out", out.path, "--coordinator", endpoint])
+            XCTAssertEqual(status, 0, output)
         }
-        let elapsed = ContinuousClock.now - cancelled
-        print("every slot free \(elapsed) after the cancel")  // the figure docs/benchmarks.md records
-        XCTAssertEqual(idle.runningTasks, 0, "slots still busy after cancel:\n\(harness.allOutput)")
-        XCTAssertEqual(idle.queuedTasks, 0, "tasks still queued after cancel:\n\(harness.allOutput)")
-        XCTAssertEqual(idle.completedTasks, 0, "no stalled task may have completed:\n\(harness.allOutput)")
-
-        let submitStatus = await submit.waitForExit(timeout: .seconds(10))
-        XCTAssertEqual(submitStatus, 1, "a cancelled batch is not a success:\n\(submit.outputText)")
-        XCTAssertTrue(submit.outputText.contains("8 items: 0 succeeded, 0 failed, 8 cancelled"), submit.outputText)
-        let batch = try await harness.status(endpoint, batch: String(batchID))
-        let items = batch.objects("batches").first?.objects("item_states") ?? []
-        XCTAssertEqual(items.count, 8)
-        XCTAssertTrue(items.allSatisfy { ($0["state"] as? String) == "cancelled" }, "\(items)")
-
-        // The workers are free and healthy: a new batch runs.
-        let fresh = try serveImages(2, prefix: "fresh") { _, _ in nil }
-        let (status, output) = try await harness.run(
-            ["submit"] + fresh + ["--out", out.path, "--coordinator", endpoint])
-        XCTAssertEqual(status, 0, output)
     }
 
     func testKillingAWorkerMidBatchLosesNoItem() async throws {

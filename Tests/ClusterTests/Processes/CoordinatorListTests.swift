@@ -1,6 +1,8 @@
 import Cluster
 import Foundation
+import Messaging
 import ShiftworkTestSupport
+import Wire
 import XCTest
 
 /// Workers and clients given a list of coordinators (`--coordinator A,B`, docs/failover.md) turn to the
@@ -175,5 +177,38 @@ final class CoordinatorListTests: ClusterTestCase {
             submit.outputText.contains("turning from the coordinator at \(first) to \(second)"), submit.outputText)
         // An output written again would have taken a free name beside the first (nothing is overwritten).
         XCTAssertEqual(written().count, 4, "each output once, none under a second name: \(written())")
+    }
+
+    func testAnIdleWorkerWithTwoCoordinatorsSendsItsOwnNothingButHeartbeats() async throws {
+        // The coordinator is played on a real ROUTER socket, which sees every message the worker sends.
+        let context = try MessagingContext()
+        let coordinator = try await WirePeer(kind: .router, identity: nil, bind: "tcp://127.0.0.1:*", context: context)
+        do {
+            let endpoint = try XCTUnwrap(coordinator.channel.boundEndpoint)
+            let worker = try harness.startWorker("idle", endpoint: "\(endpoint),\(try deadEndpoint())", slots: 2)
+            let hello = await coordinator.next { if case .workerHello(let hello) = $0 { hello } else { nil } }
+            XCTAssertNotNil(hello, harness.allOutput)
+            let identity = try XCTUnwrap(coordinator.lastIdentity)
+            coordinator.send(
+                .welcome(Welcome(heartbeatIntervalMs: 100, coordinatorID: "played", acceptsBatches: true)), to: identity
+            )
+            // Twenty heartbeats at 100 ms: the old liveness probe asked for a status once an interval.
+            var heartbeats = 0
+            while heartbeats < 20 {
+                let next = await coordinator.next { $0 }
+                let message = try XCTUnwrap(next, "the worker went quiet:\n\(harness.allOutput)")
+                switch message {
+                case .heartbeat: heartbeats += 1
+                default: XCTFail("an idle worker sent \(message)")
+                }
+            }
+            XCTAssertFalse(worker.outputText.contains("turning"), "the connection is live: \(worker.outputText)")
+        } catch {
+            await coordinator.close()
+            await context.terminate()
+            throw error
+        }
+        await coordinator.close()
+        await context.terminate()
     }
 }

@@ -7,10 +7,14 @@ import Wire
 /// message it receives with `Refusal{REFUSAL_CODE_PASSIVE}` (the request's ID, when it has one), as a
 /// passive coordinator does (docs/protocol.md). It exists within `with`'s scope, which closes its socket and
 /// waits for its reader.
-struct PassiveCoordinator: Sendable {
+final class PassiveCoordinator: Sendable {
     /// Where it listens.
     let endpoint: String
-    private let counted: InlineLock<Int>
+    private let counted = InlineLock(0)
+
+    private init(endpoint: String) {
+        self.endpoint = endpoint
+    }
 
     /// How many messages it has refused so far.
     var refusals: Int { counted.withLock { $0 } }
@@ -28,7 +32,7 @@ struct PassiveCoordinator: Sendable {
             await context.terminate()
             throw error
         }
-        let passive = PassiveCoordinator(endpoint: router.boundEndpoint ?? "", counted: InlineLock(0))
+        let passive = PassiveCoordinator(endpoint: router.boundEndpoint ?? "")
         let outcome = await withDiscardingTaskGroup(returning: Result<Value, any Error>.self) { group in
             group.addTask { await passive.refuseEverything(arrivingAt: router) }
             let outcome: Result<Value, any Error>

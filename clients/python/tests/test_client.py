@@ -367,6 +367,76 @@ class CoordinatorListTests(ClusterTestCase):
             self.assertIn(words, str(error.exception))
 
 
+class PassiveCoordinatorTests(ClusterTestCase):
+    """A client given ``PASSIVE,LIVE`` turns at once when the first refuses its request as the passive one of a
+    pair (``REFUSAL_CODE_PASSIVE``): a real ROUTER socket that refuses everything stands in for it."""
+
+    def test_status_comes_from_the_live_coordinator_at_once(self):
+        with passive_coordinator() as passive:
+            # A timeout no turn on silence fits in: only the refusal can make the client turn in time.
+            with self.assertLogs("shiftwork_client", level="WARNING") as logs:
+                with Client(f"{passive.endpoint},{self.cluster.endpoint}", timeout=30) as client:
+                    status = client.status()
+                    self.assertEqual(client.endpoint, self.cluster.endpoint)
+            self.assertGreaterEqual(passive.refused, 1)
+        self.assertEqual(len(status.workers), 1)
+        self.assertIn("passive one of its pair", "\n".join(logs.output))
+
+    def test_the_asyncio_client_turns_likewise(self):
+        async def run(endpoint):
+            async with AsyncClient(f"{endpoint},{self.cluster.endpoint}", timeout=30) as client:
+                return await client.status()
+        with passive_coordinator() as passive:
+            self.assertEqual(len(asyncio.run(run(passive.endpoint)).workers), 1)
+            self.assertGreaterEqual(passive.refused, 1)
+
+    def test_a_list_of_passive_coordinators_only_is_refused_saying_so(self):
+        with passive_coordinator() as passive:
+            with Client(passive.endpoint, timeout=30) as client:
+                with self.assertRaises(RefusedError) as error:
+                    client.status()
+        self.assertEqual(error.exception.code, "REFUSAL_CODE_PASSIVE")
+
+
+class passive_coordinator:
+    """A ROUTER on a loopback port that answers every request with ``REFUSAL_CODE_PASSIVE``, on a thread of its
+    own, stopped (and its socket closed) on exit."""
+
+    def __enter__(self) -> "passive_coordinator":
+        self._context = zmq.Context()
+        self._socket = self._context.socket(zmq.ROUTER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        port = self._socket.bind_to_random_port("tcp://127.0.0.1")
+        self.endpoint = f"tcp://127.0.0.1:{port}"
+        self.refused = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="passive-coordinator", daemon=True)
+        self._thread.start()
+        return self
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            if not self._socket.poll(50):
+                continue
+            frames = self._socket.recv_multipart()
+            try:
+                envelope = pb.Envelope.FromString(frames[-1])
+            except Exception:  # not a message of the protocol: nothing to refuse
+                continue
+            body = envelope.WhichOneof("body")
+            request_id = getattr(getattr(envelope, body), "request_id", "") if body else ""
+            refusal = pb.Envelope(major=envelope.major, minor=envelope.minor, refusal=pb.Refusal(
+                request_id=request_id, code=8, reason="this coordinator is the passive one of its pair"))
+            self._socket.send_multipart([frames[0], refusal.SerializeToString()])
+            self.refused += 1
+
+    def __exit__(self, *exc_info):
+        self._stop.set()
+        self._thread.join()
+        self._socket.close()
+        self._context.term()
+
+
 class socket_port:
     """A loopback port nothing listens on (bound, then released)."""
 

@@ -146,7 +146,14 @@ class AsyncClient(connection.Connection):
                 try:
                     # shield: a timeout leaves the future waiting for the next coordinator's answer
                     answer = await asyncio.wait_for(asyncio.shield(future), self.timeout)
-                    break
+                    if not connection.is_passive(answer.error) or turns_left == 0:
+                        break
+                    # A passive coordinator of a pair: the request goes to the next one at once.
+                    turns_left -= 1
+                    future = asyncio.get_running_loop().create_future()
+                    self._answers[request_id] = future
+                    self._turn(passive=True)
+                    await self._socket.send(data)
                 except asyncio.TimeoutError:
                     if turns_left == 0:
                         raise
@@ -158,6 +165,8 @@ class AsyncClient(connection.Connection):
             raise connection.no_answer(self.endpoint, self.timeout, self._keys, what) from None
         finally:
             self._answers.pop(request_id, None)
+        if connection.is_passive(answer.error):  # every coordinator of the list said passive
+            self._session.forget(request_id)
         if answer.error is not None:
             raise answer.error
         return answer.value

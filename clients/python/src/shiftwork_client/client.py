@@ -143,17 +143,27 @@ class Client(connection.Connection):
             self._socket.send(data)
             deadline = time.monotonic() + self.timeout
             turns_left = len(self.endpoints) - 1
-            while request_id not in self._answers:
-                if not self._pump(deadline):
-                    if turns_left > 0:  # several coordinators: the request goes to the next one
-                        turns_left -= 1
-                        self._turn()
-                        self._socket.send(data)
-                        deadline = time.monotonic() + self.timeout
-                        continue
+            while True:
+                while request_id not in self._answers:
+                    if not self._pump(deadline):
+                        if turns_left > 0:  # several coordinators: the request goes to the next one
+                            turns_left -= 1
+                            self._turn()
+                            self._socket.send(data)
+                            deadline = time.monotonic() + self.timeout
+                            continue
+                        self._session.forget(request_id)
+                        raise connection.no_answer(self.endpoint, self.timeout, self._keys, what)
+                answer = self._answers.pop(request_id)
+                if not connection.is_passive(answer.error):
+                    break
+                if turns_left == 0:  # every coordinator of the list said passive
                     self._session.forget(request_id)
-                    raise connection.no_answer(self.endpoint, self.timeout, self._keys, what)
-            answer = self._answers.pop(request_id)
+                    break
+                turns_left -= 1  # a passive coordinator of a pair: the request goes to the next one at once
+                self._turn(passive=True)
+                self._socket.send(data)
+                deadline = time.monotonic() + self.timeout
         finally:
             self._waiting.discard(request_id)
         if answer.error is not None:

@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import zmq
 
-from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, ShiftworkError
+from .errors import AuthenticationError, NoAnswerError, ProtocolVersionError, RefusedError, ShiftworkError
 from .keys import CurveKeys
 from .session import Session
 
@@ -111,6 +111,11 @@ def configure(socket: zmq.Socket, keys: Optional[CurveKeys], endpoint: str) -> N
         keys.apply(socket)
 
 
+def is_passive(error: Optional[ShiftworkError]) -> bool:
+    """Whether `error` is a refusal by the passive coordinator of a pair (``REFUSAL_CODE_PASSIVE``)."""
+    return isinstance(error, RefusedError) and error.code == "REFUSAL_CODE_PASSIVE"
+
+
 def no_answer(endpoint: str, seconds: float, keys: Optional[CurveKeys], what: str) -> NoAnswerError:
     """The error of a request that got no answer, naming what to check."""
     hint = ("check that the coordinator runs there and that coordinator_key is its public key"
@@ -150,11 +155,16 @@ class Connection:
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH) if self._keys else None
         self._socket.connect(self.endpoint)
 
-    def _turn(self) -> None:
-        """Sends from now on to the next coordinator of the list, round-robin (the last one was silent)."""
+    def _turn(self, passive: bool = False) -> None:
+        """Sends from now on to the next coordinator of the list, round-robin (the last one was silent, or
+        refused the request as the passive one of its pair)."""
         following = self.endpoints[(self.endpoints.index(self.endpoint) + 1) % len(self.endpoints)]
-        LOG.warning("no answer from the coordinator at %s within %g s: turning to %s", self.endpoint, self.timeout,
-                    following)
+        if passive:
+            LOG.warning("the coordinator at %s is the passive one of its pair: turning to %s", self.endpoint,
+                        following)
+        else:
+            LOG.warning("no answer from the coordinator at %s within %g s: turning to %s", self.endpoint,
+                        self.timeout, following)
         self._socket.disconnect(self.endpoint)
         self.endpoint = following
         self._socket.connect(self.endpoint)

@@ -31,6 +31,10 @@ from .naming import output_names
 MAX_ITEMS_PER_BATCH = 10_000_000
 from .submit_options import SubmitOptions, wire_parameters
 
+REFUSAL_CODE_PASSIVE = 8
+"""`RefusalCode.passive`: the coordinator is the passive one of a pair (docs/failover.md); the request goes to
+the next coordinator of the list."""
+
 MAJOR = 1
 """The wire protocol's major version this client speaks."""
 MINOR = 3
@@ -185,6 +189,9 @@ class Session:
             error = _refused_error(refusal)
         if not refusal.request_id:
             return [FailAll(error)]
+        if refusal.code == REFUSAL_CODE_PASSIVE and refusal.request_id in self._pending:
+            # Still pending: the client sends it again to the next coordinator, whose answer it awaits.
+            return [Answer(refusal.request_id, error=error)]
         if self._pending.pop(refusal.request_id, None) is None:
             return []
         return [Answer(refusal.request_id, error=error)]
