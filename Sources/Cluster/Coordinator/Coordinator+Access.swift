@@ -100,7 +100,7 @@ extension Coordinator {
     /// Puts `roles` in force: the ZAP handler admits their keys, and messages are checked against them.
     public func applyAllowLists(_ roles: AccessRoles) {
         access.replaceRoles(roles)
-        replaceAdmittedKeys(roles.allKeys)
+        replaceAdmittedKeys(roles.allKeys.union(pairKeys))
         logger.info("allow-lists loaded", metadata: ["keys": "\(roles.rolesByKey.count)", "roles": "\(roles.summary)"])
     }
 }

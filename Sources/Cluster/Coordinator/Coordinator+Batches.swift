@@ -13,3 +13,14 @@ extension Coordinator {
         if registry.batches[batchID] != nil { access.recordOwner(sender.key, of: batchID) }
     }
 }
+
+extension Coordinator {
+    /// Hands the core what a journal held (a start, or a coordinator of a pair taking over): the batches
+    /// and their owners; what was left of them runs.
+    func restore(_ recovered: RecoveredState) {
+        for saved in recovered.batches {
+            access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
+        }
+        sendingTogether { apply(.restore(recovered, wallClockMilliseconds: Journal.nowMilliseconds())) }
+    }
+}

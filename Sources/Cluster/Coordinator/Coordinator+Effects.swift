@@ -7,22 +7,27 @@ import Wire
 /// journal first); a failed attempt is flushed at once (with no worker left, nothing may be sent for a while).
 extension Coordinator {
     /// Hands the core one event, taken now (or as of `now`), and carries out its effects.
-    func apply(_ event: CoreEvent, now: ContinuousClock.Instant = .now) {
+    ///
+    /// `followingRecord`: the event itself follows a journal record (`recorded`): what it sends acknowledges it.
+    func apply(_ event: CoreEvent, now: ContinuousClock.Instant = .now, followingRecord: Bool = false) {
         let effects = core.handle(event, now: now, wallClockMilliseconds: Journal.nowMilliseconds())
+        // Messages after a record acknowledge it: with a pair, they wait until the peer holds it.
+        var followsRecord = followingRecord
         for effect in effects {
             switch effect {
             case .journal(let entry):
                 if case .retired(let batchID) = entry { access.forget(batchID) }  // the batch is unknown from now on
                 record(entry)
+                followsRecord = true
             case .recordDurably(let entry, let decision):
                 // Synced before the client hears of it; the core goes on with the journal's answer.
                 do {
                     try journal?.record(entry)
-                    apply(.recorded(decision), now: now)
+                    apply(.recorded(decision), now: now, followingRecord: true)
                 } catch {
                     apply(.notRecorded(decision, reason: "\(error)"), now: now)
                 }
-            case .send(let out): send(out)
+            case .send(let out): send(out, following: followsRecord ? journal?.position : nil)
             case .setTimer(let wait, let timer):
                 // A rare path (a failed attempt): a task sleeps for the wait, then the core hears of it.
                 Task { [weak self] in

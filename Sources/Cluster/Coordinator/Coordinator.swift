@@ -29,7 +29,7 @@ public actor Coordinator {
     nonisolated let executor: PolledSocketExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let configuration: CoordinatorConfiguration
-    private let context: MessagingContext
+    let context: MessagingContext
     /// Whether `context` is this coordinator's own, terminated by `stop()`.
     private let ownsContext: Bool
     /// The metrics of `metrics()`, recorded into `metricsRegistry`.
@@ -69,6 +69,9 @@ public actor Coordinator {
     /// When workers' silence is judged: only once the messages received before the liveness tick are
     /// handled, so that a coordinator behind on its messages never declares a live worker dead.
     private var liveness = LivenessCheckpoint()
+
+    /// One of a pair (`--ha`): the rules, the journal stream and the link (`Coordinator+Pair`).
+    var pairing: PairSession?
 
     /// Tasks accepted and not started: waiting for a worker slot, or to be dispatched at all.
     var queuedTaskCount: Int { core.queuedTaskCount }
@@ -111,6 +114,11 @@ public actor Coordinator {
         self.metricsRegistry = metricsRegistry
         self.recordedMetrics = CoordinatorMetrics(registry: metricsRegistry)
         self.access = AccessControl(roles: configuration.authentication?.roles)
+        self.core = Self.makeCore(configuration)
+    }
+
+    /// A core that knows nothing yet (a start, or a coordinator of a pair that steps down).
+    static func makeCore(_ configuration: CoordinatorConfiguration) -> CoordinatorCore {
         let dispatcher = Dispatcher(
             heartbeatInterval: configuration.heartbeatInterval, workerTimeout: configuration.workerTimeout,
             coordinatorID: "coordinator-" + UUID().uuidString.lowercased().prefix(8),
@@ -123,7 +131,7 @@ public actor Coordinator {
                 maxQueuedItemsPerClient: configuration.maxQueuedItemsPerClient,
                 maxBatchesPerClient: configuration.maxBatchesPerClient),
             keepsResults: configuration.dataDirectory != nil, retention: configuration.retention)
-        self.core = CoordinatorCore(
+        return CoordinatorCore(
             dispatcher: dispatcher, registry: registry,
             settings: CoordinatorCore.Settings(
                 maxDownloadsPerHost: configuration.maxDownloadsPerHost, scheduling: configuration.scheduling,
@@ -142,7 +150,8 @@ public actor Coordinator {
     public func start() async throws -> String? {
         var recovered = RecoveredState(replaying: [])
         if let directory = configuration.dataDirectory {
-            let (journal, state) = try Journal.open(directory: directory, coordinatorID: dispatcher.coordinatorID)
+            let (journal, state) = try Journal.open(
+                directory: directory, coordinatorID: dispatcher.coordinatorID, paired: configuration.pair != nil)
             self.journal = journal
             recovered = state
             core.settings.incarnation = state.incarnation
@@ -151,7 +160,7 @@ public actor Coordinator {
         if let authentication = configuration.authentication {
             let logger = self.logger
             authenticator = try await ZAPAuthenticator.start(
-                context: context, allowedKeys: authentication.allowedKeys,
+                context: context, allowedKeys: authentication.allowedKeys.union(pairKeys),
                 onRefusal: { refusal in
                     logger.warning(
                         "refused a peer: its public key is not on the allow-list",
@@ -185,10 +194,16 @@ public actor Coordinator {
                 "security":
                     "\(configuration.authentication.map { "CurveZMQ, \($0.allowedKeys.count) keys allowed, public key \($0.keyPair.publicKey)" } ?? "none")",
             ])
-        for saved in recovered.batches {
-            access.recordOwner(try? CurvePublicKey(z85: saved.ownerKey), of: saved.batchID)
+        if let pair = configuration.pair {
+            do {
+                try await startPair(pair, recovered: recovered, serviceEndpoint: boundEndpoint ?? configuration.listen[0])
+            } catch {
+                await stop()
+                throw error
+            }
+        } else {
+            restore(recovered)
         }
-        sendingTogether { apply(.restore(recovered, wallClockMilliseconds: Journal.nowMilliseconds())) }
         executor.startTimer(every: configuration.heartbeatInterval) { [weak self] in
             self?.assumeIsolated { $0.tick() }
         }
@@ -200,6 +215,7 @@ public actor Coordinator {
     /// The batches are left unfinished, not cancelled: a coordinator started next on the same data
     /// directory carries on with them.
     public func stop() async {
+        await stopPair()
         // The journal and the socket are let go first: the batches cancelled below are unfinished, not
         // cancelled, for the coordinator that starts next on this data directory and for their clients.
         flushJournal()
@@ -275,7 +291,7 @@ public actor Coordinator {
         }
         let now = ContinuousClock.now
         guard isWithinBounds(message, from: sender, now: now), let scope = authorize(message, from: sender),
-            speaksForSender(message, from: sender)
+            speaksForSender(message, from: sender), pairAdmits(message, from: sender, now: now)
         else { return }
         switch message {
         case .workerHello(let hello):
@@ -316,7 +332,16 @@ public actor Coordinator {
     /// Sends `outbound` (while a wake-up's messages are handled: at its end), batchable messages to one
     /// peer grouped, straight to libzmq (the socket lives on this actor's thread). What the journal holds
     /// is written first: what is sent must be recorded first.
-    func send(_ outbound: [Outbound]) {
+    ///
+    /// `following`: the journal's position when the messages follow a record written for them (the
+    /// active coordinator of a pair holds them until its peer holds that record, `AcknowledgementGate`).
+    func send(_ outbound: [Outbound], following: JournalPosition? = nil) {
+        guard !outbound.isEmpty else { return }
+        deliver(gated(outbound, following: following))
+    }
+
+    /// Sends `outbound` past the pair's gate (what it released, or what it let through).
+    func deliver(_ outbound: [Outbound]) {
         guard !outbound.isEmpty else { return }
         if outbox != nil {
             outbox! += outbound
@@ -324,6 +349,7 @@ public actor Coordinator {
         }
         guard isServing else { return }
         flushJournal()
+        streamJournal()
         executor.send(
             contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
     }
@@ -346,7 +372,8 @@ public actor Coordinator {
         body()
         let out = outbox ?? []
         outbox = nil
-        send(out)
+        deliver(out)
+        streamJournal()
     }
 
     // MARK: Liveness
@@ -365,6 +392,7 @@ public actor Coordinator {
                 judgeSilence(asOf: instant)
             }
             apply(.tick)
+            pairTick()
         }
         AllocatorTrim.trimIfRequested(idle: registry.runningBatchCount == 0, now: .now)
     }

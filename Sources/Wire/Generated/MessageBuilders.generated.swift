@@ -478,6 +478,7 @@ extension CMessageBuilder {
         }
         c.pointee.frames = bytes(m.frames)
         c.pointee.records = m.records
+        c.pointee.snapshot = m.snapshot ? 1 : 0
         return c
     }
 

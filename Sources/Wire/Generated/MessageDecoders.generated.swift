@@ -540,6 +540,7 @@ extension WirePairJournal {
         self.reaches = try c.reaches.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
         self.frames = readBytes(c.frames)
         self.records = c.records
+        self.snapshot = c.snapshot != 0
     }
 }
 

@@ -89,18 +89,22 @@ public struct WirePairJournal: Sendable, Equatable {
     public var frames: [UInt8]
     /// How many frames `frames` holds.
     public var records: UInt32
+    /// Part of a snapshot (between PairSnapshot start and end), positions counted from empty.
+    public var snapshot: Bool
 
     /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
     public init(
         from: WirePairPosition?,
         reaches: WirePairPosition?,
         frames: [UInt8],
-        records: UInt32
+        records: UInt32,
+        snapshot: Bool = false
     ) {
         self.from = from
         self.reaches = reaches
         self.frames = frames
         self.records = records
+        self.snapshot = snapshot
     }
 }
 

@@ -131,10 +131,23 @@ enum GoldenMessages {
                     serviceEndpoint: "tcp://10.0.0.5:5570"),
                 role: .backup, state: .active, position: WirePairPosition(term: 3, records: UInt64.max),
                 peerInStep: true)),
+        "800-pair-announcement-starting-primary": .pairAnnouncement(
+            WirePairAnnouncement(
+                hello: WirePairHello(cluster: "shiftwork", major: 1, pairVersion: 1, coordinatorID: "coordinator-1"),
+                role: .primary, state: .startingPrimary, position: WirePairPosition(term: 0, records: 12))),
+        "800-pair-announcement-starting-backup": .pairAnnouncement(
+            WirePairAnnouncement(
+                hello: WirePairHello(cluster: "shiftwork", major: 1, pairVersion: 1, coordinatorID: "coordinator-1"),
+                role: .backup, state: .startingBackup, position: WirePairPosition(term: 0, records: 12))),
+        "800-pair-announcement-passive": .pairAnnouncement(
+            WirePairAnnouncement(
+                hello: WirePairHello(cluster: "shiftwork", major: 1, pairVersion: 1, coordinatorID: "coordinator-1"),
+                role: .primary, state: .passive, position: WirePairPosition(term: 0, records: 12))),
         "801-pair-journal": .pairJournal(
             WirePairJournal(
                 from: WirePairPosition(term: 2, records: 40), reaches: WirePairPosition(term: 2, records: 41),
-                frames: [0x02, 0x00, 0x00, 0x00, 0xB3, 0xE2, 0x96, 0xA1, 0x2A, 0x00], records: 1)),
+                frames: [0x02, 0x00, 0x00, 0x00, 0xB3, 0xE2, 0x96, 0xA1, 0x2A, 0x00], records: 1,
+                snapshot: true)),
         "802-pair-held": .pairHeld(
             WirePairHeld(held: WirePairPosition(term: 2, records: 41), gap: true, rejected: true)),
         "803-pair-result-file": .pairResultFile(

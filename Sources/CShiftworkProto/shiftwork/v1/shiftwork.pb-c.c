@@ -6004,7 +6004,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__pair_announcement__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__pair_announcement__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__pair_journal__field_descriptors[4] =
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_journal__field_descriptors[5] =
 {
   {
     "from",
@@ -6054,17 +6054,30 @@ static const ProtobufCFieldDescriptor shiftwork__v1__pair_journal__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "snapshot",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairJournal, snapshot),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__pair_journal__field_indices_by_name[] = {
   2,   /* field[2] = frames */
   0,   /* field[0] = from */
   1,   /* field[1] = reaches */
   3,   /* field[3] = records */
+  4,   /* field[4] = snapshot */
 };
 static const ProtobufCIntRange shiftwork__v1__pair_journal__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__pair_journal__descriptor =
 {
@@ -6074,7 +6087,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__pair_journal__descriptor =
   "Shiftwork__V1__PairJournal",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__PairJournal),
-  4,
+  5,
   shiftwork__v1__pair_journal__field_descriptors,
   shiftwork__v1__pair_journal__field_indices_by_name,
   1,  shiftwork__v1__pair_journal__number_ranges,

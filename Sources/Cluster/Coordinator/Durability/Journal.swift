@@ -15,15 +15,33 @@ import Wire
 final class Journal {
     /// The data directory.
     let directory: URL
-    private let file: JournalFile
-    private let resultsDirectory: URL
+    let file: JournalFile
+    let resultsDirectory: URL
     private let lockDescriptor: Int32
+    /// How far the journal goes (`JournalPosition.advanced(by:)`), for a pair of coordinators.
+    var position: JournalPosition
+    /// For the active coordinator of a pair: what was written since it was last taken (`takeWritten`),
+    /// in order, for the stream to its peer; `nil` when nobody streams it.
+    var written: [Written]?
+    /// The records the file held once opened (compacted), for a pair's stream; taken once (`takeOpenedRecords`).
+    private var openedRecords: [[UInt8]]?
+
+    /// What was written to the journal, for a pair's stream.
+    enum Written {
+        /// A record, decoded, and its bytes.
+        case record(JournalRecord, [UInt8])
+        /// A stored output (`results/BATCH/INDEX`), written before the record that names it.
+        case resultFile(batchID: String, itemIndex: UInt32)
+    }
 
     /// Opens (or creates) the journal in `directory`, replays it, compacts it (retired batches are
     /// dropped) and records this start.
     ///
     /// - Throws: `JournalFile.Failure` when the directory or the journal cannot be created, read or written.
-    static func open(directory: URL, coordinatorID: String) throws -> (Journal, RecoveredState) {
+    /// With `paired` (a coordinator of a pair), the compacted journal ends with what this coordinator last
+    /// was (`pairHistory`) and where the journal stands (`pairPosition`), and the sender of its stream can
+    /// take its records (`takeOpenedRecords`).
+    static func open(directory: URL, coordinatorID: String, paired: Bool = false) throws -> (Journal, RecoveredState) {
         let results = directory.appendingPathComponent("results", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
@@ -43,16 +61,27 @@ final class Journal {
         }
         let (file, records, discarded) = opened
         var state = RecoveredState(replaying: records, discardedBytes: discarded)
-        let journal = Journal(directory: directory, file: file, resultsDirectory: results, lockDescriptor: lock)
+        let journal = Journal(
+            directory: directory, file: file, resultsDirectory: results, lockDescriptor: lock, position: state.position)
         let started = JournalRecord.started(
             coordinatorID: coordinatorID, incarnation: state.incarnation, unixMilliseconds: Self.nowMilliseconds())
-        try file.rewrite(([started] + state.compactRecords).map(JournalCodec.encode))
+        var compacted = [started] + state.compactRecords
+        if paired {
+            if state.history != .none { compacted.append(.pairHistory(state.history.rawValue)) }
+            compacted.append(.pairPosition(term: state.position.term, records: state.position.records))
+        }
+        let encoded = compacted.map(JournalCodec.encode)
+        try file.rewrite(encoded)
+        if paired { journal.openedRecords = encoded }
         journal.removeResults(except: Set(state.batches.map(\.batchID)))
         state.batches = state.batches.map(journal.droppingMissingOutputs)
         return (journal, state)
     }
 
-    private init(directory: URL, file: JournalFile, resultsDirectory: URL, lockDescriptor: Int32) {
+    private init(
+        directory: URL, file: JournalFile, resultsDirectory: URL, lockDescriptor: Int32, position: JournalPosition
+    ) {
+        self.position = position
         self.directory = directory
         self.file = file
         self.resultsDirectory = resultsDirectory
@@ -83,11 +112,10 @@ final class Journal {
     /// Records an accepted batch and its owner (the submitter's public key in Z85, empty without CurveZMQ),
     /// synced to disk before it returns.
     func recordAccepted(batchID: String, client: [UInt8], submit: SubmitBatch, ownerKey: String = "") throws {
-        try file.append(
-            JournalCodec.encode(
-                .batchAccepted(
-                    batchID: batchID, client: client, submit: submit, unixMilliseconds: Self.nowMilliseconds(),
-                    ownerKey: ownerKey)), sync: true)
+        try append(
+            .batchAccepted(
+                batchID: batchID, client: client, submit: submit, unixMilliseconds: Self.nowMilliseconds(),
+                ownerKey: ownerKey), sync: true)
     }
 
     /// Records an item's final outcome; an output's bytes are written to the results directory first.
@@ -99,47 +127,86 @@ final class Journal {
                 try FileManager.default.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(output.data).write(to: url)
+                written?.append(.resultFile(batchID: item.batchID, itemIndex: item.itemIndex))
             }
             output.data = []
             record.outcome = .output(output)
         }
-        try file.appendBuffered(JournalCodec.encode(.itemFinished(record)))
+        try appendBuffered(.itemFinished(record))
     }
 
     /// Records that a manifest added items to a batch (before the manifest item's own record).
     func recordItemsAdded(_ added: ItemsAdded) throws {
-        try file.appendBuffered(JournalCodec.encode(.itemsAdded(added)))
+        try appendBuffered(.itemsAdded(added))
     }
 
     /// Records a failed attempt at one of an item's tasks (buffered, as finished items are).
     func recordAttemptFailed(batchID: String, itemIndex: UInt32, attempt: AttemptStatus) throws {
-        try file.appendBuffered(
-            JournalCodec.encode(.attemptFailed(batchID: batchID, itemIndex: itemIndex, attempt: attempt)))
+        try appendBuffered(.attemptFailed(batchID: batchID, itemIndex: itemIndex, attempt: attempt))
     }
 
     /// Records a cancellation request.
     func recordCancelled(_ cancel: CancelBatch) throws {
-        try file.appendBuffered(JournalCodec.encode(.batchCancelled(cancel)))
+        try appendBuffered(.batchCancelled(cancel))
     }
 
     /// Records that a client re-ran items of a finished batch (synced, as an accepted batch is, before the
     /// client is told).
     func recordRetried(batchID: String, itemIndexes: [UInt32]) throws {
-        try file.append(
-            JournalCodec.encode(
-                .batchRetried(
-                    batchID: batchID, itemIndexes: itemIndexes,
-                    unixMilliseconds: Self.nowMilliseconds())), sync: true)
+        try append(
+            .batchRetried(batchID: batchID, itemIndexes: itemIndexes, unixMilliseconds: Self.nowMilliseconds()),
+            sync: true)
     }
 
     /// Records that a batch is forgotten (written at once, before its results are removed), and removes
     /// its results.
     func recordRetired(batchID: String) throws {
-        try file.append(JournalCodec.encode(.batchRetired(batchID: batchID)), sync: false)
+        try append(.batchRetired(batchID: batchID), sync: false)
         try? FileManager.default.removeItem(at: batchResults(batchID))
     }
 
-    /// Writes the records buffered since the last write (finished items, expansions, cancellations)
+    /// Records what this coordinator of a pair now is (synced: a restart decides by it).
+    func recordPairHistory(_ history: PairHistory) throws {
+        try append(.pairHistory(history.rawValue), sync: true)
+    }
+
+    /// Records a takeover's new term (synced, before anything is served in it).
+    func recordPairTerm(_ term: UInt64) throws {
+        try append(.pairTerm(term), sync: true)
+    }
+
+    /// Appends one record (after any buffered ones), written at once; with `sync`, on stable storage.
+    private func append(_ record: JournalRecord, sync: Bool) throws {
+        let bytes = JournalCodec.encode(record)
+        try file.append(bytes, sync: sync)
+        wrote(record, bytes)
+    }
+
+    /// Buffers one record, written by the next `flush()`.
+    private func appendBuffered(_ record: JournalRecord) throws {
+        let bytes = JournalCodec.encode(record)
+        try file.appendBuffered(bytes)
+        wrote(record, bytes)
+    }
+
+    private func wrote(_ record: JournalRecord, _ bytes: [UInt8]) {
+        position = position.advanced(by: record)
+        written?.append(.record(record, bytes))
+    }
+
+    /// What was written since the last call, for the stream to the peer.
+    func takeWritten() -> [Written] {
+        defer { if written != nil { written = [] } }
+        return written ?? []
+    }
+
+    /// The records the file held once opened and compacted (once; `nil` afterwards, or when not paired).
+    func takeOpenedRecords() -> [[UInt8]]? {
+        defer { openedRecords = nil }
+        return openedRecords
+    }
+
+    /// Writes the buffered records (finished items, expansions, cancellations)
     /// with one `write(2)`. The coordinator calls it before it sends anything, so that what a client is
     /// told is in the journal first.
     func flush() throws {

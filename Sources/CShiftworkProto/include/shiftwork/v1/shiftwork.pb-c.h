@@ -1694,10 +1694,14 @@ struct  Shiftwork__V1__PairJournal
    * how many frames `frames` holds
    */
   uint32_t records;
+  /*
+   * part of a snapshot (between PairSnapshot start and end), positions counted from empty
+   */
+  protobuf_c_boolean snapshot;
 };
 #define SHIFTWORK__V1__PAIR_JOURNAL__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_journal__descriptor) \
-    , NULL, NULL, {0,NULL}, 0 }
+    , NULL, NULL, {0,NULL}, 0, 0 }
 
 
 /*

@@ -1,0 +1,383 @@
+import Foundation
+import Logging
+import Messaging
+import Wire
+
+/// The actor's half of a pair of coordinators (`--ha`, docs/failover.md): it carries out what the values
+/// decide. `CoordinatorPair` (the rules) hears the peer's announcements, requests and time; the active one's
+/// journal goes to the peer through `ReplicationSender`, the passive one applies it through
+/// `ReplicationReceiver`; acknowledgements wait in `AcknowledgementGate` while the peer is in step.
+extension Coordinator {
+    /// The keys the ZAP handler admits for the pair's link alone: the peer's (by default this coordinator's
+    /// own, for a pair that shares its key pair).
+    var pairKeys: Set<CurvePublicKey> {
+        guard let pair = configuration.pair, let authentication = configuration.authentication else { return [] }
+        return [pair.peerKey ?? authentication.keyPair.publicKey]
+    }
+
+    /// Opens the link and starts as a coordinator of a pair: nothing is served (clients and workers are
+    /// refused with `REFUSAL_CODE_PASSIVE`) until the rules make it active.
+    func startPair(_ pair: PairConfiguration, recovered: RecoveredState, serviceEndpoint: String) async throws {
+        guard let journal else {
+            throw JournalFile.Failure(description: "--ha needs --data-dir: each coordinator of a pair keeps its own journal")
+        }
+        _ = journal.takeOpenedRecords()  // read again when it becomes active
+        let link: PairLink
+        do {
+            link = try await PairLink.open(
+                context: context, configuration: pair, keyPair: configuration.authentication?.keyPair,
+                maxMessageSize: configuration.socketOptions.maxMessageSize)
+        } catch {
+            throw JournalFile.Failure(
+                description: "cannot listen for the pair's peer on \(pair.listen) (--ha-listen): \(error)")
+        }
+        pairing = PairSession(
+            configuration: pair,
+            rules: CoordinatorPair(
+                role: pair.role, failoverTimeout: pair.failoverTimeout, history: recovered.history,
+                position: journal.position, now: .now),
+            receiver: ReplicationReceiver(held: journal.position), link: link, serviceEndpoint: serviceEndpoint)
+        logger.notice(
+            "coordinator of a pair starting",
+            metadata: [
+                "role": "\(pair.role.rawValue)", "ha_listen": "\(link.boundEndpoint ?? pair.listen)",
+                "ha_peer": "\(pair.peer)", "journal": "\(journal.position)", "history": "\(recovered.history.rawValue)",
+                "failover_timeout": "\(pair.failoverTimeout)",
+            ])
+        background.append(
+            Task { [weak self] in
+                for await received in link.received {
+                    await self?.pairReceived(received)
+                }
+            })
+        announce()
+    }
+
+    /// Closes the link.
+    func stopPair() async {
+        guard let link = pairing?.link else { return }
+        pairing = nil
+        await link.close()
+    }
+
+    // MARK: - The link
+
+    /// Messages from the peer (`[identity, envelope]` each), in order.
+    private func pairReceived(_ received: [[[UInt8]]]) {
+        guard pairing != nil else { return }
+        sendingTogether {
+            for frames in received {
+                guard frames.count == 2, let message = try? WireCodec.decode(frames[1]) else {
+                    droppedMessages += 1
+                    continue
+                }
+                pairMessage(message)
+            }
+        }
+    }
+
+    private func pairMessage(_ message: Message) {
+        switch message {
+        case .pairAnnouncement(let announcement): peerAnnounced(announcement)
+        case .pairHeld(let held): peerHolds(held)
+        case .pairJournal(let records): applyStream(records)
+        case .pairSnapshot(let snapshot): applySnapshot(snapshot)
+        case .pairResultFile(let file): applyResultFile(file)
+        default: droppedMessages += 1
+        }
+    }
+
+    private func peerAnnounced(_ wire: WirePairAnnouncement) {
+        guard var session = pairing else { return }
+        if let problem = session.problem(with: wire) {
+            session.refusedAnnouncements += 1
+            pairing = session
+            if logThrottle.admit("refused the pair's peer", now: .now) {
+                logger.error("refused the pair's peer: \(problem)", metadata: ["peer": "\(session.configuration.peer)"])
+            }
+            return
+        }
+        guard let announcement = PairAnnouncement(wire) else { return }
+        session.peerHello = wire.hello
+        pairing = session
+        carryOut(pairing?.rules.handle(.peerAnnounced(announcement), now: .now) ?? [])
+        // Active, with a peer that follows and is not streamed to: start its stream where it holds.
+        guard let rules = pairing?.rules, rules.state == .active, announcement.state != .active,
+            pairing?.sender?.isStreaming == false
+        else { return }
+        sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+    }
+
+    private func peerHolds(_ held: WirePairHeld) {
+        guard var session = pairing, session.rules.state == .active, var sender = session.sender else { return }
+        let position = JournalPosition(held.held)
+        let outputs = sender.peerHolds(position, gap: held.gap)
+        if held.rejected {
+            logger.warning("the passive coordinator refused part of the journal stream; sending it again")
+        }
+        session.sender = sender
+        let released = session.gate.peerHolds(position)
+        session.behindSince = sender.peerHeld.map { $0 >= sender.written } == true ? nil : (session.behindSince ?? .now)
+        pairing = session
+        deliver(released)
+        sendStream(outputs)
+        if sender.peerCaughtUp, session.rules.history != .activeWithPeer {
+            carryOut(pairing?.rules.handle(.peerCaughtUp, now: .now) ?? [])
+        }
+    }
+
+    /// Every heartbeat: the rules' timer, the announcement, a peer gone.
+    func pairTick() {
+        guard let session = pairing else { return }
+        let now = ContinuousClock.now
+        carryOut(pairing?.rules.handle(.tick, now: now) ?? [])
+        if session.rules.peerIsGone(now: now), session.sender?.isStreaming == true {
+            pairing?.sender?.peerLost()  // it starts again from where the peer says it holds
+        }
+        announce()
+    }
+
+    private func announce() {
+        guard let session = pairing else { return }
+        session.link.send([
+            .pairAnnouncement(
+                session.rules.announcement.wire(hello: session.hello(coordinatorID: dispatcher.coordinatorID)))
+        ])
+    }
+
+    // MARK: - Active: the stream and the gate
+
+    /// What the gate lets through of `outbound` now (all of it unless the peer is in step).
+    func gated(_ outbound: [Outbound], following: JournalPosition?) -> [Outbound] {
+        guard pairing?.gate.isHolding == true else { return outbound }
+        return pairing?.gate.submit(outbound, to: \.peer, following: following, now: .now) ?? outbound
+    }
+
+    /// Sends the peer what the journal wrote since last time.
+    func streamJournal() {
+        guard pairing?.sender != nil, let journal else { return }
+        let written = journal.takeWritten()
+        guard !written.isEmpty else { return }
+        var outputs: [ReplicationSender.Output] = []
+        for item in written {
+            switch item {
+            case .record(let record, let bytes): outputs += pairing?.sender?.append(record, bytes: bytes) ?? []
+            case .resultFile(let batchID, let itemIndex):
+                outputs += pairing?.sender?.appendResultFile(batchID: batchID, itemIndex: itemIndex) ?? []
+            }
+        }
+        if pairing?.behindSince == nil, pairing?.gate.isHolding == true { pairing?.behindSince = .now }
+        sendStream(outputs)
+    }
+
+    private func sendStream(_ outputs: [ReplicationSender.Output]) {
+        guard let session = pairing, !outputs.isEmpty else { return }
+        var messages: [Message] = []
+        for output in outputs {
+            switch output {
+            case .snapshotStart:
+                logger.info("sending the passive coordinator the whole journal (it holds no point of this one's)")
+                messages.append(.pairSnapshot(WirePairSnapshot(end: false, reaches: nil)))
+                for file in journal?.storedResultFiles() ?? [] {
+                    if let message = resultFileMessage(batchID: file.batchID, itemIndex: file.itemIndex) {
+                        messages.append(message)
+                    }
+                }
+            case .resultFile(let batchID, let itemIndex):
+                if let message = resultFileMessage(batchID: batchID, itemIndex: itemIndex) { messages.append(message) }
+            case .frames(let from, let reaches, let frames, let count, let snapshot):
+                messages.append(
+                    .pairJournal(
+                        WirePairJournal(
+                            from: from.wire, reaches: reaches.wire, frames: frames, records: UInt32(count),
+                            snapshot: snapshot)))
+            case .snapshotEnd(let reaches):
+                messages.append(.pairSnapshot(WirePairSnapshot(end: true, reaches: reaches.wire)))
+            }
+        }
+        session.link.send(messages)
+    }
+
+    private func resultFileMessage(batchID: String, itemIndex: UInt32) -> Message? {
+        guard let data = try? journal?.storedOutput(batchID: batchID, itemIndex: itemIndex), !data.isEmpty else {
+            return nil  // retired since, or an output without bytes
+        }
+        return .pairResultFile(
+            WirePairResultFile(batchID: batchID, itemIndex: itemIndex, data: data, crc32: CRC32.checksum(data)))
+    }
+
+    // MARK: - Passive: applying the stream
+
+    private func applyStream(_ records: WirePairJournal) {
+        guard let session = pairing, session.rules.state == .passive else { return }
+        let (apply, answer) = pairing!.receiver.receive(records, now: .now)
+        if let apply { applyToJournal(apply) }
+        if let reason = pairing?.receiver.lastRefusal, answer?.rejected == true {
+            logger.warning("refused part of the active coordinator's journal stream: \(reason)")
+        }
+        if let answer { answerHeld(answer) }
+    }
+
+    private func applySnapshot(_ snapshot: WirePairSnapshot) {
+        guard let session = pairing, session.rules.state == .passive else { return }
+        let (apply, answer) = pairing!.receiver.receive(snapshot)
+        if let apply { applyToJournal(apply) }
+        if let reason = pairing?.receiver.lastRefusal, answer?.rejected == true {
+            logger.error("refused the active coordinator's snapshot: \(reason)")
+        }
+        if let answer { answerHeld(answer) }
+    }
+
+    private func applyToJournal(_ apply: ReplicationReceiver.Apply) {
+        guard let journal else { return }
+        do {
+            switch apply {
+            case .append(let records):
+                try journal.appendReplicated(records)
+                pairing?.appliedRecords += UInt64(records.count)
+            case .replace(let records):
+                try journal.replace(with: records, history: pairing?.rules.history ?? .passive)
+                logger.info("replaced the journal with the active coordinator's", metadata: ["position": "\(journal.position)"])
+            }
+        } catch {
+            logger.error("could not write the active coordinator's journal stream here", metadata: ["error": "\(error)"])
+        }
+        pairing?.receiver.reset(held: journal.position)
+        pairing?.rules.position = journal.position
+    }
+
+    private func applyResultFile(_ file: WirePairResultFile) {
+        guard let session = pairing, session.rules.state == .passive, let journal else { return }
+        if let problem = ReplicationReceiver.problem(with: file) {
+            droppedMessages += 1
+            logger.warning("refused a result file from the active coordinator: \(PrintableText.escape(problem))")
+            return
+        }
+        do {
+            try journal.writeReplicatedResult(batchID: file.batchID, itemIndex: file.itemIndex, data: file.data)
+        } catch {
+            logger.error("could not write a result file from the active coordinator", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func answerHeld(_ answer: WirePairHeld) {
+        guard let session = pairing else { return }
+        let delay = session.configuration.answerDelay
+        guard delay > .zero else { return session.link.send([.pairHeld(answer)]) }
+        // Test hook (a slow backup): the answer goes later, in order.
+        let link = session.link
+        Task {
+            try? await Task.sleep(for: delay)
+            link.send([.pairHeld(answer)])
+        }
+    }
+
+    // MARK: - Requests and the rules' effects
+
+    /// Whether a client's or worker's `message` is served here: always while active; otherwise the rules
+    /// decide (a takeover, then it is served) or it is refused with `REFUSAL_CODE_PASSIVE`.
+    func pairAdmits(_ message: Message, from sender: MessageSender, now: ContinuousClock.Instant) -> Bool {
+        guard configuration.pair != nil else { return true }
+        guard let session = pairing else {
+            // Still opening the pair's link.
+            deliver([
+                Outbound(
+                    peer: sender.identity,
+                    message: .refusal(
+                        Refusal(
+                            requestID: Self.requestID(of: message), code: .passive,
+                            reason: "this coordinator of a pair is starting: turn to the other coordinator")))
+            ])
+            return false
+        }
+        guard session.rules.state != .active else { return true }
+        let effects = pairing?.rules.handle(.request(witnessed: .empty), now: now) ?? []
+        if carryOut(effects) { return true }
+        let reason =
+            pairing?.rules.state == .passive && !session.rules.peerIsGone(now: now)
+            ? "this coordinator is the passive one of a pair; the active one is \(session.otherEndpoint)"
+            : (effects.compactMap { if case .refuse(let reason) = $0 { reason } else { nil } }.first
+                ?? "this coordinator of a pair is not active") + "; the other coordinator is \(session.otherEndpoint)"
+        deliver([
+            Outbound(
+                peer: sender.identity,
+                message: .refusal(Refusal(requestID: Self.requestID(of: message), code: .passive, reason: reason)))
+        ])
+        return false
+    }
+
+    /// Carries out the rules' effects, in order; returns whether a request was accepted.
+    @discardableResult
+    private func carryOut(_ effects: [PairEffect]) -> Bool {
+        var accepted = false
+        for effect in effects {
+            switch effect {
+            case .becomeActive(let takeover, let reason): becomeActive(takeover: takeover, reason: reason)
+            case .becomePassive(let reason): becomePassive(reason: reason)
+            case .record(let history): recordHistory(history)
+            case .accept: accepted = true
+            case .refuse: break  // answered by `pairAdmits`
+            case .misconfigured(let reason):
+                if logThrottle.admit("pair misconfigured", now: .now) { logger.error("\(reason)") }
+            case .splitBrain(let reason): logger.error("\(reason)")
+            }
+        }
+        return accepted
+    }
+
+    private func recordHistory(_ history: PairHistory) {
+        do {
+            try journal?.recordPairHistory(history)
+        } catch {
+            logger.error("could not journal the pair's history", metadata: ["error": "\(error)"])
+        }
+        switch history {
+        case .activeWithPeer:
+            logger.info("the passive coordinator holds the whole journal: acknowledgements now wait for it")
+            pairing?.gate.hold(peerHolds: pairing?.sender?.peerHeld ?? .empty)
+        case .activeAlone:
+            if pairing?.gate.isHolding == true {
+                logger.warning("the passive coordinator is gone: going on alone (acknowledgements no longer wait)")
+            }
+            deliver(pairing?.gate.release() ?? [])
+            pairing?.behindSince = nil
+        case .passive, .none:
+            break
+        }
+    }
+
+    /// Serves from now on: the journal is opened again and replayed into the core, as a restart does (a
+    /// takeover first journals its new term).
+    private func becomeActive(takeover: Bool, reason: String) {
+        guard let directory = configuration.dataDirectory, let term = pairing?.rules.position.term else { return }
+        logger.notice("this coordinator is now the active one of its pair: \(reason)", metadata: ["takeover": "\(takeover)"])
+        journal = nil  // lets go of the lock
+        do {
+            let (reopened, recovered) = try Journal.open(
+                directory: directory, coordinatorID: dispatcher.coordinatorID, paired: true)
+            journal = reopened
+            pairing?.sender = ReplicationSender(records: reopened.takeOpenedRecords() ?? [])
+            reopened.written = []
+            if takeover { try reopened.recordPairTerm(term) }
+            pairing?.rules.position = reopened.position
+            core.settings.incarnation = recovered.incarnation
+            restore(recovered)
+        } catch {
+            logger.critical("could not open the journal to take over: \(error)")
+        }
+    }
+
+    /// Follows the peer from now on: whatever this one served is forgotten (the peer's journal is the newer);
+    /// its stream replaces or extends the journal.
+    private func becomePassive(reason: String) {
+        logger.notice("this coordinator is now the passive one of its pair: \(reason)")
+        if pairing?.sender != nil {
+            // It served: its core's state goes; the stream brings the journal that counts.
+            core = Self.makeCore(configuration)
+        }
+        _ = pairing?.gate.release()  // never sent: the peer leads
+        pairing?.sender = nil
+        pairing?.behindSince = nil
+        if let position = journal?.position { pairing?.receiver.reset(held: position) }
+    }
+}

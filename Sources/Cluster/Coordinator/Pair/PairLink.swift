@@ -1,0 +1,65 @@
+import Messaging
+import Wire
+
+/// The link between the two coordinators of a pair: a ROUTER bound at `--ha-listen`, on which the peer's
+/// messages arrive, and a DEALER connected to the peer's `--ha-peer`, on which this one's go. Each socket
+/// lives on a thread of its own (`SocketChannel`). With CurveZMQ both use the coordinator's key pair; the
+/// peer's key is admitted by the coordinator's ZAP handler for this link alone (it has no role on the
+/// socket of clients and workers).
+final class PairLink: Sendable {
+    private let inbound: SocketChannel
+    private let outbound: SocketChannel
+
+    /// Messages from the peer, in groups (each message `[identity, envelope]`).
+    var received: SocketInbound { inbound.messageBatches }
+
+    /// Where the link listens, with a wildcard port resolved.
+    var boundEndpoint: String? { inbound.boundEndpoint }
+
+    private init(inbound: SocketChannel, outbound: SocketChannel) {
+        self.inbound = inbound
+        self.outbound = outbound
+    }
+
+    /// Binds `configuration.listen` and connects to `configuration.peer`.
+    ///
+    /// - Throws: `ZeroMQError` when the endpoint cannot be bound or the peer's is malformed.
+    static func open(
+        context: MessagingContext, configuration: PairConfiguration, keyPair: CurveKeyPair?,
+        maxMessageSize: Int64
+    ) async throws -> PairLink {
+        var serverOptions = SocketOptions()
+        serverOptions.maxMessageSize = maxMessageSize
+        serverOptions.routerMandatory = false
+        var clientOptions = SocketOptions()
+        clientOptions.maxMessageSize = maxMessageSize
+        clientOptions.reconnectIntervalMaxMilliseconds = 500
+        if let keyPair {
+            serverOptions.curve = .server(keyPair)
+            clientOptions.curve = .client(keyPair, serverKey: configuration.peerKey ?? keyPair.publicKey)
+        }
+        let inbound = try await SocketChannel.open(
+            context: context, kind: .router, options: serverOptions, bind: [configuration.listen], name: "pair-in")
+        do {
+            let outbound = try await SocketChannel.open(
+                context: context, kind: .dealer, options: clientOptions, connect: [configuration.peer],
+                name: "pair-out")
+            return PairLink(inbound: inbound, outbound: outbound)
+        } catch {
+            await inbound.close()
+            throw error
+        }
+    }
+
+    /// Sends `messages` to the peer, in order (queued while it is not connected).
+    func send(_ messages: [Message]) {
+        guard !messages.isEmpty else { return }
+        outbound.send(contentsOf: messages.map { [WireCodec.encode($0)] })
+    }
+
+    /// Closes both sockets.
+    func close() async {
+        await outbound.close()
+        await inbound.close()
+    }
+}
