@@ -82,18 +82,21 @@ def state(container):
     return json.loads(out.stdout) if out.returncode == 0 else None
 
 
-def pair_state(status_json):
-    """What a coordinator of a pair says it is in `shiftwork status --json`'s output: "active", "passive", a starting
-    state, or None when it did not answer (or is not part of a pair)."""
-    try:
-        status = json.loads(status_json)
-    except (json.JSONDecodeError, TypeError):
-        return None
-    if not isinstance(status, dict):
-        return None
-    pair = status.get("pair") or status.get("ha")
-    if isinstance(pair, dict):
-        return pair.get("state") or pair.get("role")
+def pair_state(returncode, output):
+    """What a coordinator of a pair is, from `shiftwork status --json`'s exit status and output (stderr folded in):
+    the `pair` object's state when the reply has one; else "active" when it answered, "passive" when it refused as
+    the passive one of its pair, "starting" when it refused as still starting; None when nothing answered."""
+    if returncode == 0:
+        try:
+            status = json.loads(output[output.index("{"):])
+        except (ValueError, json.JSONDecodeError):
+            return None
+        pair = status.get("pair") if isinstance(status, dict) else None
+        return (pair.get("state") if isinstance(pair, dict) else None) or "active"
+    if "passive one of a pair" in output:
+        return "passive"
+    if "pair is starting" in output:
+        return "starting"
     return None
 
 

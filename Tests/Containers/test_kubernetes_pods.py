@@ -200,8 +200,9 @@ class KubernetesPodTests(ContainerTestCase):
         a node that dies), the other takes over, and every worker is ready again, registered with it. Returns the
         killed container's name."""
         def roles():
-            return [pair_state(podman("exec", c, "shiftwork", "status", "--json", "--coordinator", "tcp://127.0.0.1:5570",
-                                      check=False).stdout) for c in coordinators]
+            answers = [podman("exec", c, "shiftwork", "status", "--json", "--coordinator", "tcp://127.0.0.1:5570",
+                              check=False) for c in coordinators]
+            return [pair_state(answer.returncode, answer.stdout) for answer in answers]
         settled = poll(f"overlays/{overlay}: one coordinator active, the other passive",
                        lambda: sorted(r := roles()) == ["active", "passive"] and r)
         active = coordinators[settled.index("active")]
