@@ -92,8 +92,9 @@ class ComposeTests(ContainerTestCase):
             self.assertTrue((state(container) or {}).get("Running"), f"{container} is not running:\n{self.logs()}")
         # The coordinator's health check, as compose runs it (podman-compose 1.0.3 does not: here by hand).
         test = definition["coordinator-a"]["healthcheck"]["test"]
-        self.assertEqual(test[0], "CMD")
-        poll("the coordinator's health check", lambda: podman("exec", coordinator, *test[1:], check=False).returncode == 0)
+        self.assertEqual(test[0], "CMD-SHELL")
+        check = ["sh", "-c", test[1]]
+        poll("the coordinator's health check", lambda: podman("exec", coordinator, *check, check=False).returncode == 0)
         poll("three workers registered", lambda: len((self.status() or {}).get("workers", [])) == replicas)
 
         # A batch from the host; the photos come from the server on the compose network.
@@ -129,7 +130,7 @@ class ComposeTests(ContainerTestCase):
         # The coordinator's container restarted: the journal on its volume still has the finished batch.
         grace = seconds(definition["coordinator-a"]["stop_grace_period"])
         podman("restart", "-t", int(grace), coordinator)
-        poll("the restarted coordinator's health check", lambda: podman("exec", coordinator, *test[1:], check=False).returncode == 0)
+        poll("the restarted coordinator's health check", lambda: podman("exec", coordinator, *check, check=False).returncode == 0)
         code, output = self.client("status", batch_id, "--json")
         self.assertEqual(code, 0, f"{output}\n{self.logs()}")
         carried = next(b for b in json.loads(output)["batches"] if b["id"] == batch_id)
