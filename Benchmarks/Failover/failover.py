@@ -77,7 +77,8 @@ class Processes:
 
     def start(self, name, arguments, env=None):
         log = open(self.scratch / f"{name}-{len(self.running)}.log", "w")
-        environment = dict(os.environ, SHIFTWORK_ALLOW_SOURCE_NETWORKS="127.0.0.0/8", SHIFTWORK_LOG_LEVEL="warning")
+        # Info: the coordinators' log says when a passive peer holds the whole journal (caught up).
+        environment = dict(os.environ, SHIFTWORK_ALLOW_SOURCE_NETWORKS="127.0.0.0/8", SHIFTWORK_LOG_LEVEL="info")
         environment.update(env or {})
         process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, env=environment)
         process.log_path = log.name
@@ -144,9 +145,24 @@ class Bench:
         except json.JSONDecodeError:
             return None
 
+    def role(self, endpoint):
+        """What the coordinator at `endpoint` is: the `pair` object's state when status has one; else "active" when it
+        answered, "passive" when it refused as the passive one of its pair; None otherwise."""
+        completed = subprocess.run([self.bin, "status", "--json", "--coordinator", endpoint], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, timeout=60)
+        if completed.returncode == 0:
+            try:
+                pair = json.loads(completed.stdout[completed.stdout.index("{"):]).get("pair") or {}
+            except ValueError:
+                return None
+            return pair.get("state") or "active"
+        passive = "passive one of a pair" in completed.stdout or "of a pair is not active" in completed.stdout
+        return "passive" if passive else None
+
     @staticmethod
-    def pair_of(status):
-        return (status or {}).get("pair") or {}
+    def caught_up_count(process):
+        """How often the coordinator's log says its passive peer holds its whole journal."""
+        return pathlib.Path(process.log_path).read_text(errors="replace").count("holds the whole journal")
 
     def wait(self, what, probe, timeout=HANG):
         deadline = time.monotonic() + timeout
@@ -170,20 +186,14 @@ class Bench:
 
         coordinators = [launch(0), launch(1)]
         self.wait("the pair settles (one active, one passive)",
-                  lambda: sorted(self.pair_of(self.status(e)).get("state") or "" for e in endpoints) == ["active", "passive"])
+                  lambda: sorted(self.role(e) or "" for e in endpoints) == ["active", "passive"])
         return endpoints, coordinators, launch
 
     def active_index(self, endpoints):
         for index, endpoint in enumerate(endpoints):
-            if self.pair_of(self.status(endpoint)).get("state") == "active":
+            if self.role(endpoint) == "active":
                 return index
         return None
-
-    def caught_up(self, endpoints):
-        pairs = [self.pair_of(self.status(e)) for e in endpoints]
-        states = sorted(p.get("state") or "" for p in pairs)
-        positions = [p.get("position") for p in pairs]
-        return states == ["active", "passive"] and positions[0] is not None and positions[0] == positions[1]
 
     # -------------------------------------------------------------- (a) failover time
 
@@ -246,9 +256,13 @@ class Bench:
             times.append(first_after - killed_at)
             print(f"  kill {round_ + 1:2}: coordinator {'ab'[active]} killed; first result through the other after "
                   f"{(first_after - killed_at) * 1000:7.0f} ms; every item once; load {load()}", flush=True)
-            # The killed one back, passive; the round ends once it holds the active one's whole journal.
+            # The killed one back, passive; the round ends once the other (active since the kill) says it holds its
+            # whole journal.
+            survivor = coordinators[1 - active]
+            before = self.caught_up_count(survivor)
             coordinators[active] = launch(active)
-            self.wait("the restarted coordinator caught up", lambda: self.caught_up(endpoints))
+            self.wait("the restarted coordinator caught up", lambda: self.caught_up_count(survivor) > before)
+            self.wait("the restarted coordinator passive", lambda: self.role(endpoints[active]) == "passive")
             shutil.rmtree(out, ignore_errors=True)
         origin.close()
         self.processes.stop_all()

@@ -93,9 +93,10 @@ def pair_state(returncode, output):
             return None
         pair = status.get("pair") if isinstance(status, dict) else None
         return (pair.get("state") if isinstance(pair, dict) else None) or "active"
-    if "passive one of a pair" in output:
+    # Refused: "this coordinator is the passive one of a pair; …", or, its peer silent, "… of a pair is not active".
+    if "passive one of a pair" in output or "of a pair is not active" in output:
         return "passive"
-    if "pair is starting" in output:
+    if "of a pair is starting" in output:
         return "starting"
     return None
 

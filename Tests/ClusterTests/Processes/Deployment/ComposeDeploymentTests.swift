@@ -107,7 +107,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         XCTAssertTrue(
             command.hasPrefix("shiftwork status --coordinator tcp://127.0.0.1:\(port) "),
             "coordinator: health check must ask the coordinator in its own container: \(check)")
-        XCTAssertTrue(command.contains("passive one of a pair"), "coordinator: a passive coordinator is healthy: \(check)")
+        XCTAssertTrue(command.contains("is the passive one"), "coordinator: a passive coordinator is healthy: \(check)")
 
         // The Dockerfile builds the `shiftwork` product and runs it under tini (which forwards SIGTERM).
         let dockerfile = try Repository.text(dockerfileName)

@@ -141,10 +141,11 @@ final class PairPartitionTests: XCTestCase {
                     try? JSONSerialization.jsonObject(with: Data(output[$0...].utf8)) as? [String: Any]
                 }
                 roles.append(reply.map { pairField($0, "state") ?? "active" })
-            } else if output.contains("passive one of a pair") {
+            } else if output.contains("passive one of a pair") || output.contains("of a pair is not active") {
+                // Refused as the passive one ("… of a pair is not active" once its peer fell silent).
                 roles.append("passive")
             } else {
-                roles.append(output.contains("pair is starting") ? "starting" : nil)
+                roles.append(output.contains("of a pair is starting") ? "starting" : nil)
             }
         }
         return roles
