@@ -94,7 +94,9 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                     "overlays/\(overlay): \(containerName) replaces the image's entrypoint: \(container.command)")
                 try await check(container.args, in: overlay, of: "the \(containerName) container")
                 // The container's variables are seen by its subcommand and by the commands its exec probes run.
-                var readers = [container.args.first ?? ""]
+                // `shiftwork status` run in the coordinator's container (`kubectl exec`, docs/deployment.md) reads its
+                // variables too: SHIFTWORK_COORDINATOR_KEY with CurveZMQ.
+                var readers = [container.args.first ?? ""] + (containerName == "coordinator" ? ["status"] : [])
                 for probeKind in ["readinessProbe", "livenessProbe", "startupProbe"] {
                     guard let command = container.probe(probeKind)?.at("exec", "command") as? [String] else { continue }
                     XCTAssertEqual(
