@@ -339,7 +339,10 @@ extension Coordinator {
         switch history {
         case .activeWithPeer:
             logger.info("the passive coordinator holds the whole journal: acknowledgements now wait for it")
-            pairing?.gate.hold(peerHolds: pairing?.sender?.peerHeld ?? .empty)
+            // Read before the gate's access: `pairing?.gate.hold(peerHolds: pairing?…)` read `pairing` inside
+            // its own modify access, a "Fatal access conflict" (exclusivity) that killed the active coordinator.
+            let held = pairing?.sender?.peerHeld ?? .empty
+            pairing?.gate.hold(peerHolds: held)
         case .activeAlone:
             if pairing?.gate.isHolding == true {
                 logger.warning("the passive coordinator is gone: going on alone (acknowledgements no longer wait)")
