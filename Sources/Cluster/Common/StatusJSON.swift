@@ -9,39 +9,75 @@ import Wire
 package enum StatusJSON {
     /// The reply as a JSON object.
     package static func object(_ reply: StatusReply) -> JSONValue {
+        .object(
+            [
+                ("queued_tasks", .unsigned(UInt64(reply.queuedTasks))),
+                ("running_tasks", .unsigned(UInt64(reply.runningTasks))),
+                ("completed_tasks", .unsigned(reply.completedTasks)), ("failed_tasks", .unsigned(reply.failedTasks)),
+                ("dropped_messages", .unsigned(reply.droppedMessages)),
+                ("tasks_per_second", .number(reply.tasksPerSecond)),
+                (
+                    "workers",
+                    .array(
+                        reply.workers.map { worker in
+                            .object([
+                                ("id", .string(worker.workerID)), ("hostname", .string(worker.hostname)),
+                                ("slots", .unsigned(UInt64(worker.slots))),
+                                ("running", .unsigned(UInt64(worker.running))),
+                                ("completed", .unsigned(worker.completed)), ("failed", .unsigned(worker.failed)),
+                                ("last_seen_ms_ago", .unsigned(worker.lastSeenMsAgo)),
+                                ("dropped_messages", .unsigned(worker.droppedMessages)),
+                                ("version", .string(worker.version)),
+                            ])
+                        })
+                ),
+                ("batches", .array(reply.batches.map { object($0) })),
+                (
+                    "clients",
+                    .array(
+                        reply.clients.map { client in
+                            .object([
+                                ("client", .string(client.client)),
+                                ("queued_items", .unsigned(UInt64(client.queuedItems))),
+                                ("batches", .unsigned(UInt64(client.batches))),
+                            ])
+                        })
+                ),
+                ("max_queued_items_per_client", .unsigned(UInt64(reply.maxQueuedItemsPerClient))),
+                ("max_batches_per_client", .unsigned(UInt64(reply.maxBatchesPerClient))),
+            ] + (reply.pair.map { [("pair", object($0))] } ?? []))
+    }
+
+    /// A coordinator of a pair: its role and state, its peer's, and the backup's lag.
+    package static func object(_ pair: WirePairStatus) -> JSONValue {
         .object([
-            ("queued_tasks", .unsigned(UInt64(reply.queuedTasks))),
-            ("running_tasks", .unsigned(UInt64(reply.runningTasks))),
-            ("completed_tasks", .unsigned(reply.completedTasks)), ("failed_tasks", .unsigned(reply.failedTasks)),
-            ("dropped_messages", .unsigned(reply.droppedMessages)), ("tasks_per_second", .number(reply.tasksPerSecond)),
-            (
-                "workers",
-                .array(
-                    reply.workers.map { worker in
-                        .object([
-                            ("id", .string(worker.workerID)), ("hostname", .string(worker.hostname)),
-                            ("slots", .unsigned(UInt64(worker.slots))), ("running", .unsigned(UInt64(worker.running))),
-                            ("completed", .unsigned(worker.completed)), ("failed", .unsigned(worker.failed)),
-                            ("last_seen_ms_ago", .unsigned(worker.lastSeenMsAgo)),
-                            ("dropped_messages", .unsigned(worker.droppedMessages)),
-                            ("version", .string(worker.version)),
-                        ])
-                    })
-            ),
-            ("batches", .array(reply.batches.map { object($0) })),
-            (
-                "clients",
-                .array(
-                    reply.clients.map { client in
-                        .object([
-                            ("client", .string(client.client)), ("queued_items", .unsigned(UInt64(client.queuedItems))),
-                            ("batches", .unsigned(UInt64(client.batches))),
-                        ])
-                    })
-            ),
-            ("max_queued_items_per_client", .unsigned(UInt64(reply.maxQueuedItemsPerClient))),
-            ("max_batches_per_client", .unsigned(UInt64(reply.maxBatchesPerClient))),
+            ("role", .string(name(pair.role))), ("state", .string(name(pair.state))),
+            ("peer_state", .string(name(pair.peerState))), ("peer", .string(pair.peer)),
+            ("history", .string(pair.history)),
+            ("term", .unsigned(pair.position?.term ?? 0)), ("records", .unsigned(pair.position?.records ?? 0)),
+            ("lag_records", .unsigned(pair.lagRecords)), ("lag_ms", .unsigned(pair.lagMs)),
+            ("held_messages", .unsigned(UInt64(pair.heldMessages))),
         ])
+    }
+
+    /// A pair role as status shows it.
+    package static func name(_ role: WirePairRole) -> String {
+        switch role {
+        case .primary: "primary"
+        case .backup: "backup"
+        case .unspecified: "unknown"
+        }
+    }
+
+    /// A pair state as status shows it.
+    package static func name(_ state: WirePairState) -> String {
+        switch state {
+        case .startingPrimary: "starting-primary"
+        case .startingBackup: "starting-backup"
+        case .active: "active"
+        case .passive: "passive"
+        case .unspecified: "unknown"
+        }
     }
 
     /// One batch as a JSON object, its items (`item_states`) included when the reply carried them, or

@@ -19,7 +19,8 @@ extension Coordinator {
     /// refused with `REFUSAL_CODE_PASSIVE`) until the rules make it active.
     func startPair(_ pair: PairConfiguration, recovered: RecoveredState, serviceEndpoint: String) async throws {
         guard let journal else {
-            throw JournalFile.Failure(description: "--ha needs --data-dir: each coordinator of a pair keeps its own journal")
+            throw JournalFile.Failure(
+                description: "--ha needs --data-dir: each coordinator of a pair keeps its own journal")
         }
         _ = journal.takeOpenedRecords()  // read again when it becomes active
         let link: PairLink
@@ -89,7 +90,7 @@ extension Coordinator {
 
     private func peerAnnounced(_ wire: WirePairAnnouncement) {
         guard var session = pairing else { return }
-        if let problem = session.problem(with: wire) {
+        if let problem = session.configuration.problem(with: wire) {
             session.refusedAnnouncements += 1
             pairing = session
             if logThrottle.admit("refused the pair's peer", now: .now) {
@@ -101,11 +102,21 @@ extension Coordinator {
         session.peerHello = wire.hello
         pairing = session
         carryOut(pairing?.rules.handle(.peerAnnounced(announcement), now: .now) ?? [])
-        // Active, with a peer that follows and is not streamed to: start its stream where it holds.
-        guard let rules = pairing?.rules, rules.state == .active, announcement.state != .active,
-            pairing?.sender?.isStreaming == false
+        // Active, with a peer that follows: its stream starts where it holds (a starting peer settles first:
+        // until it is passive it may yet lead, and it is not in step).
+        guard pairing?.rules.state == .active, announcement.state == .passive else { return }
+        if pairing?.sender?.isStreaming == false {
+            sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+        }
+        noteIfPeerCaughtUp()
+    }
+
+    /// Tells the rules once the peer holds the whole journal (`peerCaughtUp`: acknowledgements wait for it).
+    private func noteIfPeerCaughtUp() {
+        guard let session = pairing, session.rules.state == .active, session.rules.peer?.state == .passive,
+            session.sender?.peerCaughtUp == true, session.rules.history != .activeWithPeer
         else { return }
-        sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+        carryOut(pairing?.rules.handle(.peerCaughtUp, now: .now) ?? [])
     }
 
     private func peerHolds(_ held: WirePairHeld) {
@@ -121,9 +132,7 @@ extension Coordinator {
         pairing = session
         deliver(released)
         sendStream(outputs)
-        if sender.peerCaughtUp, session.rules.history != .activeWithPeer {
-            carryOut(pairing?.rules.handle(.peerCaughtUp, now: .now) ?? [])
-        }
+        noteIfPeerCaughtUp()
     }
 
     /// Every heartbeat: the rules' timer, the announcement, a peer gone.
@@ -206,72 +215,6 @@ extension Coordinator {
             WirePairResultFile(batchID: batchID, itemIndex: itemIndex, data: data, crc32: CRC32.checksum(data)))
     }
 
-    // MARK: - Passive: applying the stream
-
-    private func applyStream(_ records: WirePairJournal) {
-        guard let session = pairing, session.rules.state == .passive else { return }
-        let (apply, answer) = pairing!.receiver.receive(records, now: .now)
-        if let apply { applyToJournal(apply) }
-        if let reason = pairing?.receiver.lastRefusal, answer?.rejected == true {
-            logger.warning("refused part of the active coordinator's journal stream: \(reason)")
-        }
-        if let answer { answerHeld(answer) }
-    }
-
-    private func applySnapshot(_ snapshot: WirePairSnapshot) {
-        guard let session = pairing, session.rules.state == .passive else { return }
-        let (apply, answer) = pairing!.receiver.receive(snapshot)
-        if let apply { applyToJournal(apply) }
-        if let reason = pairing?.receiver.lastRefusal, answer?.rejected == true {
-            logger.error("refused the active coordinator's snapshot: \(reason)")
-        }
-        if let answer { answerHeld(answer) }
-    }
-
-    private func applyToJournal(_ apply: ReplicationReceiver.Apply) {
-        guard let journal else { return }
-        do {
-            switch apply {
-            case .append(let records):
-                try journal.appendReplicated(records)
-                pairing?.appliedRecords += UInt64(records.count)
-            case .replace(let records):
-                try journal.replace(with: records, history: pairing?.rules.history ?? .passive)
-                logger.info("replaced the journal with the active coordinator's", metadata: ["position": "\(journal.position)"])
-            }
-        } catch {
-            logger.error("could not write the active coordinator's journal stream here", metadata: ["error": "\(error)"])
-        }
-        pairing?.receiver.reset(held: journal.position)
-        pairing?.rules.position = journal.position
-    }
-
-    private func applyResultFile(_ file: WirePairResultFile) {
-        guard let session = pairing, session.rules.state == .passive, let journal else { return }
-        if let problem = ReplicationReceiver.problem(with: file) {
-            droppedMessages += 1
-            logger.warning("refused a result file from the active coordinator: \(PrintableText.escape(problem))")
-            return
-        }
-        do {
-            try journal.writeReplicatedResult(batchID: file.batchID, itemIndex: file.itemIndex, data: file.data)
-        } catch {
-            logger.error("could not write a result file from the active coordinator", metadata: ["error": "\(error)"])
-        }
-    }
-
-    private func answerHeld(_ answer: WirePairHeld) {
-        guard let session = pairing else { return }
-        let delay = session.configuration.answerDelay
-        guard delay > .zero else { return session.link.send([.pairHeld(answer)]) }
-        // Test hook (a slow backup): the answer goes later, in order.
-        let link = session.link
-        Task {
-            try? await Task.sleep(for: delay)
-            link.send([.pairHeld(answer)])
-        }
-    }
-
     // MARK: - Requests and the rules' effects
 
     /// Whether a client's or worker's `message` is served here: always while active; otherwise the rules
@@ -339,9 +282,7 @@ extension Coordinator {
         switch history {
         case .activeWithPeer:
             logger.info("the passive coordinator holds the whole journal: acknowledgements now wait for it")
-            // Read before the gate's access: `pairing?.gate.hold(peerHolds: pairing?…)` read `pairing` inside
-            // its own modify access, a "Fatal access conflict" (exclusivity) that killed the active coordinator.
-            let held = pairing?.sender?.peerHeld ?? .empty
+            let held = pairing?.sender?.peerHeld ?? .empty  // read before the gate is changed (exclusive access)
             pairing?.gate.hold(peerHolds: held)
         case .activeAlone:
             if pairing?.gate.isHolding == true {
@@ -358,7 +299,8 @@ extension Coordinator {
     /// takeover first journals its new term).
     private func becomeActive(takeover: Bool, reason: String) {
         guard let directory = configuration.dataDirectory, let term = pairing?.rules.position.term else { return }
-        logger.notice("this coordinator is now the active one of its pair: \(reason)", metadata: ["takeover": "\(takeover)"])
+        logger.notice(
+            "this coordinator is now the active one of its pair: \(reason)", metadata: ["takeover": "\(takeover)"])
         journal = nil  // lets go of the lock
         do {
             let (reopened, recovered) = try Journal.open(

@@ -196,7 +196,8 @@ public actor Coordinator {
             ])
         if let pair = configuration.pair {
             do {
-                try await startPair(pair, recovered: recovered, serviceEndpoint: boundEndpoint ?? configuration.listen[0])
+                let service = boundEndpoint ?? configuration.listen.first ?? ""
+                try await startPair(pair, recovered: recovered, serviceEndpoint: service)
             } catch {
                 await stop()
                 throw error

@@ -1,3 +1,5 @@
+import Wire
+
 /// The coordinator's counts and gauges as they stand, read from the dispatcher, the batch registry and
 /// the coordinator's own counts; `CoordinatorMetrics` records them for the `/metrics` page.
 struct MetricsReport: Equatable {
@@ -41,6 +43,8 @@ struct MetricsReport: Equatable {
     var refusedMessages: [String: UInt64] = [:]
     /// Per client (its key, or its connection without CurveZMQ): items queued and batches kept (`ClientUsage`).
     var clients: [String: ClientUsage] = [:]
+    /// A coordinator of a pair: its role, its peer's, the backup's lag (`nil` alone).
+    var pair: WirePairStatus?
 
     /// The report of `coordinator` as it stands.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
@@ -50,6 +54,7 @@ struct MetricsReport: Equatable {
             peersRefused: coordinator.authenticationRefusalsIfAuthenticating, now: now)
         accessRefusals = coordinator.access.refusals
         refusedMessages = coordinator.refusedMessages
+        pair = coordinator.pairStatus(now: now)
     }
 
     init(

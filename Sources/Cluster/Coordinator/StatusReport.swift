@@ -17,6 +17,8 @@ struct StatusReport {
     var owners: [String: CurvePublicKey] = [:]
     /// The running part of batches, for the failed attempts of unfinished items.
     var runs: [String: BatchRun] = [:]
+    /// A coordinator of a pair: its role, its peer's, the backup's lag (`nil` alone).
+    var pair: WirePairStatus?
 
     /// The report of `coordinator` as it stands, its lists of batches limited to `scope`.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant, scope: BatchScope = .all) {
@@ -27,6 +29,7 @@ struct StatusReport {
         self.scope = scope
         self.owners = coordinator.access.owners
         self.runs = coordinator.core.runs
+        self.pair = coordinator.pairStatus(now: now)
     }
 
     init(
@@ -115,6 +118,7 @@ struct StatusReport {
         }
         reply.maxQueuedItemsPerClient = UInt32(clamping: registry.limits.maxQueuedItemsPerClient)
         reply.maxBatchesPerClient = UInt32(clamping: registry.limits.maxBatchesPerClient)
+        reply.pair = pair
         return reply
     }
 

@@ -13,6 +13,11 @@ import Prometheus
 struct CoordinatorMetrics {
     /// Every metric's name and help text (its type is that of the swift-metrics object made for it).
     static let help: [String: String] = [
+        "shiftwork_pair_active": "A coordinator of a pair (--ha): 1 while it is the active one, 0 otherwise.",
+        "shiftwork_pair_backup_lag_records": "The active coordinator of a pair: records its peer does not hold yet.",
+        "shiftwork_pair_backup_lag_seconds": "The active coordinator of a pair: how long its peer has been behind.",
+        "shiftwork_pair_acknowledgements_held":
+            "The active coordinator of a pair: messages waiting for the peer to hold their records.",
         "shiftwork_workers": "Workers connected to the coordinator.",
         "shiftwork_worker_slots": "Tasks a worker runs at once.",
         "shiftwork_worker_running_tasks": "Tasks a worker holds now (its load).",
@@ -92,6 +97,12 @@ struct CoordinatorMetrics {
     /// `shiftwork_messages_refused_total`, one series per field seen.
     private var boundRefusals: [String: MirroredCounter] = [:]
     /// `shiftwork_client_queued_items` and `shiftwork_client_batches`, per client with batches kept.
+    /// A coordinator of a pair: its role and the backup's lag (made on the first report with a pair).
+    private var pair:
+        (
+            active: CoreMetrics.Gauge, lagRecords: CoreMetrics.Gauge, lagSeconds: CoreMetrics.Gauge,
+            held: CoreMetrics.Gauge
+        )?
     private var perClient: [String: (queuedItems: CoreMetrics.Gauge, batches: CoreMetrics.Gauge)] = [:]
 
     /// Metrics recorded in `registry`, which nothing else should record into under these names.
@@ -133,6 +144,22 @@ struct CoordinatorMetrics {
 
     /// Records `report`.
     mutating func record(_ report: MetricsReport) {
+        if let status = report.pair {
+            if pair == nil {
+                let factory = self.factory
+                func gauge(_ name: String) -> CoreMetrics.Gauge {
+                    CoreMetrics.Gauge(label: name, dimensions: [], factory: factory)
+                }
+                pair = (
+                    gauge("shiftwork_pair_active"), gauge("shiftwork_pair_backup_lag_records"),
+                    gauge("shiftwork_pair_backup_lag_seconds"), gauge("shiftwork_pair_acknowledgements_held")
+                )
+            }
+            pair?.active.record(status.state == .active ? 1 : 0)
+            pair?.lagRecords.record(Int(clamping: status.lagRecords))
+            pair?.lagSeconds.record(Double(status.lagMs) / 1000)
+            pair?.held.record(Int(status.heldMessages))
+        }
         workers.record(report.workers.count)
         tasksQueued.record(report.tasksQueued)
         tasksRunning.record(report.tasksRunning)

@@ -34,6 +34,15 @@ enum StatusFormatter {
         lines.append(
             "workers: \(reply.workers.count)   queued tasks: \(reply.queuedTasks)   running: \(reply.runningTasks)   completed: \(reply.completedTasks)   failed: \(reply.failedTasks)   throughput: \(String(format: "%.1f", reply.tasksPerSecond)) tasks/s   dropped messages: \(reply.droppedMessages)"
         )
+        if let pair = reply.pair {
+            let lag =
+                pair.state == .active
+                ? "; backup behind by \(pair.lagRecords) records for \(String(format: "%.1f", Double(pair.lagMs) / 1000)) s, \(pair.heldMessages) acknowledgements held"
+                : ""
+            lines.append(
+                "pair: this coordinator \(StatusJSON.name(pair.role)), \(StatusJSON.name(pair.state)); peer \(StatusJSON.name(pair.peerState)) at \(shown(pair.peer)); journal term \(pair.position?.term ?? 0), record \(pair.position?.records ?? 0)\(lag)"
+            )
+        }
         if !reply.workers.isEmpty {
             lines.append(
                 "WORKER                                   SLOTS  RUNNING  DONE    FAILED  DROPPED  VERSION  LAST SEEN")

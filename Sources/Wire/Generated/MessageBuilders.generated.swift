@@ -412,6 +412,9 @@ extension CMessageBuilder {
         (c.pointee.n_clients, c.pointee.clients) = repeated(m.clients) { $0.clientStatus($1) }
         c.pointee.max_queued_items_per_client = m.maxQueuedItemsPerClient
         c.pointee.max_batches_per_client = m.maxBatchesPerClient
+        if let value = m.pair {
+            c.pointee.pair = pairStatus(value)
+        }
         return c
     }
 
@@ -510,6 +513,23 @@ extension CMessageBuilder {
         if let value = m.reaches {
             c.pointee.reaches = pairPosition(value)
         }
+        return c
+    }
+
+    mutating func pairStatus(_ m: WirePairStatus) -> UnsafeMutablePointer<Shiftwork__V1__PairStatus> {
+        let c = arena.make(Shiftwork__V1__PairStatus.self)
+        shiftwork__v1__pair_status__init(c)
+        c.pointee.role = Shiftwork__V1__PairRole(rawValue: m.role.rawValue)
+        c.pointee.state = Shiftwork__V1__PairState(rawValue: m.state.rawValue)
+        c.pointee.peer_state = Shiftwork__V1__PairState(rawValue: m.peerState.rawValue)
+        if let value = m.position {
+            c.pointee.position = pairPosition(value)
+        }
+        c.pointee.lag_records = m.lagRecords
+        c.pointee.lag_ms = m.lagMs
+        c.pointee.held_messages = m.heldMessages
+        c.pointee.peer = string(m.peer)
+        c.pointee.history = string(m.history)
         return c
     }
 

@@ -487,6 +487,7 @@ extension StatusReply {
         self.clients = try readRepeated(c.n_clients, c.clients, field: "StatusReply.clients") { (element) throws(WireError) in try ClientStatus(element.pointee) }
         self.maxQueuedItemsPerClient = c.max_queued_items_per_client
         self.maxBatchesPerClient = c.max_batches_per_client
+        self.pair = try c.pair.map { (value) throws(WireError) in try WirePairStatus(value.pointee) }
     }
 }
 
@@ -565,5 +566,19 @@ extension WirePairSnapshot {
     init(_ c: Shiftwork__V1__PairSnapshot) throws(WireError) {
         self.end = c.end != 0
         self.reaches = try c.reaches.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
+    }
+}
+
+extension WirePairStatus {
+    init(_ c: Shiftwork__V1__PairStatus) throws(WireError) {
+        self.role = try WirePairRole(c.role, field: "PairStatus.role")
+        self.state = try WirePairState(c.state, field: "PairStatus.state")
+        self.peerState = try WirePairState(c.peer_state, field: "PairStatus.peer_state")
+        self.position = try c.position.map { (value) throws(WireError) in try WirePairPosition(value.pointee) }
+        self.lagRecords = c.lag_records
+        self.lagMs = c.lag_ms
+        self.heldMessages = c.held_messages
+        self.peer = try readString(c.peer)
+        self.history = try readString(c.history)
     }
 }

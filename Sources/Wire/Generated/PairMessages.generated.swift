@@ -173,3 +173,48 @@ public struct WirePairSnapshot: Sendable, Equatable {
         self.reaches = reaches
     }
 }
+
+/// A coordinator of a pair in StatusReply (docs/failover.md): unset for a coordinator that runs alone.
+public struct WirePairStatus: Sendable, Equatable {
+    /// What this coordinator was started as.
+    public var role: WirePairRole
+    /// Where it stands.
+    public var state: WirePairState
+    /// The peer's state as last heard (UNSPECIFIED: not heard since the start).
+    public var peerState: WirePairState
+    /// How far its journal goes.
+    public var position: WirePairPosition?
+    /// Active: records the passive one does not hold yet.
+    public var lagRecords: UInt64
+    /// Active: how long the passive one has been behind, in milliseconds (0: in step).
+    public var lagMs: UInt64
+    /// Active: acknowledgements waiting for the passive one to hold their records.
+    public var heldMessages: UInt32
+    /// Where the other coordinator serves clients and workers.
+    public var peer: String
+    /// What the journal says it last was: none, active-with-peer, active-alone, passive.
+    public var history: String
+
+    /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
+    public init(
+        role: WirePairRole,
+        state: WirePairState,
+        peerState: WirePairState = .unspecified,
+        position: WirePairPosition? = nil,
+        lagRecords: UInt64 = 0,
+        lagMs: UInt64 = 0,
+        heldMessages: UInt32 = 0,
+        peer: String = "",
+        history: String = ""
+    ) {
+        self.role = role
+        self.state = state
+        self.peerState = peerState
+        self.position = position
+        self.lagRecords = lagRecords
+        self.lagMs = lagMs
+        self.heldMessages = heldMessages
+        self.peer = peer
+        self.history = history
+    }
+}

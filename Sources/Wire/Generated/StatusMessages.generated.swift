@@ -203,6 +203,8 @@ public struct StatusReply: Sendable, Equatable {
     public var maxQueuedItemsPerClient: UInt32
     /// --max-batches-per-client (0: not said).
     public var maxBatchesPerClient: UInt32
+    /// A coordinator of a pair (--ha): its role and state, the peer's, how far behind the passive one is.
+    public var pair: WirePairStatus?
 
     /// Creates the value; what is not given is left at its default (empty, 0, false, `nil`, the enum's zero).
     public init(
@@ -218,7 +220,8 @@ public struct StatusReply: Sendable, Equatable {
         coordinatorID: String = "",
         clients: [ClientStatus] = [],
         maxQueuedItemsPerClient: UInt32 = 0,
-        maxBatchesPerClient: UInt32 = 0
+        maxBatchesPerClient: UInt32 = 0,
+        pair: WirePairStatus? = nil
     ) {
         self.requestID = requestID
         self.workers = workers
@@ -233,6 +236,7 @@ public struct StatusReply: Sendable, Equatable {
         self.clients = clients
         self.maxQueuedItemsPerClient = maxQueuedItemsPerClient
         self.maxBatchesPerClient = maxBatchesPerClient
+        self.pair = pair
     }
 }
 

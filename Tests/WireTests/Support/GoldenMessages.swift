@@ -312,6 +312,9 @@ enum GoldenMessages {
         ]
         reply.maxQueuedItemsPerClient = 250_000
         reply.maxBatchesPerClient = 1000
+        reply.pair = WirePairStatus(
+            role: .primary, state: .active, peerState: .passive, position: WirePairPosition(term: 2, records: 1234),
+            lagRecords: 17, lagMs: 250, heldMessages: 4, peer: "tcp://10.0.0.6:5570", history: "active-with-peer")
         return reply
     }
 }

@@ -1987,6 +1987,51 @@ void   shiftwork__v1__pair_snapshot__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__pair_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   shiftwork__v1__pair_status__init
+                     (Shiftwork__V1__PairStatus         *message)
+{
+  static const Shiftwork__V1__PairStatus init_value = SHIFTWORK__V1__PAIR_STATUS__INIT;
+  *message = init_value;
+}
+size_t shiftwork__v1__pair_status__get_packed_size
+                     (const Shiftwork__V1__PairStatus *message)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_status__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t shiftwork__v1__pair_status__pack
+                     (const Shiftwork__V1__PairStatus *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_status__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t shiftwork__v1__pair_status__pack_to_buffer
+                     (const Shiftwork__V1__PairStatus *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &shiftwork__v1__pair_status__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Shiftwork__V1__PairStatus *
+       shiftwork__v1__pair_status__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Shiftwork__V1__PairStatus *)
+     protobuf_c_message_unpack (&shiftwork__v1__pair_status__descriptor,
+                                allocator, len, data);
+}
+void   shiftwork__v1__pair_status__free_unpacked
+                     (Shiftwork__V1__PairStatus *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &shiftwork__v1__pair_status__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[32] =
 {
   {
@@ -5450,7 +5495,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__batch_status__descriptor =
   (ProtobufCMessageInit) shiftwork__v1__batch_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[13] =
+static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descriptors[14] =
 {
   {
     "request_id",
@@ -5608,6 +5653,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__status_reply__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "pair",
+    800,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__StatusReply, pair),
+    &shiftwork__v1__pair_status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
   6,   /* field[6] = batches */
@@ -5618,17 +5675,19 @@ static const unsigned shiftwork__v1__status_reply__field_indices_by_name[] = {
   5,   /* field[5] = failed_tasks */
   12,   /* field[12] = max_batches_per_client */
   11,   /* field[11] = max_queued_items_per_client */
+  13,   /* field[13] = pair */
   2,   /* field[2] = queued_tasks */
   0,   /* field[0] = request_id */
   3,   /* field[3] = running_tasks */
   8,   /* field[8] = tasks_per_second */
   1,   /* field[1] = workers */
 };
-static const ProtobufCIntRange shiftwork__v1__status_reply__number_ranges[2 + 1] =
+static const ProtobufCIntRange shiftwork__v1__status_reply__number_ranges[3 + 1] =
 {
   { 1, 0 },
   { 280, 10 },
-  { 0, 13 }
+  { 800, 13 },
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
 {
@@ -5638,10 +5697,10 @@ const ProtobufCMessageDescriptor shiftwork__v1__status_reply__descriptor =
   "Shiftwork__V1__StatusReply",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__StatusReply),
-  13,
+  14,
   shiftwork__v1__status_reply__field_descriptors,
   shiftwork__v1__status_reply__field_indices_by_name,
-  2,  shiftwork__v1__status_reply__number_ranges,
+  3,  shiftwork__v1__status_reply__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__status_reply__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -6284,6 +6343,148 @@ const ProtobufCMessageDescriptor shiftwork__v1__pair_snapshot__descriptor =
   shiftwork__v1__pair_snapshot__field_indices_by_name,
   1,  shiftwork__v1__pair_snapshot__number_ranges,
   (ProtobufCMessageInit) shiftwork__v1__pair_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor shiftwork__v1__pair_status__field_descriptors[9] =
+{
+  {
+    "role",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, role),
+    &shiftwork__v1__pair_role__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, state),
+    &shiftwork__v1__pair_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "peer_state",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, peer_state),
+    &shiftwork__v1__pair_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "position",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, position),
+    &shiftwork__v1__pair_position__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lag_records",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, lag_records),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lag_ms",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, lag_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "held_messages",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, held_messages),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "peer",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, peer),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__PairStatus, history),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned shiftwork__v1__pair_status__field_indices_by_name[] = {
+  6,   /* field[6] = held_messages */
+  8,   /* field[8] = history */
+  5,   /* field[5] = lag_ms */
+  4,   /* field[4] = lag_records */
+  7,   /* field[7] = peer */
+  2,   /* field[2] = peer_state */
+  3,   /* field[3] = position */
+  0,   /* field[0] = role */
+  1,   /* field[1] = state */
+};
+static const ProtobufCIntRange shiftwork__v1__pair_status__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 9 }
+};
+const ProtobufCMessageDescriptor shiftwork__v1__pair_status__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "shiftwork.v1.PairStatus",
+  "PairStatus",
+  "Shiftwork__V1__PairStatus",
+  "shiftwork.v1",
+  sizeof(Shiftwork__V1__PairStatus),
+  9,
+  shiftwork__v1__pair_status__field_descriptors,
+  shiftwork__v1__pair_status__field_indices_by_name,
+  1,  shiftwork__v1__pair_status__number_ranges,
+  (ProtobufCMessageInit) shiftwork__v1__pair_status__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue shiftwork__v1__task_kind__enum_values_by_number[4] =

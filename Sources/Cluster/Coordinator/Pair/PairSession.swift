@@ -44,27 +44,6 @@ struct PairSession {
 
     /// The pair's own protocol version.
     static let pairVersion: UInt32 = 1
-
-    /// Why an announcement is refused, or `nil` when it is from a peer of this pair.
-    func problem(with announcement: WirePairAnnouncement) -> String? {
-        guard let hello = announcement.hello else { return "an announcement without its hello" }
-        if hello.cluster != configuration.cluster {
-            return "the peer belongs to another cluster ('\(PrintableText.escape(hello.cluster))'; this one is "
-                + "'\(configuration.cluster)'): check --cluster and --ha-peer on both; neither changes its data"
-        }
-        if hello.major != WireProtocol.major {
-            return "the peer speaks major version \(hello.major) of the protocol, this one \(WireProtocol.major): "
-                + "run the same major version on both; neither changes its data"
-        }
-        if hello.pairVersion != Self.pairVersion {
-            return "the peer speaks version \(hello.pairVersion) of the pair's protocol, this one \(Self.pairVersion): "
-                + "run the same version on both; neither changes its data"
-        }
-        if announcement.role == .unspecified || announcement.state == .unspecified {
-            return "the peer's announcement says no role or no state"
-        }
-        return nil
-    }
 }
 
 extension PairAnnouncement {
@@ -90,14 +69,43 @@ extension PairAnnouncement {
     /// The announcement on the wire.
     func wire(hello: WirePairHello) -> WirePairAnnouncement {
         let wireRole: WirePairRole = role == .primary ? .primary : .backup
-        let wireState: WirePairState =
-            switch state {
-            case .startingPrimary: .startingPrimary
-            case .startingBackup: .startingBackup
-            case .active: .active
-            case .passive: .passive
-            }
         return WirePairAnnouncement(
-            hello: hello, role: wireRole, state: wireState, position: position.wire, peerInStep: peerInStep)
+            hello: hello, role: wireRole, state: WirePairState(state), position: position.wire, peerInStep: peerInStep)
+    }
+}
+
+extension WirePairState {
+    /// A state on the wire.
+    init(_ state: PairState) {
+        switch state {
+        case .startingPrimary: self = .startingPrimary
+        case .startingBackup: self = .startingBackup
+        case .active: self = .active
+        case .passive: self = .passive
+        }
+    }
+}
+
+extension PairConfiguration {
+    /// Why an announcement is refused, or `nil` when it is from a peer of this pair.
+    func problem(with announcement: WirePairAnnouncement) -> String? {
+        guard let hello = announcement.hello else { return "an announcement without its hello" }
+        if hello.cluster != cluster {
+            return "the peer belongs to another cluster ('\(PrintableText.escape(hello.cluster))'; this one is "
+                + "'\(cluster)'): check --cluster and --ha-peer on both; neither changes its data"
+        }
+        if hello.major != WireProtocol.major {
+            return "the peer speaks major version \(hello.major) of the protocol, this one \(WireProtocol.major): "
+                + "run the same major version on both; neither changes its data"
+        }
+        if hello.pairVersion != PairSession.pairVersion {
+            return
+                "the peer speaks version \(hello.pairVersion) of the pair's protocol, this one \(PairSession.pairVersion): "
+                + "run the same version on both; neither changes its data"
+        }
+        if announcement.role == .unspecified || announcement.state == .unspecified {
+            return "the peer's announcement says no role or no state"
+        }
+        return nil
     }
 }

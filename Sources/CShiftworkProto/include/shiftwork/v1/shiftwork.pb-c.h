@@ -59,6 +59,7 @@ typedef struct Shiftwork__V1__PairJournal Shiftwork__V1__PairJournal;
 typedef struct Shiftwork__V1__PairHeld Shiftwork__V1__PairHeld;
 typedef struct Shiftwork__V1__PairResultFile Shiftwork__V1__PairResultFile;
 typedef struct Shiftwork__V1__PairSnapshot Shiftwork__V1__PairSnapshot;
+typedef struct Shiftwork__V1__PairStatus Shiftwork__V1__PairStatus;
 
 
 /* --- enums --- */
@@ -1530,10 +1531,14 @@ struct  Shiftwork__V1__StatusReply
    * --max-batches-per-client (0: not said)
    */
   uint32_t max_batches_per_client;
+  /*
+   * A coordinator of a pair (--ha): its role and state, the peer's, how far behind the passive one is.
+   */
+  Shiftwork__V1__PairStatus *pair;
 };
 #define SHIFTWORK__V1__STATUS_REPLY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__status_reply__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0, 0, 0, 0, 0,NULL, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, 0, 0, NULL }
 
 
 /*
@@ -1777,6 +1782,54 @@ struct  Shiftwork__V1__PairSnapshot
 #define SHIFTWORK__V1__PAIR_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_snapshot__descriptor) \
     , 0, NULL }
+
+
+/*
+ * A coordinator of a pair in StatusReply (docs/failover.md): unset for a coordinator that runs alone.
+ */
+struct  Shiftwork__V1__PairStatus
+{
+  ProtobufCMessage base;
+  /*
+   * what this coordinator was started as
+   */
+  Shiftwork__V1__PairRole role;
+  /*
+   * where it stands
+   */
+  Shiftwork__V1__PairState state;
+  /*
+   * the peer's state as last heard (UNSPECIFIED: not heard since the start)
+   */
+  Shiftwork__V1__PairState peer_state;
+  /*
+   * how far its journal goes
+   */
+  Shiftwork__V1__PairPosition *position;
+  /*
+   * active: records the passive one does not hold yet
+   */
+  uint64_t lag_records;
+  /*
+   * active: how long the passive one has been behind, in milliseconds (0: in step)
+   */
+  uint64_t lag_ms;
+  /*
+   * active: acknowledgements waiting for the passive one to hold their records
+   */
+  uint32_t held_messages;
+  /*
+   * where the other coordinator serves clients and workers
+   */
+  char *peer;
+  /*
+   * what the journal says it last was: none, active-with-peer, active-alone, passive
+   */
+  char *history;
+};
+#define SHIFTWORK__V1__PAIR_STATUS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__pair_status__descriptor) \
+    , SHIFTWORK__V1__PAIR_ROLE__PAIR_ROLE_UNSPECIFIED, SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_UNSPECIFIED, SHIFTWORK__V1__PAIR_STATE__PAIR_STATE_UNSPECIFIED, NULL, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /* Shiftwork__V1__Envelope methods */
@@ -2615,6 +2668,25 @@ Shiftwork__V1__PairSnapshot *
 void   shiftwork__v1__pair_snapshot__free_unpacked
                      (Shiftwork__V1__PairSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Shiftwork__V1__PairStatus methods */
+void   shiftwork__v1__pair_status__init
+                     (Shiftwork__V1__PairStatus         *message);
+size_t shiftwork__v1__pair_status__get_packed_size
+                     (const Shiftwork__V1__PairStatus   *message);
+size_t shiftwork__v1__pair_status__pack
+                     (const Shiftwork__V1__PairStatus   *message,
+                      uint8_t             *out);
+size_t shiftwork__v1__pair_status__pack_to_buffer
+                     (const Shiftwork__V1__PairStatus   *message,
+                      ProtobufCBuffer     *buffer);
+Shiftwork__V1__PairStatus *
+       shiftwork__v1__pair_status__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   shiftwork__v1__pair_status__free_unpacked
+                     (Shiftwork__V1__PairStatus *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Shiftwork__V1__Envelope_Closure)
@@ -2749,6 +2821,9 @@ typedef void (*Shiftwork__V1__PairResultFile_Closure)
 typedef void (*Shiftwork__V1__PairSnapshot_Closure)
                  (const Shiftwork__V1__PairSnapshot *message,
                   void *closure_data);
+typedef void (*Shiftwork__V1__PairStatus_Closure)
+                 (const Shiftwork__V1__PairStatus *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -2806,6 +2881,7 @@ extern const ProtobufCMessageDescriptor shiftwork__v1__pair_journal__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__pair_held__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__pair_result_file__descriptor;
 extern const ProtobufCMessageDescriptor shiftwork__v1__pair_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor shiftwork__v1__pair_status__descriptor;
 
 PROTOBUF_C__END_DECLS
 
