@@ -82,6 +82,25 @@ def state(container):
     return json.loads(out.stdout) if out.returncode == 0 else None
 
 
+def pair_state(returncode, output):
+    """What a coordinator of a pair is, from `shiftwork status --json`'s exit status and output (stderr folded in):
+    the `pair` object's state when the reply has one; else "active" when it answered, "passive" when it refused as
+    the passive one of its pair, "starting" when it refused as still starting; None when nothing answered."""
+    if returncode == 0:
+        try:
+            status = json.loads(output[output.index("{"):])
+        except (ValueError, json.JSONDecodeError):
+            return None
+        pair = status.get("pair") if isinstance(status, dict) else None
+        return (pair.get("state") if isinstance(pair, dict) else None) or "active"
+    # Refused: "this coordinator is the passive one of a pair; …", or, its peer silent, "… of a pair is not active".
+    if "passive one of a pair" in output or "of a pair is not active" in output:
+        return "passive"
+    if "of a pair is starting" in output:
+        return "starting"
+    return None
+
+
 def restart_count(container):
     out = podman("inspect", "--format", "{{.RestartCount}}", container, check=False)
     return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip().isdigit() else None

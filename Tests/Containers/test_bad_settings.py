@@ -63,7 +63,8 @@ class BadSettingTests(ContainerTestCase):
         self.compose_projects.append(project)
         override = self.scratch / "no-coordinator.yaml"
         override.write_text("services:\n  worker:\n    environment:\n      SHIFTWORK_COORDINATOR: \"\"\n")
-        environment = dict(os.environ, SHIFTWORK_IMAGE=IMAGE, SHIFTWORK_PORT=str(free_port()))
+        environment = dict(os.environ, SHIFTWORK_IMAGE=IMAGE, SHIFTWORK_PORT=str(free_port()),
+                           SHIFTWORK_PORT_B=str(free_port()))
         up = run(["podman-compose", "-p", project, "-f", str(REPOSITORY / "compose.yaml"), "-f", str(override),
                   "up", "-d", "--no-build"], env=environment)
         self.assertEqual(up.returncode, 0, up.stdout)

@@ -1,8 +1,9 @@
-"""compose.yaml (and compose.yaml + compose.curve.yaml) brought up for real with podman-compose, from the image the
-Dockerfile builds: three workers (the file's deploy.replicas), a batch of the sample photos submitted from the host
+"""compose.yaml with compose.single.yaml (one coordinator, coordinator-a, no pair), and with compose.curve.yaml too,
+brought up for real with podman-compose, from the image the Dockerfile builds: three workers (the file's deploy.replicas), a batch of the sample photos submitted from the host
 through the published port, one worker killed mid-batch (every item comes back exactly once), the coordinator's
 container restarted (its journal on the volume keeps the finished batch: `status BATCH`, `results BATCH`), then
-every container stopped, workers first, each exiting 0 within its stop_grace_period."""
+every container stopped, workers first, each exiting 0 within its stop_grace_period. The pair (compose.yaml as it is)
+is test_compose_pair.py."""
 import json
 import os
 import re
@@ -28,8 +29,8 @@ def seconds(duration):
 
 
 class ComposeTests(ContainerTestCase):
-    def test_compose_yaml(self):
-        self.run_cluster(["compose.yaml"], keys=None)
+    def test_compose_yaml_single(self):
+        self.run_cluster(["compose.yaml", "compose.single.yaml"], keys=None)
 
     def test_compose_yaml_with_curve(self):
         keys = self.scratch / "keys"
@@ -39,7 +40,7 @@ class ComposeTests(ContainerTestCase):
         # As docs/deployment.md says: the image's user reads the secret keys it mounts.
         for name in ["coordinator.key", "worker.key"]:
             os.chown(keys / name, IMAGE_UID, IMAGE_UID)
-        self.run_cluster(["compose.yaml", "compose.curve.yaml"], keys=keys)
+        self.run_cluster(["compose.yaml", "compose.curve.yaml", "compose.single.yaml"], keys=keys)
 
     # ------------------------------------------------------------------------------------------------------
 
@@ -78,18 +79,22 @@ class ComposeTests(ContainerTestCase):
         if keys:
             self.environment["SHIFTWORK_KEYS"] = str(keys)
         definition = yaml.safe_load((REPOSITORY / "compose.yaml").read_text())["services"]
+        single = yaml.safe_load((REPOSITORY / "compose.single.yaml").read_text())["services"]
+        self.assertEqual(single["coordinator-b"]["deploy"]["replicas"], 0, "compose.single.yaml starts no coordinator-b")
         replicas = definition["worker"]["deploy"]["replicas"]
         self.assertEqual(replicas, 3, "compose.yaml's deploy.replicas (this test expects the three workers it starts)")
 
         self.compose("up", "-d", "--no-build")
-        coordinator = f"{self.project}_coordinator_1"
+        coordinator = f"{self.project}_coordinator-a_1"
         workers = [f"{self.project}_worker_{n}" for n in range(1, replicas + 1)]
+        self.assertIsNone(state(f"{self.project}_coordinator-b_1"), "compose.single.yaml: no coordinator-b container")
         for container in [coordinator, *workers]:
             self.assertTrue((state(container) or {}).get("Running"), f"{container} is not running:\n{self.logs()}")
         # The coordinator's health check, as compose runs it (podman-compose 1.0.3 does not: here by hand).
-        test = definition["coordinator"]["healthcheck"]["test"]
-        self.assertEqual(test[0], "CMD")
-        poll("the coordinator's health check", lambda: podman("exec", coordinator, *test[1:], check=False).returncode == 0)
+        test = definition["coordinator-a"]["healthcheck"]["test"]
+        self.assertEqual(test[0], "CMD-SHELL")
+        check = ["sh", "-c", test[1]]
+        poll("the coordinator's health check", lambda: podman("exec", coordinator, *check, check=False).returncode == 0)
         poll("three workers registered", lambda: len((self.status() or {}).get("workers", [])) == replicas)
 
         # A batch from the host; the photos come from the server on the compose network.
@@ -123,9 +128,9 @@ class ComposeTests(ContainerTestCase):
         self.assertEqual(batch_id, batch["id"])
 
         # The coordinator's container restarted: the journal on its volume still has the finished batch.
-        grace = seconds(definition["coordinator"]["stop_grace_period"])
+        grace = seconds(definition["coordinator-a"]["stop_grace_period"])
         podman("restart", "-t", int(grace), coordinator)
-        poll("the restarted coordinator's health check", lambda: podman("exec", coordinator, *test[1:], check=False).returncode == 0)
+        poll("the restarted coordinator's health check", lambda: podman("exec", coordinator, *check, check=False).returncode == 0)
         code, output = self.client("status", batch_id, "--json")
         self.assertEqual(code, 0, f"{output}\n{self.logs()}")
         carried = next(b for b in json.loads(output)["batches"] if b["id"] == batch_id)
@@ -136,7 +141,7 @@ class ComposeTests(ContainerTestCase):
         self.assertEqual(len(list(again.iterdir())), len(urls), output)
 
         # Stopped in compose's order (dependents first), each within its stop_grace_period, each exiting 0.
-        for service, containers in [("worker", workers), ("coordinator", [coordinator])]:
+        for service, containers in [("worker", workers), ("coordinator-a", [coordinator])]:
             grace = seconds(definition[service]["stop_grace_period"])
             for container in containers:
                 before = state(container)

@@ -3,7 +3,13 @@
 does), its user, its volumes (claims as fresh volumes owned by the pod's fsGroup, Secrets and ConfigMaps as files
 made with `shiftwork keygen`), on a network where the coordinator answers to its Services' names; then every
 probe is run (exec in the container, HTTP from the host on the published port) until it passes, and each pod is
-stopped with its terminationGracePeriodSeconds and must exit 0. A wrong flag, variable, path or port fails here."""
+stopped with its terminationGracePeriodSeconds and must exit 0. A wrong flag, variable, path or port fails here.
+
+The coordinator's StatefulSet is a pair (docs/failover.md): both pods run (ordinal 0 the primary, 1 the backup, each
+reaching the other by its name under the headless Service, as `POD.SERVICE`), one becomes active and the other
+passive; then the active pod's container is killed (SIGKILL, as a node that dies) and the other must become active
+and the workers ready again through it."""
+import json
 import math
 import os
 import subprocess
@@ -11,8 +17,8 @@ import unittest
 
 import yaml
 
-from support import (BINARY, HANG, IMAGE, REPOSITORY, ContainerTestCase, free_port, http_get, podman, poll, run,
-                     state)
+from support import (BINARY, HANG, IMAGE, REPOSITORY, ContainerTestCase, free_port, http_get, pair_state, podman,
+                     poll, run, state)
 
 KUBECTL = os.environ.get("KUBECTL", "kubectl")
 PROBES = ["startupProbe", "readinessProbe", "livenessProbe"]
@@ -112,13 +118,24 @@ class KubernetesPodTests(ContainerTestCase):
         workloads = [o for o in objects if o["kind"] in ("StatefulSet", "Deployment")]
         services = [o for o in objects if o["kind"] == "Service"]
         started = []
-        # The coordinator first (as its Services make it reachable), then the workers.
+        coordinators = []
+        # The coordinators first (as their Services make them reachable), then the workers.
+        pods = []
         for workload in sorted(workloads, key=lambda o: o["kind"] != "StatefulSet"):
+            if workload["kind"] == "StatefulSet":
+                # Every replica, named by its ordinal, as the StatefulSet controller names them.
+                pods += [(workload, f"{workload['metadata']['name']}-{n}") for n in range(workload["spec"].get("replicas", 1))]
+            else:
+                pods.append((workload, workload["metadata"]["name"] + "-7d9f8-x1"))
+        for workload, pod_name in pods:
             template = workload["spec"]["template"]
             spec, labels = template["spec"], template["metadata"].get("labels", {})
-            pod_name = workload["metadata"]["name"] + ("-0" if workload["kind"] == "StatefulSet" else "-7d9f8-x1")
-            aliases = [s["metadata"]["name"] for s in services
-                       if s["spec"].get("selector") and all(labels.get(k) == v for k, v in s["spec"]["selector"].items())]
+            selecting = [s for s in services
+                         if s["spec"].get("selector") and all(labels.get(k) == v for k, v in s["spec"]["selector"].items())]
+            aliases = [s["metadata"]["name"] for s in selecting]
+            # A headless Service gives each pod of a StatefulSet the name POD.SERVICE.
+            aliases += [f"{pod_name}.{s['metadata']['name']}" for s in selecting
+                        if s["spec"].get("clusterIP") == "None" and workload["kind"] == "StatefulSet"]
             security = spec.get("securityContext", {})
             claims = [c["metadata"]["name"] for c in workload["spec"].get("volumeClaimTemplates", [])]
             for container in spec["containers"]:
@@ -143,6 +160,8 @@ class KubernetesPodTests(ContainerTestCase):
                     args = container.get("args", [])
                 name = self.start(f"{overlay}-{container['name']}", *arguments, "--", *args)
                 started.append((name, container, published, spec.get("terminationGracePeriodSeconds", 30)))
+                if workload["kind"] == "StatefulSet":
+                    coordinators.append(name)
 
         # Every probe, as the kubelet runs it, until it passes (readiness: the workers registered through the
         # coordinator's Service name).
@@ -165,12 +184,49 @@ class KubernetesPodTests(ContainerTestCase):
                 else:
                     self.fail(f"{what}: neither exec nor httpGet")
 
+        killed = self.kill_the_active_coordinator(overlay, coordinators, started) if len(coordinators) == 2 else None
+
         # Stopped as Kubernetes stops a pod (SIGTERM, then SIGKILL after the grace period): workers first.
         for name, container, _, grace in reversed(started):
+            if name == killed:
+                continue
             podman("stop", "-t", grace, name, timeout=grace + 60)
             exit_code = state(name)["ExitCode"]
             self.assertEqual(exit_code, 0, f"overlays/{overlay}: {container['name']} exited {exit_code} on SIGTERM "
                              f"(137: not within terminationGracePeriodSeconds {grace}):\n{podman('logs', '--tail', '30', name, check=False).stdout}")
+
+    def kill_the_active_coordinator(self, overlay, coordinators, started):
+        """The pair settles with one active and one passive coordinator; the active pod's container is killed (SIGKILL:
+        a node that dies), the other takes over, and every worker is ready again, registered with it. Returns the
+        killed container's name."""
+        def roles():
+            answers = [podman("exec", c, "shiftwork", "status", "--json", "--coordinator", "tcp://127.0.0.1:5570",
+                              check=False) for c in coordinators]
+            return [pair_state(answer.returncode, answer.stdout) for answer in answers]
+        settled = poll(f"overlays/{overlay}: one coordinator active, the other passive",
+                       lambda: sorted(r := roles()) == ["active", "passive"] and r)
+        active = coordinators[settled.index("active")]
+        other = coordinators[settled.index("passive")]
+        podman("kill", "--signal", "KILL", active)
+        poll(f"overlays/{overlay}: the passive coordinator takes over after the active pod was killed",
+             lambda: roles()[coordinators.index(other)] == "active" or
+             (not state(other)["Running"] and self.fail(f"{other} exited:\n{podman('logs', other, check=False).stdout}")))
+        # Every worker turns to it and registers (the pods' names are their IDs), and is ready.
+        workers = [(name, container, published) for name, container, published, _ in started if name not in coordinators]
+        def registered():
+            out = podman("exec", other, "shiftwork", "status", "--json", "--coordinator", "tcp://127.0.0.1:5570", check=False)
+            try:
+                return len(json.loads(out.stdout).get("workers", [])) == len(workers)
+            except json.JSONDecodeError:
+                return False
+        poll(f"overlays/{overlay}: every worker registered with the coordinator that took over", registered)
+        for name, container, published in workers:
+            probe = (container.get("readinessProbe") or {}).get("httpGet")
+            if probe:
+                url = f"http://127.0.0.1:{published[probe['port']]}{probe.get('path', '/')}"
+                poll(f"overlays/{overlay}: {container['name']} ready after the failover ({url})",
+                     lambda: http_get(url)[0] == 200)
+        return active
 
 
 if __name__ == "__main__":

@@ -237,7 +237,12 @@ extension Coordinator {
             return false
         }
         guard session.rules.state != .active else { return true }
-        let effects = pairing?.rules.handle(.request(witnessed: .empty), now: now) ?? []
+        // A status request asks; it does not turn to this coordinator, so it never counts toward a takeover: a
+        // health check or an operator's `status` on the passive one must not make it active while only its link
+        // to the active one is cut (docs/deployment.md, "The coordinator pair: failover in operation").
+        let asksOnly: Bool
+        if case .statusRequest = message { asksOnly = true } else { asksOnly = false }
+        let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: .empty), now: now) ?? [])
         if carryOut(effects) { return true }
         let reason =
             pairing?.rules.state == .passive && !session.rules.peerIsGone(now: now)

@@ -285,7 +285,7 @@ final class NetworkNamespace: @unchecked Sendable {
     /// Runs `ip` (or `tool`, e.g. `tc`) with `arguments`; returns its output. Throws when it fails or takes over 10 s (it is
     /// killed then). The output goes to a file, read once `ip` has exited: nothing is lost or blocks.
     @discardableResult
-    private func run(_ arguments: [String], tool: URL? = nil) async throws -> String {
+    func run(_ arguments: [String], tool: URL? = nil) async throws -> String {
         let executable = tool ?? ip
         let command = "`\(executable.lastPathComponent) \(arguments.joined(separator: " "))`"
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("shiftwork-ip-\(UUID().uuidString)")

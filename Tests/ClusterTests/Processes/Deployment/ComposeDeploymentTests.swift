@@ -10,24 +10,27 @@ import Glibc
 /// and each service's `command` runs as a local process of the `shiftwork` binary (the image's
 /// ENTRYPOINT) with the service's `environment`; service names become 127.0.0.1 and container ports
 /// free loopback ports. The checks of what `docker compose up --scale worker=N` relies on are in
-/// `testComposeFileSupportsScalingWorkers`.
+/// `testComposeFileSupportsScalingWorkers`; compose.yaml runs a coordinator pair (coordinator-a the primary,
+/// coordinator-b the backup: `ComposePairFileTests` checks how they fit), compose.single.yaml one coordinator.
 final class ComposeDeploymentTests: DeploymentTestCase {
     /// What `docker compose up --scale worker=3` would start.
     private let replicas = ["worker": 3]
+    /// The coordinator the workers wait for and the host reaches first: the pair's primary, or the single one.
+    private let coordinatorName = "coordinator-a"
 
     // MARK: The file itself
 
     func testComposeFileSupportsScalingWorkers() async throws {
         let compose = try await ComposeFile.load()
-        let coordinator = try compose.service("coordinator")
+        let coordinator = try compose.service(coordinatorName)
         let worker = try compose.service("worker")
 
         // `--scale` creates containers named after the project; a fixed name or host port collides.
         XCTAssertNil(worker.definition["container_name"], "worker: a container_name makes `--scale worker=N` fail")
         XCTAssertTrue(worker.ports.isEmpty, "worker: published ports make `--scale worker=N` fail: \(worker.ports)")
         XCTAssertEqual(
-            worker.dependsOn["coordinator"], "service_healthy",
-            "worker: must wait for the coordinator's health check (depends_on.coordinator.condition)")
+            worker.dependsOn[coordinatorName], "service_healthy",
+            "worker: must wait for the primary coordinator's health check (depends_on.coordinator-a.condition)")
         XCTAssertNotNil(coordinator.healthcheck, "coordinator: workers wait for a health check it does not have")
 
         // Graceful stop: the signal must be one the CLI handles, and the grace period must be stated.
@@ -84,7 +87,9 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         XCTAssertNotNil(
             coordinator.ports.first?.published,
             "coordinator: the port must be published for `shiftwork submit` from the host")
-        XCTAssertEqual(worker.environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator:\(port)")
+        XCTAssertEqual(
+            worker.environment["SHIFTWORK_COORDINATOR"], "tcp://coordinator-a:\(port),tcp://coordinator-b:\(port)",
+            "workers name both coordinators of the pair")
         // The coordinator's journal lives in a named volume, so that a restarted container loses nothing.
         let dataDirectory = try XCTUnwrap(
             coordinator.environment["SHIFTWORK_DATA_DIR"], "coordinator: SHIFTWORK_DATA_DIR is not set")
@@ -94,11 +99,15 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         XCTAssertEqual(
             dataMount.map { !$0.isBindMount && !$0.readOnly }, true,
             "coordinator: \(dataDirectory) must be on a writable named volume")
+        // The health check asks the coordinator in its own container, and passes for the passive one of a pair too
+        // (its refusal names it so), or a compose `up` after a failover would wait for ever on coordinator-a.
         let check = coordinator.healthcheck ?? []
-        XCTAssertEqual(check.prefix(3), ["CMD", "shiftwork", "status"], "coordinator: health check \(check)")
+        XCTAssertEqual(check.first, "CMD-SHELL", "coordinator: health check \(check)")
+        let command = check.dropFirst().joined(separator: " ")
         XCTAssertTrue(
-            check.contains("tcp://127.0.0.1:\(port)"),
+            command.hasPrefix("shiftwork status --coordinator tcp://127.0.0.1:\(port) "),
             "coordinator: health check must ask the coordinator in its own container: \(check)")
+        XCTAssertTrue(command.contains("is the passive one"), "coordinator: a passive coordinator is healthy: \(check)")
 
         // The Dockerfile builds the `shiftwork` product and runs it under tini (which forwards SIGTERM).
         let dockerfile = try Repository.text(dockerfileName)
@@ -152,22 +161,31 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         try await runServices(of: try await ComposeFile.load(), keys: nil)
     }
 
+    func testComposeSingleCoordinatorRunsAsLocalProcessesWithThreeWorkers() async throws {
+        let compose = try await ComposeFile.load("compose.yaml", "compose.single.yaml")
+        XCTAssertEqual(try compose.service("coordinator-b").replicaCount(), 0, "compose.single.yaml: no coordinator-b")
+        try await runServices(of: compose, keys: nil)
+        XCTAssertFalse(processes.contains { $0.name == "coordinator-b" }, "compose.single.yaml started coordinator-b")
+    }
+
     // MARK: CurveZMQ: compose.curve.yaml
 
     func testCurveOverrideMountsOnlyTheKeysEachServiceNeedsReadOnly() async throws {
         let plain = try await ComposeFile.load()
         XCTAssertEqual(
-            try plain.service("coordinator").environment["SHIFTWORK_INSECURE"], "1",
+            try plain.service(coordinatorName).environment["SHIFTWORK_INSECURE"], "1",
             "compose.yaml alone runs without keys, and must say so (SHIFTWORK_INSECURE)")
         let compose = try await ComposeFile.load("compose.yaml", "compose.curve.yaml")
-        let coordinator = try compose.service("coordinator")
+        let coordinators = try ["coordinator-a", "coordinator-b"].map { try compose.service($0) }
         let worker = try compose.service("worker")
-        XCTAssertEqual(
-            coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "", "compose.curve.yaml must clear SHIFTWORK_INSECURE")
-        let needed = [
-            (coordinator, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]),
-            (worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"]),
-        ]
+        for coordinator in coordinators {
+            XCTAssertEqual(
+                coordinator.environment["SHIFTWORK_INSECURE"] ?? "", "",
+                "compose.curve.yaml must clear SHIFTWORK_INSECURE (\(coordinator.name))")
+        }
+        let needed =
+            coordinators.map { ($0, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_ALLOW_KEYS", "SHIFTWORK_COORDINATOR_KEY"]) }
+            + [(worker, ["SHIFTWORK_SECRET_KEY", "SHIFTWORK_COORDINATOR_KEY"])]
         for (service, variables) in needed {
             for variable in variables {
                 let path = try XCTUnwrap(service.environment[variable], "\(service.name): \(variable) is not set")
@@ -199,8 +217,10 @@ final class ComposeDeploymentTests: DeploymentTestCase {
             XCTAssertEqual(status, 0, output)
         }
         try await runServices(of: compose, keys: keys)
-        let coordinator = try XCTUnwrap(processes.first { $0.name == "coordinator" })
-        XCTAssertTrue(coordinator.outputText.contains("CurveZMQ on: public key"), coordinator.outputText)
+        for name in ["coordinator-a", "coordinator-b"] {
+            let coordinator = try XCTUnwrap(processes.first { $0.name == name })
+            XCTAssertTrue(coordinator.outputText.contains("CurveZMQ on: public key"), coordinator.outputText)
+        }
     }
 
     // MARK: Running services
@@ -225,7 +245,8 @@ final class ComposeDeploymentTests: DeploymentTestCase {
                 try await waitUntilHealthy(try compose.service(dependency), network: &network, keys: keys)
             }
             var replicasOfService: [ManagedProcess] = []
-            let count = replicas[name] ?? 1
+            let count = try replicas[name] ?? service.replicaCount()
+            guard count > 0 else { continue }  // deploy.replicas 0: compose.single.yaml's coordinator-b
             for replica in 1...count {
                 let arguments = try service.command.map { try network.rewrite($0, inside: name) }
                 let environment = try containerEnvironment(of: service, network: &network, keys: keys)
@@ -237,10 +258,18 @@ final class ComposeDeploymentTests: DeploymentTestCase {
             started.append((service, replicasOfService))
         }
 
-        // "From the host": the coordinator's published port.
-        let coordinator = try compose.service("coordinator")
+        // "From the host": the coordinators' published ports, the primary's first (it is active on a fresh start,
+        // and the status read below is its own).
+        let coordinator = try compose.service(coordinatorName)
         let published = try XCTUnwrap(coordinator.ports.first, "the coordinator publishes no port")
-        let endpoint = "tcp://127.0.0.1:\(try network.port(of: "coordinator", containerPort: published.target))"
+        let endpoint = "tcp://127.0.0.1:\(try network.port(of: coordinatorName, containerPort: published.target))"
+        var submitEndpoints = [endpoint]
+        if started.contains(where: { $0.service.name == "coordinator-b" }) {
+            let backup = try compose.service("coordinator-b")
+            let backupPort = try XCTUnwrap(backup.ports.first, "coordinator-b publishes no port")
+            submitEndpoints.append(
+                "tcp://127.0.0.1:\(try network.port(of: "coordinator-b", containerPort: backupPort.target))")
+        }
         let workerCount = replicas["worker"] ?? 1
         let clientKeys =
             keys.map {
@@ -262,7 +291,11 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         let images = try serveImages(max(6, workerCount * ProcessInfo.processInfo.activeProcessorCount))
         let out = scratch.appendingPathComponent("out")
         let submit = try launch(
-            "submit", ["submit"] + images.map(\.url) + ["--out", out.path, "--coordinator", endpoint] + clientKeys)
+            "submit",
+            ["submit"] + images.map(\.url) + [
+                "--out", out.path, "--coordinator", submitEndpoints.joined(separator: ","),
+            ]
+                + clientKeys)
         let submitted = await submit.waitForExit(timeout: .seconds(120))
         guard submitted == 0 else {
             throw DeploymentTestError(
@@ -283,7 +316,6 @@ final class ComposeDeploymentTests: DeploymentTestCase {
         }
         let (health, healthOutput) = try await runHealthcheck(coordinator, network: &network, keys: keys)
         XCTAssertEqual(health, 0, "the coordinator's health check failed:\n\(healthOutput)")
-        XCTAssertTrue(healthOutput.contains("workers: \(workerCount)"), healthOutput)
 
         // Graceful stop, as `docker compose stop` does it: dependents first, each with its stop signal,
         // each expected to exit by itself (status 0) within its stop_grace_period (else Docker kills it).
@@ -309,7 +341,7 @@ final class ComposeDeploymentTests: DeploymentTestCase {
                 }
             }
             if service.name == "worker",
-                let coordinatorProcess = started.first(where: { $0.service.name == "coordinator" })?.processes.first
+                let coordinatorProcess = started.first(where: { $0.service.name == coordinatorName })?.processes.first
             {
                 // Each worker said goodbye, so its tasks would be requeued at once rather than after a timeout.
                 let left = await waitForCount(of: "worker left", in: coordinatorProcess, atLeast: group.count)

@@ -11,7 +11,8 @@ import Glibc
 /// the containers' commands, flags and `SHIFTWORK_*` variables are checked against `--help` of the real
 /// `shiftwork` binary; and the dev overlay's coordinator and workers run as local processes with their
 /// rendered environment, probed as the kubelet would probe them, and stopped with SIGTERM within their
-/// grace period.
+/// grace period. The coordinators are a pair (a StatefulSet of two, the role from the ordinal: `podRoleScript`);
+/// the pair itself runs in Tests/Containers/test_kubernetes_pods.py, which kills the active pod.
 final class KubernetesDeploymentTests: DeploymentTestCase {
     private let coordinatorName = "shiftwork-coordinator"
     private let workerName = "shiftwork-worker"
@@ -84,13 +85,18 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                 ("StatefulSet", coordinatorName, "coordinator"), ("Deployment", workerName, "worker"),
             ] {
                 let container = try manifests.container(kind, name, containerName)
-                // The image's ENTRYPOINT is `tini -- shiftwork`: a container sets only args (a subcommand).
+                // The image's ENTRYPOINT is `tini -- shiftwork`: a container sets only args (a subcommand), or, for
+                // the coordinator pair, the shell in front of it that takes the role from the ordinal and `exec`s
+                // `shiftwork "$@"` with those args under tini.
+                let script = podRoleScript(container)
                 XCTAssertTrue(
-                    container.command.isEmpty,
+                    container.command.isEmpty || script != nil,
                     "overlays/\(overlay): \(containerName) replaces the image's entrypoint: \(container.command)")
                 try await check(container.args, in: overlay, of: "the \(containerName) container")
                 // The container's variables are seen by its subcommand and by the commands its exec probes run.
-                var readers = [container.args.first ?? ""]
+                // `shiftwork status` run in the coordinator's container (`kubectl exec`, docs/deployment.md) reads its
+                // variables too: SHIFTWORK_COORDINATOR_KEY with CurveZMQ.
+                var readers = [container.args.first ?? ""] + (containerName == "coordinator" ? ["status"] : [])
                 for probeKind in ["readinessProbe", "livenessProbe", "startupProbe"] {
                     guard let command = container.probe(probeKind)?.at("exec", "command") as? [String] else { continue }
                     XCTAssertEqual(
@@ -101,7 +107,15 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                 }
                 var texts: [String] = []
                 for reader in readers { texts.append(try await help(reader)) }
-                for variable in container.variableNames {
+                for variable in container.variableNames where !variable.hasPrefix("SHIFTWORK_") {
+                    // Not the program's: the role script's input.
+                    XCTAssertTrue(
+                        script?.contains("$\(variable)") == true,
+                        "overlays/\(overlay): \(containerName) sets \(variable), which neither shiftwork nor its script reads"
+                    )
+                }
+                for variable in container.variableNames + (script.map(exportedVariables) ?? [])
+                where variable.hasPrefix("SHIFTWORK_") {
                     XCTAssertTrue(
                         texts.contains { $0.range(of: "\(variable)[^A-Z0-9_]", options: .regularExpression) != nil },
                         "overlays/\(overlay): \(containerName) sets \(variable), which no `shiftwork \(readers.joined(separator: "/")) --help` mentions"
@@ -118,7 +132,19 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         let coordinator = try manifests.container("StatefulSet", coordinatorName, "coordinator")
         let worker = try manifests.container("Deployment", workerName, "worker")
         let statefulSet = try manifests.object("StatefulSet", coordinatorName)
-        XCTAssertEqual(statefulSet.at("spec", "replicas") as? Int, 1, "one coordinator: it is the single scheduler")
+        XCTAssertEqual(statefulSet.at("spec", "replicas") as? Int, 2, "a pair of coordinators: primary and backup")
+        XCTAssertEqual(
+            statefulSet.at("spec", "podManagementPolicy") as? String, "Parallel",
+            "both pods start at once: a restarted primary waits for its backup, which OrderedReady would not start")
+        let antiAffinity = try XCTUnwrap(
+            statefulSet.at(
+                "spec", "template", "spec", "affinity", "podAntiAffinity",
+                "requiredDuringSchedulingIgnoredDuringExecution")
+                as? [[String: Any]], "the pair's pods need a required anti-affinity")
+        XCTAssertEqual(
+            antiAffinity.first?["topologyKey"] as? String, "kubernetes.io/hostname", "one node per coordinator")
+        let script = try XCTUnwrap(podRoleScript(coordinator), "the coordinator's role comes from its ordinal")
+        XCTAssertTrue(script.contains("*-0) role=primary") && script.contains("*-1) role=backup"), script)
 
         // The coordinator listens on every interface, on the port its Service forwards, as does its metrics server.
         let listen = try XCTUnwrap(coordinator.environment["SHIFTWORK_LISTEN"])
@@ -130,7 +156,14 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                     coordinator.environment["SHIFTWORK_METRICS_LISTEN"]?
                         .wholeMatch(of: #/(?:0\.0\.0\.0|\*):([0-9]+)/#)
                 ).output.1))
-        let service = try manifests.object("Service", coordinatorName)
+        let governing = try XCTUnwrap(statefulSet.at("spec", "serviceName") as? String)
+        let service = try manifests.object("Service", governing)
+        XCTAssertEqual(
+            service.at("spec", "publishNotReadyAddresses") as? Bool, true,
+            "the pods' names must resolve before they are ready: the pair and the workers find a starting coordinator")
+        XCTAssertThrowsError(
+            try manifests.object("Service", coordinatorName),
+            "no ClusterIP Service for ZeroMQ: it would spread connections over the active and the passive coordinator")
         let servicePorts = service.at("spec", "ports") as? [[String: Any]] ?? []
         let forwarded = Dictionary(
             servicePorts.map { ($0["port"] as? Int ?? 0, coordinator.port($0["targetPort"]) ?? -1) }
@@ -146,11 +179,14 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         XCTAssertTrue(
             selector.allSatisfy { podLabels[$0.key] == $0.value },
             "the Service's selector \(selector) does not match the coordinator's pod \(podLabels)")
-        let governing = try XCTUnwrap(statefulSet.at("spec", "serviceName") as? String)
         XCTAssertEqual(
-            try manifests.object("Service", governing).at("spec", "clusterIP") as? String, "None",
+            service.at("spec", "clusterIP") as? String, "None",
             "the StatefulSet's serviceName must be a headless Service")
-        XCTAssertEqual(worker.environment["SHIFTWORK_COORDINATOR"], "tcp://\(coordinatorName):\(listenPort)")
+        XCTAssertEqual(
+            worker.environment["SHIFTWORK_COORDINATOR"],
+            (0..<2).map { "tcp://\(coordinatorName)-\($0).\(governing):\(listenPort)" }.joined(separator: ","),
+            "workers name both pods of the pair")
+        XCTAssertEqual(coordinator.environment["PAIR_SERVICE"], governing, "the peer's name is under \(governing)")
 
         // The journal on the StatefulSet's claim.
         let dataDirectory = try XCTUnwrap(coordinator.environment["SHIFTWORK_DATA_DIR"])
@@ -308,7 +344,8 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
                     value
                     .replacingOccurrences(of: "tcp://0.0.0.0:5570", with: endpoint)
                     .replacingOccurrences(of: "tcp://*:5570", with: endpoint)
-                    .replacingOccurrences(of: "tcp://\(coordinatorName):5570", with: endpoint)
+                    .replacingOccurrences(of: "tcp://\(coordinatorName)-0.\(coordinatorName)-pods:5570", with: endpoint)
+                    .replacingOccurrences(of: "tcp://\(coordinatorName)-1.\(coordinatorName)-pods:5570", with: endpoint)
                     .replacingOccurrences(of: "*:9464", with: "127.0.0.1:\(metricsPort)")
                     .replacingOccurrences(of: "*:8080", with: "127.0.0.1:\(healthPort)")
                 if name == "SHIFTWORK_DATA_DIR" { environment[name] = scratch.appendingPathComponent("data").path }
@@ -342,27 +379,21 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
             XCTAssertTrue(ready.text.contains("not registered"), ready.text)
         }
 
-        // The coordinator; its readiness probe (exec) and liveness probe (HTTP), as the kubelet runs them.
+        // The coordinator; its readiness and liveness probes (HTTP), as the kubelet runs them.
         let coordinator = try launch(
             "\(coordinatorName)-0", coordinatorContainer.args,
             environment: try localEnvironment(coordinatorContainer, pod: "\(coordinatorName)-0"))
-        let readiness = try XCTUnwrap(coordinatorContainer.probe("readinessProbe")?.at("exec", "command") as? [String])
-        let probeArguments = readiness.dropFirst().map {
-            $0.replacingOccurrences(of: "tcp://127.0.0.1:5570", with: endpoint)
+        // Readiness and liveness are HTTP probes of the metrics port (a passive coordinator of the pair refuses
+        // `status`, and must be ready as a backup).
+        for kind in ["readinessProbe", "livenessProbe"] {
+            let path = try XCTUnwrap(
+                coordinatorContainer.probe(kind)?.at("httpGet", "path") as? String, "coordinator: \(kind) is not HTTP")
+            XCTAssertEqual(
+                coordinatorContainer.port(coordinatorContainer.probe(kind)?.at("httpGet", "port")), 9464,
+                "coordinator: \(kind) must probe the metrics port")
+            let answer = try await pollHTTP("http://127.0.0.1:\(metricsPort)\(path)") { $0.status == 200 }
+            XCTAssertEqual(answer?.status, 200, "the coordinator's \(kind)\n\(allOutput)")
         }
-        var probeStatus: Int32?
-        var probeOutput = ""
-        for _ in 0..<60 {
-            (probeStatus, probeOutput) = try await runToCompletion(
-                "readiness probe", ShiftworkBinary.url, probeArguments,
-                environment: try localEnvironment(coordinatorContainer, pod: "c"))
-            if probeStatus == 0 { break }
-            try await Task.sleep(for: .milliseconds(250))
-        }
-        XCTAssertEqual(probeStatus, 0, "the coordinator's readiness probe never passed:\n\(probeOutput)\n\(allOutput)")
-        let livenessPath = try XCTUnwrap(coordinatorContainer.probe("livenessProbe")?.at("httpGet", "path") as? String)
-        let live = try await pollHTTP("http://127.0.0.1:\(metricsPort)\(livenessPath)") { $0.status == 200 }
-        XCTAssertEqual(live?.status, 200, "the coordinator's liveness probe\n\(allOutput)")
 
         // Both workers register by themselves and become ready.
         for (index, port) in healthPorts.enumerated() {
@@ -381,6 +412,21 @@ final class KubernetesDeploymentTests: DeploymentTestCase {
         XCTAssertNotNil(left, "the coordinator did not see the worker leave:\n\(coordinator.outputText)")
         let other = try await TestHTTPClient.get("http://127.0.0.1:\(healthPorts[1])/readyz")
         XCTAssertEqual(other.status, 200, "the other worker: \(other.text)")
+    }
+
+    /// The shell script a coordinator pod runs in front of `shiftwork` to take its role from its ordinal:
+    /// `command` is `tini -- /bin/sh -c SCRIPT NAME`, and the script ends by `exec`ing `shiftwork "$@"` (the args).
+    private func podRoleScript(_ container: KubernetesContainer) -> String? {
+        let command = container.command
+        guard command.count == 6, command[0] == "/usr/bin/tini", command[1] == "--", command[2] == "/bin/sh",
+            command[3] == "-c", command[4].contains("exec shiftwork \"$@\"")
+        else { return nil }
+        return command[4]
+    }
+
+    /// The `SHIFTWORK_*` variables a script exports (`export A=… B=…`).
+    private func exportedVariables(_ script: String) -> [String] {
+        script.matches(of: #/(SHIFTWORK_[A-Z0-9_]+)=/#).map { String($0.output.1) }
     }
 
     /// GETs `url` until `done` holds (or 30 s pass); returns the last response (nil: never answered).

@@ -120,6 +120,21 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                             admits(metricsPort, from: nil),
                             "\(what) does not admit the metrics scrape on port \(metricsPort)")
                     }
+                    // The pair's port: the other coordinator, and not the workers.
+                    if let pairPort = listenPort(coordinator.environment["SHIFTWORK_HA_LISTEN"]) {
+                        let coordinators = pods.filter { $0.workload == "StatefulSet/shiftwork-coordinator" }
+                        for pod in coordinators {
+                            XCTAssertTrue(
+                                admits(pairPort, from: pod.labels),
+                                "\(what) does not admit the other coordinator to the pair's port \(pairPort)")
+                        }
+                        for worker in workers {
+                            XCTAssertFalse(
+                                admits(pairPort, from: worker.labels),
+                                "\(what) admits the workers to the pair's port \(pairPort), which is the coordinators' own"
+                            )
+                        }
+                    }
                 }
                 // The kubelet's HTTP and TCP probes come from the node, not from a pod.
                 for pod in selected {
@@ -176,7 +191,7 @@ final class KubernetesObjectsFitTests: DeploymentTestCase {
                     let listened = Set(
                         [
                             "SHIFTWORK_LISTEN", "SHIFTWORK_METRICS_LISTEN", "SHIFTWORK_HEALTH_LISTEN",
-                            "SHIFTWORK_HTTP_LISTEN",
+                            "SHIFTWORK_HTTP_LISTEN", "SHIFTWORK_HA_LISTEN",
                         ]
                         .compactMap { listenPort(container.environment[$0]) })
                     for declared in (container.definition["ports"] as? [[String: Any]] ?? []).compactMap({
