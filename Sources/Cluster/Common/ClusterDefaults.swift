@@ -13,6 +13,11 @@ public enum ClusterDefaults {
     /// it turns to the next (shorter than the response timeouts, so that a request sent to a dead
     /// coordinator is answered by the next one in time).
     public static let clientSilenceTimeout: Duration = .seconds(3)
+    /// How long a worker with several coordinators may have no live connection to its coordinator before it
+    /// turns to the next: as long as a pair's default failover timeout (`--failover-timeout`), so that the
+    /// passive one can take over on its hello as soon as the rules allow (docs/failover.md). A turn to a
+    /// coordinator that is still passive costs one refusal and a turn back.
+    public static let coordinatorSilenceTimeout: Duration = .seconds(2)
     /// Downloads from one origin host that may run at once across the cluster (browsers use 6).
     public static let maxDownloadsPerHost = 6
     /// Bytes of downloaded images a worker keeps for the tilt-shifts sent to it (`--input-cache-mb`).

@@ -159,10 +159,27 @@ extension Coordinator {
 
     // MARK: - Active: the stream and the gate
 
-    /// What the gate lets through of `outbound` now (all of it unless the peer is in step).
+    /// What the gate lets through of `outbound` now (all of it unless the peer is in step). Messages only
+    /// workers receive never wait (`acknowledgesNothing`): a worker's pipeline does not stall for the peer's
+    /// answer, and each peer's messages keep their order (a peer is a worker or a client, never both).
     func gated(_ outbound: [Outbound], following: JournalPosition?) -> [Outbound] {
         guard pairing?.gate.isHolding == true else { return outbound }
-        return pairing?.gate.submit(outbound, to: \.peer, following: following, now: .now) ?? outbound
+        guard outbound.contains(where: { !Self.acknowledgesNothing($0.message) }) else { return outbound }
+        let toWorkers = outbound.filter { Self.acknowledgesNothing($0.message) }
+        let acknowledging = outbound.filter { !Self.acknowledgesNothing($0.message) }
+        let released = pairing?.gate.submit(acknowledging, to: \.peer, following: following, now: .now) ?? acknowledging
+        return toWorkers + released
+    }
+
+    /// Whether `message` tells its receiver nothing the journal holds: a task to run, to stop or to give back,
+    /// a welcome (only workers receive these). If the active coordinator dies before its peer holds the record
+    /// that came before, the other one sends what it decides instead: a task runs twice at worst, and its
+    /// result counts once. What a client is told (accepted, finished, cancelled, retried) always waits.
+    static func acknowledgesNothing(_ message: Message) -> Bool {
+        switch message {
+        case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask: true
+        default: false
+        }
     }
 
     /// Sends the peer what the journal wrote since last time.

@@ -18,8 +18,8 @@ public struct WorkerConfiguration: Sendable {
     /// With several coordinators: how long the worker may have no live connection to its coordinator
     /// (none made since it connected, or the connection lost: the process killed, or its host silent to
     /// the ZMTP heartbeats for `CoordinatorHeartbeats.timeout`) before it turns to the next one and registers
-    /// there. The coordinator declares a silent worker dead after as long (`ClusterDefaults.workerTimeout`).
-    public var coordinatorSilenceTimeout: Duration = ClusterDefaults.workerTimeout
+    /// there (`ClusterDefaults.coordinatorSilenceTimeout`).
+    public var coordinatorSilenceTimeout: Duration = ClusterDefaults.coordinatorSilenceTimeout
     /// Tasks run at once; the coordinator never sends more. More slots than `computeThreads` let downloads,
     /// the coordinator's round trip between a download and its tilt-shift, and sink writes overlap with
     /// the images being filtered (see ``defaultSlots(computeThreads:)``).
