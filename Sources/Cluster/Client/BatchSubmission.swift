@@ -137,8 +137,9 @@ public struct BatchSubmission: Sendable {
         if sink.isEmpty {
             try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         }
-        let request = try self.request()
+        let (request, unreadable) = try self.request()
         client.uploads.allow(request.items.lazy.filter { $0.upload != nil }.map(\.source))
+        client.uploads.allowUnreadable(unreadable)
         var collector = BatchOutputCollector(
             outputDirectory: outputDirectory, overwrite: overwrite, items: request.items)
         collector.writesFiles = sink.isEmpty
@@ -154,9 +155,10 @@ public struct BatchSubmission: Sendable {
     ///   coordinator had (`--key`).
     /// - Throws: `ClusterClientError` when the coordinator does not answer or refuses the batch.
     public func detach(with client: ClusterClient) async throws -> (batchID: String, itemCount: Int, attached: Bool) {
-        let request = try self.request()
+        let (request, unreadable) = try self.request()
         let uploads = request.items.filter { $0.upload != nil }.map(\.source)
         client.uploads.allow(uploads)
+        client.uploads.allowUnreadable(unreadable)
         for try await event in await client.submit(request) {
             let accepted: (batchID: String, itemCount: Int, attached: Bool)
             switch event {
@@ -179,20 +181,27 @@ public struct BatchSubmission: Sendable {
     /// The `SubmitBatch` this submission sends: its items named in input order (`OutputNaming.names`); with
     /// `uploadsLocalFiles`, a local file's item announces it (`BatchItem.upload`, its absolute path as source).
     ///
-    /// - Throws: `ClusterClientError.refused` naming a local file that cannot be uploaded (gone, empty, over
+    /// A local file that cannot be read (gone, unreadable, not a regular file) is announced all the same
+    /// (`LocalUpload.unreadable`) and returned with why: its item fails naming it, the rest goes on.
+    ///
+    /// - Throws: `ClusterClientError.refused` naming a local file the workers could not take (empty, over
     ///   the upload limit): nothing is sent.
-    func request() throws -> SubmitBatch {
+    func request() throws -> (SubmitBatch, unreadable: [String: String]) {
         let names = OutputNaming.names(for: inputs, pathsInDirectories: pathsInDirectories, layout: layout)
         var items = zip(inputs, names).map { BatchItem(source: $0, outputName: $1) }
+        var unreadable: [String: String] = [:]
         if uploadsLocalFiles {
             for index in items.indices {
                 guard let path = LocalUpload.path(of: items[index].source) else { continue }
                 do throws(LocalUpload.Refusal) {
                     items[index].upload = try LocalUpload.announce(path)
-                    items[index].source = path
+                } catch where error.failsItemOnly {
+                    items[index].upload = LocalUpload.unreadable
+                    unreadable[path] = error.description
                 } catch {
                     throw ClusterClientError.refused("\(error)")
                 }
+                items[index].source = path
             }
         }
         var request = SubmitBatch(
@@ -203,6 +212,6 @@ public struct BatchSubmission: Sendable {
         request.idempotencyKey = idempotencyKey
         request.sink = sink
         request.s3Endpoint = s3Endpoint
-        return request
+        return (request, unreadable)
     }
 }

@@ -17,9 +17,20 @@ final class ClientUploads: Sendable {
     private let settled = Mutex<(waiters: [String: CheckedContinuation<Bool, Never>], known: [String: Bool])>(
         ([:], [:]))
 
+    /// Files announced that cannot be read, with why: asked for one, the client answers with that failure.
+    private let unreadable = Mutex<[String: String]>([:])
+
     /// The client submitted these paths as uploads: it answers for them.
     func allow(_ paths: some Sequence<String>) {
         allowed.withLock { $0.formUnion(paths) }
+    }
+
+    /// The client submitted these paths although they cannot be read (`LocalUpload.unreadable`): asked for
+    /// one, it answers with the reason, and only that item fails.
+    func allowUnreadable(_ reasons: [String: String]) {
+        guard !reasons.isEmpty else { return }
+        unreadable.withLock { $0.merge(reasons) { _, new in new } }
+        allow(reasons.keys)
     }
 
     /// Answers `request`'s files in order, each with `send` (which returns once the message is handed
@@ -31,7 +42,10 @@ final class ClientUploads: Sendable {
         let batchID = request.batchID
         queue.async {
             for item in wanted {
-                let data = LocalUpload.answer(item, batchID: batchID)
+                let reason = self.unreadable.withLock { $0[item.path] }
+                let data =
+                    reason.map { UploadData(batchID: batchID, itemIndex: item.itemIndex, failure: $0) }
+                    ?? LocalUpload.answer(item, batchID: batchID)
                 // Wait for the hand-off before reading the next file (a blocking wait on this queue's thread).
                 let done = DispatchSemaphore(value: 0)
                 Task {

@@ -13,7 +13,14 @@ enum LocalUpload {
     /// Why a local file cannot be uploaded.
     struct Refusal: Error, CustomStringConvertible {
         let description: String
+        /// The file cannot be read at all (gone, unreadable, not a regular file): its item fails, naming it,
+        /// and the rest of the batch goes on. Otherwise (empty, over the limit) the submission is refused.
+        var failsItemOnly = false
     }
+
+    /// What is announced for a local file that cannot be read (`Refusal.failsItemOnly`): one byte, modified at
+    /// 0. Its bytes are never sent: asked for it, the client answers with the failure (`ClientUploads`).
+    static let unreadable = UploadMetadata(size: 1, modifiedUnixNanoseconds: 0)
 
     /// The absolute path of a local input (a path, or a `file://` URL); `nil` for a URL of another scheme.
     static func path(of source: String) -> String? {
@@ -30,9 +37,11 @@ enum LocalUpload {
     static func metadata(of path: String) throws(Refusal) -> UploadMetadata {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw Refusal(description: "\(path): \(String(cString: strerror(errno)))")
+            throw Refusal(description: "\(path): \(String(cString: strerror(errno)))", failsItemOnly: true)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Refusal(description: "\(path) is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Refusal(description: "\(path) is not a regular file", failsItemOnly: true)
+        }
         let nanoseconds = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
         return UploadMetadata(size: UInt64(max(0, info.st_size)), modifiedUnixNanoseconds: nanoseconds)
     }
