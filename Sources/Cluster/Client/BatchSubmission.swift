@@ -195,7 +195,7 @@ public struct BatchSubmission: Sendable {
                 guard let path = LocalUpload.path(of: items[index].source) else { continue }
                 do throws(LocalUpload.Refusal) {
                     items[index].upload = try LocalUpload.announce(path)
-                } catch where error.failsItemOnly {
+                } catch  where error.failsItemOnly {
                     items[index].upload = LocalUpload.unreadable
                     unreadable[path] = error.description
                 } catch {
