@@ -42,7 +42,6 @@ extension ClusterClient {
         return true
     }
 
-    /// Turns when the watch says so.
     /// Turns when the watch says so, unless a turn is under way (one at a time: the watch's tick and a
     /// passive refusal may both ask while the next socket opens).
     func turnIfDue() async {

@@ -73,7 +73,6 @@ extension Worker {
         }
     }
 
-    /// Turns when the watch says so.
     /// Turns when the watch says so, unless a turn is under way (one at a time: the watch's tick and the
     /// inbox may both ask while the next socket opens).
     func turnIfDue() async {
