@@ -215,9 +215,9 @@ class KubernetesPodTests(ContainerTestCase):
         workers = [(name, container, published) for name, container, published, _ in started if name not in coordinators]
         def registered():
             out = podman("exec", other, "shiftwork", "status", "--json", "--coordinator", "tcp://127.0.0.1:5570", check=False)
-            try:
-                return len(json.loads(out.stdout).get("workers", [])) == len(workers)
-            except json.JSONDecodeError:
+            try:  # as `pair_state` reads it: from the JSON's first brace (a log line may come before it)
+                return len(json.loads(out.stdout[out.stdout.index("{"):]).get("workers", [])) == len(workers)
+            except (ValueError, json.JSONDecodeError):
                 return False
         poll(f"overlays/{overlay}: every worker registered with the coordinator that took over", registered)
         for name, container, published in workers:

@@ -52,7 +52,9 @@ extension ClusterClient {
     }
 
     /// Connects to the next coordinator of the list, sends the unanswered requests there and re-attaches
-    /// to the followed batches. A socket that cannot be opened is left for the next verdict.
+    /// to the followed batches. When the socket cannot be opened (a name that no longer resolves), the
+    /// client stays where it is and, after a pause, sends its unanswered requests there again: that
+    /// coordinator may have taken over meanwhile (a passive one whose peer died).
     private func turn(because reason: CoordinatorWatch.Reason) async {
         guard !isClosed else { return }
         let (index, next) = endpoints.next(after: endpointIndex)
@@ -65,6 +67,10 @@ extension ClusterClient {
                 to: next, context: context, options: socketOptions, streams: connectionStreams,
                 generation: connectionGeneration)
         } catch {
+            try? await Task.sleep(for: ClusterDefaults.heartbeatInterval)
+            guard !isClosed else { return }
+            unanswered = unanswered.filter { requests.isWaiting($0.key) }
+            for (_, message) in unanswered { channel.send([message]) }
             return
         }
         guard !isClosed else { return await replacement.close() }

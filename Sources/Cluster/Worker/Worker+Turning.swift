@@ -82,8 +82,11 @@ extension Worker {
         await turn(because: reason)
     }
 
-    /// Connects to the next coordinator of the list and registers there. A socket that cannot be opened
-    /// (a malformed endpoint) is logged and the worker stays where it is, to try again after the next silence.
+    /// Connects to the next coordinator of the list and registers there. A socket that cannot be opened (a
+    /// malformed endpoint, a name that no longer resolves: a pod that is gone) is logged and the worker stays
+    /// where it is and, after a heartbeat interval, registers there again: the coordinator it is still
+    /// connected to may have taken over meanwhile (a passive one whose peer died), and a dead next endpoint
+    /// must never leave the worker unregistered.
     private func turn(because reason: CoordinatorWatch.Reason) async {
         guard !isStopping, let old = channel else { return }
         let (index, endpoint) = configuration.coordinators.next(after: coordinatorIndex)
@@ -103,6 +106,8 @@ extension Worker {
                 metadata: [
                     "coordinator": "\(PrintableText.escape(endpoint))", "error": "\(error)",
                 ])
+            try? await Task.sleep(for: heartbeatInterval)
+            if !isStopping, channel === old { sayHello() }
             return
         }
         guard !isStopping else { return await replacement.close() }
