@@ -266,6 +266,9 @@ extension Coordinator {
             ? "this coordinator is the passive one of a pair; the active one is \(session.otherEndpoint)"
             : (effects.compactMap { if case .refuse(let reason) = $0 { reason } else { nil } }.first
                 ?? "this coordinator of a pair is not active") + "; the other coordinator is \(session.otherEndpoint)"
+        logger.debug(
+            "refused a request as a coordinator of a pair that is not active",
+            metadata: ["reason": "\(PrintableText.escape(reason))", "peer": "\(sender.identity)"])
         deliver([
             Outbound(
                 peer: sender.identity,
@@ -313,6 +316,9 @@ extension Coordinator {
         case .passive, .none:
             break
         }
+        // At once, not at the next heartbeat: the passive one may take over only after it heard that it is in
+        // step (`peerInStep`), and the active one may die within a heartbeat of the change.
+        if history == .activeWithPeer || history == .activeAlone { announce() }
     }
 
     /// Serves from now on: the journal is opened again and replayed into the core, as a restart does (a

@@ -1,5 +1,6 @@
 import Cluster
 import Foundation
+import Imaging
 import ShiftworkTestSupport
 import XCTest
 
@@ -183,5 +184,48 @@ final class CoordinatorPairProcessTests: ClusterTestCase {
         }
         XCTAssertFalse(a.outputText.contains("now the active one"), a.outputText)
         XCTAssertFalse(b.outputText.contains("now the active one"), b.outputText)
+    }
+    /// Local photos uploaded to the active coordinator, which is killed before any worker ran them: its
+    /// uploads (spooled on its own disk) are gone with it. The client turns to the other coordinator, which
+    /// takes over with the batch its journal holds and asks the client for every file again: none fails.
+    func testUploadsLostWithAKilledActiveCoordinatorAreAskedForAgainByTheOther() async throws {
+        let photos = harness.scratch.appendingPathComponent("photos")
+        var names: [String] = []
+        for index in 0..<4 {
+            let name = String(format: "%02d.jpg", index)
+            try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+            let image = try SyntheticImages.make(width: 40 + index, height: 30, format: .jpeg, seed: UInt64(index + 1))
+            try Data(image).write(to: photos.appendingPathComponent(name))
+            names.append(name)
+        }
+        let pair = try makePair()
+        let a = try await start(0, of: pair, as: "primary")
+        _ = try await start(1, of: pair, as: "backup")
+        let settled = await a.waitForLine { $0.contains("acknowledgements now wait for it") }
+        XCTAssertNotNil(settled, harness.allOutput)
+
+        // No worker yet: the batch is accepted (and held by the backup before the client hears of it), its
+        // files uploaded to the active one's spool, and nothing runs.
+        let out = harness.scratch.appendingPathComponent("out")
+        let submit = try harness.launch(
+            "submit", ["submit", photos.path, "--out", out.path, "--coordinator", pair.both])
+        let accepted = await submit.waitForLine { $0.hasPrefix("batch b-") }
+        let batch = String(try XCTUnwrap(accepted?.split(separator: " ")[1].dropLast(), submit.outputText))
+        try await harness.waitForStatus(pair.service[0], batch: batch) { status in
+            let states = (status.objects("batches").first?.objects("item_states") ?? []).map { $0["state"] as? String }
+            return states == ["queued", "queued", "queued", "queued"]
+        }
+        await a.kill9()
+
+        // A worker that reads no local files joins the pair; the client rides through the failover.
+        try harness.startWorker("pair-worker", endpoint: pair.both, slots: 2)
+        let status = await submit.waitForExit(timeout: .seconds(120))
+        XCTAssertEqual(
+            status, 0, "the client sends its files again to the coordinator that took over:\n\(harness.allOutput)")
+        XCTAssertTrue(submit.outputText.contains("4 items: 4 succeeded, 0 failed"), submit.outputText)
+        for (index, name) in names.enumerated() {
+            let bytes = [UInt8](try Data(contentsOf: out.appendingPathComponent(name)))
+            XCTAssertEqual(try ImageCodec.decode(bytes).image.width, 40 + index, name)
+        }
     }
 }
