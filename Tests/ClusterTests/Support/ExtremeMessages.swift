@@ -276,7 +276,51 @@ struct ExtremeMessages {
                         itemCount: .max))
             ),
             ("Refusal", .refusal(Refusal(requestID: Self.mebibyte, code: .forbidden, reason: Self.mebibyte))),
+            (
+                "UploadRequest",
+                .uploadRequest(
+                    UploadRequest(batchID: knownBatch, items: [], creditBytes: .max, awaitingItems: .max))
+            ),
         ]
+        // The pair's link messages have no business on the socket of clients and workers: dropped there.
+        let far = WirePairPosition(term: .max, records: .max)
+        let pairOnly: [(String, Message)] = [
+            (
+                "PairAnnouncement",
+                .pairAnnouncement(
+                    WirePairAnnouncement(
+                        hello: WirePairHello(
+                            cluster: Self.mebibyte, major: .max, pairVersion: .max, coordinatorID: Self.mebibyte),
+                        role: .primary, state: .active, position: far, peerInStep: true))
+            ),
+            ("PairJournal", .pairJournal(WirePairJournal(from: far, reaches: far, frames: [0xFF], records: .max))),
+            ("PairHeld", .pairHeld(WirePairHeld(held: far, gap: true, rejected: true))),
+            (
+                "PairResultFile",
+                .pairResultFile(WirePairResultFile(batchID: Self.mebibyte, itemIndex: .max, data: [1], crc32: 0))
+            ),
+            ("PairSnapshot", .pairSnapshot(WirePairSnapshot(end: true, reaches: far))),
+        ]
+        for (type, message) in pairOnly {
+            groups.append((type, [Probe(message: message, expectation: .dropped)]))
+        }
+        // Uploads no one asked for: an unknown batch or index is dropped by the upload rules; strings past their
+        // bounds are refused first.
+        groups.append(
+            (
+                "UploadData",
+                [
+                    Probe(
+                        message: .uploadData(UploadData(batchID: Self.mebibyte, itemIndex: .max)),
+                        expectation: .refused(field: "UploadData.batch_id")),
+                    Probe(
+                        message: .uploadData(UploadData(batchID: knownBatch, itemIndex: .max, failure: Self.mebibyte)),
+                        expectation: .refused(field: "UploadData.failure")),
+                    Probe(
+                        message: .uploadData(UploadData(batchID: knownBatch, itemIndex: .max, data: [1, 2, 3])),
+                        expectation: .handled),
+                ]
+            ))
         for (type, message) in coordinatorOnly {
             groups.append((type, [Probe(message: message, expectation: .dropped)]))
         }

@@ -48,6 +48,8 @@ extension MessageBounds {
                 let checker = Checker(message: "UploadData")
                 try checker.bytes(upload.batchID, "UploadData.batch_id", max: maxIDBytes)
                 try checker.atMost(UInt64(upload.data.count), "UploadData.data", max: ClusterDefaults.uploadFileBytes)
+                // Becomes the item's failure message: journaled, stored and shown to clients.
+                try checker.bytes(upload.failure, "UploadData.failure", max: maxTextBytes)
             case .welcome, .taskAssignment, .taskAssignments, .cancelTask, .giveBackTask, .batchAccepted, .itemFinished,
                 .itemsFinished, .itemsAdded, .batchFinished, .statusReply, .cancelAccepted, .retryAccepted, .refusal,
                 .uploadRequest:
