@@ -164,9 +164,16 @@ extension Coordinator {
     /// answer, and each peer's messages keep their order (a peer is a worker or a client, never both).
     func gated(_ outbound: [Outbound], following: JournalPosition?) -> [Outbound] {
         guard pairing?.gate.isHolding == true else { return outbound }
-        guard outbound.contains(where: { !Self.acknowledgesNothing($0.message) }) else { return outbound }
-        let toWorkers = outbound.filter { Self.acknowledgesNothing($0.message) }
-        let acknowledging = outbound.filter { !Self.acknowledgesNothing($0.message) }
+        var toWorkers: [Outbound] = []
+        var acknowledging: [Outbound] = []
+        for message in outbound {
+            if Self.acknowledgesNothing(message.message) {
+                toWorkers.append(message)
+            } else {
+                acknowledging.append(message)
+            }
+        }
+        guard !acknowledging.isEmpty else { return toWorkers }
         let released = pairing?.gate.submit(acknowledging, to: \.peer, following: following, now: .now) ?? acknowledging
         return toWorkers + released
     }
