@@ -20,28 +20,55 @@ public struct Manifest: Sendable, Equatable {
 
     /// The manifest in `bytes` fetched from `source`, or `nil` when the bytes are not a manifest.
     public init?(parsing bytes: [UInt8], source: String) {
-        guard !bytes.isEmpty, !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
-            return nil
+        guard case .success(let manifest) = Self.parse(bytes, source: source) else { return nil }
+        self = manifest
+    }
+
+    /// Why some bytes are not a manifest, for the person who wrote the list.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong, naming the line when one is at fault.
+        public let description: String
+    }
+
+    /// The manifest in `bytes` read from `source`, or what keeps them from being one (binary or not UTF-8,
+    /// no entry, too many entries, or the first line that is not an image URL or path).
+    public static func parse(_ bytes: [UInt8], source: String) -> Result<Manifest, Problem> {
+        guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(Problem(description: "it is not text (UTF-8 without NUL bytes)"))
         }
         var entries: [String] = []
+        var lineNumber = 0
         for rawLine in text.split(
-            omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+            omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
         {
+            lineNumber += 1
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let entry = Self.resolve(line, against: source) else { return nil }
+            guard let entry = Self.resolve(line, against: source) else {
+                let shown = line.count > 80 ? String(line.prefix(80)) + "…" : line
+                return .failure(
+                    Problem(
+                        description:
+                            "line \(lineNumber) (\(shown)) is neither an http, https or file URL nor the path of an image "
+                            + "(.jpg .jpeg .png .webp .avif .heic .heif .tif .tiff .gif .bmp) or of another list (.txt .list)"
+                    ))
+            }
             entries.append(entry)
-            if entries.count > Self.maxEntries { return nil }
+            if entries.count > Self.maxEntries {
+                return .failure(Problem(description: "it lists more than \(Self.maxEntries) entries"))
+            }
         }
-        guard !entries.isEmpty else { return nil }
-        self.entries = entries
+        guard !entries.isEmpty else {
+            return .failure(Problem(description: "it lists no image (only blank lines and # comments)"))
+        }
+        return .success(Manifest(entries: entries))
     }
 
     /// The manifest's normalized text: one absolute entry a line.
     public var text: String { entries.joined(separator: "\n") }
 
     /// Whether `source` names a manifest by its extension (`.txt`, `.list`).
-    static func isManifestPath(_ path: String) -> Bool {
+    public static func isManifestPath(_ path: String) -> Bool {
         let lower = path.lowercased()
         return lower.hasSuffix(".txt") || lower.hasSuffix(".list")
     }

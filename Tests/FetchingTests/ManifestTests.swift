@@ -47,6 +47,24 @@ final class ManifestTests: XCTestCase {
         XCTAssertNil(Manifest(parsing: [0xC3, 0x28, 0x2E, 0x6A, 0x70, 0x67], source: "x.txt"), "invalid UTF-8")
     }
 
+    func testWhatIsNotAManifestSaysWhichLineAndWhy() {
+        func problem(_ text: String) -> String? {
+            guard case .failure(let problem) = Manifest.parse(Array(text.utf8), source: "/data/list.txt") else {
+                return nil
+            }
+            return problem.description
+        }
+        let line = problem("# picked\na.jpg\n\nnotes.doc\nb.jpg")
+        XCTAssertTrue(line?.hasPrefix("line 4 (notes.doc) is neither") == true, line ?? "parsed")
+        XCTAssertEqual(problem("# only comments\n\n"), "it lists no image (only blank lines and # comments)")
+        XCTAssertEqual(problem("a.jpg\u{0}"), "it is not text (UTF-8 without NUL bytes)")
+        let long = problem(String(repeating: "x", count: 200) + ".doc")
+        XCTAssertTrue(long?.contains(String(repeating: "x", count: 80) + "…)") == true, long ?? "parsed")
+        guard case .success(let manifest) = Manifest.parse(Array("a.jpg\r\nb.png\r\n".utf8), source: "/d/l.txt")
+        else { return XCTFail("a list with CRLF line ends is a manifest") }
+        XCTAssertEqual(manifest.entries, ["/d/a.jpg", "/d/b.png"])
+    }
+
     func testAManifestIsNotAnImageForImageOnlyFetches() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

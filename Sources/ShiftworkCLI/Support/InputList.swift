@@ -4,9 +4,10 @@ import Foundation
 import Runtime
 
 /// The inputs given on the command line, made ready to submit: `-` becomes the lines of standard input,
-/// local paths become absolute, URLs stay as they are, and a local directory becomes the images inside it
+/// local paths become absolute, URLs stay as they are, a local directory becomes the images inside it
 /// (``ImageDirectory``: recursive, sorted, by signature), in place of the directory, each with its path
-/// inside the directory (the outputs keep the library's folders).
+/// inside the directory (the outputs keep the library's folders), and a local list of images (`.txt`,
+/// `.list`: ``LocalManifest``) becomes its entries.
 struct InputList {
     /// The sources to submit, in order.
     let sources: [String]
@@ -83,9 +84,10 @@ struct InputList {
         }
     }
 
-    /// Replaces each local directory in `inputs` by its images (blocking: file system reads). The files
-    /// among the `piped` inputs (read from standard input) keep their paths below the folder they all share
-    /// (`find ~/Pictures -name '*.HEIC' | shiftwork submit -` keeps the library's folders, as a directory does).
+    /// Replaces each local directory in `inputs` by its images and each local list by its entries (blocking:
+    /// file system reads). The files among the `piped` inputs (read from standard input) keep their paths
+    /// below the folder they all share (`find ~/Pictures -name '*.HEIC' | shiftwork submit -` keeps the
+    /// library's folders, as a directory does).
     static func expand(_ inputs: [String], piped: [Bool] = []) throws -> InputList {
         var sources: [String] = []
         var paths: [String?] = []
@@ -95,9 +97,23 @@ struct InputList {
         let pipedFiles = Set(
             inputs.indices.filter { index in
                 index < piped.count && piped[index] && isDirectory[index] == nil && inputs[index].hasPrefix("/")
+                    && !LocalManifest.isLocalManifest(inputs[index])
             })
         let root = commonFolder(of: pipedFiles.sorted().map { inputs[$0] })
         for (index, input) in inputs.enumerated() {
+            if isDirectory[index] == nil, LocalManifest.isLocalManifest(input) {
+                let manifest = try LocalManifest(reading: input)
+                if let (entry, problem) = manifest.entries.lazy.compactMap({ entry in
+                    PeerInputRules.sourceProblem(entry).map { (entry, $0) }
+                }).first {
+                    throw CommandError(
+                        "\(PrintableText.escape(input)) lists \(PrintableText.escape(entry)), which the coordinator would refuse: \(problem)"
+                    )
+                }
+                sources += manifest.entries
+                paths += manifest.pathsBelowManifest
+                continue
+            }
             guard let path = isDirectory[index] else {
                 sources.append(input)
                 if pipedFiles.contains(index) {

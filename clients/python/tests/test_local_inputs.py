@@ -117,5 +117,44 @@ class DirectoryTests(unittest.TestCase):
             prepare(JPEG)
 
 
+class LocalListTests(unittest.TestCase):
+    """A list of images on this disk is read by the client, as `shiftwork submit` reads it (LocalManifestTests)."""
+
+    def setUp(self):
+        scratch = tempfile.TemporaryDirectory()
+        self.addCleanup(scratch.cleanup)
+        self.root = os.path.realpath(scratch.name)
+        os.makedirs(os.path.join(self.root, "trip"))
+        for inside in ["a.jpg", "trip/b.jpg", "trip/c.jpg"]:
+            shutil.copyfile(JPEG, os.path.join(self.root, inside))
+
+    def write(self, inside: str, text: str) -> str:
+        path = os.path.join(self.root, inside)
+        with open(path, "w") as handle:
+            handle.write(text)
+        return path
+
+    def test_a_list_becomes_its_entries_uploaded_with_their_folders_and_urls_left_to_the_workers(self):
+        self.write("trip/more.list", "c.jpg\n")
+        picked = self.write("picked.txt", "# for the album\r\na.jpg\r\ntrip/b.jpg\n\ntrip/more.list\n"
+                                          "https://example.org/d.jpg\n")
+        inputs = prepare([picked])
+        self.assertEqual(inputs.sources, tuple(os.path.join(self.root, p) for p in ["a.jpg", "trip/b.jpg", "trip/c.jpg"])
+                         + ("https://example.org/d.jpg",))
+        self.assertEqual(inputs.output_names, ("a", "trip/b", "trip/c", "d"))
+        self.assertEqual(inputs.upload_paths, inputs.sources[:3])
+
+    def test_a_list_that_is_not_one_names_the_line_and_too_deep_a_nesting_is_said(self):
+        notes = self.write("notes.txt", "a.jpg\nremember to call Anna\n")
+        with self.assertRaises(ValueError) as refused:
+            prepare([notes])
+        self.assertIn("is not a list of images: line 2 (remember to call Anna)", str(refused.exception))
+        self.write("d2.txt", "d3.txt\n")
+        self.write("d3.txt", "a.jpg\n")
+        with self.assertRaises(ValueError) as deep:
+            prepare([self.write("d1.txt", "d2.txt\n")])
+        self.assertIn("nested deeper than 2 levels", str(deep.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

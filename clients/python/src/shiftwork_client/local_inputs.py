@@ -1,5 +1,6 @@
 """A submission's sources made ready to send, as ``shiftwork submit`` makes them: a local directory becomes
-the images inside it (recursive, sorted, by signature) with their paths inside it, every source gets its
+the images inside it (recursive, sorted, by signature) with their paths inside it, a local list of images
+(``.txt``, ``.list``) its entries (`local_manifest`), every source gets its
 output name (the tree layout, or flat), and a local file becomes an upload (its bytes sent when the
 coordinator asks) unless the workers share this machine's disk. Blocking (it reads the file system): the
 asyncio client calls it on an executor thread."""
@@ -11,7 +12,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from . import local_upload
+from . import local_manifest, local_upload
 from .image_directory import READABLE_FORMATS, ImageDirectory
 from .models import ClusterStatus, LeftOut, UploadMetadata
 from .naming import output_names
@@ -75,6 +76,10 @@ def prepare(sources: Sequence[str], upload: bool = True, flat: bool = False,
         if not isinstance(source, str):
             raise ValueError(f"a source must be a string (a URL, a path or a directory), not {source!r}")
         path = local_path(source)
+        if local_manifest.is_local_list(path):
+            entries, below = local_manifest.read(path)
+            expanded += [(entry, inside, local_path(entry)) for entry, inside in zip(entries, below)]
+            continue
         if path is None or not os.path.isdir(path):
             expanded.append((source, None, path))
             continue
