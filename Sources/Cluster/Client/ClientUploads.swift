@@ -1,17 +1,28 @@
-import Dispatch
 import Foundation
+import Runtime
 import Synchronization
 import Wire
 
 /// What a client sends when the coordinator asks for its files (`UploadRequest`): only the files this
 /// client submitted itself (a coordinator cannot make it send any other file of this machine), one at a
-/// time, read on a serial queue of its own (blocking I/O kept off the cooperative pool). Each file is
-/// read only when asked, and the next one only after the previous one was handed to the socket: the
-/// client holds no more than what the coordinator granted (docs/protocol.md, "Uploads").
+/// time. Requests are queued (`enqueue`) and answered in order by one task of the client's connection
+/// (`serve`), which reads each file on a thread of ``ComputeThreads`` (blocking I/O kept off the cooperative
+/// pool) and reads the next one only after the previous one was handed to the socket: the client holds no
+/// more than what the coordinator granted (docs/protocol.md, "Uploads").
 final class ClientUploads: Sendable {
     /// Paths this client announced as uploads.
     private let allowed = Mutex<Set<String>>([])
-    private let queue = DispatchQueue(label: "shiftwork.client.uploads")
+    /// The files asked for and not answered yet, in the order asked, with their batch; `serve` takes them.
+    private let requests: AsyncStream<(batchID: String, wanted: [UploadWanted])>
+    private let requested: AsyncStream<(batchID: String, wanted: [UploadWanted])>.Continuation
+    /// Where the files are read.
+    private let threads: ComputeThreads
+
+    /// Uploads read on `threads` (the process's shared pool unless told otherwise).
+    init(threads: ComputeThreads = .shared) {
+        self.threads = threads
+        (requests, requested) = AsyncStream.makeStream()
+    }
     /// `submit --detach`: who waits for a batch's uploads to be in the coordinator's keeping, and what
     /// the coordinator said of the batches no one waits for yet (`true`: all spooled; `false`: no spool).
     private let settled = Mutex<(waiters: [String: CheckedContinuation<Bool, Never>], known: [String: Bool])>(
@@ -33,28 +44,39 @@ final class ClientUploads: Sendable {
         allow(reasons.keys)
     }
 
-    /// Answers `request`'s files in order, each with `send` (which returns once the message is handed
-    /// to the socket). A file this client did not submit is not sent (its item waits for one that did).
-    func answer(_ request: UploadRequest, send: @escaping @Sendable (UploadData) async -> Void) {
+    /// Queues the answer to `request`: the files among its items that this client submitted, answered in
+    /// order by `serve`. A file this client did not submit is not sent (its item waits for one that did).
+    func enqueue(_ request: UploadRequest) {
         if !request.spooled || request.awaitingItems == 0 { settle(request.batchID, spooled: request.spooled) }
         let wanted = request.items.filter { item in allowed.withLock { $0.contains(item.path) } }
         guard !wanted.isEmpty else { return }
-        let batchID = request.batchID
-        queue.async {
+        requested.yield((request.batchID, wanted))
+    }
+
+    /// Answers the queued requests' files one at a time, each read on a thread of its own and handed to
+    /// `send` before the next is read, until `finish()`. Runs in the client's connection task group.
+    func serve(send: (UploadData) async -> Void) async {
+        for await (batchID, wanted) in requests {
             for item in wanted {
-                let reason = self.unreadable.withLock { $0[item.path] }
-                let data =
-                    reason.map { UploadData(batchID: batchID, itemIndex: item.itemIndex, failure: $0) }
-                    ?? LocalUpload.answer(item, batchID: batchID)
-                // Wait for the hand-off before reading the next file (a blocking wait on this queue's thread).
-                let done = DispatchSemaphore(value: 0)
-                Task {
-                    await send(data)
-                    done.signal()
+                let reason = unreadable.withLock { $0[item.path] }
+                let data: UploadData
+                if let reason {
+                    data = UploadData(batchID: batchID, itemIndex: item.itemIndex, failure: reason)
+                } else {
+                    do {
+                        data = try await threads.run { _ in LocalUpload.answer(item, batchID: batchID) }
+                    } catch {
+                        return  // the client is closing (cancelled) or the process's threads stopped
+                    }
                 }
-                done.wait()
+                await send(data)
             }
         }
+    }
+
+    /// No more requests are answered: `serve` returns once the one it is reading is sent.
+    func finish() {
+        requested.finish()
     }
 
     /// Waits until the coordinator holds every upload of `batchID` on its disk (`true`), or says it keeps

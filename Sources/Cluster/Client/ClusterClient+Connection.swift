@@ -90,6 +90,7 @@ extension ClusterClient {
         let streams = connectionStreams
         await withDiscardingTaskGroup { group in
             group.addTask { await self.read() }
+            group.addTask { await self.uploads.serve { data in await self.send(.uploadData(data)) } }
             group.addTask {
                 for await failure in streams.failures { await self.handshakeFailed(failure) }
             }

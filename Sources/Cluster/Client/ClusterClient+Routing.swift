@@ -46,7 +46,7 @@ extension ClusterClient {
         case .statusReply(let reply):
             requests.takeReply(reply.requestID)?.resolve(with: reply)
         case .uploadRequest(let request):
-            uploads.answer(request) { [weak self] data in await self?.send(.uploadData(data)) }
+            uploads.enqueue(request)
         case .cancelAccepted(let accepted):
             requests.takeReply(accepted.requestID)?.resolve(with: accepted)
         case .refusal(let refusal):

@@ -211,6 +211,7 @@ public actor ClusterClient {
         unanswered = [:]
         // The connection's task group ends when its streams end and the reader has seen the socket close.
         connectionStreams.finish()
+        uploads.finish()
         await channel.close()
     }
 
