@@ -169,10 +169,9 @@ extension Coordinator {
 
     private func announce() {
         guard let session = pairing else { return }
-        session.link.send([
+        session.link.announce(
             .pairAnnouncement(
-                session.rules.announcement.wire(hello: session.hello(coordinatorID: dispatcher.coordinatorID)))
-        ])
+                session.rules.announcement.wire(hello: session.hello(coordinatorID: dispatcher.coordinatorID))))
     }
 
     // MARK: - Active: the stream and the gate
