@@ -247,11 +247,12 @@ final class PairFaultProcessTests: ClusterTestCase {
         for output in try await refusedStatus(serviceA) {
             XCTAssertTrue(output.contains("is older than this one's"), output)
         }
-        // The older one goes on serving alone, having heard A starting.
-        let oldStatus = try await harness.status(serviceOld)
+        // The older one goes on serving alone once it hears A starting (A announces from its next heartbeat on).
+        let oldStatus = try await harness.waitForStatus(serviceOld) { status in
+            (status["pair"] as? [String: Any])?["peer_state"] as? String == "starting-primary"
+        }
         let pair = try XCTUnwrap(oldStatus["pair"] as? [String: Any], "\(oldStatus)")
         XCTAssertEqual(pair["state"] as? String, "active", "\(pair)")
-        XCTAssertEqual(pair["peer_state"] as? String, "starting-primary", "\(pair)")
 
         XCTAssertEqual(try DataDirectoryContents(data("data-a")), aBefore, "the newer journal changed")
         XCTAssertEqual(try DataDirectoryContents(data("data-old")), oldBefore, "the older journal changed")
