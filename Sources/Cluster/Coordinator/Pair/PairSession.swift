@@ -22,8 +22,8 @@ struct PairSession {
     /// Announcements refused (another cluster, another major version, another pair version, unreadable).
     var refusedAnnouncements: UInt64 = 0
     /// What stops the pair, as last said (a peer refused, both started alike, an active peer with an older
-    /// journal, a snapshot that would replace a newer journal); `nil` once the peer is heard without one.
-    /// Clients and workers refused while this coordinator is not active are told it (so is `status`).
+    /// journal: `CoordinatorPair`'s `misconfigured`); `nil` once the peer is heard without one. Clients and
+    /// workers refused while this coordinator is not active are told it (so is `status`).
     var fault: String?
     /// Records applied from the peer's stream (passive) since the start.
     var appliedRecords: UInt64 = 0
