@@ -16,12 +16,12 @@ final class PairFaultProcessTests: ClusterTestCase {
     /// then); `metrics` adds `--metrics-listen` on a free port.
     private func startCoordinator(
         _ name: String, role: String, data: URL, service: String, haListen: String, haPeer: String,
-        extra: [String] = []
+        security: [String] = ["--insecure"], extra: [String] = []
     ) async throws -> ManagedProcess {
         let process = try harness.launch(
             name,
-            [
-                "coordinator", "--listen", service, "--insecure", "--data-dir", data.path, "--ha", role,
+            ["coordinator", "--listen", service] + security + [
+                "--data-dir", data.path, "--ha", role,
                 "--ha-listen", haListen, "--ha-peer", haPeer, "--failover-timeout", "1.5",
             ] + extra)
         let listening = await process.waitForLine { $0.contains("coordinator listening on") }
@@ -74,13 +74,17 @@ final class PairFaultProcessTests: ClusterTestCase {
 
     /// Submits a no-op batch to `endpoint`, asking again while a coordinator of a pair refuses it (it takes over
     /// alone once its peer has been silent for the failover timeout); returns the batch's ID.
-    private func submitUntilAccepted(_ endpoint: String, items: Int) async throws -> String {
+    private func submitUntilAccepted(
+        _ endpoint: String, items: Int, socketOptions: SocketOptions = SocketOptions()
+    ) async throws -> String {
         var refusals: [String] = []
         for _ in 0..<200 {
             let batch = SubmitBatch(
                 requestID: "", items: (0..<items).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
             do {
-                let accepted = try await harness.withClient(endpoint) { client -> String? in
+                let accepted = try await ClusterClient.withConnection(
+                    endpoint: endpoint, responseTimeout: .seconds(30), socketOptions: socketOptions
+                ) { client -> String? in
                     for try await event in await client.submit(batch) {
                         if case .accepted(let batchID, _) = event { return batchID }
                     }
@@ -147,22 +151,30 @@ final class PairFaultProcessTests: ClusterTestCase {
 
     // MARK: - Another major version, another pair version
 
+    /// The pair runs with CurveZMQ (one key pair for both, as docs/failover.md runs it); the test's peer holds
+    /// that key pair, so it passes the handshake as the pair's peer would, and is refused for what it says.
     func testAPeerOfAnotherMajorVersionOrPairVersionIsRefusedCountedAndChangesNothing() async throws {
+        let keys = try await TestKeys(in: harness.scratch, allowed: ["client"])
+        let security = ["--secret-key", keys.secretKey("coordinator"), "--allow-keys", keys.allowList.path]
+        let pairKeys = try CurveKeyPair.load(secretKeyFile: keys.secretKey("coordinator"))
+        var clientOptions = SocketOptions()
+        clientOptions.curve = .client(
+            try CurveKeyPair.load(secretKeyFile: keys.secretKey("client")), serverKey: pairKeys.publicKey)
         let services = [try loopbackEndpoint(), try loopbackEndpoint()]
         let links = [try loopbackEndpoint(), try loopbackEndpoint()]
         let a = try await startCoordinator(
             "coordinator-a", role: "primary", data: data("data-a"), service: services[0], haListen: links[0],
-            haPeer: links[1], extra: ["--metrics-listen", "127.0.0.1:0"])
+            haPeer: links[1], security: security, extra: ["--metrics-listen", "127.0.0.1:0"])
         _ = try await startCoordinator(
             "coordinator-b", role: "backup", data: data("data-b"), service: services[1], haListen: links[1],
-            haPeer: links[0])
+            haPeer: links[0], security: security)
         let metrics = try await metricsURL(a)
         let settled = await a.waitForLine { $0.contains("acknowledgements now wait for it") }
         XCTAssertNotNil(settled, harness.allOutput)
         let before = [try DataDirectoryContents(data("data-a")), try DataDirectoryContents(data("data-b"))]
 
         let context = try MessagingContext()
-        let peer = try await PairLinkPeer.open(connectingTo: links[0], context: context)
+        let peer = try await PairLinkPeer.open(connectingTo: links[0], keyPair: pairKeys, context: context)
         do {
             // Each claims to be an active coordinator far ahead: were it heard, A would step down for it.
             let ahead = JournalPosition(term: 1_000, records: 1_000)
@@ -197,11 +209,11 @@ final class PairFaultProcessTests: ClusterTestCase {
         XCTAssertEqual(try DataDirectoryContents(data("data-b")), before[1], "the passive one's data changed")
 
         // It serves as before: still the active one, in step with its peer.
-        let status = try await harness.status(services[0])
+        let status = try await harness.status(services[0], keyArguments: keys.peerArguments("client"))
         let pair = try XCTUnwrap(status["pair"] as? [String: Any], "\(status)")
         XCTAssertEqual(pair["state"] as? String, "active", "\(pair)")
         XCTAssertEqual(pair["peer_state"] as? String, "passive", "\(pair)")
-        _ = try await submitUntilAccepted(services[0], items: 2)
+        _ = try await submitUntilAccepted(services[0], items: 2, socketOptions: clientOptions)
     }
 
     // MARK: - A newer journal that would be replaced

@@ -22,14 +22,23 @@ final class PairLinkPeer: Sendable {
         self.outbound = outbound
     }
 
-    /// Binds a ROUTER on loopback (at `bind`, a free port by default) and connects a DEALER to `haListen`.
+    /// Binds a ROUTER on loopback (at `bind`, a free port by default) and connects a DEALER to `haListen`;
+    /// with `keyPair`, both speak CurveZMQ with it, as a coordinator of a pair that shares its key pair does.
     static func open(
-        connectingTo haListen: String, bind: String = "tcp://127.0.0.1:*", context: MessagingContext
+        connectingTo haListen: String, bind: String = "tcp://127.0.0.1:*", keyPair: CurveKeyPair? = nil,
+        context: MessagingContext
     ) async throws -> PairLinkPeer {
-        let inbound = try await WirePeer(kind: .router, identity: nil, bind: bind, context: context)
+        var serverOptions = SocketOptions()
+        var clientOptions = SocketOptions()
+        if let keyPair {
+            serverOptions.curve = .server(keyPair)
+            clientOptions.curve = .client(keyPair, serverKey: keyPair.publicKey)
+        }
+        let inbound = try await WirePeer(
+            kind: .router, identity: nil, bind: bind, options: serverOptions, context: context)
         do {
             let outbound = try await WirePeer(
-                kind: .dealer, identity: "test-pair-peer", connect: haListen, context: context)
+                kind: .dealer, identity: "test-pair-peer", connect: haListen, options: clientOptions, context: context)
             return PairLinkPeer(inbound: inbound, outbound: outbound)
         } catch {
             await inbound.close()
