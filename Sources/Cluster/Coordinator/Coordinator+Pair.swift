@@ -71,8 +71,20 @@ extension Coordinator {
         guard pairing != nil else { return }
         sendingTogether {
             for frames in received {
-                guard frames.count == 2, let message = try? WireCodec.decode(frames[1]) else {
+                guard frames.count == 2 else {
                     droppedMessages += 1
+                    continue
+                }
+                let message: Message
+                do throws(WireError) {
+                    message = try WireCodec.decode(frames[1])
+                } catch {
+                    // A peer of another major version says so in its envelope: refused as such, not dropped unsaid.
+                    if let problem = PairConfiguration.problem(decoding: error) {
+                        refusePeer(problem)
+                    } else {
+                        droppedMessages += 1
+                    }
                     continue
                 }
                 pairMessage(message)
@@ -93,16 +105,10 @@ extension Coordinator {
 
     private func peerAnnounced(_ wire: WirePairAnnouncement) {
         guard var session = pairing else { return }
-        if let problem = session.configuration.problem(with: wire) {
-            session.refusedAnnouncements += 1
-            pairing = session
-            if logThrottle.admit("refused the pair's peer", now: .now) {
-                logger.error("refused the pair's peer: \(problem)", metadata: ["peer": "\(session.configuration.peer)"])
-            }
-            return
-        }
+        if let problem = session.configuration.problem(with: wire) { return refusePeer(problem) }
         guard let announcement = PairAnnouncement(wire) else { return }
         session.peerHello = wire.hello
+        session.fault = nil  // said again below if the rules still find one (`misconfigured`)
         pairing = session
         carryOut(pairing?.rules.handle(.peerAnnounced(announcement), now: .now) ?? [])
         // Active, with a peer that follows: its stream starts where it holds (a starting peer settles first:
@@ -112,6 +118,18 @@ extension Coordinator {
             sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
         }
         noteIfPeerCaughtUp()
+    }
+
+    /// A peer refused (another cluster, another major version, another pair version): counted, said (once in a
+    /// while), kept as the pair's fault; nothing of it reaches the rules or the journal.
+    private func refusePeer(_ problem: String) {
+        guard var session = pairing else { return }
+        session.refusedAnnouncements += 1
+        session.fault = "refused the pair's peer: \(problem)"
+        pairing = session
+        if logThrottle.admit("refused the pair's peer", now: .now) {
+            logger.error("refused the pair's peer: \(problem)", metadata: ["peer": "\(session.configuration.peer)"])
+        }
     }
 
     /// Tells the rules once the peer holds the whole journal (`peerCaughtUp`: acknowledgements wait for it).
@@ -151,10 +169,9 @@ extension Coordinator {
 
     private func announce() {
         guard let session = pairing else { return }
-        session.link.send([
+        session.link.announce(
             .pairAnnouncement(
-                session.rules.announcement.wire(hello: session.hello(coordinatorID: dispatcher.coordinatorID)))
-        ])
+                session.rules.announcement.wire(hello: session.hello(coordinatorID: dispatcher.coordinatorID))))
     }
 
     // MARK: - Active: the stream and the gate
@@ -273,6 +290,7 @@ extension Coordinator {
             ? "this coordinator is the passive one of a pair; the active one is \(session.otherEndpoint)"
             : (effects.compactMap { if case .refuse(let reason) = $0 { reason } else { nil } }.first
                 ?? "this coordinator of a pair is not active") + "; the other coordinator is \(session.otherEndpoint)"
+                + (pairing?.fault.map { "; the pair's fault: \($0)" } ?? "")
         logger.debug(
             "refused a request as a coordinator of a pair that is not active",
             metadata: ["reason": "\(PrintableText.escape(reason))", "peer": "\(sender.identity)"])
@@ -296,6 +314,7 @@ extension Coordinator {
             case .accept: accepted = true
             case .refuse: break  // answered by `pairAdmits`
             case .misconfigured(let reason):
+                pairing?.fault = reason
                 if logThrottle.admit("pair misconfigured", now: .now) { logger.error("\(reason)") }
             case .splitBrain(let reason): logger.error("\(reason)")
             }

@@ -45,6 +45,11 @@ struct MetricsReport: Equatable {
     var clients: [String: ClientUsage] = [:]
     /// A coordinator of a pair: its role, its peer's, the backup's lag (`nil` alone).
     var pair: WirePairStatus?
+    /// A coordinator of a pair: its peer's announcements refused (another cluster, another major version,
+    /// another pair version, unreadable), and journal stream messages refused (a bad checksum, a wrong
+    /// count, a gap, an older snapshot); `nil` alone.
+    var pairRefusedAnnouncements: UInt64?
+    var pairRefusedStreamMessages: UInt64?
 
     /// The report of `coordinator` as it stands.
     init(coordinator: isolated Coordinator, now: ContinuousClock.Instant) {
@@ -55,6 +60,8 @@ struct MetricsReport: Equatable {
         accessRefusals = coordinator.access.refusals
         refusedMessages = coordinator.refusedMessages
         pair = coordinator.pairStatus(now: now)
+        pairRefusedAnnouncements = coordinator.pairing?.refusedAnnouncements
+        pairRefusedStreamMessages = coordinator.pairing?.receiver.refusedMessages
     }
 
     init(

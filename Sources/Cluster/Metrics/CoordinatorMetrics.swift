@@ -16,6 +16,8 @@ struct CoordinatorMetrics {
         "shiftwork_pair_active": "A coordinator of a pair (--ha): 1 while it is the active one, 0 otherwise.",
         "shiftwork_pair_backup_lag_records": "The active coordinator of a pair: records its peer does not hold yet.",
         "shiftwork_pair_backup_lag_seconds": "The active coordinator of a pair: how long its peer has been behind.",
+        "shiftwork_pair_refused_total":
+            "A coordinator of a pair: what it refused from its peer, by what: announcements (peer: another cluster, another major version, another pair version) and journal stream messages (stream: a bad checksum, a wrong count, a gap, an older snapshot).",
         "shiftwork_pair_acknowledgements_held":
             "The active coordinator of a pair: messages waiting for the peer to hold their records.",
         "shiftwork_workers": "Workers connected to the coordinator.",
@@ -103,6 +105,8 @@ struct CoordinatorMetrics {
             active: CoreMetrics.Gauge, lagRecords: CoreMetrics.Gauge, lagSeconds: CoreMetrics.Gauge,
             held: CoreMetrics.Gauge
         )?
+    /// `shiftwork_pair_refused_total{what="peer"|"stream"}` (made on the first report with a pair).
+    private var pairRefused: (peer: MirroredCounter, stream: MirroredCounter)?
     private var perClient: [String: (queuedItems: CoreMetrics.Gauge, batches: CoreMetrics.Gauge)] = [:]
 
     /// Metrics recorded in `registry`, which nothing else should record into under these names.
@@ -159,6 +163,18 @@ struct CoordinatorMetrics {
             pair?.lagRecords.record(Int(clamping: status.lagRecords))
             pair?.lagSeconds.record(Double(status.lagMs) / 1000)
             pair?.held.record(Int(status.heldMessages))
+        }
+        if let peer = report.pairRefusedAnnouncements, let stream = report.pairRefusedStreamMessages {
+            let factory = self.factory
+            func counter(_ what: String) -> MirroredCounter {
+                MirroredCounter(
+                    CoreMetrics.Counter(
+                        label: "shiftwork_pair_refused_total", dimensions: [("what", what)], factory: factory))
+            }
+            var refused = pairRefused ?? (counter("peer"), counter("stream"))
+            refused.peer.advance(to: peer)
+            refused.stream.advance(to: stream)
+            pairRefused = refused
         }
         workers.record(report.workers.count)
         tasksQueued.record(report.tasksQueued)

@@ -42,4 +42,24 @@ final class PairHelloTests: XCTestCase {
         withoutHello.hello = nil
         XCTAssertNotNil(configuration.problem(with: withoutHello))
     }
+
+    /// A peer of another major version puts it in its envelope, which does not decode: the link refuses it
+    /// as such (counted and said), while anything else that does not decode is dropped as noise.
+    func testAnEnvelopeOfAnotherMajorVersionIsARefusedPeerSayingWhich() throws {
+        var bytes = WireCodec.encode(.pairAnnouncement(announcement()))
+        XCTAssertEqual(bytes[1], UInt8(WireProtocol.major), "an envelope starts with its major version")
+        bytes[1] = UInt8(WireProtocol.major + 1)
+        let error: WireError
+        do {
+            _ = try WireCodec.decode(bytes)
+            return XCTFail("an envelope of another major version decoded")
+        } catch let thrown {
+            error = thrown
+        }
+        let problem = try XCTUnwrap(PairConfiguration.problem(decoding: error))
+        XCTAssertTrue(problem.contains("major version \(WireProtocol.major + 1)"), problem)
+        XCTAssertTrue(problem.contains("neither changes its data"), problem)
+        XCTAssertNil(PairConfiguration.problem(decoding: .malformed("truncated")))
+        XCTAssertNil(PairConfiguration.problem(decoding: .missingBody))
+    }
 }

@@ -21,6 +21,10 @@ struct PairSession {
     var peerHello: WirePairHello?
     /// Announcements refused (another cluster, another major version, another pair version, unreadable).
     var refusedAnnouncements: UInt64 = 0
+    /// What stops the pair, as last said (a peer refused, both started alike, an active peer with an older
+    /// journal: `CoordinatorPair`'s `misconfigured`); `nil` once the peer is heard without one. Clients and
+    /// workers refused while this coordinator is not active are told it (so is `status`).
+    var fault: String?
     /// Records applied from the peer's stream (passive) since the start.
     var appliedRecords: UInt64 = 0
     /// Since when the peer holds less than this journal (active); `nil` while it holds everything.
@@ -87,6 +91,15 @@ extension WirePairState {
 }
 
 extension PairConfiguration {
+    /// Why a message on the pair's link that could not be decoded is a refused peer rather than noise: an
+    /// envelope of another major version is a peer of another major version. `nil` for other errors (a
+    /// malformed message, dropped and counted).
+    static func problem(decoding error: WireError) -> String? {
+        guard case .unsupportedMajorVersion(let received, let supported) = error else { return nil }
+        return "the peer speaks major version \(received) of the protocol, this one \(supported): "
+            + "run the same major version on both; neither changes its data"
+    }
+
     /// Why an announcement is refused, or `nil` when it is from a peer of this pair.
     func problem(with announcement: WirePairAnnouncement) -> String? {
         guard let hello = announcement.hello else { return "an announcement without its hello" }
