@@ -159,6 +159,17 @@ extension Coordinator {
 
     // MARK: - Active: the stream and the gate
 
+    /// The witnessed position the active coordinator of a pair sets on what it sends now (docs/failover.md,
+    /// "The witnessed position"): while acknowledgements wait for the peer, how far the peer holds the journal
+    /// (everything the gate released follows a record the peer holds, so the other coordinator is never behind
+    /// it); going on alone, the journal's own position (the other coordinator lacks what follows its last
+    /// answer). `nil` when it is not active.
+    func witnessedStamp() -> WirePairPosition? {
+        guard let session = pairing, session.rules.state == .active else { return nil }
+        if session.gate.isHolding { return session.gate.held.wire }
+        return journal?.position.wire
+    }
+
     /// What the gate lets through of `outbound` now (all of it unless the peer is in step). Messages only
     /// workers receive never wait (`acknowledgesNothing`): a worker's pipeline does not stall for the peer's
     /// answer, and each peer's messages keep their order (a peer is a worker or a client, never both).
@@ -244,9 +255,13 @@ extension Coordinator {
 
     // MARK: - Requests and the rules' effects
 
-    /// Whether a client's or worker's `message` is served here: always while active; otherwise the rules
-    /// decide (a takeover, then it is served) or it is refused with `REFUSAL_CODE_PASSIVE`.
-    func pairAdmits(_ message: Message, from sender: MessageSender, now: ContinuousClock.Instant) -> Bool {
+    /// Whether a client's or worker's `message` is served here: while active, unless its witnessed position is
+    /// beyond this coordinator's journal (the rules then decide: a plausible one makes it step down); otherwise
+    /// the rules decide (a takeover, then it is served) or it is refused with `REFUSAL_CODE_PASSIVE`.
+    func pairAdmits(
+        _ message: Message, witnessed wire: WirePairPosition?, from sender: MessageSender,
+        now: ContinuousClock.Instant
+    ) -> Bool {
         guard configuration.pair != nil else { return true }
         guard let session = pairing else {
             // Still opening the pair's link.
@@ -260,14 +275,29 @@ extension Coordinator {
             ])
             return false
         }
-        guard session.rules.state != .active else { return true }
+        let witnessed = JournalPosition(wire)
+        if session.rules.state == .active {
+            guard wire != nil, let position = journal?.position, witnessed > position else { return true }
+            pairing?.rules.position = position  // the rules compare with the journal as it is now
+        }
         // A status request asks; it does not turn to this coordinator, so it never counts toward a takeover: a
         // health check or an operator's `status` on the passive one must not make it active while only its link
         // to the active one is cut (docs/deployment.md, "The coordinator pair: failover in operation").
         let asksOnly: Bool
         if case .statusRequest = message { asksOnly = true } else { asksOnly = false }
-        let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: .empty), now: now) ?? [])
+        if asksOnly, session.rules.state == .active { return true }
+        let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: witnessed), now: now) ?? [])
         if carryOut(effects) { return true }
+        if witnessed > session.rules.position, logThrottle.admit("refused a request behind its witness", now: now) {
+            // Said at notice level: it is what keeps an acknowledgement from being lost (docs/failover.md).
+            logger.notice(
+                "refused a request whose witnessed journal position is beyond this coordinator's",
+                metadata: [
+                    "witnessed": "\(witnessed)", "journal": "\(session.rules.position)",
+                    "state": "\(pairing?.rules.state.rawValue ?? "-")",
+                    "implausible_witnesses": "\(pairing?.rules.implausibleWitnesses ?? 0)",
+                ])
+        }
         let reason =
             pairing?.rules.state == .passive && !session.rules.peerIsGone(now: now)
             ? "this coordinator is the passive one of a pair; the active one is \(session.otherEndpoint)"
