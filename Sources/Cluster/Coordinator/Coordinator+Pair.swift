@@ -288,14 +288,17 @@ extension Coordinator {
         if asksOnly, session.rules.state == .active { return true }
         let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: witnessed), now: now) ?? [])
         if carryOut(effects) { return true }
-        if witnessed > session.rules.position, logThrottle.admit("refused a request behind its witness", now: now) {
-            // Said at notice level: it is what keeps an acknowledgement from being lost (docs/failover.md).
+        // Said at notice level where it mattered (a takeover it stopped, or a step-down): it is what keeps an
+        // acknowledgement from being lost (docs/failover.md). A passive one that hears its active peer refuses anyway.
+        if !asksOnly, let rules = pairing?.rules, witnessed > rules.position,
+            session.rules.state == .active || session.rules.peerIsGone(now: now),
+            logThrottle.admit("refused a request behind its witness", now: now)
+        {
             logger.notice(
                 "refused a request whose witnessed journal position is beyond this coordinator's",
                 metadata: [
-                    "witnessed": "\(witnessed)", "journal": "\(session.rules.position)",
-                    "state": "\(pairing?.rules.state.rawValue ?? "-")",
-                    "implausible_witnesses": "\(pairing?.rules.implausibleWitnesses ?? 0)",
+                    "witnessed": "\(witnessed)", "journal": "\(rules.position)", "state": "\(rules.state.rawValue)",
+                    "implausible_witnesses": "\(rules.implausibleWitnesses)",
                 ])
         }
         let reason =
