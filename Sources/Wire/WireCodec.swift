@@ -8,10 +8,13 @@ import CShiftworkProto
 public enum WireCodec {
     /// The bytes of an `Envelope` carrying `message`, with ``WireProtocol/major`` and
     /// ``WireProtocol/minor`` set. Strings are sent as UTF-8 and end at a U+0000 character if they contain one.
-    ///
-    /// `witnessed`: the envelope's witnessed position of a pair of coordinators (docs/failover.md, "The
-    /// witnessed position"); `nil` leaves it out (no byte is sent for it).
-    public static func encode(_ message: Message, witnessed: WirePairPosition? = nil) -> [UInt8] {
+    public static func encode(_ message: Message) -> [UInt8] {
+        encode(message, witnessed: nil)
+    }
+
+    /// The bytes of an `Envelope` carrying `message` and `witnessed`, the witnessed position of a pair of
+    /// coordinators (docs/failover.md, "The witnessed position"); `nil` leaves it out (no byte is sent for it).
+    public static func encode(_ message: Message, witnessed: WirePairPosition?) -> [UInt8] {
         CMessageBuilder.withEnvelope(of: message, witnessed: witnessed) { envelope in
             let size = shiftwork__v1__envelope__get_packed_size(envelope)
             return [UInt8](unsafeUninitializedCapacity: size) { buffer, initializedCount in
