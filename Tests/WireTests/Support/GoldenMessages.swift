@@ -15,7 +15,8 @@ enum GoldenMessages {
             Heartbeat(
                 workerID: "worker-1", running: 3, droppedMessages: 12, lastSequence: 40, holding: [7, 1 << 63, 300])),
         "11-heartbeat-witnessed": .heartbeat(Heartbeat(workerID: "worker-1", running: 1)),
-        "40-batch-accepted-witnessed": .batchAccepted(BatchAccepted(requestID: "request-1", batchID: "b-1", itemCount: 0)),
+        "40-batch-accepted-witnessed": .batchAccepted(
+            BatchAccepted(requestID: "request-1", batchID: "b-1", itemCount: 0)),
         "12-task-result-output": .taskResult(
             TaskResult(
                 taskID: "b-1/0/tilt-shift", attempt: 2, outcome: .output(everyOutputField), taskKey: 77)),

@@ -90,7 +90,8 @@ final class PairWitnessTests: XCTestCase {
         for _ in 0..<600 where outputs(out).count < 2 && client.isRunning {
             try await Task.sleep(for: .milliseconds(100))
         }
-        XCTAssertEqual(outputs(out).count, 2, "the active coordinator alone acknowledges two items:\n\(harness.allOutput)")
+        XCTAssertEqual(
+            outputs(out).count, 2, "the active coordinator alone acknowledges two items:\n\(harness.allOutput)")
         XCTAssertTrue(client.isRunning, "the batch ended before the cut:\n\(client.outputText)")
 
         // The client loses the active one (its host cut from everyone; it keeps running) and turns to the
