@@ -104,6 +104,7 @@ extension Coordinator {
         guard let announcement = PairAnnouncement(wire) else { return }
         session.peerHello = wire.hello
         pairing = session
+        syncActivePosition()
         carryOut(pairing?.rules.handle(.peerAnnounced(announcement), now: .now) ?? [])
         // Active, with a peer that follows: its stream starts where it holds (a starting peer settles first:
         // until it is passive it may yet lead, and it is not in step).
@@ -141,6 +142,7 @@ extension Coordinator {
     /// Every heartbeat: the rules' timer, the announcement, a peer gone.
     func pairTick() {
         guard let session = pairing else { return }
+        syncActivePosition()
         let now = ContinuousClock.now
         carryOut(pairing?.rules.handle(.tick, now: now) ?? [])
         if session.rules.peerIsGone(now: now), session.sender?.isStreaming == true {
@@ -149,7 +151,15 @@ extension Coordinator {
         announce()
     }
 
+    /// An active coordinator's rules compare (and announce) its journal as it is now: the journal moves with
+    /// every record, the rules' copy only here (a passive one's moves as it applies the stream).
+    private func syncActivePosition() {
+        guard pairing?.rules.state == .active, let position = journal?.position else { return }
+        pairing?.rules.position = position
+    }
+
     private func announce() {
+        syncActivePosition()
         guard let session = pairing else { return }
         session.link.send([
             .pairAnnouncement(
@@ -287,10 +297,11 @@ extension Coordinator {
         if case .statusRequest = message { asksOnly = true } else { asksOnly = false }
         if asksOnly, session.rules.state == .active { return true }
         let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: witnessed), now: now) ?? [])
-        if carryOut(effects) { return true }
+        if carryOut(effects, from: sender) { return true }
         // Said at notice level where it mattered (a takeover it stopped, or a step-down): it is what keeps an
         // acknowledgement from being lost (docs/failover.md). A passive one that hears its active peer refuses anyway.
-        if !asksOnly, let rules = pairing?.rules, witnessed > rules.position,
+        let ignored = effects.contains { if case .implausibleWitness = $0 { true } else { false } }
+        if !asksOnly, !ignored, let rules = pairing?.rules, witnessed > rules.position,
             session.rules.state == .active || session.rules.peerIsGone(now: now),
             logThrottle.admit("refused a request behind its witness", now: now)
         {
@@ -298,7 +309,6 @@ extension Coordinator {
                 "refused a request whose witnessed journal position is beyond this coordinator's",
                 metadata: [
                     "witnessed": "\(witnessed)", "journal": "\(rules.position)", "state": "\(rules.state.rawValue)",
-                    "implausible_witnesses": "\(rules.implausibleWitnesses)",
                 ])
         }
         let reason =
@@ -317,12 +327,20 @@ extension Coordinator {
         return false
     }
 
-    /// Carries out the rules' effects, in order; returns whether a request was accepted.
+    /// Carries out the rules' effects, in order (`sender`: the client or worker whose request they answer);
+    /// returns whether a request was accepted.
     @discardableResult
-    private func carryOut(_ effects: [PairEffect]) -> Bool {
+    private func carryOut(_ effects: [PairEffect], from sender: MessageSender? = nil) -> Bool {
         var accepted = false
         for effect in effects {
             switch effect {
+            case .implausibleWitness(let reason):
+                refusedMessages["Envelope.witnessed", default: 0] += 1  // shiftwork_messages_refused_total{field}
+                if logThrottle.admit("ignored an implausible witnessed position", now: .now) {
+                    logger.warning(
+                        "ignored a request's witnessed journal position: \(reason)",
+                        metadata: ["peer": "\(sender.map { "\($0.identity)" } ?? "-")"])
+                }
             case .becomeActive(let takeover, let reason): becomeActive(takeover: takeover, reason: reason)
             case .becomePassive(let reason): becomePassive(reason: reason)
             case .record(let history): recordHistory(history)

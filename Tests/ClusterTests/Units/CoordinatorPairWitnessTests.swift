@@ -5,7 +5,8 @@ import XCTest
 
 /// The witnessed position (docs/failover.md, "The witnessed position"), without sockets: the rules'
 /// (`CoordinatorPair.handle(.request(witnessed:))`) refusal of a takeover behind it, the active one's step-down,
-/// the bound on a witness no coordinator could have written, and the peers' `WitnessedPosition`.
+/// the bound on a witness no coordinator could have written (ignored and counted: the request is handled as one
+/// without it), and the peers' `WitnessedPosition`.
 final class CoordinatorPairWitnessTests: XCTestCase {
     private let timeout = Duration.seconds(3)
     private var now = ContinuousClock.now
@@ -34,6 +35,11 @@ final class CoordinatorPairWitnessTests: XCTestCase {
         return nil
     }
 
+    private func ignored(_ effects: [PairEffect]) -> String? {
+        for effect in effects { if case .implausibleWitness(let reason) = effect { return reason } }
+        return nil
+    }
+
     private func position(_ term: UInt64, _ records: UInt64) -> JournalPosition {
         JournalPosition(term: term, records: records)
     }
@@ -55,13 +61,19 @@ final class CoordinatorPairWitnessTests: XCTestCase {
         XCTAssertEqual(served.last, .accept)
     }
 
-    func testAPassiveOneRefusesAWitnessTermsAheadAndCountsIt() {
+    func testAWitnessTermsAheadIsIgnoredAndCountedTheRequestHandledAsOneWithout() {
         var (_, b) = settled(at: position(2, 10))
-        now += timeout
-        let reason = refused(b.handle(.request(witnessed: position(9, 0)), now: now)) ?? ""
+        let effects = b.handle(.request(witnessed: position(9, 0)), now: now)
+        let reason = ignored(effects) ?? ""
         XCTAssertTrue(reason.contains("more than 2 terms beyond term 2"), reason)
         XCTAssertEqual(b.implausibleWitnesses, 1)
         XCTAssertEqual(b.state, .passive)
+        XCTAssertTrue(refused(effects)?.contains("the active one is alive") == true, "as without a witness: \(effects)")
+        now += timeout
+        let later = b.handle(.request(witnessed: position(9, 0)), now: now)
+        XCTAssertEqual(b.state, .active, "with its peer silent it takes over as on a request without one")
+        XCTAssertEqual(later.last, .accept)
+        XCTAssertEqual(b.implausibleWitnesses, 2)
     }
 
     // MARK: - The active one
@@ -80,29 +92,34 @@ final class CoordinatorPairWitnessTests: XCTestCase {
         var (a, _) = settled(at: position(0, 10))
         let effects = a.handle(.request(witnessed: position(0, 500)), now: now)
         XCTAssertEqual(a.state, .active, "one hostile request does not stop the cluster")
-        let reason = refused(effects) ?? ""
+        let reason = ignored(effects) ?? ""
         XCTAssertTrue(reason.contains("beyond both journals"), reason)
+        XCTAssertEqual(effects.last, .accept, "served as a request without a witness")
         XCTAssertEqual(a.implausibleWitnesses, 1)
         XCTAssertEqual(a.handle(.request(witnessed: position(0, 10)), now: now), [.accept], "still serving")
     }
 
-    func testAnActiveOneRefusesATermOfItsOwnParityItNeverStarted() {
+    func testAnActiveOneIgnoresATermOfItsOwnParityItNeverStarted() {
         var (a, _) = settled(at: position(0, 10))
         now += timeout  // even with its peer gone
-        let reason = refused(a.handle(.request(witnessed: position(2, 1)), now: now)) ?? ""
+        let effects = a.handle(.request(witnessed: position(2, 1)), now: now)
+        let reason = ignored(effects) ?? ""
         XCTAssertTrue(reason.contains("own (primary)"), reason)
+        XCTAssertEqual(effects.last, .accept)
         XCTAssertEqual(a.state, .active)
         XCTAssertEqual(a.implausibleWitnesses, 1)
     }
 
-    func testAnActiveOneRefusesAWitnessTermsAheadEvenWithItsPeerGone() {
+    func testAnActiveOneIgnoresAWitnessTermsAheadEvenWithItsPeerGone() {
         var (_, b) = settled(at: position(0, 10))
         now += timeout
         _ = b.handle(.request(witnessed: .empty), now: now)  // takes over: term 1
         XCTAssertEqual(b.state, .active)
         XCTAssertEqual(b.position.term, 1)
-        let reason = refused(b.handle(.request(witnessed: position(UInt64.max, UInt64.max)), now: now)) ?? ""
+        let effects = b.handle(.request(witnessed: position(UInt64.max, UInt64.max)), now: now)
+        let reason = ignored(effects) ?? ""
         XCTAssertTrue(reason.contains("terms beyond"), reason)
+        XCTAssertEqual(effects.last, .accept)
         XCTAssertEqual(b.state, .active)
         XCTAssertEqual(b.implausibleWitnesses, 1)
     }
