@@ -118,6 +118,10 @@ final class PairWitnessTests: XCTestCase {
             passive.outputText.contains(Self.tookOver),
             "the passive coordinator took over behind what the client was acknowledged:\n\(passive.outputText)")
         XCTAssertFalse(active.outputText.contains(Self.steppedDown), active.outputText)
+        // Its status names its journal as it is (the batch and its items), not as it was when it became active.
+        let status = try await harness.status(endpoints[0])
+        let records = (status["pair"] as? [String: Any])?["records"] as? Int ?? 0
+        XCTAssertGreaterThanOrEqual(records, 5, "a batch accepted and four items finished: \(status)")
     }
 
     /// What the coordinators log: the active one holding acknowledgements for its peer, going on alone, stepping
