@@ -9,7 +9,13 @@ public enum WireCodec {
     /// The bytes of an `Envelope` carrying `message`, with ``WireProtocol/major`` and
     /// ``WireProtocol/minor`` set. Strings are sent as UTF-8 and end at a U+0000 character if they contain one.
     public static func encode(_ message: Message) -> [UInt8] {
-        CMessageBuilder.withEnvelope(of: message) { envelope in
+        encode(message, witnessed: nil)
+    }
+
+    /// The bytes of an `Envelope` carrying `message` and `witnessed`, the witnessed position of a pair of
+    /// coordinators (docs/failover.md, "The witnessed position"); `nil` leaves it out (no byte is sent for it).
+    public static func encode(_ message: Message, witnessed: WirePairPosition?) -> [UInt8] {
+        CMessageBuilder.withEnvelope(of: message, witnessed: witnessed) { envelope in
             let size = shiftwork__v1__envelope__get_packed_size(envelope)
             return [UInt8](unsafeUninitializedCapacity: size) { buffer, initializedCount in
                 guard let base = buffer.baseAddress else {
@@ -28,6 +34,16 @@ public enum WireCodec {
     ///   ``WireError/missingBody`` for an envelope without a body this version knows, and
     ///   ``WireError/invalidField(_:)`` for a value this version cannot act on.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Message {
+        var witnessed: WirePairPosition?
+        return try decode(bytes, witnessed: &witnessed)
+    }
+
+    /// The message in the `Envelope` held by `bytes`, and in `witnessed` the envelope's witnessed position
+    /// (`nil` when it was left out): a number from the network, which the receiver bounds where it uses it.
+    /// Throws as ``decode(_:)-(UnsafeRawBufferPointer)``.
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, witnessed: inout WirePairPosition?
+    ) throws(WireError) -> Message {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw .malformed("empty input")
         }
@@ -41,14 +57,26 @@ public enum WireCodec {
         guard envelope.pointee.major == WireProtocol.major else {
             throw .unsupportedMajorVersion(received: envelope.pointee.major, supported: WireProtocol.major)
         }
+        if let position = envelope.pointee.witnessed {
+            witnessed = WirePairPosition(term: position.pointee.term, records: position.pointee.records)
+        }
         return try Message(envelope: envelope.pointee)
     }
 
     /// The message in the `Envelope` held by `bytes`; see ``decode(_:)-(UnsafeRawBufferPointer)``.
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> Message {
+        var witnessed: WirePairPosition?
+        return try decode(bytes, witnessed: &witnessed)
+    }
+
+    /// The message in the `Envelope` held by `bytes`, and its witnessed position; see
+    /// ``decode(_:witnessed:)-(UnsafeRawBufferPointer,_)``.
+    public static func decode(_ bytes: [UInt8], witnessed: inout WirePairPosition?) throws(WireError) -> Message {
+        var found: WirePairPosition?
         let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(WireError) -> Message in try decode(buffer) }
+            Result { () throws(WireError) -> Message in try decode(buffer, witnessed: &found) }
         }
+        witnessed = found
         return try result.get()
     }
 }

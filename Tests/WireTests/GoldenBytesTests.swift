@@ -29,15 +29,18 @@ final class GoldenBytesTests: XCTestCase {
         for name in names {
             let golden = try Self.bytes("envelope", name)
             let expected = try XCTUnwrap(GoldenMessages.envelopes[name])
+            let witnessed = GoldenMessages.witnessed[name]
             do {
-                let decoded = try WireCodec.decode(golden)
+                var decodedWitness: WirePairPosition?
+                let decoded = try WireCodec.decode(golden, witnessed: &decodedWitness)
                 XCTAssertEqual(decoded, expected, "\(name): decoded")
+                XCTAssertEqual(decodedWitness, witnessed, "\(name): the envelope's witnessed position")
             } catch {
                 XCTFail("\(name): protoc's bytes do not decode: \(error)")
             }
             if !GoldenMessages.decodeOnly.contains(name) {
                 XCTAssertEqual(
-                    Self.hex(WireCodec.encode(expected)), Self.hex(golden),
+                    Self.hex(WireCodec.encode(expected, witnessed: witnessed)), Self.hex(golden),
                     "\(name): WireCodec's bytes differ from protoc's (a wire change? see scripts/generate-wire-golden)")
             }
         }

@@ -50,6 +50,8 @@ def write_builder_fields(schema, message, w, m, c, indent):
     for field in message.field:
         mapping = schema.field_map(message, field)
         target = f"{c}.{field.name}"
+        if mapping.get("codec"):
+            continue  # WireCodec sets it (the envelope's witnessed position)
         if "constant" in mapping:
             w(f"{indent}{target} = {mapping['constant']}")
             continue

@@ -77,7 +77,7 @@ def write_decoder(schema, message, w):
         write_oneof_decoder(schema, message, oneof, w)
     for field in message.field:
         mapping = schema.field_map(message, field)
-        if "constant" in mapping:
+        if "constant" in mapping or mapping.get("codec"):
             continue
         if is_real_oneof(field, message):
             oneof = message.oneof_decl[field.oneof_index].name

@@ -17,7 +17,7 @@ def has_bytes(schema, name, seen=None):
     seen.add(name)
     message = schema.messages[name]
     for field in message.field:
-        if "constant" in schema.field_map(message, field):
+        if "constant" in schema.field_map(message, field) or schema.field_map(message, field).get("codec"):
             continue
         if field.type == FD.TYPE_BYTES:
             return True
@@ -43,7 +43,7 @@ def payload_lines(schema, message, m, indent):
     """The walk of `message`'s fields (the Swift value `m`), in the builder's order (write_builder_fields)."""
     lines, done_oneofs = [], set()
     for field in message.field:
-        if "constant" in schema.field_map(message, field):
+        if "constant" in schema.field_map(message, field) or schema.field_map(message, field).get("codec"):
             continue
         if is_real_oneof(field, message):
             oneof = message.oneof_decl[field.oneof_index].name

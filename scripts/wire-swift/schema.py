@@ -32,7 +32,7 @@ ENUM_KEYS = {"swift", "noun", "unknown", "skip"}
 MESSAGE_KEYS = {
     "swift", "skip", "unwrap", "field_path", "after_decode", "file", "required", "init", "conformances", "fields",
     "oneofs"}
-FIELD_KEYS = {"swift", "unknown", "unreadable", "boxed", "finite", "constant", "default"}
+FIELD_KEYS = {"swift", "unknown", "unreadable", "boxed", "finite", "constant", "codec", "default"}
 ONEOF_KEYS = {"swift", "type", "message"}
 
 

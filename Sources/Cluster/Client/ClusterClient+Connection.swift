@@ -138,7 +138,10 @@ extension ClusterClient {
             // Messages of a socket the client turned away from are dropped unread.
             for await received in current.messageBatches where channel === current {
                 for frames in received {
-                    guard let payload = frames.last, let message = try? WireCodec.decode(payload) else { continue }
+                    var position: WirePairPosition?
+                    guard let payload = frames.last, let message = try? WireCodec.decode(payload, witnessed: &position)
+                    else { continue }
+                    witnessed.witness(position)
                     if let violation = MessageBounds.violation(inAnswer: message) {
                         // A count no coordinator sends (it would size the client's tables): the request it
                         // answers fails with why; an answer to no request is dropped.

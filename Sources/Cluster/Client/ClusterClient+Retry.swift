@@ -13,7 +13,7 @@ extension ClusterClient {
         let (stream, continuation) = AsyncThrowingStream<BatchEvent, any Error>.makeStream()
         let requestID = UUID().uuidString
         let request = RetryBatch(requestID: requestID, batchID: batchID, items: items, acceptsBatches: true)
-        awaitAcceptance(requestID, continuation, sending: WireCodec.encode(.retryBatch(request)))
+        awaitAcceptance(requestID, continuation, sending: .retryBatch(request))
         return stream
     }
 

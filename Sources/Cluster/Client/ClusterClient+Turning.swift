@@ -70,7 +70,7 @@ extension ClusterClient {
             try? await Task.sleep(for: ClusterDefaults.heartbeatInterval)
             guard !isClosed else { return }
             unanswered = unanswered.filter { requests.isWaiting($0.key) }
-            for (_, message) in unanswered { channel.send([message]) }
+            for (_, message) in unanswered { channel.send([encoded(message)]) }
             return
         }
         guard !isClosed else { return await replacement.close() }
@@ -83,7 +83,7 @@ extension ClusterClient {
         unanswered = unanswered.filter { requests.isWaiting($0.key) }
         for (requestID, message) in unanswered {
             requests.renew(requestID, deadline: deadline)
-            channel.send([message])
+            channel.send([encoded(message)])
         }
         for request in requests.reattachEverything(newRequestID: { UUID().uuidString }) {
             send(.fetchResults(FetchResults(requestID: request.requestID, batchID: request.batchID)))

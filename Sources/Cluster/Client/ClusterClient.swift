@@ -39,7 +39,12 @@ public actor ClusterClient {
     /// Everything waiting for an answer: requests, replies, followed batches, re-attachments.
     var requests = ClientRequests()
     /// The request messages not answered yet, by request ID: sent again to the next coordinator on a turn.
-    var unanswered: [String: [UInt8]] = [:]
+    /// Requests sent and not answered yet, by request ID: a turn sends them again (encoded then, with the
+    /// witnessed position as it is then).
+    var unanswered: [String: Message] = [:]
+    /// The furthest journal position an active coordinator of a pair sent this client (this connection
+    /// object), said back on every request (docs/failover.md, "The witnessed position").
+    var witnessed = WitnessedPosition()
     var isClosed = false
     /// Whether the socket uses CurveZMQ (for the hints of `noAnswer`).
     let usingKeys: Bool
@@ -125,13 +130,14 @@ public actor ClusterClient {
         var batch = batch
         batch.requestID = requestID
         batch.acceptsBatches = true  // route(_:) takes ItemFinishedBatch apart
-        let message = WireCodec.encode(.submitBatch(batch))
-        guard maxMessageSize < 0 || Int64(message.count) <= maxMessageSize else {
+        let message = Message.submitBatch(batch)
+        let bytes = encoded(message)
+        guard maxMessageSize < 0 || Int64(bytes.count) <= maxMessageSize else {
             continuation.finish(
-                throwing: ClusterClientError.messageTooLarge(bytes: message.count, limit: maxMessageSize))
+                throwing: ClusterClientError.messageTooLarge(bytes: bytes.count, limit: maxMessageSize))
             return stream
         }
-        awaitAcceptance(requestID, continuation, sending: message)
+        awaitAcceptance(requestID, continuation, sending: message, encoded: bytes)
         return stream
     }
 
@@ -144,7 +150,7 @@ public actor ClusterClient {
         let requestID = UUID().uuidString
         awaitAcceptance(
             requestID, continuation,
-            sending: WireCodec.encode(.fetchResults(FetchResults(requestID: requestID, batchID: batchID))))
+            sending: .fetchResults(FetchResults(requestID: requestID, batchID: batchID)))
         return stream
     }
 
@@ -152,14 +158,14 @@ public actor ClusterClient {
     /// with `noAnswer` if neither comes within the response timeout; at once after a refused handshake.
     func awaitAcceptance(
         _ requestID: String, _ continuation: AsyncThrowingStream<BatchEvent, any Error>.Continuation,
-        sending message: [UInt8]
+        sending message: Message, encoded bytes: [UInt8]? = nil
     ) {
         if let handshakeRefusal { return continuation.finish(throwing: handshakeRefusal) }
         if isClosed { return continuation.finish(throwing: ClusterClientError.closed) }
         requests.awaitAcceptance(
             requestID, continuation, deadline: .now + responseTimeout,
             expired: .noAnswer(endpoint: endpoint, waited: responseTimeout, usingKeys: usingKeys))
-        sendRequest(requestID, message)
+        sendRequest(requestID, message, encoded: bytes)
         expireRequests(after: responseTimeout)
     }
 
@@ -194,7 +200,7 @@ public actor ClusterClient {
         let requestID = UUID().uuidString
         return try await withCheckedThrowingContinuation { continuation in
             requests.awaitReply(requestID, pending(continuation), deadline: .now + responseTimeout, expired: expired)
-            sendRequest(requestID, WireCodec.encode(message(requestID)))
+            sendRequest(requestID, message(requestID))
             expireRequests(after: responseTimeout)
         }
     }
@@ -221,12 +227,18 @@ public actor ClusterClient {
     }
 
     func send(_ message: Message) {
-        channel.send([WireCodec.encode(message)])
+        channel.send([encoded(message)])
     }
 
-    /// Sends the request `message` (encoded), remembered until answered so that a turn sends it again.
-    func sendRequest(_ requestID: String, _ message: [UInt8]) {
+    /// The bytes of `message` to the coordinator, with the witnessed position when there is one.
+    func encoded(_ message: Message) -> [UInt8] {
+        WireCodec.encode(message, witnessed: witnessed.wire)
+    }
+
+    /// Sends the request `message` (`bytes`: already encoded), remembered until answered so that a turn sends
+    /// it again.
+    func sendRequest(_ requestID: String, _ message: Message, encoded bytes: [UInt8]? = nil) {
         if endpoints.canTurn { unanswered[requestID] = message }
-        channel.send([message])
+        channel.send([bytes ?? encoded(message)])
     }
 }

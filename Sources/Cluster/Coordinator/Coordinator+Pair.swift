@@ -110,6 +110,7 @@ extension Coordinator {
         session.peerHello = wire.hello
         session.fault = nil  // said again below if the rules still find one (`misconfigured`)
         pairing = session
+        syncActivePosition()
         carryOut(pairing?.rules.handle(.peerAnnounced(announcement), now: .now) ?? [])
         // Active, with a peer that follows: its stream starts where it holds (a starting peer settles first:
         // until it is passive it may yet lead, and it is not in step).
@@ -159,6 +160,7 @@ extension Coordinator {
     /// Every heartbeat: the rules' timer, the announcement, a peer gone.
     func pairTick() {
         guard let session = pairing else { return }
+        syncActivePosition()
         let now = ContinuousClock.now
         carryOut(pairing?.rules.handle(.tick, now: now) ?? [])
         if session.rules.peerIsGone(now: now), session.sender?.isStreaming == true {
@@ -167,7 +169,15 @@ extension Coordinator {
         announce()
     }
 
+    /// An active coordinator's rules compare (and announce) its journal as it is now: the journal moves with
+    /// every record, the rules' copy only here (a passive one's moves as it applies the stream).
+    private func syncActivePosition() {
+        guard pairing?.rules.state == .active, let position = journal?.position else { return }
+        pairing?.rules.position = position
+    }
+
     private func announce() {
+        syncActivePosition()
         guard let session = pairing else { return }
         session.link.announce(
             .pairAnnouncement(
@@ -175,6 +185,17 @@ extension Coordinator {
     }
 
     // MARK: - Active: the stream and the gate
+
+    /// The witnessed position the active coordinator of a pair sets on what it sends now (docs/failover.md,
+    /// "The witnessed position"): while acknowledgements wait for the peer, how far the peer holds the journal
+    /// (everything the gate released follows a record the peer holds, so the other coordinator is never behind
+    /// it); going on alone, the journal's own position (the other coordinator lacks what follows its last
+    /// answer). `nil` when it is not active.
+    func witnessedStamp() -> WirePairPosition? {
+        guard let session = pairing, session.rules.state == .active else { return nil }
+        if session.gate.isHolding { return session.gate.held.wire }
+        return journal?.position.wire
+    }
 
     /// What the gate lets through of `outbound` now (all of it unless the peer is in step). Messages only
     /// workers receive never wait (`acknowledgesNothing`): a worker's pipeline does not stall for the peer's
@@ -261,9 +282,13 @@ extension Coordinator {
 
     // MARK: - Requests and the rules' effects
 
-    /// Whether a client's or worker's `message` is served here: always while active; otherwise the rules
-    /// decide (a takeover, then it is served) or it is refused with `REFUSAL_CODE_PASSIVE`.
-    func pairAdmits(_ message: Message, from sender: MessageSender, now: ContinuousClock.Instant) -> Bool {
+    /// Whether a client's or worker's `message` is served here: while active, unless its witnessed position is
+    /// beyond this coordinator's journal (the rules then decide: a plausible one makes it step down); otherwise
+    /// the rules decide (a takeover, then it is served) or it is refused with `REFUSAL_CODE_PASSIVE`.
+    func pairAdmits(
+        _ message: Message, witnessed wire: WirePairPosition?, from sender: MessageSender,
+        now: ContinuousClock.Instant
+    ) -> Bool {
         guard configuration.pair != nil else { return true }
         guard let session = pairing else {
             // Still opening the pair's link.
@@ -277,14 +302,32 @@ extension Coordinator {
             ])
             return false
         }
-        guard session.rules.state != .active else { return true }
+        let witnessed = JournalPosition(wire)
+        if session.rules.state == .active {
+            guard wire != nil, let position = journal?.position, witnessed > position else { return true }
+            pairing?.rules.position = position  // the rules compare with the journal as it is now
+        }
         // A status request asks; it does not turn to this coordinator, so it never counts toward a takeover: a
         // health check or an operator's `status` on the passive one must not make it active while only its link
         // to the active one is cut (docs/deployment.md, "The coordinator pair: failover in operation").
         let asksOnly: Bool
         if case .statusRequest = message { asksOnly = true } else { asksOnly = false }
-        let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: .empty), now: now) ?? [])
-        if carryOut(effects) { return true }
+        if asksOnly, session.rules.state == .active { return true }
+        let effects = asksOnly ? [] : (pairing?.rules.handle(.request(witnessed: witnessed), now: now) ?? [])
+        if carryOut(effects, from: sender) { return true }
+        // Said at notice level where it mattered (a takeover it stopped, or a step-down): it is what keeps an
+        // acknowledgement from being lost (docs/failover.md). A passive one that hears its active peer refuses anyway.
+        let ignored = effects.contains { if case .implausibleWitness = $0 { true } else { false } }
+        if !asksOnly, !ignored, let rules = pairing?.rules, witnessed > rules.position,
+            session.rules.state == .active || session.rules.peerIsGone(now: now),
+            logThrottle.admit("refused a request behind its witness", now: now)
+        {
+            logger.notice(
+                "refused a request whose witnessed journal position is beyond this coordinator's",
+                metadata: [
+                    "witnessed": "\(witnessed)", "journal": "\(rules.position)", "state": "\(rules.state.rawValue)",
+                ])
+        }
         let reason =
             pairing?.rules.state == .passive && !session.rules.peerIsGone(now: now)
             ? "this coordinator is the passive one of a pair; the active one is \(session.otherEndpoint)"
@@ -302,12 +345,20 @@ extension Coordinator {
         return false
     }
 
-    /// Carries out the rules' effects, in order; returns whether a request was accepted.
+    /// Carries out the rules' effects, in order (`sender`: the client or worker whose request they answer);
+    /// returns whether a request was accepted.
     @discardableResult
-    private func carryOut(_ effects: [PairEffect]) -> Bool {
+    private func carryOut(_ effects: [PairEffect], from sender: MessageSender? = nil) -> Bool {
         var accepted = false
         for effect in effects {
             switch effect {
+            case .implausibleWitness(let reason):
+                refusedMessages["Envelope.witnessed", default: 0] += 1  // shiftwork_messages_refused_total{field}
+                if logThrottle.admit("ignored an implausible witnessed position", now: .now) {
+                    logger.warning(
+                        "ignored a request's witnessed journal position: \(reason)",
+                        metadata: ["peer": "\(sender.map { "\($0.identity)" } ?? "-")"])
+                }
             case .becomeActive(let takeover, let reason): becomeActive(takeover: takeover, reason: reason)
             case .becomePassive(let reason): becomePassive(reason: reason)
             case .record(let history): recordHistory(history)

@@ -277,8 +277,9 @@ public actor Coordinator {
         }
         let peer = sender.identity
         let message: Message
+        var witnessed: WirePairPosition?  // set only by the workers and clients of a pair (docs/failover.md)
         do {
-            message = try WireCodec.decode(envelope)
+            message = try WireCodec.decode(envelope, witnessed: &witnessed)
         } catch {
             droppedMessages += 1
             if logThrottle.admit("dropped a malformed message", now: .now) {
@@ -294,7 +295,7 @@ public actor Coordinator {
         }
         let now = ContinuousClock.now
         guard isWithinBounds(message, from: sender, now: now), let scope = authorize(message, from: sender),
-            speaksForSender(message, from: sender), pairAdmits(message, from: sender, now: now)
+            speaksForSender(message, from: sender), pairAdmits(message, witnessed: witnessed, from: sender, now: now)
         else { return }
         switch message {
         case .workerHello(let hello):
@@ -355,8 +356,11 @@ public actor Coordinator {
         guard isServing else { return }
         flushJournal()
         streamJournal()
+        let witnessed = pairing == nil ? nil : witnessedStamp()
         executor.send(
-            contentsOf: Outbound.coalesced(outbound).lazy.map { [$0.peer.bytes, WireCodec.encode($0.message)] })
+            contentsOf: Outbound.coalesced(outbound).lazy.map {
+                [$0.peer.bytes, WireCodec.encode($0.message, witnessed: witnessed)]
+            })
     }
 
     /// Writes the journal's buffered records: what is about to be sent must be recorded first.

@@ -9,8 +9,10 @@ extension Worker {
     func handle(_ frames: [[UInt8]]) throws {
         guard let payload = frames.last else { return }
         let message: Message
+        var position: WirePairPosition?
         do {
-            message = try WireCodec.decode(payload)
+            message = try WireCodec.decode(payload, witnessed: &position)
+            witnessed.witness(position)
         } catch {
             droppedMessages += 1
             if logThrottle.admit("dropped a malformed message from the coordinator", now: .now) {

@@ -58,6 +58,9 @@ public actor Worker: Service {
     var coordinatorMaxMessageBytes: Int64?
     /// Messages from the coordinator that were dropped (malformed, or meant for clients); sent in heartbeats.
     var droppedMessages: UInt64 = 0
+    /// The furthest journal position an active coordinator of a pair sent this worker, kept across turns and
+    /// registrations and said back on its hellos and heartbeats (docs/failover.md, "The witnessed position").
+    var witnessed = WitnessedPosition()
     /// Rate-limits the warning about malformed messages, which a hostile peer can send by the thousand.
     var logThrottle = LogThrottle()
     var heartbeatInterval = ClusterDefaults.heartbeatInterval
@@ -256,8 +259,9 @@ public actor Worker: Service {
     /// The most threads a worker writes to sinks with (each mostly waits for `fsync` or the network).
     static let maxSinkThreads = 8
 
-    /// Sends a message to the coordinator (dropped and counted once the socket is closed).
+    /// Sends a message to the coordinator (dropped and counted once the socket is closed), with the witnessed
+    /// position when it has one.
     func send(_ message: Message) {
-        channel?.send([WireCodec.encode(message)])
+        channel?.send([WireCodec.encode(message, witnessed: witnessed.wire)])
     }
 }

@@ -13,14 +13,16 @@ struct CMessageBuilder: ~Copyable {
     private let pinned: PinnedPayloads
     private var nextPinned = 0
 
-    /// Runs `body` with the envelope of `message`, built in scoped memory that is freed afterwards.
+    /// Runs `body` with the envelope of `message` (and its `witnessed` position, when given), built in scoped
+    /// memory that is freed afterwards.
     static func withEnvelope<R>(
-        of message: Message,
+        of message: Message, witnessed: WirePairPosition? = nil,
         _ body: (UnsafePointer<Shiftwork__V1__Envelope>) -> R
     ) -> R {
         PinnedPayloads.with(message) { pinned in
             var builder = CMessageBuilder(pinned: pinned)
             let envelope = builder.envelope(message)
+            if let witnessed { envelope.pointee.witnessed = builder.pairPosition(witnessed) }
             let result = body(envelope)
             builder.end()
             return result

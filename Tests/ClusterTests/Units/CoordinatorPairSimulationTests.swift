@@ -67,7 +67,7 @@ final class CoordinatorPairSimulationTests: XCTestCase {
                     nodes[index].term = nodes[index].rules.position.term
                     log.append("\(nodes[index].role) active (term \(nodes[index].term))")
                 case .becomePassive: log.append("\(nodes[index].role) passive")
-                case .accept, .refuse, .misconfigured, .splitBrain: break
+                case .accept, .refuse, .misconfigured, .splitBrain, .implausibleWitness: break
                 }
             }
         }

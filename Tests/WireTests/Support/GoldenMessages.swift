@@ -14,6 +14,9 @@ enum GoldenMessages {
         "11-heartbeat": .heartbeat(
             Heartbeat(
                 workerID: "worker-1", running: 3, droppedMessages: 12, lastSequence: 40, holding: [7, 1 << 63, 300])),
+        "11-heartbeat-witnessed": .heartbeat(Heartbeat(workerID: "worker-1", running: 1)),
+        "40-batch-accepted-witnessed": .batchAccepted(
+            BatchAccepted(requestID: "request-1", batchID: "b-1", itemCount: 0)),
         "12-task-result-output": .taskResult(
             TaskResult(
                 taskID: "b-1/0/tilt-shift", attempt: 2, outcome: .output(everyOutputField), taskKey: 77)),
@@ -178,6 +181,14 @@ enum GoldenMessages {
                 batchID: "b-1", itemIndex: UInt32.max, data: [0xFF, 0xD8, 0xFF, 0xE0], crc32: 0xDEAD_BEEF)),
         "804-pair-snapshot": .pairSnapshot(
             WirePairSnapshot(end: true, reaches: WirePairPosition(term: 1, records: 7))),
+    ]
+
+    /// The envelope's witnessed position (a pair of coordinators, docs/failover.md), by file name: every other
+    /// file leaves it out. The first says it back to a coordinator (a worker's heartbeat), the second is a
+    /// coordinator's acknowledgement that sets it.
+    static let witnessed: [String: WirePairPosition] = [
+        "11-heartbeat-witnessed": WirePairPosition(term: 3, records: UInt64.max),
+        "40-batch-accepted-witnessed": WirePairPosition(term: 2, records: 41),
     ]
 
     /// Files that only decode: what an older peer sends (another minor, fields it did not have), which this

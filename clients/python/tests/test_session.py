@@ -43,6 +43,28 @@ class SessionTests(unittest.TestCase):
         self.assertEqual(done, [Event("b-2", BatchFinished("b-2", 1, 0, 0))])
         self.assertEqual(session.receive(envelope(item_finished=finished("b-2", 0))), [], "after BatchFinished")
 
+    def test_requests_say_back_the_furthest_witnessed_position_a_later_term_beating_more_records(self):
+        session = Session()
+        _, data = session.status()
+        self.assertFalse(pb.Envelope.FromString(data).HasField("witnessed"), "nothing witnessed: nothing sent")
+        request_id, data = session.submit(["a.jpg"], TiltShift())
+        accepted = pb.BatchAccepted(request_id=request_id, batch_id="b-1", item_count=1, coordinator_id="c")
+        session.receive([pb.Envelope(major=1, minor=3, witnessed=pb.PairPosition(term=0, records=40),
+                                     batch_accepted=accepted).SerializeToString()])
+        session.receive(envelope(status_reply=pb.StatusReply()))  # a coordinator alone: no position
+        session.receive([pb.Envelope(major=1, minor=3, witnessed=pb.PairPosition(term=0, records=12),
+                                     status_reply=pb.StatusReply()).SerializeToString()])
+        self.assertEqual(session.witnessed, (0, 40), "an older position is ignored")
+        session.receive([pb.Envelope(major=1, minor=3, witnessed=pb.PairPosition(term=1, records=3),
+                                     status_reply=pb.StatusReply()).SerializeToString()])
+        self.assertEqual(session.witnessed, (1, 3), "a later term beats more records")
+        _, fetch = session.fetch("b-1")
+        sent = pb.Envelope.FromString(fetch).witnessed
+        self.assertEqual((sent.term, sent.records), (1, 3))
+        again = pb.Envelope.FromString(session.rewitnessed(data))
+        self.assertEqual((again.witnessed.term, again.witnessed.records), (1, 3), "a request sent again after a turn")
+        self.assertEqual(again.submit_batch.request_id, request_id)
+
     def test_a_retry_streams_only_its_items_and_nothing_to_retry_opens_no_stream(self):
         session = Session()
         request_id, data = session.retry("b-1", ["street", 3])

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from google.protobuf import descriptor_pb2  # noqa: E402
 
 from builders import write_builder, write_envelope_builder  # noqa: E402
-from decoders import write_decoder  # noqa: E402
+from decoders import write_decoder, write_envelope_decoder  # noqa: E402
 from enum_types import case_name, write_enum  # noqa: E402
 from generate import generate  # noqa: E402
 from payloads import has_bytes, write_payloads  # noqa: E402
@@ -111,6 +111,21 @@ class MappingTests(unittest.TestCase):
         self.assertEqual(schema.member(inner, inner.field[0]), "name")
         self.assertEqual(schema.member(inner, inner.field[1]), "payload")
         self.assertEqual(schema.swift_type(".shiftwork.v1.Envelope"), "Message")
+
+
+class CodecFieldTests(unittest.TestCase):
+    def test_a_codec_field_of_the_envelope_is_left_to_wire_codec(self):
+        def extend(file):
+            envelope = next(m for m in file.message_type if m.name == "Envelope")
+            envelope.field.append(field("witnessed", 3, FD.TYPE_MESSAGE, "Plain"))
+        schema = small_schema("[messages.Envelope.fields.witnessed]\ncodec = true\n", extend=extend)
+        builder, decoder, walk = Writer(), Writer(), Writer()
+        write_envelope_builder(schema, builder)
+        write_envelope_decoder(schema, decoder)
+        write_payloads(schema, walk)
+        for text in (builder.text(), decoder.text(), walk.text()):
+            self.assertNotIn("witnessed", text)
+        self.assertIn("c.pointee.major = 1", builder.text())
 
 
 class PayloadOrderTests(unittest.TestCase):

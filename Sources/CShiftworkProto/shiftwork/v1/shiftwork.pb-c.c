@@ -2212,7 +2212,7 @@ void   shiftwork__v1__pair_status__free_unpacked
   assert(message->base.descriptor == &shiftwork__v1__pair_status__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[34] =
+static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors[35] =
 {
   {
     "major",
@@ -2234,6 +2234,18 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
     0,   /* quantifier_offset */
     offsetof(Shiftwork__V1__Envelope, minor),
     NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "witnessed",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Shiftwork__V1__Envelope, witnessed),
+    &shiftwork__v1__pair_position__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -2624,54 +2636,55 @@ static const ProtobufCFieldDescriptor shiftwork__v1__envelope__field_descriptors
   },
 };
 static const unsigned shiftwork__v1__envelope__field_indices_by_name[] = {
-  15,   /* field[15] = batch_accepted */
-  17,   /* field[17] = batch_finished */
-  21,   /* field[21] = cancel_accepted */
-  13,   /* field[13] = cancel_batch */
-  9,   /* field[9] = cancel_task */
-  14,   /* field[14] = fetch_results */
-  25,   /* field[25] = give_back_task */
-  3,   /* field[3] = heartbeat */
-  16,   /* field[16] = item_finished */
-  20,   /* field[20] = items_added */
-  19,   /* field[19] = items_finished */
+  16,   /* field[16] = batch_accepted */
+  18,   /* field[18] = batch_finished */
+  22,   /* field[22] = cancel_accepted */
+  14,   /* field[14] = cancel_batch */
+  10,   /* field[10] = cancel_task */
+  15,   /* field[15] = fetch_results */
+  26,   /* field[26] = give_back_task */
+  4,   /* field[4] = heartbeat */
+  17,   /* field[17] = item_finished */
+  21,   /* field[21] = items_added */
+  20,   /* field[20] = items_finished */
   0,   /* field[0] = major */
   1,   /* field[1] = minor */
-  29,   /* field[29] = pair_announcement */
-  31,   /* field[31] = pair_held */
-  30,   /* field[30] = pair_journal */
-  32,   /* field[32] = pair_result_file */
-  33,   /* field[33] = pair_snapshot */
-  22,   /* field[22] = refusal */
-  24,   /* field[24] = retry_accepted */
-  23,   /* field[23] = retry_batch */
-  18,   /* field[18] = status_reply */
-  12,   /* field[12] = status_request */
-  11,   /* field[11] = submit_batch */
-  8,   /* field[8] = task_assignment */
-  10,   /* field[10] = task_assignments */
-  26,   /* field[26] = task_given_back */
-  4,   /* field[4] = task_result */
-  6,   /* field[6] = task_results */
-  28,   /* field[28] = upload_data */
-  27,   /* field[27] = upload_request */
-  7,   /* field[7] = welcome */
-  5,   /* field[5] = worker_goodbye */
-  2,   /* field[2] = worker_hello */
+  30,   /* field[30] = pair_announcement */
+  32,   /* field[32] = pair_held */
+  31,   /* field[31] = pair_journal */
+  33,   /* field[33] = pair_result_file */
+  34,   /* field[34] = pair_snapshot */
+  23,   /* field[23] = refusal */
+  25,   /* field[25] = retry_accepted */
+  24,   /* field[24] = retry_batch */
+  19,   /* field[19] = status_reply */
+  13,   /* field[13] = status_request */
+  12,   /* field[12] = submit_batch */
+  9,   /* field[9] = task_assignment */
+  11,   /* field[11] = task_assignments */
+  27,   /* field[27] = task_given_back */
+  5,   /* field[5] = task_result */
+  7,   /* field[7] = task_results */
+  29,   /* field[29] = upload_data */
+  28,   /* field[28] = upload_request */
+  8,   /* field[8] = welcome */
+  2,   /* field[2] = witnessed */
+  6,   /* field[6] = worker_goodbye */
+  3,   /* field[3] = worker_hello */
 };
 static const ProtobufCIntRange shiftwork__v1__envelope__number_ranges[10 + 1] =
 {
   { 1, 0 },
-  { 10, 2 },
-  { 20, 7 },
-  { 30, 11 },
-  { 40, 15 },
-  { 50, 22 },
-  { 200, 23 },
-  { 340, 25 },
-  { 360, 27 },
-  { 800, 29 },
-  { 0, 34 }
+  { 10, 3 },
+  { 20, 8 },
+  { 30, 12 },
+  { 40, 16 },
+  { 50, 23 },
+  { 200, 24 },
+  { 340, 26 },
+  { 360, 28 },
+  { 800, 30 },
+  { 0, 35 }
 };
 const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
 {
@@ -2681,7 +2694,7 @@ const ProtobufCMessageDescriptor shiftwork__v1__envelope__descriptor =
   "Shiftwork__V1__Envelope",
   "shiftwork.v1",
   sizeof(Shiftwork__V1__Envelope),
-  34,
+  35,
   shiftwork__v1__envelope__field_descriptors,
   shiftwork__v1__envelope__field_indices_by_name,
   10,  shiftwork__v1__envelope__number_ranges,

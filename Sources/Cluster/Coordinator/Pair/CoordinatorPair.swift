@@ -36,6 +36,9 @@ public struct CoordinatorPair: Sendable {
     public private(set) var peer: PairAnnouncement?
     /// When the peer was last heard (the start, until it is).
     private var peerLastHeard: ContinuousClock.Instant
+    /// Witnessed positions beyond anything either coordinator could have written (`implausibility(of:now:)`):
+    /// counted, never acted on (their requests are handled as requests without one).
+    public internal(set) var implausibleWitnesses: UInt64 = 0
 
     /// A coordinator of a pair, starting: `history` and `position` are read from its journal.
     public init(
@@ -149,6 +152,16 @@ public struct CoordinatorPair: Sendable {
     }
 
     private mutating func request(witnessed: JournalPosition, now: ContinuousClock.Instant) -> [PairEffect] {
+        if witnessed > position, let implausible = implausibility(of: witnessed, now: now) {
+            // Nothing either coordinator could have written: the value is refused (counted) and the request
+            // handled as one that carries none, which any peer may send (an active one does not step down on it:
+            // one hostile request must not stop the cluster).
+            implausibleWitnesses += 1
+            let reason =
+                "the request's witnessed journal position (\(witnessed)) is \(implausible); this coordinator's "
+                + "journal is at \(position): ignored"
+            return [.implausibleWitness(reason: reason)] + request(witnessed: .empty, now: now)
+        }
         if witnessed > position {
             let reason =
                 "this coordinator's journal (\(position)) is behind what the peer turning to it was "

@@ -12,6 +12,10 @@ public enum PairEffect: Sendable, Equatable {
     /// Refuse the request that came in, saying why and where to turn (the client or worker tries the next
     /// coordinator of its list).
     case refuse(reason: String)
+    /// A request's witnessed position is one neither coordinator could have written
+    /// (`CoordinatorPair.implausibility(of:now:)`): counted and logged; the request is handled as one without it
+    /// (the effects that follow).
+    case implausibleWitness(reason: String)
     /// The two are configured alike (both primary, or both backup), or another fault an operator must
     /// mend: logged as an error at once and again on every announcement. It never makes two active.
     case misconfigured(reason: String)

@@ -174,13 +174,13 @@ class AsyncClient(connection.Connection):
                     future = asyncio.get_running_loop().create_future()
                     self._answers[request_id] = future
                     self._turn(passive=True)
-                    await self._socket.send(data)
+                    await self._socket.send(self._session.rewitnessed(data))
                 except asyncio.TimeoutError:
                     if turns_left == 0:
                         raise
                     turns_left -= 1  # several coordinators: the request goes to the next one
                     self._turn()
-                    await self._socket.send(data)
+                    await self._socket.send(self._session.rewitnessed(data))
         except asyncio.TimeoutError:
             self._session.forget(request_id)
             raise connection.no_answer(self.endpoint, self.timeout, self._keys, what) from None

@@ -183,7 +183,7 @@ class Client(connection.Connection):
                         if turns_left > 0:  # several coordinators: the request goes to the next one
                             turns_left -= 1
                             self._turn()
-                            self._socket.send(data)
+                            self._socket.send(self._session.rewitnessed(data))
                             deadline = time.monotonic() + self.timeout
                             continue
                         self._session.forget(request_id)
@@ -196,7 +196,7 @@ class Client(connection.Connection):
                     break
                 turns_left -= 1  # a passive coordinator of a pair: the request goes to the next one at once
                 self._turn(passive=True)
-                self._socket.send(data)
+                self._socket.send(self._session.rewitnessed(data))
                 deadline = time.monotonic() + self.timeout
         finally:
             self._waiting.discard(request_id)

@@ -102,6 +102,11 @@ class Session:
         self._streams: Dict[str, _Stream] = {}
         self.dropped_messages = 0
         """Messages from the coordinator that could not be decoded."""
+        self.witnessed: Tuple[int, int] = (0, 0)
+        """The furthest journal position (term, records) an active coordinator of a pair sent this client
+        (`Envelope.witnessed`); every request says it back, so that a coordinator behind it does not take over
+        on its word (docs/failover.md, "The witnessed position"). It only grows: a later term beats more
+        records."""
 
     # ------------------------------------------------------------------------------------------------ requests
 
@@ -180,7 +185,24 @@ class Session:
         return request_id
 
     def _envelope(self, **body) -> bytes:
-        return pb.Envelope(major=self.major, minor=MINOR, **body).SerializeToString()
+        envelope = pb.Envelope(major=self.major, minor=MINOR, **body)
+        if self.witnessed != (0, 0):
+            envelope.witnessed.term, envelope.witnessed.records = self.witnessed
+        return envelope.SerializeToString()
+
+    def rewitnessed(self, data: bytes) -> bytes:
+        """`data` (a request this session built) with the witnessed position as it is now: a request sent
+        again to the next coordinator after a turn carries what was witnessed since it was first sent."""
+        if self.witnessed == (0, 0):
+            return data
+        envelope = pb.Envelope.FromString(data)
+        envelope.witnessed.term, envelope.witnessed.records = self.witnessed
+        return envelope.SerializeToString()
+
+    def witness(self, term: int, records: int) -> None:
+        """Keeps (`term`, `records`) when it is further than what was witnessed so far."""
+        if (term, records) > self.witnessed:
+            self.witnessed = (term, records)
 
     # ------------------------------------------------------------------------------------------------ receiving
 
@@ -191,6 +213,8 @@ class Session:
         except (DecodeError, IndexError, ValueError):
             self.dropped_messages += 1
             return []
+        if envelope.HasField("witnessed"):
+            self.witness(envelope.witnessed.term, envelope.witnessed.records)
         if envelope.major != self.major:
             detail = envelope.refusal.reason if envelope.WhichOneof("body") == "refusal" else ""
             return [FailAll(ProtocolVersionError(envelope.major, self.major, detail))]

@@ -332,6 +332,15 @@ struct  Shiftwork__V1__Envelope
   ProtobufCMessage base;
   uint32_t major;
   uint32_t minor;
+  /*
+   * The witnessed journal position of a pair of coordinators (--ha, docs/failover.md, "The witnessed
+   * position"); unset everywhere else. Coordinator -> worker or client: set by the active coordinator of a
+   * pair on what it sends, the position of its journal that its peer holds (or, going on alone, its own):
+   * what this message tells is recorded at least that far. Worker or client -> coordinator: the furthest
+   * position it was ever sent (a later term beats more records), on every request, WorkerHello and
+   * Heartbeat: a coordinator behind it never takes over on that request's word. The receiver bounds it.
+   */
+  Shiftwork__V1__PairPosition *witnessed;
   Shiftwork__V1__Envelope__BodyCase body_case;
   union {
     /*
@@ -433,7 +442,7 @@ struct  Shiftwork__V1__Envelope
 };
 #define SHIFTWORK__V1__ENVELOPE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&shiftwork__v1__envelope__descriptor) \
-    , 0, 0, SHIFTWORK__V1__ENVELOPE__BODY__NOT_SET, {0} }
+    , 0, 0, NULL, SHIFTWORK__V1__ENVELOPE__BODY__NOT_SET, {0} }
 
 
 /*
