@@ -52,7 +52,8 @@ static const sw_lazy_function sw_avif_function_list[] = {SW_AVIF_FUNCTIONS(SW_AV
 static int sw_avif_open_library(const char *const *sonames, size_t count, void *table, void *handles[2], char *err,
                                 size_t errlen) {
     handles[0] = sw_lazy_open_functions(&sw_libavif, sonames, count, sw_avif_function_list,
-                                        SW_LAZY_COUNT(sw_avif_function_list), table, sw_avif_check_version, err, errlen);
+                                        SW_LAZY_COUNT(sw_avif_function_list), table, sw_avif_check_version, err,
+                                        errlen);
     return handles[0] != NULL;
 }
 

@@ -24,7 +24,8 @@ static int sw_heif_check_version(const void *table, char *err, size_t errlen) {
     snprintf(message, sizeof message,
              "libheif %s was loaded but Shiftwork was built with libheif %s's headers; install Debian's %s package "
              "(libheif 1.%d or newer)",
-             functions->heif_get_version(), LIBHEIF_VERSION, SW_HEIF_PACKAGE, (int)((LIBHEIF_NUMERIC_VERSION >> 16) & 0xFF));
+             functions->heif_get_version(), LIBHEIF_VERSION, SW_HEIF_PACKAGE,
+             (int)((LIBHEIF_NUMERIC_VERSION >> 16) & 0xFF));
     sw_lazy_message(err, errlen, message);
     return 0;
 }
@@ -36,7 +37,8 @@ static const sw_lazy_function sw_heif_function_list[] = {SW_HEIF_FUNCTIONS(SW_HE
 static int sw_heif_open_library(const char *const *sonames, size_t count, void *table, void *handles[2], char *err,
                                 size_t errlen) {
     handles[0] = sw_lazy_open_functions(&sw_libheif, sonames, count, sw_heif_function_list,
-                                        SW_LAZY_COUNT(sw_heif_function_list), table, sw_heif_check_version, err, errlen);
+                                        SW_LAZY_COUNT(sw_heif_function_list), table, sw_heif_check_version, err,
+                                        errlen);
     return handles[0] != NULL;
 }
 

@@ -63,9 +63,9 @@ typedef int (*sw_lazy_check)(const void *table, char *error, size_t error_size);
 /**
  * The one way a loader opens its library: opens the first of `sonames` (`count` names) that loads, as sw_lazy_open
  * does; stores the address of each of `functions` (`function_count`) in its field of `table` (a struct of the
- * pointers the offsets name); then runs `check` on the table (NULL: no check). Returns the handle, or NULL with the message of what failed in
- * `error` (the names tried and the package; the first function missing; or `check`'s) and nothing left open; a table
- * whose load failed is not to be used.
+ * pointers the offsets name); then runs `check` on the table (NULL: no check). Returns the handle, or NULL with the
+ * message of what failed in `error` (the names tried and the package; the first function missing; or `check`'s) and
+ * nothing left open; a table whose load failed is not to be used.
  */
 void *sw_lazy_open_functions(const sw_lazy_library *library, const char *const *sonames, size_t count,
                              const sw_lazy_function *functions, size_t function_count, void *table, sw_lazy_check check,
