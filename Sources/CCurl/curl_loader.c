@@ -49,45 +49,41 @@ static const char *const sw_crypto_sonames[] = {"libcrypto.so.3"};
 /* CURLOPT_PROTOCOLS_STR and CURLOPT_REDIR_PROTOCOLS_STR came with 7.85.0. */
 #define SW_CURL_OLDEST 0x075500
 
-/* Opens libcurl from `sonames` (and libcrypto), resolves every function into `table` (a sw_curl_functions) and
-   checks the version: an sw_lazy_opener. */
+/* The loaded libcurl's version (7.85.0 or later): an sw_lazy_check. */
+static int sw_curl_check_version(const void *table, char *error, size_t error_size) {
+    const curl_version_info_data *version = ((const sw_curl_functions *)table)->curl_version_info(CURLVERSION_NOW);
+    if (version != NULL && version->version_num >= SW_CURL_OLDEST) return 1;
+    char message[256];
+    snprintf(message, sizeof message,
+             "libcurl %s is too old (7.85.0 or later is needed); install Debian's libcurl4 package from Debian 12 "
+             "or later", version != NULL && version->version != NULL ? version->version : "(unknown version)");
+    sw_lazy_message(error, error_size, message);
+    return 0;
+}
+
+#define SW_CURL_FUNCTION(name) SW_LAZY_FUNCTION(sw_curl_functions, name)
+static const sw_lazy_function sw_curl_function_list[] = {SW_CURL_FUNCTIONS(SW_CURL_FUNCTION)};
+static const sw_lazy_function sw_crypto_function_list[] = {SW_CURL_FUNCTION(SHA256)};
+
+/* Opens libcurl from `sonames` (and libcrypto) into `table` (a sw_curl_functions) and checks libcurl's version: an
+   sw_lazy_opener. */
 static int sw_curl_open(const char *const *sonames, size_t count, void *table, void *handles[2], char *error,
                         size_t error_size) {
-    sw_curl_functions *functions = table;
-    memset(functions, 0, sizeof *functions);
-    void *curl = sw_lazy_open(&sw_libcurl, sonames, count, error, error_size);
+    void *curl = sw_lazy_open_functions(&sw_libcurl, sonames, count, sw_curl_function_list,
+                                        SW_LAZY_COUNT(sw_curl_function_list), table, sw_curl_check_version, error,
+                                        error_size);
     if (curl == NULL) return 0;
-#define SW_RESOLVE(name) \
-    functions->name = (__typeof__(functions->name))sw_lazy_symbol(&sw_libcurl, curl, #name, error, error_size); \
-    if (functions->name == NULL) goto fail;
-    SW_CURL_FUNCTIONS(SW_RESOLVE)
-#undef SW_RESOLVE
-    const curl_version_info_data *version = functions->curl_version_info(CURLVERSION_NOW);
-    if (version == NULL || version->version_num < SW_CURL_OLDEST) {
-        char message[256];
-        snprintf(message, sizeof message,
-                 "libcurl %s is too old (7.85.0 or later is needed); install Debian's libcurl4 package from Debian 12 "
-                 "or later", version != NULL && version->version != NULL ? version->version : "(unknown version)");
-        sw_lazy_message(error, error_size, message);
-        goto fail;
-    }
-    void *crypto = sw_lazy_open(&sw_libcrypto, sw_crypto_sonames, 1, error, error_size);
-    if (crypto == NULL) goto fail;
-    functions->SHA256 = (__typeof__(functions->SHA256))sw_lazy_symbol(&sw_libcrypto, crypto, "SHA256", error,
-                                                                      error_size);
-    if (functions->SHA256 == NULL) {
-        sw_lazy_close(crypto);
-        goto fail;
+    void *crypto = sw_lazy_open_functions(&sw_libcrypto, sw_crypto_sonames, SW_LAZY_COUNT(sw_crypto_sonames),
+                                          sw_crypto_function_list, SW_LAZY_COUNT(sw_crypto_function_list), table, NULL,
+                                          error, error_size);
+    if (crypto == NULL) {
+        sw_lazy_close(curl);
+        return 0;
     }
     handles[0] = curl;
     handles[1] = crypto;
     return 1;
-fail:
-    sw_lazy_close(curl);
-    return 0;
 }
-
-#define SW_CURL_SONAME_COUNT (sizeof sw_curl_sonames / sizeof *sw_curl_sonames)
 
 /* MARK: The process's one load */
 
@@ -96,15 +92,16 @@ static sw_curl_functions sw_curl;
 
 /* The table, or NULL when the libraries could not be loaded. */
 static const sw_curl_functions *sw_curl_table(void) {
-    return sw_lazy_load_once(&sw_curl_load, sw_curl_open, sw_curl_sonames, SW_CURL_SONAME_COUNT, &sw_curl) ? &sw_curl
-                                                                                                          : NULL;
+    return sw_lazy_load_once(&sw_curl_load, sw_curl_open, sw_curl_sonames, SW_LAZY_COUNT(sw_curl_sonames), &sw_curl,
+                             NULL, 0);
 }
 
 const char *shiftwork_curl_load_failure(void) { return sw_curl_table() != NULL ? NULL : sw_curl_load.failure; }
 
 int shiftwork_curl_probe(const char *soname, char *error, size_t error_size) {
     sw_curl_functions table;
-    return sw_lazy_probe(sw_curl_open, soname, sw_curl_sonames, SW_CURL_SONAME_COUNT, &table, error, error_size);
+    return sw_lazy_probe(sw_curl_open, soname, sw_curl_sonames, SW_LAZY_COUNT(sw_curl_sonames), &table, error,
+                         error_size);
 }
 
 /* MARK: The wrappers */

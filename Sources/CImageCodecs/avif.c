@@ -37,8 +37,17 @@ static void sw_avif_error(const sw_avif_functions *libavif, char *err, size_t er
     sw_whole_message(err, errlen, message);
 }
 
-static sw_avif_decoder *sw_avif_open_bytes(sw_avif_decoder *decoder, const uint8_t *data, size_t size,
-                                           sw_image_info *info, char *err, size_t errlen) {
+/* Opens the `size` bytes at `data`; `owned` (the same bytes, read from a file, or NULL) is the decoder's from here on:
+   freed with it, or at once when it cannot be opened. */
+static sw_avif_decoder *sw_avif_open_bytes(const uint8_t *data, size_t size, uint8_t *owned, sw_image_info *info,
+                                           char *err, size_t errlen) {
+    sw_avif_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        free(owned);
+        sw_whole_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    decoder->owned = owned;
     const sw_avif_functions *libavif = sw_avif_library(err, errlen);
     if (libavif == NULL) {
         sw_avif_close(decoder);
@@ -87,27 +96,13 @@ static sw_avif_decoder *sw_avif_open_bytes(sw_avif_decoder *decoder, const uint8
 }
 
 sw_avif_decoder *sw_avif_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
-    sw_avif_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
-    return sw_avif_open_bytes(decoder, data, size, info, err, errlen);
+    return sw_avif_open_bytes(data, size, NULL, info, err, errlen);
 }
 
 sw_avif_decoder *sw_avif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen) {
-    sw_avif_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
     size_t size = 0;
-    decoder->owned = sw_whole_read_file(file, max_bytes, &size, err, errlen);
-    if (decoder->owned == NULL) {
-        sw_avif_close(decoder);
-        return NULL;
-    }
-    return sw_avif_open_bytes(decoder, decoder->owned, size, info, err, errlen);
+    uint8_t *bytes = sw_whole_read_file(file, max_bytes, &size, err, errlen);
+    return bytes != NULL ? sw_avif_open_bytes(bytes, size, bytes, info, err, errlen) : NULL;
 }
 
 static int sw_avif_read_depth(sw_avif_decoder *decoder, uint8_t *pixels, size_t stride, int depth,

@@ -4,7 +4,6 @@
 #include "CLazyLibrary.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* The SONAME and Debian package of the libavif whose headers this was compiled against (libavif's SONAME is
    its ABI: 0.11 is libavif.so.15, 1.0 to 1.3 are libavif.so.16), then the development package's plain name. */
@@ -32,51 +31,42 @@ static int sw_avif_version_matches(const char *version) {
     return major == 0 ? minor == AVIF_VERSION_MINOR : minor >= AVIF_VERSION_MINOR;
 }
 
-/* Opens libavif from `sonames`, resolves every function into `table` (a sw_avif_functions) and checks the
-   version: an sw_lazy_opener. */
-static int sw_avif_open_library(const char *const *sonames, size_t count, void *table, void *handles[2], char *err,
-                                size_t errlen) {
-    sw_avif_functions *functions = table;
-    memset(functions, 0, sizeof *functions);
-    void *handle = sw_lazy_open(&sw_libavif, sonames, count, err, errlen);
-    if (handle == NULL) return 0;
-#define SW_RESOLVE(name) \
-    functions->name = (__typeof__(functions->name))sw_lazy_symbol(&sw_libavif, handle, #name, err, errlen); \
-    if (functions->name == NULL) goto fail;
-    SW_AVIF_FUNCTIONS(SW_RESOLVE)
-#undef SW_RESOLVE
-    const char *version = functions->avifVersion();
-    if (!sw_avif_version_matches(version)) {
-        char message[512];
-        snprintf(message, sizeof message,
-                 "libavif %s was loaded but Shiftwork was built with libavif %d.%d.%d's headers; install Debian's %s "
-                 "package (the libavif of the headers)",
-                 version != NULL ? version : "(unknown version)", AVIF_VERSION_MAJOR, AVIF_VERSION_MINOR,
-                 AVIF_VERSION_PATCH, SW_AVIF_PACKAGE);
-        sw_lazy_message(err, errlen, message);
-        goto fail;
-    }
-    handles[0] = handle;
-    return 1;
-fail:
-    sw_lazy_close(handle);
+/* The loaded libavif's version against the headers': an sw_lazy_check. */
+static int sw_avif_check_version(const void *table, char *err, size_t errlen) {
+    const char *version = ((const sw_avif_functions *)table)->avifVersion();
+    if (sw_avif_version_matches(version)) return 1;
+    char message[512];
+    snprintf(message, sizeof message,
+             "libavif %s was loaded but Shiftwork was built with libavif %d.%d.%d's headers; install Debian's %s "
+             "package (the libavif of the headers)",
+             version != NULL ? version : "(unknown version)", AVIF_VERSION_MAJOR, AVIF_VERSION_MINOR,
+             AVIF_VERSION_PATCH, SW_AVIF_PACKAGE);
+    sw_lazy_message(err, errlen, message);
     return 0;
 }
 
-#define SW_AVIF_SONAME_COUNT (sizeof sw_avif_sonames / sizeof *sw_avif_sonames)
+#define SW_AVIF_FUNCTION(name) SW_LAZY_FUNCTION(sw_avif_functions, name)
+static const sw_lazy_function sw_avif_function_list[] = {SW_AVIF_FUNCTIONS(SW_AVIF_FUNCTION)};
+
+/* Opens libavif from `sonames` into `table` (a sw_avif_functions) and checks its version: an sw_lazy_opener. */
+static int sw_avif_open_library(const char *const *sonames, size_t count, void *table, void *handles[2], char *err,
+                                size_t errlen) {
+    handles[0] = sw_lazy_open_functions(&sw_libavif, sonames, count, sw_avif_function_list,
+                                        SW_LAZY_COUNT(sw_avif_function_list), table, sw_avif_check_version, err,
+                                        errlen);
+    return handles[0] != NULL;
+}
 
 static sw_lazy_load sw_avif_load = SW_LAZY_LOAD_INIT;
 static sw_avif_functions sw_avif;
 
 const sw_avif_functions *sw_avif_library(char *err, size_t errlen) {
-    if (sw_lazy_load_once(&sw_avif_load, sw_avif_open_library, sw_avif_sonames, SW_AVIF_SONAME_COUNT, &sw_avif)) {
-        return &sw_avif;
-    }
-    sw_lazy_message(err, errlen, sw_avif_load.failure);
-    return NULL;
+    return sw_lazy_load_once(&sw_avif_load, sw_avif_open_library, sw_avif_sonames, SW_LAZY_COUNT(sw_avif_sonames),
+                             &sw_avif, err, errlen);
 }
 
 int sw_avif_probe(const char *soname, char *err, size_t errlen) {
     sw_avif_functions table;
-    return sw_lazy_probe(sw_avif_open_library, soname, sw_avif_sonames, SW_AVIF_SONAME_COUNT, &table, err, errlen);
+    return sw_lazy_probe(sw_avif_open_library, soname, sw_avif_sonames, SW_LAZY_COUNT(sw_avif_sonames), &table, err,
+                         errlen);
 }

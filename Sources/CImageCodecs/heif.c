@@ -64,8 +64,17 @@ static void sw_heif_read_exif(sw_heif_decoder *decoder) {
     }
 }
 
-static sw_heif_decoder *sw_heif_open_bytes(sw_heif_decoder *decoder, const uint8_t *data, size_t size,
-                                           sw_image_info *info, char *err, size_t errlen) {
+/* Opens the `size` bytes at `data`; `owned` (the same bytes, read from a file, or NULL) is the decoder's from here on:
+   freed with it, or at once when it cannot be opened. */
+static sw_heif_decoder *sw_heif_open_bytes(const uint8_t *data, size_t size, uint8_t *owned, sw_image_info *info,
+                                           char *err, size_t errlen) {
+    sw_heif_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        free(owned);
+        sw_whole_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    decoder->owned = owned;
     const sw_heif_functions *libheif = sw_heif_library(err, errlen);
     if (libheif == NULL) {
         sw_heif_close(decoder);
@@ -116,27 +125,13 @@ static sw_heif_decoder *sw_heif_open_bytes(sw_heif_decoder *decoder, const uint8
 }
 
 sw_heif_decoder *sw_heif_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
-    sw_heif_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
-    return sw_heif_open_bytes(decoder, data, size, info, err, errlen);
+    return sw_heif_open_bytes(data, size, NULL, info, err, errlen);
 }
 
 sw_heif_decoder *sw_heif_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen) {
-    sw_heif_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
     size_t size = 0;
-    decoder->owned = sw_whole_read_file(file, max_bytes, &size, err, errlen);
-    if (decoder->owned == NULL) {
-        sw_heif_close(decoder);
-        return NULL;
-    }
-    return sw_heif_open_bytes(decoder, decoder->owned, size, info, err, errlen);
+    uint8_t *bytes = sw_whole_read_file(file, max_bytes, &size, err, errlen);
+    return bytes != NULL ? sw_heif_open_bytes(bytes, size, bytes, info, err, errlen) : NULL;
 }
 
 int sw_heif_read(sw_heif_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,

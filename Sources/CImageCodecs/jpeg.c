@@ -100,12 +100,15 @@ static void sw_jpeg_emit_message(j_common_ptr cinfo, int level) {
 
 static void sw_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-static void sw_jpeg_install_errors(sw_jpeg_error *error) {
+/* Sets `error` up as a codec's error manager and returns it for its `cinfo.err` (as jpeg_std_error does): the
+   caller's setjmp on `error->jump` is where every libjpeg failure lands. */
+static struct jpeg_error_mgr *sw_jpeg_install_errors(sw_jpeg_error *error) {
     jpeg_std_error(&error->base);
     error->base.error_exit = sw_jpeg_error_exit;
     error->base.emit_message = sw_jpeg_emit_message;
     error->base.output_message = sw_jpeg_output_message;
     error->message[0] = 0;
+    return &error->base;
 }
 
 /* APP1 payloads start with these. */
@@ -199,8 +202,7 @@ static sw_jpeg_decoder *sw_jpeg_open_source(const uint8_t *data, size_t size, FI
         free(decoder);
         return NULL;
     }
-    decoder->cinfo.err = &decoder->error.base;
-    sw_jpeg_install_errors(&decoder->error);
+    decoder->cinfo.err = sw_jpeg_install_errors(&decoder->error);
     if (setjmp(decoder->error.jump)) {
         sw_copy_message(err, errlen, decoder->error.message);
         sw_jpeg_close(decoder);
@@ -424,8 +426,7 @@ static sw_jpeg_encoder *sw_jpeg_encoder_open_common(int width, int height, int c
         return NULL;
     }
     encoder->channels = channels;
-    encoder->cinfo.err = &encoder->error.base;
-    sw_jpeg_install_errors(&encoder->error);
+    encoder->cinfo.err = sw_jpeg_install_errors(&encoder->error);
     if (setjmp(encoder->error.jump)) {
         sw_copy_message(err, errlen, encoder->error.message);
         sw_jpeg_encoder_close(encoder);

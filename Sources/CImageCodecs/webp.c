@@ -48,7 +48,19 @@ static uint8_t *sw_webp_chunk(WebPDemuxer *demux, const char fourcc[4], size_t *
     return copy;
 }
 
-static sw_webp_decoder *sw_webp_open_bytes(sw_webp_decoder *decoder, sw_image_info *info, char *err, size_t errlen) {
+/* Opens the `size` bytes at `data`; `owned` (the same bytes, read from a file, or NULL) is the decoder's from here on:
+   freed with it, or at once when it cannot be opened. */
+static sw_webp_decoder *sw_webp_open_bytes(const uint8_t *data, size_t size, uint8_t *owned, sw_image_info *info,
+                                           char *err, size_t errlen) {
+    sw_webp_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        free(owned);
+        sw_whole_message(err, errlen, "out of memory");
+        return NULL;
+    }
+    decoder->owned = owned;
+    decoder->data = data;
+    decoder->size = size;
     WebPBitstreamFeatures features;
     VP8StatusCode status = WebPGetFeatures(decoder->data, decoder->size, &features);
     if (status != VP8_STATUS_OK) {
@@ -83,32 +95,13 @@ static sw_webp_decoder *sw_webp_open_bytes(sw_webp_decoder *decoder, sw_image_in
 }
 
 sw_webp_decoder *sw_webp_open(const uint8_t *data, size_t size, sw_image_info *info, char *err, size_t errlen) {
-    sw_webp_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
-    decoder->data = data;
-    decoder->size = size;
-    return sw_webp_open_bytes(decoder, info, err, errlen);
+    return sw_webp_open_bytes(data, size, NULL, info, err, errlen);
 }
 
 sw_webp_decoder *sw_webp_open_file(FILE *file, size_t max_bytes, sw_image_info *info, char *err, size_t errlen) {
-    sw_webp_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        sw_whole_message(err, errlen, "out of memory");
-        return NULL;
-    }
     size_t size = 0;
     uint8_t *bytes = sw_whole_read_file(file, max_bytes, &size, err, errlen);
-    if (bytes == NULL) {
-        sw_webp_close(decoder);
-        return NULL;
-    }
-    decoder->owned = bytes;
-    decoder->data = bytes;
-    decoder->size = size;
-    return sw_webp_open_bytes(decoder, info, err, errlen);
+    return bytes != NULL ? sw_webp_open_bytes(bytes, size, bytes, info, err, errlen) : NULL;
 }
 
 int sw_webp_read(sw_webp_decoder *decoder, uint8_t *pixels, size_t stride, const sw_cancellation *cancel, char *err,

@@ -47,20 +47,47 @@ void sw_lazy_close(void *handle) {
     if (handle != NULL) dlclose(handle);
 }
 
-int sw_lazy_load_once(sw_lazy_load *load, sw_lazy_opener opener, const char *const *sonames, size_t count,
-                      void *table) {
-    int state = __atomic_load_n(&load->state, __ATOMIC_ACQUIRE);
-    if (state != 0) return state == 1;
-    pthread_mutex_lock(&load->lock);
-    if (load->state == 0) {
-        void *handles[2] = {NULL, NULL};
-        /* Kept open for the life of the process: the handles are never closed. */
-        int loaded = opener(sonames, count, table, handles, load->failure, sizeof load->failure);
-        __atomic_store_n(&load->state, loaded ? 1 : 2, __ATOMIC_RELEASE);
+/* A function's address comes from dlsym as a void *; POSIX has it stored into the typed pointer as its bytes (see
+   dlsym's rationale), which needs the two to be the same size, as they are on every platform Shiftwork builds for. */
+_Static_assert(sizeof(void (*)(void)) == sizeof(void *), "function pointers must be the size of void *");
+
+void *sw_lazy_open_functions(const sw_lazy_library *library, const char *const *sonames, size_t count,
+                             const sw_lazy_function *functions, size_t function_count, void *table, sw_lazy_check check,
+                             char *error, size_t error_size) {
+    void *handle = sw_lazy_open(library, sonames, count, error, error_size);
+    if (handle == NULL) return NULL;
+    for (size_t index = 0; index < function_count; index++) {
+        void *address = sw_lazy_symbol(library, handle, functions[index].name, error, error_size);
+        if (address == NULL) {
+            sw_lazy_close(handle);
+            return NULL;
+        }
+        memcpy((char *)table + functions[index].offset, &address, sizeof address);
     }
-    state = load->state;
-    pthread_mutex_unlock(&load->lock);
-    return state == 1;
+    if (check != NULL && !check(table, error, error_size)) {
+        sw_lazy_close(handle);
+        return NULL;
+    }
+    return handle;
+}
+
+void *sw_lazy_load_once(sw_lazy_load *load, sw_lazy_opener opener, const char *const *sonames, size_t count,
+                        void *table, char *error, size_t error_size) {
+    int state = __atomic_load_n(&load->state, __ATOMIC_ACQUIRE);
+    if (state == 0) {
+        pthread_mutex_lock(&load->lock);
+        if (load->state == 0) {
+            void *handles[2] = {NULL, NULL};
+            /* Kept open for the life of the process: the handles are never closed. */
+            int loaded = opener(sonames, count, table, handles, load->failure, sizeof load->failure);
+            __atomic_store_n(&load->state, loaded ? 1 : 2, __ATOMIC_RELEASE);
+        }
+        state = load->state;
+        pthread_mutex_unlock(&load->lock);
+    }
+    if (state == 1) return table;
+    sw_lazy_message(error, error_size, load->failure);
+    return NULL;
 }
 
 int sw_lazy_probe(sw_lazy_opener opener, const char *soname, const char *const *sonames, size_t count, void *table,

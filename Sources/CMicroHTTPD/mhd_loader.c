@@ -35,51 +35,45 @@ static int sw_mhd_version_suffices(const char *version) {
     return major > 0 || minor > 9 || (minor == 9 && patch >= 71);
 }
 
-/* Opens libmicrohttpd from `sonames`, resolves every function into `table` (a sw_mhd_functions) and checks the
-   version: an sw_lazy_opener. */
-static int sw_mhd_open(const char *const *sonames, size_t count, void *table, void *handles[2], char *error,
-                       size_t error_size) {
-    sw_mhd_functions *functions = table;
-    memset(functions, 0, sizeof *functions);
-    void *handle = sw_lazy_open(&sw_libmicrohttpd, sonames, count, error, error_size);
-    if (handle == NULL) return 0;
-#define SW_RESOLVE(name) \
-    functions->name = \
-        (__typeof__(functions->name))sw_lazy_symbol(&sw_libmicrohttpd, handle, #name, error, error_size); \
-    if (functions->name == NULL) goto fail;
-    SW_MHD_FUNCTIONS(SW_RESOLVE)
-#undef SW_RESOLVE
-    const char *version = functions->MHD_get_version();
-    if (!sw_mhd_version_suffices(version)) {
-        char message[256];
-        snprintf(message, sizeof message,
-                 "libmicrohttpd %s is too old (0.9.71 or later is needed); install Debian's libmicrohttpd12 package "
-                 "from Debian 12 or later", version != NULL ? version : "(unknown version)");
-        sw_lazy_message(error, error_size, message);
-        goto fail;
-    }
-    handles[0] = handle;
-    return 1;
-fail:
-    sw_lazy_close(handle);
+/* The loaded libmicrohttpd's version (0.9.71 or later): an sw_lazy_check. */
+static int sw_mhd_check_version(const void *table, char *error, size_t error_size) {
+    const char *version = ((const sw_mhd_functions *)table)->MHD_get_version();
+    if (sw_mhd_version_suffices(version)) return 1;
+    char message[256];
+    snprintf(message, sizeof message,
+             "libmicrohttpd %s is too old (0.9.71 or later is needed); install Debian's libmicrohttpd12 package "
+             "from Debian 12 or later", version != NULL ? version : "(unknown version)");
+    sw_lazy_message(error, error_size, message);
     return 0;
 }
 
-#define SW_MHD_SONAME_COUNT (sizeof sw_mhd_sonames / sizeof *sw_mhd_sonames)
+#define SW_MHD_FUNCTION(name) SW_LAZY_FUNCTION(sw_mhd_functions, name)
+static const sw_lazy_function sw_mhd_function_list[] = {SW_MHD_FUNCTIONS(SW_MHD_FUNCTION)};
+
+/* Opens libmicrohttpd from `sonames` into `table` (a sw_mhd_functions) and checks its version: an sw_lazy_opener. */
+static int sw_mhd_open(const char *const *sonames, size_t count, void *table, void *handles[2], char *error,
+                       size_t error_size) {
+    handles[0] = sw_lazy_open_functions(&sw_libmicrohttpd, sonames, count, sw_mhd_function_list,
+                                        SW_LAZY_COUNT(sw_mhd_function_list), table, sw_mhd_check_version, error,
+                                        error_size);
+    return handles[0] != NULL;
+}
 
 static sw_lazy_load sw_mhd_load = SW_LAZY_LOAD_INIT;
 static sw_mhd_functions sw_mhd;
 
 /* The table, or NULL when the library could not be loaded. */
 static const sw_mhd_functions *sw_mhd_table(void) {
-    return sw_lazy_load_once(&sw_mhd_load, sw_mhd_open, sw_mhd_sonames, SW_MHD_SONAME_COUNT, &sw_mhd) ? &sw_mhd : NULL;
+    return sw_lazy_load_once(&sw_mhd_load, sw_mhd_open, sw_mhd_sonames, SW_LAZY_COUNT(sw_mhd_sonames), &sw_mhd, NULL,
+                             0);
 }
 
 const char *shiftwork_mhd_load_failure(void) { return sw_mhd_table() != NULL ? NULL : sw_mhd_load.failure; }
 
 int shiftwork_mhd_probe(const char *soname, char *error, size_t error_size) {
     sw_mhd_functions table;
-    return sw_lazy_probe(sw_mhd_open, soname, sw_mhd_sonames, SW_MHD_SONAME_COUNT, &table, error, error_size);
+    return sw_lazy_probe(sw_mhd_open, soname, sw_mhd_sonames, SW_LAZY_COUNT(sw_mhd_sonames), &table, error,
+                         error_size);
 }
 
 /* MARK: The daemon */

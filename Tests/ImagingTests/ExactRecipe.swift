@@ -17,6 +17,17 @@ extension TestImages {
         return source
     }
 
+    /// Stores the pixel `values` (premultiplied when RGBA: divided here by their alpha) at `base` in `image`, each
+    /// rounded once.
+    static func storePremultiplied(_ values: [Double], in image: inout ImageBuffer, at base: Int) {
+        var values = values
+        if values.count == 4 {
+            let a = values[3]
+            for k in 0..<3 { values[k] = a > 1e-6 ? values[k] * 255 / a : 0 }
+        }
+        for k in values.indices { image.pixels[base + k] = UInt8(max(0, min(255, values[k])).rounded()) }
+    }
+
     /// The exact separable Gaussian of `source` (sampled kernel out to 5σ, normalised, edges repeated).
     static func exactGaussian(
         _ source: [Double], width w: Int, height h: Int, channels c: Int, sigma: Double
@@ -89,11 +100,7 @@ extension TestImages {
                     }
                     values[ch] = value
                 }
-                if c == 4 {
-                    let a = values[3]
-                    for k in 0..<3 { values[k] = a > 1e-6 ? values[k] * 255 / a : 0 }
-                }
-                for k in 0..<c { result.pixels[base + k] = UInt8(max(0, min(255, values[k])).rounded()) }
+                storePremultiplied(values, in: &result, at: base)
             }
         }
         return result

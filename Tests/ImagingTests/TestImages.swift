@@ -91,69 +91,20 @@ enum TestImages {
         Double(zip(a.pixels, b.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
     }
 
-    /// The exact Gaussian (sampled kernel out to 5σ, normalised, edges repeated), separable, in Double, then
-    /// blended by the row weights exactly as the filter does: the reference the recursive filter is held to.
+    /// The exact Gaussian (`exactGaussian`: sampled kernel out to 5σ, normalised, edges repeated), separable, in
+    /// Double, then blended by the row weights exactly as the filter does: the reference the recursive filter is
+    /// held to.
     static func exactTiltShift(_ image: ImageBuffer, sigma: Double, weights: [Float]) -> ImageBuffer {
-        let w = image.width
-        let h = image.height
-        let c = image.channels
-        let radius = Int((5 * sigma).rounded(.up))
-        var kernel = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
-        let total = kernel.reduce(0, +)
-        kernel = kernel.map { $0 / total }
-        var source = [Double](repeating: 0, count: w * h * c)
-        for i in 0..<source.count { source[i] = Double(image.pixels[i]) }
-        if c == 4 {  // premultiplied
-            for i in 0..<(w * h) {
-                let a = source[4 * i + 3] / 255
-                for k in 0..<3 { source[4 * i + k] *= a }
-            }
-        }
-        var horizontal = [Double](repeating: 0, count: source.count)
-        var vertical = [Double](repeating: 0, count: source.count)
-        kernel.withUnsafeBufferPointer { kp in
-            source.withUnsafeBufferPointer { s in
-                horizontal.withUnsafeMutableBufferPointer { out in
-                    for y in 0..<h {
-                        for x in 0..<w {
-                            for ch in 0..<c {
-                                var acc = 0.0
-                                for k in -radius...radius {
-                                    let xx = min(w - 1, max(0, x + k))
-                                    acc += kp[k + radius] * s[(y * w + xx) * c + ch]
-                                }
-                                out[(y * w + x) * c + ch] = acc
-                            }
-                        }
-                    }
-                }
-            }
-            horizontal.withUnsafeBufferPointer { s in
-                vertical.withUnsafeMutableBufferPointer { out in
-                    for y in 0..<h {
-                        for x in 0..<(w * c) {
-                            var acc = 0.0
-                            for k in -radius...radius {
-                                let yy = min(h - 1, max(0, y + k))
-                                acc += kp[k + radius] * s[yy * w * c + x]
-                            }
-                            out[y * w * c + x] = acc
-                        }
-                    }
-                }
-            }
-        }
+        let (w, h, c) = (image.width, image.height, image.channels)
+        let source = premultipliedSamples(image)
+        let blurred = exactGaussian(source, width: w, height: h, channels: c, sigma: sigma)
         var result = image
         for y in 0..<h {
             let m = Double(weights[y])
             for x in 0..<w {
                 let base = (y * w + x) * c
-                var values = (0..<c).map { source[base + $0] + m * (vertical[base + $0] - source[base + $0]) }
-                if c == 4 {
-                    let a = values[3]
-                    for k in 0..<3 { values[k] = a > 1e-6 ? values[k] * 255 / a : 0 }
-                }
-                for k in 0..<c { result.pixels[base + k] = UInt8(max(0, min(255, values[k])).rounded()) }
+                let values = (0..<c).map { source[base + $0] + m * (blurred[base + $0] - source[base + $0]) }
+                storePremultiplied(values, in: &result, at: base)
             }
         }
         return result

@@ -38,6 +38,39 @@ void *sw_lazy_symbol(const sw_lazy_library *library, void *handle, const char *s
 /** Closes `handle` (after a failed check: the library is not used). */
 void sw_lazy_close(void *handle);
 
+/** The number of elements of the array `array` (a loader's sonames or functions). */
+#define SW_LAZY_COUNT(array) (sizeof(array) / sizeof *(array))
+
+/** One function a loader looks up: its name, and where its pointer goes in the loader's table. */
+typedef struct {
+    const char *name;
+    /** The offset of its field in the table, a pointer typed from the library's header. */
+    size_t offset;
+} sw_lazy_function;
+
+/**
+ * The entry for the function `name` in a list for a table of type `table` whose field is named after the function:
+ * `{SW_LAZY_FUNCTION(sw_avif_functions, avifVersion)}`, or each name of an X-macro list through a one-line wrapper.
+ */
+#define SW_LAZY_FUNCTION(table, name) {#name, offsetof(table, name)},
+
+/**
+ * After every function is found: 1 when the library, whose functions `table` now holds, is one Shiftwork can use
+ * (its version), else 0 with a message in `error` that names the version found and the one needed.
+ */
+typedef int (*sw_lazy_check)(const void *table, char *error, size_t error_size);
+
+/**
+ * The one way a loader opens its library: opens the first of `sonames` (`count` names) that loads, as sw_lazy_open
+ * does; stores the address of each of `functions` (`function_count`) in its field of `table` (a struct of the
+ * pointers the offsets name); then runs `check` on the table (NULL: no check). Returns the handle, or NULL with the
+ * message of what failed in `error` (the names tried and the package; the first function missing; or `check`'s) and
+ * nothing left open; a table whose load failed is not to be used.
+ */
+void *sw_lazy_open_functions(const sw_lazy_library *library, const char *const *sonames, size_t count,
+                             const sw_lazy_function *functions, size_t function_count, void *table, sw_lazy_check check,
+                             char *error, size_t error_size);
+
 /**
  * Opens a library from `count` `sonames` into `table` (its function pointers) and checks it: 1 with what to close
  * later in `handles` (one or two; the others NULL), or 0 with a message in `error` and nothing left open.
@@ -57,11 +90,11 @@ typedef struct {
 
 /**
  * Runs `opener` with `sonames` into `table` the first time it is called for `load` (the process keeps the library
- * loaded for its life); later calls return at once. 1 when the table is filled, 0 when the library could not be
- * loaded: `load->failure` says why.
+ * loaded for its life); later calls return at once. Returns `table` when it is filled, or NULL when the library could
+ * not be loaded: `load->failure` says why, and so does `error` (`error_size` bytes; NULL for none).
  */
-int sw_lazy_load_once(sw_lazy_load *load, sw_lazy_opener opener, const char *const *sonames, size_t count,
-                      void *table);
+void *sw_lazy_load_once(sw_lazy_load *load, sw_lazy_opener opener, const char *const *sonames, size_t count,
+                        void *table, char *error, size_t error_size);
 
 /**
  * For tests of the loaders' messages: runs `opener` from `soname` (NULL: from the `count` `sonames` the real load

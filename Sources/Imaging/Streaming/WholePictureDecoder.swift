@@ -16,6 +16,35 @@ final class WholePictureDecoder {
         case gif(OpaquePointer)
     }
 
+    /// One format's C functions: what `init` opens it with.
+    private struct Codec {
+        typealias Open = (
+            UnsafePointer<UInt8>, Int, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int
+        ) -> OpaquePointer?
+        /// As `Open`, from a file, reading at most the `Int` bytes after it.
+        typealias OpenFile = (
+            UnsafeMutablePointer<FILE>, Int, UnsafeMutablePointer<sw_image_info>, UnsafeMutablePointer<CChar>, Int
+        ) -> OpaquePointer?
+        typealias Metadata = (OpaquePointer, UnsafeMutablePointer<sw_image_metadata>) -> Void
+
+        let name: String
+        let decoder: (OpaquePointer) -> Decoder
+        let open: Open
+        let openFile: OpenFile
+        let metadata: Metadata
+
+        init(
+            _ name: String, _ decoder: @escaping (OpaquePointer) -> Decoder, _ open: @escaping Open,
+            _ openFile: @escaping OpenFile, _ metadata: @escaping Metadata
+        ) {
+            self.name = name
+            self.decoder = decoder
+            self.open = open
+            self.openFile = openFile
+            self.metadata = metadata
+        }
+    }
+
     let width: Int
     let height: Int
     let channels: Int
@@ -33,36 +62,21 @@ final class WholePictureDecoder {
     /// Reads the header of `format` (`.webp`, `.avif`, `.heif` or `.gif`) from `source` (which must outlive the decoder) and checks
     /// the size against `limits`.
     init(_ format: ImageFormat, _ source: ImageSource, limits: ImageLimits) throws {
-        let maxBytes = limits.maxBytes
-        let opened: OpenedDecoder
+        let codec: Codec
         switch format {
-        case .webp:
-            name = "WebP"
-            opened = try source.openDecoder(
-                name, limits: limits, memory: sw_webp_open,
-                file: { sw_webp_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_webp_metadata)
-            decoder = .webp(opened.handle)
-        case .avif:
-            name = "AVIF"
-            opened = try source.openDecoder(
-                name, limits: limits, memory: sw_avif_open,
-                file: { sw_avif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_avif_metadata)
-            decoder = .avif(opened.handle)
-        case .heif:
-            name = "HEIF"
-            opened = try source.openDecoder(
-                name, limits: limits, memory: sw_heif_open,
-                file: { sw_heif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_heif_metadata)
-            decoder = .heif(opened.handle)
-        case .gif:
-            name = "GIF"
-            opened = try source.openDecoder(
-                name, limits: limits, memory: sw_gif_open,
-                file: { sw_gif_open_file($0, maxBytes, $1, $2, $3) }, metadata: sw_gif_metadata)
-            decoder = .gif(opened.handle)
+        case .webp: codec = Codec("WebP", Decoder.webp, sw_webp_open, sw_webp_open_file, sw_webp_metadata)
+        case .avif: codec = Codec("AVIF", Decoder.avif, sw_avif_open, sw_avif_open_file, sw_avif_metadata)
+        case .heif: codec = Codec("HEIF", Decoder.heif, sw_heif_open, sw_heif_open_file, sw_heif_metadata)
+        case .gif: codec = Codec("GIF", Decoder.gif, sw_gif_open, sw_gif_open_file, sw_gif_metadata)
         case .jpeg, .png, .tiff, .bmp:
             throw ImagingError(.decode, "\(format.rawValue) is decoded row by row, not as a whole picture")
         }
+        let maxBytes = limits.maxBytes
+        name = codec.name
+        let opened = try source.openDecoder(
+            name, limits: limits, memory: codec.open, file: { codec.openFile($0, maxBytes, $1, $2, $3) },
+            metadata: codec.metadata)
+        decoder = codec.decoder(opened.handle)
         (width, height, channels, orientation, metadata) = (
             opened.width, opened.height, opened.channels, opened.orientation, opened.metadata
         )

@@ -8,24 +8,6 @@ import XCTest
 /// refused with the limit and what it has in use, while the other is served and nothing accepted changes;
 /// the metrics show each client's usage.
 final class ClientLimitsProcessTests: ClusterTestCase {
-    private func noop(_ count: Int) -> SubmitBatch {
-        SubmitBatch(requestID: "", items: (0..<count).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
-    }
-
-    /// The first event of a submission: the batch's ID, or the refusal's text.
-    private func firstEvent(_ client: ClusterClient, _ batch: SubmitBatch) async -> Result<String, ClusterClientError> {
-        do {
-            for try await event in await client.submit(batch) {
-                if case .accepted(let batchID, _) = event { return .success(batchID) }
-            }
-            return .failure(.closed)
-        } catch let error as ClusterClientError {
-            return .failure(error)
-        } catch {
-            return .failure(.refused("\(error)"))
-        }
-    }
-
     func testAClientOverItsLimitsIsRefusedWhileAnotherIsServed() async throws {
         let coordinator = try harness.launch(
             "coordinator",
@@ -41,23 +23,25 @@ final class ClientLimitsProcessTests: ClusterTestCase {
             try await harness.withClient(endpoint) { modest in
 
                 // No worker yet: everything accepted stays queued.
-                guard case .success(let first) = await firstEvent(greedy, noop(4)) else {
+                guard case .success(let first) = await greedy.firstEvent(of: .noop(items: 4)) else {
                     return XCTFail(coordinator.outputText)
                 }
-                guard case .failure(.refused(let items)) = await firstEvent(greedy, noop(2)) else {
+                guard case .failure(.refused(let items)) = await greedy.firstEvent(of: .noop(items: 2)) else {
                     return XCTFail("a submission over the client's queued items was accepted")
                 }
                 XCTAssertTrue(items.contains("already has 4 unfinished items and this would add 2"), items)
                 XCTAssertTrue(items.contains("(5, its --max-queued-items-per-client)"), items)
-                guard case .success = await firstEvent(greedy, noop(1)) else { return XCTFail(coordinator.outputText) }
-                guard case .failure(.refused(let batches)) = await firstEvent(greedy, noop(0 + 1)) else {
+                guard case .success = await greedy.firstEvent(of: .noop(items: 1)) else {
+                    return XCTFail(coordinator.outputText)
+                }
+                guard case .failure(.refused(let batches)) = await greedy.firstEvent(of: .noop(items: 0 + 1)) else {
                     return XCTFail("a submission over the client's batches was accepted")
                 }
                 XCTAssertTrue(
                     batches.contains("already has 2 batches") && batches.contains("(2, its --max-batches-per-client)"),
                     batches)
                 // The other client is served as if the first were not there.
-                guard case .success = await firstEvent(modest, noop(5)) else {
+                guard case .success = await modest.firstEvent(of: .noop(items: 5)) else {
                     return XCTFail("the second client was refused")
                 }
 

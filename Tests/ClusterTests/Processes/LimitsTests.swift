@@ -36,33 +36,15 @@ final class LimitsTests: XCTestCase {
         await context?.terminate()
     }
 
-    private func noop(_ count: Int) -> SubmitBatch {
-        SubmitBatch(requestID: "", items: (0..<count).map { BatchItem(source: "noop-\($0)") }, kind: .noop)
-    }
-
-    /// The first event of a submission: the batch's ID, or the refusal's text.
-    private func firstEvent(_ client: ClusterClient, _ batch: SubmitBatch) async -> Result<String, ClusterClientError> {
-        do {
-            for try await event in await client.submit(batch) {
-                if case .accepted(let batchID, _) = event { return .success(batchID) }
-            }
-            return .failure(.closed)
-        } catch let error as ClusterClientError {
-            return .failure(error)
-        } catch {
-            return .failure(.refused("\(error)"))
-        }
-    }
-
     func testABatchLargerThanTheLimitIsRefusedWithTheLimitNamed() async throws {
         try await start(maxBatchItems: 3)
         try await withClient { client in
-            guard case .failure(.refused(let reason)) = await firstEvent(client, noop(4)) else {
+            guard case .failure(.refused(let reason)) = await client.firstEvent(of: .noop(items: 4)) else {
                 return XCTFail("a batch of 4 items must be refused")
             }
             XCTAssertTrue(
                 reason.contains("4 items") && reason.contains("--max-batch-items") && reason.contains("split"), reason)
-            guard case .success = await firstEvent(client, noop(3)) else {
+            guard case .success = await client.firstEvent(of: .noop(items: 3)) else {
                 return XCTFail("3 items are within the limit")
             }
         }
@@ -71,17 +53,19 @@ final class LimitsTests: XCTestCase {
     func testAClientWithTooMuchPendingWorkIsRefusedWhileOthersAreNot() async throws {
         try await start(maxPendingItemsPerClient: 4)  // no workers: nothing finishes
         try await withClient { greedy in
-            guard case .success = await firstEvent(greedy, noop(3)) else {
+            guard case .success = await greedy.firstEvent(of: .noop(items: 3)) else {
                 return XCTFail("3 pending items are allowed")
             }
-            guard case .failure(.refused(let reason)) = await firstEvent(greedy, noop(2)) else {
+            guard case .failure(.refused(let reason)) = await greedy.firstEvent(of: .noop(items: 2)) else {
                 return XCTFail("3 + 2 pending items exceed the limit of 4")
             }
             XCTAssertTrue(
                 reason.contains("3 unfinished items") && reason.contains("--max-pending-items-per-client"), reason)
-            guard case .success = await firstEvent(greedy, noop(1)) else { return XCTFail("3 + 1 is within the limit") }
+            guard case .success = await greedy.firstEvent(of: .noop(items: 1)) else {
+                return XCTFail("3 + 1 is within the limit")
+            }
             try await withClient { other in
-                guard case .success = await firstEvent(other, noop(4)) else {
+                guard case .success = await other.firstEvent(of: .noop(items: 4)) else {
                     return XCTFail("the limit is per client")
                 }
             }
@@ -90,7 +74,8 @@ final class LimitsTests: XCTestCase {
 
     func testAnEmptyBatchIsRefused() async throws {
         try await start()
-        guard case .failure(.refused(let reason)) = try await withClient({ await firstEvent($0, noop(0)) }) else {
+        guard case .failure(.refused(let reason)) = try await withClient({ await $0.firstEvent(of: .noop(items: 0)) })
+        else {
             return XCTFail("an empty batch must be refused")
         }
         XCTAssertTrue(reason.contains("no items"), reason)
@@ -110,7 +95,7 @@ final class LimitsTests: XCTestCase {
         for (source, expected) in cases {
             let submit = SubmitBatch(
                 requestID: "", items: [BatchItem(source: "fine"), BatchItem(source: source)], kind: .noop)
-            guard case .failure(.refused(let reason)) = try await withClient({ await firstEvent($0, submit) }) else {
+            guard case .failure(.refused(let reason)) = try await withClient({ await $0.firstEvent(of: submit) }) else {
                 XCTFail("the source '\(source.prefix(40))' must be refused")
                 continue
             }
@@ -146,7 +131,7 @@ final class LimitsTests: XCTestCase {
             })
         guard
             case .failure(.messageTooLarge(let bytes, let limit)) = try await withClient(
-                socketOptions: options, { await firstEvent($0, huge) })
+                socketOptions: options, { await $0.firstEvent(of: huge) })
         else {
             return XCTFail("a 2 MB submission over a 1 MiB limit must be refused")
         }

@@ -38,24 +38,3 @@ final class PrintableTextTests: XCTestCase {
         XCTAssertTrue(events[1].contains(#"evil\n2026"#), events[1])
     }
 }
-
-/// Writes each event as one string (message, then the metadata), as a stream handler would.
-private final class RecordingLogHandler: LogHandler, @unchecked Sendable {
-    // `lock` guards `lines`.
-    private let lock = NSLock()
-    private var lines: [String] = []
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    var events: [String] { lock.withLock { lines } }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        lock.withLock { lines.append("\(event.level) \(event.message) \(rendered)") }
-    }
-}

@@ -12,7 +12,7 @@ final class SourceRedactionDisplayTests: XCTestCase {
     private let masked = "http://alice:***@h/x.jpg?X-Amz-Credential=***&X-Amz-Signature=***"
 
     func testEveryLogLineMasksCredentialsInItsMessageMetadataAndError() {
-        let recorder = RedactionRecordingLogHandler()
+        let recorder = RecordingLogHandler()
         var logger = Logger(label: "test") { _ in EscapingLogHandler(wrapping: recorder) }
         logger.logLevel = .debug
         logger[metadataKey: "attached"] = .string(secret)
@@ -44,25 +44,5 @@ final class SourceRedactionDisplayTests: XCTestCase {
             text.contains("\"source\" : \"http:\\/\\/alice:***@h")
                 || text.contains("\"source\" : \"http://alice:***@h"), text)
         XCTAssertTrue(text.contains("HTTP 404 Not Found"), text)
-    }
-}
-
-/// Writes each event as one string (message, then the metadata), as a stream handler would.
-private final class RedactionRecordingLogHandler: LogHandler, @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    var events: [String] { lock.withLock { lines } }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        lock.withLock { lines.append("\(event.level) \(event.message) \(rendered)") }
     }
 }
