@@ -12,8 +12,11 @@ public enum CoordinatorHeartbeats {
     /// PING, after which the coordinator drops a connection that stopped pinging.
     public static let timeout: Duration = .seconds(3)
 
-    /// `options` with the heartbeats on.
-    public static func applied(to options: SocketOptions) -> SocketOptions {
+    /// `options` with the heartbeats on: a PING every `interval`, a connection silent for `timeout` dropped
+    /// (the coordinators of a pair use their own, from the failover timeout: `PairLink`).
+    public static func applied(
+        to options: SocketOptions, interval: Duration = Self.interval, timeout: Duration = Self.timeout
+    ) -> SocketOptions {
         var options = options
         options.heartbeatIntervalMilliseconds = milliseconds(interval)
         options.heartbeatTimeoutMilliseconds = milliseconds(timeout)

@@ -9,7 +9,7 @@ import Wire
 /// socket of clients and workers).
 ///
 /// Announcements go only while the DEALER's connection to the peer is live (its handshake done, not lost
-/// since): libzmq would otherwise queue them for a peer not yet there and deliver them, stale, when it comes
+/// since: ZMTP heartbeats drop a connection silent for the failover timeout): libzmq would otherwise queue them for a peer not yet there and deliver them, stale, when it comes
 /// (a coordinator started hours ago would be heard "starting" first, and the peer would act on it). The next
 /// heartbeat says the state as it is.
 final class PairLink: Sendable {
@@ -47,6 +47,12 @@ final class PairLink: Sendable {
         var clientOptions = SocketOptions()
         clientOptions.maxMessageSize = maxMessageSize
         clientOptions.reconnectIntervalMaxMilliseconds = 500
+        // ZMTP heartbeats on the connection to the peer: a link cut silently (a partition, a dead host) is
+        // dropped and reported lost after the failover timeout, so announcements stop until it is live again
+        // and what was queued for it is discarded rather than delivered stale when it heals.
+        clientOptions = CoordinatorHeartbeats.applied(
+            to: clientOptions, interval: configuration.heartbeat(atMost: CoordinatorHeartbeats.interval),
+            timeout: configuration.failoverTimeout)
         if let keyPair {
             serverOptions.curve = .server(keyPair)
             clientOptions.curve = .client(keyPair, serverKey: configuration.peerKey ?? keyPair.publicKey)
