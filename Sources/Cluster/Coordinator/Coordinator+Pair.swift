@@ -178,6 +178,8 @@ extension Coordinator {
     /// answer, and each peer's messages keep their order (a peer is a worker or a client, never both).
     func gated(_ outbound: [Outbound], following: JournalPosition?) -> [Outbound] {
         guard pairing?.gate.isHolding == true else { return outbound }
+        // Most sends are tasks for workers only: they go as they are, without a copy of each message.
+        guard outbound.contains(where: { !Self.acknowledgesNothing($0.message) }) else { return outbound }
         var toWorkers: [Outbound] = []
         var acknowledging: [Outbound] = []
         for message in outbound {
