@@ -116,7 +116,7 @@ extension Coordinator {
         // until it is passive it may yet lead, and it is not in step).
         guard pairing?.rules.state == .active, announcement.state == .passive else { return }
         if pairing?.sender?.isStreaming == false {
-            sendStream(pairing?.sender?.peerHolds(announcement.position) ?? [])
+            sendStream(senderHears(announcement.position, gap: false))
         }
         noteIfPeerCaughtUp()
     }
@@ -142,19 +142,33 @@ extension Coordinator {
     }
 
     private func peerHolds(_ held: WirePairHeld) {
-        guard var session = pairing, session.rules.state == .active, var sender = session.sender else { return }
+        guard pairing?.rules.state == .active, pairing?.sender?.isStreaming != nil else { return }
         let position = JournalPosition(held.held)
-        let outputs = sender.peerHolds(position, gap: held.gap)
+        let outputs = senderHears(position, gap: held.gap)
         if held.rejected {
             logger.warning("the passive coordinator refused part of the journal stream; sending it again")
         }
-        session.sender = sender
-        let released = session.gate.peerHolds(position)
-        session.behindSince = sender.peerHeld.map { $0 >= sender.written } == true ? nil : (session.behindSince ?? .now)
-        pairing = session
+        // In place (`pairing?.…`): a copy of the session would copy the gate's queue and the sender's tail.
+        let released = pairing?.gate.peerHolds(position) ?? []
+        let holdsAll = pairing?.sender.map { sender in sender.peerHeld.map { $0 >= sender.written } == true }
+        // Read before the assignment: the right side of `pairing?.x = …` runs inside the access to `pairing`.
+        let behindSince = holdsAll == true ? nil : (pairing?.behindSince ?? .now)
+        pairing?.behindSince = behindSince
         deliver(released)
         sendStream(outputs)
         noteIfPeerCaughtUp()
+    }
+
+    /// The sender hears how far the peer holds; returns what to send it. Every record written is the
+    /// sender's first: a snapshot reads the journal file, which must not hold records the sender has not seen.
+    private func senderHears(_ held: JournalPosition, gap: Bool) -> [ReplicationSender.Output] {
+        streamJournal()
+        let journal = journal
+        let outputs = pairing?.sender?.peerHolds(held, gap: gap, journal: { journal?.readRecords() }) ?? []
+        if let problem = pairing?.sender?.snapshotProblem, logThrottle.admit("pair snapshot", now: .now) {
+            logger.error("could not send the passive coordinator a snapshot: \(problem)")
+        }
+        return outputs
     }
 
     /// Every heartbeat: the rules' timer, the announcement, a peer gone.
@@ -202,6 +216,8 @@ extension Coordinator {
     /// answer, and each peer's messages keep their order (a peer is a worker or a client, never both).
     func gated(_ outbound: [Outbound], following: JournalPosition?) -> [Outbound] {
         guard pairing?.gate.isHolding == true else { return outbound }
+        // Most sends are tasks for workers only: they go as they are, without a copy of each message.
+        guard outbound.contains(where: { !Self.acknowledgesNothing($0.message) }) else { return outbound }
         var toWorkers: [Outbound] = []
         var acknowledging: [Outbound] = []
         for message in outbound {
@@ -232,14 +248,7 @@ extension Coordinator {
         guard pairing?.sender != nil, let journal else { return }
         let written = journal.takeWritten()
         guard !written.isEmpty else { return }
-        var outputs: [ReplicationSender.Output] = []
-        for item in written {
-            switch item {
-            case .record(let record, let bytes): outputs += pairing?.sender?.append(record, bytes: bytes) ?? []
-            case .resultFile(let batchID, let itemIndex):
-                outputs += pairing?.sender?.appendResultFile(batchID: batchID, itemIndex: itemIndex) ?? []
-            }
-        }
+        let outputs = pairing?.sender?.append(contentsOf: written) ?? []
         if pairing?.behindSince == nil, pairing?.gate.isHolding == true { pairing?.behindSince = .now }
         sendStream(outputs)
     }

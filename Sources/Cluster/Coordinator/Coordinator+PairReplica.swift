@@ -3,14 +3,16 @@ import Logging
 import Wire
 
 /// The passive coordinator of a pair applies the active one's journal stream: `ReplicationReceiver`
-/// checks each message, the journal takes what it says to apply (records appended, or a snapshot
-/// replacing the journal; result files before the records that name them), and the answer says how far
-/// it holds (`PairHeld`).
+/// checks each message, the journal takes what it says to apply (records appended, synced first when the
+/// active one synced one of them, or a snapshot replacing the journal; result files before the records that
+/// name them), and the answer says how far it holds (`PairHeld`), once it is written.
 extension Coordinator {
     func applyStream(_ records: WirePairJournal) {
-        guard let session = pairing, session.rules.state == .passive else { return }
+        guard pairing?.rules.state == .passive else { return }
         let (apply, answer) = pairing!.receiver.receive(records, now: .now)
-        if let apply { applyToJournal(apply) }
+        // Never an answer for records not written (and synced, when they must be): the active one would
+        // acknowledge what this one does not hold. The next message finds the gap and they come again.
+        if let apply, !applyToJournal(apply) { return }
         if let reason = pairing?.receiver.lastRefusal, answer?.rejected == true {
             logger.warning("refused part of the active coordinator's journal stream: \(reason)")
         }
@@ -18,37 +20,41 @@ extension Coordinator {
     }
 
     func applySnapshot(_ snapshot: WirePairSnapshot) {
-        guard let session = pairing, session.rules.state == .passive else { return }
+        guard pairing?.rules.state == .passive else { return }
         let (apply, answer) = pairing!.receiver.receive(snapshot)
-        if let apply { applyToJournal(apply) }
+        if let apply, !applyToJournal(apply) { return }
         if let reason = pairing?.receiver.lastRefusal, answer?.rejected == true {
             logger.error("refused the active coordinator's snapshot: \(reason)")
         }
         if let answer { answerHeld(answer) }
     }
 
-    private func applyToJournal(_ apply: ReplicationReceiver.Apply) {
-        guard let journal else { return }
+    /// Returns whether the journal took it all.
+    private func applyToJournal(_ apply: ReplicationReceiver.Apply) -> Bool {
+        guard let journal else { return false }
+        var applied = true
         do {
             switch apply {
-            case .append(let records):
-                try journal.appendReplicated(records)
-                pairing?.appliedRecords += UInt64(records.count)
+            case .append(let frames, let count, let reaches, let sync):
+                try journal.appendReplicated(frames: frames, reaches: reaches, sync: sync)
+                pairing?.appliedRecords += UInt64(count)
             case .replace(let records):
                 try journal.replace(with: records, history: pairing?.rules.history ?? .passive)
                 logger.info(
                     "replaced the journal with the active coordinator's", metadata: ["position": "\(journal.position)"])
             }
         } catch {
+            applied = false
             logger.error(
                 "could not write the active coordinator's journal stream here", metadata: ["error": "\(error)"])
         }
         pairing?.receiver.reset(held: journal.position)
         pairing?.rules.position = journal.position
+        return applied
     }
 
     func applyResultFile(_ file: WirePairResultFile) {
-        guard let session = pairing, session.rules.state == .passive, let journal else { return }
+        guard pairing?.rules.state == .passive, let journal else { return }
         if let problem = ReplicationReceiver.problem(with: file) {
             droppedMessages += 1
             logger.warning("refused a result file from the active coordinator: \(PrintableText.escape(problem))")
@@ -62,11 +68,10 @@ extension Coordinator {
     }
 
     private func answerHeld(_ answer: WirePairHeld) {
-        guard let session = pairing else { return }
-        let delay = session.configuration.answerDelay
-        guard delay > .zero else { return session.link.send([.pairHeld(answer)]) }
+        // Not `let session = pairing`: a copy of the whole session for each answer costs the passive one's CPU.
+        guard let link = pairing?.link, let delay = pairing?.configuration.answerDelay else { return }
+        guard delay > .zero else { return link.send([.pairHeld(answer)]) }
         // Test hook (a slow backup): the answer goes later, in order (a one-shot timer of this thread).
-        let link = session.link
         executor.schedule(after: delay) { link.send([.pairHeld(answer)]) }
     }
 }

@@ -5,13 +5,15 @@ import Wire
 /// they come (the same file format, so a restart replays them), a snapshot replacing the whole journal,
 /// result files written before the records that name them.
 extension Journal {
-    /// Appends records the active coordinator wrote (checked by `ReplicationReceiver`), with one `write(2)`.
-    func appendReplicated(_ records: [[UInt8]]) throws {
-        for bytes in records {
-            try file.appendBuffered(bytes)
-            if let record = try? JournalCodec.decode(bytes) { position = position.advanced(by: record) }
-        }
-        try file.flush()
+    /// Appends records the active coordinator wrote, in the journal's framing as they came (checked by
+    /// `ReplicationReceiver`: every frame's CRC-32, the records' count and where they reach), with one
+    /// `write(2)`; with `sync`, on stable storage (`fdatasync`) before it returns. The journal then holds
+    /// `reaches`.
+    /// A failed sync throws with the records written (the position follows them: they are not written twice).
+    func appendReplicated(frames: [UInt8], reaches: JournalPosition, sync: Bool) throws {
+        try file.append(framed: frames, sync: false)
+        position = reaches
+        if sync { try file.sync() }
     }
 
     /// Replaces the journal with a snapshot of the active one's, keeping what this coordinator is

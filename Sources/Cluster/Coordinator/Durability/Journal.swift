@@ -27,9 +27,9 @@ final class Journal {
     private var openedRecords: [[UInt8]]?
 
     /// What was written to the journal, for a pair's stream.
-    enum Written {
-        /// A record, decoded, and its bytes.
-        case record(JournalRecord, [UInt8])
+    enum Written: Equatable {
+        /// A record, decoded, and its frame as the file holds it (`JournalFraming`: framed once, for both).
+        case record(JournalRecord, framed: [UInt8])
         /// A stored output (`results/BATCH/INDEX`), written before the record that names it.
         case resultFile(batchID: String, itemIndex: UInt32)
     }
@@ -177,21 +177,32 @@ final class Journal {
 
     /// Appends one record (after any buffered ones), written at once; with `sync`, on stable storage.
     private func append(_ record: JournalRecord, sync: Bool) throws {
-        let bytes = JournalCodec.encode(record)
-        try file.append(bytes, sync: sync)
-        wrote(record, bytes)
+        let framed = try JournalFile.frame(JournalCodec.encode(record))
+        try file.append(framed: framed, sync: sync)
+        wrote(record, framed)
     }
 
     /// Buffers one record, written by the next `flush()`.
     private func appendBuffered(_ record: JournalRecord) throws {
-        let bytes = JournalCodec.encode(record)
-        try file.appendBuffered(bytes)
-        wrote(record, bytes)
+        let framed = try JournalFile.frame(JournalCodec.encode(record))
+        file.appendBuffered(framed: framed)
+        wrote(record, framed)
     }
 
-    private func wrote(_ record: JournalRecord, _ bytes: [UInt8]) {
+    private func wrote(_ record: JournalRecord, _ framed: [UInt8]) {
         position = position.advanced(by: record)
-        written?.append(.record(record, bytes))
+        written?.append(.record(record, framed: framed))
+    }
+
+    /// Every record the journal file holds, read from the disk (buffered records written first): a pair's
+    /// snapshot for a peer behind what its sender keeps in memory. `nil` when the file cannot be read.
+    func readRecords() -> [[UInt8]]? {
+        do {
+            try flush()
+            return JournalFile.records(in: try Data(contentsOf: file.url, options: .alwaysMapped)).0
+        } catch {
+            return nil
+        }
     }
 
     /// What was written since the last call, for the stream to the peer.

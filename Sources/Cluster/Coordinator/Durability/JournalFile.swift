@@ -63,20 +63,36 @@ final class JournalFile {
 
     /// Appends one record (after any buffered ones); with `sync`, returns only once it is on stable storage.
     func append(_ record: [UInt8], sync: Bool) throws {
-        try appendBuffered(record)
+        try append(framed: Self.frame(record), sync: sync)
+    }
+
+    /// Appends framed records (`frame(_:)`, or frames checked as a pair's stream checks them) after any
+    /// buffered ones, with one `write(2)`; with `sync`, returns only once they are on stable storage.
+    func append(framed: [UInt8], sync: Bool) throws {
+        appendBuffered(framed: framed)
         try flush()
-        if sync, fdatasync(descriptor) != 0 {
+        if sync { try self.sync() }
+    }
+
+    /// Has what was written reach stable storage (`fdatasync`).
+    func sync() throws {
+        if fdatasync(descriptor) != 0 {
             throw Failure(description: "cannot sync the journal \(url.path): \(String(cString: strerror(errno)))")
         }
     }
 
     /// Adds one record to the buffer, written by the next `flush()` or `append(_:sync:)`.
     func appendBuffered(_ record: [UInt8]) throws {
-        guard record.count <= Self.maxRecordSize else {
-            throw Failure(
-                description: "a journal record of \(record.count) bytes is over the limit of \(Self.maxRecordSize)")
+        appendBuffered(framed: try Self.frame(record))
+    }
+
+    /// Adds framed records to the buffer, written by the next `flush()`.
+    func appendBuffered(framed: [UInt8]) {
+        if buffer.isEmpty {
+            buffer = framed
+        } else {
+            buffer += framed
         }
-        buffer += Self.frame(record)
     }
 
     /// Writes the buffered records with one `write(2)`.
@@ -94,7 +110,7 @@ final class JournalFile {
             throw Failure(description: "cannot write \(temporary.path): \(String(cString: strerror(errno)))")
         }
         var contents: [UInt8] = []
-        for record in records { contents += Self.frame(record) }
+        for record in records { contents += try Self.frame(record) }
         do {
             try write(contents, to: fresh)
             guard fsync(fresh) == 0 else {
@@ -114,8 +130,15 @@ final class JournalFile {
         lseek(descriptor, 0, SEEK_END)
     }
 
-    private static func frame(_ record: [UInt8]) -> [UInt8] {
-        JournalFraming.frame(record)
+    /// The frame of one record (`JournalFraming`).
+    ///
+    /// - Throws: `Failure` for a record over `maxRecordSize`.
+    static func frame(_ record: [UInt8]) throws -> [UInt8] {
+        guard record.count <= Self.maxRecordSize else {
+            throw Failure(
+                description: "a journal record of \(record.count) bytes is over the limit of \(Self.maxRecordSize)")
+        }
+        return JournalFraming.frame(record)
     }
 
     private func write(_ bytes: [UInt8], to descriptor: Int32) throws {

@@ -2,18 +2,26 @@ import Wire
 
 /// The passive coordinator's side of the journal stream, free of I/O: checks every message the active one
 /// sends, says which records to append to its own journal (or which journal replaces it, after a
-/// snapshot), and what to answer (`PairHeld`).
+/// snapshot), whether to sync them first, and what to answer (`PairHeld`).
 ///
-/// A message is applied whole or not at all: every frame must pass its CRC-32, decode as a record, and the
-/// records must count and reach what the message says. A message that does not start where this journal
-/// holds is a gap (something was lost on a reconnect): nothing of it is applied, and the answer asks for
-/// the stream again from `held`. Records already held (sent again) are skipped.
+/// A message is applied whole or not at all: every frame must pass its CRC-32 and read as a record of a
+/// known kind (`JournalRecordKind`: its top-level fields, every length checked; `pairPosition` and
+/// `pairTerm`, which set the position from their body, are decoded whole), and the records must count and
+/// reach what the message says. A message that does not start where this journal holds is a gap (something
+/// was lost on a reconnect): nothing of it is applied, and the answer asks for the stream again from `held`.
+/// Records already held (sent again) are skipped.
+///
+/// Durability: what the active coordinator writes with `fdatasync` (an accepted batch, a retry, a new term:
+/// `JournalRecordKind.isSynced`) is held here as durably before `PairHeld` covers it: a message that holds
+/// such a record is appended with one `fdatasync` (`Apply.append(sync: true)`), whatever its number of
+/// records; one of finished items alone is not synced, as the active one does not sync those either.
 struct ReplicationReceiver {
     /// What to do with a message.
     enum Apply: Equatable {
-        /// Append these records (encoded, unframed) to the journal, in order.
-        case append([[UInt8]])
-        /// Replace the journal with these records (a snapshot ended).
+        /// Append these framed records (the journal's own framing, checked) to the journal with one write;
+        /// the journal then holds `reaches`. `sync`: on stable storage (`fdatasync`) before the answer goes.
+        case append(frames: [UInt8], records: Int, reaches: JournalPosition, sync: Bool)
+        /// Replace the journal with these records (a snapshot ended; replaced atomically, synced).
         case replace([[UInt8]])
     }
 
@@ -62,25 +70,18 @@ struct ReplicationReceiver {
         guard Int(message.records) <= Self.maxRecords else {
             return refuse("\(message.records) records in one message: over the limit of \(Self.maxRecords)")
         }
-        let (records, intact) = message.frames.withUnsafeBytes {
-            JournalFraming.records(in: $0, maxRecordSize: Self.maxRecordSize)
+        let frames: CheckedFrames
+        switch CheckedFrames.read(message.frames, from: from, after: held) {
+        case .failure(let problem): return refuse(problem.description)
+        case .success(let checked): frames = checked
         }
-        guard intact == message.frames.count, records.count == Int(message.records) else {
+        guard frames.count == Int(message.records) else {
             return refuse(
-                "a frame failed its checksum or its length (\(records.count) intact of \(message.records) records, "
-                    + "\(intact) of \(message.frames.count) bytes): nothing of the message applied")
+                "\(frames.count) records in a message that says \(message.records): nothing of the message applied")
         }
-        var positions: [JournalPosition] = []
-        var position = from
-        for bytes in records {
-            guard let record = try? JournalCodec.decode(bytes) else {
-                return refuse("a record passed its checksum but does not decode: nothing of the message applied")
-            }
-            position = position.advanced(by: record)
-            positions.append(position)
-        }
-        guard position == reaches else {
-            return refuse("the records reach \(position), not \(reaches) as the message says: nothing of it applied")
+        guard frames.reaches == reaches else {
+            return refuse(
+                "the records reach \(frames.reaches), not \(reaches) as the message says: nothing of it applied")
         }
         if message.snapshot {
             // The rest of a snapshot abandoned here (its answer asked for the stream again): dropped.
@@ -90,7 +91,9 @@ struct ReplicationReceiver {
                 return refuse(
                     "a snapshot's records do not follow on (\(from) after \(snapshot.reaches)): it starts again")
             }
-            snapshot.records += records
+            snapshot.records += message.frames.withUnsafeBytes {
+                JournalFraming.records(in: $0, maxRecordSize: Self.maxRecordSize).records
+            }
             snapshot.reaches = reaches
             staged = snapshot
             return (nil, nil)
@@ -102,12 +105,18 @@ struct ReplicationReceiver {
             return (nil, WirePairHeld(held: held.wire, gap: true))
         }
         // Skip what is held already (sent again after a gap).
-        let fresh = zip(records, positions).filter { $0.1 > held }.map(\.0)
-        guard reaches > held || (reaches == held && fresh.isEmpty) else {
+        guard reaches > held || (reaches == held && frames.fresh.isEmpty) else {
             return (nil, WirePairHeld(held: held.wire))
         }
         held = max(held, reaches)
-        return (fresh.isEmpty ? nil : .append(fresh), WirePairHeld(held: held.wire))
+        guard !frames.fresh.isEmpty else { return (nil, WirePairHeld(held: held.wire)) }
+        let fresh =
+            frames.fresh == [0..<message.frames.count]
+            ? message.frames : frames.fresh.reduce(into: []) { $0 += message.frames[$1] }
+        return (
+            .append(frames: fresh, records: frames.freshCount, reaches: held, sync: frames.freshNeedsSync),
+            WirePairHeld(held: held.wire)
+        )
     }
 
     /// A `PairSnapshot`: its start stages a new journal; its end returns it to replace this one, unless
