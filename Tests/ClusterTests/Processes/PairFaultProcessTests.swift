@@ -316,7 +316,7 @@ final class PairFaultProcessTests: ClusterTestCase {
             XCTAssertTrue(refused.rejected, "\(refused)")
             XCTAssertTrue(refused.gap, "the answer asks for the stream again: \(refused)")
             XCTAssertEqual(JournalPosition(refused.held), held, "\(refused)")
-            let said = await passive.waitForLine { $0.contains("a frame failed its checksum or its length") }
+            let said = await passive.waitForLine { $0.contains("failed its checksum: nothing of the message applied") }
             XCTAssertNotNil(said, passive.outputText)
             XCTAssertEqual(try DataDirectoryContents(data("data-p")), before, "a damaged message was applied")
             let page = try await TestHTTPClient.get(metrics).text
