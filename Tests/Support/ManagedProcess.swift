@@ -12,6 +12,10 @@ public final class ManagedProcess: @unchecked Sendable {
     private var output = Data()
     /// Whether the output pipe reached its end (every byte the process wrote has been read).
     private var outputEnded = false
+    /// Whether the pipe's handler is between taking bytes out of the pipe and appending them to `output`.
+    private var handlerReading = false
+    /// The read end of the output pipe (its bytes not yet read: `FIONREAD`).
+    private let outputDescriptor: Int32
     /// A short name for failure messages.
     public let name: String
 
@@ -35,12 +39,15 @@ public final class ManagedProcess: @unchecked Sendable {
         process.environment = env
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let pipe = Pipe()
+        outputDescriptor = pipe.fileHandleForReading.fileDescriptor
         process.standardOutput = pipe
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.lock.withLock { self?.handlerReading = true }
             let data = handle.availableData
             guard let self else { return }
             self.lock.lock()
+            self.handlerReading = false
             if data.isEmpty {
                 self.outputEnded = true
                 handle.readabilityHandler = nil
@@ -96,14 +103,23 @@ public final class ManagedProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Waits (at most two seconds: a child the process left behind may hold the pipe open) until the
-    /// output pipe is read to its end.
+    /// Waits (at most two seconds: a child the process left behind may hold the pipe open) until every byte
+    /// the exited process wrote has been read: the pipe's end, or, the same for a process that has exited, an
+    /// empty pipe that the handler is not reading from. The pipe's end alone is not enough: in about one
+    /// `make test` process test in forty (2026-11-28), the test process itself still held the pipe's write end
+    /// when its child had exited, so that the end never came and every such wait took its two seconds.
     private func waitForEndOfOutput() async {
         let deadline = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < deadline {
-            if lock.withLock({ outputEnded }) { return }
+            if lock.withLock({ outputEnded || (!handlerReading && unreadBytes == 0) }) { return }
             try? await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// The bytes in the output pipe that no one has read yet (`FIONREAD`); -1 when that cannot be told.
+    private var unreadBytes: Int32 {
+        var count: Int32 = -1
+        return ioctl(outputDescriptor, UInt(FIONREAD), &count) == 0 ? count : -1
     }
 
     /// Sends SIGTERM, waits up to `grace` for the process to exit, then SIGKILL. Returns the exit status.
@@ -118,6 +134,18 @@ public final class ManagedProcess: @unchecked Sendable {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
         await waitForEndOfOutput()
         return process.terminationStatus
+    }
+
+    /// Stops every one of `processes` at once, as ``stop(grace:)`` does each: SIGTERM to all of them, then
+    /// SIGKILL to those still running after `grace`. A test's teardown so waits for the slowest of them, not
+    /// for the sum: a worker that drains a task whose download never ends takes the whole grace period, and
+    /// stopped one after the other, every such worker added its own.
+    public static func stop(_ processes: [ManagedProcess], grace: Duration = .seconds(5)) async {
+        await withTaskGroup(of: Void.self) { group in
+            for process in processes {
+                group.addTask { await process.stop(grace: grace) }
+            }
+        }
     }
 
     /// Kills the process at once (SIGKILL), as a crash would.

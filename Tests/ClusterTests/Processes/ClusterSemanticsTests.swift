@@ -73,7 +73,9 @@ final class ClusterSemanticsTests: ClusterTestCase {
     func testKillingAWorkerMidBatchLosesNoItem() async throws {
         let endpoint = try await harness.startCoordinator(["--worker-timeout", "2"])
         let victim = try harness.startWorker("victim", endpoint: endpoint, slots: 2)
-        try harness.startWorker("survivor", endpoint: endpoint, slots: 2)
+        // Four slots: the survivor runs the victim's items and the rest in two rounds of downloads, not four
+        // (six slots for eight items still leave both workers busy when the victim is killed).
+        try harness.startWorker("survivor", endpoint: endpoint, slots: 4)
         // Slow downloads (about three seconds each) keep tasks in flight on both workers long enough for
         // `status` to see it, even on a loaded machine.
         let urls = try serveImages(8, prefix: "slow") { bytes, format in

@@ -48,7 +48,8 @@ final class LocalityProcessTests: ClusterTestCase {
     /// its download); the download runs again on another worker, chained again, and the item succeeds
     /// there, without a retry (`--retries 0`): a lost input is not a failed attempt.
     func testAWorkerKilledAfterItsDownloadMakesTheDownloadRunAgainElsewhere() async throws {
-        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator()
+        // The killed worker is declared dead after 2 s of silence, not the default 5.
+        let (endpoint, metricsURL) = try await harness.startMeteredCoordinator(["--worker-timeout", "2"])
         let doomed = try harness.launch(
             "doomed",
             [

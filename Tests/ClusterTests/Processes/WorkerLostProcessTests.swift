@@ -88,7 +88,9 @@ final class WorkerLostProcessTests: ClusterTestCase {
         let data = harness.scratch.appendingPathComponent("data")
         let first = try await startCoordinator("coordinator-1", endpoint: endpoint, dataDirectory: data)
         let worker = try harness.startWorker("w-1", endpoint: endpoint, slots: 1)
-        let deadline = 20
+        // Long enough to reach the kill before it (3 s at load 8, 2026-11-28; checked below), as short as that
+        // allows: the test waits it out.
+        let deadline = 12
         let submitted = ContinuousClock.now
         let (submit, batchID) = try await submit(
             server.url("/stall.jpg"), endpoint, ["--retries", "5", "--deadline", "\(deadline)"])
@@ -96,6 +98,10 @@ final class WorkerLostProcessTests: ClusterTestCase {
         await worker.kill9()
         let lost = try await onlyItem(endpoint, batchID) { $0.objects("failed_attempts").count == 1 }
         XCTAssertEqual(lost.objects("failed_attempts").first?["code"] as? String, "worker-lost", harness.allOutput)
+        XCTAssertNotEqual(
+            lost["state"] as? String, "cancelled",
+            "the deadline passed before the coordinator was killed, so its restart shows nothing:\n\(harness.allOutput)"
+        )
         await first.kill9()
 
         // Down until the batch's deadline has passed: counted from the submit, it is due as soon as the

@@ -140,8 +140,10 @@ final class ClusterHarness {
         processes.map { "--- \($0.name):\n\($0.outputText)" }.joined(separator: "\n")
     }
 
+    /// Stops every process the test started, all at once (``ManagedProcess/stop(_:grace:)``), and removes
+    /// the scratch directory.
     func stopAll() async {
-        for process in processes.reversed() { await process.stop() }
+        await ManagedProcess.stop(processes)
         processes = []
         try? FileManager.default.removeItem(at: scratch)
     }

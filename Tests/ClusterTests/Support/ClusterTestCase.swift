@@ -13,9 +13,11 @@ class ClusterTestCase: XCTestCase {
         server = try TestHTTPServer()
     }
 
+    /// The origin first: its shutdown ends the stalled and slow answers, so that a worker still downloading
+    /// one has nothing left to drain when it is stopped, and exits at once instead of after its stop's grace.
     override func tearDown() async throws {
-        await harness?.stopAll()
         server?.shutdown()
+        await harness?.stopAll()
     }
 
     /// Serves one synthetic image at `/NAME`; returns its URL and bytes.

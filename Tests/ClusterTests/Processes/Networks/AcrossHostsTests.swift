@@ -18,8 +18,10 @@ final class AcrossHostsTests: NamespacedClusterTestCase {
         let endpoint = try await harness.startCoordinator(["--worker-timeout", "2"], host: link.hostAddress)
         let victim = try harness.launch(
             "victim", in: namespace, ["worker", "--slots", "2", "--worker-id", "victim", "--coordinator", endpoint])
+        // Four slots: the survivor runs the victim's items and the rest in two rounds of downloads, not four
+        // (six slots for eight items still leave both workers busy when the victim is killed).
         try harness.launch(
-            "survivor", in: namespace, ["worker", "--slots", "2", "--worker-id", "survivor", "--coordinator", endpoint])
+            "survivor", in: namespace, ["worker", "--slots", "4", "--worker-id", "survivor", "--coordinator", endpoint])
         _ = try await harness.waitForStatus(endpoint) { statusWorkerIDs($0) == ["survivor", "victim"] }
 
         // Slow downloads (about three seconds each) keep tasks in flight on both workers when one is killed.

@@ -23,8 +23,8 @@ class NamespacedClusterTestCase: XCTestCase {
     }
 
     override func tearDown() async throws {
+        origin?.shutdown()  // first: it ends stalled downloads, which a stopped worker would drain (ClusterTestCase)
         await harness?.stopAll()
-        origin?.shutdown()
         await namespace?.destroy()
     }
 }

@@ -16,10 +16,11 @@ class DeploymentTestCase: XCTestCase {
     }
 
     override func tearDown() async throws {
-        for process in processes.reversed() { await process.stop() }
-        processes = []
+        // The origin first, then every process at once (ClusterTestCase and ClusterHarness.stopAll say why).
         server?.shutdown()
         server = nil
+        await ManagedProcess.stop(processes)
+        processes = []
         try? FileManager.default.removeItem(at: scratch)
     }
 

@@ -12,8 +12,18 @@ actor PythonEnvironment {
     ///
     /// The script is idempotent and quick when nothing is missing; running it every time (rather than only
     /// when `.venv-test` is missing) also regenerates the protobuf module, so it never lags behind proto/.
+    ///
+    /// Under `make test`, which runs the script once before every test (scripts/test-all sets
+    /// `SHIFTWORK_TEST_VENV_READY=1` when it passed), the venv is taken as it is: each test runs in a process of
+    /// its own there, and the script's checks took 1 to 5 s in each of the two dozen tests that use Python.
     func python() async throws -> URL {
         if let setup { return try await setup.value }
+        let interpreter = Repository.file(".venv-test/bin/python")
+        if ProcessInfo.processInfo.environment["SHIFTWORK_TEST_VENV_READY"] == "1",
+            FileManager.default.isExecutableFile(atPath: interpreter.path)
+        {
+            return interpreter
+        }
         let task = Task<URL, any Error> {
             let script = Repository.file("scripts/setup-python")
             let process = try ManagedProcess(
