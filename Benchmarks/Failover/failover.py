@@ -190,6 +190,10 @@ class Bench:
         coordinators = [launch(0), launch(1)]
         self.wait("the pair settles (one active, one passive)",
                   lambda: sorted(self.role(e) or "" for e in endpoints) == ["active", "passive"])
+        # In step: until the passive one holds the whole journal, the active one acknowledges alone, and a kill
+        # then leaves the passive one refusing (behind what the peers witnessed) until the killed one is back.
+        self.wait("the passive coordinator holds the whole journal",
+                  lambda: any(self.caught_up_count(c) > 0 for c in coordinators))
         return endpoints, coordinators, launch
 
     def batch_succeeded(self, endpoint, batch_id):
