@@ -8,49 +8,10 @@ import XCTest
 /// is cut mid-batch: the pair must never have two active coordinators (both statuses polled throughout), the
 /// batch keeps running on the active one and finishes with every item once; healed, the passive one catches up
 /// with the active one's journal.
-///
-/// Needs root and `ip netns` (iproute2); skipped, saying why, where that is not possible.
-final class PairPartitionTests: XCTestCase {
-    private var namespaces: [NetworkNamespace] = []
-    private var harness: ClusterHarness!
-    private var origin: TestHTTPServer?
-
-    override func setUp() async throws {
-        do {
-            namespaces.append(try await NetworkNamespace.create(links: 1))
-            namespaces.append(try await NetworkNamespace.create(links: 1))
-        } catch let unavailable as NetworkNamespace.Unavailable {
-            for namespace in namespaces { await namespace.destroy() }
-            throw XCTSkip("this test runs each coordinator of a pair in a network namespace of its own: \(unavailable)")
-        }
-        harness = try ClusterHarness()
-    }
-
-    override func tearDown() async throws {
-        await harness?.stopAll()
-        origin?.shutdown()
-        for namespace in namespaces { await namespace.destroy() }
-    }
-
+/// (`PairOnTwoHostsTestCase`: needs root and `ip netns`.)
+final class PairPartitionTests: PairOnTwoHostsTestCase {
     func testACutBetweenThePairAloneNeverMakesTwoActiveAndThePassiveCatchesUpWhenHealed() async throws {
-        let (hostA, hostB) = (namespaces[0], namespaces[1])
-        let between = try await hostA.peerLink(to: hostB)
-        // Each coordinator serves on its namespace's address of its link to the root namespace, and speaks to
-        // the other over `between` only. The namespaces are the test's own: fixed ports collide with nothing.
-        let endpoints = [hostA, hostB].map { "tcp://\($0.links[0].namespaceAddress):5570" }
-        var coordinators: [ManagedProcess] = []
-        for (index, (host, role)) in [(hostA, "primary"), (hostB, "backup")].enumerated() {
-            let data = harness.scratch.appendingPathComponent("data-\(role)")
-            let coordinator = try harness.launch(
-                "coordinator-\(role)", in: host,
-                [
-                    "coordinator", "--listen", endpoints[index], "--insecure", "--data-dir", data.path,
-                    "--ha", role, "--ha-listen", "tcp://\(index == 0 ? between.address : between.peerAddress):5580",
-                    "--ha-peer", "tcp://\(index == 0 ? between.peerAddress : between.address):5580",
-                    "--failover-timeout", "1",
-                ])
-            coordinators.append(coordinator)
-        }
+        let ((hostA, _), between, endpoints, coordinators) = try await startPair()
         let both = endpoints.joined(separator: ",")
         try await waitForPair(endpoints) { $0 == ["active", "passive"] }
 

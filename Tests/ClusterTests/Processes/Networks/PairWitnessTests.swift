@@ -10,48 +10,10 @@ import XCTest
 /// was in step when it last heard its peer, its peer is silent, and a client turns to it: without the witness it
 /// would take over, from a journal that lacks what the client was told. It must refuse, say why, and stay
 /// passive; once the active one is reachable again, the client's batch finishes there with nothing lost.
-///
-/// Needs root and `ip netns` (iproute2); skipped, saying why, where that is not possible.
-final class PairWitnessTests: XCTestCase {
-    private var namespaces: [NetworkNamespace] = []
-    private var harness: ClusterHarness!
-    private var origin: TestHTTPServer?
-
-    override func setUp() async throws {
-        do {
-            namespaces.append(try await NetworkNamespace.create(links: 1))
-            namespaces.append(try await NetworkNamespace.create(links: 1))
-        } catch let unavailable as NetworkNamespace.Unavailable {
-            for namespace in namespaces { await namespace.destroy() }
-            throw XCTSkip("this test runs each coordinator of a pair in a network namespace of its own: \(unavailable)")
-        }
-        harness = try ClusterHarness()
-    }
-
-    override func tearDown() async throws {
-        await harness?.stopAll()
-        origin?.shutdown()
-        for namespace in namespaces { await namespace.destroy() }
-    }
-
+/// (`PairOnTwoHostsTestCase`: needs root and `ip netns`.)
+final class PairWitnessTests: PairOnTwoHostsTestCase {
     func testAPassiveCoordinatorBehindWhatAClientWasAcknowledgedDoesNotTakeOverAndNothingIsLost() async throws {
-        let (hostA, hostB) = (namespaces[0], namespaces[1])
-        let between = try await hostA.peerLink(to: hostB)
-        let endpoints = [hostA, hostB].map { "tcp://\($0.links[0].namespaceAddress):5570" }
-        var coordinators: [ManagedProcess] = []
-        for (index, (host, role)) in [(hostA, "primary"), (hostB, "backup")].enumerated() {
-            let data = harness.scratch.appendingPathComponent("data-\(role)")
-            coordinators.append(
-                try harness.launch(
-                    "coordinator-\(role)", in: host,
-                    [
-                        "coordinator", "--listen", endpoints[index], "--insecure", "--data-dir", data.path,
-                        "--ha", role, "--ha-listen",
-                        "tcp://\(index == 0 ? between.address : between.peerAddress):5580",
-                        "--ha-peer", "tcp://\(index == 0 ? between.peerAddress : between.address):5580",
-                        "--failover-timeout", "1",
-                    ]))
-        }
+        let ((hostA, _), between, endpoints, coordinators) = try await startPair()
         let (active, passive) = (coordinators[0], coordinators[1])
         let both = endpoints.joined(separator: ",")
 
