@@ -36,7 +36,7 @@ struct SubmitCommand: AsyncParsableCommand {
     func run() async throws {
         _ = try logging.makeLogger(label: "shiftwork.submit", defaultLevel: .warning)
         let reporter = BatchReporter(json: batch.json)
-        var submission = try sharing.applied(to: await batch.submission())
+        var submission = try sharing.applied(to: await batch.submission(readingLocalLists: !sharedDisk))
         submission.uploadsLocalFiles = !sharedDisk
         let timeout = try Environment.resolve(timeout, "TIMEOUT", default: 10)
         if detach {

@@ -31,10 +31,11 @@ struct BatchOptions: ParsableArguments {
     @OptionGroup var filter: FilterOptions
     @OptionGroup var retry: RetryOptions
 
-    /// The submission these options describe, validated, with directories expanded to their images; says
-    /// on standard error what the directories held that is not an image.
-    func submission() async throws -> BatchSubmission {
-        let list = try await InputList.resolve(inputs)
+    /// The submission these options describe, validated, with directories expanded to their images (and,
+    /// with `readingLocalLists`, local lists of images to their entries: the client uploads their photos);
+    /// says on standard error what the directories held that is not an image.
+    func submission(readingLocalLists: Bool = false) async throws -> BatchSubmission {
+        let list = try await InputList.resolve(inputs, readingLocalLists: readingLocalLists)
         for note in list.notes {
             FileHandle.standardError.write(Data("shiftwork: \(PrintableText.escape(note))\n".utf8))
         }

@@ -6,8 +6,9 @@ import Runtime
 /// The inputs given on the command line, made ready to submit: `-` becomes the lines of standard input,
 /// local paths become absolute, URLs stay as they are, a local directory becomes the images inside it
 /// (``ImageDirectory``: recursive, sorted, by signature), in place of the directory, each with its path
-/// inside the directory (the outputs keep the library's folders), and a local list of images (`.txt`,
-/// `.list`: ``LocalManifest``) becomes its entries.
+/// inside the directory (the outputs keep the library's folders), and, when local files are uploaded, a
+/// local list of images (`.txt`, `.list`: ``LocalManifest``) becomes its entries (the workers cannot read it;
+/// otherwise a worker reads it and the batch grows by its entries while it runs, as for a list at a URL).
 struct InputList {
     /// The sources to submit, in order.
     let sources: [String]
@@ -26,7 +27,7 @@ struct InputList {
     ///
     /// - Throws: `CommandError` for no inputs, an input the coordinator would refuse, or inputs whose
     ///   directories hold no image at all.
-    static func resolve(_ inputs: [String]) async throws -> InputList {
+    static func resolve(_ inputs: [String], readingLocalLists: Bool = false) async throws -> InputList {
         var inputs = inputs
         var piped: [Bool] = Array(repeating: false, count: inputs.count)
         if inputs.contains(standardInput) {
@@ -56,7 +57,9 @@ struct InputList {
                 .standardizedFileURL.path
         }
         let pipedInputs = piped
-        return try await ComputeThreads.shared.run { _ in try expand(absolute, piped: pipedInputs) }
+        return try await ComputeThreads.shared.run { _ in
+            try expand(absolute, piped: pipedInputs, readingLocalLists: readingLocalLists)
+        }
     }
 
     /// The folder every one of `paths` (absolute file paths) is in, the deepest such: the root of a
@@ -84,11 +87,11 @@ struct InputList {
         }
     }
 
-    /// Replaces each local directory in `inputs` by its images and each local list by its entries (blocking:
-    /// file system reads). The files among the `piped` inputs (read from standard input) keep their paths
+    /// Replaces each local directory in `inputs` by its images and, with `readingLocalLists`, each local list by
+    /// its entries (blocking: file system reads). The files among the `piped` inputs (read from standard input) keep their paths
     /// below the folder they all share (`find ~/Pictures -name '*.HEIC' | shiftwork submit -` keeps the
     /// library's folders, as a directory does).
-    static func expand(_ inputs: [String], piped: [Bool] = []) throws -> InputList {
+    static func expand(_ inputs: [String], piped: [Bool] = [], readingLocalLists: Bool = false) throws -> InputList {
         var sources: [String] = []
         var paths: [String?] = []
         var notes: [String] = []
@@ -97,11 +100,11 @@ struct InputList {
         let pipedFiles = Set(
             inputs.indices.filter { index in
                 index < piped.count && piped[index] && isDirectory[index] == nil && inputs[index].hasPrefix("/")
-                    && !LocalManifest.isLocalManifest(inputs[index])
+                    && !(readingLocalLists && LocalManifest.isLocalManifest(inputs[index]))
             })
         let root = commonFolder(of: pipedFiles.sorted().map { inputs[$0] })
         for (index, input) in inputs.enumerated() {
-            if isDirectory[index] == nil, LocalManifest.isLocalManifest(input) {
+            if readingLocalLists, isDirectory[index] == nil, LocalManifest.isLocalManifest(input) {
                 let manifest = try LocalManifest(reading: input)
                 if let (entry, problem) = manifest.entries.lazy.compactMap({ entry in
                     PeerInputRules.sourceProblem(entry).map { (entry, $0) }

@@ -48,6 +48,27 @@ final class LocalManifestTests: ClusterTestCase {
         _ = await worker.stop()
     }
 
+    func testWithSharedDiskAWorkerReadsTheListAndTheBatchGrowsByIt() async throws {
+        try photo("a.jpg", width: 41)
+        try photo("trip/b.jpg", width: 42)
+        let list = try write("a.jpg\ntrip/b.jpg\n", to: "picked.txt")
+        let endpoint = try await harness.startCoordinator()
+        try harness.launch(
+            "shared-disk-worker",
+            [
+                "worker", "--slots", "2", "--worker-id", "shared-disk-worker", "--allow-local-files", "--coordinator",
+                endpoint,
+            ])
+        let out = harness.scratch.appendingPathComponent("out")
+        let (status, output) = try await harness.run(
+            ["submit", list.path, "--shared-disk", "--out", out.path, "--json", "--coordinator", endpoint],
+            timeout: .seconds(120))
+        XCTAssertEqual(status, 0, "\(output)\n\(harness.allOutput)")
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], output)
+        XCTAssertEqual(report.objects("items").count, 3, "the list and its two photos: \(output)")
+        XCTAssertEqual(report.objects("items").compactMap { $0["manifest_items"] as? Int }, [2], output)
+    }
+
     func testAListThatIsNotOneIsRefusedBeforeAnythingIsSentNamingTheLine() async throws {
         try photo("a.jpg", width: 41)
         let notes = try write("a.jpg\nremember to call Anna\n", to: "notes.txt")

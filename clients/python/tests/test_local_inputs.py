@@ -143,6 +143,8 @@ class LocalListTests(unittest.TestCase):
                          + ("https://example.org/d.jpg",))
         self.assertEqual(inputs.output_names, ("a", "trip/b", "trip/c", "d"))
         self.assertEqual(inputs.upload_paths, inputs.sources[:3])
+        # On a shared disk a worker reads the list, and the batch grows by it while it runs.
+        self.assertEqual(prepare([picked], upload=False).sources, (picked,))
 
     def test_a_list_that_is_not_one_names_the_line_and_too_deep_a_nesting_is_said(self):
         notes = self.write("notes.txt", "a.jpg\nremember to call Anna\n")

@@ -1,6 +1,7 @@
 """A submission's sources made ready to send, as ``shiftwork submit`` makes them: a local directory becomes
 the images inside it (recursive, sorted, by signature) with their paths inside it, a local list of images
-(``.txt``, ``.list``) its entries (`local_manifest`), every source gets its
+(``.txt``, ``.list``) its entries when local files are uploaded (`local_manifest`; on a shared disk a worker
+reads the list and the batch grows by it while it runs), every source gets its
 output name (the tree layout, or flat), and a local file becomes an upload (its bytes sent when the
 coordinator asks) unless the workers share this machine's disk. Blocking (it reads the file system): the
 asyncio client calls it on an executor thread."""
@@ -76,7 +77,7 @@ def prepare(sources: Sequence[str], upload: bool = True, flat: bool = False,
         if not isinstance(source, str):
             raise ValueError(f"a source must be a string (a URL, a path or a directory), not {source!r}")
         path = local_path(source)
-        if local_manifest.is_local_list(path):
+        if upload and local_manifest.is_local_list(path):
             entries, below = local_manifest.read(path)
             expanded += [(entry, inside, local_path(entry)) for entry, inside in zip(entries, below)]
             continue
