@@ -184,6 +184,13 @@ def arguments_after_image(arguments):
     return arguments[arguments.index("--") + 1:] if "--" in arguments else []
 
 
+def compose_logs(project, tail=40):
+    """The last `tail` lines of each container podman-compose made for `project`, for a failing test's message."""
+    names = podman("ps", "-a", "--format", "{{.Names}}", "--filter", f"label=io.podman.compose.project={project}",
+                   check=False).stdout.split()
+    return "\n".join(f"--- {n}:\n{podman('logs', '--tail', str(tail), n, check=False).stdout}" for n in names)
+
+
 def remove_compose_project(project):
     """Everything podman-compose made for `project`: containers, pods, networks and volumes (by its label)."""
     label = f"io.podman.compose.project={project}"

@@ -13,7 +13,7 @@ import unittest
 import yaml
 
 from support import (BINARY, HANG, IMAGE, IMAGE_UID, PHOTO_IMAGE, REPOSITORY, RUN, ContainerTestCase, free_port, podman,
-                     poll, run, state)
+                     compose_logs, poll, run, state)
 
 PHOTOS = ["coffee.jpg", "rocket.jpg", "chelsea.png", "cameraman.png"]
 COPIES = 25
@@ -63,9 +63,7 @@ class ComposeTests(ContainerTestCase):
             return None
 
     def logs(self):
-        names = podman("ps", "-a", "--format", "{{.Names}}", "--filter", f"label=io.podman.compose.project={self.project}",
-                       check=False).stdout.split()
-        return "\n".join(f"--- {n}:\n{podman('logs', '--tail', '40', n, check=False).stdout}" for n in names)
+        return compose_logs(self.project)
 
     def run_cluster(self, files, keys):
         self.project = re.sub(r"[^a-z0-9]", "", f"{RUN}{len(files)}".lower())

@@ -15,7 +15,7 @@ import unittest
 import yaml
 
 from support import (BINARY, HANG, IMAGE, IMAGE_UID, PHOTO_IMAGE, REPOSITORY, RUN, ContainerTestCase, free_port,
-                     pair_state, podman, poll, run, state)
+                     compose_logs, pair_state, podman, poll, run, state)
 
 PHOTOS = ["coffee.jpg", "rocket.jpg", "chelsea.png", "cameraman.png"]
 COPIES = 25
@@ -70,9 +70,7 @@ class ComposePairTests(ContainerTestCase):
         return [pair_state(answer.returncode, answer.stdout) for answer in answers]
 
     def logs(self):
-        names = podman("ps", "-a", "--format", "{{.Names}}", "--filter", f"label=io.podman.compose.project={self.project}",
-                       check=False).stdout.split()
-        return "\n".join(f"--- {n}:\n{podman('logs', '--tail', '40', n, check=False).stdout}" for n in names)
+        return compose_logs(self.project)
 
     def run_pair(self, files, keys):
         self.project = re.sub(r"[^a-z0-9]", "", f"{RUN}pair{len(files)}".lower())
